@@ -1,0 +1,175 @@
+"""Episode statistics: running return, length and wall time per environment,
+and a buffer of the most recent finished episodes, all on the data's device.
+
+Per step, for each environment (NEXT_STEP / DISABLED autoreset, Gymnasium's
+default), the step after a done is the reset step and starts a new episode
+at zero; in SAME_STEP mode a done environment restarts at zero at once.
+
+The recent-episode buffer replaces Gymnasium's ``deque`` without a host sync:
+it is newest-first, and each step pushes the finished episodes in the order
+Gymnasium appends them (ascending environment index), using a stable sort
+instead of boolean indexing so that shapes never depend on the data.
+
+Example:
+    >>> import numpy as np
+    >>> from anywrap.transforms import episodes
+    >>> s = episodes.init_episodes((2,), xp=np, buffer_length=4)
+    >>> s, out = episodes.step_episodes(
+    ...     s, np.array([1.0, 2.0]), np.array([True, False]), np.array([False, False]), now=0.5)
+    >>> out.done, out.returns, out.lengths
+    (array([ True, False]), array([1., 0.]), array([1, 0]))
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any, NamedTuple
+
+from anywrap.xp import Array, device, namespace, wide_float
+
+__all__ = ["EpisodeOutput", "Episodes", "init_episodes", "reset_episodes", "step_episodes"]
+
+
+class Episodes(NamedTuple):
+    """Per-environment running episode statistics and the recent-episode buffer."""
+
+    returns: Array
+    lengths: Array
+    start_time: Array
+    prev_done: Array
+    recent_returns: Array
+    """Newest-first returns of the last ``buffer_length`` finished episodes."""
+    recent_lengths: Array
+    recent_times: Array
+    recent_size: Array
+    """How many entries of the recent buffers are filled (0-d int)."""
+    episode_count: Array
+    """Episodes finished so far (0-d, widest float: exact far past 2^31)."""
+
+
+class EpisodeOutput(NamedTuple):
+    """What a step reports: per-env values, zero where ``done`` is False."""
+
+    returns: Array
+    lengths: Array
+    times: Array
+    done: Array
+
+
+def init_episodes(
+    batch_shape: tuple[int, ...],
+    *,
+    xp: ModuleType,
+    buffer_length: int = 100,
+    device: Any = None,
+    now: float = 0.0,
+) -> Episodes:
+    """Zeroed statistics; episode clocks started at ``now`` (seconds)."""
+    wide = wide_float(xp, device)
+
+    def zeros(shape: tuple[int, ...], dtype: Any) -> Array:
+        return xp.zeros(shape, dtype=dtype, device=device)
+
+    return Episodes(
+        returns=zeros(batch_shape, wide),
+        lengths=zeros(batch_shape, xp.int64 if wide == xp.float64 else xp.int32),
+        start_time=xp.full(batch_shape, now, dtype=wide, device=device),
+        prev_done=zeros(batch_shape, xp.bool),
+        recent_returns=zeros((buffer_length,), wide),
+        recent_lengths=zeros((buffer_length,), xp.int64 if wide == xp.float64 else xp.int32),
+        recent_times=zeros((buffer_length,), wide),
+        recent_size=zeros((), xp.int32),
+        episode_count=zeros((), wide),
+    )
+
+
+def reset_episodes(state: Episodes, mask: Array | None, now: float) -> Episodes:
+    """Restart the episodes of the environments in ``mask`` (all if ``None``) at ``now``."""
+    xp = namespace(state.returns)
+    if mask is None:
+        mask = xp.ones(state.returns.shape, dtype=xp.bool, device=device(state.returns))
+    return state._replace(
+        returns=xp.where(mask, xp.zeros_like(state.returns), state.returns),
+        lengths=xp.where(mask, xp.zeros_like(state.lengths), state.lengths),
+        start_time=xp.where(mask, xp.asarray(now, dtype=state.start_time.dtype), state.start_time),
+        prev_done=xp.where(mask, xp.zeros_like(state.prev_done), state.prev_done),
+    )
+
+
+def _newest_first(done: Array) -> Array:
+    """Indices that put finished envs first, highest index first.
+
+    Gymnasium appends finished episodes in ascending env order, so the highest
+    index is the newest. The sort is stable, so ties keep their order.
+    """
+    xp = namespace(done)
+    n = done.shape[0]
+    idx = xp.arange(n, device=device(done))
+    return xp.argsort(xp.where(done, n - 1 - idx, n + idx), stable=True)
+
+
+def _push_recent(buffer: Array, values: Array, order: Array, k: Array) -> Array:
+    """Newest-first ``buffer`` with the ``k`` finished ``values`` pushed in front."""
+    xp = namespace(buffer)
+    n, size = values.shape[0], buffer.shape[0]
+    j = xp.arange(size, device=device(buffer))
+    fresh = xp.take(values, xp.take(order, xp.clip(j, 0, n - 1)))
+    older = xp.take(buffer, xp.clip(j - k, 0, size - 1))
+    return xp.where(j < k, xp.astype(fresh, buffer.dtype), older)
+
+
+def step_episodes(
+    state: Episodes,
+    reward: Array,
+    terminated: Array,
+    truncated: Array,
+    *,
+    now: Any,
+    same_step: bool = False,
+) -> tuple[Episodes, EpisodeOutput]:
+    """Advance every environment's episode by one step.
+
+    ``now`` is the wall time in seconds (a scalar or 0-d array); the reported
+    time is ``round(now - start, 6)`` as in Gymnasium.
+    """
+    xp = namespace(state.returns, reward)
+    reward = xp.asarray(reward)
+    done = xp.logical_or(xp.asarray(terminated), xp.asarray(truncated))
+    returns, lengths, start = state.returns, state.lengths, state.start_time
+    now = xp.asarray(now, dtype=start.dtype)
+    if not same_step:  # the step after a done is the reset step: restart there
+        fresh = state.prev_done
+        returns = xp.where(fresh, xp.zeros_like(returns), returns + reward)
+        lengths = xp.where(fresh, xp.zeros_like(lengths), lengths + 1)
+        start = xp.where(fresh, now, start)
+    else:
+        returns = returns + reward
+        lengths = lengths + 1
+    elapsed = xp.round((now - start) * 1e6) / 1e6
+    out = EpisodeOutput(
+        returns=xp.where(done, returns, xp.zeros_like(returns)),
+        lengths=xp.where(done, lengths, xp.zeros_like(lengths)),
+        times=xp.where(done, elapsed, xp.zeros_like(elapsed)),
+        done=done,
+    )
+    flat_done = xp.reshape(done, (-1,))
+    k = xp.sum(xp.astype(flat_done, xp.int32))
+    order = _newest_first(flat_done)
+    size = state.recent_returns.shape[0]
+    new = state._replace(
+        recent_returns=_push_recent(state.recent_returns, xp.reshape(returns, (-1,)), order, k),
+        recent_lengths=_push_recent(state.recent_lengths, xp.reshape(lengths, (-1,)), order, k),
+        recent_times=_push_recent(state.recent_times, xp.reshape(elapsed, (-1,)), order, k),
+        recent_size=xp.minimum(state.recent_size + k, size),
+        episode_count=state.episode_count + xp.astype(k, state.episode_count.dtype),
+        prev_done=done,
+    )
+    if same_step:
+        new = new._replace(
+            returns=xp.where(done, xp.zeros_like(returns), returns),
+            lengths=xp.where(done, xp.zeros_like(lengths), lengths),
+            start_time=xp.where(done, now, start),
+        )
+    else:
+        new = new._replace(returns=returns, lengths=lengths, start_time=start)
+    return new, out

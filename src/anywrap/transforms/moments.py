@@ -1,0 +1,196 @@
+"""Running mean and variance: the parallel (Chan et al.) merge of moments.
+
+State is a :class:`Moments` NamedTuple of arrays (a JAX pytree for free). The
+update follows Gymnasium's ``RunningMeanStd`` operation for operation, so on
+NumPy the numbers are Gymnasium's:
+
+.. math::
+
+    \\delta = \\bar x_B - \\mu,\\quad n = n_A + n_B,\\quad
+    \\mu' = \\mu + \\delta n_B / n,\\quad
+    \\sigma'^2 = (\\sigma^2 n_A + \\sigma_B^2 n_B + \\delta^2 n_A n_B / n) / n
+
+with the count starting at ``1e-4`` and the population variance (no Bessel
+correction).
+
+The count is held as a double-word float ``count + count_lo`` in the widest
+float the backend has (float64, or float32 for JAX without x64): each update
+adds the batch size with an error-free two-sum, so the count stays exact to
+about 2^48 samples even in float32 (a plain float32 count stops growing at
+2^24, and an int32 one overflows at 2^31).
+
+Example:
+    >>> import numpy as np
+    >>> from anywrap.transforms import moments
+    >>> m = moments.init_moments((2,), xp=np, dtype=np.float64)
+    >>> m = moments.update_moments(m, np.array([[1.0, 2.0], [3.0, 6.0]]))
+    >>> m.mean.round(3), m.var.round(3)  # the 1e-4 initial count weighs in a little
+    (array([2., 4.]), array([1.   , 4.001]))
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any, NamedTuple
+
+from anywrap.xp import Array, namespace, wide_float
+
+__all__ = [
+    "Moments",
+    "batch_moments",
+    "default_stats_dtype",
+    "init_moments",
+    "merge_moments",
+    "normalize",
+    "total_count",
+    "update_moments",
+]
+
+COUNT_EPSILON = 1e-4
+"""Gymnasium's initial count: keeps the first merge away from 0 / 0."""
+
+
+class Moments(NamedTuple):
+    """Running moments of a stream of samples of one shape."""
+
+    mean: Array
+    """Running mean, in the statistics dtype."""
+    var: Array
+    """Running population variance, in the statistics dtype."""
+    count: Array
+    """High word of the sample count (0-d, widest float of the backend)."""
+    count_lo: Array
+    """Low word of the sample count: ``count + count_lo`` is exact."""
+
+
+def default_stats_dtype(sample_dtype: Any) -> str:
+    """The statistics dtype Gymnasium ends up with for samples of ``sample_dtype``.
+
+    Gymnasium keeps float32 statistics for float16/float32 samples, but its
+    ``np.mean`` promotes float64 and integer samples to float64.
+    """
+    import numpy as np
+
+    dt = np.dtype(sample_dtype)
+    return "float64" if dt == np.float64 or not np.issubdtype(dt, np.floating) else "float32"
+
+
+def init_moments(
+    shape: tuple[int, ...],
+    *,
+    xp: ModuleType,
+    dtype: Any,
+    device: Any = None,
+    epsilon: float = COUNT_EPSILON,
+) -> Moments:
+    """Fresh moments: mean 0, variance 1, count ``epsilon`` (Gymnasium's start)."""
+    count_dtype = wide_float(xp, device)
+    return Moments(
+        mean=xp.zeros(shape, dtype=dtype, device=device),
+        var=xp.ones(shape, dtype=dtype, device=device),
+        count=xp.asarray(epsilon, dtype=count_dtype, device=device),
+        count_lo=xp.zeros((), dtype=count_dtype, device=device),
+    )
+
+
+def total_count(m: Moments) -> Array:
+    """The sample count (plus the initial ``epsilon``) as one 0-d array."""
+    return m.count + m.count_lo
+
+
+def _add_count(hi: Array, lo: Array, n: Array | int) -> tuple[Array, Array]:
+    """Double-word ``(hi, lo) + n`` with Knuth's two-sum; exact for integer ``n``."""
+    s = hi + n
+    b = s - hi
+    err = (hi - (s - b)) + (n - b)
+    lo = lo + err
+    hi2 = s + lo
+    return hi2, lo - (hi2 - s)
+
+
+def merge_moments(m: Moments, batch_mean: Array, batch_var: Array, batch_count: Any) -> Moments:
+    """Merge a batch's mean, population variance and size into ``m`` (Chan's formula).
+
+    ``batch_count`` may be a Python int or a 0-d array; a zero count is not
+    allowed here (use :func:`update_moments` with a mask, which guards it).
+    """
+    xp = namespace(m.mean)
+    dtype = m.mean.dtype
+    count = xp.astype(total_count(m), dtype)
+    hi, lo = _add_count(m.count, m.count_lo, batch_count)
+    tot = xp.astype(hi + lo, dtype)
+    n = batch_count if isinstance(batch_count, int) else xp.astype(batch_count, dtype)
+    # The order of operations is Gymnasium's, so that NumPy results agree to the bit.
+    delta = batch_mean - m.mean
+    mean = m.mean + delta * n / tot
+    m2 = m.var * count + batch_var * n + xp.square(delta) * count * n / tot
+    var = m2 / tot
+    if mean.dtype != dtype:  # a batch wider than the statistics
+        mean, var = xp.astype(mean, dtype), xp.astype(var, dtype)
+    return Moments(mean=mean, var=var, count=hi, count_lo=lo)
+
+
+def batch_moments(x: Array, mask: Array | None = None) -> tuple[Array, Array, Any]:
+    """Mean, population variance and size of the batch ``x`` along axis 0.
+
+    With ``mask`` (bool, shape ``(batch,)``) only the selected rows count. The
+    mask never indexes (that would make the shape data-dependent): unselected
+    rows are zeroed and the sums divided by the selected count.
+    """
+    xp = namespace(x)
+    if mask is None:
+        return xp.mean(x, axis=0), xp.var(x, axis=0), x.shape[0]
+    m = xp.reshape(mask, (x.shape[0],) + (1,) * (x.ndim - 1))
+    n = xp.sum(xp.astype(mask, xp.int32))
+    denom = xp.astype(xp.maximum(n, 1), x.dtype)
+    mean = xp.sum(xp.where(m, x, 0), axis=0) / denom
+    var = xp.sum(xp.where(m, xp.square(x - mean), 0), axis=0) / denom
+    return mean, var, n
+
+
+def update_moments(
+    m: Moments, x: Array, mask: Array | None = None, *, skip_nonfinite: bool = True
+) -> Moments:
+    """Update ``m`` with the batch ``x`` (rows along axis 0), optionally masked.
+
+    Rows with a NaN or infinity are left out when ``skip_nonfinite`` (the
+    default): one bad observation must not poison the statistics for the rest
+    of training. An update with no selected row leaves ``m`` unchanged. The
+    batch is cast to the statistics dtype first.
+    """
+    xp = namespace(m.mean, x)
+    # Like NumPy (and so Gymnasium), the batch's own moments are taken in its
+    # own float dtype; only the merge is in the statistics dtype.
+    if not xp.isdtype(x.dtype, "real floating"):
+        x = xp.astype(x, m.mean.dtype)
+    if skip_nonfinite:
+        ok = finite_rows(x)
+        mask = ok if mask is None else xp.logical_and(mask, ok)
+    if x.shape[0] == 1:  # a single sample: its own mean, zero variance
+        sample = x[0, ...]
+        new = merge_moments(m, sample, xp.zeros_like(sample), 1)
+        if mask is None:
+            return new
+        keep = mask[0]
+    elif mask is None:
+        return merge_moments(m, *batch_moments(x))
+    else:
+        mean, var, n = batch_moments(x, mask)
+        new = merge_moments(m, mean, var, n)
+        keep = n > 0
+    return Moments(*(xp.where(keep, a, b) for a, b in zip(new, m)))
+
+
+def normalize(m: Moments, x: Array, epsilon: float) -> Array:
+    """``(x - mean) / sqrt(var + epsilon)``, in the wider of the two dtypes."""
+    xp = namespace(m.mean, x)
+    return (x - m.mean) / xp.sqrt(m.var + epsilon)
+
+
+def finite_rows(x: Array) -> Array:
+    """Bool per row of ``x`` (axis 0): every entry of the row is finite."""
+    xp = namespace(x)
+    ok = xp.isfinite(x)
+    if x.ndim > 1:
+        ok = xp.all(xp.reshape(ok, (x.shape[0], -1)), axis=1)
+    return ok

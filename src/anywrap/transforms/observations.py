@@ -1,0 +1,87 @@
+"""Observation normalisation over nested observations (Box, Dict or Tuple of Box).
+
+Each leaf keeps its own :class:`~anywrap.transforms.moments.Moments`; the
+normalised leaf is ``(x - mean) / sqrt(var + epsilon)`` cast to ``out_dtype``
+(float32, as the wrapped observation space says).
+
+Example:
+    >>> import numpy as np
+    >>> from anywrap.transforms import observations as obs
+    >>> s = obs.init_observation_stats({"a": (2,)}, xp=np, dtype=np.float32)
+    >>> s, y = obs.normalize_observation(s, {"a": np.array([[1.0, 2.0]], dtype=np.float32)},
+    ...                                  epsilon=1e-8)
+    >>> y["a"].dtype
+    dtype('float32')
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+from anywrap.transforms.moments import Moments, init_moments, normalize, update_moments
+from anywrap.transforms.tree import tree_map, unzip
+from anywrap.xp import Array, namespace
+
+__all__ = ["init_observation_stats", "normalize_observation"]
+
+
+def init_observation_stats(
+    shapes: Any, *, xp: ModuleType, dtype: Any, device: Any = None
+) -> Any:
+    """A tree of fresh :class:`Moments`, one per leaf shape of ``shapes``.
+
+    ``shapes`` is a shape tuple, or a dict / tuple of them (nested);
+    ``dtype`` is one dtype, or a tree of dtypes shaped the same way.
+    """
+    if isinstance(shapes, dict):
+        return {
+            k: init_observation_stats(
+                v, xp=xp, dtype=dtype[k] if isinstance(dtype, dict) else dtype, device=device
+            )
+            for k, v in shapes.items()
+        }
+    if isinstance(shapes, (tuple, list)) and not all(isinstance(d, int) for d in shapes):
+        return tuple(
+            init_observation_stats(
+                v, xp=xp, dtype=dtype[i] if isinstance(dtype, (tuple, list)) else dtype,
+                device=device,
+            )
+            for i, v in enumerate(shapes)
+        )
+    return init_moments(tuple(shapes), xp=xp, dtype=dtype, device=device)
+
+
+def normalize_observation(
+    stats: Any,
+    obs: Any,
+    *,
+    epsilon: float,
+    update: bool = True,
+    mask: Array | None = None,
+    out_dtype: str = "float32",
+) -> tuple[Any, Any]:
+    """Update each leaf's moments with a batch (rows on axis 0), then normalise it.
+
+    Args:
+        stats: A tree of :class:`Moments` shaped like ``obs``.
+        obs: A batch of observations: each leaf has the batch on axis 0.
+        epsilon: Added to the variance under the square root.
+        update: Whether the statistics learn from this batch.
+        mask: Optional bool ``(batch,)``: only these rows update the statistics
+            (all rows are normalised).
+        out_dtype: The normalised observation's dtype name.
+
+    Returns:
+        ``(stats, normalised)``.
+    """
+
+    def leaf(m: Moments, x: Array) -> tuple[Moments, Array]:
+        xp = namespace(m.mean, x)
+        if update:
+            m = update_moments(m, x, mask)
+        return m, xp.astype(normalize(m, x, epsilon), getattr(xp, out_dtype))
+
+    if isinstance(stats, Moments):
+        return leaf(stats, obs)
+    return unzip(tree_map(leaf, stats, obs), stats, 2)  # type: ignore[return-value]

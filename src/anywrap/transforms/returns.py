@@ -1,0 +1,122 @@
+"""Reward scaling by the running variance of the discounted return.
+
+Each step, per environment,
+
+.. math::
+
+    G \\leftarrow \\gamma G (1 - \\text{terminated}) + r, \\qquad
+    \\tilde r = r / \\sqrt{\\operatorname{Var}[G] + \\epsilon}
+
+where :math:`\\operatorname{Var}[G]` is the running variance of every ``G``
+seen so far (see :mod:`anywrap.transforms.moments`). The mean is not
+subtracted: that would change the sign of rewards (OpenAI baselines #538).
+
+Gymnasium's quirks are kept, since they change the numbers:
+
+* ``G`` is reset only by ``terminated``, never by ``truncated``.
+* A vector env in NEXT_STEP or DISABLED autoreset mode skips the step that
+  follows a done (it is the reset step), and SAME_STEP zeroes ``G`` after a done.
+* The vector accumulator is float32 in Gymnasium, the single-env one float64.
+
+Example:
+    >>> import numpy as np
+    >>> from anywrap.transforms import returns
+    >>> s = returns.init_returns((2,), xp=np, acc_dtype=np.float64, stats_dtype=np.float64)
+    >>> s = returns.update_returns(s, np.array([1.0, 2.0]), np.array([False, True]), gamma=0.9)
+    >>> s.accumulated
+    array([1., 2.])
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any, NamedTuple
+
+from anywrap.transforms.moments import Moments, init_moments, update_moments
+from anywrap.xp import Array, namespace
+
+__all__ = ["Returns", "init_returns", "scale_reward", "update_returns"]
+
+
+class Returns(NamedTuple):
+    """Discounted-return accumulator and the running moments of its values."""
+
+    accumulated: Array
+    """``G`` per environment (shape ``batch_shape``)."""
+    rms: Moments
+    """Running moments of ``G`` (scalar statistics)."""
+    prev_done: Array
+    """Whether each environment ended on the previous step (bool)."""
+
+
+def init_returns(
+    batch_shape: tuple[int, ...],
+    *,
+    xp: ModuleType,
+    acc_dtype: Any,
+    stats_dtype: Any,
+    device: Any = None,
+) -> Returns:
+    """Zero accumulators, fresh moments, no env done."""
+    return Returns(
+        accumulated=xp.zeros(batch_shape, dtype=acc_dtype, device=device),
+        rms=init_moments((), xp=xp, dtype=stats_dtype, device=device),
+        prev_done=xp.zeros(batch_shape, dtype=xp.bool, device=device),
+    )
+
+
+def update_returns(
+    state: Returns,
+    reward: Array,
+    terminated: Array,
+    truncated: Array | None = None,
+    *,
+    gamma: float,
+    skip_after_done: bool = False,
+    zero_after_done: bool = False,
+    update_stats: bool = True,
+) -> Returns:
+    """Advance ``G`` by one step and fold it into the running moments.
+
+    Args:
+        state: The current state.
+        reward, terminated, truncated: This step's arrays, shaped like ``G``.
+        gamma: The discount factor.
+        skip_after_done: Leave out the environments that were done on the
+            previous step (the reset step of NEXT_STEP / DISABLED autoreset).
+        zero_after_done: Zero ``G`` of the environments done on this step
+            (SAME_STEP autoreset: they have already been reset).
+        update_stats: Whether the moments learn from this step.
+
+    Non-finite rewards are left out of ``G`` and of the statistics.
+    """
+    xp = namespace(state.accumulated, reward)
+    reward = xp.asarray(reward)
+    acc = state.accumulated
+    not_term = xp.astype(xp.logical_not(xp.asarray(terminated)), acc.dtype)
+    # Gymnasium multiplies in the accumulator's dtype, adds in the reward's, and
+    # stores in the accumulator's: kept for bit-level parity.
+    new_acc = xp.astype(acc * gamma * not_term + reward, acc.dtype)
+    active = xp.isfinite(reward)
+    if skip_after_done:
+        active = xp.logical_and(active, xp.logical_not(state.prev_done))
+    acc = xp.where(active, new_acc, acc)
+    rms = state.rms
+    if update_stats:
+        rms = update_moments(rms, xp.reshape(acc, (-1,)), xp.reshape(active, (-1,)))
+    done = xp.asarray(terminated)
+    if truncated is not None:
+        done = xp.logical_or(done, xp.asarray(truncated))
+    if zero_after_done:
+        acc = xp.where(done, xp.zeros_like(acc), acc)
+    return Returns(accumulated=acc, rms=rms, prev_done=done)
+
+
+def scale_reward(state: Returns, reward: Array, epsilon: float) -> Array:
+    """``reward / sqrt(Var[G] + epsilon)``, keeping a float reward's dtype."""
+    xp = namespace(state.rms.var, reward)
+    reward = xp.asarray(reward)
+    scaled = reward / xp.sqrt(state.rms.var + epsilon)
+    if xp.isdtype(reward.dtype, "real floating") and scaled.dtype != reward.dtype:
+        scaled = xp.astype(scaled, reward.dtype)
+    return scaled

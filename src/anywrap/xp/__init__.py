@@ -1,0 +1,275 @@
+"""The xp layer: the one place that knows which array libraries exist.
+
+Everything above this layer writes ``xp = namespace(x)`` and then uses the
+Python Array API standard's names (``xp.where``, ``xp.sqrt``, ``xp.mean``).
+
+* :func:`namespace` finds the namespace of an array: the registry first (so a
+  user's registration wins), then array-api-compat. NumPy arrays and Python
+  scalars map to the ``numpy`` module itself, which follows the standard since
+  NumPy 2.0 and is the fastest route on the host.
+* :func:`register_namespace` plugs in an array type that array-api-compat does
+  not know (TensorFlow is registered this way, from outside the core).
+* :func:`jit` is a :func:`functools.singledispatch` function: a backend that can
+  compile a pure function registers itself (JAX does, with ``jax.jit``).
+* Device and dtype helpers: :func:`device`, :func:`has_float64`,
+  :func:`wide_float`, :func:`describe`.
+
+Backends that need an import (JAX, PyTorch) are set up lazily, the first time
+one of their arrays is seen, so ``import anywrap`` imports neither.
+
+Example:
+    >>> import numpy as np
+    >>> from anywrap import xp as axp
+    >>> axp.namespace(np.zeros(3)) is np
+    True
+    >>> axp.describe(np.zeros((2, 3), dtype=np.float32))
+    'numpy.ndarray(shape=(2, 3), dtype=float32, device=cpu)'
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import warnings
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+import array_api_compat
+import numpy as np
+
+__all__ = [
+    "Array",
+    "Compiled",
+    "UnknownArrayTypeError",
+    "describe",
+    "device",
+    "has_float64",
+    "is_host",
+    "jit",
+    "library_name",
+    "namespace",
+    "register_namespace",
+    "same_device",
+    "wide_float",
+]
+
+Array = Any
+"""Any array of a supported library (the Array API has no common base class)."""
+
+_HOST_TYPES: tuple[type, ...] = (np.ndarray, np.generic, float, int, bool)
+
+# Modules that teach anywrap about a library, imported the first time one of
+# that library's arrays is seen. Keyed by the top-level module of the type.
+_PLUGINS: dict[str, str] = {
+    "jax": "anywrap.xp._jax",
+    "jaxlib": "anywrap.xp._jax",
+    "torch": "anywrap.xp._torch",
+}
+_loaded_plugins: set[str] = set()
+
+_registry: dict[type, Callable[[Any], ModuleType]] = {}
+_cache: dict[type, ModuleType] = {}
+
+
+class UnknownArrayTypeError(TypeError):
+    """Raised for an array type that neither array-api-compat nor the registry knows."""
+
+
+def register_namespace(array_type: type, factory: Callable[[Any], ModuleType]) -> None:
+    """Teach anywrap the Array API namespace of ``array_type`` (and its subclasses).
+
+    ``factory(x)`` returns a module-like object with the standard's functions.
+    A registration takes precedence over array-api-compat.
+
+    Example:
+        >>> import numpy as np
+        >>> from anywrap import xp as axp
+        >>> class Tagged(np.ndarray): ...
+        >>> axp.register_namespace(Tagged, lambda x: np)
+        >>> axp.namespace(np.zeros(2).view(Tagged)) is np
+        True
+    """
+    _registry[array_type] = factory
+    _cache.clear()
+
+
+def _load_plugin(tp: type) -> None:
+    top = tp.__module__.split(".", 1)[0]
+    plugin = _PLUGINS.get(top)
+    if plugin is not None and plugin not in _loaded_plugins:
+        _loaded_plugins.add(plugin)
+        importlib.import_module(plugin)
+
+
+def _lookup(tp: type, x: Any) -> ModuleType:
+    _load_plugin(tp)
+    for base in tp.__mro__:
+        factory = _registry.get(base)
+        if factory is not None:
+            return factory(x)
+    if issubclass(tp, _HOST_TYPES):
+        return np
+    try:
+        return array_api_compat.array_namespace(x)
+    except TypeError:
+        pass
+    raise UnknownArrayTypeError(
+        f"anywrap does not know the array type {tp.__module__}.{tp.__qualname__}. "
+        "Register its Array API namespace with "
+        f"`anywrap.xp.register_namespace({tp.__qualname__}, lambda x: <namespace module>)`."
+    )
+
+
+def namespace(*arrays: Array) -> ModuleType:
+    """Return the Array API namespace shared by ``arrays``.
+
+    Python scalars and ``None`` do not vote when an array is present.
+
+    Raises:
+        UnknownArrayTypeError: for a type that is neither registered nor known
+            to array-api-compat; the message shows the registration that fixes it.
+        TypeError: when arrays of different libraries are mixed.
+    """
+    found: ModuleType | None = None
+    scalar = False
+    for x in arrays:
+        if x is None:
+            continue
+        if isinstance(x, (float, int, bool)):
+            scalar = True
+            continue
+        tp = type(x)
+        xp = _cache.get(tp)
+        if xp is None:
+            xp = _cache[tp] = _lookup(tp, x)
+        if found is None:
+            found = xp
+        elif xp is not found:
+            raise TypeError(
+                f"arrays of different libraries are mixed: {found.__name__} and {xp.__name__}"
+            )
+    if found is None:
+        if scalar:
+            return np
+        raise TypeError("namespace() needs at least one array")
+    return found
+
+
+def library_name(x: Array) -> str:
+    """A short name of ``x``'s library, e.g. ``'numpy'``, ``'jax'``, ``'torch'``."""
+    return type(x).__module__.split(".", 1)[0].replace("jaxlib", "jax")
+
+
+def device(x: Array) -> Any:
+    """The device ``x`` lives on (``'cpu'`` for NumPy and Python scalars)."""
+    if isinstance(x, _HOST_TYPES):
+        return "cpu"
+    _load_plugin(type(x))
+    return _device(x)
+
+
+@functools.singledispatch
+def _device(x: Any) -> Any:
+    return array_api_compat.device(x)
+
+
+def same_device(a: Any, b: Any) -> bool:
+    """Whether two devices (as :func:`device` returns them) are the same."""
+    return a == b or str(a) == str(b)
+
+
+def is_host(x: Array) -> bool:
+    """True for NumPy arrays and Python scalars: values that are already on the host.
+
+    Shells may branch on the values of host arrays (as Gymnasium does) without
+    a synchronisation; never on those of any other array.
+    """
+    return isinstance(x, _HOST_TYPES)
+
+
+def describe(x: Any) -> str:
+    """A one-line description for error messages: type, shape, dtype, device."""
+    tp = type(x)
+    name = f"{library_name(x)}.{tp.__qualname__}"
+    if isinstance(x, (float, int, bool)):
+        return f"{tp.__name__} {x!r}"
+    shape = getattr(x, "shape", None)
+    if shape is None:
+        return name
+    try:
+        shape = tuple(int(s) for s in shape)
+    except TypeError:
+        shape = tuple(shape)
+    dtype = getattr(x, "dtype", "?")
+    dtype_name = getattr(dtype, "name", None) or str(dtype).replace("torch.", "")
+    try:
+        dev = device(x)
+    except Exception:  # describing must never fail
+        dev = "?"
+    return f"{name}(shape={shape}, dtype={dtype_name}, device={dev})"
+
+
+@functools.lru_cache(maxsize=None)
+def _probe_float64(xp: ModuleType, device_key: str, dev: Any) -> bool:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            z = xp.zeros((), dtype=xp.float64, device=dev)
+        except Exception:
+            return False
+    return bool(z.dtype == xp.float64)
+
+
+def has_float64(xp: ModuleType, dev: Any = None) -> bool:
+    """Whether ``xp`` can hold float64 on ``dev`` (False for JAX without x64, or MPS)."""
+    if xp is np:
+        return True
+    if xp.__name__.startswith("jax"):
+        # x64 can be switched on at run time, so never cache this answer.
+        import jax
+
+        return bool(jax.config.read("jax_enable_x64"))
+    return _probe_float64(xp, str(dev), dev)
+
+
+def wide_float(xp: ModuleType, dev: Any = None) -> Any:
+    """float64 where ``xp`` has it on ``dev``, else float32."""
+    return xp.float64 if has_float64(xp, dev) else xp.float32
+
+
+# --------------------------------------------------------------------- compile
+@functools.singledispatch
+def jit(like: Any, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Compile the pure function ``fn`` for the backend of the array ``like``.
+
+    The default returns ``fn`` unchanged (eager execution). JAX registers
+    ``jax.jit``; another library registers its own compiler with
+    ``@anywrap.xp.jit.register(ItsArrayType)``.
+    """
+    return fn
+
+
+class Compiled:
+    """A pure function, compiled once per backend the first time it meets it.
+
+    ``Compiled(fn, dispatch_arg=i)`` dispatches on the type of positional
+    argument ``i``. Stateful shells hold one per transform, so that a JAX step
+    through a wrapper is a single dispatch of one compiled program.
+    """
+
+    __slots__ = ("_by_type", "dispatch_arg", "fn")
+
+    def __init__(self, fn: Callable[..., Any], dispatch_arg: int = 0) -> None:
+        self.fn = fn
+        self.dispatch_arg = dispatch_arg
+        self._by_type: dict[type, Callable[..., Any]] = {}
+
+    def __call__(self, *args: Any) -> Any:
+        like = args[self.dispatch_arg]
+        tp = type(like)
+        f = self._by_type.get(tp)
+        if f is None:
+            _load_plugin(tp)
+            f = self._by_type[tp] = jit(like, self.fn)
+        return f(*args)
