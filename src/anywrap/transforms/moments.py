@@ -31,12 +31,14 @@ Example:
 from __future__ import annotations
 
 from types import ModuleType
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from anywrap.xp import Array, namespace, wide_float
+from anywrap.xp import Array, device, namespace, wide_float
 
 __all__ = [
     "Moments",
+    "Reduce",
     "batch_moments",
     "default_stats_dtype",
     "init_moments",
@@ -130,33 +132,57 @@ def merge_moments(m: Moments, batch_mean: Array, batch_var: Array, batch_count: 
     return Moments(mean=mean, var=var, count=hi, count_lo=lo)
 
 
-def batch_moments(x: Array, mask: Array | None = None) -> tuple[Array, Array, Any]:
+Reduce = Callable[[Array], Array]
+"""Sums an array over every participant of a distributed batch (devices or processes)."""
+
+
+def batch_moments(
+    x: Array, mask: Array | None = None, reduce: Reduce | None = None
+) -> tuple[Array, Array, Any]:
     """Mean, population variance and size of the batch ``x`` along axis 0.
 
     With ``mask`` (bool, shape ``(batch,)``) only the selected rows count. The
     mask never indexes (that would make the shape data-dependent): unselected
     rows are zeroed and the sums divided by the selected count.
+
+    With ``reduce`` (e.g. ``lambda a: jax.lax.psum(a, "i")``), ``x`` is this
+    participant's shard of a larger batch, and the result is the moments of
+    the whole batch, the same on every participant: the count and the sum are
+    reduced first, then the squared deviations from the global mean.
     """
     xp = namespace(x)
-    if mask is None:
+    if mask is None and reduce is None:
         return xp.mean(x, axis=0), xp.var(x, axis=0), x.shape[0]
+    if mask is None:
+        mask = xp.ones((x.shape[0],), dtype=xp.bool, device=device(x))
     m = xp.reshape(mask, (x.shape[0],) + (1,) * (x.ndim - 1))
     n = xp.sum(xp.astype(mask, xp.int32))
+    total = xp.sum(xp.where(m, x, 0), axis=0)
+    if reduce is not None:
+        n, total = reduce(n), reduce(total)
     denom = xp.astype(xp.maximum(n, 1), x.dtype)
-    mean = xp.sum(xp.where(m, x, 0), axis=0) / denom
-    var = xp.sum(xp.where(m, xp.square(x - mean), 0), axis=0) / denom
-    return mean, var, n
+    mean = total / denom
+    sq = xp.sum(xp.where(m, xp.square(x - mean), 0), axis=0)
+    if reduce is not None:
+        sq = reduce(sq)
+    return mean, sq / denom, n
 
 
 def update_moments(
-    m: Moments, x: Array, mask: Array | None = None, *, skip_nonfinite: bool = True
+    m: Moments,
+    x: Array,
+    mask: Array | None = None,
+    *,
+    skip_nonfinite: bool = True,
+    reduce: Reduce | None = None,
 ) -> Moments:
     """Update ``m`` with the batch ``x`` (rows along axis 0), optionally masked.
 
     Rows with a NaN or infinity are left out when ``skip_nonfinite`` (the
     default): one bad observation must not poison the statistics for the rest
-    of training. An update with no selected row leaves ``m`` unchanged. The
-    batch is cast to the statistics dtype first.
+    of training. An update with no selected row leaves ``m`` unchanged.
+    ``reduce`` makes ``x`` one shard of a distributed batch (see
+    :func:`batch_moments`).
     """
     xp = namespace(m.mean, x)
     # Like NumPy (and so Gymnasium), the batch's own moments are taken in its
@@ -166,16 +192,16 @@ def update_moments(
     if skip_nonfinite:
         ok = finite_rows(x)
         mask = ok if mask is None else xp.logical_and(mask, ok)
-    if x.shape[0] == 1:  # a single sample: its own mean, zero variance
+    if x.shape[0] == 1 and reduce is None:  # one sample: its own mean, zero variance
         sample = x[0, ...]
         new = merge_moments(m, sample, xp.zeros_like(sample), 1)
         if mask is None:
             return new
         keep = mask[0]
-    elif mask is None:
+    elif mask is None and reduce is None:
         return merge_moments(m, *batch_moments(x))
     else:
-        mean, var, n = batch_moments(x, mask)
+        mean, var, n = batch_moments(x, mask, reduce)
         new = merge_moments(m, mean, var, n)
         keep = n > 0
     return Moments(*(xp.where(keep, a, b) for a, b in zip(new, m)))

@@ -19,7 +19,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
-from anywrap.transforms.moments import Moments, init_moments, normalize, update_moments
+from anywrap.transforms.moments import Moments, Reduce, init_moments, normalize, update_moments
 from anywrap.transforms.tree import tree_map, unzip
 from anywrap.xp import Array, namespace
 
@@ -60,6 +60,7 @@ def normalize_observation(
     update: bool = True,
     mask: Array | None = None,
     out_dtype: str = "float32",
+    reduce: Reduce | None = None,
 ) -> tuple[Any, Any]:
     """Update each leaf's moments with a batch (rows on axis 0), then normalise it.
 
@@ -71,6 +72,8 @@ def normalize_observation(
         mask: Optional bool ``(batch,)``: only these rows update the statistics
             (all rows are normalised).
         out_dtype: The normalised observation's dtype name.
+        reduce: Sums over the participants of a distributed batch, so that
+            every shard learns the global statistics (see ``batch_moments``).
 
     Returns:
         ``(stats, normalised)``.
@@ -79,7 +82,7 @@ def normalize_observation(
     def leaf(m: Moments, x: Array) -> tuple[Moments, Array]:
         xp = namespace(m.mean, x)
         if update:
-            m = update_moments(m, x, mask)
+            m = update_moments(m, x, mask, reduce=reduce)
         return m, xp.astype(normalize(m, x, epsilon), getattr(xp, out_dtype))
 
     if isinstance(stats, Moments):

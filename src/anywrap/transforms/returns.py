@@ -32,7 +32,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from anywrap.transforms.moments import Moments, init_moments, update_moments
+from anywrap.transforms.moments import Moments, Reduce, init_moments, update_moments
 from anywrap.xp import Array, namespace
 
 __all__ = ["Returns", "init_returns", "scale_reward", "update_returns"]
@@ -75,6 +75,7 @@ def update_returns(
     skip_after_done: bool = False,
     zero_after_done: bool = False,
     update_stats: bool = True,
+    reduce: Reduce | None = None,
 ) -> Returns:
     """Advance ``G`` by one step and fold it into the running moments.
 
@@ -87,6 +88,8 @@ def update_returns(
         zero_after_done: Zero ``G`` of the environments done on this step
             (SAME_STEP autoreset: they have already been reset).
         update_stats: Whether the moments learn from this step.
+        reduce: Sums over the participants of a distributed batch (devices
+            or processes), so that every shard learns the global statistics.
 
     Non-finite rewards are left out of ``G`` and of the statistics.
     """
@@ -103,7 +106,9 @@ def update_returns(
     acc = xp.where(active, new_acc, acc)
     rms = state.rms
     if update_stats:
-        rms = update_moments(rms, xp.reshape(acc, (-1,)), xp.reshape(active, (-1,)))
+        rms = update_moments(
+            rms, xp.reshape(acc, (-1,)), xp.reshape(active, (-1,)), reduce=reduce
+        )
     done = xp.asarray(terminated)
     if truncated is not None:
         done = xp.logical_or(done, xp.asarray(truncated))
