@@ -126,11 +126,14 @@ def step_episodes(
     *,
     now: Any,
     same_step: bool = False,
+    record: bool = True,
 ) -> tuple[Episodes, EpisodeOutput]:
     """Advance every environment's episode by one step.
 
     ``now`` is the wall time in seconds (a scalar or 0-d array); the reported
-    time is ``round(now - start, 6)`` as in Gymnasium.
+    time is ``round(now - start, 6)`` as in Gymnasium. ``record=False`` skips
+    the recent-episode buffer and the episode count: only valid when the
+    caller knows that no episode ended (a host value it may inspect).
     """
     xp = namespace(state.returns, reward)
     reward = xp.asarray(reward)
@@ -152,18 +155,9 @@ def step_episodes(
         times=xp.where(done, elapsed, xp.zeros_like(elapsed)),
         done=done,
     )
-    flat_done = xp.reshape(done, (-1,))
-    k = xp.sum(xp.astype(flat_done, xp.int32))
-    order = _newest_first(flat_done)
-    size = state.recent_returns.shape[0]
-    new = state._replace(
-        recent_returns=_push_recent(state.recent_returns, xp.reshape(returns, (-1,)), order, k),
-        recent_lengths=_push_recent(state.recent_lengths, xp.reshape(lengths, (-1,)), order, k),
-        recent_times=_push_recent(state.recent_times, xp.reshape(elapsed, (-1,)), order, k),
-        recent_size=xp.minimum(state.recent_size + k, size),
-        episode_count=state.episode_count + xp.astype(k, state.episode_count.dtype),
-        prev_done=done,
-    )
+    new = state._replace(prev_done=done)
+    if record:
+        new = _record(new, returns, lengths, elapsed, done)
     if same_step:
         new = new._replace(
             returns=xp.where(done, xp.zeros_like(returns), returns),
@@ -173,3 +167,19 @@ def step_episodes(
     else:
         new = new._replace(returns=returns, lengths=lengths, start_time=start)
     return new, out
+
+
+def _record(state: Episodes, returns: Array, lengths: Array, elapsed: Array, done: Array) -> Episodes:
+    """Push the episodes that ended this step into the recent buffers and count them."""
+    xp = namespace(returns)
+    flat_done = xp.reshape(done, (-1,))
+    k = xp.sum(xp.astype(flat_done, xp.int32))
+    order = _newest_first(flat_done)
+    size = state.recent_returns.shape[0]
+    return state._replace(
+        recent_returns=_push_recent(state.recent_returns, xp.reshape(returns, (-1,)), order, k),
+        recent_lengths=_push_recent(state.recent_lengths, xp.reshape(lengths, (-1,)), order, k),
+        recent_times=_push_recent(state.recent_times, xp.reshape(elapsed, (-1,)), order, k),
+        recent_size=xp.minimum(state.recent_size + k, size),
+        episode_count=state.episode_count + xp.astype(k, state.episode_count.dtype),
+    )

@@ -23,7 +23,7 @@ from anywrap.transforms.moments import Moments, Reduce, init_moments, normalize,
 from anywrap.transforms.tree import tree_map, unzip
 from anywrap.xp import Array, namespace
 
-__all__ = ["init_observation_stats", "normalize_observation"]
+__all__ = ["init_observation_stats", "normalize_observation", "normalize_single_observation"]
 
 
 def init_observation_stats(
@@ -88,3 +88,18 @@ def normalize_observation(
     if isinstance(stats, Moments):
         return leaf(stats, obs)
     return unzip(tree_map(leaf, stats, obs), stats, 2)  # type: ignore[return-value]
+
+
+def normalize_single_observation(
+    stats: Any, obs: Any, *, epsilon: float, update: bool = True, out_dtype: str = "float32"
+) -> tuple[Any, Any]:
+    """:func:`normalize_observation` for one unbatched observation (a batch of one)."""
+
+    def add_batch(x: Array) -> Array:
+        xp = namespace(x)
+        return xp.expand_dims(xp.asarray(x), axis=0)
+
+    stats, out = normalize_observation(
+        stats, tree_map(add_batch, obs), epsilon=epsilon, update=update, out_dtype=out_dtype
+    )
+    return stats, tree_map(lambda y: y[0, ...], out)

@@ -35,7 +35,14 @@ from typing import Any, NamedTuple
 from anywrap.transforms.moments import Moments, Reduce, init_moments, update_moments
 from anywrap.xp import Array, namespace
 
-__all__ = ["Returns", "init_returns", "scale_reward", "update_returns"]
+__all__ = [
+    "Returns",
+    "init_returns",
+    "normalize_reward",
+    "reset_returns",
+    "scale_reward",
+    "update_returns",
+]
 
 
 class Returns(NamedTuple):
@@ -125,3 +132,44 @@ def scale_reward(state: Returns, reward: Array, epsilon: float) -> Array:
     if xp.isdtype(reward.dtype, "real floating") and scaled.dtype != reward.dtype:
         scaled = xp.astype(scaled, reward.dtype)
     return scaled
+
+
+def normalize_reward(
+    state: Returns,
+    reward: Array,
+    terminated: Array,
+    truncated: Array | None,
+    *,
+    gamma: float,
+    epsilon: float,
+    update: bool = True,
+    skip_after_done: bool = False,
+    zero_after_done: bool = False,
+    reduce: Reduce | None = None,
+) -> tuple[Returns, Array]:
+    """One step of reward normalisation: :func:`update_returns`, then :func:`scale_reward`."""
+    state = update_returns(
+        state,
+        reward,
+        terminated,
+        truncated,
+        gamma=gamma,
+        skip_after_done=skip_after_done,
+        zero_after_done=zero_after_done,
+        update_stats=update,
+        reduce=reduce,
+    )
+    return state, scale_reward(state, reward, epsilon)
+
+
+def reset_returns(state: Returns, mask: Array | None = None) -> Returns:
+    """Zero ``G`` and forget the previous dones, for the envs in ``mask`` (all if ``None``)."""
+    xp = namespace(state.accumulated)
+    if mask is None:
+        return state._replace(
+            accumulated=xp.zeros_like(state.accumulated), prev_done=xp.zeros_like(state.prev_done)
+        )
+    return state._replace(
+        accumulated=xp.where(mask, xp.zeros_like(state.accumulated), state.accumulated),
+        prev_done=xp.where(mask, xp.zeros_like(state.prev_done), state.prev_done),
+    )

@@ -265,11 +265,13 @@ class Compiled:
         self.dispatch_arg = dispatch_arg
         self._by_type: dict[type, Callable[..., Any]] = {}
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         like = args[self.dispatch_arg]
+        while isinstance(like, (dict, list, tuple)):  # NamedTuple states too
+            like = next(iter(like.values())) if isinstance(like, dict) else like[0]
         tp = type(like)
         f = self._by_type.get(tp)
         if f is None:
             _load_plugin(tp)
             f = self._by_type[tp] = jit(like, self.fn)
-        return f(*args)
+        return f(*args, **kwargs)

@@ -1,0 +1,391 @@
+"""The six functional wrappers: pure, jittable, statistics shared across the batch.
+
+Each is a thin shell over :mod:`anywrap.transforms`; none holds arithmetic of
+its own. The stateful ones (RecordEpisodeStatistics, NormalizeObservation,
+NormalizeReward) wrap the inner state as ``XState(inner=..., ...)``; the
+stateless ones pass the state through untouched.
+
+Batch and devices: a wrapper over a batched env (``num_envs=N``) updates ONE set
+of statistics from all N rows each step, like ``anywrap.vector``'s shells.
+When the batch is split over devices, pass ``axis_name``: inside ``shard_map``
+/ ``pmap`` (or a ``vmap`` with that axis name) the statistics are then summed
+over that axis with ``jax.lax.psum``, so every shard holds the global
+statistics. Under plain ``jax.jit`` of a sharded array nothing is needed: the
+program already sees the global batch.
+
+Example:
+    >>> import jax, gymnax
+    >>> from anywrap import functional as F
+    >>> env = F.VmapWrapper(F.from_gymnax(gymnax.make("Pendulum-v1")[0]), num_envs=4)
+    >>> env = F.NormalizeReward(F.NormalizeObservation(F.ClipAction(env)))
+    >>> obs, state = env.reset(jax.random.key(0))
+    >>> F.find_state(state, F.NormalizeObservationState).obs_stats.count.shape
+    ()
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import gymnasium as gym
+import jax
+import jax.numpy as jnp
+import numpy as np
+from gymnasium.vector import AutoresetMode
+
+from anywrap.transforms import actions, episodes, observations, returns
+from anywrap.transforms.moments import Reduce
+from anywrap.transforms.tree import first_leaf, tree_map
+from anywrap.xp import wide_float
+
+from .core import FunctionalEnv, Step, Wrapper, batch_ndim
+
+__all__ = [
+    "ClipAction",
+    "EpisodeStatisticsState",
+    "NormalizeObservation",
+    "NormalizeObservationState",
+    "NormalizeReward",
+    "NormalizeRewardState",
+    "RecordEpisodeStatistics",
+    "TransformObservation",
+    "TransformReward",
+    "recent_episodes",
+]
+
+
+def _psum(axis_name: str | tuple[str, ...] | None) -> Reduce | None:
+    if axis_name is None:
+        return None
+    return lambda a: jax.lax.psum(a, axis_name)
+
+
+def _batch_shape(env: FunctionalEnv, obs: Any) -> tuple[int, ...]:
+    """The batch shape of this (possibly shard-local) observation."""
+    return tuple(first_leaf(obs).shape[: batch_ndim(env)])
+
+
+# ------------------------------------------------------------------ stateless
+class ClipAction(Wrapper):
+    """Clip a continuous action to the action space's bounds before the env sees it.
+
+    The action space becomes ``Box(-inf, inf)``, as in Gymnasium.
+
+    Example:
+        >>> env = ClipAction(env)  # doctest: +SKIP
+    """
+
+    def __init__(self, env: FunctionalEnv) -> None:
+        super().__init__(env)
+        space = env.action_space
+        if not isinstance(space, gym.spaces.Box):
+            raise TypeError(f"ClipAction: expected a Box action space, got {space}")
+        self._low, self._high = np.asarray(space.low), np.asarray(space.high)
+        self._space = gym.spaces.Box(-np.inf, np.inf, space.shape, space.dtype)
+
+    action_space = property(lambda self: self._space)  # type: ignore[assignment]
+
+    def step(self, state: Any, action: Any) -> Step:
+        a = jnp.asarray(action)
+        low = jnp.asarray(self._low, dtype=a.dtype)
+        high = jnp.asarray(self._high, dtype=a.dtype)
+        return self.env.step(state, actions.clip_action(a, low, high))
+
+
+class TransformObservation(Wrapper):
+    """Apply a pure function ``func`` to every observation (and ``info["final_obs"]``).
+
+    Example:
+        >>> env = TransformObservation(env, lambda o: jnp.clip(o, -10, 10))  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        env: FunctionalEnv,
+        func: Callable[[Any], Any],
+        observation_space: gym.Space | None = None,
+    ) -> None:
+        super().__init__(env)
+        if not callable(func):
+            raise TypeError(f"TransformObservation: func must be callable, got {func!r}")
+        self.func = func
+        self._space = observation_space
+
+    @property
+    def observation_space(self) -> Any:  # type: ignore[override]
+        return self.env.observation_space if self._space is None else self._space
+
+    def reset(self, key: jax.Array) -> tuple[Any, Any]:
+        obs, state = self.env.reset(key)
+        return self.func(obs), state
+
+    def step(self, state: Any, action: Any) -> Step:
+        s = self.env.step(state, action)
+        info = s.info
+        if "final_obs" in info:
+            info = {**info, "final_obs": self.func(info["final_obs"])}
+        return s._replace(obs=self.func(s.obs), info=info)
+
+
+class TransformReward(Wrapper):
+    """Apply a pure function ``func`` to every reward.
+
+    Example:
+        >>> env = TransformReward(env, lambda r: jnp.clip(r, -10, 10))  # doctest: +SKIP
+    """
+
+    def __init__(self, env: FunctionalEnv, func: Callable[[jax.Array], jax.Array]) -> None:
+        super().__init__(env)
+        if not callable(func):
+            raise TypeError(f"TransformReward: func must be callable, got {func!r}")
+        self.func = func
+
+    def step(self, state: Any, action: Any) -> Step:
+        s = self.env.step(state, action)
+        return s._replace(reward=self.func(s.reward))
+
+
+# ------------------------------------------------------------------- stateful
+class EpisodeStatisticsState(NamedTuple):
+    """State of :class:`RecordEpisodeStatistics`."""
+
+    inner: Any
+    episodes: episodes.Episodes
+
+
+def recent_episodes(state: Any) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """``(returns, lengths, valid)`` of the last finished episodes, newest first.
+
+    Only the entries where ``valid`` is True are episodes; the others are
+    unfilled buffer slots (their values mean nothing).
+    """
+    from .core import find_state
+
+    e = find_state(state, EpisodeStatisticsState).episodes
+    valid = jnp.arange(e.recent_returns.shape[0]) < e.recent_size
+    return e.recent_returns, e.recent_lengths, valid
+
+
+class RecordEpisodeStatistics(Wrapper):
+    """Track each environment's episode return and length; report them when episodes end.
+
+    Each step adds ``info["episode"] = {"r": return, "l": length}`` and the mask
+    ``info["_episode"]`` (True where an episode ended on this step). Where the
+    mask is False, ``r`` is NaN and ``l`` is 0, so nothing that is not an
+    episode's return ever looks like one (in particular before the first
+    episode ends). There is no ``"t"``: a compiled program has no wall clock.
+
+    The last ``buffer_length`` finished episodes are kept in the state; read
+    them with :func:`recent_episodes`, which returns a validity mask.
+
+    Example:
+        >>> env = RecordEpisodeStatistics(env)  # doctest: +SKIP
+        >>> s = env.step(state, action)  # doctest: +SKIP
+        >>> jnp.nanmean(s.info["episode"]["r"])  # mean return of the episodes that ended  # doctest: +SKIP
+    """
+
+    def __init__(self, env: FunctionalEnv, buffer_length: int = 100) -> None:
+        super().__init__(env)
+        if not isinstance(buffer_length, int) or buffer_length < 1:
+            raise ValueError(
+                f"RecordEpisodeStatistics: buffer_length must be a positive int, "
+                f"got {buffer_length!r}"
+            )
+        self.buffer_length = buffer_length
+
+    def reset(self, key: jax.Array) -> tuple[Any, Any]:
+        obs, inner = self.env.reset(key)
+        e = episodes.init_episodes(
+            _batch_shape(self.env, obs), xp=jnp, buffer_length=self.buffer_length
+        )
+        return obs, EpisodeStatisticsState(inner, e)
+
+    def step(self, state: EpisodeStatisticsState, action: Any) -> Step:
+        obs, inner, reward, terminated, truncated, info = self.env.step(state.inner, action)
+        e, out = episodes.step_episodes(
+            state.episodes,
+            reward,
+            terminated,
+            truncated,
+            now=0.0,
+            same_step=self.env.autoreset_mode == AutoresetMode.SAME_STEP,
+        )
+        info = {
+            **info,
+            "episode": {"r": jnp.where(out.done, out.returns, jnp.nan), "l": out.lengths},
+            "_episode": out.done,
+        }
+        return Step(obs, EpisodeStatisticsState(inner, e), reward, terminated, truncated, info)
+
+
+class NormalizeObservationState(NamedTuple):
+    """State of :class:`NormalizeObservation`: the inner state and the moments tree."""
+
+    inner: Any
+    obs_stats: Any
+
+
+class NormalizeObservation(Wrapper):
+    """Normalise observations to mean 0, variance 1 with running moments of the whole batch.
+
+    ``obs' = (obs - mean) / sqrt(var + epsilon)``, float32. The moments are
+    updated at every reset and step from all rows of the batch (one update
+    per step), or, with ``axis_name``, from all rows on every device of that
+    mapped axis. ``info["final_obs"]`` is normalised too (without updating),
+    so value bootstrapping on truncation sees the same inputs as the policy.
+
+    Args:
+        env: A functional env with Box (or Dict/Tuple of Box) observations.
+        epsilon: Added to the variance under the square root.
+        update_running_mean: Whether the statistics learn (False to evaluate).
+        axis_name: A ``shard_map`` / ``pmap`` / ``vmap`` axis to sum statistics over.
+        stats_dtype: dtype of the moments (default float32, or float64 for
+            float64 observations when x64 is on).
+
+    Example:
+        >>> env = NormalizeObservation(env)  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        env: FunctionalEnv,
+        epsilon: float = 1e-8,
+        *,
+        update_running_mean: bool = True,
+        axis_name: str | tuple[str, ...] | None = None,
+        stats_dtype: Any = None,
+    ) -> None:
+        super().__init__(env)
+        self.epsilon = epsilon
+        self.update_running_mean = update_running_mean
+        self.axis_name = axis_name
+        self.stats_dtype = stats_dtype
+        self._reduce = _psum(axis_name)
+        self._space = tree_map(
+            lambda s: gym.spaces.Box(-np.inf, np.inf, s.shape, np.float32),
+            _space_tree(env.observation_space, "NormalizeObservation"),
+        )
+
+    @property
+    def observation_space(self) -> Any:  # type: ignore[override]
+        return _space_from_tree(self._space)
+
+    def _rows(self, obs: Any) -> Any:
+        return obs if batch_ndim(self.env) else tree_map(lambda x: x[None], obs)
+
+    def _unrows(self, obs: Any) -> Any:
+        return obs if batch_ndim(self.env) else tree_map(lambda x: x[0], obs)
+
+    def _normalize(self, stats: Any, obs: Any, update: bool) -> tuple[Any, Any]:
+        stats, out = observations.normalize_observation(
+            stats,
+            self._rows(obs),
+            epsilon=self.epsilon,
+            update=update,
+            reduce=self._reduce,
+        )
+        return stats, self._unrows(out)
+
+    def reset(self, key: jax.Array) -> tuple[Any, Any]:
+        obs, inner = self.env.reset(key)
+        b = batch_ndim(self.env)
+        shapes = tree_map(lambda x: tuple(x.shape[b:]), obs)
+        dtypes = tree_map(lambda x: self._stats_dtype(x.dtype), obs)
+        stats = observations.init_observation_stats(shapes, xp=jnp, dtype=dtypes)
+        stats, out = self._normalize(stats, obs, self.update_running_mean)
+        return out, NormalizeObservationState(inner, stats)
+
+    def _stats_dtype(self, dtype: Any) -> Any:
+        if self.stats_dtype is not None:
+            return self.stats_dtype
+        return wide_float(jnp) if dtype == jnp.float64 else jnp.float32
+
+    def step(self, state: NormalizeObservationState, action: Any) -> Step:
+        obs, inner, reward, terminated, truncated, info = self.env.step(state.inner, action)
+        stats, out = self._normalize(state.obs_stats, obs, self.update_running_mean)
+        if "final_obs" in info:
+            _, final = self._normalize(stats, info["final_obs"], False)
+            info = {**info, "final_obs": final}
+        return Step(out, NormalizeObservationState(inner, stats), reward, terminated, truncated, info)
+
+
+class NormalizeRewardState(NamedTuple):
+    """State of :class:`NormalizeReward`: the inner state and the discounted-return tracker."""
+
+    inner: Any
+    returns: returns.Returns
+
+
+class NormalizeReward(Wrapper):
+    """Scale rewards by the running standard deviation of the discounted return.
+
+    ``G <- gamma * G * (1 - terminated) + r``; ``r' = r / sqrt(Var[G] + epsilon)``,
+    with ``Var[G]`` the running variance over every env of the batch (and, with
+    ``axis_name``, every device). Gymnasium's quirks apply: ``G`` is reset by
+    ``terminated`` only, and after an autoreset (SAME_STEP) it restarts at 0.
+
+    Example:
+        >>> env = NormalizeReward(env, gamma=0.99)  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        env: FunctionalEnv,
+        gamma: float = 0.99,
+        epsilon: float = 1e-8,
+        *,
+        update_running_mean: bool = True,
+        axis_name: str | tuple[str, ...] | None = None,
+    ) -> None:
+        super().__init__(env)
+        if not 0.0 <= gamma <= 1.0:
+            raise ValueError(f"NormalizeReward: gamma must be in [0, 1], got {gamma!r}")
+        self.gamma, self.epsilon = gamma, epsilon
+        self.update_running_mean = update_running_mean
+        self.axis_name = axis_name
+        self._reduce = _psum(axis_name)
+
+    def reset(self, key: jax.Array) -> tuple[Any, Any]:
+        obs, inner = self.env.reset(key)
+        r = returns.init_returns(
+            _batch_shape(self.env, obs), xp=jnp, acc_dtype=jnp.float32, stats_dtype=wide_float(jnp)
+        )
+        return obs, NormalizeRewardState(inner, r)
+
+    def step(self, state: NormalizeRewardState, action: Any) -> Step:
+        obs, inner, reward, terminated, truncated, info = self.env.step(state.inner, action)
+        mode = self.env.autoreset_mode
+        r = returns.update_returns(
+            state.returns,
+            reward,
+            terminated,
+            truncated,
+            gamma=self.gamma,
+            skip_after_done=mode != AutoresetMode.SAME_STEP,
+            zero_after_done=mode == AutoresetMode.SAME_STEP,
+            update_stats=self.update_running_mean,
+            reduce=self._reduce,
+        )
+        scaled = returns.scale_reward(r, reward, self.epsilon)
+        return Step(obs, NormalizeRewardState(inner, r), scaled, terminated, truncated, info)
+
+
+# ---------------------------------------------------------------- space trees
+def _space_tree(space: Any, who: str) -> Any:
+    """A Box, or a dict / tuple tree of Boxes, from a gymnasium space."""
+    if isinstance(space, gym.spaces.Box):
+        return space
+    if isinstance(space, gym.spaces.Dict):
+        return {k: _space_tree(v, who) for k, v in space.spaces.items()}
+    if isinstance(space, gym.spaces.Tuple):
+        return tuple(_space_tree(v, who) for v in space.spaces)
+    raise TypeError(f"{who}: expected a Box (or Dict/Tuple of Box) observation space, got {space}")
+
+
+def _space_from_tree(tree: Any) -> Any:
+    if isinstance(tree, dict):
+        return gym.spaces.Dict({k: _space_from_tree(v) for k, v in tree.items()})
+    if isinstance(tree, tuple):
+        return gym.spaces.Tuple(tuple(_space_from_tree(v) for v in tree))
+    return tree

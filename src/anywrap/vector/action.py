@@ -1,0 +1,59 @@
+"""ClipAction for vector envs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import VectorActionWrapper, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from anywrap.transforms.actions import clip_action
+from anywrap.wrappers.action import ActionBounds
+
+__all__ = ["ClipAction"]
+
+
+class ClipAction(VectorActionWrapper, gym.utils.RecordConstructorArgs):
+    """Clips each sub-env's action to the Box bounds, in the actions' own library.
+
+    Drop-in for :class:`gymnasium.wrappers.vector.ClipAction`. A batch of
+    actions of the wrong shape, library or device is refused with a clear
+    error; a tensor batch is clipped on its device.
+
+    Example:
+        >>> import numpy as np
+        >>> import gymnasium as gym
+        >>> import anywrap
+        >>> envs = gym.make_vec("MountainCarContinuous-v0", num_envs=2, vectorization_mode="sync")
+        >>> envs = anywrap.vector.ClipAction(envs)
+        >>> envs.actions(np.array([[5.0], [-5.0]]))
+        array([[ 1.],
+               [-1.]])
+    """
+
+    def __init__(self, env: VectorEnv) -> None:
+        """Wrap ``env``, whose single action space must be a Box."""
+        single = env.single_action_space
+        if not isinstance(single, gym.spaces.Box):
+            raise TypeError(
+                f"anywrap.vector.ClipAction: expected a Box action space, got {single}"
+            )
+        gym.utils.RecordConstructorArgs.__init__(self)
+        VectorActionWrapper.__init__(self, env)
+        self.single_action_space = gym.spaces.Box(
+            -np.inf, np.inf, shape=single.shape, dtype=single.dtype
+        )
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._bounds = ActionBounds(self, single, (self.num_envs,))
+
+    def reset(self, *, seed: Any = None, options: dict[str, Any] | None = None) -> Any:
+        """Reset and learn the env's array library from the observations."""
+        obs, info = self.env.reset(seed=seed, options=options)
+        self._bounds.observe(obs)
+        return obs, info
+
+    def actions(self, actions: Any) -> Any:
+        """The batch of actions clipped to the bounds."""
+        return clip_action(*self._bounds.check(actions))

@@ -1,0 +1,268 @@
+"""Zero-copy conversion wrappers for vector environments.
+
+The vector versions of :mod:`anywrap.convert`: observations, rewards,
+terminations, truncations, infos (``final_obs``, ``final_info`` and the
+``_key`` masks included) go to the target library; actions and reset options
+go back to the environment's. Everything stays an array (no Python scalars).
+
+Gymnasium's vector reward wrappers write into the reward array in place
+(``VectorizeTransformReward.rewards`` does ``rewards[i] = ...``), so for a
+NumPy target the rewards, terminations and truncations are always writable: a
+read-only view (of a JAX or TensorFlow array) is copied, which costs a copy of
+``num_envs`` values. Observations stay zero-copy views unless
+``writable=True``; Gymnasium's vector ``FlattenObservation`` needs it when
+flattening leaves the space unchanged (a 1-D ``Box``), because it then stacks
+its result back into the input observation array.
+
+Example:
+    >>> import gymnasium as gym
+    >>> envs = VectorArrayConversion(gym.make_vec("CartPole-v1", num_envs=2), to="numpy")
+    >>> obs, info = envs.reset(seed=0)
+    >>> obs.shape
+    (2, 4)
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+import gymnasium as gym
+from gymnasium.vector import VectorEnv, VectorWrapper
+
+from anywrap import xp as _xp
+from anywrap.convert import _check_known, _first_array, convert, resolve_library
+
+__all__ = [
+    "ArrayConversion",
+    "JaxToNumpy",
+    "JaxToTorch",
+    "NumpyToTorch",
+    "ToJax",
+    "ToNumpy",
+    "ToTensorFlow",
+    "ToTorch",
+    "VectorArrayConversion",
+]
+
+
+class ArrayConversion(VectorWrapper, gym.utils.RecordConstructorArgs):
+    """Convert a vector environment's outputs to another array library, inputs back.
+
+    Accepts Gymnasium's ``ArrayConversion(env, env_xp, target_xp, env_device=None,
+    target_device=None)`` and anywrap's ``ArrayConversion(env, to=..., device=...)``
+    (the env's library and device are then read from the first observation).
+    Spaces are unchanged, as in Gymnasium.
+
+    Example:
+        >>> import gymnasium as gym
+        >>> envs = ArrayConversion(gym.make_vec("CartPole-v1", num_envs=2), to="numpy")
+        >>> _ = envs.reset(seed=0)
+        >>> envs.step(envs.action_space.sample())[1].dtype
+        dtype('float64')
+
+    Change logs:
+     * v0.1.0 - Initially added.
+    """
+
+    def __init__(
+        self,
+        env: VectorEnv,  # type: ignore[type-arg]
+        env_xp: str | ModuleType | None = None,
+        target_xp: str | ModuleType | None = None,
+        env_device: Any = None,
+        target_device: Any = None,
+        *,
+        to: str | ModuleType | None = None,
+        device: Any = None,
+        writable: bool = False,
+    ) -> None:
+        """Wrap ``env``; see the class docstring for the arguments."""
+        target = to if to is not None else target_xp
+        name = type(self).__name__
+        if target is None:
+            raise TypeError(f"{name}: give the target library as `to=` (or target_xp)")
+        if to is not None and target_xp is not None:
+            raise TypeError(f"{name}: give `to=` or `target_xp`, not both")
+        if device is not None and target_device is not None:
+            raise TypeError(f"{name}: give `device=` or `target_device`, not both")
+        gym.utils.RecordConstructorArgs.__init__(
+            self,
+            _disable_deepcopy=True,
+            env_xp=None if env_xp is None else resolve_library(env_xp),
+            to=resolve_library(target),
+            env_device=env_device,
+            device=device if device is not None else target_device,
+            writable=writable,
+        )
+        VectorWrapper.__init__(self, env)
+        self._target = resolve_library(target)
+        self._target_device = device if device is not None else target_device
+        self._env_lib = None if env_xp is None else resolve_library(env_xp)
+        self._env_device = env_device
+        self._writable = writable
+        self._name = "vector." + name
+
+    def _out(self, tree: Any, writable: bool | None = None) -> Any:
+        return convert(
+            tree,
+            self._target,
+            self._target_device,
+            writable=self._writable if writable is None else writable,
+            who=self._name,
+        )
+
+    def _in(self, tree: Any) -> Any:
+        if self._env_lib is None:
+            raise RuntimeError(f"{self._name}: call reset() before step()")
+        return convert(tree, self._env_lib, self._env_device, who=self._name)
+
+    def _learn_env_library(self, obs: Any) -> None:
+        if self._env_lib is not None:
+            return
+        leaf = _first_array(obs)
+        if leaf is None:
+            self._env_lib = "numpy"
+            return
+        self._env_lib = _check_known(leaf, self._name)
+        if self._env_device is None and not _xp.is_host(leaf):
+            dev = _xp.device(leaf)
+            self._env_device = None if "cpu" in str(dev).lower() else dev
+
+    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        """Convert the actions to the env's library, step, and convert the results."""
+        obs, reward, terminated, truncated, info = self.env.step(self._in(actions))
+        reward, terminated, truncated = self._out((reward, terminated, truncated), writable=True)
+        return self._out(obs), reward, terminated, truncated, self._out(info)
+
+    def reset(
+        self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        """Reset (options converted to the env's library) and convert obs and info."""
+        if options and self._env_lib is not None:
+            options = self._in(options)
+        obs, info = self.env.reset(seed=seed, options=options)
+        self._learn_env_library(obs)
+        return self._out(obs), self._out(info)
+
+    def render(self) -> Any:
+        """The env's render output, converted to the target library."""
+        return self._out(self.env.render())
+
+
+VectorArrayConversion = ArrayConversion
+
+
+class ToNumpy(ArrayConversion):
+    """Convert a vector environment's arrays to NumPy (views where possible).
+
+    Example:
+        >>> import gymnasium as gym
+        >>> envs = ToNumpy(gym.make_vec("CartPole-v1", num_envs=2))
+        >>> type(envs.reset(seed=0)[0]).__name__
+        'ndarray'
+    """
+
+    def __init__(
+        self,
+        env: VectorEnv,  # type: ignore[type-arg]
+        *,
+        writable: bool = False,
+        env_xp: str | ModuleType | None = None,
+        env_device: Any = None,
+    ) -> None:
+        """Wrap ``env``; ``writable=True`` copies read-only observation leaves."""
+        super().__init__(env, env_xp, env_device=env_device, to="numpy", writable=writable)
+
+
+class ToTorch(ArrayConversion):
+    """Convert a vector environment's arrays to PyTorch tensors.
+
+    Example:
+        >>> envs = ToTorch(gym.make_vec("CartPole-v1", num_envs=2))  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        env: VectorEnv,  # type: ignore[type-arg]
+        device: Any = None,
+        *,
+        env_xp: str | ModuleType | None = None,
+        env_device: Any = None,
+    ) -> None:
+        """Wrap ``env``; tensors go to ``device`` if given."""
+        super().__init__(env, env_xp, env_device=env_device, to="torch", device=device)
+
+
+class ToJax(ArrayConversion):
+    """Convert a vector environment's arrays to JAX arrays.
+
+    Example:
+        >>> envs = ToJax(gym.make_vec("CartPole-v1", num_envs=2))  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        env: VectorEnv,  # type: ignore[type-arg]
+        device: Any = None,
+        *,
+        env_xp: str | ModuleType | None = None,
+        env_device: Any = None,
+    ) -> None:
+        """Wrap ``env``; arrays go to ``device`` if given."""
+        super().__init__(env, env_xp, env_device=env_device, to="jax", device=device)
+
+
+class ToTensorFlow(ArrayConversion):
+    """Convert a vector environment's arrays to TensorFlow tensors.
+
+    Example:
+        >>> envs = ToTensorFlow(gym.make_vec("CartPole-v1", num_envs=2))  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        env: VectorEnv,  # type: ignore[type-arg]
+        device: Any = None,
+        *,
+        env_xp: str | ModuleType | None = None,
+        env_device: Any = None,
+    ) -> None:
+        """Wrap ``env``; tensors are placed on ``device`` if given."""
+        super().__init__(env, env_xp, env_device=env_device, to="tensorflow", device=device)
+
+
+class JaxToTorch(ArrayConversion):
+    """Gymnasium's vector ``JaxToTorch(env, device=None)``.
+
+    Example:
+        >>> envs = JaxToTorch(jax_vector_env)  # doctest: +SKIP
+    """
+
+    def __init__(self, env: VectorEnv, device: Any = None) -> None:  # type: ignore[type-arg]
+        """Wrap the JAX vector env ``env``; tensors go to ``device`` if given."""
+        super().__init__(env, env_xp="jax", to="torch", device=device)
+
+
+class JaxToNumpy(ArrayConversion):
+    """Gymnasium's vector ``JaxToNumpy(env)``.
+
+    Example:
+        >>> envs = JaxToNumpy(jax_vector_env)  # doctest: +SKIP
+    """
+
+    def __init__(self, env: VectorEnv) -> None:  # type: ignore[type-arg]
+        """Wrap the JAX vector env ``env``."""
+        super().__init__(env, env_xp="jax", to="numpy")
+
+
+class NumpyToTorch(ArrayConversion):
+    """Gymnasium's vector ``NumpyToTorch(env, device=None)``.
+
+    Example:
+        >>> envs = NumpyToTorch(gym.make_vec("CartPole-v1", num_envs=2))  # doctest: +SKIP
+    """
+
+    def __init__(self, env: VectorEnv, device: Any = None) -> None:  # type: ignore[type-arg]
+        """Wrap the NumPy vector env ``env``; tensors go to ``device`` if given."""
+        super().__init__(env, env_xp="numpy", to="torch", device=device)

@@ -1,0 +1,150 @@
+"""RecordEpisodeStatistics for vector envs."""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from functools import partial
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
+
+from anywrap import xp as axp
+from anywrap._shell import StatefulShell, autoreset_mode, check_reset_mask, to_numpy
+from anywrap.transforms.episodes import init_episodes, reset_episodes, step_episodes
+from anywrap.wrappers.episode import recent_queue
+
+__all__ = ["RecordEpisodeStatistics"]
+
+_NAME = "anywrap.vector.RecordEpisodeStatistics"
+
+
+class RecordEpisodeStatistics(StatefulShell, VectorWrapper, gym.utils.RecordConstructorArgs):
+    """Records each sub-env's episode return, length and wall time, on the env's device.
+
+    On a step where some sub-envs end, ``info[stats_key]`` is ``{"r", "l",
+    "t"}`` (arrays over sub-envs, zero where not done) and
+    ``info["_" + stats_key]`` is the done mask. Drop-in for
+    :class:`gymnasium.wrappers.vector.RecordEpisodeStatistics` (arguments,
+    attributes, info keys, every autoreset mode).
+
+    On NumPy the keys appear only on steps where an episode ends, as in
+    Gymnasium. On device arrays, checking that would be a host sync, so the
+    keys are present on every step; use the mask. ``return_queue`` and friends
+    are kept in a device buffer and read on access.
+
+    Example:
+        >>> import gymnasium as gym
+        >>> import anywrap
+        >>> envs = gym.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync")
+        >>> envs = anywrap.vector.RecordEpisodeStatistics(envs)
+        >>> _ = envs.reset(seed=0)
+        >>> while envs.episode_count == 0:
+        ...     _, _, _, _, info = envs.step(envs.action_space.sample())
+        >>> sorted(info["episode"]), info["_episode"].dtype
+        (['l', 'r', 't'], dtype('bool'))
+
+    Change logs:
+     * v0.1.0 - Initially added, matching Gymnasium 1.4.
+    """
+
+    def __init__(self, env: VectorEnv, buffer_length: int = 100, stats_key: str = "episode") -> None:
+        """Wrap the vector env ``env``.
+
+        Args:
+            env: The vector env to wrap.
+            buffer_length: How many recent episodes the queues keep.
+            stats_key: The info key of the episode statistics.
+        """
+        gym.utils.RecordConstructorArgs.__init__(
+            self, buffer_length=buffer_length, stats_key=stats_key
+        )
+        VectorWrapper.__init__(self, env)
+        self._mode = autoreset_mode(_NAME, env)
+        self._stats_key = stats_key
+        self.buffer_length = buffer_length
+        self._t0 = time.perf_counter()
+        self._state = init_episodes((self.num_envs,), xp=np, buffer_length=buffer_length)
+        same = self._mode is AutoresetMode.SAME_STEP
+        self._step = axp.Compiled(partial(step_episodes, same_step=same), 1)
+        self._reset = axp.Compiled(reset_episodes, 0)
+
+    def _now(self) -> float:
+        return time.perf_counter() - self._t0
+
+    def reset(
+        self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        """Reset; restart the statistics of the sub-envs reset (all, without a mask)."""
+        mask = None
+        if options is not None and "reset_mask" in options:
+            mask = options["reset_mask"]
+            check_reset_mask(_NAME, mask, self.num_envs)
+            if axp.is_host(mask) and not np.any(mask):
+                raise ValueError(
+                    f"{_NAME}: options['reset_mask'] must select at least one sub-env, "
+                    f"got {mask}"
+                )
+        obs, info = self.env.reset(seed=seed, options=options)
+        self._follow(mask if mask is not None else obs)
+        self._state = self._reset(self._state, mask, self._now())
+        return obs, info
+
+    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        """Step the sub-envs; report the statistics of the episodes that end."""
+        obs, reward, terminated, truncated, info = self.env.step(actions)
+        if not isinstance(info, dict):
+            raise TypeError(f"{_NAME}: expected `info` to be a dict, got {type(info)}")
+        self._follow(reward)
+        self._state, out = self._step(self._state, reward, terminated, truncated, now=self._now())
+        if not axp.is_host(out.done) or out.done.any():
+            key = self._stats_key
+            if key in info or f"_{key}" in info:
+                raise ValueError(
+                    f"{_NAME}: info already has the key {key!r}: {list(info)}"
+                )
+            info[key] = {"r": out.returns, "l": out.lengths, "t": out.times}
+            info[f"_{key}"] = out.done
+        return obs, reward, terminated, truncated, info
+
+    @property
+    def episode_returns(self) -> Any:
+        """The running return of each sub-env's current episode."""
+        return self._state.returns
+
+    @property
+    def episode_lengths(self) -> Any:
+        """The running length of each sub-env's current episode."""
+        return self._state.lengths
+
+    @property
+    def prev_dones(self) -> Any:
+        """Which sub-envs ended on the previous step."""
+        return self._state.prev_done
+
+    @property
+    def episode_count(self) -> int:
+        """Episodes finished so far, over all sub-envs (reading it syncs)."""
+        return int(to_numpy(self._state.episode_count))
+
+    @property
+    def episode_start_times(self) -> np.ndarray:
+        """``time.perf_counter()`` at the start of each sub-env's episode."""
+        return to_numpy(self._state.start_time) + self._t0
+
+    @property
+    def return_queue(self) -> deque:
+        """Returns of the last ``buffer_length`` episodes, oldest first."""
+        return recent_queue(self._state, "returns", self.buffer_length)
+
+    @property
+    def length_queue(self) -> deque:
+        """Lengths of the last ``buffer_length`` episodes, oldest first."""
+        return recent_queue(self._state, "lengths", self.buffer_length)
+
+    @property
+    def time_queue(self) -> deque:
+        """Wall times of the last ``buffer_length`` episodes, oldest first."""
+        return recent_queue(self._state, "times", self.buffer_length)

@@ -1,0 +1,223 @@
+"""Observation wrappers for vector envs: NormalizeObservation, TransformObservation."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
+from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
+
+from anywrap import xp as axp
+from anywrap._shell import (
+    StatefulShell,
+    autoreset_mode,
+    check_epsilon,
+    check_reset_mask,
+    leaf_boxes,
+    map_space,
+    resolve_dtype,
+    stats_views,
+    tree_of,
+)
+from anywrap.transforms.moments import default_stats_dtype
+from anywrap.transforms.observations import init_observation_stats, normalize_observation
+from anywrap.transforms.tree import tree_map
+
+__all__ = ["NormalizeObservation", "TransformObservation"]
+
+_NAME = "anywrap.vector.NormalizeObservation"
+
+
+def _unbounded_float32(box: gym.spaces.Box) -> gym.spaces.Box:
+    return gym.spaces.Box(-np.inf, np.inf, shape=box.shape, dtype=np.float32)
+
+
+def _concat(a: Any, b: Any) -> Any:
+    return tree_map(lambda x, y: axp.namespace(x).concat([x, y], axis=0), a, b)
+
+
+def _split(tree: Any, n: int) -> tuple[Any, Any]:
+    return tree_map(lambda x: x[:n, ...], tree), tree_map(lambda x: x[n:, ...], tree)
+
+
+class NormalizeObservation(StatefulShell, VectorWrapper, gym.utils.RecordConstructorArgs):
+    """Normalises a vector env's observations to zero mean and unit variance, on any library.
+
+    .. math:: \\tilde o_i = (o_i - \\mu) / \\sqrt{\\sigma^2 + \\epsilon}
+
+    One set of statistics is learned from every sub-env's observations (the
+    whole batch updates it once per step). Drop-in for
+    :class:`gymnasium.wrappers.vector.NormalizeObservation`, and it goes further:
+
+    * Every autoreset mode works. NEXT_STEP (the default) and DISABLED are
+      Gymnasium's behaviour; SAME_STEP, which Gymnasium refuses, learns from
+      ``info["final_obs"]`` as well and returns it normalised, so that the
+      statistics see the same observations as in NEXT_STEP mode.
+    * ``reset(options={"reset_mask": m})`` works (Gymnasium refuses it): only
+      the sub-envs that were reset feed the statistics.
+    * Observations of any library stay there, on their device, without a host
+      sync; on JAX each step is one compiled call. Dict / Tuple spaces of
+      Boxes are normalised leaf by leaf.
+    * ``stats_dtype`` asks for wider statistics; the default is Gymnasium's.
+    * NaN / inf policy: a sub-env whose observation has a non-finite entry is
+      left out of that step's statistics; its output keeps the NaN.
+    * ``process_group`` (PyTorch): the statistics are merged across the
+      ``torch.distributed`` ranks at every update, so each rank normalises with
+      the global statistics.
+
+    Example:
+        >>> import gymnasium as gym
+        >>> import anywrap
+        >>> envs = gym.make_vec("CartPole-v1", num_envs=4, vectorization_mode="sync")
+        >>> envs = anywrap.vector.NormalizeObservation(envs)
+        >>> obs, _ = envs.reset(seed=0)
+        >>> obs.shape, obs.dtype, float(envs.obs_rms.count) > 4
+        ((4, 4), dtype('float32'), True)
+
+    Change logs:
+     * v0.1.0 - Initially added, matching Gymnasium 1.4 and extending its modes.
+    """
+
+    def __init__(
+        self,
+        env: VectorEnv,
+        epsilon: float = 1e-8,
+        *,
+        stats_dtype: str | None = None,
+        process_group: Any = None,
+    ) -> None:
+        """Wrap the vector env ``env``.
+
+        Args:
+            env: A vector env with a Box (or Dict / Tuple of Box) single observation space.
+            epsilon: Added to the variance under the square root (strictly positive).
+            stats_dtype: dtype of the statistics; default as Gymnasium.
+            process_group: A ``torch.distributed`` process group to merge statistics over.
+        """
+        check_epsilon(_NAME, epsilon)
+        single = env.single_observation_space
+        leaf_boxes(_NAME, single)
+        gym.utils.RecordConstructorArgs.__init__(self, epsilon=epsilon)
+        VectorWrapper.__init__(self, env)
+        self._mode = autoreset_mode(_NAME, env)
+        self.single_observation_space = map_space(_unbounded_float32, single)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.epsilon = epsilon
+        self.stats_dtype = stats_dtype
+        self._update_running_mean = True
+        self._shapes = tree_of(single, lambda b: tuple(b.shape))
+        self._state = self._fresh_state(np, "cpu")
+        reduce = None
+        if process_group is not None:
+            from anywrap.distributed import torch_allreduce_sum
+
+            reduce = torch_allreduce_sum(process_group)
+        self._norm = {
+            u: axp.Compiled(
+                partial(normalize_observation, epsilon=epsilon, update=u, reduce=reduce), 1
+            )
+            for u in (True, False)
+        }
+
+    def _fresh_state(self, xp: Any, device: Any) -> Any:
+        dtypes = tree_of(
+            self.env.single_observation_space,
+            lambda b: resolve_dtype(xp, self.stats_dtype or default_stats_dtype(b.dtype), device),
+        )
+        return init_observation_stats(self._shapes, xp=xp, dtype=dtypes, device=device)
+
+    @property
+    def update_running_mean(self) -> bool:
+        """Whether the statistics learn from new observations (switch off for evaluation)."""
+        return self._update_running_mean
+
+    @update_running_mean.setter
+    def update_running_mean(self, setting: bool) -> None:
+        self._update_running_mean = bool(setting)
+
+    @property
+    def obs_rms(self) -> Any:
+        """Running statistics: ``mean``, ``var``, ``count`` (a tree of them for Dict / Tuple)."""
+        return stats_views(self, self._state)
+
+    def _normalize(self, obs: Any, mask: Any = None) -> Any:
+        self._follow(obs)
+        fn = self._norm[self._update_running_mean]
+        self._state, out = fn(self._state, obs, mask=mask)
+        return out
+
+    def reset(
+        self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        """Reset; a ``reset_mask`` limits the statistics update to the sub-envs reset."""
+        mask = None
+        if options is not None and "reset_mask" in options:
+            mask = options["reset_mask"]
+            check_reset_mask(_NAME, mask, self.num_envs)
+        obs, info = self.env.reset(seed=seed, options=options)
+        return self._normalize(obs, mask), info
+
+    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        """Step the sub-envs and return their observations normalised."""
+        obs, reward, terminated, truncated, info = self.env.step(actions)
+        if self._mode is AutoresetMode.SAME_STEP and "final_obs" in info:
+            obs, info = self._with_final_obs(obs, info)
+        else:
+            obs = self._normalize(obs)
+        return obs, reward, terminated, truncated, info
+
+    def _with_final_obs(self, obs: Any, info: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+        """SAME_STEP: learn from the final observations too, and normalise them."""
+        final, mask = info["final_obs"], info["_final_obs"]
+        packed = isinstance(final, np.ndarray) and final.dtype == object
+        if packed:  # Gymnasium's host layout: an object array with None where not done
+            rows = [f if m else _row(obs, i) for i, (f, m) in enumerate(zip(final, mask))]
+            out = create_empty_array(self.env.single_observation_space, self.num_envs)
+            final = concatenate(self.env.single_observation_space, rows, out)
+        xp = axp.namespace(mask)
+        n = self.num_envs
+        both = _concat(obs, final)
+        ones = xp.ones((n,), dtype=xp.bool, device=axp.device(mask))
+        normed = self._normalize(both, xp.concat([ones, xp.asarray(mask)], axis=0))
+        obs, final = _split(normed, n)
+        if packed:
+            out_final = np.empty(n, dtype=object)
+            for i in range(n):
+                out_final[i] = _row(final, i) if mask[i] else None
+            final = out_final
+        info = dict(info)
+        info["final_obs"] = final
+        return obs, info
+
+
+def _row(tree: Any, i: int) -> Any:
+    return tree_map(lambda x: x[i], tree)
+
+
+class TransformObservation(gym.wrappers.vector.TransformObservation):
+    """Applies ``func`` to every batch of observations; arrays pass through untouched.
+
+    Identical to :class:`gymnasium.wrappers.vector.TransformObservation`.
+
+    Example:
+        >>> import gymnasium as gym
+        >>> import anywrap
+        >>> envs = gym.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync")
+        >>> envs = anywrap.vector.TransformObservation(envs, lambda o: o * 0)
+        >>> float(envs.reset(seed=0)[0].sum())
+        0.0
+    """
+
+    def __init__(
+        self,
+        env: VectorEnv,
+        func: Callable[[Any], Any],
+        observation_space: gym.Space | None = None,
+        single_observation_space: gym.Space | None = None,
+    ) -> None:
+        """Wrap ``env`` so that observations pass through ``func``."""
+        super().__init__(env, func, observation_space, single_observation_space)

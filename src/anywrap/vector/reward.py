@@ -1,0 +1,180 @@
+"""Reward wrappers for vector envs: NormalizeReward, TransformReward."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
+
+from anywrap import xp as axp
+from anywrap._shell import (
+    RunningStats,
+    StatefulShell,
+    autoreset_mode,
+    check_epsilon,
+    check_gamma,
+    check_reset_mask,
+    resolve_dtype,
+)
+from anywrap.transforms.returns import Returns, init_returns, normalize_reward, reset_returns
+
+__all__ = ["NormalizeReward", "TransformReward"]
+
+_NAME = "anywrap.vector.NormalizeReward"
+
+
+class NormalizeReward(StatefulShell, VectorWrapper, gym.utils.RecordConstructorArgs):
+    """Scales a vector env's rewards by the running std of the discounted return.
+
+    .. math::
+
+        G_i \\leftarrow \\gamma G_i (1 - \\text{terminated}_i) + r_i, \\qquad
+        \\tilde r_i = r_i / \\sqrt{\\operatorname{Var}[G] + \\epsilon}
+
+    Drop-in for :class:`gymnasium.wrappers.vector.NormalizeReward`, with its
+    numbers and quirks: ``G`` resets on ``terminated`` only; in NEXT_STEP and
+    DISABLED modes the reset step after a done is left out; in SAME_STEP mode
+    ``G`` restarts at zero right after a done; ``G`` is stored in float32 while
+    its statistics are float64 (``stats_dtype`` puts both in one dtype).
+
+    Additions: any array library, on its device, without a host sync (one
+    compiled call per step on JAX); ``reset(options={"reset_mask": m})``
+    zeroes only the masked sub-envs' returns (Gymnasium zeroes them all);
+    non-finite rewards are left out of ``G`` and the statistics;
+    ``process_group`` merges statistics across ``torch.distributed`` ranks.
+
+    Example:
+        >>> import gymnasium as gym
+        >>> import anywrap
+        >>> envs = gym.make_vec("CartPole-v1", num_envs=4, vectorization_mode="sync")
+        >>> envs = anywrap.vector.NormalizeReward(envs, gamma=0.99)
+        >>> _ = envs.reset(seed=0)
+        >>> _, rewards, *_ = envs.step(envs.action_space.sample())
+        >>> rewards.shape, rewards.dtype
+        ((4,), dtype('float64'))
+
+    Change logs:
+     * v0.1.0 - Initially added, matching Gymnasium 1.4.
+    """
+
+    def __init__(
+        self,
+        env: VectorEnv,
+        gamma: float = 0.99,
+        epsilon: float = 1e-8,
+        *,
+        stats_dtype: str | None = None,
+        process_group: Any = None,
+    ) -> None:
+        """Wrap the vector env ``env``.
+
+        Args:
+            env: The vector env to wrap.
+            gamma: Discount factor of the return, in [0, 1].
+            epsilon: Added to the variance under the square root (strictly positive).
+            stats_dtype: dtype of ``G`` and its statistics; default float32 ``G``
+                and float64 statistics, as Gymnasium.
+            process_group: A ``torch.distributed`` process group to merge statistics over.
+        """
+        check_gamma(_NAME, gamma)
+        check_epsilon(_NAME, epsilon)
+        gym.utils.RecordConstructorArgs.__init__(self, gamma=gamma, epsilon=epsilon)
+        VectorWrapper.__init__(self, env)
+        self._mode = autoreset_mode(_NAME, env)
+        self.gamma, self.epsilon, self.stats_dtype = gamma, epsilon, stats_dtype
+        self._update_running_mean = True
+        self._state = self._fresh_state(np, "cpu")
+        reduce = None
+        if process_group is not None:
+            from anywrap.distributed import torch_allreduce_sum
+
+            reduce = torch_allreduce_sum(process_group)
+        same = self._mode is AutoresetMode.SAME_STEP
+        self._step = {
+            u: axp.Compiled(
+                partial(
+                    normalize_reward,
+                    gamma=gamma,
+                    epsilon=epsilon,
+                    update=u,
+                    skip_after_done=not same,
+                    zero_after_done=same,
+                    reduce=reduce,
+                ),
+                1,
+            )
+            for u in (True, False)
+        }
+        self._reset = axp.Compiled(reset_returns, 0)
+
+    def _fresh_state(self, xp: Any, device: Any) -> Returns:
+        stats = resolve_dtype(xp, self.stats_dtype or "float64", device)
+        acc = resolve_dtype(xp, self.stats_dtype or "float32", device)
+        return init_returns(
+            (self.num_envs,), xp=xp, acc_dtype=acc, stats_dtype=stats, device=device
+        )
+
+    @property
+    def update_running_mean(self) -> bool:
+        """Whether the statistics learn from new rewards (switch off for evaluation)."""
+        return self._update_running_mean
+
+    @update_running_mean.setter
+    def update_running_mean(self, setting: bool) -> None:
+        self._update_running_mean = bool(setting)
+
+    @property
+    def return_rms(self) -> RunningStats:
+        """Running statistics of the discounted return: ``mean``, ``var``, ``count``."""
+        return RunningStats(self, lambda s: s.rms, lambda s, v: s._replace(rms=v))
+
+    @property
+    def accumulated_reward(self) -> Any:
+        """The running discounted return ``G`` of each sub-env."""
+        return self._state.accumulated
+
+    def reset(
+        self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        """Reset; zero the returns of the sub-envs reset (all, without a ``reset_mask``)."""
+        mask = None
+        if options is not None and "reset_mask" in options:
+            mask = options["reset_mask"]
+            check_reset_mask(_NAME, mask, self.num_envs)
+        obs, info = self.env.reset(seed=seed, options=options)
+        self._follow(obs if mask is None else mask)
+        self._state = self._reset(self._state, mask)
+        return obs, info
+
+    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        """Step the sub-envs and return their rewards scaled."""
+        obs, reward, terminated, truncated, info = self.env.step(actions)
+        self._follow(reward)
+        self._state, scaled = self._step[self._update_running_mean](
+            self._state, reward, terminated, truncated
+        )
+        return obs, scaled, terminated, truncated, info
+
+
+class TransformReward(gym.wrappers.vector.TransformReward):
+    """Applies ``func`` to every batch of rewards; arrays pass through untouched.
+
+    Identical to :class:`gymnasium.wrappers.vector.TransformReward`.
+
+    Example:
+        >>> import gymnasium as gym
+        >>> import anywrap
+        >>> envs = gym.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync")
+        >>> envs = anywrap.vector.TransformReward(envs, lambda r: 2 * r)
+        >>> _ = envs.reset(seed=0)
+        >>> envs.step(envs.action_space.sample())[1]
+        array([2., 2.])
+    """
+
+    def __init__(self, env: VectorEnv, func: Callable[[Any], Any]) -> None:
+        """Wrap ``env`` so that rewards pass through ``func``."""
+        super().__init__(env, func)

@@ -1,0 +1,119 @@
+"""ClipAction for a single env."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from anywrap import xp as axp
+from anywrap._shell import wrapper_name
+from anywrap.transforms.actions import clip_action
+from anywrap.transforms.tree import first_leaf
+
+__all__ = ["ActionBounds", "ClipAction"]
+
+
+class ActionBounds:
+    """A Box's bounds, converted once per (library, device) of the actions that arrive.
+
+    Checks each action before it reaches the env: its shape, and that it is of
+    the env's library and on its device (host values are accepted anywhere).
+    """
+
+    def __init__(self, owner: Any, space: gym.spaces.Box, batch: tuple[int, ...] = ()) -> None:
+        self.owner, self.space = owner, space
+        self.shape = batch + tuple(space.shape)
+        self._cache: dict[tuple[type, str], tuple[Any, Any]] = {}
+        self.env_type: type | None = None
+        self.env_device: Any = None
+
+    def observe(self, observation: Any) -> None:
+        """Learn the env's array library and device from an observation it returned."""
+        leaf = first_leaf(observation)
+        if not axp.is_host(leaf):
+            self.env_type, self.env_device = type(leaf), axp.device(leaf)
+
+    def check(self, action: Any) -> tuple[Any, Any, Any]:
+        """``(action, low, high)`` in the action's library, or a clear error."""
+        if isinstance(action, (list, tuple, int, float)):
+            action = np.asarray(action)
+        host = axp.is_host(action)
+        if not host and self.env_type is not None and type(action) is not self.env_type:
+            raise TypeError(
+                f"{wrapper_name(self.owner)}: expected an action of the env's library "
+                f"({self.env_type.__module__}.{self.env_type.__qualname__} on "
+                f"{self.env_device}), got {axp.describe(action)}"
+            )
+        shape = tuple(getattr(action, "shape", ()))
+        if shape != self.shape:
+            raise ValueError(
+                f"{wrapper_name(self.owner)}: expected an action of shape {self.shape} "
+                f"(action space {self.space}), got {axp.describe(action)}"
+            )
+        dev = axp.device(action)
+        if not host and self.env_device is not None and not axp.same_device(dev, self.env_device):
+            raise ValueError(
+                f"{wrapper_name(self.owner)}: expected an action on the env's device "
+                f"{self.env_device}, got {axp.describe(action)}"
+            )
+        key = (type(action), str(dev))
+        bounds = self._cache.get(key)
+        if bounds is None:
+            xp = axp.namespace(action)
+            low, high = self.space.low, self.space.high
+            if xp is not np:
+                low = xp.asarray(low, device=dev)
+                high = xp.asarray(high, device=dev)
+            bounds = self._cache[key] = (low, high)
+        return action, bounds[0], bounds[1]
+
+
+class ClipAction(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
+    """Clips each action to the env's Box bounds, in the action's own library.
+
+    .. math:: a' = \\min(\\max(a, \\text{low}), \\text{high})
+
+    Drop-in for :class:`gymnasium.wrappers.ClipAction`: the wrapper's action
+    space is the unbounded Box of the same shape and dtype. Unlike Gymnasium
+    (which would return NumPy, or broadcast a wrong shape silently), an action
+    of the wrong shape, library or device is refused with a clear error, and a
+    tensor is clipped as a tensor on its device.
+
+    Example:
+        >>> import numpy as np
+        >>> import gymnasium as gym
+        >>> import anywrap
+        >>> env = anywrap.ClipAction(gym.make("MountainCarContinuous-v0"))
+        >>> env.action_space
+        Box(-inf, inf, (1,), float32)
+        >>> _ = env.reset(seed=0)
+        >>> env.action(np.array([5.0]))
+        array([1.])
+
+    Change logs:
+     * v0.1.0 - Initially added, matching Gymnasium 1.4.
+    """
+
+    def __init__(self, env: gym.Env) -> None:
+        """Wrap ``env``, whose action space must be a Box."""
+        if not isinstance(env.action_space, gym.spaces.Box):
+            raise TypeError(
+                f"anywrap.ClipAction: expected a Box action space, got {env.action_space}"
+            )
+        gym.utils.RecordConstructorArgs.__init__(self)
+        gym.ActionWrapper.__init__(self, env)
+        space = env.action_space
+        self.action_space = gym.spaces.Box(-np.inf, np.inf, shape=space.shape, dtype=space.dtype)
+        self._bounds = ActionBounds(self, space)
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
+        """Reset the env and learn its array library from the observation."""
+        obs, info = self.env.reset(seed=seed, options=options)
+        self._bounds.observe(obs)
+        return obs, info
+
+    def action(self, action: Any) -> Any:
+        """The action clipped to the env's bounds."""
+        return clip_action(*self._bounds.check(action))

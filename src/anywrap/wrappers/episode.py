@@ -1,0 +1,145 @@
+"""RecordEpisodeStatistics for a single env."""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from functools import partial
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from anywrap import xp as axp
+from anywrap._shell import StatefulShell, to_numpy
+from anywrap.transforms.episodes import Episodes, init_episodes, reset_episodes, step_episodes
+
+__all__ = ["RecordEpisodeStatistics", "recent_queue"]
+
+
+def recent_queue(state: Episodes, field: str, buffer_length: int) -> deque:
+    """Gymnasium's oldest-first ``deque`` of recent episodes, read from the state buffer.
+
+    Reading it copies the buffer to the host: do it for logging, not every step.
+    """
+    size = int(to_numpy(state.recent_size))
+    values = to_numpy(getattr(state, f"recent_{field}"))[:size][::-1]
+    return deque(values.tolist(), maxlen=buffer_length)
+
+
+class RecordEpisodeStatistics(StatefulShell, gym.Wrapper, gym.utils.RecordConstructorArgs):
+    """Records each episode's cumulative reward, length and wall time.
+
+    When an episode ends, ``info[stats_key]`` holds ``{"r": return, "l":
+    length, "t": seconds}``, and the last ``buffer_length`` episodes are kept
+    in ``return_queue``, ``length_queue`` and ``time_queue``. Drop-in for
+    :class:`gymnasium.wrappers.RecordEpisodeStatistics` (same arguments,
+    attributes and info keys).
+
+    For an env whose ``terminated`` / ``truncated`` are device arrays (JAX,
+    torch), reading them would force a host sync, so ``info[stats_key]`` is
+    added on every step together with the mask ``info["_" + stats_key]``;
+    its values are zero where the mask is False.
+
+    Example:
+        >>> import gymnasium as gym
+        >>> import anywrap
+        >>> env = anywrap.RecordEpisodeStatistics(gym.make("CartPole-v1"))
+        >>> _ = env.reset(seed=0)
+        >>> done = False
+        >>> while not done:
+        ...     _, _, term, trunc, info = env.step(env.action_space.sample())
+        ...     done = term or trunc
+        >>> sorted(info["episode"]), len(env.return_queue)
+        (['l', 'r', 't'], 1)
+
+    Change logs:
+     * v0.1.0 - Initially added, matching Gymnasium 1.4.
+    """
+
+    def __init__(self, env: gym.Env, buffer_length: int = 100, stats_key: str = "episode") -> None:
+        """Wrap ``env``.
+
+        Args:
+            env: The env to wrap.
+            buffer_length: How many recent episodes the queues keep.
+            stats_key: The info key of the episode statistics.
+        """
+        gym.utils.RecordConstructorArgs.__init__(
+            self, buffer_length=buffer_length, stats_key=stats_key
+        )
+        gym.Wrapper.__init__(self, env)
+        self._stats_key = stats_key
+        self.buffer_length = buffer_length
+        self._t0 = time.perf_counter()
+        self._state = init_episodes((), xp=np, buffer_length=buffer_length)
+        self._step = {
+            r: axp.Compiled(partial(step_episodes, record=r), 1) for r in (True, False)
+        }
+
+    def _now(self) -> float:
+        return time.perf_counter() - self._t0
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
+        """Reset the env and start a new episode."""
+        obs, info = self.env.reset(seed=seed, options=options)
+        self._state = reset_episodes(self._state, None, self._now())
+        return obs, info
+
+    def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        """Step the env; report the episode's statistics when it ends."""
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        self._follow(reward)
+        host = axp.is_host(terminated) and axp.is_host(truncated)
+        done = bool(terminated or truncated) if host else True
+        self._state, out = self._step[done](
+            self._state, reward, terminated, truncated, now=self._now()
+        )
+        if done:
+            assert self._stats_key not in info, (
+                f"anywrap.RecordEpisodeStatistics: info already has the key {self._stats_key!r}"
+            )
+            if host:
+                info[self._stats_key] = {
+                    "r": out.returns[()], "l": out.lengths[()], "t": out.times[()]
+                }
+            else:
+                info[self._stats_key] = {"r": out.returns, "l": out.lengths, "t": out.times}
+                info["_" + self._stats_key] = out.done
+        return obs, reward, terminated, truncated, info
+
+    # Gymnasium's attributes, read from the state.
+    @property
+    def episode_returns(self) -> Any:
+        """The running return of the current episode."""
+        return self._state.returns
+
+    @property
+    def episode_lengths(self) -> Any:
+        """The running length of the current episode."""
+        return self._state.lengths
+
+    @property
+    def episode_count(self) -> int:
+        """Episodes finished so far."""
+        return int(to_numpy(self._state.episode_count))
+
+    @property
+    def episode_start_time(self) -> float:
+        """``time.perf_counter()`` at the start of the current episode."""
+        return float(to_numpy(self._state.start_time)) + self._t0
+
+    @property
+    def return_queue(self) -> deque:
+        """Returns of the last ``buffer_length`` episodes, oldest first."""
+        return recent_queue(self._state, "returns", self.buffer_length)
+
+    @property
+    def length_queue(self) -> deque:
+        """Lengths of the last ``buffer_length`` episodes, oldest first."""
+        return recent_queue(self._state, "lengths", self.buffer_length)
+
+    @property
+    def time_queue(self) -> deque:
+        """Wall times of the last ``buffer_length`` episodes, oldest first."""
+        return recent_queue(self._state, "times", self.buffer_length)

@@ -1,0 +1,163 @@
+"""Observation wrappers for a single env: NormalizeObservation, TransformObservation."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from anywrap import xp as axp
+from anywrap._shell import (
+    RunningStats,
+    StatefulShell,
+    check_epsilon,
+    leaf_boxes,
+    map_space,
+    resolve_dtype,
+    stats_views,
+    tree_of,
+)
+from anywrap.transforms.moments import default_stats_dtype
+from anywrap.transforms.observations import (
+    init_observation_stats,
+    normalize_single_observation,
+)
+
+__all__ = ["NormalizeObservation", "TransformObservation"]
+
+
+def _unbounded_float32(box: gym.spaces.Box) -> gym.spaces.Box:
+    return gym.spaces.Box(-np.inf, np.inf, shape=box.shape, dtype=np.float32)
+
+
+class NormalizeObservation(
+    StatefulShell, gym.ObservationWrapper, gym.utils.RecordConstructorArgs
+):
+    """Normalises observations to zero mean and unit variance, on any array library.
+
+    .. math:: \\tilde o = (o - \\mu) / \\sqrt{\\sigma^2 + \\epsilon}
+
+    with :math:`\\mu, \\sigma^2` the running mean and population variance of
+    every observation seen (including the current one) since construction.
+    Drop-in for :class:`gymnasium.wrappers.NormalizeObservation`: same
+    arguments, spaces (an unbounded float32 Box), attributes
+    (``obs_rms.mean``, ``obs_rms.var``, ``obs_rms.count``) and numbers.
+
+    Differences from Gymnasium, all additive:
+
+    * Observations of any library stay in it, on their device; ``obs_rms``
+      holds arrays of the env's library. On JAX the update is one compiled call.
+    * Dict and Tuple spaces of Boxes are normalised leaf by leaf (``obs_rms`` is
+      then a dict / tuple of statistics).
+    * ``stats_dtype`` asks for wider statistics (e.g. ``"float64"``): slower on
+      GPUs, more exact over very long runs. The default is Gymnasium's: float32
+      for float32 observations, float64 for float64 or integer ones.
+    * NaN / inf policy: an observation with a non-finite entry is left out of the
+      statistics (Gymnasium's would be poisoned for good); it is still
+      normalised, so the NaN reaches you and stays visible.
+    * ``state_dict()`` / ``load_state_dict()`` checkpoint the statistics.
+
+    Example:
+        >>> import gymnasium as gym
+        >>> import anywrap
+        >>> env = anywrap.NormalizeObservation(gym.make("CartPole-v1"))
+        >>> obs, _ = env.reset(seed=123)
+        >>> obs.dtype, env.observation_space
+        (dtype('float32'), Box(-inf, inf, (4,), float32))
+        >>> for _ in range(20):
+        ...     obs, *_ = env.step(env.action_space.sample())
+        >>> bool(abs(env.obs_rms.mean).max() < 1.0)
+        True
+
+    Change logs:
+     * v0.1.0 - Initially added, matching Gymnasium 1.4.
+    """
+
+    def __init__(
+        self, env: gym.Env, epsilon: float = 1e-8, *, stats_dtype: str | None = None
+    ) -> None:
+        """Wrap ``env``.
+
+        Args:
+            env: The env to wrap; its observation space is a Box, or a Dict / Tuple of Boxes.
+            epsilon: Added to the variance under the square root (strictly positive).
+            stats_dtype: dtype of the statistics; default as Gymnasium (see above).
+        """
+        check_epsilon("anywrap.NormalizeObservation", epsilon)
+        boxes = leaf_boxes("anywrap.NormalizeObservation", env.observation_space)
+        gym.utils.RecordConstructorArgs.__init__(self, epsilon=epsilon)
+        gym.ObservationWrapper.__init__(self, env)
+        self.observation_space = map_space(_unbounded_float32, env.observation_space)
+        self.epsilon = epsilon
+        self.stats_dtype = stats_dtype
+        self._update_running_mean = True
+        self._shapes = tree_of(env.observation_space, lambda b: tuple(b.shape))
+        self._box = boxes if isinstance(boxes, gym.spaces.Box) else None
+        self._state = self._fresh_state(np, "cpu")
+        self._step = {
+            u: axp.Compiled(partial(normalize_single_observation, epsilon=epsilon, update=u), 1)
+            for u in (True, False)
+        }
+
+    def _fresh_state(self, xp: Any, device: Any) -> Any:
+        dtypes = tree_of(
+            self.env.observation_space,
+            lambda b: resolve_dtype(xp, self.stats_dtype or default_stats_dtype(b.dtype), device),
+        )
+        return init_observation_stats(self._shapes, xp=xp, dtype=dtypes, device=device)
+
+    @property
+    def update_running_mean(self) -> bool:
+        """Whether the statistics learn from new observations (switch off for evaluation)."""
+        return self._update_running_mean
+
+    @update_running_mean.setter
+    def update_running_mean(self, setting: bool) -> None:
+        self._update_running_mean = bool(setting)
+
+    @property
+    def obs_rms(self) -> Any:
+        """Running statistics: ``mean``, ``var``, ``count`` (a tree of them for Dict / Tuple)."""
+        return stats_views(self, self._state)
+
+    def observation(self, observation: Any) -> Any:
+        """Update the statistics with ``observation`` and return it normalised."""
+        if self._box is not None:
+            shape = getattr(observation, "shape", None)
+            if shape is not None and tuple(shape) != self._box.shape:
+                raise ValueError(
+                    f"anywrap.NormalizeObservation: expected an observation of shape "
+                    f"{self._box.shape}, got {axp.describe(observation)}"
+                )
+        self._follow(observation)
+        self._state, out = self._step[self._update_running_mean](self._state, observation)
+        return out
+
+
+class TransformObservation(gym.wrappers.TransformObservation):
+    """Applies ``func`` to every observation; any array library passes through untouched.
+
+    Identical to :class:`gymnasium.wrappers.TransformObservation` (same
+    arguments): anywrap adds nothing but the promise that no array is converted
+    on the way. Give ``observation_space`` when ``func`` changes the bounds.
+
+    Example:
+        >>> import gymnasium as gym
+        >>> import anywrap
+        >>> env = anywrap.TransformObservation(gym.make("CartPole-v1"), lambda o: o * 2, None)
+        >>> obs, _ = env.reset(seed=0)
+        >>> obs.shape
+        (4,)
+    """
+
+    def __init__(
+        self,
+        env: gym.Env,
+        func: Callable[[Any], Any],
+        observation_space: gym.Space | None,
+    ) -> None:
+        """Wrap ``env`` so that observations pass through ``func``."""
+        super().__init__(env, func, observation_space)

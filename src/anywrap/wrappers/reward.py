@@ -1,0 +1,134 @@
+"""Reward wrappers for a single env: NormalizeReward, TransformReward."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from anywrap import xp as axp
+from anywrap._shell import RunningStats, StatefulShell, check_epsilon, check_gamma, resolve_dtype
+from anywrap.transforms.returns import Returns, init_returns, normalize_reward
+
+__all__ = ["NormalizeReward", "TransformReward"]
+
+
+class NormalizeReward(StatefulShell, gym.Wrapper, gym.utils.RecordConstructorArgs):
+    """Scales rewards by the running standard deviation of the discounted return.
+
+    .. math::
+
+        G \\leftarrow \\gamma G (1 - \\text{terminated}) + r, \\qquad
+        \\tilde r = r / \\sqrt{\\operatorname{Var}[G] + \\epsilon}
+
+    Drop-in for :class:`gymnasium.wrappers.NormalizeReward`: same arguments,
+    attributes (``return_rms``, ``discounted_reward``, ``update_running_mean``)
+    and numbers, quirks included:
+
+    * ``G`` is reset by ``terminated`` only: never by ``truncated``, and never
+      by ``reset()``. It is Gymnasium's behaviour, kept because it changes
+      the numbers.
+    * The mean of ``G`` is not subtracted from the reward.
+
+    Additions: any array library in, the same library out, on its device;
+    ``stats_dtype`` (default float64, float32 on JAX without x64);
+    non-finite rewards are left out of ``G`` and the statistics (and returned
+    as they are); ``state_dict()`` / ``load_state_dict()``.
+
+    Example:
+        >>> import gymnasium as gym
+        >>> import anywrap
+        >>> env = anywrap.NormalizeReward(gym.make("MountainCarContinuous-v0"), gamma=0.99)
+        >>> _ = env.reset(seed=123)
+        >>> _, reward, *_ = env.step(env.action_space.sample())
+        >>> type(reward).__name__, float(env.return_rms.count) > 1
+        ('float64', True)
+
+    Change logs:
+     * v0.1.0 - Initially added, matching Gymnasium 1.4.
+    """
+
+    def __init__(
+        self,
+        env: gym.Env,
+        gamma: float = 0.99,
+        epsilon: float = 1e-8,
+        *,
+        stats_dtype: str = "float64",
+    ) -> None:
+        """Wrap ``env``.
+
+        Args:
+            env: The env to wrap.
+            gamma: Discount factor of the return, in [0, 1].
+            epsilon: Added to the variance under the square root (strictly positive).
+            stats_dtype: dtype of the return and its statistics.
+        """
+        check_gamma("anywrap.NormalizeReward", gamma)
+        check_epsilon("anywrap.NormalizeReward", epsilon)
+        gym.utils.RecordConstructorArgs.__init__(self, gamma=gamma, epsilon=epsilon)
+        gym.Wrapper.__init__(self, env)
+        self.gamma, self.epsilon, self.stats_dtype = gamma, epsilon, stats_dtype
+        self._update_running_mean = True
+        self._state = self._fresh_state(np, "cpu")
+        self._step = {
+            u: axp.Compiled(
+                partial(normalize_reward, gamma=gamma, epsilon=epsilon, update=u), 1
+            )
+            for u in (True, False)
+        }
+
+    def _fresh_state(self, xp: Any, device: Any) -> Returns:
+        dtype = resolve_dtype(xp, self.stats_dtype, device)
+        return init_returns((), xp=xp, acc_dtype=dtype, stats_dtype=dtype, device=device)
+
+    @property
+    def update_running_mean(self) -> bool:
+        """Whether the statistics learn from new rewards (switch off for evaluation)."""
+        return self._update_running_mean
+
+    @update_running_mean.setter
+    def update_running_mean(self, setting: bool) -> None:
+        self._update_running_mean = bool(setting)
+
+    @property
+    def return_rms(self) -> RunningStats:
+        """Running statistics of the discounted return: ``mean``, ``var``, ``count``."""
+        return RunningStats(self, lambda s: s.rms, lambda s, v: s._replace(rms=v))
+
+    @property
+    def discounted_reward(self) -> Any:
+        """The running discounted return ``G`` (Gymnasium keeps it in a 1-element array)."""
+        xp = self._xp
+        return xp.reshape(self._state.accumulated, (1,))
+
+    def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        """Step the env and return its reward scaled."""
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        self._follow(reward)
+        self._state, scaled = self._step[self._update_running_mean](
+            self._state, reward, terminated, None
+        )
+        return obs, scaled, terminated, truncated, info
+
+
+class TransformReward(gym.wrappers.TransformReward):
+    """Applies ``func`` to every reward; any array library passes through untouched.
+
+    Identical to :class:`gymnasium.wrappers.TransformReward` (same arguments).
+
+    Example:
+        >>> import gymnasium as gym
+        >>> import anywrap
+        >>> env = anywrap.TransformReward(gym.make("CartPole-v1"), lambda r: 2 * r)
+        >>> _ = env.reset(seed=0)
+        >>> env.step(0)[1]
+        2.0
+    """
+
+    def __init__(self, env: gym.Env, func: Callable[[Any], Any]) -> None:
+        """Wrap ``env`` so that rewards pass through ``func``."""
+        super().__init__(env, func)
