@@ -9,12 +9,21 @@ Example:
 
 from __future__ import annotations
 
+from typing import Any
+
 from anywrap.xp import Array, namespace
 
 __all__ = ["clip_action"]
 
 
-def clip_action(action: Array, low: Array, high: Array) -> Array:
-    """``min(max(action, low), high)`` elementwise, in the action's dtype and device."""
+def clip_action(action: Array, low: Array, high: Array, dtype: Any = None) -> Array:
+    """``min(max(action, low), high)`` elementwise, on the action's device.
+
+    The result keeps the action's dtype, or takes ``dtype`` when given (the
+    vector wrapper casts to the action space's dtype, as Gymnasium's does).
+    """
     xp = namespace(action)
-    return xp.clip(action, low, high)
+    out = xp.clip(action, low, high)
+    if dtype is not None and out.dtype != dtype:
+        out = xp.astype(out, dtype)
+    return out

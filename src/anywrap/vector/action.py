@@ -18,7 +18,8 @@ __all__ = ["ClipAction"]
 class ClipAction(VectorActionWrapper, gym.utils.RecordConstructorArgs):
     """Clips each sub-env's action to the Box bounds, in the actions' own library.
 
-    Drop-in for :class:`gymnasium.wrappers.vector.ClipAction`. A batch of
+    Drop-in for :class:`gymnasium.wrappers.vector.ClipAction`, whose output
+    takes the action space's dtype (a Gymnasium quirk kept for parity). A batch of
     actions of the wrong shape, library or device is refused with a clear
     error; a tensor batch is clipped on its device.
 
@@ -30,7 +31,7 @@ class ClipAction(VectorActionWrapper, gym.utils.RecordConstructorArgs):
         >>> envs = anywrap.vector.ClipAction(envs)
         >>> envs.actions(np.array([[5.0], [-5.0]]))
         array([[ 1.],
-               [-1.]])
+               [-1.]], dtype=float32)
     """
 
     def __init__(self, env: VectorEnv) -> None:

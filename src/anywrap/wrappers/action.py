@@ -25,7 +25,8 @@ class ActionBounds:
     def __init__(self, owner: Any, space: gym.spaces.Box, batch: tuple[int, ...] = ()) -> None:
         self.owner, self.space = owner, space
         self.shape = batch + tuple(space.shape)
-        self._cache: dict[tuple[type, str], tuple[Any, Any]] = {}
+        self.batched = bool(batch)
+        self._cache: dict[tuple[type, str], tuple[Any, Any, Any]] = {}
         self.env_type: type | None = None
         self.env_device: Any = None
 
@@ -35,8 +36,12 @@ class ActionBounds:
         if not axp.is_host(leaf):
             self.env_type, self.env_device = type(leaf), axp.device(leaf)
 
-    def check(self, action: Any) -> tuple[Any, Any, Any]:
-        """``(action, low, high)`` in the action's library, or a clear error."""
+    def check(self, action: Any) -> tuple[Any, Any, Any, Any]:
+        """``(action, low, high, dtype)`` in the action's library, or a clear error.
+
+        ``dtype`` is the space's dtype in the action's library for a batched
+        (vector) action, else None (keep the action's dtype).
+        """
         if isinstance(action, (list, tuple, int, float)):
             action = np.asarray(action)
         host = axp.is_host(action)
@@ -66,8 +71,9 @@ class ActionBounds:
             if xp is not np:
                 low = xp.asarray(low, device=dev)
                 high = xp.asarray(high, device=dev)
-            bounds = self._cache[key] = (low, high)
-        return action, bounds[0], bounds[1]
+            dtype = getattr(xp, self.space.dtype.name) if self.batched else None
+            bounds = self._cache[key] = (low, high, dtype)
+        return action, *bounds
 
 
 class ClipAction(gym.ActionWrapper, gym.utils.RecordConstructorArgs):

@@ -1,0 +1,276 @@
+"""Adapters from JAX-native environment libraries to the functional protocol.
+
+* :func:`from_brax`: ``brax.envs.Env`` (``reset(rng) -> State``, ``step(state,
+  action) -> State``); MuJoCo Playground's ``MjxEnv`` has the same shape.
+* :func:`from_gymnax`: gymnax environments, both the 1.x 6-tuple step
+  ``(obs, state, reward, terminated, truncated, info)`` and the older 5-tuple
+  ``(obs, state, reward, done, info)``. gymnax resets inside ``step``
+  (SAME_STEP autoreset); the adapter carries the step key in its state.
+* :func:`from_func_env`: Gymnasium's functional ``FuncEnv`` (e.g.
+  ``gymnasium.envs.phys2d.pendulum.PendulumFunctional``), with an optional
+  time limit. It does not reset itself: wrap it in :class:`AutoReset`.
+
+None of these libraries is imported until its adapter is called.
+
+Example:
+    >>> import gymnax
+    >>> from anywrap import functional as F
+    >>> env = F.VmapWrapper(F.from_gymnax(gymnax.make("CartPole-v1")[0]), 32)
+    >>> env.num_envs, env.autoreset_mode.name
+    (32, 'SAME_STEP')
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import gymnasium as gym
+import jax
+import jax.numpy as jnp
+import numpy as np
+from gymnasium.vector import AutoresetMode
+
+from .core import Step
+
+__all__ = ["BraxEnv", "FuncEnvAdapter", "GymnaxEnv", "from_brax", "from_func_env", "from_gymnax"]
+
+
+# ----------------------------------------------------------------------- brax
+class BraxEnv:
+    """A Brax / MuJoCo Playground env seen through the functional protocol.
+
+    The state is the library's own ``State``. ``terminated`` is ``done`` where
+    ``state.info["truncation"]`` (set by Brax's ``EpisodeWrapper``) is not,
+    and ``truncated`` is that flag. ``info`` holds ``state.metrics``.
+    """
+
+    def __init__(
+        self,
+        env: Any,
+        *,
+        num_envs: int | None = None,
+        autoreset_mode: AutoresetMode | None = None,
+    ) -> None:
+        for name in ("reset", "step"):
+            if not callable(getattr(env, name, None)):
+                raise TypeError(f"from_brax: expected a Brax-like env with {name}(), got {env!r}")
+        self.env = env
+        found_batch, found_autoreset = _brax_wrappers(env)
+        self.num_envs = num_envs if num_envs is not None else found_batch
+        if autoreset_mode is None:
+            autoreset_mode = AutoresetMode.SAME_STEP if found_autoreset else AutoresetMode.DISABLED
+        self.autoreset_mode = autoreset_mode
+        obs_size = env.observation_size
+        if isinstance(obs_size, int):
+            self.observation_space: gym.Space = gym.spaces.Box(-np.inf, np.inf, (obs_size,), np.float32)
+        else:
+            self.observation_space = gym.spaces.Dict(
+                {
+                    k: gym.spaces.Box(-np.inf, np.inf, (v,) if isinstance(v, int) else tuple(v), np.float32)
+                    for k, v in obs_size.items()
+                }
+            )
+        self.action_space = gym.spaces.Box(-1.0, 1.0, (env.action_size,), np.float32)
+
+    def reset(self, key: jax.Array) -> tuple[Any, Any]:
+        state = self.env.reset(key)
+        return state.obs, state
+
+    def step(self, state: Any, action: Any) -> Step:
+        s = self.env.step(state, action)
+        done = s.done.astype(bool)
+        trunc = s.info.get("truncation") if hasattr(s.info, "get") else None
+        truncated = jnp.zeros_like(done) if trunc is None else trunc.astype(bool) & done
+        terminated = done & ~truncated
+        return Step(s.obs, s, s.reward, terminated, truncated, dict(s.metrics))
+
+    def __repr__(self) -> str:
+        return f"<BraxEnv {type(self.env).__name__}>"
+
+
+def _brax_wrappers(env: Any) -> tuple[int | None, bool]:
+    """Batch size and autoreset found among Brax / Playground wrappers (by class name)."""
+    batch, autoreset = None, False
+    e = env
+    for _ in range(64):
+        name = type(e).__name__
+        if name == "VmapWrapper" and batch is None:
+            batch = getattr(e, "batch_size", None)
+        if "AutoReset" in name:
+            autoreset = True
+        nxt = getattr(e, "env", None)
+        if nxt is None or nxt is e:
+            break
+        e = nxt
+    return batch, autoreset
+
+
+def from_brax(
+    env: Any, *, num_envs: int | None = None, autoreset_mode: AutoresetMode | None = None
+) -> BraxEnv:
+    """Adapt a ``brax.envs.Env`` (or MuJoCo Playground ``MjxEnv``) to the functional protocol.
+
+    Batch size and autoreset are read from Brax's ``VmapWrapper`` /
+    ``AutoResetWrapper`` in the env's wrapper chain; pass them to override.
+    A bare env gives an unbatched, non-resetting env: compose it as
+    ``VmapWrapper(AutoReset(from_brax(env)), n)``. Brax's own
+    ``AutoResetWrapper`` reports no final observation; :class:`AutoReset` does.
+
+    Example:
+        >>> from brax import envs
+        >>> from brax.envs.wrappers.training import EpisodeWrapper
+        >>> env = from_brax(EpisodeWrapper(envs.get_environment("fast"), 10, 1))
+        >>> env.num_envs is None, env.autoreset_mode.name
+        (True, 'DISABLED')
+    """
+    return BraxEnv(env, num_envs=num_envs, autoreset_mode=autoreset_mode)
+
+
+# --------------------------------------------------------------------- gymnax
+class GymnaxState(NamedTuple):
+    """The gymnax env state plus the key of the next step."""
+
+    env_state: Any
+    key: jax.Array
+
+
+class GymnaxEnv:
+    """A gymnax env seen through the functional protocol (SAME_STEP autoreset)."""
+
+    num_envs = None
+    autoreset_mode = AutoresetMode.SAME_STEP
+
+    def __init__(self, env: Any, params: Any = None) -> None:
+        if not hasattr(env, "step_env") or not hasattr(env, "default_params"):
+            raise TypeError(f"from_gymnax: expected a gymnax Environment, got {env!r}")
+        self.env = env
+        self.params = env.default_params if params is None else params
+        self.observation_space = gymnax_to_gymnasium_space(env.observation_space(self.params))
+        self.action_space = gymnax_to_gymnasium_space(env.action_space(self.params))
+
+    def reset(self, key: jax.Array) -> tuple[Any, Any]:
+        key, sub = jax.random.split(key)
+        obs, st = self.env.reset(sub, self.params)
+        return obs, GymnaxState(st, key)
+
+    def step(self, state: GymnaxState, action: Any) -> Step:
+        key, sub = jax.random.split(state.key)
+        out = self.env.step(sub, state.env_state, action, self.params)
+        if len(out) == 6:  # gymnax >= 1.0
+            obs, st, reward, terminated, truncated, info = out
+            info = dict(info)
+            info.pop("terminated", None)
+            info.pop("truncated", None)
+            if "final_observation" in info:
+                info["final_obs"] = info.pop("final_observation")
+        elif len(out) == 5:  # gymnax < 1.0: done covers the time limit too
+            obs, st, reward, done, info = out
+            info = dict(info)
+            terminated = jnp.asarray(done, dtype=bool)
+            truncated = jnp.zeros_like(terminated)
+        else:
+            raise TypeError(f"from_gymnax: step returned {len(out)} values; expected 5 or 6")
+        return Step(
+            obs,
+            GymnaxState(st, key),
+            jnp.asarray(reward),
+            jnp.asarray(terminated, dtype=bool),
+            jnp.asarray(truncated, dtype=bool),
+            info,
+        )
+
+    def __repr__(self) -> str:
+        return f"<GymnaxEnv {self.env.name}>"
+
+
+def from_gymnax(env: Any, params: Any = None) -> GymnaxEnv:
+    """Adapt a gymnax environment (unbatched; wrap in :class:`VmapWrapper` for a batch).
+
+    Example:
+        >>> import gymnax, jax
+        >>> env = from_gymnax(gymnax.make("Pendulum-v1")[0])
+        >>> obs, state = env.reset(jax.random.key(0))
+        >>> obs.shape
+        (3,)
+    """
+    return GymnaxEnv(env, params)
+
+
+def gymnax_to_gymnasium_space(space: Any) -> gym.Space:
+    """The gymnasium equivalent of a gymnax Box / Discrete / Dict / Tuple space."""
+    name = type(space).__name__
+    if name == "Box":
+        shape = tuple(space.shape)
+        low = np.broadcast_to(np.asarray(space.low, dtype=space.dtype), shape)
+        high = np.broadcast_to(np.asarray(space.high, dtype=space.dtype), shape)
+        return gym.spaces.Box(low, high, shape, np.dtype(space.dtype))
+    if name == "Discrete":
+        return gym.spaces.Discrete(int(space.n))
+    if name == "Dict":
+        return gym.spaces.Dict({k: gymnax_to_gymnasium_space(v) for k, v in space.spaces.items()})
+    if name == "Tuple":
+        return gym.spaces.Tuple(tuple(gymnax_to_gymnasium_space(v) for v in space.spaces))
+    raise TypeError(f"gymnax space {space!r} has no gymnasium equivalent here")
+
+
+# ------------------------------------------------------------ Gymnasium FuncEnv
+class FuncEnvState(NamedTuple):
+    """A FuncEnv's state, the key of the next step, and the step count (time limit)."""
+
+    env_state: Any
+    key: jax.Array
+    steps: jax.Array
+
+
+class FuncEnvAdapter:
+    """A Gymnasium ``FuncEnv`` seen through the functional protocol (no autoreset)."""
+
+    num_envs = None
+    autoreset_mode = AutoresetMode.DISABLED
+
+    def __init__(self, env: Any, max_episode_steps: int = 0, params: Any = None) -> None:
+        for name in ("initial", "transition", "observation", "reward", "terminal"):
+            if not callable(getattr(env, name, None)):
+                raise TypeError(f"from_func_env: expected a gymnasium FuncEnv, got {env!r}")
+        self.env = env
+        self.params = getattr(env, "default_params", None) if params is None else params
+        self.max_episode_steps = max_episode_steps
+        self.observation_space = env.observation_space
+        self.action_space = env.action_space
+
+    def _kw(self) -> dict[str, Any]:
+        return {} if self.params is None else {"params": self.params}
+
+    def reset(self, key: jax.Array) -> tuple[Any, Any]:
+        key, k_init, k_obs = jax.random.split(key, 3)
+        s = self.env.initial(k_init, **self._kw())
+        obs = self.env.observation(s, k_obs, **self._kw())
+        return obs, FuncEnvState(s, key, jnp.zeros((), jnp.int32))
+
+    def step(self, state: FuncEnvState, action: Any) -> Step:
+        key, k = jax.random.split(state.key)
+        kw = self._kw()
+        nxt = self.env.transition(state.env_state, action, k, **kw)
+        reward = self.env.reward(state.env_state, action, nxt, k, **kw)
+        terminated = jnp.asarray(self.env.terminal(nxt, k, **kw), dtype=bool)
+        steps = state.steps + 1
+        if self.max_episode_steps > 0:
+            truncated = steps >= self.max_episode_steps
+        else:
+            truncated = jnp.zeros_like(terminated)
+        obs = self.env.observation(nxt, k, **kw)
+        info = dict(self.env.transition_info(state.env_state, action, nxt, **kw))
+        return Step(obs, FuncEnvState(nxt, key, steps), jnp.asarray(reward), terminated, truncated, info)
+
+    def __repr__(self) -> str:
+        return f"<FuncEnvAdapter {type(self.env).__name__}>"
+
+
+def from_func_env(env: Any, max_episode_steps: int = 0, params: Any = None) -> FuncEnvAdapter:
+    """Adapt a Gymnasium ``FuncEnv``; ``max_episode_steps > 0`` adds a time limit.
+
+    Example:
+        >>> from gymnasium.envs.phys2d.pendulum import PendulumFunctional
+        >>> env = AutoReset(from_func_env(PendulumFunctional(), max_episode_steps=200))  # doctest: +SKIP
+    """
+    return FuncEnvAdapter(env, max_episode_steps, params)
