@@ -222,7 +222,8 @@ def _to_jax(x: Any, device: Any) -> Any:
             y = jax.dlpack.from_dlpack(x)
         except Exception:  # a stride JAX cannot share, or an unshareable source
             y = jax.numpy.asarray(np.ascontiguousarray(_host_numpy(x)))
-        if str(y.dtype) != src_dtype and src_dtype not in _warned_narrowing:
+        # Narrowed integers (actions, counts) are harmless; narrowed floats lose precision.
+        if src_dtype == "float64" and str(y.dtype) != src_dtype and not _warned_narrowing:
             _warned_narrowing.add(src_dtype)
             warnings.warn(
                 f"JAX holds {src_dtype} as {y.dtype} (jax_enable_x64 is off): the conversion "

@@ -128,10 +128,15 @@ def from_brax(
 
 # --------------------------------------------------------------------- gymnax
 class GymnaxState(NamedTuple):
-    """The gymnax env state plus the key of the next step."""
+    """The gymnax env state, this env's key and its step counter.
+
+    Step ``t`` uses ``fold_in(key, t)``: one hash per env per step, as cheap
+    as splitting one key into a batch of keys outside the env.
+    """
 
     env_state: Any
     key: jax.Array
+    t: jax.Array
 
 
 class GymnaxEnv:
@@ -151,10 +156,10 @@ class GymnaxEnv:
     def reset(self, key: jax.Array) -> tuple[Any, Any]:
         key, sub = jax.random.split(key)
         obs, st = self.env.reset(sub, self.params)
-        return obs, GymnaxState(st, key)
+        return obs, GymnaxState(st, key, jnp.zeros((), jnp.uint32))
 
     def step(self, state: GymnaxState, action: Any) -> Step:
-        key, sub = jax.random.split(state.key)
+        sub = jax.random.fold_in(state.key, state.t)
         out = self.env.step(sub, state.env_state, action, self.params)
         if len(out) == 6:  # gymnax >= 1.0
             obs, st, reward, terminated, truncated, info = out
@@ -172,7 +177,7 @@ class GymnaxEnv:
             raise TypeError(f"from_gymnax: step returned {len(out)} values; expected 5 or 6")
         return Step(
             obs,
-            GymnaxState(st, key),
+            GymnaxState(st, state.key, state.t + 1),
             jnp.asarray(reward),
             jnp.asarray(terminated, dtype=bool),
             jnp.asarray(truncated, dtype=bool),

@@ -89,10 +89,10 @@ def reset_episodes(state: Episodes, mask: Array | None, now: float) -> Episodes:
     if mask is None:
         mask = xp.ones(state.returns.shape, dtype=xp.bool, device=device(state.returns))
     return state._replace(
-        returns=xp.where(mask, xp.zeros_like(state.returns), state.returns),
-        lengths=xp.where(mask, xp.zeros_like(state.lengths), state.lengths),
+        returns=xp.where(mask, 0.0, state.returns),
+        lengths=xp.where(mask, 0, state.lengths),
         start_time=xp.where(mask, xp.asarray(now, dtype=state.start_time.dtype), state.start_time),
-        prev_done=xp.where(mask, xp.zeros_like(state.prev_done), state.prev_done),
+        prev_done=xp.where(mask, False, state.prev_done),
     )
 
 
@@ -126,46 +126,46 @@ def step_episodes(
     *,
     now: Any,
     same_step: bool = False,
-    record: bool = True,
-) -> tuple[Episodes, EpisodeOutput]:
+    report: bool = True,
+) -> tuple[Episodes, EpisodeOutput | None]:
     """Advance every environment's episode by one step.
 
     ``now`` is the wall time in seconds (a scalar or 0-d array); the reported
-    time is ``round(now - start, 6)`` as in Gymnasium. ``record=False`` skips
-    the recent-episode buffer and the episode count: only valid when the
-    caller knows that no episode ended (a host value it may inspect).
+    time is ``round(now - start, 6)`` as in Gymnasium. ``report=False`` skips
+    the report, the recent-episode buffer and the episode count, and returns
+    ``None`` for the output: only valid when the caller knows that no episode
+    ended (a host value it may inspect).
     """
     xp = namespace(state.returns, reward)
-    reward = xp.asarray(reward)
     done = xp.logical_or(xp.asarray(terminated), xp.asarray(truncated))
     returns, lengths, start = state.returns, state.lengths, state.start_time
-    now = xp.asarray(now, dtype=start.dtype)
+    if not same_step or report:
+        now = xp.asarray(now, dtype=start.dtype)
     if not same_step:  # the step after a done is the reset step: restart there
         fresh = state.prev_done
-        returns = xp.where(fresh, xp.zeros_like(returns), returns + reward)
-        lengths = xp.where(fresh, xp.zeros_like(lengths), lengths + 1)
+        returns = xp.where(fresh, 0.0, returns + reward)
+        lengths = xp.where(fresh, 0, lengths + 1)
         start = xp.where(fresh, now, start)
     else:
         returns = returns + reward
         lengths = lengths + 1
+    new = state._replace(returns=returns, lengths=lengths, start_time=start, prev_done=done)
+    if not report:
+        return new, None
     elapsed = xp.round((now - start) * 1e6) / 1e6
     out = EpisodeOutput(
-        returns=xp.where(done, returns, xp.zeros_like(returns)),
-        lengths=xp.where(done, lengths, xp.zeros_like(lengths)),
-        times=xp.where(done, elapsed, xp.zeros_like(elapsed)),
+        returns=xp.where(done, returns, 0.0),
+        lengths=xp.where(done, lengths, 0),
+        times=xp.where(done, elapsed, 0.0),
         done=done,
     )
-    new = state._replace(prev_done=done)
-    if record:
-        new = _record(new, returns, lengths, elapsed, done)
-    if same_step:
+    new = _record(new, returns, lengths, elapsed, done)
+    if same_step:  # the done envs were reset within this step: restart them now
         new = new._replace(
-            returns=xp.where(done, xp.zeros_like(returns), returns),
-            lengths=xp.where(done, xp.zeros_like(lengths), lengths),
+            returns=xp.where(done, 0.0, returns),
+            lengths=xp.where(done, 0, lengths),
             start_time=xp.where(done, now, start),
         )
-    else:
-        new = new._replace(returns=returns, lengths=lengths, start_time=start)
     return new, out
 
 

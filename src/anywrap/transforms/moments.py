@@ -34,7 +34,7 @@ from types import ModuleType
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from anywrap.xp import Array, device, namespace, wide_float
+from anywrap.xp import Array, device, is_floating, namespace, wide_float
 
 __all__ = [
     "Moments",
@@ -46,6 +46,7 @@ __all__ = [
     "normalize",
     "total_count",
     "update_moments",
+    "update_moments_one",
 ]
 
 COUNT_EPSILON = 1e-4
@@ -113,8 +114,8 @@ def _add_count(hi: Array, lo: Array, n: Array | int) -> tuple[Array, Array]:
 def merge_moments(m: Moments, batch_mean: Array, batch_var: Array, batch_count: Any) -> Moments:
     """Merge a batch's mean, population variance and size into ``m`` (Chan's formula).
 
-    ``batch_count`` may be a Python int or a 0-d array; a zero count is not
-    allowed here (use :func:`update_moments` with a mask, which guards it).
+    ``batch_count`` may be a Python int or a 0-d array; an array count of
+    zero leaves ``m`` unchanged.
     """
     xp = namespace(m.mean)
     dtype = m.mean.dtype
@@ -127,6 +128,10 @@ def merge_moments(m: Moments, batch_mean: Array, batch_var: Array, batch_count: 
     mean = m.mean + delta * n / tot
     m2 = m.var * count + batch_var * n + xp.square(delta) * count * n / tot
     var = m2 / tot
+    if not isinstance(batch_count, int):
+        # An empty batch moves the mean and count by exactly nothing, but
+        # var * n / n can round: keep the old variance to the bit.
+        var = xp.where(batch_count > 0, var, m.var)
     if mean.dtype != dtype:  # a batch wider than the statistics
         mean, var = xp.astype(mean, dtype), xp.astype(var, dtype)
     return Moments(mean=mean, var=var, count=hi, count_lo=lo)
@@ -187,24 +192,40 @@ def update_moments(
     xp = namespace(m.mean, x)
     # Like NumPy (and so Gymnasium), the batch's own moments are taken in its
     # own float dtype; only the merge is in the statistics dtype.
-    if not xp.isdtype(x.dtype, "real floating"):
+    if not is_floating(xp, x.dtype):
         x = xp.astype(x, m.mean.dtype)
     if skip_nonfinite:
         ok = finite_rows(x)
         mask = ok if mask is None else xp.logical_and(mask, ok)
-    if x.shape[0] == 1 and reduce is None:  # one sample: its own mean, zero variance
-        sample = x[0, ...]
-        new = merge_moments(m, sample, xp.zeros_like(sample), 1)
-        if mask is None:
-            return new
-        keep = mask[0]
-    elif mask is None and reduce is None:
+    if x.shape[0] == 1 and reduce is None:
+        return update_moments_one(m, x[0, ...], None if mask is None else mask[0],
+                                  skip_nonfinite=False)
+    if mask is None and reduce is None:
         return merge_moments(m, *batch_moments(x))
-    else:
-        mean, var, n = batch_moments(x, mask, reduce)
-        new = merge_moments(m, mean, var, n)
-        keep = n > 0
-    return Moments(*(xp.where(keep, a, b) for a, b in zip(new, m)))
+    return merge_moments(m, *batch_moments(x, mask, reduce))
+
+
+def update_moments_one(
+    m: Moments, sample: Array, keep: Array | None = None, *, skip_nonfinite: bool = True
+) -> Moments:
+    """Update ``m`` with one unbatched sample: its own mean, zero variance.
+
+    ``keep`` (a 0-d bool) leaves the sample out when False, as do non-finite
+    entries when ``skip_nonfinite``. Same numbers as :func:`update_moments` on
+    a batch of one, with fewer operations (it runs every step of a single env).
+    """
+    xp = namespace(m.mean, sample)
+    if not is_floating(xp, sample.dtype):
+        sample = xp.astype(sample, m.mean.dtype)
+    if skip_nonfinite:
+        ok = xp.isfinite(sample)
+        if sample.ndim:
+            ok = xp.all(ok)
+        keep = ok if keep is None else xp.logical_and(keep, ok)
+    if keep is None:
+        return merge_moments(m, sample, 0.0, 1)
+    sample = xp.where(keep, sample, m.mean)  # a left-out sample moves nothing
+    return merge_moments(m, sample, 0.0, xp.astype(keep, m.count.dtype))
 
 
 def normalize(m: Moments, x: Array, epsilon: float) -> Array:

@@ -19,7 +19,14 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
-from anywrap.transforms.moments import Moments, Reduce, init_moments, normalize, update_moments
+from anywrap.transforms.moments import (
+    Moments,
+    Reduce,
+    init_moments,
+    normalize,
+    update_moments,
+    update_moments_one,
+)
 from anywrap.transforms.tree import tree_map, unzip
 from anywrap.xp import Array, namespace
 
@@ -93,13 +100,14 @@ def normalize_observation(
 def normalize_single_observation(
     stats: Any, obs: Any, *, epsilon: float, update: bool = True, out_dtype: str = "float32"
 ) -> tuple[Any, Any]:
-    """:func:`normalize_observation` for one unbatched observation (a batch of one)."""
+    """:func:`normalize_observation` for one unbatched observation."""
 
-    def add_batch(x: Array) -> Array:
-        xp = namespace(x)
-        return xp.expand_dims(xp.asarray(x), axis=0)
+    def leaf(m: Moments, x: Array) -> tuple[Moments, Array]:
+        xp = namespace(m.mean, x)
+        if update:
+            m = update_moments_one(m, xp.asarray(x))
+        return m, xp.astype(normalize(m, x, epsilon), getattr(xp, out_dtype))
 
-    stats, out = normalize_observation(
-        stats, tree_map(add_batch, obs), epsilon=epsilon, update=update, out_dtype=out_dtype
-    )
-    return stats, tree_map(lambda y: y[0, ...], out)
+    if isinstance(stats, Moments):
+        return leaf(stats, obs)
+    return unzip(tree_map(leaf, stats, obs), stats, 2)  # type: ignore[return-value]

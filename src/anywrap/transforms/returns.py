@@ -32,8 +32,14 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from anywrap.transforms.moments import Moments, Reduce, init_moments, update_moments
-from anywrap.xp import Array, namespace
+from anywrap.transforms.moments import (
+    Moments,
+    Reduce,
+    init_moments,
+    update_moments,
+    update_moments_one,
+)
+from anywrap.xp import Array, is_floating, namespace
 
 __all__ = [
     "Returns",
@@ -103,24 +109,32 @@ def update_returns(
     xp = namespace(state.accumulated, reward)
     reward = xp.asarray(reward)
     acc = state.accumulated
-    not_term = xp.astype(xp.logical_not(xp.asarray(terminated)), acc.dtype)
+    terminated = xp.asarray(terminated)
     # Gymnasium multiplies in the accumulator's dtype, adds in the reward's, and
     # stores in the accumulator's: kept for bit-level parity.
-    new_acc = xp.astype(acc * gamma * not_term + reward, acc.dtype)
+    new_acc = xp.where(terminated, 0.0, acc * gamma) + reward
+    if new_acc.dtype != acc.dtype:
+        new_acc = xp.astype(new_acc, acc.dtype)
     active = xp.isfinite(reward)
     if skip_after_done:
         active = xp.logical_and(active, xp.logical_not(state.prev_done))
     acc = xp.where(active, new_acc, acc)
     rms = state.rms
-    if update_stats:
+    if update_stats and acc.ndim == 0:  # a single env
+        rms = update_moments_one(rms, acc, active, skip_nonfinite=False)
+    elif update_stats:
         rms = update_moments(
-            rms, xp.reshape(acc, (-1,)), xp.reshape(active, (-1,)), reduce=reduce
+            rms,
+            xp.reshape(acc, (-1,)),
+            xp.reshape(active, (-1,)),
+            skip_nonfinite=False,  # `active` already leaves non-finite rewards out
+            reduce=reduce,
         )
-    done = xp.asarray(terminated)
+    done = terminated
     if truncated is not None:
         done = xp.logical_or(done, xp.asarray(truncated))
     if zero_after_done:
-        acc = xp.where(done, xp.zeros_like(acc), acc)
+        acc = xp.where(done, 0.0, acc)
     return Returns(accumulated=acc, rms=rms, prev_done=done)
 
 
@@ -129,7 +143,7 @@ def scale_reward(state: Returns, reward: Array, epsilon: float) -> Array:
     xp = namespace(state.rms.var, reward)
     reward = xp.asarray(reward)
     scaled = reward / xp.sqrt(state.rms.var + epsilon)
-    if xp.isdtype(reward.dtype, "real floating") and scaled.dtype != reward.dtype:
+    if scaled.dtype != reward.dtype and is_floating(xp, reward.dtype):
         scaled = xp.astype(scaled, reward.dtype)
     return scaled
 
@@ -170,6 +184,6 @@ def reset_returns(state: Returns, mask: Array | None = None) -> Returns:
             accumulated=xp.zeros_like(state.accumulated), prev_done=xp.zeros_like(state.prev_done)
         )
     return state._replace(
-        accumulated=xp.where(mask, xp.zeros_like(state.accumulated), state.accumulated),
-        prev_done=xp.where(mask, xp.zeros_like(state.prev_done), state.prev_done),
+        accumulated=xp.where(mask, 0.0, state.accumulated),
+        prev_done=xp.where(mask, False, state.prev_done),
     )

@@ -42,6 +42,10 @@ class ActionBounds:
         ``dtype`` is the space's dtype in the action's library for a batched
         (vector) action, else None (keep the action's dtype).
         """
+        if type(action) is np.ndarray and action.shape == self.shape:  # the common case
+            key = (np.ndarray, "cpu")
+            if key in self._cache:
+                return (action, *self._cache[key])
         if isinstance(action, (list, tuple, int, float)):
             action = np.asarray(action)
         host = axp.is_host(action)

@@ -74,7 +74,10 @@ class RecordEpisodeStatistics(StatefulShell, gym.Wrapper, gym.utils.RecordConstr
         self._t0 = time.perf_counter()
         self._state = init_episodes((), xp=np, buffer_length=buffer_length)
         self._step = {
-            r: axp.Compiled(partial(step_episodes, record=r), 1) for r in (True, False)
+            # A single env never autoresets: an episode restarts at reset() or,
+            # failing that, right after it ends (SAME_STEP bookkeeping is the cheapest).
+            r: axp.Compiled(partial(step_episodes, report=r, same_step=True), 1)
+            for r in (True, False)
         }
 
     def _now(self) -> float:
@@ -95,7 +98,7 @@ class RecordEpisodeStatistics(StatefulShell, gym.Wrapper, gym.utils.RecordConstr
         self._state, out = self._step[done](
             self._state, reward, terminated, truncated, now=self._now()
         )
-        if done:
+        if out is not None:
             assert self._stats_key not in info, (
                 f"anywrap.RecordEpisodeStatistics: info already has the key {self._stats_key!r}"
             )

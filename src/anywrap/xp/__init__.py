@@ -45,6 +45,7 @@ __all__ = [
     "describe",
     "device",
     "has_float64",
+    "is_floating",
     "is_host",
     "jit",
     "library_name",
@@ -131,6 +132,8 @@ def namespace(*arrays: Array) -> ModuleType:
             to array-api-compat; the message shows the registration that fixes it.
         TypeError: when arrays of different libraries are mixed.
     """
+    if len(arrays) == 1 and type(arrays[0]) is np.ndarray:  # the hot path on the host
+        return np
     found: ModuleType | None = None
     scalar = False
     for x in arrays:
@@ -154,6 +157,18 @@ def namespace(*arrays: Array) -> ModuleType:
             return np
         raise TypeError("namespace() needs at least one array")
     return found
+
+
+_float_dtypes: dict[Any, bool] = {}
+
+
+def is_floating(xp: ModuleType, dtype: Any) -> bool:
+    """``xp.isdtype(dtype, "real floating")``, cached (NumPy's is slow on the host)."""
+    key = (id(xp), dtype)
+    hit = _float_dtypes.get(key)
+    if hit is None:
+        hit = _float_dtypes[key] = bool(xp.isdtype(dtype, "real floating"))
+    return hit
 
 
 def library_name(x: Array) -> str:

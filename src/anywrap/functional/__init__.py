@@ -1,0 +1,91 @@
+"""Pure, jittable wrappers for JAX-native environments (Brax, gymnax, Gymnasium FuncEnv).
+
+Protocol (see ``README.md`` beside this file)::
+
+    obs, state = env.reset(key)
+    obs, state, reward, terminated, truncated, info = env.step(state, action)
+
+Wrapper state rides inside ``state``, so a whole wrapped rollout compiles
+under ``jax.jit`` / ``jax.vmap`` / ``jax.lax.scan``. Wrappers over a batched env
+(:class:`VmapWrapper`) keep one set of statistics for the whole batch.
+
+This package imports JAX; ``import anywrap`` does not import it.
+
+Example:
+    >>> import jax, gymnax
+    >>> from anywrap import functional as F
+    >>> env = F.VmapWrapper(F.from_gymnax(gymnax.make("Pendulum-v1")[0]), num_envs=64)
+    >>> env = F.NormalizeObservation(F.RecordEpisodeStatistics(F.ClipAction(env)))
+    >>> obs, state = jax.jit(env.reset)(jax.random.key(0))
+    >>> def body(state, key):
+    ...     action = jax.random.uniform(key, (64, 1), minval=-3.0, maxval=3.0)
+    ...     step = env.step(state, action)
+    ...     return step.state, step.reward
+    >>> rollout = jax.jit(lambda s, k: jax.lax.scan(body, s, jax.random.split(k, 10)))
+    >>> state, rewards = rollout(state, jax.random.key(1))
+    >>> rewards.shape
+    (10, 64)
+"""
+
+from .adapters import (
+    BraxEnv,
+    FuncEnvAdapter,
+    GymnaxEnv,
+    from_brax,
+    from_func_env,
+    from_gymnax,
+    gymnax_to_gymnasium_space,
+)
+from .core import (
+    AutoReset,
+    AutoResetState,
+    FunctionalEnv,
+    Step,
+    VmapWrapper,
+    Wrapper,
+    batch_ndim,
+    find_state,
+)
+from .vector import FunctionalVectorEnv, to_vector_env
+from .wrappers import (
+    ClipAction,
+    EpisodeStatisticsState,
+    NormalizeObservation,
+    NormalizeObservationState,
+    NormalizeReward,
+    NormalizeRewardState,
+    RecordEpisodeStatistics,
+    TransformObservation,
+    TransformReward,
+    recent_episodes,
+)
+
+__all__ = [
+    "AutoReset",
+    "AutoResetState",
+    "BraxEnv",
+    "ClipAction",
+    "EpisodeStatisticsState",
+    "FuncEnvAdapter",
+    "FunctionalEnv",
+    "FunctionalVectorEnv",
+    "GymnaxEnv",
+    "NormalizeObservation",
+    "NormalizeObservationState",
+    "NormalizeReward",
+    "NormalizeRewardState",
+    "RecordEpisodeStatistics",
+    "Step",
+    "TransformObservation",
+    "TransformReward",
+    "VmapWrapper",
+    "Wrapper",
+    "batch_ndim",
+    "find_state",
+    "from_brax",
+    "from_func_env",
+    "from_gymnax",
+    "gymnax_to_gymnasium_space",
+    "recent_episodes",
+    "to_vector_env",
+]
