@@ -35,10 +35,18 @@ from anywrap.wrappers import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "ArrayConversion",
     "ClipAction",
+    "JaxToNumpy",
+    "JaxToTorch",
     "NormalizeObservation",
     "NormalizeReward",
+    "NumpyToTorch",
     "RecordEpisodeStatistics",
+    "ToJax",
+    "ToNumpy",
+    "ToTensorFlow",
+    "ToTorch",
     "TransformObservation",
     "TransformReward",
     "functional",
@@ -49,10 +57,22 @@ __all__ = [
     "xp",
 ]
 
-_LAZY_MODULES = {"functional"}
+_LAZY_MODULES = {"functional", "convert", "demo"}
+_CONVERSIONS = {
+    "ArrayConversion",
+    "JaxToNumpy",
+    "JaxToTorch",
+    "NumpyToTorch",
+    "ToJax",
+    "ToNumpy",
+    "ToTensorFlow",
+    "ToTorch",
+}
 
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY_MODULES:
         return importlib.import_module(f"anywrap.{name}")
+    if name in _CONVERSIONS:
+        return getattr(importlib.import_module("anywrap.convert"), name)
     raise AttributeError(f"module 'anywrap' has no attribute {name!r}")

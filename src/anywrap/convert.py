@@ -35,7 +35,8 @@ What to know, honestly:
 * **PyTorch views of JAX arrays are writable**: PyTorch ignores the read-only
   flag. Writing into such a tensor changes the JAX array too; do not.
 * **NumPy -> JAX** is zero-copy only for buffers aligned to 64 bytes (JAX's
-  requirement on CPU); NumPy aligns large allocations, small ones may be copied.
+  requirement on CPU) and larger than 64 KiB: below that, JAX's DLPack import
+  costs more than a copy, so small arrays (actions, rewards) are copied.
 * **TensorFlow on GPU**: TensorFlow's DLPack import and export work for GPU
   tensors, but moving a tensor to a *different* device or library placement
   goes through TensorFlow's own copy, which for GPU tensors is known to stage
@@ -198,6 +199,11 @@ def _to_torch(x: Any, device: Any) -> Any:
     return x
 
 
+_SMALL_HOST_TO_JAX = 64 * 1024
+"""NumPy arrays up to this many bytes are copied into JAX: ``jax.dlpack.from_dlpack``
+has a fixed cost (about 85 us on CPU) that exceeds copying them (about 25 us)."""
+
+
 def _jax_device(device: Any) -> Any:
     import jax
 
@@ -219,7 +225,10 @@ def _to_jax(x: Any, device: Any) -> Any:
         if lib == "torch":
             x = x.detach()
         try:
-            y = jax.dlpack.from_dlpack(x)
+            if isinstance(x, np.ndarray) and x.nbytes <= _SMALL_HOST_TO_JAX:
+                y = jax.numpy.asarray(x)  # JAX's DLPack import costs more than this copy
+            else:
+                y = jax.dlpack.from_dlpack(x)
         except Exception:  # a stride JAX cannot share, or an unshareable source
             y = jax.numpy.asarray(np.ascontiguousarray(_host_numpy(x)))
         # Narrowed integers (actions, counts) are harmless; narrowed floats lose precision.
@@ -238,6 +247,16 @@ def _to_jax(x: Any, device: Any) -> Any:
     return x
 
 
+def _host_view(x: Any) -> np.ndarray | None:
+    """A NumPy view of a host array (None for device arrays)."""
+    if isinstance(x, np.ndarray):
+        return x
+    try:
+        return np.from_dlpack(x)
+    except Exception:
+        return None
+
+
 def _to_tensorflow(x: Any, device: Any) -> Any:
     import tensorflow as tf
 
@@ -249,7 +268,12 @@ def _to_tensorflow(x: Any, device: Any) -> Any:
         if library_of(x) == "torch":
             x = x.detach()
         try:
-            x = tf.experimental.dlpack.from_dlpack(x.__dlpack__())
+            host = _host_view(x)
+            # TensorFlow (Eigen) aborts the process on buffers not aligned to 64 bytes.
+            if host is not None and (host.ctypes.data % 64 or not host.flags.c_contiguous):
+                x = tf.convert_to_tensor(np.ascontiguousarray(host))
+            else:
+                x = tf.experimental.dlpack.from_dlpack(x.__dlpack__())
         except Exception:  # read-only NumPy, a stride TF cannot share, ...
             src = x if isinstance(x, np.ndarray) else _host_numpy(x)
             x = tf.convert_to_tensor(src)
@@ -322,7 +346,9 @@ def _check_known(x: Any, who: str) -> str:
     return lib
 
 
-def to_library(x: Array, to: str | ModuleType, device: Any = None, *, who: str = "to_library") -> Array:
+def to_library(
+    x: Array, to: str | ModuleType, device: Any = None, *, who: str = "to_library"
+) -> Array:
     """Convert one array to the library ``to`` (zero-copy where possible).
 
     Args:
@@ -400,7 +426,7 @@ def convert(
         if isinstance(v, Mapping):
             items = {k: go(u) for k, u in v.items()}
             try:
-                return type(v)(items)
+                return type(v)(items)  # type: ignore[call-arg]
             except TypeError:
                 return items
         if isinstance(v, tuple):
@@ -478,7 +504,9 @@ class ArrayConversion(gym.Wrapper, gym.utils.RecordConstructorArgs):  # type: ig
         """Wrap ``env``; see the class docstring for the arguments."""
         target = to if to is not None else target_xp
         if target is None:
-            raise TypeError(f"{type(self).__name__}: give the target library as `to=` (or target_xp)")
+            raise TypeError(
+                f"{type(self).__name__}: give the target library as `to=` (or target_xp)"
+            )
         if to is not None and target_xp is not None:
             raise TypeError(f"{type(self).__name__}: give `to=` or `target_xp`, not both")
         if device is not None and target_device is not None:
@@ -600,7 +628,9 @@ class ToTorch(ArrayConversion):
         env_device: Any = None,
     ) -> None:
         """Wrap ``env``; tensors are put on ``device`` (default: where they are)."""
-        super().__init__(env, env_xp, env_device=env_device, to="torch", device=device, scalars=scalars)
+        super().__init__(
+            env, env_xp, env_device=env_device, to="torch", device=device, scalars=scalars
+        )
 
 
 class ToJax(ArrayConversion):
@@ -623,7 +653,9 @@ class ToJax(ArrayConversion):
         env_device: Any = None,
     ) -> None:
         """Wrap ``env``; arrays are put on ``device`` (a ``jax.Device`` or ``"gpu:0"``)."""
-        super().__init__(env, env_xp, env_device=env_device, to="jax", device=device, scalars=scalars)
+        super().__init__(
+            env, env_xp, env_device=env_device, to="jax", device=device, scalars=scalars
+        )
 
 
 class ToTensorFlow(ArrayConversion):

@@ -112,7 +112,9 @@ class TensorFlowNamespace:
         return f"<namespace {self.__name__}>"
 
     # --- creation
-    def asarray(self, obj: Any, /, *, dtype: Any = None, device: Any = None, copy: Any = None) -> Any:
+    def asarray(
+        self, obj: Any, /, *, dtype: Any = None, device: Any = None, copy: Any = None
+    ) -> Any:
         """A tensor from ``obj``, cast to ``dtype`` and placed on ``device`` if given."""
         dt = _dtype(dtype)
         if isinstance(obj, tf.Tensor):
@@ -158,14 +160,23 @@ class TensorFlowNamespace:
         with _on(device):
             return tf.ones_like(x, dtype=_dtype(dtype))
 
-    def full_like(self, x: Any, fill_value: Any, /, *, dtype: Any = None, device: Any = None) -> Any:
+    def full_like(
+        self, x: Any, fill_value: Any, /, *, dtype: Any = None, device: Any = None
+    ) -> Any:
         """``fill_value`` shaped like ``x``."""
         return self.full(tuple(x.shape), fill_value, dtype=dtype or x.dtype, device=device)
 
     def arange(
-        self, start: Any, /, stop: Any = None, step: Any = 1, *, dtype: Any = None, device: Any = None
+        self,
+        start: Any,
+        /,
+        stop: Any = None,
+        step: Any = 1,
+        *,
+        dtype: Any = None,
+        device: Any = None,
     ) -> Any:
-        """``start, start + step, ...`` below ``stop`` (int32 for integer bounds unless ``dtype``)."""
+        """``start, start + step, ...`` below ``stop`` (int32 for int bounds, else ``dtype``)."""
         if stop is None:
             start, stop = 0, start
         with _on(device):
@@ -173,7 +184,9 @@ class TensorFlowNamespace:
             return t if dtype is None else tf.cast(t, _dtype(dtype))
 
     # --- dtypes
-    def astype(self, x: Any, dtype: Any, /, *, copy: builtins.bool = True, device: Any = None) -> Any:
+    def astype(
+        self, x: Any, dtype: Any, /, *, copy: builtins.bool = True, device: Any = None
+    ) -> Any:
         """``x`` cast to ``dtype``."""
         dt = _dtype(dtype)
         return x if x.dtype == dt else tf.cast(x, dt)
@@ -289,7 +302,9 @@ class TensorFlowNamespace:
         return tf.logical_not(_tensor(x))
 
     # --- reductions
-    def sum(self, x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: builtins.bool = False) -> Any:
+    def sum(
+        self, x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: builtins.bool = False
+    ) -> Any:
         """Sum over ``axis`` (bools are summed as int32)."""
         if x.dtype == tf.bool:
             x = tf.cast(x, tf.int32)
@@ -302,7 +317,13 @@ class TensorFlowNamespace:
         return tf.reduce_mean(x, axis=axis, keepdims=keepdims)
 
     def var(
-        self, x: Any, /, *, axis: Any = None, correction: float = 0.0, keepdims: builtins.bool = False
+        self,
+        x: Any,
+        /,
+        *,
+        axis: Any = None,
+        correction: float = 0.0,
+        keepdims: builtins.bool = False,
     ) -> Any:
         """Variance over ``axis``; ``correction=0`` is the population variance."""
         v = tf.math.reduce_variance(x, axis=axis, keepdims=keepdims)
@@ -355,10 +376,18 @@ class TensorFlowNamespace:
         return tf.gather(x, indices, axis=axis)
 
     def argsort(
-        self, x: Any, /, *, axis: int = -1, descending: builtins.bool = False, stable: builtins.bool = True
+        self,
+        x: Any,
+        /,
+        *,
+        axis: int = -1,
+        descending: builtins.bool = False,
+        stable: builtins.bool = True,
     ) -> Any:
         """Indices that sort ``x`` along ``axis`` (stable: ties keep their order)."""
-        return tf.argsort(x, axis=axis, direction="DESCENDING" if descending else "ASCENDING", stable=True)
+        return tf.argsort(
+            x, axis=axis, direction="DESCENDING" if descending else "ASCENDING", stable=True
+        )
 
 
 namespace = TensorFlowNamespace()

@@ -1,15 +1,33 @@
 """Vector-env shells: Gymnasium ``VectorWrapper``s whose arithmetic lives in ``anywrap.transforms``."""
 
 from anywrap.vector.action import ClipAction
+from anywrap.vector.convert import (
+    ArrayConversion,
+    JaxToNumpy,
+    JaxToTorch,
+    NumpyToTorch,
+    ToJax,
+    ToNumpy,
+    ToTensorFlow,
+    ToTorch,
+)
 from anywrap.vector.episode import RecordEpisodeStatistics
 from anywrap.vector.observation import NormalizeObservation, TransformObservation
 from anywrap.vector.reward import NormalizeReward, TransformReward
 
 __all__ = [
+    "ArrayConversion",
     "ClipAction",
+    "JaxToNumpy",
+    "JaxToTorch",
     "NormalizeObservation",
     "NormalizeReward",
+    "NumpyToTorch",
     "RecordEpisodeStatistics",
+    "ToJax",
+    "ToNumpy",
+    "ToTensorFlow",
+    "ToTorch",
     "TransformObservation",
     "TransformReward",
 ]

@@ -141,7 +141,7 @@ class ArrayConversion(VectorWrapper, gym.utils.RecordConstructorArgs):
         """Reset (options converted to the env's library) and convert obs and info."""
         if options and self._env_lib is not None:
             options = self._in(options)
-        obs, info = self.env.reset(seed=seed, options=options)
+        obs, info = self.env.reset(seed=seed, options=options)  # type: ignore[arg-type]
         self._learn_env_library(obs)
         return self._out(obs), self._out(info)
 

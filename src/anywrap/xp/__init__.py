@@ -66,6 +66,8 @@ _PLUGINS: dict[str, str] = {
     "jax": "anywrap.xp._jax",
     "jaxlib": "anywrap.xp._jax",
     "torch": "anywrap.xp._torch",
+    # Registered from outside the core, through register_namespace only.
+    "tensorflow": "anywrap.backends.tensorflow",
 }
 _loaded_plugins: set[str] = set()
 

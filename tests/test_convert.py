@@ -1,0 +1,316 @@
+"""Tests of anywrap.convert and anywrap.vector.convert (zero-copy conversion wrappers)."""
+
+from __future__ import annotations
+
+import collections
+import inspect
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from anywrap import convert as C
+from anywrap import xp as axp
+from anywrap.vector import convert as VC
+
+jax = pytest.importorskip("jax")
+jnp = pytest.importorskip("jax.numpy")
+torch = pytest.importorskip("torch")
+
+Point = collections.namedtuple("Point", "x y")
+
+
+def aligned(shape: tuple[int, ...], dtype: object = np.float32) -> np.ndarray:
+    """A NumPy array on a 64-byte boundary (JAX shares only such buffers)."""
+    dt = np.dtype(dtype)
+    n = int(np.prod(shape)) * dt.itemsize
+    raw = np.empty(n + 64, dtype=np.uint8)
+    off = -raw.ctypes.data % 64
+    a = raw[off : off + n].view(dt).reshape(shape)
+    a[...] = np.arange(a.size).reshape(shape) % 7
+    return a
+
+
+def pointer(x: object) -> int:
+    if isinstance(x, np.ndarray):
+        return int(x.ctypes.data)
+    if isinstance(x, torch.Tensor):
+        return int(x.data_ptr())
+    return int(x.unsafe_buffer_pointer())  # type: ignore[attr-defined]
+
+
+def make(lib: str, dtype: object = np.float32, shape: tuple[int, ...] = (256, 128)) -> object:
+    a = aligned(shape, dtype)
+    if lib == "numpy":
+        return a
+    if lib == "torch":
+        return torch.from_numpy(aligned(shape, dtype))
+    return jnp.asarray(a)
+
+
+LIBS = ["numpy", "jax", "torch"]
+PAIRS = [(a, b) for a in LIBS for b in LIBS if a != b]
+
+
+@pytest.mark.parametrize(("src", "dst"), PAIRS)
+def test_zero_copy_between_every_pair(src: str, dst: str) -> None:
+    x = make(src)
+    y = C.to_library(x, dst)
+    assert C.library_of(y) == dst
+    assert pointer(y) == pointer(x), f"{src} -> {dst} copied"
+    np.testing.assert_array_equal(np.asarray(C.to_library(y, "numpy")), np.asarray(make("numpy")))
+
+
+@pytest.mark.parametrize(("src", "dst"), PAIRS)
+@pytest.mark.parametrize("dtype", [np.bool_, np.uint8, np.int32, np.float32])
+def test_dtype_preserved(src: str, dst: str, dtype: object) -> None:
+    y = C.to_library(make(src, dtype, (5,)), dst)
+    assert np.dtype(str(y.dtype).replace("torch.", "")) == np.dtype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.float64])
+def test_wide_dtypes_preserved_between_numpy_and_torch(dtype: object) -> None:
+    a = aligned((4,), dtype)
+    t = C.to_library(a, torch)
+    assert t.dtype == getattr(torch, np.dtype(dtype).name)
+    assert C.to_library(t, np).dtype == np.dtype(dtype)
+
+
+def test_same_library_is_identity_and_device_moves_once() -> None:
+    t = torch.zeros(3)
+    assert C.to_library(t, "torch") is t
+    assert C.to_library(t, "torch", device="cpu") is t
+    j = C.to_library(t, "jax", device="cpu")
+    assert axp.same_device(axp.device(j), jax.devices("cpu")[0])
+    with pytest.raises(ValueError, match="host"):
+        C.to_library(t, "numpy", device="cuda:0")
+
+
+def test_tensor_requiring_grad_is_shared_detached() -> None:
+    t = torch.ones(4, requires_grad=True)
+    a = C.to_library(t, "numpy")
+    assert pointer(a) == t.data_ptr()
+
+
+def test_convert_keeps_structure() -> None:
+    final_obs = np.empty(2, dtype=object)
+    final_obs[0], final_obs[1] = jnp.ones(3), None
+    tree = {
+        "a": jnp.zeros(2),
+        "t": (jnp.ones(1, dtype=bool), [jnp.int32(3)]),
+        "p": Point(jnp.zeros(1), 1.5),
+        "s": "text",
+        "n": None,
+        "final_obs": final_obs,
+    }
+    out = C.convert(tree, "torch")
+    assert isinstance(out["a"], torch.Tensor)
+    assert out["t"][0].dtype == torch.bool and isinstance(out["t"][1], list)
+    assert out["t"][1][0].dtype == torch.int32
+    assert type(out["p"]) is Point and out["p"].y.dtype == torch.float64
+    assert out["s"] == "text" and out["n"] is None
+    assert out["final_obs"].dtype == object and isinstance(out["final_obs"][0], torch.Tensor)
+    assert out["final_obs"][1] is None
+
+
+def test_unknown_array_type_error_names_type_and_registration() -> None:
+    class Strange:
+        shape = (2,)
+        dtype = "float32"
+
+    env = TinyJaxEnv()
+    env.info_extra = Strange()
+    w = C.ToTorch(env)
+    with pytest.raises(axp.UnknownArrayTypeError) as err:
+        w.reset(seed=0)
+    msg = str(err.value)
+    assert "Strange" in msg and "ToTorch" in msg
+    assert "anywrap.xp.register_namespace(" in msg
+
+
+def test_resolve_library_accepts_names_and_modules() -> None:
+    assert C.resolve_library(jnp) == "jax"
+    assert C.resolve_library(torch) == "torch"
+    assert C.resolve_library("tf") == "tensorflow"
+    assert C.resolve_library(np) == "numpy"
+
+
+# --------------------------------------------------------------- single env
+class TinyJaxEnv(gym.Env):  # type: ignore[type-arg]
+    """A hand-made JAX environment that remembers what it returned and received."""
+
+    observation_space = gym.spaces.Box(-np.inf, np.inf, (4,), np.float32)
+    action_space = gym.spaces.Discrete(2)
+    metadata = {"render_modes": ["rgb_array"]}
+    render_mode = "rgb_array"
+
+    def __init__(self) -> None:
+        self.info_extra: object = None
+        self.t = 0
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):  # type: ignore[no-untyped-def]
+        super().reset(seed=seed)
+        self.options = options
+        self.t = 0
+        self.obs = jnp.asarray(aligned((4,)))
+        info = {"mask": jnp.array([True, False]), "p": Point(jnp.int32(1), 2.0)}
+        if self.info_extra is not None:
+            info["extra"] = self.info_extra
+        return self.obs, info
+
+    def step(self, action):  # type: ignore[no-untyped-def]
+        self.action = action
+        self.t += 1
+        self.obs = self.obs + 1.0
+        info = {"final": {"nested": (jnp.ones(2, dtype=jnp.int32),)}}
+        return self.obs, jnp.float32(3.0), jnp.bool_(self.t >= 3), jnp.bool_(False), info
+
+    def render(self):  # type: ignore[no-untyped-def]
+        return jnp.zeros((4, 4, 3), dtype=jnp.uint8)
+
+
+def test_to_torch_single_env_round_trip() -> None:
+    env = TinyJaxEnv()
+    w = C.ToTorch(env)
+    obs, info = w.reset(seed=0, options={"level": 1})
+    assert isinstance(obs, torch.Tensor) and pointer(obs) == pointer(env.obs)
+    assert info["mask"].dtype == torch.bool and type(info["p"]) is Point
+    obs, rew, term, trunc, info = w.step(torch.tensor(1))
+    assert isinstance(env.action, jax.Array)  # the action went back to JAX
+    assert pointer(obs) == pointer(env.obs)
+    assert type(rew) is float and rew == 3.0
+    assert type(term) is bool and type(trunc) is bool
+    assert info["final"]["nested"][0].dtype == torch.int32
+    frame = w.render()
+    assert isinstance(frame, torch.Tensor) and frame.dtype == torch.uint8
+    assert w.observation_space == env.observation_space  # spaces unchanged, as in Gymnasium
+    w.reset(options={"level": jnp.int32(2)})
+    assert isinstance(env.options["level"], jax.Array)
+
+
+def test_scalars_false_keeps_arrays() -> None:
+    w = C.ToTorch(TinyJaxEnv(), scalars=False)
+    w.reset(seed=0)
+    _, rew, term, trunc, _ = w.step(torch.tensor(0))
+    assert isinstance(rew, torch.Tensor) and rew.dtype == torch.float32 and rew.ndim == 0
+    assert term.dtype == torch.bool and trunc.dtype == torch.bool
+
+
+def test_generic_array_conversion_both_spellings() -> None:
+    a = C.ArrayConversion(TinyJaxEnv(), to="numpy")
+    b = C.ArrayConversion(TinyJaxEnv(), jnp, np)
+    for w in (a, b):
+        obs, _ = w.reset(seed=0)
+        assert isinstance(obs, np.ndarray)
+        assert isinstance(w.step(np.int64(1))[0], np.ndarray)
+    with pytest.raises(TypeError, match="ArrayConversion"):
+        C.ArrayConversion(TinyJaxEnv())
+
+
+def test_to_jax_from_numpy_env() -> None:
+    w = C.ToJax(gym.make("CartPole-v1"))
+    obs, _ = w.reset(seed=0)
+    assert isinstance(obs, jax.Array) and obs.dtype == jnp.float32
+    obs, rew, *_ = w.step(jnp.int32(1))
+    assert isinstance(obs, jax.Array) and rew == 1.0
+
+
+@pytest.mark.parametrize(
+    ("ours", "theirs"),
+    [
+        (C.JaxToTorch, "gymnasium.wrappers.JaxToTorch"),
+        (C.JaxToNumpy, "gymnasium.wrappers.JaxToNumpy"),
+        (C.NumpyToTorch, "gymnasium.wrappers.NumpyToTorch"),
+        (VC.JaxToTorch, "gymnasium.wrappers.vector.JaxToTorch"),
+        (VC.JaxToNumpy, "gymnasium.wrappers.vector.JaxToNumpy"),
+        (VC.NumpyToTorch, "gymnasium.wrappers.vector.NumpyToTorch"),
+    ],
+)
+def test_gymnasium_aliases_have_gymnasium_signatures(ours: type, theirs: str) -> None:
+    module, _, name = theirs.rpartition(".")
+    ref = getattr(__import__(module, fromlist=[name]), name)
+    assert list(inspect.signature(ours).parameters) == list(inspect.signature(ref).parameters)
+
+
+def test_numpy_to_torch_alias_behaves_like_gymnasium() -> None:
+    ours = C.NumpyToTorch(gym.make("CartPole-v1"))
+    ref = gym.wrappers.NumpyToTorch(gym.make("CartPole-v1"))
+    (o1, _), (o2, _) = ours.reset(seed=3), ref.reset(seed=3)
+    torch.testing.assert_close(o1, o2)
+    s1, s2 = ours.step(torch.tensor(1)), ref.step(torch.tensor(1))
+    torch.testing.assert_close(s1[0], s2[0])
+    assert s1[1:4] == s2[1:4] and [type(v) for v in s1[1:4]] == [type(v) for v in s2[1:4]]
+
+
+# ------------------------------------------ read-only views and Gymnasium wrappers
+def test_gymnasium_single_env_wrappers_run_on_read_only_views_without_copy() -> None:
+    """Gymnasium's single-env ClipReward and FlattenObservation never write in place."""
+    env = TinyJaxEnv()
+    w = C.ToNumpy(env)
+    obs, _ = w.reset(seed=0)
+    assert not obs.flags.writeable and pointer(obs) == pointer(env.obs)  # a view, no copy
+    clipped = gym.wrappers.ClipReward(C.ToNumpy(TinyJaxEnv(), scalars=False), 0.0, 1.0)
+    clipped.reset(seed=0)
+    assert float(clipped.step(np.int64(1))[1]) == 1.0
+    flat = gym.wrappers.FlattenObservation(C.ToNumpy(TinyJaxEnv()))
+    flat.reset(seed=0)
+    assert flat.step(np.int64(0))[0].shape == (4,)
+
+
+def test_gymnasium_stack_on_phys2d_cartpole() -> None:
+    pytest.importorskip("flax")
+    env = gym.make("phys2d/CartPole-v1")
+    env = gym.wrappers.FlattenObservation(gym.wrappers.ClipReward(C.ToNumpy(env), -0.5, 0.5))
+    obs, _ = env.reset(seed=0)
+    obs, rew, *_ = env.step(env.action_space.sample())
+    assert isinstance(obs, np.ndarray) and rew == 0.5
+
+
+@pytest.fixture
+def jax_vector_env() -> gym.vector.VectorEnv:  # type: ignore[type-arg]
+    pytest.importorskip("flax")
+    return gym.make_vec("phys2d/CartPole-v1", num_envs=3, vectorization_mode="vector_entry_point")
+
+
+def test_gymnasium_vector_clip_reward_after_to_numpy(jax_vector_env: gym.vector.VectorEnv) -> None:  # type: ignore[type-arg]
+    """Gymnasium's vector ClipReward writes ``rewards[i] = ...``: rewards come writable."""
+    envs = gym.wrappers.vector.ClipReward(VC.ToNumpy(jax_vector_env), -0.5, 0.5)
+    obs, _ = envs.reset(seed=0)
+    obs, rew, term, trunc, _ = envs.step(envs.action_space.sample())
+    np.testing.assert_array_equal(rew, 0.5)
+    assert not obs.flags.writeable  # the observation is still a zero-copy view
+    assert term.flags.writeable and trunc.flags.writeable
+
+
+def test_gymnasium_vector_flatten_after_to_numpy(jax_vector_env: gym.vector.VectorEnv) -> None:  # type: ignore[type-arg]
+    """Flattening a 1-D Box is the identity, so Gymnasium stacks back into the input."""
+    envs = gym.wrappers.vector.FlattenObservation(VC.ToNumpy(jax_vector_env, writable=True))
+    envs.reset(seed=0)
+    obs = envs.step(envs.action_space.sample())[0]
+    assert obs.shape == (3, 4) and obs.flags.writeable
+
+
+def test_vector_to_torch_keeps_arrays(jax_vector_env: gym.vector.VectorEnv) -> None:  # type: ignore[type-arg]
+    envs = VC.ToTorch(jax_vector_env)
+    obs, _ = envs.reset(seed=0)
+    assert isinstance(obs, torch.Tensor) and obs.shape == (3, 4)
+    obs, rew, term, trunc, _info = envs.step(torch.ones(3, dtype=torch.int32))
+    assert rew.shape == (3,) and term.dtype == torch.bool and trunc.dtype == torch.bool
+
+
+def test_vector_numpy_env_to_jax_with_final_obs() -> None:
+    envs = gym.make_vec(
+        "CartPole-v1",
+        num_envs=2,
+        vectorization_mode="sync",
+        vector_kwargs={"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP},
+    )
+    envs = VC.ToJax(envs)
+    envs.reset(seed=0)
+    for _ in range(60):
+        _obs, _rew, _term, _trunc, info = envs.step(jnp.zeros(2, dtype=jnp.int32))
+        if "final_obs" in info:
+            break
+    assert "final_obs" in info and isinstance(info["_final_obs"], jax.Array)
+    kept = [o for o, m in zip(info["final_obs"], np.asarray(info["_final_obs"])) if m]
+    assert kept and all(isinstance(o, jax.Array) for o in kept)
