@@ -1,0 +1,45 @@
+# The two commands of the README's quick start: `make demo` and `make test`.
+# Each builds its own virtual environment from scratch on a fresh machine.
+
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip install --quiet --disable-pip-version-check
+
+.PHONY: demo test lint bench bench-quick clean
+
+$(VENV)/.demo-ready: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) --upgrade pip
+	$(PIP) -e ".[jax,torch,progress,io]"
+	touch $@
+
+# Everything the test suite touches, so that no test is skipped: every backend
+# (torch CPU 2.13.0, jax, tensorflow-cpu, array-api-strict), brax and gymnax.
+# gymnax 1.0.1 caps gymnasium below 1.4 although it runs with it: installed
+# without its dependency check, its other needs named here.
+$(VENV)/.test-ready: pyproject.toml $(VENV)/.demo-ready
+	$(PIP) -e ".[dev,tf]"
+	$(PIP) brax seaborn
+	$(PIP) --no-deps "gymnax==1.0.1"
+	touch $@
+
+demo: $(VENV)/.demo-ready
+	$(VENV)/bin/anywrap demo
+
+test: $(VENV)/.test-ready lint
+	$(PY) -m pytest -n 2 --durations=15 tests
+
+lint: $(VENV)/.test-ready
+	$(PY) -m ruff check src tests
+	$(PY) -m ruff format --check src tests
+	$(PY) -m mypy
+
+bench: $(VENV)/.test-ready
+	$(VENV)/bin/anywrap bench
+
+bench-quick: $(VENV)/.test-ready
+	$(VENV)/bin/anywrap bench --quick
+
+clean:
+	rm -rf $(VENV) bench-results .pytest_cache .mypy_cache .ruff_cache
