@@ -239,14 +239,14 @@ def test_vector_normalize_observation_every_mode(mode):
     shadow = make_vec("CartPole-v1", 4, mode)
     envs = anywrap.vector.NormalizeObservation(make_vec("CartPole-v1", 4, mode))
     seen: list[np.ndarray] = []
-    obs, _ = envs.reset(seed=2)
+    envs.reset(seed=2)
     raw, _ = shadow.reset(seed=2)
     seen.append(raw)
     rng = np.random.default_rng(0)
     finals = 0
     for _ in range(250):
         actions = rng.integers(0, 2, size=4)
-        obs, _, term, trunc, info = envs.step(actions)
+        _, _, term, trunc, info = envs.step(actions)
         raw, _, _, _, raw_info = shadow.step(actions)
         seen.append(raw)
         if mode is AutoresetMode.SAME_STEP and "final_obs" in raw_info:
@@ -261,7 +261,7 @@ def test_vector_normalize_observation_every_mode(mode):
             np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
         done = np.logical_or(term, trunc)
         if mode is AutoresetMode.DISABLED and done.any():
-            obs, _ = envs.reset(options={"reset_mask": done})
+            _obs, _ = envs.reset(options={"reset_mask": done})
             raw, _ = shadow.reset(options={"reset_mask": done})
             seen.append(raw[done])
     if mode is AutoresetMode.SAME_STEP:

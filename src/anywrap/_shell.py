@@ -125,14 +125,22 @@ def flatten_state(tree: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
 def unflatten_like(tree: Any, flat: dict[str, Any], prefix: str = "") -> Any:
     """Rebuild ``tree``'s structure from ``flat`` (as made by :func:`flatten_state`)."""
     if isinstance(tree, dict):
-        return {k: unflatten_like(v, flat, f"{prefix}.{k}" if prefix else str(k))
-                for k, v in tree.items()}
+        return {
+            k: unflatten_like(v, flat, f"{prefix}.{k}" if prefix else str(k))
+            for k, v in tree.items()
+        }
     if isinstance(tree, tuple) and hasattr(tree, "_fields"):
-        return type(tree)(*(unflatten_like(v, flat, f"{prefix}.{k}" if prefix else k)
-                            for k, v in zip(tree._fields, tree)))
+        return type(tree)(
+            *(
+                unflatten_like(v, flat, f"{prefix}.{k}" if prefix else k)
+                for k, v in zip(tree._fields, tree)
+            )
+        )
     if isinstance(tree, (tuple, list)):
-        return type(tree)(unflatten_like(v, flat, f"{prefix}.{i}" if prefix else str(i))
-                          for i, v in enumerate(tree))
+        return type(tree)(
+            unflatten_like(v, flat, f"{prefix}.{i}" if prefix else str(i))
+            for i, v in enumerate(tree)
+        )
     return flat[prefix]
 
 
@@ -163,7 +171,7 @@ class StatefulShell:
         self._data_type = type(leaf)
 
     def state_dict(self) -> dict[str, Any]:
-        """The wrapper's statistics as a flat ``{name: array}`` dict (arrays of the env's library)."""
+        """The statistics as a flat ``{name: array}`` dict, in the env's array library."""
         return dict(flatten_state(self._state))
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
@@ -239,17 +247,21 @@ class RunningStats:
         m = self._m
         self._shell._state = self._put(
             self._shell._state,
-            m._replace(count=xp.asarray(to_numpy(value), dtype=m.count.dtype,
-                                        device=self._shell._device),
-                       count_lo=xp.zeros_like(m.count_lo)),
+            m._replace(
+                count=xp.asarray(to_numpy(value), dtype=m.count.dtype, device=self._shell._device),
+                count_lo=xp.zeros_like(m.count_lo),
+            ),
         )
 
     def _set(self, **kw: Any) -> None:
         xp, dev = self._shell._xp, self._shell._device
         m = self._m
         new = {
-            k: xp.asarray(xp.broadcast_to(_convert_leaf(v, xp, dev), getattr(m, k).shape),
-                          dtype=getattr(m, k).dtype, copy=True)
+            k: xp.asarray(
+                xp.broadcast_to(_convert_leaf(v, xp, dev), getattr(m, k).shape),
+                dtype=getattr(m, k).dtype,
+                copy=True,
+            )
             for k, v in kw.items()
         }
         self._shell._state = self._put(self._shell._state, m._replace(**new))
@@ -278,9 +290,7 @@ def stats_views(shell: StatefulShell, state: Any, path: tuple[Any, ...] = ()) ->
         return {k: stats_views(shell, v, (*path, k)) for k, v in state.items()}
     if isinstance(state, tuple) and not hasattr(state, "_fields"):
         return tuple(stats_views(shell, v, (*path, i)) for i, v in enumerate(state))
-    return RunningStats(
-        shell, lambda s: _get_at(s, path), lambda s, v: _put_at(s, path, v)
-    )
+    return RunningStats(shell, lambda s: _get_at(s, path), lambda s, v: _put_at(s, path, v))
 
 
 # ----------------------------------------------------------------- spaces
@@ -293,8 +303,7 @@ def leaf_boxes(owner: str, space: gym.Space) -> Any:
     if isinstance(space, gym.spaces.Tuple):
         return tuple(leaf_boxes(owner, s) for s in space.spaces)
     raise TypeError(
-        f"{owner}: expected a Box observation space, or a Dict or Tuple of Box spaces, "
-        f"got {space}"
+        f"{owner}: expected a Box observation space, or a Dict or Tuple of Box spaces, got {space}"
     )
 
 

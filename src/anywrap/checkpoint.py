@@ -83,7 +83,7 @@ def load_state(env: Any, path: str | os.PathLike[str]) -> None:
 
     with safe_open(os.fspath(path), framework="numpy") as f:
         meta = f.metadata() or {}
-        flat = {k: f.get_tensor(k) for k in f.keys()}  # noqa: SIM118 (safe_open has no iter)
+        flat = {k: f.get_tensor(k) for k in f.keys()}
     layers = _stateful_layers(env)
     want = ",".join(p for p, _ in layers)
     if meta.get("format") != _FORMAT or meta.get("layers") != want:

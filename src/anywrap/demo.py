@@ -180,9 +180,10 @@ def main(argv: list[str] | None = None) -> int:
                 run_stack(
                     f"Pendulum (PyTorch, {args.torch_device})",
                     tstack,
-                    lambda: torch.rand(
-                        (args.num_envs, 1), generator=gen, device=args.torch_device
-                    ) * 6 - 3,
+                    lambda: (
+                        torch.rand((args.num_envs, 1), generator=gen, device=args.torch_device) * 6
+                        - 3
+                    ),
                     args.steps,
                     bar,
                 )
@@ -190,8 +191,10 @@ def main(argv: list[str] | None = None) -> int:
         except ImportError as e:
             bar.write(f"PyTorch part skipped: {e} (pip install 'anywrap[torch]')")
     print()
-    header = f"{'environment':32} {'arrays':6} {'episodes':>8} {'mean return':>12} " \
-             f"{'mean length':>11} {'steps/s':>10}"
+    header = (
+        f"{'environment':32} {'arrays':6} {'episodes':>8} {'mean return':>12} "
+        f"{'mean length':>11} {'steps/s':>10}"
+    )
     print(header)
     print("-" * len(header))
     for r in rows:
@@ -199,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['name']:32} {r['library']:6} {r['episodes']:8d} {r['mean_return']:12.1f} "
             f"{r['mean_length']:11.1f} {r['steps_per_s']:10.0f}"
         )
-    print(f"\n{args.num_envs} envs x {args.steps} steps each, random actions, six anywrap wrappers.")
+    print(f"\n{args.num_envs} envs x {args.steps} steps each, random actions, six wrappers.")
     return 0 if rows else 1
 
 

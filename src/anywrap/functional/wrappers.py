@@ -61,6 +61,17 @@ def _psum(axis_name: str | tuple[str, ...] | None) -> Reduce | None:
     return lambda a: jax.lax.psum(a, axis_name)
 
 
+def _once(x: Any) -> Any:
+    """``x``, computed once into memory.
+
+    A wrapper reads the env's outputs in several reductions; without the
+    barrier XLA fuses the env's math (``cos``, ``sin``, the autoreset select)
+    into each of them and computes it again per reduction (about 1.5x slower
+    stats on CPU).
+    """
+    return jax.lax.optimization_barrier(x)
+
+
 def _batch_shape(env: FunctionalEnv, obs: Any) -> tuple[int, ...]:
     """The batch shape of this (possibly shard-local) observation."""
     return tuple(first_leaf(obs).shape[: batch_ndim(env)])
@@ -203,6 +214,7 @@ class RecordEpisodeStatistics(Wrapper):
 
     def step(self, state: EpisodeStatisticsState, action: Any) -> Step:
         obs, inner, reward, terminated, truncated, info = self.env.step(state.inner, action)
+        reward, terminated, truncated = _once((reward, terminated, truncated))
         e, out = episodes.step_episodes(
             state.episodes,
             reward,
@@ -303,7 +315,7 @@ class NormalizeObservation(Wrapper):
 
     def step(self, state: NormalizeObservationState, action: Any) -> Step:
         obs, inner, reward, terminated, truncated, info = self.env.step(state.inner, action)
-        stats, out = self._normalize(state.obs_stats, obs, self.update_running_mean)
+        stats, out = self._normalize(state.obs_stats, _once(obs), self.update_running_mean)
         if "final_obs" in info:
             _, final = self._normalize(stats, info["final_obs"], False)
             info = {**info, "final_obs": final}
@@ -348,19 +360,25 @@ class NormalizeReward(Wrapper):
 
     def reset(self, key: jax.Array) -> tuple[Any, Any]:
         obs, inner = self.env.reset(key)
+        # An unbatched env is tracked as a batch of one, so that ``reduce`` applies.
         r = returns.init_returns(
-            _batch_shape(self.env, obs), xp=jnp, acc_dtype=jnp.float32, stats_dtype=wide_float(jnp)
+            _batch_shape(self.env, obs) or (1,),
+            xp=jnp,
+            acc_dtype=jnp.float32,
+            stats_dtype=wide_float(jnp),
         )
         return obs, NormalizeRewardState(inner, r)
 
     def step(self, state: NormalizeRewardState, action: Any) -> Step:
         obs, inner, reward, terminated, truncated, info = self.env.step(state.inner, action)
+        reward, terminated, truncated = _once((reward, terminated, truncated))
         mode = self.env.autoreset_mode
+        rows = (lambda x: x) if batch_ndim(self.env) else (lambda x: jnp.reshape(x, (1,)))
         r = returns.update_returns(
             state.returns,
-            reward,
-            terminated,
-            truncated,
+            rows(reward),
+            rows(terminated),
+            rows(truncated),
             gamma=self.gamma,
             skip_after_done=mode != AutoresetMode.SAME_STEP,
             zero_after_done=mode == AutoresetMode.SAME_STEP,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from anywrap.xp import Array, namespace
+from anywrap.xp import Array, astype, namespace
 
 __all__ = ["clip_action"]
 
@@ -25,5 +25,5 @@ def clip_action(action: Array, low: Array, high: Array, dtype: Any = None) -> Ar
     xp = namespace(action)
     out = xp.clip(action, low, high)
     if dtype is not None and out.dtype != dtype:
-        out = xp.astype(out, dtype)
+        out = astype(out, dtype)
     return out

@@ -25,7 +25,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from anywrap.xp import Array, device, namespace, wide_float
+from anywrap.xp import Array, astype, device, namespace, wide_float
 
 __all__ = ["EpisodeOutput", "Episodes", "init_episodes", "reset_episodes", "step_episodes"]
 
@@ -115,7 +115,7 @@ def _push_recent(buffer: Array, values: Array, order: Array, k: Array) -> Array:
     j = xp.arange(size, device=device(buffer))
     fresh = xp.take(values, xp.take(order, xp.clip(j, 0, n - 1)))
     older = xp.take(buffer, xp.clip(j - k, 0, size - 1))
-    return xp.where(j < k, xp.astype(fresh, buffer.dtype), older)
+    return xp.where(j < k, astype(fresh, buffer.dtype), older)
 
 
 def step_episodes(
@@ -169,11 +169,13 @@ def step_episodes(
     return new, out
 
 
-def _record(state: Episodes, returns: Array, lengths: Array, elapsed: Array, done: Array) -> Episodes:
+def _record(
+    state: Episodes, returns: Array, lengths: Array, elapsed: Array, done: Array
+) -> Episodes:
     """Push the episodes that ended this step into the recent buffers and count them."""
     xp = namespace(returns)
     flat_done = xp.reshape(done, (-1,))
-    k = xp.sum(xp.astype(flat_done, xp.int32))
+    k = xp.sum(astype(flat_done, xp.int32))
     order = _newest_first(flat_done)
     size = state.recent_returns.shape[0]
     return state._replace(
@@ -181,5 +183,5 @@ def _record(state: Episodes, returns: Array, lengths: Array, elapsed: Array, don
         recent_lengths=_push_recent(state.recent_lengths, xp.reshape(lengths, (-1,)), order, k),
         recent_times=_push_recent(state.recent_times, xp.reshape(elapsed, (-1,)), order, k),
         recent_size=xp.minimum(state.recent_size + k, size),
-        episode_count=state.episode_count + xp.astype(k, state.episode_count.dtype),
+        episode_count=state.episode_count + astype(k, state.episode_count.dtype),
     )

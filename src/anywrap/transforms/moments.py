@@ -30,11 +30,11 @@ Example:
 
 from __future__ import annotations
 
-from types import ModuleType
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any, NamedTuple
 
-from anywrap.xp import Array, device, is_floating, namespace, wide_float
+from anywrap.xp import Array, astype, device, is_floating, namespace, wide_float
 
 __all__ = [
     "Moments",
@@ -119,10 +119,10 @@ def merge_moments(m: Moments, batch_mean: Array, batch_var: Array, batch_count: 
     """
     xp = namespace(m.mean)
     dtype = m.mean.dtype
-    count = xp.astype(total_count(m), dtype)
+    count = astype(total_count(m), dtype)
     hi, lo = _add_count(m.count, m.count_lo, batch_count)
-    tot = xp.astype(hi + lo, dtype)
-    n = batch_count if isinstance(batch_count, int) else xp.astype(batch_count, dtype)
+    tot = astype(hi + lo, dtype)
+    n = batch_count if isinstance(batch_count, int) else astype(batch_count, dtype)
     # The order of operations is Gymnasium's, so that NumPy results agree to the bit.
     delta = batch_mean - m.mean
     mean = m.mean + delta * n / tot
@@ -133,7 +133,7 @@ def merge_moments(m: Moments, batch_mean: Array, batch_var: Array, batch_count: 
         # var * n / n can round: keep the old variance to the bit.
         var = xp.where(batch_count > 0, var, m.var)
     if mean.dtype != dtype:  # a batch wider than the statistics
-        mean, var = xp.astype(mean, dtype), xp.astype(var, dtype)
+        mean, var = astype(mean, dtype), astype(var, dtype)
     return Moments(mean=mean, var=var, count=hi, count_lo=lo)
 
 
@@ -161,11 +161,11 @@ def batch_moments(
     if mask is None:
         mask = xp.ones((x.shape[0],), dtype=xp.bool, device=device(x))
     m = xp.reshape(mask, (x.shape[0],) + (1,) * (x.ndim - 1))
-    n = xp.sum(xp.astype(mask, xp.int32))
+    n = xp.sum(astype(mask, xp.int32))
     total = xp.sum(xp.where(m, x, 0), axis=0)
     if reduce is not None:
         n, total = reduce(n), reduce(total)
-    denom = xp.astype(xp.maximum(n, 1), x.dtype)
+    denom = astype(xp.maximum(n, 1), x.dtype)
     mean = total / denom
     sq = xp.sum(xp.where(m, xp.square(x - mean), 0), axis=0)
     if reduce is not None:
@@ -193,13 +193,14 @@ def update_moments(
     # Like NumPy (and so Gymnasium), the batch's own moments are taken in its
     # own float dtype; only the merge is in the statistics dtype.
     if not is_floating(xp, x.dtype):
-        x = xp.astype(x, m.mean.dtype)
+        x = astype(x, m.mean.dtype)
     if skip_nonfinite:
         ok = finite_rows(x)
         mask = ok if mask is None else xp.logical_and(mask, ok)
     if x.shape[0] == 1 and reduce is None:
-        return update_moments_one(m, x[0, ...], None if mask is None else mask[0],
-                                  skip_nonfinite=False)
+        return update_moments_one(
+            m, x[0, ...], None if mask is None else mask[0], skip_nonfinite=False
+        )
     if mask is None and reduce is None:
         return merge_moments(m, *batch_moments(x))
     return merge_moments(m, *batch_moments(x, mask, reduce))
@@ -216,7 +217,7 @@ def update_moments_one(
     """
     xp = namespace(m.mean, sample)
     if not is_floating(xp, sample.dtype):
-        sample = xp.astype(sample, m.mean.dtype)
+        sample = astype(sample, m.mean.dtype)
     if skip_nonfinite:
         ok = xp.isfinite(sample)
         if sample.ndim:
@@ -225,7 +226,7 @@ def update_moments_one(
     if keep is None:
         return merge_moments(m, sample, 0.0, 1)
     sample = xp.where(keep, sample, m.mean)  # a left-out sample moves nothing
-    return merge_moments(m, sample, 0.0, xp.astype(keep, m.count.dtype))
+    return merge_moments(m, sample, 0.0, astype(keep, m.count.dtype))
 
 
 def normalize(m: Moments, x: Array, epsilon: float) -> Array:

@@ -28,14 +28,12 @@ from anywrap.transforms.moments import (
     update_moments_one,
 )
 from anywrap.transforms.tree import tree_map, unzip
-from anywrap.xp import Array, namespace
+from anywrap.xp import Array, astype, namespace
 
 __all__ = ["init_observation_stats", "normalize_observation", "normalize_single_observation"]
 
 
-def init_observation_stats(
-    shapes: Any, *, xp: ModuleType, dtype: Any, device: Any = None
-) -> Any:
+def init_observation_stats(shapes: Any, *, xp: ModuleType, dtype: Any, device: Any = None) -> Any:
     """A tree of fresh :class:`Moments`, one per leaf shape of ``shapes``.
 
     ``shapes`` is a shape tuple, or a dict / tuple of them (nested);
@@ -51,7 +49,9 @@ def init_observation_stats(
     if isinstance(shapes, (tuple, list)) and not all(isinstance(d, int) for d in shapes):
         return tuple(
             init_observation_stats(
-                v, xp=xp, dtype=dtype[i] if isinstance(dtype, (tuple, list)) else dtype,
+                v,
+                xp=xp,
+                dtype=dtype[i] if isinstance(dtype, (tuple, list)) else dtype,
                 device=device,
             )
             for i, v in enumerate(shapes)
@@ -90,7 +90,7 @@ def normalize_observation(
         xp = namespace(m.mean, x)
         if update:
             m = update_moments(m, x, mask, reduce=reduce)
-        return m, xp.astype(normalize(m, x, epsilon), getattr(xp, out_dtype))
+        return m, astype(normalize(m, x, epsilon), getattr(xp, out_dtype))
 
     if isinstance(stats, Moments):
         return leaf(stats, obs)
@@ -106,7 +106,7 @@ def normalize_single_observation(
         xp = namespace(m.mean, x)
         if update:
             m = update_moments_one(m, xp.asarray(x))
-        return m, xp.astype(normalize(m, x, epsilon), getattr(xp, out_dtype))
+        return m, astype(normalize(m, x, epsilon), getattr(xp, out_dtype))
 
     if isinstance(stats, Moments):
         return leaf(stats, obs)

@@ -39,7 +39,7 @@ from anywrap.transforms.moments import (
     update_moments,
     update_moments_one,
 )
-from anywrap.xp import Array, is_floating, namespace
+from anywrap.xp import Array, astype, is_floating, namespace
 
 __all__ = [
     "Returns",
@@ -114,7 +114,7 @@ def update_returns(
     # stores in the accumulator's: kept for bit-level parity.
     new_acc = xp.where(terminated, 0.0, acc * gamma) + reward
     if new_acc.dtype != acc.dtype:
-        new_acc = xp.astype(new_acc, acc.dtype)
+        new_acc = astype(new_acc, acc.dtype)
     active = xp.isfinite(reward)
     if skip_after_done:
         active = xp.logical_and(active, xp.logical_not(state.prev_done))
@@ -144,7 +144,7 @@ def scale_reward(state: Returns, reward: Array, epsilon: float) -> Array:
     reward = xp.asarray(reward)
     scaled = reward / xp.sqrt(state.rms.var + epsilon)
     if scaled.dtype != reward.dtype and is_floating(xp, reward.dtype):
-        scaled = xp.astype(scaled, reward.dtype)
+        scaled = astype(scaled, reward.dtype)
     return scaled
 
 

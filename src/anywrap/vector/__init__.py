@@ -1,4 +1,4 @@
-"""Vector-env shells: Gymnasium ``VectorWrapper``s whose arithmetic lives in ``anywrap.transforms``."""
+"""Vector-env shells: Gymnasium vector wrappers whose arithmetic is in ``anywrap.transforms``."""
 
 from anywrap.vector.action import ClipAction
 from anywrap.vector.convert import (

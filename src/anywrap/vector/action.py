@@ -38,9 +38,7 @@ class ClipAction(VectorActionWrapper, gym.utils.RecordConstructorArgs):
         """Wrap ``env``, whose single action space must be a Box."""
         single = env.single_action_space
         if not isinstance(single, gym.spaces.Box):
-            raise TypeError(
-                f"anywrap.vector.ClipAction: expected a Box action space, got {single}"
-            )
+            raise TypeError(f"anywrap.vector.ClipAction: expected a Box action space, got {single}")
         gym.utils.RecordConstructorArgs.__init__(self)
         VectorActionWrapper.__init__(self, env)
         self.single_action_space = gym.spaces.Box(

@@ -50,7 +50,9 @@ class RecordEpisodeStatistics(StatefulShell, VectorWrapper, gym.utils.RecordCons
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    def __init__(self, env: VectorEnv, buffer_length: int = 100, stats_key: str = "episode") -> None:
+    def __init__(
+        self, env: VectorEnv, buffer_length: int = 100, stats_key: str = "episode"
+    ) -> None:
         """Wrap the vector env ``env``.
 
         Args:
@@ -75,7 +77,7 @@ class RecordEpisodeStatistics(StatefulShell, VectorWrapper, gym.utils.RecordCons
         return time.perf_counter() - self._t0
 
     def reset(
-        self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         """Reset; restart the statistics of the sub-envs reset (all, without a mask)."""
         mask = None
@@ -84,8 +86,7 @@ class RecordEpisodeStatistics(StatefulShell, VectorWrapper, gym.utils.RecordCons
             check_reset_mask(_NAME, mask, self.num_envs)
             if axp.is_host(mask) and not np.any(mask):
                 raise ValueError(
-                    f"{_NAME}: options['reset_mask'] must select at least one sub-env, "
-                    f"got {mask}"
+                    f"{_NAME}: options['reset_mask'] must select at least one sub-env, got {mask}"
                 )
         obs, info = self.env.reset(seed=seed, options=options)
         self._follow(mask if mask is not None else obs)
@@ -102,9 +103,7 @@ class RecordEpisodeStatistics(StatefulShell, VectorWrapper, gym.utils.RecordCons
         if not axp.is_host(out.done) or out.done.any():
             key = self._stats_key
             if key in info or f"_{key}" in info:
-                raise ValueError(
-                    f"{_NAME}: info already has the key {key!r}: {list(info)}"
-                )
+                raise ValueError(f"{_NAME}: info already has the key {key!r}: {list(info)}")
             info[key] = {"r": out.returns, "l": out.lengths, "t": out.times}
             info[f"_{key}"] = out.done
         return obs, reward, terminated, truncated, info

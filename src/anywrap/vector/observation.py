@@ -151,7 +151,7 @@ class NormalizeObservation(StatefulShell, VectorWrapper, gym.utils.RecordConstru
         return out
 
     def reset(
-        self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         """Reset; a ``reset_mask`` limits the statistics update to the sub-envs reset."""
         mask = None
@@ -176,7 +176,7 @@ class NormalizeObservation(StatefulShell, VectorWrapper, gym.utils.RecordConstru
         packed = isinstance(final, np.ndarray) and final.dtype == object
         if packed:  # Gymnasium's host layout: an object array with None where not done
             rows = [f if m else _row(obs, i) for i, (f, m) in enumerate(zip(final, mask))]
-            out = create_empty_array(self.env.single_observation_space, self.num_envs)
+            out: Any = create_empty_array(self.env.single_observation_space, self.num_envs)
             final = concatenate(self.env.single_observation_space, rows, out)
         xp = axp.namespace(mask)
         n = self.num_envs

@@ -138,7 +138,7 @@ class NormalizeReward(StatefulShell, VectorWrapper, gym.utils.RecordConstructorA
         return self._state.accumulated
 
     def reset(
-        self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         """Reset; zero the returns of the sub-envs reset (all, without a ``reset_mask``)."""
         mask = None

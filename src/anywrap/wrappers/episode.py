@@ -104,7 +104,9 @@ class RecordEpisodeStatistics(StatefulShell, gym.Wrapper, gym.utils.RecordConstr
             )
             if host:
                 info[self._stats_key] = {
-                    "r": out.returns[()], "l": out.lengths[()], "t": out.times[()]
+                    "r": out.returns[()],
+                    "l": out.lengths[()],
+                    "t": out.times[()],
                 }
             else:
                 info[self._stats_key] = {"r": out.returns, "l": out.lengths, "t": out.times}

@@ -11,7 +11,6 @@ import numpy as np
 
 from anywrap import xp as axp
 from anywrap._shell import (
-    RunningStats,
     StatefulShell,
     check_epsilon,
     leaf_boxes,
@@ -33,9 +32,7 @@ def _unbounded_float32(box: gym.spaces.Box) -> gym.spaces.Box:
     return gym.spaces.Box(-np.inf, np.inf, shape=box.shape, dtype=np.float32)
 
 
-class NormalizeObservation(
-    StatefulShell, gym.ObservationWrapper, gym.utils.RecordConstructorArgs
-):
+class NormalizeObservation(StatefulShell, gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
     """Normalises observations to zero mean and unit variance, on any array library.
 
     .. math:: \\tilde o = (o - \\mu) / \\sqrt{\\sigma^2 + \\epsilon}

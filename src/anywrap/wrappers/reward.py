@@ -75,9 +75,7 @@ class NormalizeReward(StatefulShell, gym.Wrapper, gym.utils.RecordConstructorArg
         self._update_running_mean = True
         self._state = self._fresh_state(np, "cpu")
         self._step = {
-            u: axp.Compiled(
-                partial(normalize_reward, gamma=gamma, epsilon=epsilon, update=u), 1
-            )
+            u: axp.Compiled(partial(normalize_reward, gamma=gamma, epsilon=epsilon, update=u), 1)
             for u in (True, False)
         }
 
