@@ -8,17 +8,12 @@ anywrap's transforms use, and registers it with
 package would. It is imported lazily, the first time a ``tf.Tensor`` is seen
 (or explicitly: ``import anywrap.backends.tensorflow``).
 
-Two honest caveats:
+Two caveats:
 
-* **Type promotion.** TensorFlow's own operators refuse to mix dtypes
-  (``float64 + float32`` raises), while the transforms rely on NumPy-style
-  promotion in a few places (e.g. a float32 reward added to a float64
-  accumulator). Importing this module therefore calls
-  ``tf.experimental.numpy.experimental_enable_numpy_behavior(prefer_float32=False)``,
-  which switches ``tf.Tensor`` operators to NumPy promotion for the whole
-  process. Set the environment variable ``ANYWRAP_TF_NUMPY_BEHAVIOR=0`` before
-  the first import to keep TensorFlow's strict rules (the transforms then need
-  inputs of matching dtypes).
+* **Type promotion.** TensorFlow's operators refuse to mix dtypes
+  (``float64 + float32`` raises). The transforms cast explicitly wherever
+  dtypes meet (as the Array API standard asks), so this module changes no
+  global TensorFlow setting.
 * **No compiler.** ``tf.function`` retraces for every new Python scalar (the
   wall-clock time and the flags the shells pass), so transforms run eagerly
   on TensorFlow; no ``anywrap.xp.jit`` registration is made.
@@ -40,7 +35,6 @@ from __future__ import annotations
 
 import builtins
 import contextlib
-import os
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -52,9 +46,6 @@ from anywrap import xp as _xp
 __all__ = ["TensorFlowNamespace", "namespace"]
 
 _tnp = tf.experimental.numpy
-
-if os.environ.get("ANYWRAP_TF_NUMPY_BEHAVIOR", "1") != "0":
-    _tnp.experimental_enable_numpy_behavior(prefer_float32=False)
 
 
 @contextlib.contextmanager
@@ -190,6 +181,14 @@ class TensorFlowNamespace:
         """``x`` cast to ``dtype``."""
         dt = _dtype(dtype)
         return x if x.dtype == dt else tf.cast(x, dt)
+
+    def result_type(self, *arrays_and_dtypes: Any) -> Any:
+        """The promoted dtype, by NumPy's rules (which agree with the standard's)."""
+        np_types = [
+            (a.dtype if hasattr(a, "dtype") else tf.as_dtype(a)).as_numpy_dtype
+            for a in arrays_and_dtypes
+        ]
+        return tf.as_dtype(np.result_type(*np_types))
 
     def isdtype(self, dtype: Any, kind: Any) -> builtins.bool:
         """Whether ``dtype`` is of ``kind`` (a dtype, a kind name, or a tuple of them)."""

@@ -137,6 +137,9 @@ def step_episodes(
     ended (a host value it may inspect).
     """
     xp = namespace(state.returns, reward)
+    reward = xp.asarray(reward)
+    if reward.dtype != state.returns.dtype:
+        reward = astype(reward, state.returns.dtype)
     done = xp.logical_or(xp.asarray(terminated), xp.asarray(truncated))
     returns, lengths, start = state.returns, state.lengths, state.start_time
     if not same_step or report:

@@ -120,9 +120,18 @@ def merge_moments(m: Moments, batch_mean: Array, batch_var: Array, batch_count: 
     xp = namespace(m.mean)
     dtype = m.mean.dtype
     count = astype(total_count(m), dtype)
-    hi, lo = _add_count(m.count, m.count_lo, batch_count)
+    if isinstance(batch_count, int):
+        n = n_count = batch_count
+    else:
+        n, n_count = astype(batch_count, dtype), astype(batch_count, m.count.dtype)
+    hi, lo = _add_count(m.count, m.count_lo, n_count)
     tot = astype(hi + lo, dtype)
-    n = batch_count if isinstance(batch_count, int) else astype(batch_count, dtype)
+    # Casting the batch's moments first is exact, and is what NumPy's promotion
+    # does; doing it explicitly keeps strict Array API libraries happy.
+    if not isinstance(batch_mean, float) and batch_mean.dtype != dtype:
+        batch_mean = astype(batch_mean, dtype)
+    if not isinstance(batch_var, float) and batch_var.dtype != dtype:
+        batch_var = astype(batch_var, dtype)
     # The order of operations is Gymnasium's, so that NumPy results agree to the bit.
     delta = batch_mean - m.mean
     mean = m.mean + delta * n / tot
@@ -132,8 +141,6 @@ def merge_moments(m: Moments, batch_mean: Array, batch_var: Array, batch_count: 
         # An empty batch moves the mean and count by exactly nothing, but
         # var * n / n can round: keep the old variance to the bit.
         var = xp.where(batch_count > 0, var, m.var)
-    if mean.dtype != dtype:  # a batch wider than the statistics
-        mean, var = astype(mean, dtype), astype(var, dtype)
     return Moments(mean=mean, var=var, count=hi, count_lo=lo)
 
 
@@ -232,6 +239,8 @@ def update_moments_one(
 def normalize(m: Moments, x: Array, epsilon: float) -> Array:
     """``(x - mean) / sqrt(var + epsilon)``, in the wider of the two dtypes."""
     xp = namespace(m.mean, x)
+    if x.dtype != m.mean.dtype:
+        x = astype(x, xp.result_type(x.dtype, m.mean.dtype))
     return (x - m.mean) / xp.sqrt(m.var + epsilon)
 
 

@@ -112,9 +112,13 @@ def update_returns(
     terminated = xp.asarray(terminated)
     # Gymnasium multiplies in the accumulator's dtype, adds in the reward's, and
     # stores in the accumulator's: kept for bit-level parity.
-    new_acc = xp.where(terminated, 0.0, acc * gamma) + reward
-    if new_acc.dtype != acc.dtype:
-        new_acc = astype(new_acc, acc.dtype)
+    decayed = xp.where(terminated, 0.0, acc * gamma)
+    if reward.dtype != acc.dtype:  # add in the wider dtype (exact casts, as NumPy would)
+        wide = xp.result_type(reward.dtype, acc.dtype)
+        decayed, reward_w = astype(decayed, wide), astype(reward, wide)
+        new_acc = astype(decayed + reward_w, acc.dtype)
+    else:
+        new_acc = decayed + reward
     active = xp.isfinite(reward)
     if skip_after_done:
         active = xp.logical_and(active, xp.logical_not(state.prev_done))
@@ -142,7 +146,9 @@ def scale_reward(state: Returns, reward: Array, epsilon: float) -> Array:
     """``reward / sqrt(Var[G] + epsilon)``, keeping a float reward's dtype."""
     xp = namespace(state.rms.var, reward)
     reward = xp.asarray(reward)
-    scaled = reward / xp.sqrt(state.rms.var + epsilon)
+    var = state.rms.var
+    wide = reward if reward.dtype == var.dtype else astype(reward, xp.result_type(reward, var))
+    scaled = wide / xp.sqrt(var + epsilon)
     if scaled.dtype != reward.dtype and is_floating(xp, reward.dtype):
         scaled = astype(scaled, reward.dtype)
     return scaled
