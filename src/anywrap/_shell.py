@@ -55,8 +55,8 @@ def check_gamma(owner: str, gamma: float) -> None:
 def resolve_dtype(xp: ModuleType, name: Any, device: Any = None) -> Any:
     """``xp``'s dtype called ``name``; float64 falls back to float32 where absent."""
     name = np.dtype(name).name if not isinstance(name, str) else name
-    if name == "float64" and not axp.has_float64(xp, device):
-        name = "float32"
+    if name in ("float64", "int64") and not axp.has_float64(xp, device):
+        name = name.replace("64", "32")  # JAX without x64 holds neither
     return getattr(xp, name)
 
 
@@ -163,16 +163,27 @@ class StatefulShell:
         leaf = first_leaf(like)
         if type(leaf) is self._data_type:
             return
-        xp = axp.namespace(leaf)
+        try:
+            xp = axp.namespace(leaf)
+        except axp.UnknownArrayTypeError as e:
+            raise axp.UnknownArrayTypeError(f"{wrapper_name(self)}: {e}") from e
         dev = axp.device(leaf)
         if not axp.is_host(leaf) or self._xp is not np:
             self._state = convert_tree(self._state, xp, dev)
         self._xp, self._device = xp, dev
         self._data_type = type(leaf)
 
+    def _export(self, state: Any) -> Any:
+        """The state as saved (a hook: episode clocks are saved relative to now)."""
+        return state
+
+    def _import(self, state: Any) -> Any:
+        """The inverse of :meth:`_export`."""
+        return state
+
     def state_dict(self) -> dict[str, Any]:
         """The statistics as a flat ``{name: array}`` dict, in the env's array library."""
-        return dict(flatten_state(self._state))
+        return dict(flatten_state(self._export(self._state)))
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Restore statistics saved by :meth:`state_dict` (any array library).
@@ -202,7 +213,7 @@ class StatefulShell:
             k: (v if v.dtype == own[k].dtype else self._xp.astype(v, own[k].dtype))
             for k, v in flat.items()
         }
-        self._state = unflatten_like(self._state, flat)
+        self._state = self._import(unflatten_like(self._state, flat))
 
 
 class RunningStats:
@@ -328,10 +339,10 @@ def tree_of(space: gym.Space, fn: Any) -> Any:
 def check_reset_mask(owner: str, mask: Any, num_envs: int) -> None:
     """A ``reset_mask`` must be a bool array of shape ``(num_envs,)``."""
     shape = tuple(getattr(mask, "shape", ()))
-    dtype = getattr(mask, "dtype", None)
-    is_bool = dtype is not None and (
-        dtype == np.bool_ or str(dtype).replace("torch.", "") == "bool"
-    )
+    try:
+        is_bool = bool(axp.namespace(mask).isdtype(mask.dtype, "bool"))
+    except Exception:  # not an array at all
+        is_bool = False
     if shape != (num_envs,) or not is_bool:
         raise ValueError(
             f"{owner}: expected options['reset_mask'] to be a bool array of shape "

@@ -62,11 +62,15 @@ class BraxEnv:
         self.autoreset_mode = autoreset_mode
         obs_size = env.observation_size
         if isinstance(obs_size, int):
-            self.observation_space: gym.Space = gym.spaces.Box(-np.inf, np.inf, (obs_size,), np.float32)
+            self.observation_space: gym.Space = gym.spaces.Box(
+                -np.inf, np.inf, (obs_size,), np.float32
+            )
         else:
             self.observation_space = gym.spaces.Dict(
                 {
-                    k: gym.spaces.Box(-np.inf, np.inf, (v,) if isinstance(v, int) else tuple(v), np.float32)
+                    k: gym.spaces.Box(
+                        -np.inf, np.inf, (v,) if isinstance(v, int) else tuple(v), np.float32
+                    )
                     for k, v in obs_size.items()
                 }
             )
@@ -117,10 +121,10 @@ def from_brax(
     ``AutoResetWrapper`` reports no final observation; :class:`AutoReset` does.
 
     Example:
-        >>> from brax import envs
-        >>> from brax.envs.wrappers.training import EpisodeWrapper
-        >>> env = from_brax(EpisodeWrapper(envs.get_environment("fast"), 10, 1))
-        >>> env.num_envs is None, env.autoreset_mode.name
+        >>> from brax import envs  # doctest: +SKIP
+        >>> from brax.envs.wrappers.training import EpisodeWrapper  # doctest: +SKIP
+        >>> env = from_brax(EpisodeWrapper(envs.get_environment("fast"), 10, 1))  # doctest: +SKIP
+        >>> env.num_envs is None, env.autoreset_mode.name  # doctest: +SKIP
         (True, 'DISABLED')
     """
     return BraxEnv(env, num_envs=num_envs, autoreset_mode=autoreset_mode)
@@ -150,8 +154,9 @@ class GymnaxEnv:
             raise TypeError(f"from_gymnax: expected a gymnax Environment, got {env!r}")
         self.env = env
         self.params = env.default_params if params is None else params
-        self.observation_space = gymnax_to_gymnasium_space(env.observation_space(self.params))
-        self.action_space = gymnax_to_gymnasium_space(env.action_space(self.params))
+        with jax.ensure_compile_time_eval():  # spaces are constants, even inside jit
+            self.observation_space = gymnax_to_gymnasium_space(env.observation_space(self.params))
+            self.action_space = gymnax_to_gymnasium_space(env.action_space(self.params))
 
     def reset(self, key: jax.Array) -> tuple[Any, Any]:
         key, sub = jax.random.split(key)
@@ -265,7 +270,9 @@ class FuncEnvAdapter:
             truncated = jnp.zeros_like(terminated)
         obs = self.env.observation(nxt, k, **kw)
         info = dict(self.env.transition_info(state.env_state, action, nxt, **kw))
-        return Step(obs, FuncEnvState(nxt, key, steps), jnp.asarray(reward), terminated, truncated, info)
+        return Step(
+            obs, FuncEnvState(nxt, key, steps), jnp.asarray(reward), terminated, truncated, info
+        )
 
     def __repr__(self) -> str:
         return f"<FuncEnvAdapter {type(self.env).__name__}>"
@@ -276,6 +283,8 @@ def from_func_env(env: Any, max_episode_steps: int = 0, params: Any = None) -> F
 
     Example:
         >>> from gymnasium.envs.phys2d.pendulum import PendulumFunctional
-        >>> env = AutoReset(from_func_env(PendulumFunctional(), max_episode_steps=200))  # doctest: +SKIP
+        >>> env = from_func_env(PendulumFunctional(), max_episode_steps=200)
+        >>> env.autoreset_mode.name  # wrap it in AutoReset to reset on done
+        'DISABLED'
     """
     return FuncEnvAdapter(env, max_episode_steps, params)

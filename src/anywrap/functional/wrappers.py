@@ -193,7 +193,8 @@ class RecordEpisodeStatistics(Wrapper):
     Example:
         >>> env = RecordEpisodeStatistics(env)  # doctest: +SKIP
         >>> s = env.step(state, action)  # doctest: +SKIP
-        >>> jnp.nanmean(s.info["episode"]["r"])  # mean return of the episodes that ended  # doctest: +SKIP
+        >>> ended = s.info["episode"]["r"]  # NaN where no episode ended  # doctest: +SKIP
+        >>> jnp.nanmean(ended)  # mean return of the episodes that ended  # doctest: +SKIP
     """
 
     def __init__(self, env: FunctionalEnv, buffer_length: int = 100) -> None:
@@ -223,6 +224,7 @@ class RecordEpisodeStatistics(Wrapper):
             now=0.0,
             same_step=self.env.autoreset_mode == AutoresetMode.SAME_STEP,
         )
+        assert out is not None  # report=True (the default) always reports
         info = {
             **info,
             "episode": {"r": jnp.where(out.done, out.returns, jnp.nan), "l": out.lengths},
@@ -244,8 +246,11 @@ class NormalizeObservation(Wrapper):
     ``obs' = (obs - mean) / sqrt(var + epsilon)``, float32. The moments are
     updated at every reset and step from all rows of the batch (one update
     per step), or, with ``axis_name``, from all rows on every device of that
-    mapped axis. ``info["final_obs"]`` is normalised too (without updating),
-    so value bootstrapping on truncation sees the same inputs as the policy.
+    mapped axis. With SAME_STEP autoreset the final observations of the
+    episodes that ended (``info["final_obs"]``) are learned from too and
+    returned normalised, so the statistics see what they would in NEXT_STEP
+    mode and bootstrapping on truncation sees the policy's inputs (as
+    ``anywrap.vector.NormalizeObservation`` does).
 
     Args:
         env: A functional env with Box (or Dict/Tuple of Box) observations.
@@ -315,11 +320,41 @@ class NormalizeObservation(Wrapper):
 
     def step(self, state: NormalizeObservationState, action: Any) -> Step:
         obs, inner, reward, terminated, truncated, info = self.env.step(state.inner, action)
-        stats, out = self._normalize(state.obs_stats, _once(obs), self.update_running_mean)
-        if "final_obs" in info:
-            _, final = self._normalize(stats, info["final_obs"], False)
-            info = {**info, "final_obs": final}
-        return Step(out, NormalizeObservationState(inner, stats), reward, terminated, truncated, info)
+        update = self.update_running_mean
+        if self.env.autoreset_mode != AutoresetMode.SAME_STEP or "final_obs" not in info:
+            stats, out = self._normalize(state.obs_stats, _once(obs), update)
+            return Step(
+                out,
+                state._replace(inner=inner, obs_stats=stats),
+                reward,
+                terminated,
+                truncated,
+                info,
+            )
+        # SAME_STEP: learn from the final observations of the finished episodes
+        # too (one update over obs + final rows), so the statistics see what
+        # they would in NEXT_STEP mode; like anywrap.vector.NormalizeObservation.
+        rows = tree_map(
+            lambda a, b: jnp.concatenate([a, b], axis=0),
+            self._rows(_once(obs)),
+            self._rows(_once(info["final_obs"])),
+        )
+        done = jnp.reshape(jnp.logical_or(terminated, truncated), (-1,))
+        mask = jnp.concatenate([jnp.ones_like(done), done])
+        stats, both = observations.normalize_observation(
+            state.obs_stats,
+            rows,
+            epsilon=self.epsilon,
+            update=update,
+            mask=mask,
+            reduce=self._reduce,
+        )
+        n = done.shape[0]
+        out = self._unrows(tree_map(lambda x: x[:n], both))
+        info = {**info, "final_obs": self._unrows(tree_map(lambda x: x[n:], both))}
+        return Step(
+            out, state._replace(inner=inner, obs_stats=stats), reward, terminated, truncated, info
+        )
 
 
 class NormalizeRewardState(NamedTuple):

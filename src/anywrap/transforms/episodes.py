@@ -27,7 +27,14 @@ from typing import Any, NamedTuple
 
 from anywrap.xp import Array, astype, device, namespace, wide_float
 
-__all__ = ["EpisodeOutput", "Episodes", "init_episodes", "reset_episodes", "step_episodes"]
+__all__ = [
+    "EpisodeOutput",
+    "Episodes",
+    "init_episodes",
+    "reset_episodes",
+    "shift_clock",
+    "step_episodes",
+]
 
 
 class Episodes(NamedTuple):
@@ -185,6 +192,18 @@ def _record(
         recent_returns=_push_recent(state.recent_returns, xp.reshape(returns, (-1,)), order, k),
         recent_lengths=_push_recent(state.recent_lengths, xp.reshape(lengths, (-1,)), order, k),
         recent_times=_push_recent(state.recent_times, xp.reshape(elapsed, (-1,)), order, k),
-        recent_size=xp.minimum(state.recent_size + k, size),
+        recent_size=xp.minimum(state.recent_size + astype(k, state.recent_size.dtype), size),
         episode_count=state.episode_count + astype(k, state.episode_count.dtype),
+    )
+
+
+def shift_clock(state: Episodes, seconds: float) -> Episodes:
+    """Move every episode's start time by ``seconds`` (re-basing the clock).
+
+    Checkpoints store start times relative to the moment of saving, so that an
+    episode that spans a save and a load keeps its true duration.
+    """
+    xp = namespace(state.start_time)
+    return state._replace(
+        start_time=state.start_time + xp.asarray(seconds, dtype=state.start_time.dtype)
     )

@@ -126,16 +126,21 @@ def merge_moments(m: Moments, batch_mean: Array, batch_var: Array, batch_count: 
         n, n_count = astype(batch_count, dtype), astype(batch_count, m.count.dtype)
     hi, lo = _add_count(m.count, m.count_lo, n_count)
     tot = astype(hi + lo, dtype)
-    # Casting the batch's moments first is exact, and is what NumPy's promotion
-    # does; doing it explicitly keeps strict Array API libraries happy.
+    # Widening the batch mean first is exact, and is what NumPy's promotion does;
+    # doing it explicitly keeps strict Array API libraries happy. The batch's
+    # sum of squares stays in the batch's dtype until it meets the statistics,
+    # as it does in Gymnasium (a float32 product for a float32 batch).
     if not isinstance(batch_mean, float) and batch_mean.dtype != dtype:
         batch_mean = astype(batch_mean, dtype)
-    if not isinstance(batch_var, float) and batch_var.dtype != dtype:
-        batch_var = astype(batch_var, dtype)
+    if isinstance(batch_var, float) or batch_var.dtype == dtype:
+        m_b = batch_var * n
+    else:
+        n_b = batch_count if isinstance(batch_count, int) else astype(batch_count, batch_var.dtype)
+        m_b = astype(batch_var * n_b, dtype)
     # The order of operations is Gymnasium's, so that NumPy results agree to the bit.
     delta = batch_mean - m.mean
     mean = m.mean + delta * n / tot
-    m2 = m.var * count + batch_var * n + xp.square(delta) * count * n / tot
+    m2 = m.var * count + m_b + xp.square(delta) * count * n / tot
     var = m2 / tot
     if not isinstance(batch_count, int):
         # An empty batch moves the mean and count by exactly nothing, but

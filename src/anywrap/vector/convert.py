@@ -31,7 +31,7 @@ import gymnasium as gym
 from gymnasium.vector import VectorEnv, VectorWrapper
 
 from anywrap import xp as _xp
-from anywrap.convert import _check_known, _first_array, convert, resolve_library
+from anywrap.convert import _check_known, _Converter, _first_array, resolve_library
 
 __all__ = [
     "ArrayConversion",
@@ -102,20 +102,19 @@ class ArrayConversion(VectorWrapper, gym.utils.RecordConstructorArgs):
         self._env_device = env_device
         self._writable = writable
         self._name = "vector." + name
-
-    def _out(self, tree: Any, writable: bool | None = None) -> Any:
-        return convert(
-            tree,
-            self._target,
-            self._target_device,
-            writable=self._writable if writable is None else writable,
-            who=self._name,
-        )
+        dev = self._target_device
+        self._out = _Converter(self._target, dev, writable, self._name)
+        # Gymnasium's vector reward wrappers write into rewards: always writable.
+        self._out_flags = _Converter(self._target, dev, True, self._name)
+        self._to_env: _Converter | None = None
 
     def _in(self, tree: Any) -> Any:
-        if self._env_lib is None:
-            raise RuntimeError(f"{self._name}: call reset() before step()")
-        return convert(tree, self._env_lib, self._env_device, who=self._name)
+        conv = self._to_env
+        if conv is None:
+            if self._env_lib is None:
+                raise RuntimeError(f"{self._name}: call reset() before step()")
+            conv = self._to_env = _Converter(self._env_lib, self._env_device, who=self._name)
+        return conv(tree)
 
     def _learn_env_library(self, obs: Any) -> None:
         if self._env_lib is not None:
@@ -132,7 +131,8 @@ class ArrayConversion(VectorWrapper, gym.utils.RecordConstructorArgs):
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         """Convert the actions to the env's library, step, and convert the results."""
         obs, reward, terminated, truncated, info = self.env.step(self._in(actions))
-        reward, terminated, truncated = self._out((reward, terminated, truncated), writable=True)
+        flags = self._out_flags
+        reward, terminated, truncated = flags(reward), flags(terminated), flags(truncated)
         return self._out(obs), reward, terminated, truncated, self._out(info)
 
     def reset(

@@ -13,7 +13,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap import xp as axp
 from anywrap._shell import StatefulShell, autoreset_mode, check_reset_mask, to_numpy
-from anywrap.transforms.episodes import init_episodes, reset_episodes, step_episodes
+from anywrap.transforms.episodes import init_episodes, reset_episodes, shift_clock, step_episodes
 from anywrap.wrappers.episode import recent_queue
 
 __all__ = ["RecordEpisodeStatistics"]
@@ -75,6 +75,14 @@ class RecordEpisodeStatistics(StatefulShell, VectorWrapper, gym.utils.RecordCons
 
     def _now(self) -> float:
         return time.perf_counter() - self._t0
+
+    def _export(self, state: Any) -> Any:
+        # Start times are saved relative to now, so that a restored episode
+        # keeps its true duration in another process.
+        return shift_clock(state, -self._now())
+
+    def _import(self, state: Any) -> Any:
+        return shift_clock(state, self._now())
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None

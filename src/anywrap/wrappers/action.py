@@ -49,6 +49,11 @@ class ActionBounds:
         if isinstance(action, (list, tuple, int, float)):
             action = np.asarray(action)
         host = axp.is_host(action)
+        if not host:
+            try:
+                axp.namespace(action)
+            except axp.UnknownArrayTypeError as e:
+                raise axp.UnknownArrayTypeError(f"{wrapper_name(self.owner)}: {e}") from e
         if not host and self.env_type is not None and type(action) is not self.env_type:
             raise TypeError(
                 f"{wrapper_name(self.owner)}: expected an action of the env's library "

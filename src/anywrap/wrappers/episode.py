@@ -12,7 +12,13 @@ import numpy as np
 
 from anywrap import xp as axp
 from anywrap._shell import StatefulShell, to_numpy
-from anywrap.transforms.episodes import Episodes, init_episodes, reset_episodes, step_episodes
+from anywrap.transforms.episodes import (
+    Episodes,
+    init_episodes,
+    reset_episodes,
+    shift_clock,
+    step_episodes,
+)
 
 __all__ = ["RecordEpisodeStatistics", "recent_queue"]
 
@@ -79,14 +85,23 @@ class RecordEpisodeStatistics(StatefulShell, gym.Wrapper, gym.utils.RecordConstr
             r: axp.Compiled(partial(step_episodes, report=r, same_step=True), 1)
             for r in (True, False)
         }
+        self._reset = axp.Compiled(reset_episodes, 0)
 
     def _now(self) -> float:
         return time.perf_counter() - self._t0
 
+    def _export(self, state: Any) -> Any:
+        # Start times are saved relative to now, so that a restored episode
+        # keeps its true duration in another process.
+        return shift_clock(state, -self._now())
+
+    def _import(self, state: Any) -> Any:
+        return shift_clock(state, self._now())
+
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         """Reset the env and start a new episode."""
         obs, info = self.env.reset(seed=seed, options=options)
-        self._state = reset_episodes(self._state, None, self._now())
+        self._state = self._reset(self._state, None, self._now())
         return obs, info
 
     def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:

@@ -242,15 +242,21 @@ def describe(x: Any) -> str:
     return f"{name}(shape={shape}, dtype={dtype_name}, device={dev})"
 
 
-@functools.cache
-def _probe_float64(xp: ModuleType, device_key: str, dev: Any) -> bool:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            z = xp.zeros((), dtype=xp.float64, device=dev)
-        except Exception:
-            return False
-    return bool(z.dtype == xp.float64)
+_float64_probes: dict[tuple[int, str], bool] = {}
+
+
+def _probe_float64(xp: ModuleType, dev: Any) -> bool:
+    key = (id(xp), str(dev))  # namespaces need not be hashable
+    hit = _float64_probes.get(key)
+    if hit is None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                hit = bool(xp.zeros((), dtype=xp.float64, device=dev).dtype == xp.float64)
+            except Exception:
+                hit = False
+        _float64_probes[key] = hit
+    return hit
 
 
 def has_float64(xp: ModuleType, dev: Any = None) -> bool:
@@ -262,7 +268,7 @@ def has_float64(xp: ModuleType, dev: Any = None) -> bool:
         import jax
 
         return bool(jax.config.read("jax_enable_x64"))
-    return _probe_float64(xp, str(dev), dev)
+    return _probe_float64(xp, dev)
 
 
 def wide_float(xp: ModuleType, dev: Any = None) -> Any:

@@ -1,0 +1,24 @@
+"""Shared fixtures. Test utilities live in ``tests/helpers.py``."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+# JAX runs on CPU here; say so before anything imports it (no accelerator probing).
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+from helpers import BACKENDS, Backend, make_backend
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> Backend:
+    """One array library: ``.name``, ``.xp``, ``.to_backend(np_array)``, ``.to_numpy(array)``.
+
+    Skips when the library is not installed.
+    """
+    return make_backend(request.param)

@@ -1,0 +1,201 @@
+"""Contract 4 (no host sync on the step path) and Contract 5 (one compiled
+dispatch per wrapper step on JAX)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode
+from helpers import (
+    HostSyncError,
+    ReplayEnv,
+    ReplayVectorEnv,
+    jax_no_host_sync,
+    make_backend,
+    record_single_trajectory,
+    record_vector_trajectory,
+    run_single,
+    run_vector,
+    torch_no_host_sync,
+)
+
+import anywrap
+
+
+def vector_stack(replay):
+    xp = replay.backend.xp
+    env = anywrap.vector.RecordEpisodeStatistics(replay)
+    env = anywrap.vector.ClipAction(env)
+    env = anywrap.vector.NormalizeObservation(env)
+    env = anywrap.vector.TransformObservation(env, lambda o: xp.clip(o, -5.0, 5.0))
+    env = anywrap.vector.NormalizeReward(env, gamma=0.99)
+    return anywrap.vector.TransformReward(env, lambda r: xp.clip(r, -5.0, 5.0))
+
+
+def single_stack(replay):
+    env = anywrap.RecordEpisodeStatistics(replay)
+    env = anywrap.ClipAction(env)
+    env = anywrap.NormalizeObservation(env)
+    return anywrap.NormalizeReward(env, gamma=0.99)
+
+
+MODES = [AutoresetMode.NEXT_STEP, AutoresetMode.DISABLED]
+
+
+# ------------------------------------------------------------ the guards work
+def test_jax_guard_catches_host_reads():
+    jnp = pytest.importorskip("jax.numpy")
+    x = jnp.arange(3.0)
+    reads = [
+        lambda: np.asarray(x),
+        lambda: np.array(x),
+        lambda: np.sum(x),
+        lambda: np.add(x, 1),
+        lambda: float(x[0]),
+        lambda: bool(x[0] > 0),
+        lambda: x.tolist(),
+        lambda: x[0].item(),
+        lambda: 1 if x.any() else 0,
+    ]
+    with jax_no_host_sync():
+        _ = (x + 1) * 2  # device work is fine
+        for read in reads:
+            with pytest.raises((HostSyncError, RuntimeError)):
+                read()
+    np.asarray(x)  # and everything is restored afterwards
+    assert float(x[1]) == 1.0
+
+
+def test_torch_guard_catches_host_reads():
+    torch = pytest.importorskip("torch")
+    t = torch.arange(3.0)
+    reads = [
+        lambda: t[0].item(),
+        lambda: bool(t[0]),
+        lambda: float(t[0]),
+        lambda: int(t[0]),
+        lambda: t.cpu(),
+        lambda: t.numpy(),
+        lambda: t.tolist(),
+        lambda: np.asarray(t),
+        lambda: 1 if t.any() else 0,
+    ]
+    with torch_no_host_sync():
+        _ = (t + 1) * 2
+        for read in reads:
+            with pytest.raises(HostSyncError):
+                read()
+
+
+# ------------------------------------------------------------ the wrappers
+@pytest.mark.parametrize("mode", MODES)
+def test_jax_vector_stack_never_syncs(mode):
+    jax_backend = make_backend("jax")
+    traj = record_vector_trajectory(num_envs=6, num_steps=80, autoreset_mode=mode)
+    replay = ReplayVectorEnv(traj, jax_backend)
+    env = vector_stack(replay)
+    run_vector(env, steps=3)  # compile outside the guard (compiling reads constants)
+    with jax_no_host_sync():
+        out = run_vector(env)
+    assert replay.next_kind is None
+    ends = sum(
+        int(e.terminated.sum() + e.truncated.sum()) for e in traj.events[1:] if e.kind == "step"
+    )
+    assert ends >= 10  # episode ends (and, in DISABLED mode, masked resets) were crossed
+    if mode is AutoresetMode.DISABLED:
+        assert any(o[0] == "reset" for o in out)
+    assert isinstance(out[-1][1], jax_backend.array_type)
+
+
+def test_jax_single_stack_never_syncs():
+    jax_backend = make_backend("jax")
+    replay = ReplayEnv(record_single_trajectory(), jax_backend)
+    env = single_stack(replay)
+    run_single(env, steps=3)
+    with jax_no_host_sync():
+        run_single(env)
+    assert replay.next_kind is None
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_torch_vector_stack_never_syncs(mode):
+    torch_backend = make_backend("torch")
+    traj = record_vector_trajectory(num_envs=6, num_steps=80, autoreset_mode=mode)
+    replay = ReplayVectorEnv(traj, torch_backend)
+    env = vector_stack(replay)
+    with torch_no_host_sync():
+        run_vector(env)
+    assert replay.next_kind is None
+
+
+def test_torch_single_stack_never_syncs():
+    torch_backend = make_backend("torch")
+    replay = ReplayEnv(record_single_trajectory(), torch_backend)
+    env = single_stack(replay)
+    with torch_no_host_sync():
+        run_single(env)
+    assert replay.next_kind is None
+
+
+# ----------------------------------------------------------- Contract 5
+def _compiled_functions(env):
+    """``(wrapper, name, jitted)`` for every jax.jit object inside the stack's Compiled."""
+    from anywrap.xp import Compiled
+
+    found = []
+    while env is not None:
+        for name, value in vars(env).items():
+            cands = value.values() if isinstance(value, dict) else [value]
+            for c in cands:
+                if isinstance(c, Compiled):
+                    for fn in c._by_type.values():
+                        found.append((type(env).__name__, name, fn))
+        env = getattr(env, "env", None)
+    return found
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_jax_each_step_is_compiled_once(mode):
+    jax_backend = make_backend("jax")
+    traj = record_vector_trajectory(num_envs=6, num_steps=80, autoreset_mode=mode)
+    env = vector_stack(ReplayVectorEnv(traj, jax_backend))
+    # Warm up past the first episode end and (DISABLED) the first masked reset.
+    first_reset = next((i for i, e in enumerate(traj.events) if i and e.kind == "reset"), 12)
+    run_vector(env, steps=first_reset + 2)
+    compiled = _compiled_functions(env)
+    assert {w for w, _, _ in compiled} >= {
+        "RecordEpisodeStatistics",
+        "NormalizeObservation",
+        "NormalizeReward",
+    }
+    for w, name, fn in compiled:
+        assert hasattr(fn, "_cache_size"), f"{w}.{name} is not a jax.jit function"
+    before = {(w, n, id(fn)): fn._cache_size() for w, n, fn in compiled}
+    run_vector(env)  # ~60 more steps, more ends and resets
+    after = {(w, n, id(fn)): fn._cache_size() for w, n, fn in _compiled_functions(env)}
+    assert after == before, "a jitted transform was compiled again for the same shapes"
+    for (w, n, _), size in after.items():
+        # The step programs are per-shell partials and see one signature each.
+        # (Resets jit the shared module-level transform, whose cache jax shares
+        # with every other shell in this process, so only growth is checked.)
+        if n != "_reset":
+            assert size <= (2 if w == "NormalizeObservation" else 1), (w, n, size)
+
+
+def test_jax_step_traces_transform_once(monkeypatch):
+    """Counting traces directly: the transform's Python body runs once, not per step."""
+    make_backend("jax")
+    from anywrap.transforms import returns
+
+    calls = []
+    real = returns.normalize_reward
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr("anywrap.vector.reward.normalize_reward", counting)
+    traj = record_vector_trajectory(num_envs=6, num_steps=80)
+    env = anywrap.vector.NormalizeReward(ReplayVectorEnv(traj, make_backend("jax")))
+    run_vector(env)
+    assert len(calls) == 1, f"traced {len(calls)} times for 80 steps"
