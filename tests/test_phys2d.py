@@ -12,11 +12,10 @@ import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.wrappers import vector as gym_vector
+from helpers import ReplayVectorEnv, VectorTrajectory, make_backend
 
 import anywrap
 from anywrap._shell import to_numpy
-
-from helpers import ReplayVectorEnv, VectorTrajectory, make_backend
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
