@@ -314,3 +314,139 @@ def test_vector_numpy_env_to_jax_with_final_obs() -> None:
     assert "final_obs" in info and isinstance(info["_final_obs"], jax.Array)
     kept = [o for o, m in zip(info["final_obs"], np.asarray(info["_final_obs"])) if m]
     assert kept and all(isinstance(o, jax.Array) for o in kept)
+
+
+# ------------------------------------------- the per-step (compiled) converter
+@pytest.mark.parametrize(("src", "dst"), PAIRS)
+def test_converter_is_zero_copy_between_every_pair(src: str, dst: str) -> None:
+    """The wrappers' fast leaves share buffers as ``to_library`` does."""
+    x = make(src)
+    conv = C.converter(dst)
+    for _ in range(2):  # the first call classifies the type, the second uses the cache
+        y = conv({"obs": x})["obs"]
+        assert C.library_of(y) == dst
+        assert pointer(y) == pointer(x), f"{src} -> {dst} copied"
+
+
+@pytest.mark.parametrize(("src", "dst"), PAIRS)
+@pytest.mark.parametrize("dtype", [np.bool_, np.uint8, np.int32, np.float32])
+@pytest.mark.parametrize("shape", [(), (5,)])
+def test_converter_preserves_dtype_and_values(
+    src: str, dst: str, dtype: object, shape: tuple[int, ...]
+) -> None:
+    x = make(src, dtype, shape)
+    conv = C.converter(dst)
+    for _ in range(2):
+        y = conv(x)
+        assert np.dtype(str(y.dtype).replace("torch.", "")) == np.dtype(dtype)
+        np.testing.assert_array_equal(np.asarray(C.to_library(y, "numpy")), aligned(shape, dtype))
+
+
+def test_converter_treats_read_only_numpy_as_to_library_does() -> None:
+    """Shared through DLPack, without the warning ``torch.from_numpy`` gives for it."""
+    import warnings
+
+    ro = aligned((4,))
+    ro.flags.writeable = False
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        t = C.converter("torch")(ro)
+    assert (pointer(t) == pointer(ro)) == (pointer(C.to_library(ro, "torch")) == pointer(ro))
+    np.testing.assert_array_equal(t.numpy(), ro)
+
+
+def test_converter_writable_copies_only_read_only_leaves() -> None:
+    conv = C.converter("numpy", writable=True)
+    j, n = jnp.asarray(aligned((4,))), aligned((4,))
+    out = conv({"j": j, "n": n})
+    assert out["j"].flags.writeable and pointer(out["j"]) != pointer(j)
+    assert out["n"] is n
+
+
+@pytest.mark.parametrize(
+    ("action", "dtype"),
+    [
+        (np.int64(1), jnp.int32),  # narrowed: jax_enable_x64 is off
+        (np.uint8(1), jnp.uint8),
+        (np.bool_(True), jnp.bool_),
+        (np.array(1, dtype=np.int32), jnp.int32),
+        (1, jnp.int32),
+        (True, jnp.bool_),
+        ("torch", jnp.int32),
+        ("torch-int16", jnp.int16),
+        ("torch-bool", jnp.bool_),
+    ],
+)
+def test_integer_actions_to_jax_are_reused_with_the_right_dtype(
+    action: object, dtype: object
+) -> None:
+    def fresh(value: int) -> object:
+        if action == "torch":
+            return torch.tensor(value)
+        if action == "torch-int16":
+            return torch.tensor(value, dtype=torch.int16)
+        if action == "torch-bool":
+            return torch.tensor(bool(value))
+        if isinstance(action, (bool, np.bool_)):
+            return type(action)(bool(value))
+        if isinstance(action, np.ndarray):
+            return np.array(value, dtype=action.dtype)
+        return type(action)(value)  # type: ignore[call-arg]
+
+    conv = C.converter("jax")
+    one, zero = conv(fresh(1)), conv(fresh(0))
+    assert isinstance(one, jax.Array) and one.dtype == dtype and one.shape == ()
+    assert int(one) == 1 and int(zero) == 0 and zero.dtype == dtype
+    assert conv(fresh(1)) is one  # converted once, then reused
+    one.delete()  # as a jitted step that donates its action would
+    again = conv(fresh(1))
+    assert again is not one and not again.is_deleted() and int(again) == 1
+
+
+def test_integer_action_reuse_is_bounded_and_follows_x64() -> None:
+    conv = C.converter("jax")
+    big = np.int64(1 << 20)
+    assert int(conv(big)) == 1 << 20 and conv(big) is not conv(big)  # outside the kept range
+    if not callable(getattr(jax, "enable_x64", None)):
+        pytest.skip("this JAX has no jax.enable_x64 context")
+    narrow = conv(np.int64(3))
+    with jax.enable_x64(True):  # type: ignore[operator]
+        wide = conv(np.int64(3))
+    assert narrow.dtype == jnp.int32 and wide.dtype == jnp.int64
+
+
+def test_small_host_tensor_actions_reach_jax_with_values() -> None:
+    w = C.JaxToTorch(TinyJaxEnv())
+    w.reset(seed=0)
+    env = w.env
+    for a in (torch.tensor([0.25, -1.0]), torch.tensor([1, 0], dtype=torch.int32)):
+        w.step(a)
+        assert (
+            isinstance(env.action, jax.Array) and env.action.dtype == jnp.asarray(a.numpy()).dtype
+        )
+        np.testing.assert_array_equal(np.asarray(env.action), a.numpy())
+
+
+def test_wrappers_pickle_and_keep_converting() -> None:
+    import pickle
+
+    w = C.NumpyToTorch(gym.make("CartPole-v1"))
+    w.reset(seed=0)
+    w.step(torch.tensor(0))
+    w2 = pickle.loads(pickle.dumps(w))
+    obs, rew, *_ = w2.step(torch.tensor(1))
+    assert isinstance(obs, torch.Tensor) and rew == 1.0
+
+
+def test_convert_bench_reports_ratios_and_size_check() -> None:
+    from anywrap.bench.convert_bench import run
+
+    res = run(sizes={"4KB": 4096, "1MB": 1 << 20}, reps=5, steps=5)
+    for label in ("4KB", "1MB"):
+        for pair in ("JaxToTorch", "JaxToNumpy"):
+            r = res[label][pair]
+            assert r["anywrap_us"] > 0 and r["gymnasium_us"] > 0
+            assert r["ratio"] == pytest.approx(r["anywrap_us"] / r["gymnasium_us"])
+    size = res["size_independent"]
+    assert set(size["ratios"]) == {"JaxToTorch", "JaxToNumpy"} and size["tolerance"] == 3.0
+    assert isinstance(size["ok"], bool)

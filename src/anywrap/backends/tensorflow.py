@@ -374,6 +374,39 @@ class TensorFlowNamespace:
             x, axis = tf.reshape(x, (-1,)), 0
         return tf.gather(x, indices, axis=axis)
 
+    def flip(self, x: Any, /, *, axis: Any = None) -> Any:
+        """``x`` with the order of elements along ``axis`` reversed (all axes if None)."""
+        axes = list(range(len(x.shape))) if axis is None else [axis]
+        return tf.reverse(x, axis=axes)
+
+    def cumulative_sum(
+        self,
+        x: Any,
+        /,
+        *,
+        axis: int | None = None,
+        dtype: Any = None,
+        include_initial: builtins.bool = False,
+    ) -> Any:
+        """Running sum along ``axis`` (the only axis of a 1-D ``x`` by default)."""
+        if axis is None:
+            axis = 0
+        if dtype is not None:
+            x = tf.cast(x, _dtype(dtype))
+        out = tf.math.cumsum(x, axis=axis)
+        if include_initial:
+            out = tf.concat([tf.zeros_like(tf.gather(out, [0], axis=axis)), out], axis=axis)
+        return out
+
+    def searchsorted(self, x1: Any, x2: Any, /, *, side: str = "left", sorter: Any = None) -> Any:
+        """Insertion indices of ``x2`` into the sorted 1-D ``x1``."""
+        if sorter is not None:
+            x1 = tf.gather(x1, sorter)
+        x2 = _tensor(x2, x1)
+        flat = tf.reshape(x2, (1, -1))
+        idx = tf.searchsorted(x1[None, :], tf.cast(flat, x1.dtype), side=side, out_type=tf.int64)
+        return tf.reshape(idx, tf.shape(x2))
+
     def argsort(
         self,
         x: Any,

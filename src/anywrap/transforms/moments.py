@@ -102,13 +102,23 @@ def total_count(m: Moments) -> Array:
 
 
 def _add_count(hi: Array, lo: Array, n: Array | int) -> tuple[Array, Array]:
-    """Double-word ``(hi, lo) + n`` with Knuth's two-sum; exact for integer ``n``."""
+    """Double-word ``(hi, lo) + n`` with Knuth's two-sum; exact for integer ``n``.
+
+    A float64 count is exact to 2^53 samples on its own: it is added plainly,
+    which is also Gymnasium's sequence of counts to the bit.
+    """
+    if hi.dtype == _float64_of(hi):
+        return hi + n, lo
     s = hi + n
     b = s - hi
     err = (hi - (s - b)) + (n - b)
     lo = lo + err
     hi2 = s + lo
     return hi2, lo - (hi2 - s)
+
+
+def _float64_of(x: Array) -> Any:
+    return namespace(x).float64
 
 
 def merge_moments(m: Moments, batch_mean: Array, batch_var: Array, batch_count: Any) -> Moments:

@@ -124,7 +124,7 @@ def update_returns(
         active = xp.logical_and(active, xp.logical_not(state.prev_done))
     acc = xp.where(active, new_acc, acc)
     rms = state.rms
-    if update_stats and acc.ndim == 0:  # a single env
+    if update_stats and acc.ndim == 0 and reduce is None:  # a single env
         rms = update_moments_one(rms, acc, active, skip_nonfinite=False)
     elif update_stats:
         rms = update_moments(

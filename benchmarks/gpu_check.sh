@@ -1,0 +1,195 @@
+#!/usr/bin/env bash
+# GPU check for anywrap: no host sync on CUDA / JAX-GPU, then `anywrap bench --device cuda`.
+#
+# Usage (from the repository root, on a machine with an NVIDIA GPU):
+#     bash benchmarks/gpu_check.sh [--install] [--quick]
+#
+#   --install   pip-install what is missing (anywrap itself, editable, without deps;
+#               and, if $ANYWRAP_JAX_CUDA is set, that pip requirement, e.g. "jax[cuda12]").
+#               Without it nothing is installed: a missing GPU backend is reported as SKIP.
+#   --quick     pass --quick to `anywrap bench` (sizes as on CPU).
+#
+# Environment: PYTHON (default: .venv/bin/python if present, else python3),
+#              OUT (default: bench-results/gpu), STEP_TIMEOUT (seconds for each check,
+#              default 60), BENCH_TIMEOUT (seconds for the benchmarks, default 180).
+# Output format: see benchmarks/README.md. Exit status: 0 when no step FAILed.
+# The whole script is sized to finish in under 5 minutes on one GPU.
+
+set -u
+cd "$(dirname "$0")/.."
+
+PYTHON=${PYTHON:-}
+if [ -z "$PYTHON" ]; then
+    if [ -x .venv/bin/python ]; then PYTHON=.venv/bin/python; else PYTHON=python3; fi
+fi
+OUT=${OUT:-bench-results/gpu}
+STEP_TIMEOUT=${STEP_TIMEOUT:-60}
+BENCH_TIMEOUT=${BENCH_TIMEOUT:-180}
+INSTALL=0
+QUICK=""
+for arg in "$@"; do
+    case "$arg" in
+        --install) INSTALL=1 ;;
+        --quick) QUICK="--quick" ;;
+        *) echo "gpu_check: unknown argument $arg" >&2; exit 2 ;;
+    esac
+done
+export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
+mkdir -p "$OUT"
+
+PASS=0; FAIL=0; SKIP=0
+result() {  # result STATUS NAME [DETAIL]
+    printf '[%s] %s%s\n' "$1" "$2" "${3:+: $3}"
+    case "$1" in PASS) PASS=$((PASS + 1)) ;; FAIL) FAIL=$((FAIL + 1)) ;; SKIP) SKIP=$((SKIP + 1)) ;; esac
+}
+
+echo "== anywrap gpu_check $(date -u +%Y-%m-%dT%H:%M:%SZ) =="
+
+# ---------------------------------------------------------------- 1. install
+if [ "$INSTALL" = 1 ]; then
+    "$PYTHON" -c "import anywrap" 2>/dev/null || "$PYTHON" -m pip install -q --no-deps -e . \
+        && echo "[info] install: anywrap importable"
+    if [ -n "${ANYWRAP_JAX_CUDA:-}" ]; then
+        "$PYTHON" -m pip install -q "$ANYWRAP_JAX_CUDA" && echo "[info] install: $ANYWRAP_JAX_CUDA"
+    fi
+fi
+
+# ---------------------------------------------------------------- 2. environment
+"$PYTHON" - <<'PY'
+import importlib
+for name in ("anywrap", "numpy", "gymnasium", "jax", "torch", "torchrl"):
+    try:
+        mod = importlib.import_module(name)
+        print(f"[info] {name} {getattr(mod, '__version__', '?')}")
+    except Exception as exc:
+        print(f"[info] {name} missing ({type(exc).__name__})")
+try:
+    import torch
+    print(f"[info] torch.cuda.is_available()={torch.cuda.is_available()}"
+          + (f" device={torch.cuda.get_device_name(0)}" if torch.cuda.is_available() else ""))
+except Exception:
+    pass
+try:
+    import jax
+    print(f"[info] jax backend={jax.default_backend()} devices={jax.devices()}")
+except Exception:
+    pass
+PY
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>/dev/null \
+    | sed 's/^/[info] nvidia-smi: /'
+
+# ---------------------------------------------------------------- 3. no-sync checks
+# Each line the snippet prints is "STATUS<TAB>name<TAB>detail".
+NOSYNC=$(timeout "$STEP_TIMEOUT" "$PYTHON" - <<'PY' 2>"$OUT/nosync.stderr"
+import warnings
+warnings.simplefilter("ignore")
+
+def report(status, name, detail=""):
+    print(f"{status}\t{name}\t{detail}", flush=True)
+
+def clip_stack(env, clip):
+    from anywrap.bench.envs import cleanrl_stack
+    import anywrap
+    return cleanrl_stack(env, anywrap.vector, clip)
+
+# -- PyTorch on CUDA, under torch.cuda.set_sync_debug_mode("error")
+try:
+    import torch
+    if not torch.cuda.is_available():
+        report("SKIP", "torch-cuda six-wrapper vector stack", "torch.cuda.is_available() is False")
+    else:
+        from anywrap.bench.envs import torch_pendulum_vector_env
+        n, dev = 4096, torch.device("cuda")
+        env = clip_stack(torch_pendulum_vector_env(n, dev), torch.clamp)
+        gen = torch.Generator(device=dev).manual_seed(0)
+        actions = [torch.rand(n, 1, generator=gen, device=dev) * 6 - 3 for _ in range(215)]
+        env.reset(seed=0)
+        for a in actions[:190]:  # warm-up outside the guard (first-call allocations)
+            env.step(a)
+        torch.cuda.synchronize()
+        try:
+            torch.cuda.set_sync_debug_mode("error")
+            for a in actions[190:]:  # crosses the truncation at step 200 and the autoreset
+                obs, rew, term, trunc, info = env.step(a)
+        finally:
+            torch.cuda.set_sync_debug_mode("default")
+        torch.cuda.synchronize()
+        assert obs.is_cuda and rew.is_cuda, (obs.device, rew.device)
+        report("PASS", "torch-cuda six-wrapper vector stack",
+               f"25 steps x {n} envs under set_sync_debug_mode('error'), outputs on {obs.device}")
+except Exception as exc:
+    report("FAIL", "torch-cuda six-wrapper vector stack", f"{type(exc).__name__}: {exc}"[:400])
+
+# -- JAX on GPU, under jax.transfer_guard_device_to_host("disallow")
+try:
+    import jax
+    import jax.numpy as jnp
+    import gymnasium as gym
+    try:
+        gpu = jax.devices("gpu")[0]
+    except RuntimeError as exc:
+        gpu = None
+        report("SKIP", "jax-gpu six-wrapper vector stack", f"no JAX GPU backend ({exc})"[:300])
+    if gpu is not None:
+        with jax.default_device(gpu):
+            n = 4096
+            keys = jax.random.split(jax.random.key(0), 30)
+            actions = [jax.random.uniform(k, (n, 1), minval=-3.0, maxval=3.0) for k in keys]
+
+            def guarded(env):
+                env.reset(seed=0)
+                for a in actions[:5]:
+                    out = env.step(a)
+                jax.block_until_ready(out[:2])
+                with jax.transfer_guard_device_to_host("disallow"):
+                    for a in actions[5:]:
+                        out = env.step(a)
+                    jax.block_until_ready(out[:2])
+                return out
+
+            bare_ok = True
+            try:
+                guarded(gym.make_vec("phys2d/Pendulum-v0", num_envs=n))
+            except Exception as exc:
+                bare_ok = False
+                report("SKIP", "jax-gpu six-wrapper vector stack",
+                       f"the bare phys2d env itself transfers to host: {type(exc).__name__}"[:300])
+            if bare_ok:
+                out = guarded(clip_stack(gym.make_vec("phys2d/Pendulum-v0", num_envs=n), jnp.clip))
+                devs = {str(d) for d in out[0].devices()}
+                report("PASS", "jax-gpu six-wrapper vector stack",
+                       f"25 steps x {n} envs under transfer_guard_device_to_host('disallow'), "
+                       f"outputs on {','.join(sorted(devs))}")
+except Exception as exc:
+    report("FAIL", "jax-gpu six-wrapper vector stack", f"{type(exc).__name__}: {exc}"[:400])
+PY
+)
+rc=$?
+if [ -z "$NOSYNC" ]; then
+    result FAIL "no-sync snippet" "exit $rc, no output; see $OUT/nosync.stderr"
+else
+    while IFS=$'\t' read -r status name detail; do result "$status" "$name" "$detail"; done <<<"$NOSYNC"
+fi
+
+# ---------------------------------------------------------------- 4. no-sync test file
+# tests/test_nosync.py: JAX cases run on the default (GPU) device when jax has one.
+if timeout "$((STEP_TIMEOUT * 3 / 2))" "$PYTHON" -m pytest -q -p no:cacheprovider tests/test_nosync.py \
+        >"$OUT/pytest_nosync.txt" 2>&1; then
+    result PASS "pytest tests/test_nosync.py" "$(tail -n 1 "$OUT/pytest_nosync.txt")"
+else
+    result FAIL "pytest tests/test_nosync.py" "$(tail -n 1 "$OUT/pytest_nosync.txt"); see $OUT/pytest_nosync.txt"
+fi
+
+# ---------------------------------------------------------------- 5. benchmarks on the GPU
+echo "== anywrap bench --device cuda --only B3,B4,B5,B8 $QUICK =="
+timeout "$BENCH_TIMEOUT" "$PYTHON" -m anywrap.cli bench --device cuda --only B3,B4,B5,B8 $QUICK \
+    --no-progress --json "$OUT/results.json" --plot "$OUT/throughput.png" 2>"$OUT/bench.stderr"
+rc=$?
+if [ "$rc" = 0 ]; then
+    result PASS "anywrap bench --device cuda" "$OUT/results.json"
+else
+    result FAIL "anywrap bench --device cuda" "exit $rc; $(tail -n 1 "$OUT/bench.stderr")"
+fi
+
+echo "== summary: $PASS passed, $FAIL failed, $SKIP skipped =="
+[ "$FAIL" = 0 ]

@@ -1,0 +1,171 @@
+"""Adapters (brax, gymnax 5- and 6-tuple, Gymnasium FuncEnv), AutoReset and to_vector_env."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+import jax.numpy as jnp  # noqa: E402
+
+from anywrap import functional as F  # noqa: E402
+
+SAME_STEP = gym.vector.AutoresetMode.SAME_STEP
+
+
+def scan(env, actions, key=0):
+    """Jitted rollout with the given (T, ...) actions; returns reset obs, state and outputs."""
+
+    @jax.jit
+    def run(key, actions):
+        obs, state = env.reset(key)
+
+        def body(state, a):
+            s = env.step(state, a)
+            return s.state, (s.obs, s.reward, s.terminated, s.truncated, s.info)
+
+        state, out = jax.lax.scan(body, state, actions)
+        return obs, state, out
+
+    return run(jax.random.key(key), actions)
+
+
+# ---------------------------------------------------------------------- gymnax
+gymnax = pytest.importorskip("gymnax")
+
+
+def test_gymnax_pendulum_truncates_with_final_obs_and_autoresets():
+    env = F.VmapWrapper(F.from_gymnax(gymnax.make("Pendulum-v1")[0]), 3)
+    assert env.autoreset_mode == SAME_STEP and env.num_envs == 3
+    assert env.observation_space.shape == (3,) and env.action_space.shape == (1,)
+    _, _, (obs, _rew, term, trunc, info) = scan(env, jnp.zeros((201, 3, 1)))
+    trunc, term = np.asarray(trunc), np.asarray(term)
+    assert not term.any() and trunc[199].all() and trunc.sum() == 3
+    final = np.asarray(info["final_obs"])
+    np.testing.assert_allclose(final[:199], np.asarray(obs)[:199])  # no done: final == obs
+    assert not np.allclose(final[199], np.asarray(obs)[199])  # done: obs is a fresh episode
+    assert "final_observation" not in info and "terminated" not in info
+
+
+def test_gymnax_adapter_matches_raw_gymnax_on_the_same_keys():
+    raw, params = gymnax.make("CartPole-v1")
+    env = F.from_gymnax(raw)
+    key = jax.random.key(3)
+    obs, state = env.reset(key)
+    k, sub = jax.random.split(key)
+    obs_r, st_r = raw.reset(sub, params)
+    np.testing.assert_array_equal(np.asarray(obs), np.asarray(obs_r))
+    for t in range(5):
+        s = env.step(state, jnp.int32(t % 2))
+        out = raw.step(jax.random.fold_in(k, t), st_r, jnp.int32(t % 2), params)
+        np.testing.assert_array_equal(np.asarray(s.obs), np.asarray(out[0]))
+        assert float(s.reward) == float(out[2])
+        state, st_r = s.state, out[1]
+
+
+def test_gymnax_cartpole_terminates_and_resets():
+    env = F.VmapWrapper(F.from_gymnax(gymnax.make("CartPole-v1")[0]), 4)
+    assert isinstance(env.action_space, gym.spaces.Discrete) and env.action_space.n == 2
+    _, _, (obs, _, term, trunc, info) = scan(env, jnp.ones((60, 4), jnp.int32))
+    term = np.asarray(term)
+    assert term.any() and not np.asarray(trunc).any()  # always pushing right falls over
+    t, i = np.argwhere(term)[0]
+    assert np.abs(np.asarray(obs)[t, i]).max() < 0.06  # a fresh episode's small state
+    assert np.abs(np.asarray(info["final_obs"])[t, i]).max() > 0.2
+
+
+def test_gymnax_old_five_tuple_step_api():
+    raw, _ = gymnax.make("CartPole-v1")
+
+    class Old(type(raw)):  # type: ignore[misc]
+        def step(self, key, state, action, params=None):
+            obs, state, reward, term, trunc, _info = super().step(key, state, action, params)
+            return obs, state, reward, jnp.logical_or(term, trunc), {"discount": 1.0 - term}
+
+    env = F.VmapWrapper(F.from_gymnax(Old()), 4)
+    _, _, (_, _, term, trunc, info) = scan(env, jnp.ones((60, 4), jnp.int32))
+    assert np.asarray(term).any() and not np.asarray(trunc).any()
+    assert "final_obs" not in info and "discount" in info
+
+
+def test_gymnax_error_on_non_env():
+    with pytest.raises(TypeError, match="expected a gymnax Environment"):
+        F.from_gymnax(object())
+
+
+# ------------------------------------------------------------------------ brax
+def test_brax_bare_env_with_anywrap_autoreset():
+    envs = pytest.importorskip("brax.envs")
+    from brax.envs.wrappers.training import EpisodeWrapper
+
+    env = F.from_brax(EpisodeWrapper(envs.get_environment("fast"), 4, 1))
+    assert env.num_envs is None and env.autoreset_mode == gym.vector.AutoresetMode.DISABLED
+    assert env.observation_space.shape == (2,) and env.action_space.shape == (1,)
+    env = F.NormalizeObservation(F.RecordEpisodeStatistics(F.VmapWrapper(F.AutoReset(env), 2)))
+    _, _, (_obs, _rew, term, trunc, info) = scan(env, jnp.ones((9, 2, 1)))
+    trunc = np.asarray(trunc)
+    np.testing.assert_array_equal(trunc[:, 0], [0, 0, 0, 1, 0, 0, 0, 1, 0])
+    assert not np.asarray(term).any()
+    np.testing.assert_array_equal(np.asarray(info["episode"]["l"])[3], [4, 4])
+    assert np.all(np.isnan(np.asarray(info["episode"]["r"])[:3]))
+
+
+def test_brax_create_detects_batch_and_autoreset():
+    envs = pytest.importorskip("brax.envs")
+    env = F.from_brax(envs.create("fast", episode_length=3, batch_size=4, auto_reset=True))
+    assert env.num_envs == 4 and env.autoreset_mode == SAME_STEP
+    _, _, (obs, _rew, _term, trunc, _) = scan(F.ClipAction(env), jnp.ones((4, 4, 1)))
+    np.testing.assert_array_equal(np.asarray(trunc)[:, 0], [0, 0, 1, 0])
+    np.testing.assert_array_equal(np.asarray(obs)[2], 0.0)  # reset to Fast's start
+
+
+# --------------------------------------------------------- Gymnasium FuncEnv
+def test_func_env_pendulum_time_limit_and_autoreset():
+    from gymnasium.envs.phys2d.pendulum import PendulumFunctional
+
+    func = PendulumFunctional()
+    env = F.VmapWrapper(F.AutoReset(F.from_func_env(func, max_episode_steps=5)), 3)
+    assert env.autoreset_mode == SAME_STEP
+    assert env.observation_space == func.observation_space
+    _, _, (obs, rew, _term, trunc, info) = scan(env, jnp.zeros((11, 3, 1)))
+    np.testing.assert_array_equal(np.asarray(trunc)[:, 0], [0, 0, 0, 0, 1] * 2 + [0])
+    assert np.all(np.asarray(rew) <= 0.0)
+    final, obs = np.asarray(info["final_obs"]), np.asarray(obs)
+    assert not np.allclose(final[4], obs[4]) and np.allclose(final[3], obs[3])
+
+
+def test_func_env_error_on_non_func_env():
+    with pytest.raises(TypeError, match="expected a gymnasium FuncEnv"):
+        F.from_func_env(object())
+
+
+# -------------------------------------------------------------- to_vector_env
+def test_to_vector_env_is_a_gymnasium_vector_env():
+    base = F.VmapWrapper(F.from_gymnax(gymnax.make("Pendulum-v1")[0]), 4)
+    venv = F.to_vector_env(F.NormalizeObservation(base))
+    assert isinstance(venv, gym.vector.VectorEnv)
+    assert venv.metadata["autoreset_mode"] == SAME_STEP
+    assert venv.observation_space.shape == (4, 3) and venv.single_action_space.shape == (1,)
+    obs1, _ = venv.reset(seed=7)
+    a = np.zeros((4, 1), np.float32)
+    steps1 = [venv.step(a) for _ in range(3)]
+    obs2, _ = venv.reset(seed=7)
+    steps2 = [venv.step(a) for _ in range(3)]
+    np.testing.assert_array_equal(np.asarray(obs1), np.asarray(obs2))
+    for s1, s2 in zip(steps1, steps2):
+        np.testing.assert_array_equal(np.asarray(s1[0]), np.asarray(s2[0]))
+    obs, rew, _term, _trunc, info = steps1[-1]
+    assert isinstance(obs, jax.Array) and rew.shape == (4,)
+    assert info["_final_obs"].shape == (4,) and not bool(info["_final_obs"].any())
+
+
+def test_to_vector_env_errors():
+    single = F.from_gymnax(gymnax.make("Pendulum-v1")[0])
+    with pytest.raises(ValueError, match="VmapWrapper"):
+        F.to_vector_env(single)
+    venv = F.to_vector_env(F.VmapWrapper(single, 2))
+    with pytest.raises(RuntimeError, match="reset"):
+        venv.step(np.zeros((2, 1)))
+    with pytest.raises(NotImplementedError, match="reset_mask"):
+        venv.reset(options={"reset_mask": np.ones(2, bool)})

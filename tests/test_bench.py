@@ -1,0 +1,240 @@
+"""Tests of the benchmark harness and of ``anywrap bench`` end to end (small configs)."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from anywrap.bench import (
+    BENCHMARKS,
+    Case,
+    Failure,
+    Settings,
+    Timing,
+    interleave,
+    paired_median_difference,
+    parse_only,
+    run_suite,
+    write_json,
+)
+
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+
+
+class FakeClock:
+    """A clock that only moves when a fake case 'works' for a given time."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.calls: list[str] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    def case(self, name: str, durations: list[float], steps: int = 1) -> Case:
+        it = iter(durations)
+
+        def run() -> None:
+            self.calls.append(name)
+            self.now += next(it)
+
+        return Case(name, run, steps=steps)
+
+
+def test_interleave_alternates_cases_and_takes_medians() -> None:
+    clock = FakeClock()
+    # first block of each is the warm-up (100 s): it must not count
+    a = clock.case("A", [100.0, 1.0, 9.0, 2.0, 3.0, 1.5], steps=1)
+    b = clock.case("B", [100.0, 4.0, 8.0, 40.0, 6.0, 5.0], steps=2)
+    out = interleave([a, b], reps=5, warmup=1, clock=clock)
+    assert clock.calls == ["A", "B"] * 6
+    ta, tb = out["A"], out["B"]
+    assert isinstance(ta, Timing) and isinstance(tb, Timing)
+    assert ta.samples == [1.0, 9.0, 2.0, 3.0, 1.5]
+    assert ta.median == 2.0
+    assert tb.samples == [2.0, 4.0, 20.0, 3.0, 2.5]  # per unit: steps=2
+    assert tb.median == 3.0
+    assert ta.min == 1.0
+    # paired by round: (2-1, 4-9, 20-2, 3-3, 2.5-1.5) -> median 1.0
+    assert paired_median_difference(tb, ta) == 1.0
+
+
+def test_interleave_setup_untimed_sync_timed() -> None:
+    clock = FakeClock()
+    events: list[str] = []
+
+    def setup() -> None:
+        events.append("setup")
+        clock.now += 1000.0  # setup time must not count
+
+    def run() -> int:
+        events.append("run")
+        clock.now += 1.0
+        return 7
+
+    def sync(x: int) -> None:
+        events.append(f"sync{x}")
+        clock.now += 0.5  # waiting for the device counts
+
+    out = interleave([Case("c", run, setup=setup, sync=sync)], reps=3, warmup=0, clock=clock)
+    assert events == ["setup", "run", "sync7"] * 3
+    t = out["c"]
+    assert isinstance(t, Timing) and t.samples == [1.5, 1.5, 1.5]
+
+
+def test_interleave_records_failures_and_goes_on() -> None:
+    clock = FakeClock()
+    ticks: list[int] = []
+
+    def broken() -> None:
+        raise TypeError("mean() got an unexpected keyword argument 'axis'")
+
+    ok = clock.case("ok", [1.0] * 4)
+    out = interleave(
+        [Case("broken", broken), ok],
+        reps=3,
+        warmup=1,
+        clock=clock,
+        on_block=lambda: ticks.append(1),
+    )
+    assert isinstance(out["broken"], Failure)
+    assert out["broken"].error.startswith("TypeError: mean()")
+    assert isinstance(out["ok"], Timing) and len(out["ok"].samples) == 3
+    assert len(ticks) == 8  # the progress bar still reaches its total
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [({"reps": 0}, "reps"), ({"reps": 1, "warmup": -1}, "warmup")],
+)
+def test_interleave_rejects_bad_counts(kwargs: dict[str, int], match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        interleave([Case("a", lambda: None)], **kwargs)
+
+
+def test_interleave_rejects_duplicate_names() -> None:
+    with pytest.raises(ValueError, match="distinct"):
+        interleave([Case("a", lambda: None), Case("a", lambda: None)], reps=1)
+
+
+def test_parse_only() -> None:
+    assert parse_only(None) == list(BENCHMARKS)
+    assert parse_only("b3, B1") == ["B1", "B3"]
+    with pytest.raises(ValueError, match="unknown benchmark id"):
+        parse_only("B1,B9")
+
+
+def test_write_json_is_strict_json(tmp_path: Path) -> None:
+    data = {"x": math.nan, "y": np.float32(1.5), "z": [np.int64(3)]}
+    path = write_json(data, tmp_path / "r.json")
+    assert json.loads(path.read_text()) == {"x": None, "y": 1.5, "z": [3]}
+    assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_b7_is_reported_not_available() -> None:
+    report = run_suite(Settings(quick=True), ["B7"], progress=False)
+    b7 = report["benchmarks"]["B7"]
+    assert b7["status"] == "not available"
+    assert "no image wrappers" in b7["reason"]
+
+
+def test_torch_pendulum_matches_gymnasium_dynamics() -> None:
+    torch = pytest.importorskip("torch")
+    import gymnasium as gym
+
+    from anywrap.bench.envs import torch_pendulum_vector_env
+
+    env = torch_pendulum_vector_env(3)
+    env.reset(seed=0)
+    ref = gym.make("Pendulum-v1").unwrapped
+    ref.reset(seed=0)
+    states = np.array([[0.3, -0.5], [3.0, 7.9], [-2.0, 1.0]])
+    env.core.th = torch.tensor(states[:, 0], dtype=torch.float32)
+    env.core.thdot = torch.tensor(states[:, 1], dtype=torch.float32)
+    actions = np.array([[1.0], [-3.0], [0.5]], dtype=np.float32)
+    obs, reward, terminated, truncated, _ = env.step(torch.from_numpy(actions))
+    for i in range(3):
+        ref.state = states[i].copy()
+        ref_obs, ref_reward, *_ = ref.step(actions[i])
+        np.testing.assert_allclose(obs[i].numpy(), ref_obs, rtol=1e-5, atol=1e-5)
+        assert reward[i].item() == pytest.approx(ref_reward, rel=1e-5, abs=1e-5)
+    assert obs.dtype == torch.float32 and not bool(terminated.any())
+    assert not bool(truncated.any())
+
+
+def test_anywrap_bench_quick_b1_writes_valid_json(tmp_path: Path) -> None:
+    out = tmp_path / "results.json"
+    plot = tmp_path / "plot.png"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "anywrap.cli",
+            "bench",
+            "--quick",
+            "--only",
+            "B1,B7",
+            "--json",
+            str(out),
+            "--plot",
+            str(plot),
+            "--no-progress",
+        ],
+        env={**os.environ, "PYTHONPATH": SRC},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "B1  NumPy single env" in proc.stdout
+    assert "time anywrap adds / time Gymnasium adds" in proc.stdout
+    report = json.loads(out.read_text())
+    assert report["schema"] == "anywrap-bench/1"
+    assert report["config"]["only"] == ["B1", "B7"]
+    b1 = report["benchmarks"]["B1"]
+    assert b1["status"] == "ok"
+    cases = {r["case"]: r for r in b1["rows"]}
+    assert set(cases) == {"bare", "gymnasium", "anywrap"}
+    for r in cases.values():
+        assert len(r["samples"]) == 5 and r["seconds_per_step"] > 0
+    assert b1["summary"]["anywrap_added_over_gymnasium_added"] is not None
+    assert report["benchmarks"]["B7"]["status"] == "not available"
+    assert not plot.exists()  # no B3 / B4 in this run, so no plot
+
+
+def test_device_cuda_fails_clearly_without_gpu(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "anywrap.cli",
+            "bench",
+            "--device",
+            "cuda",
+            "--only",
+            "B5",
+            "--json",
+            str(tmp_path / "r.json"),
+            "--no-progress",
+        ],
+        env={**os.environ, "PYTHONPATH": SRC},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 2
+    assert "no usable CUDA GPU" in proc.stderr
+    assert "torch.cuda.is_available() is False" in proc.stderr
+    assert not (tmp_path / "r.json").exists()
