@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from anywrap.xp import Array, astype, namespace
+from anywrap.xp import Array, astype, clip
 
 __all__ = ["clip_action"]
 
@@ -22,8 +22,7 @@ def clip_action(action: Array, low: Array, high: Array, dtype: Any = None) -> Ar
     The result keeps the action's dtype, or takes ``dtype`` when given (the
     vector wrapper casts to the action space's dtype, as Gymnasium's does).
     """
-    xp = namespace(action)
-    out = xp.clip(action, low, high)
+    out = clip(action, low, high)
     if dtype is not None and out.dtype != dtype:
         out = astype(out, dtype)
     return out

@@ -26,7 +26,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from anywrap.xp import Array, astype, device, namespace, wide_float
+from anywrap.xp import Array, astype, device, namespace, where, wide_float
 
 __all__ = [
     "EpisodeOutput",
@@ -97,10 +97,10 @@ def reset_episodes(state: Episodes, mask: Array | None, now: float) -> Episodes:
     if mask is None:
         mask = xp.ones(state.returns.shape, dtype=xp.bool, device=device(state.returns))
     return state._replace(
-        returns=xp.where(mask, 0.0, state.returns),
-        lengths=xp.where(mask, 0, state.lengths),
-        start_time=xp.where(mask, xp.asarray(now, dtype=state.start_time.dtype), state.start_time),
-        prev_done=xp.where(mask, False, state.prev_done),
+        returns=where(mask, 0.0, state.returns),
+        lengths=where(mask, 0, state.lengths),
+        start_time=where(mask, xp.asarray(now, dtype=state.start_time.dtype), state.start_time),
+        prev_done=where(mask, False, state.prev_done),
     )
 
 
@@ -128,7 +128,7 @@ def _push_recent(buffer: Array, values: Array, idx: Array, k: Array) -> Array:
     j = xp.arange(size, device=device(buffer))
     fresh = xp.take(values, idx)
     older = xp.take(buffer, xp.clip(j - k, 0, size - 1))
-    return xp.where(j < k, astype(fresh, buffer.dtype), older)
+    return where(j < k, astype(fresh, buffer.dtype), older)
 
 
 def step_episodes(
@@ -153,15 +153,17 @@ def step_episodes(
     reward = xp.asarray(reward)
     if reward.dtype != state.returns.dtype:
         reward = astype(reward, state.returns.dtype)
-    done = xp.logical_or(xp.asarray(terminated), xp.asarray(truncated))
     returns, lengths, start = state.returns, state.lengths, state.start_time
+    if same_step and not report:  # nothing ended, and prev_done is not used: the bare sums
+        return Episodes(returns + reward, lengths + 1, *state[2:]), None
+    done = xp.logical_or(xp.asarray(terminated), xp.asarray(truncated))
     if not same_step or report:
         now = xp.asarray(now, dtype=start.dtype)
     if not same_step:  # the step after a done is the reset step: restart there
         fresh = state.prev_done
-        returns = xp.where(fresh, 0.0, returns + reward)
-        lengths = xp.where(fresh, 0, lengths + 1)
-        start = xp.where(fresh, now, start)
+        returns = where(fresh, 0.0, returns + reward)
+        lengths = where(fresh, 0, lengths + 1)
+        start = where(fresh, now, start)
     else:
         returns = returns + reward
         lengths = lengths + 1
@@ -170,17 +172,17 @@ def step_episodes(
         return new, None
     elapsed = xp.round((now - start) * 1e6) / 1e6
     out = EpisodeOutput(
-        returns=xp.where(done, returns, 0.0),
-        lengths=xp.where(done, lengths, 0),
-        times=xp.where(done, elapsed, 0.0),
+        returns=where(done, returns, 0.0),
+        lengths=where(done, lengths, 0),
+        times=where(done, elapsed, 0.0),
         done=done,
     )
     new = _record(new, returns, lengths, elapsed, done)
     if same_step:  # the done envs were reset within this step: restart them now
         new = new._replace(
-            returns=xp.where(done, 0.0, returns),
-            lengths=xp.where(done, 0, lengths),
-            start_time=xp.where(done, now, start),
+            returns=where(done, 0.0, returns),
+            lengths=where(done, 0, lengths),
+            start_time=where(done, now, start),
         )
     return new, out
 

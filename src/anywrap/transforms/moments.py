@@ -34,7 +34,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from anywrap.xp import Array, astype, device, is_floating, namespace, wide_float
+from anywrap.xp import Array, all_true, astype, device, is_floating, namespace, where, wide_float
 
 __all__ = [
     "Moments",
@@ -142,20 +142,30 @@ def merge_moments(m: Moments, batch_mean: Array, batch_var: Array, batch_count: 
     # as it does in Gymnasium (a float32 product for a float32 batch).
     if not isinstance(batch_mean, float) and batch_mean.dtype != dtype:
         batch_mean = astype(batch_mean, dtype)
-    if isinstance(batch_var, float) or batch_var.dtype == dtype:
-        m_b = batch_var * n
-    else:
-        n_b = batch_count if isinstance(batch_count, int) else astype(batch_count, batch_var.dtype)
-        m_b = astype(batch_var * n_b, dtype)
-    # The order of operations is Gymnasium's, so that NumPy results agree to the bit.
+    # The order of operations is Gymnasium's, so that NumPy results agree to the
+    # bit. Multiplying by a count of exactly 1 and adding an exact 0.0 change
+    # nothing, so those operations are skipped (they are most of a single env's).
+    one = isinstance(batch_count, int) and batch_count == 1
     delta = batch_mean - m.mean
-    mean = m.mean + delta * n / tot
-    m2 = m.var * count + m_b + xp.square(delta) * count * n / tot
+    mean = m.mean + (delta if one else delta * n) / tot
+    m2 = m.var * count
+    if not (isinstance(batch_var, float) and batch_var == 0.0):
+        if isinstance(batch_var, float) or batch_var.dtype == dtype:
+            m2 = m2 + batch_var * n
+        else:
+            n_b = (
+                batch_count
+                if isinstance(batch_count, int)
+                else astype(batch_count, batch_var.dtype)
+            )
+            m2 = m2 + astype(batch_var * n_b, dtype)
+    sq = xp.square(delta) * count
+    m2 = m2 + (sq if one else sq * n) / tot
     var = m2 / tot
     if not isinstance(batch_count, int):
         # An empty batch moves the mean and count by exactly nothing, but
         # var * n / n can round: keep the old variance to the bit.
-        var = xp.where(batch_count > 0, var, m.var)
+        var = where(batch_count > 0, var, m.var)
     return Moments(mean=mean, var=var, count=hi, count_lo=lo)
 
 
@@ -184,12 +194,12 @@ def batch_moments(
         mask = xp.ones((x.shape[0],), dtype=xp.bool, device=device(x))
     m = xp.reshape(mask, (x.shape[0],) + (1,) * (x.ndim - 1))
     n = xp.sum(astype(mask, xp.int32))
-    total = xp.sum(xp.where(m, x, 0), axis=0)
+    total = xp.sum(where(m, x, 0), axis=0)
     if reduce is not None:
         n, total = reduce(n), reduce(total)
     denom = astype(xp.maximum(n, 1), x.dtype)
     mean = total / denom
-    sq = xp.sum(xp.where(m, xp.square(x - mean), 0), axis=0)
+    sq = xp.sum(where(m, xp.square(x - mean), 0), axis=0)
     if reduce is not None:
         sq = reduce(sq)
     return mean, sq / denom, n
@@ -243,12 +253,12 @@ def update_moments_one(
     if skip_nonfinite:
         ok = xp.isfinite(sample)
         if sample.ndim:
-            ok = xp.all(ok)
+            ok = all_true(ok)
         keep = ok if keep is None else xp.logical_and(keep, ok)
+    new = merge_moments(m, sample, 0.0, 1)
     if keep is None:
-        return merge_moments(m, sample, 0.0, 1)
-    sample = xp.where(keep, sample, m.mean)  # a left-out sample moves nothing
-    return merge_moments(m, sample, 0.0, astype(keep, m.count.dtype))
+        return new
+    return Moments(*(where(keep, a, b) for a, b in zip(new, m)))  # left out: unchanged
 
 
 def normalize(m: Moments, x: Array, epsilon: float) -> Array:

@@ -39,7 +39,7 @@ from anywrap.transforms.moments import (
     update_moments,
     update_moments_one,
 )
-from anywrap.xp import Array, astype, is_floating, namespace
+from anywrap.xp import Array, astype, is_floating, namespace, where
 
 __all__ = [
     "Returns",
@@ -112,7 +112,7 @@ def update_returns(
     terminated = xp.asarray(terminated)
     # Gymnasium multiplies in the accumulator's dtype, adds in the reward's, and
     # stores in the accumulator's: kept for bit-level parity.
-    decayed = xp.where(terminated, 0.0, acc * gamma)
+    decayed = where(terminated, 0.0, acc * gamma)
     if reward.dtype != acc.dtype:  # add in the wider dtype (exact casts, as NumPy would)
         wide = xp.result_type(reward.dtype, acc.dtype)
         decayed, reward_w = astype(decayed, wide), astype(reward, wide)
@@ -122,7 +122,7 @@ def update_returns(
     active = xp.isfinite(reward)
     if skip_after_done:
         active = xp.logical_and(active, xp.logical_not(state.prev_done))
-    acc = xp.where(active, new_acc, acc)
+    acc = where(active, new_acc, acc)
     rms = state.rms
     if update_stats and acc.ndim == 0 and reduce is None:  # a single env
         rms = update_moments_one(rms, acc, active, skip_nonfinite=False)
@@ -138,7 +138,7 @@ def update_returns(
     if truncated is not None:
         done = xp.logical_or(done, xp.asarray(truncated))
     if zero_after_done:
-        acc = xp.where(done, 0.0, acc)
+        acc = where(done, 0.0, acc)
     return Returns(accumulated=acc, rms=rms, prev_done=done)
 
 
@@ -190,6 +190,6 @@ def reset_returns(state: Returns, mask: Array | None = None) -> Returns:
             accumulated=xp.zeros_like(state.accumulated), prev_done=xp.zeros_like(state.prev_done)
         )
     return state._replace(
-        accumulated=xp.where(mask, 0.0, state.accumulated),
-        prev_done=xp.where(mask, False, state.prev_done),
+        accumulated=where(mask, 0.0, state.accumulated),
+        prev_done=where(mask, False, state.prev_done),
     )

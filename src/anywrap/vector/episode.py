@@ -70,7 +70,10 @@ class RecordEpisodeStatistics(StatefulShell, VectorWrapper, gym.utils.RecordCons
         self._t0 = time.perf_counter()
         self._state = init_episodes((self.num_envs,), xp=np, buffer_length=buffer_length)
         same = self._mode is AutoresetMode.SAME_STEP
-        self._step = axp.Compiled(partial(step_episodes, same_step=same), 1)
+        self._step = {
+            r: axp.Compiled(partial(step_episodes, same_step=same, report=r), 1)
+            for r in (True, False)
+        }
         self._reset = axp.Compiled(reset_episodes, 0)
 
     def _now(self) -> float:
@@ -107,8 +110,15 @@ class RecordEpisodeStatistics(StatefulShell, VectorWrapper, gym.utils.RecordCons
         if not isinstance(info, dict):
             raise TypeError(f"{_NAME}: expected `info` to be a dict, got {type(info)}")
         self._follow(reward)
-        self._state, out = self._step(self._state, reward, terminated, truncated, now=self._now())
-        if not axp.is_host(out.done) or out.done.any():
+        # On the host, a step where no episode ends reports nothing (as in
+        # Gymnasium) and skips the report's work; device values are never read.
+        report = not (axp.is_host(terminated) and axp.is_host(truncated)) or bool(
+            np.any(terminated) or np.any(truncated)
+        )
+        self._state, out = self._step[report](
+            self._state, reward, terminated, truncated, now=self._now()
+        )
+        if out is not None:
             key = self._stats_key
             if key in info or f"_{key}" in info:
                 raise ValueError(f"{_NAME}: info already has the key {key!r}: {list(info)}")

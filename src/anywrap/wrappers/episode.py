@@ -111,7 +111,7 @@ class RecordEpisodeStatistics(StatefulShell, gym.Wrapper, gym.utils.RecordConstr
         host = axp.is_host(terminated) and axp.is_host(truncated)
         done = bool(terminated or truncated) if host else True
         self._state, out = self._step[done](
-            self._state, reward, terminated, truncated, now=self._now()
+            self._state, reward, terminated, truncated, now=self._now() if done else 0.0
         )
         if out is not None:
             assert self._stats_key not in info, (
