@@ -146,7 +146,7 @@ class GymnaxState(NamedTuple):
 class GymnaxEnv:
     """A gymnax env seen through the functional protocol (SAME_STEP autoreset)."""
 
-    num_envs = None
+    num_envs: int | None = None
     autoreset_mode = AutoresetMode.SAME_STEP
 
     def __init__(self, env: Any, params: Any = None) -> None:

@@ -334,24 +334,19 @@ class NormalizeObservation(Wrapper):
         # SAME_STEP: learn from the final observations of the finished episodes
         # too (one update over obs + final rows), so the statistics see what
         # they would in NEXT_STEP mode; like anywrap.vector.NormalizeObservation.
-        rows = tree_map(
-            lambda a, b: jnp.concatenate([a, b], axis=0),
-            self._rows(_once(obs)),
-            self._rows(_once(info["final_obs"])),
-        )
         done = jnp.reshape(jnp.logical_or(terminated, truncated), (-1,))
-        mask = jnp.concatenate([jnp.ones_like(done), done])
-        stats, both = observations.normalize_observation(
+        obs, final_obs, done = _once((obs, info["final_obs"], done))
+        stats, out, final = observations.normalize_observation_with_final(
             state.obs_stats,
-            rows,
+            self._rows(obs),
+            self._rows(final_obs),
+            done,
             epsilon=self.epsilon,
             update=update,
-            mask=mask,
             reduce=self._reduce,
         )
-        n = done.shape[0]
-        out = self._unrows(tree_map(lambda x: x[:n], both))
-        info = {**info, "final_obs": self._unrows(tree_map(lambda x: x[n:], both))}
+        out = self._unrows(out)
+        info = {**info, "final_obs": self._unrows(final)}
         return Step(
             out, state._replace(inner=inner, obs_stats=stats), reward, terminated, truncated, info
         )

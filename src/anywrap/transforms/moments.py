@@ -37,6 +37,7 @@ from typing import Any, NamedTuple
 from anywrap.xp import Array, all_true, astype, device, is_floating, namespace, where, wide_float
 
 __all__ = [
+    "Batch",
     "Moments",
     "Reduce",
     "batch_moments",
@@ -173,8 +174,12 @@ Reduce = Callable[[Array], Array]
 """Sums an array over every participant of a distributed batch (devices or processes)."""
 
 
+Batch = Any
+"""One batch (an array, rows on axis 0), or a tuple of arrays: parts of one batch."""
+
+
 def batch_moments(
-    x: Array, mask: Array | None = None, reduce: Reduce | None = None
+    x: Batch, mask: Any = None, reduce: Reduce | None = None
 ) -> tuple[Array, Array, Any]:
     """Mean, population variance and size of the batch ``x`` along axis 0.
 
@@ -182,24 +187,45 @@ def batch_moments(
     mask never indexes (that would make the shape data-dependent): unselected
     rows are zeroed and the sums divided by the selected count.
 
+    ``x`` may be a tuple of arrays, the parts of one batch (e.g. a vector env's
+    observations and its final observations), with ``mask`` a tuple of masks
+    (``None`` for all rows): the moments are those of their concatenation,
+    computed without building it.
+
     With ``reduce`` (e.g. ``lambda a: jax.lax.psum(a, "i")``), ``x`` is this
     participant's shard of a larger batch, and the result is the moments of
     the whole batch, the same on every participant: the count and the sum are
     reduced first, then the squared deviations from the global mean.
     """
-    xp = namespace(x)
-    if mask is None and reduce is None:
-        return xp.mean(x, axis=0), xp.var(x, axis=0), x.shape[0]
-    if mask is None:
-        mask = xp.ones((x.shape[0],), dtype=xp.bool, device=device(x))
-    m = xp.reshape(mask, (x.shape[0],) + (1,) * (x.ndim - 1))
-    n = xp.sum(astype(mask, xp.int32))
-    total = xp.sum(where(m, x, 0), axis=0)
+    parts = x if isinstance(x, tuple) else (x,)
+    masks = mask if isinstance(mask, tuple) else (mask,)
+    first = parts[0]
+    xp = namespace(first)
+    if len(parts) == 1 and masks[0] is None and reduce is None:
+        return xp.mean(first, axis=0), xp.var(first, axis=0), first.shape[0]
+    rows = [
+        None if mk is None else xp.reshape(mk, (p.shape[0],) + (1,) * (p.ndim - 1))
+        for p, mk in zip(parts, masks)
+    ]
+    n: Any = 0
+    total: Any = 0
+    for p, mk, r in zip(parts, masks, rows):
+        if mk is None:
+            n = n + p.shape[0]
+            total = total + xp.sum(p, axis=0)
+        else:
+            n = n + xp.sum(astype(mk, xp.int32))
+            total = total + xp.sum(where(r, p, 0), axis=0)
     if reduce is not None:
+        if isinstance(n, int):
+            n = xp.asarray(n, dtype=xp.int32, device=device(first))
         n, total = reduce(n), reduce(total)
-    denom = astype(xp.maximum(n, 1), x.dtype)
+    denom = astype(xp.maximum(n, 1), first.dtype) if not isinstance(n, int) else max(n, 1)
     mean = total / denom
-    sq = xp.sum(where(m, xp.square(x - mean), 0), axis=0)
+    sq: Any = 0
+    for p, r in zip(parts, rows):
+        dev = xp.square(p - mean)
+        sq = sq + xp.sum(dev if r is None else where(r, dev, 0), axis=0)
     if reduce is not None:
         sq = reduce(sq)
     return mean, sq / denom, n
@@ -207,8 +233,8 @@ def batch_moments(
 
 def update_moments(
     m: Moments,
-    x: Array,
-    mask: Array | None = None,
+    x: Batch,
+    mask: Any = None,
     *,
     skip_nonfinite: bool = True,
     reduce: Reduce | None = None,
@@ -218,9 +244,23 @@ def update_moments(
     Rows with a NaN or infinity are left out when ``skip_nonfinite`` (the
     default): one bad observation must not poison the statistics for the rest
     of training. An update with no selected row leaves ``m`` unchanged.
-    ``reduce`` makes ``x`` one shard of a distributed batch (see
-    :func:`batch_moments`).
+    ``x`` and ``mask`` may be tuples: the parts of one batch (see
+    :func:`batch_moments`). ``reduce`` makes ``x`` one shard of a distributed
+    batch.
     """
+    if isinstance(x, tuple):
+        masks = mask if isinstance(mask, tuple) else (mask,) * len(x)
+        xp = namespace(m.mean, x[0])
+        parts, kept = [], []
+        for p, mk in zip(x, masks):
+            if not is_floating(xp, p.dtype):
+                p = astype(p, m.mean.dtype)
+            if skip_nonfinite:
+                ok = finite_rows(p)
+                mk = ok if mk is None else xp.logical_and(mk, ok)
+            parts.append(p)
+            kept.append(mk)
+        return merge_moments(m, *batch_moments(tuple(parts), tuple(kept), reduce))
     xp = namespace(m.mean, x)
     # Like NumPy (and so Gymnasium), the batch's own moments are taken in its
     # own float dtype; only the merge is in the statistics dtype.

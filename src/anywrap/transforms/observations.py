@@ -30,7 +30,12 @@ from anywrap.transforms.moments import (
 from anywrap.transforms.tree import tree_map, unzip
 from anywrap.xp import Array, astype, namespace
 
-__all__ = ["init_observation_stats", "normalize_observation", "normalize_single_observation"]
+__all__ = [
+    "init_observation_stats",
+    "normalize_observation",
+    "normalize_observation_with_final",
+    "normalize_single_observation",
+]
 
 
 def init_observation_stats(shapes: Any, *, xp: ModuleType, dtype: Any, device: Any = None) -> Any:
@@ -95,6 +100,41 @@ def normalize_observation(
     if isinstance(stats, Moments):
         return leaf(stats, obs)
     return unzip(tree_map(leaf, stats, obs), stats, 2)  # type: ignore[return-value]
+
+
+def normalize_observation_with_final(
+    stats: Any,
+    obs: Any,
+    final_obs: Any,
+    final_mask: Array,
+    *,
+    epsilon: float,
+    update: bool = True,
+    out_dtype: str = "float32",
+    reduce: Reduce | None = None,
+) -> tuple[Any, Any, Any]:
+    """:func:`normalize_observation` for a SAME_STEP vector env: learn from ``obs``
+    and from the rows of ``final_obs`` selected by ``final_mask`` (the episodes
+    that ended), then normalise both.
+
+    The statistics then see exactly what they would see in NEXT_STEP mode
+    (every final and every first observation). The two batches are treated as
+    parts of one, never concatenated.
+
+    Returns:
+        ``(stats, normalised obs, normalised final_obs)``.
+    """
+
+    def leaf(m: Moments, x: Array, f: Array) -> tuple[Moments, Array, Array]:
+        xp = namespace(m.mean, x)
+        if update:
+            m = update_moments(m, (x, f), (None, final_mask), reduce=reduce)
+        dtype = getattr(xp, out_dtype)
+        return m, astype(normalize(m, x, epsilon), dtype), astype(normalize(m, f, epsilon), dtype)
+
+    if isinstance(stats, Moments):
+        return leaf(stats, obs, final_obs)
+    return unzip(tree_map(leaf, stats, obs, final_obs), stats, 3)  # type: ignore[return-value]
 
 
 def normalize_single_observation(

@@ -24,7 +24,11 @@ from anywrap._shell import (
     tree_of,
 )
 from anywrap.transforms.moments import default_stats_dtype
-from anywrap.transforms.observations import init_observation_stats, normalize_observation
+from anywrap.transforms.observations import (
+    init_observation_stats,
+    normalize_observation,
+    normalize_observation_with_final,
+)
 from anywrap.transforms.tree import tree_map
 
 __all__ = ["NormalizeObservation", "TransformObservation"]
@@ -34,14 +38,6 @@ _NAME = "anywrap.vector.NormalizeObservation"
 
 def _unbounded_float32(box: gym.spaces.Box) -> gym.spaces.Box:
     return gym.spaces.Box(-np.inf, np.inf, shape=box.shape, dtype=np.float32)
-
-
-def _concat(a: Any, b: Any) -> Any:
-    return tree_map(lambda x, y: axp.namespace(x).concat([x, y], axis=0), a, b)
-
-
-def _split(tree: Any, n: int) -> tuple[Any, Any]:
-    return tree_map(lambda x: x[:n, ...], tree), tree_map(lambda x: x[n:, ...], tree)
 
 
 class NormalizeObservation(StatefulShell, VectorWrapper, gym.utils.RecordConstructorArgs):
@@ -122,6 +118,13 @@ class NormalizeObservation(StatefulShell, VectorWrapper, gym.utils.RecordConstru
             )
             for u in (True, False)
         }
+        self._with_final = {
+            u: axp.Compiled(
+                partial(normalize_observation_with_final, epsilon=epsilon, update=u, reduce=reduce),
+                1,
+            )
+            for u in (True, False)
+        }
 
     def _fresh_state(self, xp: Any, device: Any) -> Any:
         dtypes = tree_of(
@@ -178,12 +181,10 @@ class NormalizeObservation(StatefulShell, VectorWrapper, gym.utils.RecordConstru
             rows = [f if m else _row(obs, i) for i, (f, m) in enumerate(zip(final, mask))]
             out: Any = create_empty_array(self.env.single_observation_space, self.num_envs)
             final = concatenate(self.env.single_observation_space, rows, out)
-        xp = axp.namespace(mask)
         n = self.num_envs
-        both = _concat(obs, final)
-        ones = xp.ones((n,), dtype=xp.bool, device=axp.device(mask))
-        normed = self._normalize(both, xp.concat([ones, xp.asarray(mask)], axis=0))
-        obs, final = _split(normed, n)
+        self._follow(obs)
+        fn = self._with_final[self._update_running_mean]
+        self._state, obs, final = fn(self._state, obs, final, mask)
         if packed:
             out_final = np.empty(n, dtype=object)
             for i in range(n):

@@ -44,7 +44,6 @@ __all__ = [
     "UnknownArrayTypeError",
     "astype",
     "clip",
-    "where",
     "describe",
     "device",
     "has_float64",
@@ -55,6 +54,7 @@ __all__ = [
     "namespace",
     "register_namespace",
     "same_device",
+    "where",
     "wide_float",
 ]
 
