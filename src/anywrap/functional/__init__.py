@@ -1,6 +1,6 @@
 """Pure, jittable wrappers for JAX-native environments (Brax, gymnax, Gymnasium FuncEnv).
 
-Protocol (see ``README.md`` beside this file)::
+Protocol (the project README, "JAX-native environments", has the full story)::
 
     obs, state = env.reset(key)
     obs, state, reward, terminated, truncated, info = env.step(state, action)

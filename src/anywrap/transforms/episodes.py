@@ -26,7 +26,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from anywrap.xp import Array, astype, device, namespace, where, wide_float
+from anywrap.xp import Array, astype, device, namespace, sum_along, where, wide_float
 
 __all__ = [
     "EpisodeOutput",
@@ -193,7 +193,7 @@ def _record(
     """Push the episodes that ended this step into the recent buffers and count them."""
     xp = namespace(returns)
     flat_done = xp.reshape(done, (-1,))
-    k = xp.sum(astype(flat_done, xp.int32))
+    k = sum_along(astype(flat_done, xp.int32))
     size = state.recent_returns.shape[0]
     order = _newest_first(flat_done, size)
     return state._replace(

@@ -34,7 +34,17 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from anywrap.xp import Array, all_true, astype, device, is_floating, namespace, where, wide_float
+from anywrap.xp import (
+    Array,
+    all_true,
+    astype,
+    device,
+    is_floating,
+    namespace,
+    sum_along,
+    where,
+    wide_float,
+)
 
 __all__ = [
     "Batch",
@@ -207,25 +217,29 @@ def batch_moments(
         None if mk is None else xp.reshape(mk, (p.shape[0],) + (1,) * (p.ndim - 1))
         for p, mk in zip(parts, masks)
     ]
-    n: Any = 0
-    total: Any = 0
+
+    def plus(acc: Any, value: Any) -> Any:
+        return value if acc is None else acc + value
+
+    n: Any = None
+    total: Any = None
     for p, mk, r in zip(parts, masks, rows):
         if mk is None:
-            n = n + p.shape[0]
-            total = total + xp.sum(p, axis=0)
+            n = plus(n, p.shape[0])
+            total = plus(total, sum_along(p, axis=0))
         else:
-            n = n + xp.sum(astype(mk, xp.int32))
-            total = total + xp.sum(where(r, p, 0), axis=0)
+            n = plus(n, sum_along(astype(mk, xp.int32)))
+            total = plus(total, sum_along(where(r, p, 0), axis=0))
     if reduce is not None:
         if isinstance(n, int):
             n = xp.asarray(n, dtype=xp.int32, device=device(first))
         n, total = reduce(n), reduce(total)
     denom = astype(xp.maximum(n, 1), first.dtype) if not isinstance(n, int) else max(n, 1)
     mean = total / denom
-    sq: Any = 0
+    sq: Any = None
     for p, r in zip(parts, rows):
         dev = xp.square(p - mean)
-        sq = sq + xp.sum(dev if r is None else where(r, dev, 0), axis=0)
+        sq = plus(sq, sum_along(dev if r is None else where(r, dev, 0), axis=0))
     if reduce is not None:
         sq = reduce(sq)
     return mean, sq / denom, n

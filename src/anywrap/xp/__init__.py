@@ -54,6 +54,7 @@ __all__ = [
     "namespace",
     "register_namespace",
     "same_device",
+    "sum_along",
     "where",
     "wide_float",
 ]
@@ -191,6 +192,13 @@ def astype(x: Array, dtype: Any) -> Array:
             cast = _scalar_types[dtype] = np.dtype(dtype).type
         return cast(x)
     return namespace(x).astype(x, dtype)
+
+
+def sum_along(x: Array, axis: int | None = None) -> Array:
+    """``xp.sum(x, axis=axis)``; NumPy arrays skip ``np.sum``'s Python wrapper."""
+    if type(x) is np.ndarray:
+        return x.sum(axis=axis)
+    return namespace(x).sum(x, axis=axis)
 
 
 def all_true(x: Array) -> Array:
