@@ -216,6 +216,42 @@ class StatefulShell:
         self._state = self._import(unflatten_like(self._state, flat))
 
 
+class RunningMeanSwitch:
+    """Gymnasium's ``update_running_mean`` switch (off: statistics frozen, e.g. to evaluate)."""
+
+    _update_running_mean: bool = True
+
+    @property
+    def update_running_mean(self) -> bool:
+        """Whether the statistics learn from new data (switch off for evaluation)."""
+        return self._update_running_mean
+
+    @update_running_mean.setter
+    def update_running_mean(self, setting: bool) -> None:
+        self._update_running_mean = bool(setting)
+
+
+def observation_stats(space: gym.Space, stats_dtype: Any, xp: ModuleType, device: Any) -> Any:
+    """Fresh moments for each Box leaf of ``space``, in ``stats_dtype`` or Gymnasium's default."""
+    from anywrap.transforms.moments import default_stats_dtype
+    from anywrap.transforms.observations import init_observation_stats
+
+    shapes = tree_of(space, lambda b: tuple(b.shape))
+    dtypes = tree_of(
+        space, lambda b: resolve_dtype(xp, stats_dtype or default_stats_dtype(b.dtype), device)
+    )
+    return init_observation_stats(shapes, xp=xp, dtype=dtypes, device=device)
+
+
+def reset_mask_of(owner: str, options: dict[str, Any] | None, num_envs: int) -> Any:
+    """The checked ``options["reset_mask"]``, or None for a full reset."""
+    if options is None or "reset_mask" not in options:
+        return None
+    mask = options["reset_mask"]
+    check_reset_mask(owner, mask, num_envs)
+    return mask
+
+
 class RunningStats:
     """Gymnasium's ``RunningMeanStd`` look (``mean``, ``var``, ``count``) over a shell's state.
 

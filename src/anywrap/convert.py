@@ -856,79 +856,65 @@ class ToNumpy(ArrayConversion):
         )
 
 
-class ToTorch(ArrayConversion):
+class _ToLibrary(ArrayConversion):
+    """A conversion to one fixed library (the subclass's ``_target``)."""
+
+    _target = ""
+
+    def __init__(
+        self,
+        env: gym.Env,  # type: ignore[type-arg]
+        device: Any = None,
+        *,
+        scalars: bool = True,
+        env_xp: str | ModuleType | None = None,
+        env_device: Any = None,
+    ) -> None:
+        """Wrap ``env``; arrays go to ``device`` if given (default: where they are)."""
+        super().__init__(
+            env, env_xp, env_device=env_device, to=self._target, device=device, scalars=scalars
+        )
+
+
+class ToTorch(_ToLibrary):
     """Convert an environment's arrays to PyTorch tensors, on ``device`` if given.
 
     Example:
-        >>> import gymnasium as gym, torch  # doctest: +SKIP
-        >>> env = ToTorch(gym.make("CartPole-v1"))  # doctest: +SKIP
-        >>> type(env.reset(seed=0)[0])  # doctest: +SKIP
+        >>> import gymnasium as gym, torch
+        >>> env = ToTorch(gym.make("CartPole-v1"))
+        >>> type(env.reset(seed=0)[0])
         <class 'torch.Tensor'>
     """
 
-    def __init__(
-        self,
-        env: gym.Env,  # type: ignore[type-arg]
-        device: Any = None,
-        *,
-        scalars: bool = True,
-        env_xp: str | ModuleType | None = None,
-        env_device: Any = None,
-    ) -> None:
-        """Wrap ``env``; tensors are put on ``device`` (default: where they are)."""
-        super().__init__(
-            env, env_xp, env_device=env_device, to="torch", device=device, scalars=scalars
-        )
+    _target = "torch"
 
 
-class ToJax(ArrayConversion):
-    """Convert an environment's arrays to JAX arrays, on ``device`` if given.
+class ToJax(_ToLibrary):
+    """Convert an environment's arrays to JAX arrays, on ``device`` if given
+    (a ``jax.Device`` or ``"gpu:0"``).
 
     Example:
-        >>> import gymnasium as gym, jax  # doctest: +SKIP
-        >>> env = ToJax(gym.make("CartPole-v1"))  # doctest: +SKIP
-        >>> isinstance(env.reset(seed=0)[0], jax.Array)  # doctest: +SKIP
+        >>> import gymnasium as gym, jax
+        >>> env = ToJax(gym.make("CartPole-v1"))
+        >>> isinstance(env.reset(seed=0)[0], jax.Array)
         True
     """
 
-    def __init__(
-        self,
-        env: gym.Env,  # type: ignore[type-arg]
-        device: Any = None,
-        *,
-        scalars: bool = True,
-        env_xp: str | ModuleType | None = None,
-        env_device: Any = None,
-    ) -> None:
-        """Wrap ``env``; arrays are put on ``device`` (a ``jax.Device`` or ``"gpu:0"``)."""
-        super().__init__(
-            env, env_xp, env_device=env_device, to="jax", device=device, scalars=scalars
-        )
+    _target = "jax"
 
 
-class ToTensorFlow(ArrayConversion):
-    """Convert an environment's arrays to TensorFlow tensors, on ``device`` if given.
+class ToTensorFlow(_ToLibrary):
+    """Convert an environment's arrays to TensorFlow tensors, on ``device`` if given
+    (e.g. ``"/GPU:0"``).
 
     Example:
-        >>> import gymnasium as gym, tensorflow as tf  # doctest: +SKIP
-        >>> env = ToTensorFlow(gym.make("CartPole-v1"))  # doctest: +SKIP
-        >>> isinstance(env.reset(seed=0)[0], tf.Tensor)  # doctest: +SKIP
+        >>> import gymnasium as gym, tensorflow as tf
+        >>> env = ToTensorFlow(gym.make("CartPole-v1"))
+        >>> isinstance(env.reset(seed=0)[0], tf.Tensor)
         True
     """
 
-    def __init__(
-        self,
-        env: gym.Env,  # type: ignore[type-arg]
-        device: Any = None,
-        *,
-        scalars: bool = True,
-        env_xp: str | ModuleType | None = None,
-        env_device: Any = None,
-    ) -> None:
-        """Wrap ``env``; tensors are placed on ``device`` (e.g. ``"/GPU:0"``)."""
-        super().__init__(
-            env, env_xp, env_device=env_device, to="tensorflow", device=device, scalars=scalars
-        )
+    _target = "tensorflow"
 
 
 class JaxToTorch(ArrayConversion):

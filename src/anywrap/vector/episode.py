@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from collections import deque
 from functools import partial
 from typing import Any
 
@@ -12,16 +11,16 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap import xp as axp
-from anywrap._shell import StatefulShell, autoreset_mode, check_reset_mask, to_numpy
-from anywrap.transforms.episodes import init_episodes, reset_episodes, shift_clock, step_episodes
-from anywrap.wrappers.episode import recent_queue
+from anywrap._shell import autoreset_mode, reset_mask_of, to_numpy
+from anywrap.transforms.episodes import init_episodes, reset_episodes, step_episodes
+from anywrap.wrappers.episode import EpisodeRecords
 
 __all__ = ["RecordEpisodeStatistics"]
 
 _NAME = "anywrap.vector.RecordEpisodeStatistics"
 
 
-class RecordEpisodeStatistics(StatefulShell, VectorWrapper, gym.utils.RecordConstructorArgs):
+class RecordEpisodeStatistics(EpisodeRecords, VectorWrapper, gym.utils.RecordConstructorArgs):
     """Records each sub-env's episode return, length and wall time, on the env's device.
 
     On a step where some sub-envs end, ``info[stats_key]`` is ``{"r", "l",
@@ -76,29 +75,15 @@ class RecordEpisodeStatistics(StatefulShell, VectorWrapper, gym.utils.RecordCons
         }
         self._reset = axp.Compiled(reset_episodes, 0)
 
-    def _now(self) -> float:
-        return time.perf_counter() - self._t0
-
-    def _export(self, state: Any) -> Any:
-        # Start times are saved relative to now, so that a restored episode
-        # keeps its true duration in another process.
-        return shift_clock(state, -self._now())
-
-    def _import(self, state: Any) -> Any:
-        return shift_clock(state, self._now())
-
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         """Reset; restart the statistics of the sub-envs reset (all, without a mask)."""
-        mask = None
-        if options is not None and "reset_mask" in options:
-            mask = options["reset_mask"]
-            check_reset_mask(_NAME, mask, self.num_envs)
-            if axp.is_host(mask) and not np.any(mask):
-                raise ValueError(
-                    f"{_NAME}: options['reset_mask'] must select at least one sub-env, got {mask}"
-                )
+        mask = reset_mask_of(_NAME, options, self.num_envs)
+        if mask is not None and axp.is_host(mask) and not np.any(mask):  # host values only
+            raise ValueError(
+                f"{_NAME}: options['reset_mask'] must select at least one sub-env, got {mask}"
+            )
         obs, info = self.env.reset(seed=seed, options=options)
         self._follow(mask if mask is not None else obs)
         self._state = self._reset(self._state, mask, self._now())
@@ -127,41 +112,11 @@ class RecordEpisodeStatistics(StatefulShell, VectorWrapper, gym.utils.RecordCons
         return obs, reward, terminated, truncated, info
 
     @property
-    def episode_returns(self) -> Any:
-        """The running return of each sub-env's current episode."""
-        return self._state.returns
-
-    @property
-    def episode_lengths(self) -> Any:
-        """The running length of each sub-env's current episode."""
-        return self._state.lengths
-
-    @property
     def prev_dones(self) -> Any:
         """Which sub-envs ended on the previous step."""
         return self._state.prev_done
 
     @property
-    def episode_count(self) -> int:
-        """Episodes finished so far, over all sub-envs (reading it syncs)."""
-        return int(to_numpy(self._state.episode_count))
-
-    @property
     def episode_start_times(self) -> np.ndarray:
         """``time.perf_counter()`` at the start of each sub-env's episode."""
         return to_numpy(self._state.start_time) + self._t0
-
-    @property
-    def return_queue(self) -> deque:
-        """Returns of the last ``buffer_length`` episodes, oldest first."""
-        return recent_queue(self._state, "returns", self.buffer_length)
-
-    @property
-    def length_queue(self) -> deque:
-        """Lengths of the last ``buffer_length`` episodes, oldest first."""
-        return recent_queue(self._state, "lengths", self.buffer_length)
-
-    @property
-    def time_queue(self) -> deque:
-        """Wall times of the last ``buffer_length`` episodes, oldest first."""
-        return recent_queue(self._state, "times", self.buffer_length)

@@ -13,19 +13,17 @@ from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
 
 from anywrap import xp as axp
 from anywrap._shell import (
+    RunningMeanSwitch,
     StatefulShell,
     autoreset_mode,
     check_epsilon,
-    check_reset_mask,
     leaf_boxes,
     map_space,
-    resolve_dtype,
+    observation_stats,
+    reset_mask_of,
     stats_views,
-    tree_of,
 )
-from anywrap.transforms.moments import default_stats_dtype
 from anywrap.transforms.observations import (
-    init_observation_stats,
     normalize_observation,
     normalize_observation_with_final,
 )
@@ -40,7 +38,9 @@ def _unbounded_float32(box: gym.spaces.Box) -> gym.spaces.Box:
     return gym.spaces.Box(-np.inf, np.inf, shape=box.shape, dtype=np.float32)
 
 
-class NormalizeObservation(StatefulShell, VectorWrapper, gym.utils.RecordConstructorArgs):
+class NormalizeObservation(
+    StatefulShell, RunningMeanSwitch, VectorWrapper, gym.utils.RecordConstructorArgs
+):
     """Normalises a vector env's observations to zero mean and unit variance, on any library.
 
     .. math:: \\tilde o_i = (o_i - \\mu) / \\sqrt{\\sigma^2 + \\epsilon}
@@ -104,9 +104,7 @@ class NormalizeObservation(StatefulShell, VectorWrapper, gym.utils.RecordConstru
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.epsilon = epsilon
         self.stats_dtype = stats_dtype
-        self._update_running_mean = True
-        self._shapes = tree_of(single, lambda b: tuple(b.shape))
-        self._state = self._fresh_state(np, "cpu")
+        self._state = observation_stats(single, stats_dtype, np, "cpu")
         reduce = None
         if process_group is not None:
             from anywrap.distributed import torch_allreduce_sum
@@ -126,22 +124,6 @@ class NormalizeObservation(StatefulShell, VectorWrapper, gym.utils.RecordConstru
             for u in (True, False)
         }
 
-    def _fresh_state(self, xp: Any, device: Any) -> Any:
-        dtypes = tree_of(
-            self.env.single_observation_space,
-            lambda b: resolve_dtype(xp, self.stats_dtype or default_stats_dtype(b.dtype), device),
-        )
-        return init_observation_stats(self._shapes, xp=xp, dtype=dtypes, device=device)
-
-    @property
-    def update_running_mean(self) -> bool:
-        """Whether the statistics learn from new observations (switch off for evaluation)."""
-        return self._update_running_mean
-
-    @update_running_mean.setter
-    def update_running_mean(self, setting: bool) -> None:
-        self._update_running_mean = bool(setting)
-
     @property
     def obs_rms(self) -> Any:
         """Running statistics: ``mean``, ``var``, ``count`` (a tree of them for Dict / Tuple)."""
@@ -157,10 +139,7 @@ class NormalizeObservation(StatefulShell, VectorWrapper, gym.utils.RecordConstru
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         """Reset; a ``reset_mask`` limits the statistics update to the sub-envs reset."""
-        mask = None
-        if options is not None and "reset_mask" in options:
-            mask = options["reset_mask"]
-            check_reset_mask(_NAME, mask, self.num_envs)
+        mask = reset_mask_of(_NAME, options, self.num_envs)
         obs, info = self.env.reset(seed=seed, options=options)
         return self._normalize(obs, mask), info
 

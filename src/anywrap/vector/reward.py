@@ -12,22 +12,25 @@ from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap import xp as axp
 from anywrap._shell import (
+    RunningMeanSwitch,
     RunningStats,
     StatefulShell,
     autoreset_mode,
     check_epsilon,
     check_gamma,
-    check_reset_mask,
+    reset_mask_of,
     resolve_dtype,
 )
-from anywrap.transforms.returns import Returns, init_returns, normalize_reward, reset_returns
+from anywrap.transforms.returns import init_returns, normalize_reward, reset_returns
 
 __all__ = ["NormalizeReward", "TransformReward"]
 
 _NAME = "anywrap.vector.NormalizeReward"
 
 
-class NormalizeReward(StatefulShell, VectorWrapper, gym.utils.RecordConstructorArgs):
+class NormalizeReward(
+    StatefulShell, RunningMeanSwitch, VectorWrapper, gym.utils.RecordConstructorArgs
+):
     """Scales a vector env's rewards by the running std of the discounted return.
 
     .. math::
@@ -86,8 +89,11 @@ class NormalizeReward(StatefulShell, VectorWrapper, gym.utils.RecordConstructorA
         VectorWrapper.__init__(self, env)
         self._mode = autoreset_mode(_NAME, env)
         self.gamma, self.epsilon, self.stats_dtype = gamma, epsilon, stats_dtype
-        self._update_running_mean = True
-        self._state = self._fresh_state(np, "cpu")
+        stats = resolve_dtype(np, self.stats_dtype or "float64", "cpu")
+        acc = resolve_dtype(np, self.stats_dtype or "float32", "cpu")
+        self._state = init_returns(
+            (self.num_envs,), xp=np, acc_dtype=acc, stats_dtype=stats, device="cpu"
+        )
         reduce = None
         if process_group is not None:
             from anywrap.distributed import torch_allreduce_sum
@@ -111,22 +117,6 @@ class NormalizeReward(StatefulShell, VectorWrapper, gym.utils.RecordConstructorA
         }
         self._reset = axp.Compiled(reset_returns, 0)
 
-    def _fresh_state(self, xp: Any, device: Any) -> Returns:
-        stats = resolve_dtype(xp, self.stats_dtype or "float64", device)
-        acc = resolve_dtype(xp, self.stats_dtype or "float32", device)
-        return init_returns(
-            (self.num_envs,), xp=xp, acc_dtype=acc, stats_dtype=stats, device=device
-        )
-
-    @property
-    def update_running_mean(self) -> bool:
-        """Whether the statistics learn from new rewards (switch off for evaluation)."""
-        return self._update_running_mean
-
-    @update_running_mean.setter
-    def update_running_mean(self, setting: bool) -> None:
-        self._update_running_mean = bool(setting)
-
     @property
     def return_rms(self) -> RunningStats:
         """Running statistics of the discounted return: ``mean``, ``var``, ``count``."""
@@ -141,10 +131,7 @@ class NormalizeReward(StatefulShell, VectorWrapper, gym.utils.RecordConstructorA
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         """Reset; zero the returns of the sub-envs reset (all, without a ``reset_mask``)."""
-        mask = None
-        if options is not None and "reset_mask" in options:
-            mask = options["reset_mask"]
-            check_reset_mask(_NAME, mask, self.num_envs)
+        mask = reset_mask_of(_NAME, options, self.num_envs)
         obs, info = self.env.reset(seed=seed, options=options)
         self._follow(obs if mask is None else mask)
         self._state = self._reset(self._state, mask)

@@ -20,7 +20,7 @@ from anywrap.transforms.episodes import (
     step_episodes,
 )
 
-__all__ = ["RecordEpisodeStatistics", "recent_queue"]
+__all__ = ["EpisodeRecords", "RecordEpisodeStatistics", "recent_queue"]
 
 
 def recent_queue(state: Episodes, field: str, buffer_length: int) -> deque:
@@ -33,7 +33,56 @@ def recent_queue(state: Episodes, field: str, buffer_length: int) -> deque:
     return deque(values.tolist(), maxlen=buffer_length)
 
 
-class RecordEpisodeStatistics(StatefulShell, gym.Wrapper, gym.utils.RecordConstructorArgs):
+class EpisodeRecords(StatefulShell):
+    """What the single and vector RecordEpisodeStatistics share: the clock and
+    Gymnasium's attributes, read from the transform's state."""
+
+    _t0: float
+    buffer_length: int
+
+    def _now(self) -> float:
+        return time.perf_counter() - self._t0
+
+    def _export(self, state: Any) -> Any:
+        # Start times are saved relative to now, so that a restored episode
+        # keeps its true duration in another process.
+        return shift_clock(state, -self._now())
+
+    def _import(self, state: Any) -> Any:
+        return shift_clock(state, self._now())
+
+    @property
+    def episode_returns(self) -> Any:
+        """The running return of the current episode (of each sub-env)."""
+        return self._state.returns
+
+    @property
+    def episode_lengths(self) -> Any:
+        """The running length of the current episode (of each sub-env)."""
+        return self._state.lengths
+
+    @property
+    def episode_count(self) -> int:
+        """Episodes finished so far (reading it copies to the host)."""
+        return int(to_numpy(self._state.episode_count))
+
+    @property
+    def return_queue(self) -> deque:
+        """Returns of the last ``buffer_length`` episodes, oldest first."""
+        return recent_queue(self._state, "returns", self.buffer_length)
+
+    @property
+    def length_queue(self) -> deque:
+        """Lengths of the last ``buffer_length`` episodes, oldest first."""
+        return recent_queue(self._state, "lengths", self.buffer_length)
+
+    @property
+    def time_queue(self) -> deque:
+        """Wall times of the last ``buffer_length`` episodes, oldest first."""
+        return recent_queue(self._state, "times", self.buffer_length)
+
+
+class RecordEpisodeStatistics(EpisodeRecords, gym.Wrapper, gym.utils.RecordConstructorArgs):
     """Records each episode's cumulative reward, length and wall time.
 
     When an episode ends, ``info[stats_key]`` holds ``{"r": return, "l":
@@ -87,17 +136,6 @@ class RecordEpisodeStatistics(StatefulShell, gym.Wrapper, gym.utils.RecordConstr
         }
         self._reset = axp.Compiled(reset_episodes, 0)
 
-    def _now(self) -> float:
-        return time.perf_counter() - self._t0
-
-    def _export(self, state: Any) -> Any:
-        # Start times are saved relative to now, so that a restored episode
-        # keeps its true duration in another process.
-        return shift_clock(state, -self._now())
-
-    def _import(self, state: Any) -> Any:
-        return shift_clock(state, self._now())
-
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         """Reset the env and start a new episode."""
         obs, info = self.env.reset(seed=seed, options=options)
@@ -128,38 +166,7 @@ class RecordEpisodeStatistics(StatefulShell, gym.Wrapper, gym.utils.RecordConstr
                 info["_" + self._stats_key] = out.done
         return obs, reward, terminated, truncated, info
 
-    # Gymnasium's attributes, read from the state.
-    @property
-    def episode_returns(self) -> Any:
-        """The running return of the current episode."""
-        return self._state.returns
-
-    @property
-    def episode_lengths(self) -> Any:
-        """The running length of the current episode."""
-        return self._state.lengths
-
-    @property
-    def episode_count(self) -> int:
-        """Episodes finished so far."""
-        return int(to_numpy(self._state.episode_count))
-
     @property
     def episode_start_time(self) -> float:
         """``time.perf_counter()`` at the start of the current episode."""
         return float(to_numpy(self._state.start_time)) + self._t0
-
-    @property
-    def return_queue(self) -> deque:
-        """Returns of the last ``buffer_length`` episodes, oldest first."""
-        return recent_queue(self._state, "returns", self.buffer_length)
-
-    @property
-    def length_queue(self) -> deque:
-        """Lengths of the last ``buffer_length`` episodes, oldest first."""
-        return recent_queue(self._state, "lengths", self.buffer_length)
-
-    @property
-    def time_queue(self) -> deque:
-        """Wall times of the last ``buffer_length`` episodes, oldest first."""
-        return recent_queue(self._state, "times", self.buffer_length)

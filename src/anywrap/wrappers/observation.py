@@ -11,17 +11,15 @@ import numpy as np
 
 from anywrap import xp as axp
 from anywrap._shell import (
+    RunningMeanSwitch,
     StatefulShell,
     check_epsilon,
     leaf_boxes,
     map_space,
-    resolve_dtype,
+    observation_stats,
     stats_views,
-    tree_of,
 )
-from anywrap.transforms.moments import default_stats_dtype
 from anywrap.transforms.observations import (
-    init_observation_stats,
     normalize_single_observation,
 )
 
@@ -32,7 +30,9 @@ def _unbounded_float32(box: gym.spaces.Box) -> gym.spaces.Box:
     return gym.spaces.Box(-np.inf, np.inf, shape=box.shape, dtype=np.float32)
 
 
-class NormalizeObservation(StatefulShell, gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
+class NormalizeObservation(
+    StatefulShell, RunningMeanSwitch, gym.ObservationWrapper, gym.utils.RecordConstructorArgs
+):
     """Normalises observations to zero mean and unit variance, on any array library.
 
     .. math:: \\tilde o = (o - \\mu) / \\sqrt{\\sigma^2 + \\epsilon}
@@ -90,30 +90,12 @@ class NormalizeObservation(StatefulShell, gym.ObservationWrapper, gym.utils.Reco
         self.observation_space = map_space(_unbounded_float32, env.observation_space)
         self.epsilon = epsilon
         self.stats_dtype = stats_dtype
-        self._update_running_mean = True
-        self._shapes = tree_of(env.observation_space, lambda b: tuple(b.shape))
         self._box = boxes if isinstance(boxes, gym.spaces.Box) else None
-        self._state = self._fresh_state(np, "cpu")
+        self._state = observation_stats(env.observation_space, stats_dtype, np, "cpu")
         self._step = {
             u: axp.Compiled(partial(normalize_single_observation, epsilon=epsilon, update=u), 1)
             for u in (True, False)
         }
-
-    def _fresh_state(self, xp: Any, device: Any) -> Any:
-        dtypes = tree_of(
-            self.env.observation_space,
-            lambda b: resolve_dtype(xp, self.stats_dtype or default_stats_dtype(b.dtype), device),
-        )
-        return init_observation_stats(self._shapes, xp=xp, dtype=dtypes, device=device)
-
-    @property
-    def update_running_mean(self) -> bool:
-        """Whether the statistics learn from new observations (switch off for evaluation)."""
-        return self._update_running_mean
-
-    @update_running_mean.setter
-    def update_running_mean(self, setting: bool) -> None:
-        self._update_running_mean = bool(setting)
 
     @property
     def obs_rms(self) -> Any:

@@ -10,13 +10,22 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap import xp as axp
-from anywrap._shell import RunningStats, StatefulShell, check_epsilon, check_gamma, resolve_dtype
-from anywrap.transforms.returns import Returns, init_returns, normalize_reward
+from anywrap._shell import (
+    RunningMeanSwitch,
+    RunningStats,
+    StatefulShell,
+    check_epsilon,
+    check_gamma,
+    resolve_dtype,
+)
+from anywrap.transforms.returns import init_returns, normalize_reward
 
 __all__ = ["NormalizeReward", "TransformReward"]
 
 
-class NormalizeReward(StatefulShell, gym.Wrapper, gym.utils.RecordConstructorArgs):
+class NormalizeReward(
+    StatefulShell, RunningMeanSwitch, gym.Wrapper, gym.utils.RecordConstructorArgs
+):
     """Scales rewards by the running standard deviation of the discounted return.
 
     .. math::
@@ -72,25 +81,12 @@ class NormalizeReward(StatefulShell, gym.Wrapper, gym.utils.RecordConstructorArg
         gym.utils.RecordConstructorArgs.__init__(self, gamma=gamma, epsilon=epsilon)
         gym.Wrapper.__init__(self, env)
         self.gamma, self.epsilon, self.stats_dtype = gamma, epsilon, stats_dtype
-        self._update_running_mean = True
-        self._state = self._fresh_state(np, "cpu")
+        dtype = resolve_dtype(np, self.stats_dtype, "cpu")
+        self._state = init_returns((), xp=np, acc_dtype=dtype, stats_dtype=dtype, device="cpu")
         self._step = {
             u: axp.Compiled(partial(normalize_reward, gamma=gamma, epsilon=epsilon, update=u), 1)
             for u in (True, False)
         }
-
-    def _fresh_state(self, xp: Any, device: Any) -> Returns:
-        dtype = resolve_dtype(xp, self.stats_dtype, device)
-        return init_returns((), xp=xp, acc_dtype=dtype, stats_dtype=dtype, device=device)
-
-    @property
-    def update_running_mean(self) -> bool:
-        """Whether the statistics learn from new rewards (switch off for evaluation)."""
-        return self._update_running_mean
-
-    @update_running_mean.setter
-    def update_running_mean(self, setting: bool) -> None:
-        self._update_running_mean = bool(setting)
 
     @property
     def return_rms(self) -> RunningStats:

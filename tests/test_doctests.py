@@ -1,0 +1,44 @@
+"""Every example in the package's docstrings runs and prints what it says."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import pkgutil
+
+import pytest
+
+import anywrap
+
+# Modules whose examples need optional packages name them; CI installs them all.
+NEEDS = {"anywrap.functional": "gymnax", "anywrap.backends": "tensorflow"}
+
+
+def modules() -> list[str]:
+    names = ["anywrap"]
+    for info in pkgutil.walk_packages(anywrap.__path__, "anywrap."):
+        if info.name.endswith("__main__"):
+            continue
+        names.append(info.name)
+    return sorted(names)
+
+
+@pytest.mark.parametrize("name", modules())
+def test_docstring_examples(name):
+    for prefix, package in NEEDS.items():
+        if name.startswith(prefix):
+            pytest.importorskip(package)
+    module = importlib.import_module(name)
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0, f"{result.failed} failing examples in {name}"
+
+
+def test_public_classes_have_examples():
+    """Each public wrapper documents itself with a runnable example."""
+    import anywrap.vector
+
+    for ns in (anywrap, anywrap.vector):
+        for name in ns.__all__:
+            obj = getattr(ns, name)
+            if isinstance(obj, type):
+                assert obj.__doc__ and ">>>" in obj.__doc__, f"{ns.__name__}.{name}"
