@@ -704,6 +704,21 @@ def _first_array(tree: Any) -> Any:
 
 
 # ------------------------------------------------------------------- wrappers
+def target_of(
+    owner: str, to: Any, target_xp: Any, device: Any, target_device: Any
+) -> tuple[Any, Any]:
+    """The target library and device from anywrap's (``to=``, ``device=``) or
+    Gymnasium's (``target_xp``, ``target_device``) spelling, never both."""
+    if to is not None and target_xp is not None:
+        raise TypeError(f"{owner}: give `to=` or `target_xp`, not both")
+    if device is not None and target_device is not None:
+        raise TypeError(f"{owner}: give `device=` or `target_device`, not both")
+    target = to if to is not None else target_xp
+    if target is None:
+        raise TypeError(f"{owner}: give the target library as `to=` (or target_xp)")
+    return target, device if device is not None else target_device
+
+
 class ArrayConversion(gym.Wrapper, gym.utils.RecordConstructorArgs):  # type: ignore[type-arg]
     """Convert an environment's outputs to another array library, and its inputs back.
 
@@ -747,28 +762,20 @@ class ArrayConversion(gym.Wrapper, gym.utils.RecordConstructorArgs):  # type: ig
         writable: bool = False,
     ) -> None:
         """Wrap ``env``; see the class docstring for the arguments."""
-        target = to if to is not None else target_xp
-        if target is None:
-            raise TypeError(
-                f"{type(self).__name__}: give the target library as `to=` (or target_xp)"
-            )
-        if to is not None and target_xp is not None:
-            raise TypeError(f"{type(self).__name__}: give `to=` or `target_xp`, not both")
-        if device is not None and target_device is not None:
-            raise TypeError(f"{type(self).__name__}: give `device=` or `target_device`, not both")
+        target, device = target_of(type(self).__name__, to, target_xp, device, target_device)
         gym.utils.RecordConstructorArgs.__init__(
             self,
             _disable_deepcopy=True,
             env_xp=None if env_xp is None else resolve_library(env_xp),
             to=resolve_library(target),
             env_device=env_device,
-            device=device if device is not None else target_device,
+            device=device,
             scalars=scalars,
             writable=writable,
         )
         gym.Wrapper.__init__(self, env)
         self._target = resolve_library(target)
-        self._target_device = device if device is not None else target_device
+        self._target_device = device
         self._env_lib = None if env_xp is None else resolve_library(env_xp)
         self._env_device = env_device
         self._scalars = scalars

@@ -34,6 +34,7 @@ import jax.numpy as jnp
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
+from anywrap._shell import leaf_boxes, map_space
 from anywrap.transforms import actions, episodes, observations, returns
 from anywrap.transforms.moments import Reduce
 from anywrap.transforms.tree import first_leaf, tree_map
@@ -279,14 +280,14 @@ class NormalizeObservation(Wrapper):
         self.axis_name = axis_name
         self.stats_dtype = stats_dtype
         self._reduce = _psum(axis_name)
-        self._space = tree_map(
-            lambda s: gym.spaces.Box(-np.inf, np.inf, s.shape, np.float32),
-            _space_tree(env.observation_space, "NormalizeObservation"),
+        leaf_boxes("anywrap.functional.NormalizeObservation", env.observation_space)
+        self._space = map_space(
+            lambda s: gym.spaces.Box(-np.inf, np.inf, s.shape, np.float32), env.observation_space
         )
 
     @property
     def observation_space(self) -> Any:  # type: ignore[override]
-        return _space_from_tree(self._space)
+        return self._space
 
     def _rows(self, obs: Any) -> Any:
         return obs if batch_ndim(self.env) else tree_map(lambda x: x[None], obs)
@@ -417,23 +418,3 @@ class NormalizeReward(Wrapper):
         )
         scaled = returns.scale_reward(r, reward, self.epsilon)
         return Step(obs, NormalizeRewardState(inner, r), scaled, terminated, truncated, info)
-
-
-# ---------------------------------------------------------------- space trees
-def _space_tree(space: Any, who: str) -> Any:
-    """A Box, or a dict / tuple tree of Boxes, from a gymnasium space."""
-    if isinstance(space, gym.spaces.Box):
-        return space
-    if isinstance(space, gym.spaces.Dict):
-        return {k: _space_tree(v, who) for k, v in space.spaces.items()}
-    if isinstance(space, gym.spaces.Tuple):
-        return tuple(_space_tree(v, who) for v in space.spaces)
-    raise TypeError(f"{who}: expected a Box (or Dict/Tuple of Box) observation space, got {space}")
-
-
-def _space_from_tree(tree: Any) -> Any:
-    if isinstance(tree, dict):
-        return gym.spaces.Dict({k: _space_from_tree(v) for k, v in tree.items()})
-    if isinstance(tree, tuple):
-        return gym.spaces.Tuple(tuple(_space_from_tree(v) for v in tree))
-    return tree

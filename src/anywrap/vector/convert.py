@@ -31,7 +31,7 @@ import gymnasium as gym
 from gymnasium.vector import VectorEnv, VectorWrapper
 
 from anywrap import xp as _xp
-from anywrap.convert import _check_known, _Converter, _first_array, resolve_library
+from anywrap.convert import _check_known, _Converter, _first_array, resolve_library, target_of
 
 __all__ = [
     "ArrayConversion",
@@ -78,30 +78,23 @@ class ArrayConversion(VectorWrapper, gym.utils.RecordConstructorArgs):
         writable: bool = False,
     ) -> None:
         """Wrap ``env``; see the class docstring for the arguments."""
-        target = to if to is not None else target_xp
-        name = type(self).__name__
-        if target is None:
-            raise TypeError(f"{name}: give the target library as `to=` (or target_xp)")
-        if to is not None and target_xp is not None:
-            raise TypeError(f"{name}: give `to=` or `target_xp`, not both")
-        if device is not None and target_device is not None:
-            raise TypeError(f"{name}: give `device=` or `target_device`, not both")
+        target, device = target_of(type(self).__name__, to, target_xp, device, target_device)
         gym.utils.RecordConstructorArgs.__init__(
             self,
             _disable_deepcopy=True,
             env_xp=None if env_xp is None else resolve_library(env_xp),
             to=resolve_library(target),
             env_device=env_device,
-            device=device if device is not None else target_device,
+            device=device,
             writable=writable,
         )
         VectorWrapper.__init__(self, env)
         self._target = resolve_library(target)
-        self._target_device = device if device is not None else target_device
+        self._target_device = device
         self._env_lib = None if env_xp is None else resolve_library(env_xp)
         self._env_device = env_device
         self._writable = writable
-        self._name = "vector." + name
+        self._name = "vector." + type(self).__name__
         dev = self._target_device
         self._out = _Converter(self._target, dev, writable, self._name)
         # Gymnasium's vector reward wrappers write into rewards: always writable.
