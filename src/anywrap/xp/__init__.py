@@ -191,6 +191,8 @@ def astype(x: Array, dtype: Any) -> Array:
         if cast is None:
             cast = _scalar_types[dtype] = np.dtype(dtype).type
         return cast(x)
+    if getattr(x, "dtype", None) == dtype:  # arrays are never written to: no copy needed
+        return x
     return namespace(x).astype(x, dtype)
 
 
