@@ -9,7 +9,6 @@ import numpy as np
 from gymnasium.vector import VectorActionWrapper, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from anywrap.transforms.actions import clip_action
 from anywrap.wrappers.action import ActionBounds
 
 __all__ = ["ClipAction"]
@@ -55,4 +54,5 @@ class ClipAction(VectorActionWrapper, gym.utils.RecordConstructorArgs):
 
     def actions(self, actions: Any) -> Any:
         """The batch of actions clipped to the bounds."""
-        return clip_action(*self._bounds.check(actions))
+        actions, low, high, clip = self._bounds.check(actions)
+        return clip(actions, low, high)

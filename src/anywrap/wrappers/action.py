@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import gymnasium as gym
@@ -37,10 +38,10 @@ class ActionBounds:
             self.env_type, self.env_device = type(leaf), axp.device(leaf)
 
     def check(self, action: Any) -> tuple[Any, Any, Any, Any]:
-        """``(action, low, high, dtype)`` in the action's library, or a clear error.
+        """``(action, low, high, clip)`` in the action's library, or a clear error.
 
-        ``dtype`` is the space's dtype in the action's library for a batched
-        (vector) action, else None (keep the action's dtype).
+        ``clip(action, low, high)`` is the compiled transform; for a batched
+        (vector) action it casts to the space's dtype, as Gymnasium does.
         """
         if type(action) is np.ndarray and action.shape == self.shape:  # the common case
             key = (np.ndarray, "cpu")
@@ -81,7 +82,9 @@ class ActionBounds:
                 low = xp.asarray(low, device=dev)
                 high = xp.asarray(high, device=dev)
             dtype = getattr(xp, self.space.dtype.name) if self.batched else None
-            bounds = self._cache[key] = (low, high, dtype)
+            # One compiled call per step on JAX (clip and cast fused).
+            clip = axp.Compiled(partial(clip_action, dtype=dtype), 0)
+            bounds = self._cache[key] = (low, high, clip)
         return action, *bounds
 
 
@@ -131,4 +134,5 @@ class ClipAction(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
 
     def action(self, action: Any) -> Any:
         """The action clipped to the env's bounds."""
-        return clip_action(*self._bounds.check(action))
+        action, low, high, clip = self._bounds.check(action)
+        return clip(action, low, high)
