@@ -68,3 +68,22 @@ def test_importing_the_cli_imports_neither_jax_nor_torch() -> None:
         check=True,
     )
     assert proc.stdout.strip() == "[]"
+
+
+def test_demo_runs_both_backends_and_prints_the_table() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "anywrap.cli", "demo", "--num-envs", "8", "--steps", "210"],
+        env={**os.environ, "PYTHONPATH": SRC},
+        capture_output=True,
+        text=True,
+        timeout=600,  # JAX compiles phys2d's step on the first call
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    lines = proc.stdout.splitlines()
+    jax_row = next(line for line in lines if line.startswith("phys2d/Pendulum-v0 (JAX)"))
+    torch_row = next(line for line in lines if line.startswith("Pendulum (PyTorch"))
+    assert " jax " in jax_row and " torch " in torch_row
+    # 210 steps of 200-step episodes: each of the 8 envs finished one.
+    assert int(jax_row.split()[-4]) >= 8 and int(torch_row.split()[-4]) == 8
+    assert "mean return" in proc.stdout and "steps/s" in proc.stdout

@@ -11,7 +11,6 @@ library.
 from __future__ import annotations
 
 import argparse
-import math
 import time
 import warnings
 from collections.abc import Callable
@@ -19,83 +18,13 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector import VectorEnv
 
 import anywrap
 from anywrap._shell import to_numpy
+from anywrap.bench.envs import cleanrl_stack, torch_pendulum_vector_env
 
-__all__ = ["TorchPendulumVectorEnv", "main", "run_stack"]
-
-
-class TorchPendulumVectorEnv(VectorEnv):
-    """Gymnasium's Pendulum-v1 dynamics, batched in PyTorch (NEXT_STEP autoreset).
-
-    Observations, rewards and flags are tensors on ``device``; 200-step episodes.
-    """
-
-    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
-
-    def __init__(self, num_envs: int, device: str = "cpu", max_steps: int = 200) -> None:
-        import torch
-
-        self.torch, self.device = torch, torch.device(device)
-        self.num_envs, self.max_steps = num_envs, max_steps
-        high = np.array([1.0, 1.0, 8.0], dtype=np.float32)
-        self.single_observation_space = gym.spaces.Box(-high, high, dtype=np.float32)
-        self.single_action_space = gym.spaces.Box(-2.0, 2.0, shape=(1,), dtype=np.float32)
-        self.observation_space = gym.vector.utils.batch_space(
-            self.single_observation_space, num_envs
-        )
-        self.action_space = gym.vector.utils.batch_space(self.single_action_space, num_envs)
-        self._gen = torch.Generator(device=self.device)
-
-    def _initial(self, n: int) -> tuple[Any, Any]:
-        t = self.torch
-        u = t.rand((n, 2), generator=self._gen, device=self.device)
-        return (u[:, 0] * 2 - 1) * math.pi, u[:, 1] * 2 - 1
-
-    def _obs(self) -> Any:
-        t = self.torch
-        return t.stack([t.cos(self.th), t.sin(self.th), self.thdot], dim=1)
-
-    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
-        t = self.torch
-        if seed is not None:
-            self._gen.manual_seed(seed)
-        self.th, self.thdot = self._initial(self.num_envs)
-        self.steps = t.zeros(self.num_envs, dtype=t.int64, device=self.device)
-        self.prev_done = t.zeros(self.num_envs, dtype=t.bool, device=self.device)
-        return self._obs(), {}
-
-    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict]:
-        t = self.torch
-        u = t.clamp(actions[:, 0], -2.0, 2.0)
-        th, thdot = self.th, self.thdot
-        angle = (th + math.pi) % (2 * math.pi) - math.pi
-        cost = angle**2 + 0.1 * thdot**2 + 0.001 * u**2
-        thdot = t.clamp(thdot + (3 * 10.0 / 2 * t.sin(th) + 3.0 * u) * 0.05, -8.0, 8.0)
-        th = th + thdot * 0.05
-        # NEXT_STEP autoreset: sub-envs done last step start over now.
-        th0, thdot0 = self._initial(self.num_envs)
-        fresh = self.prev_done
-        self.th = t.where(fresh, th0, th)
-        self.thdot = t.where(fresh, thdot0, thdot)
-        self.steps = t.where(fresh, t.zeros_like(self.steps), self.steps + 1)
-        reward = t.where(fresh, t.zeros_like(cost), -cost)
-        terminated = t.zeros(self.num_envs, dtype=t.bool, device=self.device)
-        truncated = self.steps >= self.max_steps
-        self.prev_done = truncated
-        return self._obs(), reward, terminated, truncated, {}
-
-
-def cleanrl_stack(envs: VectorEnv, clip: Callable[[Any, float], Any]) -> VectorEnv:
-    """CleanRL ppo_continuous_action's wrappers, from anywrap.vector."""
-    envs = anywrap.vector.RecordEpisodeStatistics(envs)
-    envs = anywrap.vector.ClipAction(envs)
-    envs = anywrap.vector.NormalizeObservation(envs)
-    envs = anywrap.vector.TransformObservation(envs, lambda o: clip(o, 10.0))
-    envs = anywrap.vector.NormalizeReward(envs, gamma=0.99)
-    return anywrap.vector.TransformReward(envs, lambda r: clip(r, 10.0))
+__all__ = ["main", "run_stack"]
 
 
 def run_stack(
@@ -158,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
                 warnings.simplefilter("ignore")  # phys2d's missing autoreset metadata
                 jenvs = gym.make_vec("phys2d/Pendulum-v0", num_envs=args.num_envs)
             keys = iter(jax.random.split(jax.random.key(0), args.steps + 10))
-            jstack = cleanrl_stack(jenvs, lambda x, c: jnp.clip(x, -c, c))
+            jstack = cleanrl_stack(jenvs, anywrap.vector, jnp.clip)
             rows.append(
                 run_stack(
                     "phys2d/Pendulum-v0 (JAX)",
@@ -173,8 +102,8 @@ def main(argv: list[str] | None = None) -> int:
         try:
             import torch
 
-            tenvs = TorchPendulumVectorEnv(args.num_envs, args.torch_device)
-            tstack = cleanrl_stack(tenvs, lambda x, c: torch.clamp(x, -c, c))
+            tenvs = torch_pendulum_vector_env(args.num_envs, args.torch_device)
+            tstack = cleanrl_stack(tenvs, anywrap.vector, torch.clamp)
             gen = torch.Generator(device=args.torch_device).manual_seed(0)
             rows.append(
                 run_stack(
