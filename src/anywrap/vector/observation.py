@@ -178,10 +178,14 @@ def _row(tree: Any, i: int) -> Any:
     return tree_map(lambda x: x[i], tree)
 
 
-class TransformObservation(gym.wrappers.vector.TransformObservation):
+class TransformObservation(VectorWrapper, gym.utils.RecordConstructorArgs):
     """Applies ``func`` to every batch of observations; arrays pass through untouched.
 
-    Identical to :class:`gymnasium.wrappers.vector.TransformObservation`.
+    Same arguments as :class:`gymnasium.wrappers.vector.TransformObservation`,
+    which refuses SAME_STEP envs. This one accepts every autoreset mode: in
+    SAME_STEP mode ``func`` is applied to ``info["final_obs"]`` too (to the
+    batch, or to each entry as a batch of one in Gymnasium's object-array
+    layout), so the final observations stay comparable with the others.
 
     Example:
         >>> import gymnasium as gym
@@ -199,5 +203,42 @@ class TransformObservation(gym.wrappers.vector.TransformObservation):
         observation_space: gym.Space | None = None,
         single_observation_space: gym.Space | None = None,
     ) -> None:
-        """Wrap ``env`` so that observations pass through ``func``."""
-        super().__init__(env, func, observation_space, single_observation_space)
+        """Wrap ``env`` so that observations (and final observations) pass through ``func``."""
+        gym.utils.RecordConstructorArgs.__init__(
+            self,
+            func=func,
+            observation_space=observation_space,
+            single_observation_space=single_observation_space,
+        )
+        VectorWrapper.__init__(self, env)
+        if single_observation_space is not None:
+            self.single_observation_space = single_observation_space
+        if observation_space is not None:
+            self.observation_space = observation_space
+        elif single_observation_space is not None:
+            self.observation_space = batch_space(single_observation_space, self.num_envs)
+        self.func = func
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        """Reset and transform the observations."""
+        obs, info = self.env.reset(seed=seed, options=options)
+        return self.func(obs), info
+
+    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        """Step and transform the observations (and, in SAME_STEP mode, the final ones)."""
+        obs, reward, terminated, truncated, info = self.env.step(actions)
+        if "final_obs" in info:
+            final = info["final_obs"]
+            if isinstance(final, np.ndarray) and final.dtype == object:
+                packed = np.empty(final.shape, dtype=object)
+                for i, f in enumerate(final):
+                    if f is not None:  # one entry, as a batch of one
+                        out = self.func(tree_map(lambda x: x[None], f))
+                        packed[i] = tree_map(lambda x: x[0], out)
+                final = packed
+            else:
+                final = self.func(final)
+            info = {**info, "final_obs": final}
+        return self.func(obs), reward, terminated, truncated, info
