@@ -26,7 +26,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from anywrap.xp import Array, astype, device, namespace, sum_along, where, wide_float
+from anywrap.xp import Array, astype, device, flat, namespace, sum_along, where, wide_float
 
 __all__ = [
     "EpisodeOutput",
@@ -192,14 +192,14 @@ def _record(
 ) -> Episodes:
     """Push the episodes that ended this step into the recent buffers and count them."""
     xp = namespace(returns)
-    flat_done = xp.reshape(done, (-1,))
+    flat_done = flat(done)
     k = sum_along(astype(flat_done, xp.int32))
     size = state.recent_returns.shape[0]
     order = _newest_first(flat_done, size)
     return state._replace(
-        recent_returns=_push_recent(state.recent_returns, xp.reshape(returns, (-1,)), order, k),
-        recent_lengths=_push_recent(state.recent_lengths, xp.reshape(lengths, (-1,)), order, k),
-        recent_times=_push_recent(state.recent_times, xp.reshape(elapsed, (-1,)), order, k),
+        recent_returns=_push_recent(state.recent_returns, flat(returns), order, k),
+        recent_lengths=_push_recent(state.recent_lengths, flat(lengths), order, k),
+        recent_times=_push_recent(state.recent_times, flat(elapsed), order, k),
         recent_size=xp.minimum(state.recent_size + astype(k, state.recent_size.dtype), size),
         episode_count=state.episode_count + astype(k, state.episode_count.dtype),
     )

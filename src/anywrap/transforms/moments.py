@@ -41,6 +41,7 @@ from anywrap.xp import (
     device,
     is_floating,
     namespace,
+    result_dtype,
     sum_along,
     where,
     wide_float,
@@ -319,7 +320,7 @@ def normalize(m: Moments, x: Array, epsilon: float) -> Array:
     """``(x - mean) / sqrt(var + epsilon)``, in the wider of the two dtypes."""
     xp = namespace(m.mean, x)
     if x.dtype != m.mean.dtype:
-        x = astype(x, xp.result_type(x.dtype, m.mean.dtype))
+        x = astype(x, result_dtype(xp, x.dtype, m.mean.dtype))
     return (x - m.mean) / xp.sqrt(m.var + epsilon)
 
 
@@ -328,5 +329,5 @@ def finite_rows(x: Array) -> Array:
     xp = namespace(x)
     ok = xp.isfinite(x)
     if x.ndim > 1:
-        ok = xp.all(xp.reshape(ok, (x.shape[0], -1)), axis=1)
+        ok = all_true(ok if x.ndim == 2 else xp.reshape(ok, (x.shape[0], -1)), axis=1)
     return ok

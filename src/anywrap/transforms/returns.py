@@ -39,7 +39,7 @@ from anywrap.transforms.moments import (
     update_moments,
     update_moments_one,
 )
-from anywrap.xp import Array, astype, is_floating, namespace, where
+from anywrap.xp import Array, astype, flat, is_floating, namespace, result_dtype, where
 
 __all__ = [
     "Returns",
@@ -114,7 +114,7 @@ def update_returns(
     # stores in the accumulator's: kept for bit-level parity.
     decayed = where(terminated, 0.0, acc * gamma)
     if reward.dtype != acc.dtype:  # add in the wider dtype (exact casts, as NumPy would)
-        wide = xp.result_type(reward.dtype, acc.dtype)
+        wide = result_dtype(xp, reward.dtype, acc.dtype)
         decayed, reward_w = astype(decayed, wide), astype(reward, wide)
         new_acc = astype(decayed + reward_w, acc.dtype)
     else:
@@ -129,8 +129,8 @@ def update_returns(
     elif update_stats:
         rms = update_moments(
             rms,
-            xp.reshape(acc, (-1,)),
-            xp.reshape(active, (-1,)),
+            flat(acc),
+            flat(active),
             skip_nonfinite=False,  # `active` already leaves non-finite rewards out
             reduce=reduce,
         )
@@ -147,7 +147,11 @@ def scale_reward(state: Returns, reward: Array, epsilon: float) -> Array:
     xp = namespace(state.rms.var, reward)
     reward = xp.asarray(reward)
     var = state.rms.var
-    wide = reward if reward.dtype == var.dtype else astype(reward, xp.result_type(reward, var))
+    wide = (
+        reward
+        if reward.dtype == var.dtype
+        else astype(reward, result_dtype(xp, reward.dtype, var.dtype))
+    )
     scaled = wide / xp.sqrt(var + epsilon)
     if scaled.dtype != reward.dtype and is_floating(xp, reward.dtype):
         scaled = astype(scaled, reward.dtype)

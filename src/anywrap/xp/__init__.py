@@ -46,6 +46,7 @@ __all__ = [
     "clip",
     "describe",
     "device",
+    "flat",
     "has_float64",
     "is_floating",
     "is_host",
@@ -53,6 +54,7 @@ __all__ = [
     "library_name",
     "namespace",
     "register_namespace",
+    "result_dtype",
     "same_device",
     "sum_along",
     "where",
@@ -203,11 +205,32 @@ def sum_along(x: Array, axis: int | None = None) -> Array:
     return namespace(x).sum(x, axis=axis)
 
 
-def all_true(x: Array) -> Array:
-    """``xp.all(x)`` over every axis, with NumPy's method called directly (3x faster)."""
+def all_true(x: Array, axis: int | None = None) -> Array:
+    """``xp.all(x, axis=axis)``, with NumPy's method called directly (3x faster)."""
     if type(x) in _FAST_HOST and type(x) not in (float, int, bool):
-        return x.all()
-    return namespace(x).all(x)
+        return x.all(axis=axis)
+    return namespace(x).all(x, axis=axis)
+
+
+def flat(x: Array) -> Array:
+    """``x`` as a 1-D array (itself when it already is)."""
+    if getattr(x, "ndim", None) == 1:
+        return x
+    if type(x) is np.ndarray or type(x) in _FAST_HOST:
+        return np.reshape(x, (-1,))
+    return namespace(x).reshape(x, (-1,))
+
+
+_result_types: dict[tuple[int, Any, Any], Any] = {}
+
+
+def result_dtype(xp: ModuleType, a: Any, b: Any) -> Any:
+    """``xp.result_type(a, b)`` of two dtypes, cached (NumPy's is slow on the host)."""
+    key = (id(xp), a, b)
+    hit = _result_types.get(key)
+    if hit is None:
+        hit = _result_types[key] = xp.result_type(a, b)
+    return hit
 
 
 def clip(x: Array, low: Array, high: Array) -> Array:
