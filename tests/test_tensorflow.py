@@ -118,7 +118,9 @@ def test_update_returns_on_tensorflow_matches_numpy() -> None:
             s_tf, tf.constant(r), tf.constant(term), tf.constant(trunc), **kw
         )
     np.testing.assert_allclose(s_tf.accumulated.numpy(), s_np.accumulated, rtol=1e-6)
-    np.testing.assert_allclose(s_tf.rms.var.numpy(), s_np.rms.var, rtol=1e-9)
+    # G is float32, so its batch moments carry float32 rounding, summed in
+    # another order by NumPy (which skips masked rows) than by TensorFlow.
+    np.testing.assert_allclose(s_tf.rms.var.numpy(), s_np.rms.var, rtol=1e-7)
     scaled = returns.scale_reward(s_tf, tf.constant([1.0], tf.float32), 1e-8)
     assert scaled.dtype == tf.float32
 

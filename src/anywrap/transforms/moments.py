@@ -38,11 +38,13 @@ from anywrap.xp import (
     Array,
     all_true,
     astype,
+    count_true,
     device,
     is_floating,
     namespace,
     result_dtype,
     sum_along,
+    sum_rows,
     where,
     wide_float,
 )
@@ -139,6 +141,8 @@ def merge_moments(m: Moments, batch_mean: Array, batch_var: Array, batch_count: 
     ``batch_count`` may be a Python int or a 0-d array; an array count of
     zero leaves ``m`` unchanged.
     """
+    if isinstance(batch_count, int) and batch_count == 0:  # a host count: nothing selected
+        return m
     xp = namespace(m.mean)
     dtype = m.mean.dtype
     count = astype(total_count(m), dtype)
@@ -229,8 +233,8 @@ def batch_moments(
             n = plus(n, p.shape[0])
             total = plus(total, sum_along(p, axis=0))
         else:
-            n = plus(n, sum_along(astype(mk, xp.int32)))
-            total = plus(total, sum_along(where(r, p, 0), axis=0))
+            n = plus(n, count_true(mk))
+            total = plus(total, sum_rows(p, r))
     if reduce is not None:
         if isinstance(n, int):
             n = xp.asarray(n, dtype=xp.int32, device=device(first))
@@ -240,7 +244,7 @@ def batch_moments(
     sq: Any = None
     for p, r in zip(parts, rows):
         dev = xp.square(p - mean)
-        sq = plus(sq, sum_along(dev if r is None else where(r, dev, 0), axis=0))
+        sq = plus(sq, sum_along(dev, axis=0) if r is None else sum_rows(dev, r))
     if reduce is not None:
         sq = reduce(sq)
     return mean, sq / denom, n

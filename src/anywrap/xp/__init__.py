@@ -44,6 +44,7 @@ __all__ = [
     "UnknownArrayTypeError",
     "astype",
     "clip",
+    "count_true",
     "describe",
     "device",
     "flat",
@@ -57,6 +58,7 @@ __all__ = [
     "result_dtype",
     "same_device",
     "sum_along",
+    "sum_rows",
     "where",
     "wide_float",
 ]
@@ -203,6 +205,26 @@ def sum_along(x: Array, axis: int | None = None) -> Array:
     if type(x) is np.ndarray:
         return x.sum(axis=axis)
     return namespace(x).sum(x, axis=axis)
+
+
+def sum_rows(x: Array, rows: Array) -> Array:
+    """Sum over axis 0 of the rows of ``x`` where ``rows`` (broadcastable bool) is True.
+
+    ``sum(where(rows, x, 0), axis=0)``; NumPy skips the unselected rows
+    without building the zeroed copy.
+    """
+    if type(x) is np.ndarray and type(rows) is np.ndarray:
+        return x.sum(axis=0, where=rows)
+    return sum_along(where(rows, x, 0), axis=0)
+
+
+def count_true(mask: Array) -> Any:
+    """How many entries of the bool ``mask`` are True: a Python int for host
+    values (exact and cheap), a 0-d int32 array for device ones."""
+    if type(mask) is np.ndarray:
+        return int(np.count_nonzero(mask))
+    xp = namespace(mask)
+    return sum_along(astype(mask, xp.int32))
 
 
 def all_true(x: Array, axis: int | None = None) -> Array:
