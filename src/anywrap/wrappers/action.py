@@ -82,8 +82,11 @@ class ActionBounds:
                 low = xp.asarray(low, device=dev)
                 high = xp.asarray(high, device=dev)
             dtype = getattr(xp, self.space.dtype.name) if self.batched else None
-            # One compiled call per step on JAX (clip and cast fused).
-            clip = axp.Compiled(partial(clip_action, dtype=dtype), 0)
+            # One compiled call per step on JAX (clip and cast fused); the host
+            # has nothing to compile.
+            clip: Any = partial(clip_action, dtype=dtype)
+            if xp is not np:
+                clip = axp.Compiled(clip, 0)
             bounds = self._cache[key] = (low, high, clip)
         return action, *bounds
 
