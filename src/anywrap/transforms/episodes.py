@@ -26,7 +26,17 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from anywrap.xp import Array, astype, device, flat, namespace, sum_along, where, wide_float
+from anywrap.xp import (
+    Array,
+    astype,
+    cumulative_sum,
+    device,
+    flat,
+    namespace,
+    sum_along,
+    where,
+    wide_float,
+)
 
 __all__ = [
     "EpisodeOutput",
@@ -116,7 +126,7 @@ def _newest_first(done: Array, size: int) -> Array:
     """
     xp = namespace(done)
     n = done.shape[0]
-    seen = xp.cumulative_sum(astype(xp.flip(done, axis=0), xp.int32))
+    seen = cumulative_sum(astype(xp.flip(done, axis=0), xp.int32))
     j = xp.arange(1, size + 1, dtype=seen.dtype, device=device(done))
     return n - 1 - xp.clip(xp.searchsorted(seen, j), 0, n - 1)
 

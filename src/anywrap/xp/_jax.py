@@ -26,3 +26,9 @@ def _device_jax(x: Any) -> Any:
         return None
     devices = x.devices()
     return next(iter(devices)) if len(devices) == 1 else x.sharding
+
+
+@_xp.cumulative_sum.register(jax.Array)
+def _cumulative_sum_jax(x: Any) -> Any:
+    # XLA lowers cumsum to a reduce-window, slow on the CPU; the scan is not.
+    return jax.lax.associative_scan(jax.numpy.add, x)
