@@ -9,12 +9,12 @@ import numpy as np
 from gymnasium.vector import VectorActionWrapper, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from anywrap.wrappers.action import ActionBounds
+from anywrap.wrappers.action import ActionBounds, ObservesEnvLibrary
 
 __all__ = ["ClipAction"]
 
 
-class ClipAction(VectorActionWrapper, gym.utils.RecordConstructorArgs):
+class ClipAction(ObservesEnvLibrary, VectorActionWrapper, gym.utils.RecordConstructorArgs):
     """Clips each sub-env's action to the Box bounds, in the actions' own library.
 
     Drop-in for :class:`gymnasium.wrappers.vector.ClipAction`, whose output
@@ -46,13 +46,6 @@ class ClipAction(VectorActionWrapper, gym.utils.RecordConstructorArgs):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._bounds = ActionBounds(self, single, (self.num_envs,))
 
-    def reset(self, *, seed: Any = None, options: dict[str, Any] | None = None) -> Any:
-        """Reset and learn the env's array library from the observations."""
-        obs, info = self.env.reset(seed=seed, options=options)
-        self._bounds.observe(obs)
-        return obs, info
-
     def actions(self, actions: Any) -> Any:
         """The batch of actions clipped to the bounds."""
-        actions, low, high, clip = self._bounds.check(actions)
-        return clip(actions, low, high)
+        return self._bounds.clip(actions)

@@ -13,7 +13,7 @@ from anywrap._shell import wrapper_name
 from anywrap.transforms.actions import clip_action
 from anywrap.transforms.tree import first_leaf
 
-__all__ = ["ActionBounds", "ClipAction"]
+__all__ = ["ActionBounds", "ClipAction", "ObservesEnvLibrary"]
 
 
 class ActionBounds:
@@ -90,8 +90,26 @@ class ActionBounds:
             bounds = self._cache[key] = (low, high, clip)
         return action, *bounds
 
+    def clip(self, action: Any) -> Any:
+        """``action`` checked, then clipped by the transform."""
+        action, low, high, clip = self.check(action)
+        return clip(action, low, high)
 
-class ClipAction(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
+
+class ObservesEnvLibrary:
+    """Mixin: learn the env's array library from the reset observation."""
+
+    env: Any
+    _bounds: ActionBounds
+
+    def reset(self, *, seed: Any = None, options: dict[str, Any] | None = None) -> Any:
+        """Reset the env and learn its array library and device from the observation."""
+        obs, info = self.env.reset(seed=seed, options=options)
+        self._bounds.observe(obs)
+        return obs, info
+
+
+class ClipAction(ObservesEnvLibrary, gym.ActionWrapper, gym.utils.RecordConstructorArgs):
     """Clips each action to the env's Box bounds, in the action's own library.
 
     .. math:: a' = \\min(\\max(a, \\text{low}), \\text{high})
@@ -129,13 +147,6 @@ class ClipAction(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         self.action_space = gym.spaces.Box(-np.inf, np.inf, shape=space.shape, dtype=space.dtype)
         self._bounds = ActionBounds(self, space)
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
-        """Reset the env and learn its array library from the observation."""
-        obs, info = self.env.reset(seed=seed, options=options)
-        self._bounds.observe(obs)
-        return obs, info
-
     def action(self, action: Any) -> Any:
         """The action clipped to the env's bounds."""
-        action, low, high, clip = self._bounds.check(action)
-        return clip(action, low, high)
+        return self._bounds.clip(action)
