@@ -230,16 +230,21 @@ def test_gymnasium_refuses_what_anywrap_supports():
     anywrap.vector.NormalizeObservation(make_vec("CartPole-v1", 2, AutoresetMode.SAME_STEP))
 
 
-@pytest.mark.parametrize("mode", list(AutoresetMode))
-def test_vector_normalize_observation_every_mode(mode):
+@pytest.mark.parametrize(
+    ("mode", "learn_final_obs"),
+    [(mode, False) for mode in AutoresetMode] + [(AutoresetMode.SAME_STEP, True)],
+)
+def test_vector_normalize_observation_every_mode(mode, learn_final_obs):
     """In every mode the statistics are exactly those of the observations an agent sees.
 
-    NEXT_STEP: every returned observation. SAME_STEP: every returned one plus
-    each ``final_obs``. DISABLED: every returned one after a step, and after a
-    partial reset only the rows that were reset.
+    NEXT_STEP: every returned observation. SAME_STEP: every returned one, plus
+    each ``final_obs`` with ``learn_final_obs``. DISABLED: every returned one
+    after a step, and after a partial reset only the rows that were reset.
     """
     shadow = make_vec("CartPole-v1", 4, mode)
-    envs = anywrap.vector.NormalizeObservation(make_vec("CartPole-v1", 4, mode))
+    envs = anywrap.vector.NormalizeObservation(
+        make_vec("CartPole-v1", 4, mode), learn_final_obs=learn_final_obs
+    )
     seen: list[np.ndarray] = []
     envs.reset(seed=2)
     raw, _ = shadow.reset(seed=2)
@@ -253,7 +258,8 @@ def test_vector_normalize_observation_every_mode(mode):
         seen.append(raw)
         if mode is AutoresetMode.SAME_STEP and "final_obs" in raw_info:
             rows = [f for f, m in zip(raw_info["final_obs"], raw_info["_final_obs"]) if m]
-            seen.append(np.stack(rows))
+            if learn_final_obs:
+                seen.append(np.stack(rows))
             finals += len(rows)
             # final_obs comes back normalised with the same statistics.
             m = info["_final_obs"]

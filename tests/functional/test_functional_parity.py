@@ -38,10 +38,10 @@ def clip_rew(r):
     return jnp.clip(r, -3.0, 3.0)
 
 
-def functional_stack():
+def functional_stack(learn_final_obs: bool = False):
     env = F.RecordEpisodeStatistics(base())
     env = F.ClipAction(env)
-    env = F.NormalizeObservation(env)
+    env = F.NormalizeObservation(env, learn_final_obs=learn_final_obs)
     env = F.TransformObservation(env, clip_obs)
     env = F.NormalizeReward(env, gamma=0.95)
     return F.to_vector_env(F.TransformReward(env, clip_rew), seed=SEED)
@@ -71,13 +71,14 @@ def drive(venv):
     return res
 
 
-def test_functional_equals_anywrap_vector_shells():
+@pytest.mark.parametrize("learn_final_obs", [False, True])
+def test_functional_equals_anywrap_vector_shells(learn_final_obs):
     import anywrap.vector as V
 
-    f = drive(functional_stack())
+    f = drive(functional_stack(learn_final_obs))
     env = V.RecordEpisodeStatistics(F.to_vector_env(base(), seed=SEED))
     env = V.ClipAction(env)
-    env = V.NormalizeObservation(env)
+    env = V.NormalizeObservation(env, learn_final_obs=learn_final_obs)
     # anywrap.vector.TransformObservation (like Gymnasium's) refuses SAME_STEP
     # envs, so the observation clip is applied to the outputs below instead.
     env = V.NormalizeReward(env, gamma=0.95)

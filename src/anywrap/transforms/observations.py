@@ -110,16 +110,20 @@ def normalize_observation_with_final(
     *,
     epsilon: float,
     update: bool = True,
+    learn_final: bool = True,
     out_dtype: str = "float32",
     reduce: Reduce | None = None,
 ) -> tuple[Any, Any, Any]:
     """:func:`normalize_observation` for a SAME_STEP vector env: learn from ``obs``
-    and from the rows of ``final_obs`` selected by ``final_mask`` (the episodes
-    that ended), then normalise both.
+    and, with ``learn_final``, from the rows of ``final_obs`` selected by
+    ``final_mask`` (the episodes that ended); then normalise both.
 
-    The statistics then see exactly what they would see in NEXT_STEP mode
-    (every final and every first observation). The two batches are treated as
-    parts of one, never concatenated.
+    With ``learn_final`` the statistics see exactly what they would see in
+    NEXT_STEP mode (every final and every first observation); the two batches
+    are treated as parts of one, never concatenated. Without it they learn
+    from ``obs`` only, and ``final_obs`` is only normalised: no reduction
+    reads it, so a compiled program that never uses the normalised final
+    observations need not compute them at all.
 
     Returns:
         ``(stats, normalised obs, normalised final_obs)``.
@@ -127,8 +131,10 @@ def normalize_observation_with_final(
 
     def leaf(m: Moments, x: Array, f: Array) -> tuple[Moments, Array, Array]:
         xp = namespace(m.mean, x)
-        if update:
+        if update and learn_final:
             m = update_moments(m, (x, f), (None, final_mask), reduce=reduce)
+        elif update:
+            m = update_moments(m, x, reduce=reduce)
         dtype = getattr(xp, out_dtype)
         return m, astype(normalize(m, x, epsilon), dtype), astype(normalize(m, f, epsilon), dtype)
 

@@ -50,9 +50,13 @@ class NormalizeObservation(
     :class:`gymnasium.wrappers.vector.NormalizeObservation`, and it goes further:
 
     * Every autoreset mode works. NEXT_STEP (the default) and DISABLED are
-      Gymnasium's behaviour; SAME_STEP, which Gymnasium refuses, learns from
-      ``info["final_obs"]`` as well and returns it normalised, so that the
-      statistics see the same observations as in NEXT_STEP mode.
+      Gymnasium's behaviour. SAME_STEP, which Gymnasium refuses, returns
+      ``info["final_obs"]`` normalised with the same statistics; they learn
+      from the returned observations only (as purejaxrl, Brax and Stoix do),
+      or, with ``learn_final_obs=True``, from the final observations too, so
+      that they see what they would in NEXT_STEP mode.
+      ``anywrap.functional.NormalizeObservation`` has the same switch and
+      default.
     * ``reset(options={"reset_mask": m})`` works (Gymnasium refuses it): only
       the sub-envs that were reset feed the statistics.
     * Observations of any library stay there, on their device, without a host
@@ -85,6 +89,7 @@ class NormalizeObservation(
         *,
         stats_dtype: str | None = None,
         process_group: Any = None,
+        learn_final_obs: bool = False,
     ) -> None:
         """Wrap the vector env ``env``.
 
@@ -93,6 +98,7 @@ class NormalizeObservation(
             epsilon: Added to the variance under the square root (strictly positive).
             stats_dtype: dtype of the statistics; default as Gymnasium.
             process_group: A ``torch.distributed`` process group to merge statistics over.
+            learn_final_obs: SAME_STEP only: learn from ``info["final_obs"]`` too.
         """
         check_epsilon(_NAME, epsilon)
         single = env.single_observation_space
@@ -104,6 +110,7 @@ class NormalizeObservation(
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.epsilon = epsilon
         self.stats_dtype = stats_dtype
+        self.learn_final_obs = learn_final_obs
         self._state = observation_stats(single, stats_dtype, np, "cpu")
         reduce = None
         if process_group is not None:
@@ -118,7 +125,13 @@ class NormalizeObservation(
         }
         self._with_final = {
             u: axp.Compiled(
-                partial(normalize_observation_with_final, epsilon=epsilon, update=u, reduce=reduce),
+                partial(
+                    normalize_observation_with_final,
+                    epsilon=epsilon,
+                    update=u,
+                    learn_final=learn_final_obs,
+                    reduce=reduce,
+                ),
                 1,
             )
             for u in (True, False)
@@ -153,7 +166,7 @@ class NormalizeObservation(
         return obs, reward, terminated, truncated, info
 
     def _with_final_obs(self, obs: Any, info: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
-        """SAME_STEP: learn from the final observations too, and normalise them."""
+        """SAME_STEP: normalise the final observations too (and maybe learn from them)."""
         final, mask = info["final_obs"], info["_final_obs"]
         packed = isinstance(final, np.ndarray) and final.dtype == object
         if packed:  # Gymnasium's host layout: an object array with None where not done

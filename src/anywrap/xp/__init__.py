@@ -53,6 +53,7 @@ __all__ = [
     "is_floating",
     "is_host",
     "jit",
+    "last_true_indices",
     "library_name",
     "namespace",
     "register_namespace",
@@ -224,6 +225,11 @@ def count_true(mask: Array) -> Any:
     values (exact and cheap), a 0-d int32 array for device ones."""
     if type(mask) is np.ndarray:
         return int(np.count_nonzero(mask))
+    return _count_true(mask)
+
+
+@functools.singledispatch
+def _count_true(mask: Array) -> Array:
     xp = namespace(mask)
     return sum_along(astype(mask, xp.int32))
 
@@ -399,6 +405,29 @@ def cumulative_sum(x: Array) -> Array:
     faster than XLA's own cumulative sum on the CPU for 4096 elements.
     """
     return namespace(x).cumulative_sum(x)
+
+
+@functools.singledispatch
+def last_true_indices(mask: Array, k: int) -> Array:
+    """Indices of the last ``k`` True entries of the 1-D bool ``mask``, last first.
+
+    Where ``mask`` has fewer than ``k`` Trues, the remaining slots hold valid
+    indices whose values mean nothing (the caller masks them with the count).
+    The shape is always ``(k,)``: no boolean indexing, no host sync.
+
+    The default is a cumulative sum and a binary search, O(n + k log n); JAX
+    registers ``lax.top_k`` over the indices, one kernel instead of a dozen.
+
+    Example:
+        >>> import numpy as np
+        >>> last_true_indices(np.array([True, False, True, True, False]), 2)
+        array([3, 2])
+    """
+    xp = namespace(mask)
+    n = mask.shape[0]
+    seen = cumulative_sum(astype(xp.flip(mask, axis=0), xp.int32))
+    j = xp.arange(1, k + 1, dtype=seen.dtype, device=device(mask))
+    return n - 1 - xp.clip(xp.searchsorted(seen, j), 0, n - 1)
 
 
 # --------------------------------------------------------------------- compile

@@ -14,13 +14,27 @@ import jax
 
 from anywrap import xp as _xp
 
+# Inside jax.jit / vmap / scan the values are tracers, which are not
+# subclasses of jax.Array as far as functools.singledispatch can tell: the
+# compiled paths only reach these kernels if the tracer type is registered too.
+_TYPES = (jax.Array, jax.core.Tracer)
+
+
+def _register(generic: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
+        for tp in _TYPES:
+            generic.register(tp)(fn)
+        return fn
+
+    return deco
+
 
 @_xp.jit.register(jax.Array)
 def _jit_jax(like: Any, fn: Callable[..., Any]) -> Callable[..., Any]:
     return jax.jit(fn)
 
 
-@_xp._device.register(jax.Array)
+@_register(_xp._device)
 def _device_jax(x: Any) -> Any:
     if isinstance(x, jax.core.Tracer):
         return None
@@ -28,7 +42,33 @@ def _device_jax(x: Any) -> Any:
     return next(iter(devices)) if len(devices) == 1 else x.sharding
 
 
-@_xp.cumulative_sum.register(jax.Array)
+@_register(_xp._count_true)
+def _count_true_jax(mask: Any) -> Any:
+    # XLA on the CPU sums integers through a chain of reduce-windows (three
+    # kernels) and floats in one; float32 counts are exact below 2^24.
+    jnp = jax.numpy
+    if mask.size >= 2**24:
+        return jnp.sum(mask, dtype=jnp.int32)
+    return jnp.sum(mask, dtype=jnp.float32).astype(jnp.int32)
+
+
+@_register(_xp.cumulative_sum)
 def _cumulative_sum_jax(x: Any) -> Any:
     # XLA lowers cumsum to a reduce-window, slow on the CPU; the scan is not.
     return jax.lax.associative_scan(jax.numpy.add, x)
+
+
+@_register(_xp.last_true_indices)
+def _last_true_indices_jax(mask: Any, k: int) -> Any:
+    # top_k of the indices of the True entries (others score -1): one XLA
+    # kernel, where the cumulative sum and binary search take a dozen. Scores
+    # are float32 (XLA's fast top-k), exact for indices below 2^24.
+    n = mask.shape[0]
+    if n >= 2**24:
+        return _xp.last_true_indices.dispatch(object)(mask, k)
+    jnp = jax.numpy
+    score = jnp.where(mask, jnp.arange(n, dtype=jnp.float32), -1.0)
+    _, idx = jax.lax.top_k(score, min(k, n))
+    if k > n:  # a buffer longer than the batch: pad with a valid index
+        idx = jnp.concatenate([idx, jnp.zeros((k - n,), idx.dtype)])
+    return idx
