@@ -155,6 +155,8 @@ def test_record_episode_statistics_reports_nan_not_zeros_before_first_episode():
     assert bool(jnp.all(jnp.isnan(info["episode"]["r"])))
     _, _, valid = F.recent_episodes(state)
     assert not bool(jnp.any(valid))
+    _, _, last_valid = F.last_episodes(state)
+    assert last_valid.shape == (N,) and not bool(jnp.any(last_valid))
 
 
 def test_record_episode_statistics_returns_and_lengths():
@@ -171,6 +173,52 @@ def test_record_episode_statistics_returns_and_lengths():
     assert int(valid.sum()) == N
     # newest first: the highest env index ended last (Gymnasium's order)
     np.testing.assert_allclose(np.asarray(returns)[:N], r[199][::-1], rtol=1e-6)
+    last_r, last_l, last_valid = F.last_episodes(state)
+    assert bool(jnp.all(last_valid))
+    np.testing.assert_allclose(np.asarray(last_r), r[199], rtol=1e-6)
+    np.testing.assert_array_equal(np.asarray(last_l), 200)
+
+
+class Staggered:
+    """A batch of 2 envs whose episodes last 3 and 5 steps; reward = step number."""
+
+    observation_space = gym.spaces.Box(-np.inf, np.inf, (1,), np.float32)
+    action_space = gym.spaces.Box(-1.0, 1.0, (1,), np.float32)
+    num_envs = 2
+    autoreset_mode = gym.vector.AutoresetMode.SAME_STEP
+    limits = jnp.array([3, 5])
+
+    def reset(self, key):
+        return jnp.zeros((2, 1)), jnp.zeros(2, jnp.int32)
+
+    def step(self, t, action):
+        t = t + 1
+        done = t == self.limits
+        obs = t[:, None].astype(jnp.float32)
+        return F.Step(obs, jnp.where(done, 0, t), t.astype(jnp.float32), done, done & False, {})
+
+
+def test_last_episodes_keep_each_envs_latest_episode_with_staggered_ends():
+    env = F.RecordEpisodeStatistics(Staggered())
+    _, state = env.reset(jax.random.key(0))
+    valid_seen = []
+    for _ in range(8):  # env 0 ends after steps 3 and 6; env 1 after step 5
+        state = jax.jit(env.step)(state, jnp.zeros((2, 1))).state
+        valid_seen.append(np.asarray(F.last_episodes(state)[2]))
+    returns, lengths, _ = F.last_episodes(state)
+    np.testing.assert_array_equal(np.stack(valid_seen)[:, 0], [0, 0, 1, 1, 1, 1, 1, 1])
+    np.testing.assert_array_equal(np.stack(valid_seen)[:, 1], [0, 0, 0, 0, 1, 1, 1, 1])
+    np.testing.assert_array_equal(np.asarray(lengths), [3, 5])
+    np.testing.assert_allclose(np.asarray(returns), [1 + 2 + 3, 1 + 2 + 3 + 4 + 5])
+
+
+def test_recent_episodes_needs_a_buffer():
+    env = F.RecordEpisodeStatistics(pendulum())
+    _, state = env.reset(jax.random.key(0))
+    with pytest.raises(ValueError, match="buffer_length"):
+        F.recent_episodes(state)
+    with pytest.raises(ValueError, match="buffer_length"):
+        F.RecordEpisodeStatistics(pendulum(), buffer_length=-1)
 
 
 def test_clip_action_clips_before_the_env():

@@ -57,6 +57,7 @@ from .wrappers import (
     RecordEpisodeStatistics,
     TransformObservation,
     TransformReward,
+    last_episodes,
     recent_episodes,
 )
 
@@ -86,6 +87,7 @@ __all__ = [
     "from_func_env",
     "from_gymnax",
     "gymnax_to_gymnasium_space",
+    "last_episodes",
     "recent_episodes",
     "to_vector_env",
 ]

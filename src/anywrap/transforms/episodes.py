@@ -41,10 +41,13 @@ from anywrap.xp import (
 __all__ = [
     "EpisodeOutput",
     "Episodes",
+    "LastEpisodes",
     "init_episodes",
+    "init_last_episodes",
     "reset_episodes",
     "shift_clock",
     "step_episodes",
+    "update_last_episodes",
 ]
 
 
@@ -72,6 +75,35 @@ class EpisodeOutput(NamedTuple):
     lengths: Array
     times: Array
     done: Array
+
+
+class LastEpisodes(NamedTuple):
+    """Each environment's most recent finished episode, and whether it has one yet."""
+
+    returns: Array
+    lengths: Array
+    valid: Array
+    """False until the environment's first episode ends: its values mean nothing."""
+
+
+def init_last_episodes(episodes: Episodes) -> LastEpisodes:
+    """No finished episode yet, shaped and typed like ``episodes``' running sums."""
+    xp = namespace(episodes.returns)
+    return LastEpisodes(
+        returns=xp.zeros_like(episodes.returns),
+        lengths=xp.zeros_like(episodes.lengths),
+        valid=xp.zeros_like(episodes.prev_done),
+    )
+
+
+def update_last_episodes(last: LastEpisodes, out: EpisodeOutput) -> LastEpisodes:
+    """Keep the episodes that ended in ``out``; one elementwise pass, any batch size."""
+    xp = namespace(out.done)
+    return LastEpisodes(
+        returns=where(out.done, astype(out.returns, last.returns.dtype), last.returns),
+        lengths=where(out.done, astype(out.lengths, last.lengths.dtype), last.lengths),
+        valid=xp.logical_or(last.valid, out.done),
+    )
 
 
 def init_episodes(
@@ -198,6 +230,8 @@ def _record(
         else (astype(k, state.recent_size.dtype), astype(k, state.episode_count.dtype))
     )
     size = state.recent_returns.shape[0]
+    if size == 0:  # no buffer: only count
+        return state._replace(episode_count=state.episode_count + k_count)
     # Gymnasium appends finished episodes in ascending env order: the highest
     # index is the newest.
     order = last_true_indices(flat_done, size)

@@ -7,6 +7,7 @@ tracers (a traced value has no concrete device).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -40,6 +41,34 @@ def _device_jax(x: Any) -> Any:
         return None
     devices = x.devices()
     return next(iter(devices)) if len(devices) == 1 else x.sharding
+
+
+@_register(_xp._sum_along)
+def _sum_along_jax(x: Any, axis: int | None) -> Any:
+    jnp = jax.numpy
+    if axis != 0 or x.ndim < 2:
+        return jnp.sum(x, axis=axis)
+    # XLA's CPU kernel for a sum over the rows of a narrow batch (4096 x 3
+    # observations) is 7x slower than for a wide one: sum groups of g rows
+    # laid side by side (a free reshape), then the g partial sums.
+    n, rest = x.shape[0], x.shape[1:]
+    width = math.prod(rest)
+    g = _row_group(n, width)
+    if g == 1:
+        return jnp.sum(x, axis=0)
+    partial = jnp.sum(jnp.reshape(x, (n // g, g * width)), axis=0)
+    return jnp.reshape(jnp.sum(jnp.reshape(partial, (g, width)), axis=0), rest)
+
+
+def _row_group(n: int, width: int) -> int:
+    """How many rows of ``width`` values to sum side by side: the largest
+    divisor of ``n`` up to ``256 // width``, and 1 where grouping is no help."""
+    if width >= 64:
+        return 1
+    for g in range(max(256 // width, 1), 1, -1):
+        if n % g == 0 and n // g >= 8:
+            return g
+    return 1
 
 
 @_register(_xp._count_true)
