@@ -62,10 +62,11 @@ def _sum_along_jax(x: Any, axis: int | None) -> Any:
 
 def _row_group(n: int, width: int) -> int:
     """How many rows of ``width`` values to sum side by side: the largest
-    divisor of ``n`` up to ``256 // width``, and 1 where grouping is no help."""
+    divisor of ``n`` up to ``min(32, 256 // width)``, and 1 where grouping is
+    no help. (Past 32 groups XLA splits the second sum into two kernels.)"""
     if width >= 64:
         return 1
-    for g in range(max(256 // width, 1), 1, -1):
+    for g in range(min(32, 256 // width), 1, -1):
         if n % g == 0 and n // g >= 8:
             return g
     return 1
