@@ -174,7 +174,8 @@ def step_episodes(
     the report, the recent-episode buffer and the episode count, and returns
     ``None`` for the output: only valid when the caller knows that no episode
     ended (a host value it may inspect). ``timed=False`` (a caller without a
-    clock) leaves the recent-episode times alone.
+    clock) leaves the start times and the recent-episode times alone; the
+    reported times then mean nothing.
     """
     xp = namespace(state.returns, reward)
     reward = xp.asarray(reward)
@@ -209,7 +210,7 @@ def step_episodes(
         new = new._replace(
             returns=where(done, 0.0, returns),
             lengths=where(done, 0, lengths),
-            start_time=where(done, now, start),
+            start_time=where(done, now, start) if timed else start,
         )
     return new, out
 
