@@ -281,3 +281,19 @@ def test_bad_inputs_fail_loudly():
         F.AutoReset(pendulum(None))
     with pytest.raises(TypeError, match="func must be callable"):
         F.TransformReward(pendulum(), 3)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("consumer", ["sum", "trajectory"])
+def test_functional_bench_runs_all_three_rollouts(consumer):
+    pytest.importorskip("brax")
+    from anywrap.bench import functional_bench
+
+    res = functional_bench.run(num_envs=8, steps=5, reps=1, consumer=consumer)
+    assert res["consumer"] == consumer
+    for case in ("bare", "anywrap", "peer"):
+        assert res[f"{case}_steps_per_s"] > 0
+    assert res["anywrap_vs_bare"] == pytest.approx(
+        res["anywrap_steps_per_s"] / res["bare_steps_per_s"]
+    )
+    with pytest.raises(ValueError, match="consumer"):
+        functional_bench.run(num_envs=8, steps=5, reps=1, consumer="mean")

@@ -13,9 +13,18 @@ actions), each compiled whole:
 Runs are interleaved A, B, C, A, B, C, ... after one warm-up each; the median
 of ``reps`` timings is reported as env steps per second.
 
+Each step's outputs must be used, or XLA drops them. ``consumer="sum"`` (the
+default, the setting the targets were set with) reduces obs and reward to one
+number per step; ``consumer="trajectory"`` returns them from the scan, as a
+PPO rollout stores its trajectory. They differ for the bare env: with
+``"sum"``, XLA's CPU backend fuses the env's reward arithmetic into the final
+reduction, a slow kernel (about 10% of the bare step), which any wrapper that
+reads the reward first avoids. ``"trajectory"`` has no such artefact, so its
+"x bare" ratios are the lower, more realistic ones.
+
 Usage::
 
-    PYTHONPATH=src python benchmarks/functional_bench.py [num_envs] [steps] [reps]
+    python -m anywrap.bench.functional_bench [num_envs] [steps] [reps] [sum|trajectory]
 """
 
 from __future__ import annotations
@@ -39,12 +48,25 @@ def _actions(key: jax.Array, n: int) -> jax.Array:
     return jax.random.uniform(key, (n, 1), minval=-3.0, maxval=3.0)
 
 
-def _consume(obs: jax.Array, reward: jax.Array) -> jax.Array:
-    """What a policy and a learner would read each step (so XLA cannot drop it)."""
+def _sum(obs: jax.Array, reward: jax.Array) -> jax.Array:
+    """One number per step from obs and reward (so XLA cannot drop them)."""
     return jnp.sum(obs) + jnp.sum(reward)
 
 
-def _bare(num_envs: int, steps: int) -> tuple[Callable[..., Any], Any]:
+def _trajectory(obs: jax.Array, reward: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """The step's obs and reward, stacked by the scan into a trajectory."""
+    return obs, reward
+
+
+CONSUMERS: dict[str, Callable[[jax.Array, jax.Array], Any]] = {
+    "sum": _sum,
+    "trajectory": _trajectory,
+}
+
+
+def _bare(
+    num_envs: int, steps: int, consume: Callable[..., Any] = _sum
+) -> tuple[Callable[..., Any], Any]:
     env, params = gymnax.make("Pendulum-v1")
 
     def init(key: jax.Array) -> Any:
@@ -59,12 +81,14 @@ def _bare(num_envs: int, steps: int) -> tuple[Callable[..., Any], Any]:
         obs, st, reward, _term, _trunc, _ = jax.vmap(env.step, in_axes=(0, 0, 0, None))(
             keys, st, _actions(k_act, num_envs), params
         )
-        return (st, key), _consume(obs, reward)
+        return (st, key), consume(obs, reward)
 
     return _rollout(init, body, steps)
 
 
-def _anywrap(num_envs: int, steps: int) -> tuple[Callable[..., Any], Any]:
+def _anywrap(
+    num_envs: int, steps: int, consume: Callable[..., Any] = _sum
+) -> tuple[Callable[..., Any], Any]:
     env: Any = F.VmapWrapper(F.from_gymnax(gymnax.make("Pendulum-v1")[0]), num_envs)
     env = F.RecordEpisodeStatistics(env)
     env = F.ClipAction(env)
@@ -81,12 +105,14 @@ def _anywrap(num_envs: int, steps: int) -> tuple[Callable[..., Any], Any]:
         state, key = carry
         key, k_act = jax.random.split(key)
         s = env.step(state, _actions(k_act, num_envs))
-        return (s.state, key), _consume(s.obs, s.reward)
+        return (s.state, key), consume(s.obs, s.reward)
 
     return _rollout(init, body, steps)
 
 
-def _peer(num_envs: int, steps: int) -> tuple[Callable[..., Any], Any]:
+def _peer(
+    num_envs: int, steps: int, consume: Callable[..., Any] = _sum
+) -> tuple[Callable[..., Any], Any]:
     env, params = gymnax.make("Pendulum-v1")
     env = LogWrapper(env)
     low, high = -2.0, 2.0
@@ -107,7 +133,7 @@ def _peer(num_envs: int, steps: int) -> tuple[Callable[..., Any], Any]:
         )
         rs = running_statistics.update(rs, obs)
         obs = running_statistics.normalize(obs, rs)
-        return (st, rs, key), _consume(obs, reward)
+        return (st, rs, key), consume(obs, reward)
 
     return _rollout(init, body, steps)
 
@@ -128,10 +154,15 @@ def _time(fn: Callable[..., Any], carry: Any) -> float:
     return time.perf_counter() - t0
 
 
-def run(num_envs: int = 4096, steps: int = 200, reps: int = 5) -> dict[str, float]:
+def run(
+    num_envs: int = 4096, steps: int = 200, reps: int = 5, consumer: str = "sum"
+) -> dict[str, Any]:
     """Median env steps/s of the bare env, the anywrap stack and the peer stack, and ratios."""
+    if consumer not in CONSUMERS:
+        raise ValueError(f"consumer must be one of {sorted(CONSUMERS)}, got {consumer!r}")
+    consume = CONSUMERS[consumer]
     cases = {"bare": _bare, "anywrap": _anywrap, "peer": _peer}
-    built = {name: make(num_envs, steps) for name, make in cases.items()}
+    built = {name: make(num_envs, steps, consume) for name, make in cases.items()}
     for fn, carry in built.values():  # compile and warm up
         _time(fn, carry)
         _time(fn, carry)
@@ -144,6 +175,7 @@ def run(num_envs: int = 4096, steps: int = 200, reps: int = 5) -> dict[str, floa
         "num_envs": num_envs,
         "steps": steps,
         "reps": reps,
+        "consumer": consumer,
         "bare_steps_per_s": sps["bare"],
         "anywrap_steps_per_s": sps["anywrap"],
         "peer_steps_per_s": sps["peer"],
@@ -154,7 +186,7 @@ def run(num_envs: int = 4096, steps: int = 200, reps: int = 5) -> dict[str, floa
 
 
 if __name__ == "__main__":
-    args = [int(a) for a in sys.argv[1:]]
-    result = run(*args)
+    ints = [int(a) for a in sys.argv[1:4]]
+    result = run(*ints, **({"consumer": sys.argv[4]} if len(sys.argv) > 4 else {}))
     for k, v in result.items():
         print(f"{k:>22}: {v:,.3f}" if isinstance(v, float) else f"{k:>22}: {v}")
