@@ -186,7 +186,8 @@ def run(
 
 
 if __name__ == "__main__":
-    ints = [int(a) for a in sys.argv[1:4]]
-    result = run(*ints, **({"consumer": sys.argv[4]} if len(sys.argv) > 4 else {}))
+    argv = sys.argv[1:]
+    sizes = dict(zip(("num_envs", "steps", "reps"), (int(a) for a in argv[:3])))
+    result = run(**sizes, consumer=argv[3] if len(argv) > 3 else "sum")
     for k, v in result.items():
         print(f"{k:>22}: {v:,.3f}" if isinstance(v, float) else f"{k:>22}: {v}")
