@@ -35,17 +35,46 @@ def scan(env, actions, key=0):
 gymnax = pytest.importorskip("gymnax")
 
 
-def test_gymnax_pendulum_truncates_with_final_obs_and_autoresets():
-    env = F.VmapWrapper(F.from_gymnax(gymnax.make("Pendulum-v1")[0]), 3)
+@pytest.mark.parametrize("batched", ["vmap", "num_envs"])
+def test_gymnax_batch_truncates_with_final_obs_and_autoresets(batched):
+    raw = gymnax.make("Pendulum-v1")[0]
+    env = (
+        F.VmapWrapper(F.from_gymnax(raw), 3)
+        if batched == "vmap"
+        else F.from_gymnax(raw, num_envs=3)
+    )
     assert env.autoreset_mode == SAME_STEP and env.num_envs == 3
     assert env.observation_space.shape == (3,) and env.action_space.shape == (1,)
-    _, _, (obs, _rew, term, trunc, info) = scan(env, jnp.zeros((201, 3, 1)))
+    obs0, _, (obs, _rew, term, trunc, info) = scan(env, jnp.zeros((201, 3, 1)))
+    assert len({tuple(np.round(np.asarray(o), 6)) for o in obs0}) == 3  # each env its own start
     trunc, term = np.asarray(trunc), np.asarray(term)
     assert not term.any() and trunc[199].all() and trunc.sum() == 3
     final = np.asarray(info["final_obs"])
     np.testing.assert_allclose(final[:199], np.asarray(obs)[:199])  # no done: final == obs
     assert not np.allclose(final[199], np.asarray(obs)[199])  # done: obs is a fresh episode
     assert "final_observation" not in info and "terminated" not in info
+
+
+def test_batched_gymnax_adapter_draws_new_randomness_every_step_and_env():
+    """CartPole resets draw fresh uniform states: every reset of every env differs."""
+    raw, params = gymnax.make("CartPole-v1")
+    env = F.from_gymnax(raw, params.replace(max_steps_in_episode=2), num_envs=4)
+    _, _, (obs, *_rest) = scan(env, jnp.zeros((6, 4), jnp.int32))
+    starts = np.asarray(obs)[[1, 3, 5]].reshape(-1, 4)  # the reset observations
+    assert len({tuple(np.round(r, 7)) for r in starts}) == 12
+
+
+def test_batched_gymnax_adapter_resets_from_a_batch_of_keys():
+    env = F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=4)
+    keys = jax.random.split(jax.random.key(0), 2)  # a shard of 2 envs
+    obs, state = env.reset(keys)
+    assert obs.shape == (2, 3)
+    s = jax.jit(env.step)(state, jnp.zeros((2, 1)))
+    assert s.obs.shape == (2, 3) and s.reward.shape == (2,)
+    with pytest.raises(ValueError, match="already batched"):
+        F.VmapWrapper(env, 2)
+    with pytest.raises(ValueError, match="num_envs"):
+        F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=0)
 
 
 def test_gymnax_adapter_matches_raw_gymnax_on_the_same_keys():

@@ -89,7 +89,7 @@ def _bare(
 def _anywrap(
     num_envs: int, steps: int, consume: Callable[..., Any] = _sum
 ) -> tuple[Callable[..., Any], Any]:
-    env: Any = F.VmapWrapper(F.from_gymnax(gymnax.make("Pendulum-v1")[0]), num_envs)
+    env: Any = F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=num_envs)
     env = F.RecordEpisodeStatistics(env)
     env = F.ClipAction(env)
     env = F.NormalizeObservation(env)

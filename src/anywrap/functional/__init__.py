@@ -14,7 +14,7 @@ This package imports JAX; ``import anywrap`` does not import it.
 Example:
     >>> import jax, gymnax
     >>> from anywrap import functional as F
-    >>> env = F.VmapWrapper(F.from_gymnax(gymnax.make("Pendulum-v1")[0]), num_envs=64)
+    >>> env = F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=64)
     >>> env = F.NormalizeObservation(F.RecordEpisodeStatistics(F.ClipAction(env)))
     >>> obs, state = jax.jit(env.reset)(jax.random.key(0))
     >>> def body(state, key):

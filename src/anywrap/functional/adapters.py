@@ -6,6 +6,7 @@
   ``(obs, state, reward, terminated, truncated, info)`` and the older 5-tuple
   ``(obs, state, reward, done, info)``. gymnax resets inside ``step``
   (SAME_STEP autoreset); the adapter carries the step key in its state.
+  ``num_envs=n`` gives a batch of ``n`` (cheaper than :class:`VmapWrapper`).
 * :func:`from_func_env`: Gymnasium's functional ``FuncEnv`` (e.g.
   ``gymnasium.envs.phys2d.pendulum.PendulumFunctional``), with an optional
   time limit. It does not reset itself: wrap it in :class:`AutoReset`.
@@ -30,7 +31,7 @@ import jax.numpy as jnp
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
-from .core import Step
+from .core import Step, _is_key_batch
 
 __all__ = ["BraxEnv", "FuncEnvAdapter", "GymnaxEnv", "from_brax", "from_func_env", "from_gymnax"]
 
@@ -132,10 +133,11 @@ def from_brax(
 
 # --------------------------------------------------------------------- gymnax
 class GymnaxState(NamedTuple):
-    """The gymnax env state, this env's key and its step counter.
+    """The gymnax env state, the adapter's key and its step counter.
 
-    Step ``t`` uses ``fold_in(key, t)``: one hash per env per step, as cheap
-    as splitting one key into a batch of keys outside the env.
+    Unbatched, step ``t`` uses ``fold_in(key, t)``. Batched (``num_envs=n``),
+    ``env_state`` has the batch on axis 0 and one key serves the batch: step
+    ``t`` splits ``fold_in(key, t)`` into ``n`` keys, as gymnax users do.
     """
 
     env_state: Any
@@ -144,28 +146,52 @@ class GymnaxState(NamedTuple):
 
 
 class GymnaxEnv:
-    """A gymnax env seen through the functional protocol (SAME_STEP autoreset)."""
+    """A gymnax env seen through the functional protocol (SAME_STEP autoreset).
 
-    num_envs: int | None = None
+    With ``num_envs=n`` it is a batch of ``n`` envs stepped with one
+    ``jax.vmap``, whose per-env keys are split from one key each step. That is
+    cheaper than :class:`VmapWrapper` over the unbatched adapter, where each
+    env hashes its own key every step (about 3% of a gymnax Pendulum step on
+    a CPU). ``reset`` also accepts a batch of keys, one per env (how a shard
+    of the batch is reset inside ``shard_map``).
+    """
+
     autoreset_mode = AutoresetMode.SAME_STEP
 
-    def __init__(self, env: Any, params: Any = None) -> None:
+    def __init__(self, env: Any, params: Any = None, num_envs: int | None = None) -> None:
         if not hasattr(env, "step_env") or not hasattr(env, "default_params"):
             raise TypeError(f"from_gymnax: expected a gymnax Environment, got {env!r}")
+        if num_envs is not None and (not isinstance(num_envs, int) or num_envs < 1):
+            raise ValueError(f"from_gymnax: num_envs must be a positive int, got {num_envs!r}")
         self.env = env
         self.params = env.default_params if params is None else params
+        self.num_envs = num_envs
         with jax.ensure_compile_time_eval():  # spaces are constants, even inside jit
             self.observation_space = gymnax_to_gymnasium_space(env.observation_space(self.params))
             self.action_space = gymnax_to_gymnasium_space(env.action_space(self.params))
 
     def reset(self, key: jax.Array) -> tuple[Any, Any]:
-        key, sub = jax.random.split(key)
-        obs, st = self.env.reset(sub, self.params)
+        if self.num_envs is None:
+            key, sub = jax.random.split(key)
+            obs, st = self.env.reset(sub, self.params)
+        else:
+            if _is_key_batch(key):  # one key per env: a shard of the batch
+                keys, key = key, jax.random.fold_in(key[0], 0x5EED)
+            else:
+                key, sub = jax.random.split(key)
+                keys = jax.random.split(sub, self.num_envs)
+            obs, st = jax.vmap(self.env.reset, in_axes=(0, None))(keys, self.params)
         return obs, GymnaxState(st, key, jnp.zeros((), jnp.uint32))
 
     def step(self, state: GymnaxState, action: Any) -> Step:
         sub = jax.random.fold_in(state.key, state.t)
-        out = self.env.step(sub, state.env_state, action, self.params)
+        if self.num_envs is None:
+            out = self.env.step(sub, state.env_state, action, self.params)
+        else:
+            n = jax.tree.leaves(state.env_state)[0].shape[0]  # this shard's batch
+            out = jax.vmap(self.env.step, in_axes=(0, 0, 0, None))(
+                jax.random.split(sub, n), state.env_state, action, self.params
+            )
         if len(out) == 6:  # gymnax >= 1.0
             obs, st, reward, terminated, truncated, info = out
             info = dict(info)
@@ -193,8 +219,8 @@ class GymnaxEnv:
         return f"<GymnaxEnv {self.env.name}>"
 
 
-def from_gymnax(env: Any, params: Any = None) -> GymnaxEnv:
-    """Adapt a gymnax environment (unbatched; wrap in :class:`VmapWrapper` for a batch).
+def from_gymnax(env: Any, params: Any = None, *, num_envs: int | None = None) -> GymnaxEnv:
+    """Adapt a gymnax environment: one env, or with ``num_envs`` a batch of them.
 
     Example:
         >>> import gymnax, jax
@@ -202,8 +228,11 @@ def from_gymnax(env: Any, params: Any = None) -> GymnaxEnv:
         >>> obs, state = env.reset(jax.random.key(0))
         >>> obs.shape
         (3,)
+        >>> batch = from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=8)
+        >>> batch.reset(jax.random.key(0))[0].shape
+        (8, 3)
     """
-    return GymnaxEnv(env, params)
+    return GymnaxEnv(env, params, num_envs)
 
 
 def gymnax_to_gymnasium_space(space: Any) -> gym.Space:
