@@ -65,35 +65,3 @@ def test_count_true_on_jax_is_exact_and_int32():
     got = jax.jit(xp.count_true)(mask)
     assert got.dtype == jnp.int32
     assert int(got) == int(np.count_nonzero(np.asarray(mask)))
-
-
-@pytest.mark.parametrize("shape", [(4096, 3), (7,), (64, 2, 5), (1, 4)])
-def test_weighted_row_sum_on_jax_matches_numpy(shape):
-    rng = np.random.default_rng(2)
-    x = rng.normal(size=shape).astype(np.float32)
-    w = (rng.random(shape[0]) < 0.7).astype(np.float32)
-    want = xp.weighted_row_sum(x.astype(np.float64), w.astype(np.float64))
-    got = np.asarray(jax.jit(xp.weighted_row_sum)(jnp.asarray(x), jnp.asarray(w)))
-    assert got.shape == shape[1:]
-    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
-    traced = _traced(xp.weighted_row_sum, jnp.asarray(x), jnp.asarray(w))
-    assert ("dot_general" in traced) == (len(shape) > 1)
-
-
-def test_masked_moments_on_jax_leave_out_rows_with_any_nonfinite_entry():
-    """The device path zeroes non-finite entries, then weighs rows by the mask."""
-    from anywrap.transforms import moments
-
-    rng = np.random.default_rng(3)
-    x = rng.normal(2.0, 3.0, size=(4096, 3)).astype(np.float32)
-    x[5, 1], x[17, 0], x[99, 2] = np.nan, np.inf, -np.inf  # three bad rows
-    keep = rng.random(4096) < 0.8  # and a caller's mask on top
-    m0 = moments.init_moments((3,), xp=jnp, dtype=jnp.float32)
-    got = jax.jit(moments.update_moments)(m0, jnp.asarray(x), jnp.asarray(keep))
-    rows = keep & np.isfinite(x).all(axis=1)
-    want = moments.update_moments(
-        moments.init_moments((3,), xp=np, dtype=np.float64), x[rows].astype(np.float64)
-    )
-    np.testing.assert_allclose(np.asarray(got.mean), want.mean, rtol=1e-5)
-    np.testing.assert_allclose(np.asarray(got.var), want.var, rtol=1e-5)
-    assert float(moments.total_count(got)) == pytest.approx(rows.sum() + 1e-4)

@@ -46,7 +46,6 @@ from anywrap.xp import (
     result_dtype,
     sum_along,
     sum_rows,
-    weighted_row_sum,
     where,
     wide_float,
 )
@@ -196,7 +195,7 @@ Batch = Any
 
 
 def batch_moments(
-    x: Batch, mask: Any = None, reduce: Reduce | None = None, *, finite: bool = False
+    x: Batch, mask: Any = None, reduce: Reduce | None = None
 ) -> tuple[Array, Array, Any]:
     """Mean, population variance and size of the batch ``x`` along axis 0.
 
@@ -213,22 +212,17 @@ def batch_moments(
     participant's shard of a larger batch, and the result is the moments of
     the whole batch, the same on every participant: the count and the sum are
     reduced first, then the squared deviations from the global mean.
-
-    ``finite=True`` promises that every entry of ``x`` is finite (rows that
-    had a NaN were zeroed and unselected). Off the host the masked sums are
-    then row sums weighted by the 0/1 mask (:func:`anywrap.xp.weighted_row_sum`),
-    which need no select over every column; the values are the same.
     """
     parts = x if isinstance(x, tuple) else (x,)
     masks = mask if isinstance(mask, tuple) else (mask,)
     first = parts[0]
     xp = namespace(first)
     if len(parts) == 1 and masks[0] is None and reduce is None:
-        rows_n = first.shape[0]
+        n = first.shape[0]
         if is_host(first):  # NumPy's own mean and var: Gymnasium's numbers to the bit
-            return xp.mean(first, axis=0), xp.var(first, axis=0), rows_n
-        mean = sum_along(first, axis=0) / rows_n  # sums that a backend may route (see xp)
-        return mean, sum_along(xp.square(first - mean), axis=0) / rows_n, rows_n
+            return xp.mean(first, axis=0), xp.var(first, axis=0), n
+        mean = sum_along(first, axis=0) / n  # sums that a backend may route (see xp)
+        return mean, sum_along(xp.square(first - mean), axis=0) / n, n
     rows = [
         None if mk is None else xp.reshape(mk, (p.shape[0],) + (1,) * (p.ndim - 1))
         for p, mk in zip(parts, masks)
@@ -237,7 +231,6 @@ def batch_moments(
     def plus(acc: Any, value: Any) -> Any:
         return value if acc is None else acc + value
 
-    weighted = finite and not is_host(first)
     n: Any = None
     total: Any = None
     for p, mk, r in zip(parts, masks, rows):
@@ -246,9 +239,7 @@ def batch_moments(
             total = plus(total, sum_along(p, axis=0))
         else:
             n = plus(n, count_true(mk))
-            total = plus(
-                total, weighted_row_sum(p, astype(mk, p.dtype)) if weighted else sum_rows(p, r)
-            )
+            total = plus(total, sum_rows(p, r))
     if reduce is not None:
         if isinstance(n, int):
             n = xp.asarray(n, dtype=xp.int32, device=device(first))
@@ -256,14 +247,9 @@ def batch_moments(
     denom = astype(xp.maximum(n, 1), first.dtype) if not isinstance(n, int) else max(n, 1)
     mean = total / denom
     sq: Any = None
-    for p, mk, r in zip(parts, masks, rows):
+    for p, r in zip(parts, rows):
         dev = xp.square(p - mean)
-        if r is None:
-            sq = plus(sq, sum_along(dev, axis=0))
-        elif weighted:
-            sq = plus(sq, weighted_row_sum(dev, astype(mk, dev.dtype)))
-        else:
-            sq = plus(sq, sum_rows(dev, r))
+        sq = plus(sq, sum_along(dev, axis=0) if r is None else sum_rows(dev, r))
     if reduce is not None:
         sq = reduce(sq)
     return mean, sq / denom, n
@@ -304,18 +290,8 @@ def update_moments(
     # own float dtype; only the merge is in the statistics dtype.
     if not is_floating(xp, x.dtype):
         x = astype(x, m.mean.dtype)
-    finite = False
     if skip_nonfinite:
-        if x.ndim > 1 and x.shape[0] > 1 and not is_host(x):
-            # Zero the non-finite entries (a select with no broadcast), then
-            # leave their rows out: every entry is then finite, and the masked
-            # sums can be weighted row sums (see batch_moments).
-            entries = xp.isfinite(x)
-            ok = all_true(xp.reshape(entries, (x.shape[0], -1)), axis=1)
-            x = where(entries, x, 0)
-            finite = True
-        else:
-            ok = finite_rows(x)
+        ok = finite_rows(x)
         mask = ok if mask is None else xp.logical_and(mask, ok)
     if x.shape[0] == 1 and reduce is None:
         return update_moments_one(
@@ -323,7 +299,7 @@ def update_moments(
         )
     if mask is None and reduce is None:
         return merge_moments(m, *batch_moments(x))
-    return merge_moments(m, *batch_moments(x, mask, reduce, finite=finite))
+    return merge_moments(m, *batch_moments(x, mask, reduce))
 
 
 def update_moments_one(

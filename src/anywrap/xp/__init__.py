@@ -61,7 +61,6 @@ __all__ = [
     "same_device",
     "sum_along",
     "sum_rows",
-    "weighted_row_sum",
     "where",
     "wide_float",
 ]
@@ -226,28 +225,6 @@ def sum_rows(x: Array, rows: Array) -> Array:
     if type(x) is np.ndarray and type(rows) is np.ndarray:
         return x.sum(axis=0, where=rows)
     return sum_along(where(rows, x, 0), axis=0)
-
-
-def weighted_row_sum(x: Array, w: Array) -> Array:
-    """``sum(w[i] * x[i] for i)``: the rows of ``x`` (axis 0) weighted by the 1-D ``w``.
-
-    ``x`` must be finite wherever ``w`` is 0 (``0 * nan`` is nan). With 0/1
-    weights this is a masked row sum without a select that spreads the mask
-    over every column; JAX routes it to a matrix-vector product.
-
-    Example:
-        >>> weighted_row_sum(np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([0.0, 1.0]))
-        array([3., 4.])
-    """
-    if type(x) is np.ndarray:
-        return np.tensordot(w, x, axes=(0, 0))
-    return _weighted_row_sum(x, w)
-
-
-@functools.singledispatch
-def _weighted_row_sum(x: Array, w: Array) -> Array:
-    xp = namespace(x)
-    return sum_along(x * xp.reshape(w, (x.shape[0],) + (1,) * (x.ndim - 1)), axis=0)
 
 
 def count_true(mask: Array) -> Any:
