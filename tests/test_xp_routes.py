@@ -65,3 +65,32 @@ def test_count_true_on_jax_is_exact_and_int32():
     got = jax.jit(xp.count_true)(mask)
     assert got.dtype == jnp.int32
     assert int(got) == int(np.count_nonzero(np.asarray(mask)))
+
+
+def test_masked_moments_on_jax_leave_out_rows_with_any_nonfinite_entry():
+    from anywrap.transforms import moments
+
+    rng = np.random.default_rng(3)
+    x = rng.normal(2.0, 3.0, size=(4096, 3)).astype(np.float32)
+    x[5, 1], x[17, 0], x[99, 2] = np.nan, np.inf, -np.inf  # three bad rows
+    keep = rng.random(4096) < 0.8  # and a caller's mask on top
+    m0 = moments.init_moments((3,), xp=jnp, dtype=jnp.float32)
+    got = jax.jit(moments.update_moments)(m0, jnp.asarray(x), jnp.asarray(keep))
+    rows = keep & np.isfinite(x).all(axis=1)
+    want = moments.update_moments(
+        moments.init_moments((3,), xp=np, dtype=np.float64), x[rows].astype(np.float64)
+    )
+    np.testing.assert_allclose(np.asarray(got.mean), want.mean, rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(got.var), want.var, rtol=1e-5)
+    assert float(moments.total_count(got)) == pytest.approx(rows.sum() + 1e-4)
+
+
+def test_unmasked_moments_on_jax_take_the_routed_row_sums():
+    from anywrap.transforms import moments
+
+    x = np.random.default_rng(4).normal(1.0, 2.0, size=(4096, 3)).astype(np.float32)
+    mean, var, n = jax.jit(moments.batch_moments)(jnp.asarray(x))
+    np.testing.assert_allclose(np.asarray(mean), x.astype(np.float64).mean(0), rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(var), x.astype(np.float64).var(0), rtol=1e-4)
+    assert int(n) == 4096
+    assert "128,96" in _traced(moments.batch_moments, jnp.asarray(x)).replace(" ", "")

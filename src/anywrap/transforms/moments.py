@@ -218,11 +218,11 @@ def batch_moments(
     first = parts[0]
     xp = namespace(first)
     if len(parts) == 1 and masks[0] is None and reduce is None:
-        n = first.shape[0]
+        rows_n = first.shape[0]
         if is_host(first):  # NumPy's own mean and var: Gymnasium's numbers to the bit
-            return xp.mean(first, axis=0), xp.var(first, axis=0), n
-        mean = sum_along(first, axis=0) / n  # sums that a backend may route (see xp)
-        return mean, sum_along(xp.square(first - mean), axis=0) / n, n
+            return xp.mean(first, axis=0), xp.var(first, axis=0), rows_n
+        mean = sum_along(first, axis=0) / rows_n  # sums that a backend may route (see xp)
+        return mean, sum_along(xp.square(first - mean), axis=0) / rows_n, rows_n
     rows = [
         None if mk is None else xp.reshape(mk, (p.shape[0],) + (1,) * (p.ndim - 1))
         for p, mk in zip(parts, masks)
