@@ -10,8 +10,9 @@ actions), each compiled whole:
 * C ``peer``: gymnax ``LogWrapper`` + Brax ``acme.running_statistics``
   observation normaliser + an action clip.
 
-Runs are interleaved A, B, C, A, B, C, ... after one warm-up each; the median
-of ``reps`` timings is reported as env steps per second.
+Runs are interleaved in rounds (the order rotates from round to round) after
+a warm-up; each case's median time is reported as env steps per second, and
+each ratio is the median over rounds of the ratio within a round.
 
 Each step's outputs must be used, or XLA drops them. ``consumer="sum"`` (the
 default, the setting the targets were set with) reduces obs and reward to one
@@ -167,10 +168,19 @@ def run(
         _time(fn, carry)
         _time(fn, carry)
     times: dict[str, list[float]] = {name: [] for name in cases}
-    for _ in range(reps):
-        for name, (fn, carry) in built.items():
+    names = list(built)
+    for r in range(reps):
+        for name in names[r % 3 :] + names[: r % 3]:  # rotate: no case always goes first
+            fn, carry = built[name]
             times[name].append(_time(fn, carry))
     sps = {name: num_envs * steps / statistics.median(t) for name, t in times.items()}
+
+    def paired(a: str, b: str) -> float:
+        # Median over rounds of the speed ratio within each round: the cases of
+        # one round ran back to back, so a slow spell on the shared machine
+        # weighs on both sides of each ratio.
+        return statistics.median(tb / ta for ta, tb in zip(times[a], times[b]))
+
     return {
         "num_envs": num_envs,
         "steps": steps,
@@ -179,9 +189,9 @@ def run(
         "bare_steps_per_s": sps["bare"],
         "anywrap_steps_per_s": sps["anywrap"],
         "peer_steps_per_s": sps["peer"],
-        "anywrap_vs_bare": sps["anywrap"] / sps["bare"],
-        "anywrap_vs_peer": sps["anywrap"] / sps["peer"],
-        "peer_vs_bare": sps["peer"] / sps["bare"],
+        "anywrap_vs_bare": paired("anywrap", "bare"),
+        "anywrap_vs_peer": paired("anywrap", "peer"),
+        "peer_vs_bare": paired("peer", "bare"),
     }
 
 
