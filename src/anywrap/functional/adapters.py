@@ -153,7 +153,11 @@ class GymnaxEnv:
     cheaper than :class:`VmapWrapper` over the unbatched adapter, where each
     env hashes its own key every step (about 3% of a gymnax Pendulum step on
     a CPU). ``reset`` also accepts a batch of keys, one per env (how a shard
-    of the batch is reset inside ``shard_map``).
+    of the batch is reset inside ``shard_map``); each shard then draws its
+    step keys from its own key, so a sharded rollout is a different (equally
+    random) rollout than the unsharded one. Where the random streams must not
+    depend on the sharding, use ``VmapWrapper(from_gymnax(env), n)``: there
+    each env carries its own key.
     """
 
     autoreset_mode = AutoresetMode.SAME_STEP
