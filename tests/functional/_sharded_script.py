@@ -102,5 +102,35 @@ bad = jax.jit(
     )
 )(sk, sa)
 assert not np.allclose(np.asarray(bad[0]), np.asarray(ref_stats[0])[None], rtol=1e-3)
+
+
+# (c) the batched gymnax adapter inside shard_map: each shard splits its own
+# keys (another rollout than the unsharded one), and the statistics are global.
+def local_batched(k, a):
+    env = F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=N)
+    env = F.NormalizeObservation(F.RecordEpisodeStatistics(env), axis_name="d")
+    obs0, state = env.reset(k)
+
+    def body(state, act):
+        s = env.step(state, act)
+        return s.state, s.obs
+
+    state, o = jax.lax.scan(body, state, a)
+    m = F.find_state(state, F.NormalizeObservationState).obs_stats
+    return o, total_count(m)[None], obs0
+
+
+o, counts, o0 = jax.jit(
+    jax.shard_map(
+        local_batched,
+        mesh=mesh,
+        in_specs=(P("d"), P(None, "d")),
+        out_specs=(P(None, "d"), P("d"), P("d")),
+        check_vma=False,
+    )
+)(sk, sa)
+assert o.shape == (T, N, 3) and o0.shape == (N, 3)
+np.testing.assert_allclose(np.asarray(counts), N * (T + 1) + 1e-4, rtol=1e-6)  # global, each shard
+assert len({tuple(np.round(np.asarray(r), 6)) for r in np.asarray(o0)}) == N  # no shard repeats
 print("SHARDED-OK")
 sys.exit(0)
