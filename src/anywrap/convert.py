@@ -719,7 +719,65 @@ def target_of(
     return target, device if device is not None else target_device
 
 
-class ArrayConversion(gym.Wrapper, gym.utils.RecordConstructorArgs):  # type: ignore[type-arg]
+class _Conversions:
+    """What the single and vector conversion wrappers share: the env's library
+    and device, learnt at the first reset, and the two directions of conversion.
+
+    ``self._out`` converts the env's outputs to the target; ``self._in`` the
+    user's inputs (actions, reset options) back to the env's library.
+    """
+
+    env: Any
+
+    def _setup_conversion(
+        self, target: Any, device: Any, env_xp: Any, env_device: Any, writable: bool, name: str
+    ) -> None:
+        self._target = resolve_library(target)
+        self._target_device = device
+        self._env_lib: str | None = None if env_xp is None else resolve_library(env_xp)
+        self._env_device = env_device
+        self._writable = writable
+        self._name = name
+        self._out = _Converter(self._target, device, writable, name)
+        self._to_env: _Converter | None = None
+
+    def _learn_env_library(self, obs: Any) -> None:
+        if self._env_lib is not None:
+            return
+        leaf = _first_array(obs)
+        if leaf is None:
+            self._env_lib = "numpy"
+            return
+        self._env_lib = _check_known(leaf, self._name)
+        if self._env_device is None and not _xp.is_host(leaf):
+            dev = _xp.device(leaf)
+            # Host devices need no move; a device array's actions go back to its device.
+            self._env_device = None if "cpu" in str(dev).lower() else dev
+
+    def _in(self, tree: Any) -> Any:
+        conv = self._to_env
+        if conv is None:
+            if self._env_lib is None:
+                raise RuntimeError(f"{self._name}: call reset() before step()")
+            conv = self._to_env = _Converter(self._env_lib, self._env_device, who=self._name)
+        return conv(tree)
+
+    def reset(
+        self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        """Reset (options converted to the env's library) and convert obs and info."""
+        if options and self._env_lib is not None:
+            options = self._in(options)
+        obs, info = self.env.reset(seed=seed, options=options)
+        self._learn_env_library(obs)
+        return self._out(obs), self._out(info)
+
+    def render(self) -> Any:
+        """The env's render output, converted to the target library."""
+        return self._out(self.env.render())
+
+
+class ArrayConversion(_Conversions, gym.Wrapper, gym.utils.RecordConstructorArgs):  # type: ignore[type-arg]
     """Convert an environment's outputs to another array library, and its inputs back.
 
     Observations, infos (nested) and render frames go to the target library;
@@ -774,39 +832,8 @@ class ArrayConversion(gym.Wrapper, gym.utils.RecordConstructorArgs):  # type: ig
             writable=writable,
         )
         gym.Wrapper.__init__(self, env)
-        self._target = resolve_library(target)
-        self._target_device = device
-        self._env_lib = None if env_xp is None else resolve_library(env_xp)
-        self._env_device = env_device
+        self._setup_conversion(target, device, env_xp, env_device, writable, type(self).__name__)
         self._scalars = scalars
-        self._writable = writable
-        self._name = type(self).__name__
-        self._out = _Converter(self._target, self._target_device, writable, self._name)
-        self._to_env: _Converter | None = None
-
-    # --- env -> user: self._out(tree), built once in __init__
-
-    def _learn_env_library(self, obs: Any) -> None:
-        if self._env_lib is not None:
-            return
-        leaf = _first_array(obs)
-        if leaf is None:
-            self._env_lib = "numpy"
-            return
-        self._env_lib = _check_known(leaf, self._name)
-        if self._env_device is None and not _xp.is_host(leaf):
-            dev = _xp.device(leaf)
-            # Host devices need no move; a device array's actions go back to its device.
-            self._env_device = None if "cpu" in str(dev).lower() else dev
-
-    # --- user -> env
-    def _in(self, tree: Any) -> Any:
-        conv = self._to_env
-        if conv is None:
-            if self._env_lib is None:
-                raise RuntimeError(f"{self._name}: call reset() before step()")
-            conv = self._to_env = _Converter(self._env_lib, self._env_device, who=self._name)
-        return conv(tree)
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, Any, Any, dict[str, Any]]:
         """Convert the action to the env's library, step, and convert the results."""
@@ -818,20 +845,6 @@ class ArrayConversion(gym.Wrapper, gym.utils.RecordConstructorArgs):  # type: ig
         else:
             reward, terminated, truncated = out(reward), out(terminated), out(truncated)
         return out(obs), reward, terminated, truncated, out(info)
-
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Any, dict[str, Any]]:
-        """Reset (options converted to the env's library) and convert obs and info."""
-        if options and self._env_lib is not None:
-            options = self._in(options)
-        obs, info = self.env.reset(seed=seed, options=options)
-        self._learn_env_library(obs)
-        return self._out(obs), self._out(info)
-
-    def render(self) -> Any:
-        """The env's render output, converted to the target library."""
-        return self._out(self.env.render())
 
 
 class ToNumpy(ArrayConversion):

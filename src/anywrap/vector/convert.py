@@ -30,8 +30,7 @@ from typing import Any
 import gymnasium as gym
 from gymnasium.vector import VectorEnv, VectorWrapper
 
-from anywrap import xp as _xp
-from anywrap.convert import _check_known, _Converter, _first_array, resolve_library, target_of
+from anywrap.convert import _Conversions, _Converter, resolve_library, target_of
 
 __all__ = [
     "ArrayConversion",
@@ -46,7 +45,7 @@ __all__ = [
 ]
 
 
-class ArrayConversion(VectorWrapper, gym.utils.RecordConstructorArgs):
+class ArrayConversion(_Conversions, VectorWrapper, gym.utils.RecordConstructorArgs):
     """Convert a vector environment's outputs to another array library, inputs back.
 
     Accepts Gymnasium's ``ArrayConversion(env, env_xp, target_xp, env_device=None,
@@ -89,37 +88,11 @@ class ArrayConversion(VectorWrapper, gym.utils.RecordConstructorArgs):
             writable=writable,
         )
         VectorWrapper.__init__(self, env)
-        self._target = resolve_library(target)
-        self._target_device = device
-        self._env_lib = None if env_xp is None else resolve_library(env_xp)
-        self._env_device = env_device
-        self._writable = writable
-        self._name = "vector." + type(self).__name__
-        dev = self._target_device
-        self._out = _Converter(self._target, dev, writable, self._name)
+        self._setup_conversion(
+            target, device, env_xp, env_device, writable, "vector." + type(self).__name__
+        )
         # Gymnasium's vector reward wrappers write into rewards: always writable.
-        self._out_flags = _Converter(self._target, dev, True, self._name)
-        self._to_env: _Converter | None = None
-
-    def _in(self, tree: Any) -> Any:
-        conv = self._to_env
-        if conv is None:
-            if self._env_lib is None:
-                raise RuntimeError(f"{self._name}: call reset() before step()")
-            conv = self._to_env = _Converter(self._env_lib, self._env_device, who=self._name)
-        return conv(tree)
-
-    def _learn_env_library(self, obs: Any) -> None:
-        if self._env_lib is not None:
-            return
-        leaf = _first_array(obs)
-        if leaf is None:
-            self._env_lib = "numpy"
-            return
-        self._env_lib = _check_known(leaf, self._name)
-        if self._env_device is None and not _xp.is_host(leaf):
-            dev = _xp.device(leaf)
-            self._env_device = None if "cpu" in str(dev).lower() else dev
+        self._out_flags = _Converter(self._target, device, True, self._name)
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         """Convert the actions to the env's library, step, and convert the results."""
@@ -127,20 +100,6 @@ class ArrayConversion(VectorWrapper, gym.utils.RecordConstructorArgs):
         flags = self._out_flags
         reward, terminated, truncated = flags(reward), flags(terminated), flags(truncated)
         return self._out(obs), reward, terminated, truncated, self._out(info)
-
-    def reset(
-        self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Any, dict[str, Any]]:
-        """Reset (options converted to the env's library) and convert obs and info."""
-        if options and self._env_lib is not None:
-            options = self._in(options)
-        obs, info = self.env.reset(seed=seed, options=options)  # type: ignore[arg-type]
-        self._learn_env_library(obs)
-        return self._out(obs), self._out(info)
-
-    def render(self) -> Any:
-        """The env's render output, converted to the target library."""
-        return self._out(self.env.render())
 
 
 VectorArrayConversion = ArrayConversion
