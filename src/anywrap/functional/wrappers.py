@@ -34,9 +34,10 @@ import jax.numpy as jnp
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
-from anywrap._shell import leaf_boxes, map_space
+from anywrap._shell import leaf_boxes, map_space, resolve_dtype
+from anywrap.distributed import jax_psum
 from anywrap.transforms import actions, episodes, observations, returns
-from anywrap.transforms.moments import Reduce
+from anywrap.transforms.moments import Reduce, default_stats_dtype
 from anywrap.transforms.tree import first_leaf, tree_map
 from anywrap.xp import wide_float
 
@@ -58,9 +59,7 @@ __all__ = [
 
 
 def _psum(axis_name: str | tuple[str, ...] | None) -> Reduce | None:
-    if axis_name is None:
-        return None
-    return lambda a: jax.lax.psum(a, axis_name)
+    return None if axis_name is None else jax_psum(axis_name)
 
 
 def _once(x: Any) -> Any:
@@ -295,8 +294,9 @@ class NormalizeObservation(Wrapper):
         update_running_mean: Whether the statistics learn (False to evaluate).
         learn_final_obs: SAME_STEP only: learn from ``info["final_obs"]`` too.
         axis_name: A ``shard_map`` / ``pmap`` / ``vmap`` axis to sum statistics over.
-        stats_dtype: dtype of the moments (default float32, or float64 for
-            float64 observations when x64 is on).
+        stats_dtype: dtype of the moments (default as Gymnasium: float32 for
+            float32 observations, float64 for float64 and integer ones, held
+            as float32 when x64 is off).
 
     Example:
         >>> env = NormalizeObservation(env)  # doctest: +SKIP
@@ -354,9 +354,8 @@ class NormalizeObservation(Wrapper):
         return out, NormalizeObservationState(inner, stats)
 
     def _stats_dtype(self, dtype: Any) -> Any:
-        if self.stats_dtype is not None:
-            return self.stats_dtype
-        return wide_float(jnp) if dtype == jnp.float64 else jnp.float32
+        # The shells' rule (Gymnasium's default, float64 held as float32 without x64).
+        return resolve_dtype(jnp, self.stats_dtype or default_stats_dtype(dtype))
 
     def step(self, state: NormalizeObservationState, action: Any) -> Step:
         obs, inner, reward, terminated, truncated, info = self.env.step(state.inner, action)
