@@ -199,3 +199,54 @@ def test_jax_step_traces_transform_once(monkeypatch):
     env = anywrap.vector.NormalizeReward(ReplayVectorEnv(traj, make_backend("jax")))
     run_vector(env)
     assert len(calls) == 1, f"traced {len(calls)} times for 80 steps"
+
+
+class _DeviceVectorEnv:
+    """A minimal NEXT_STEP vector env whose arrays live in ``xp`` (4 envs, 3-d obs)."""
+
+    def __new__(cls, xp):
+        import gymnasium as gym
+
+        class Env(gym.vector.VectorEnv):
+            def __init__(self):
+                self.num_envs = 4
+                self.single_observation_space = gym.spaces.Box(-1, 1, (3,))
+                self.single_action_space = gym.spaces.Box(-1, 1, (1,))
+                self.observation_space = gym.vector.utils.batch_space(
+                    self.single_observation_space, 4
+                )
+                self.action_space = gym.vector.utils.batch_space(self.single_action_space, 4)
+                self.metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}
+
+            def reset(self, seed=None, options=None):
+                return xp.zeros((4, 3)), {}
+
+            def step(self, actions):
+                flags = xp.zeros(4, dtype=xp.bool)
+                return xp.ones((4, 3)), xp.ones(4), flags, flags, {}
+
+        return Env()
+
+
+@pytest.mark.parametrize("backend", ["jax", "torch"])
+@pytest.mark.parametrize(
+    "wrapper", ["RecordEpisodeStatistics", "NormalizeReward", "NormalizeObservation"]
+)
+def test_a_numpy_reset_mask_keeps_the_state_on_the_device(backend, wrapper):
+    """Users pass reset masks as NumPy arrays; the device state must not follow them."""
+    if backend == "jax":
+        jnp = pytest.importorskip("jax.numpy")
+        xp, guard, array_type = jnp, jax_no_host_sync, type(jnp.zeros(()))
+    else:
+        torch = pytest.importorskip("torch")
+        xp, guard, array_type = torch, torch_no_host_sync, torch.Tensor
+    env = getattr(anywrap.vector, wrapper)(_DeviceVectorEnv(xp))
+    env.reset()
+    env.step(None)
+    with guard():
+        env.reset(options={"reset_mask": np.array([True, False, True, False])})
+        env.step(None)
+    leaves = [v for v in env.state_dict().values()]
+    assert leaves and all(isinstance(v, array_type) for v in leaves)
+    if wrapper == "NormalizeObservation":  # 4 + 4 + 2 masked + 4 rows seen
+        assert float(env.obs_rms.count) == pytest.approx(14 + 1e-4)

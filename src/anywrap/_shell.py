@@ -173,6 +173,19 @@ class StatefulShell:
         self._xp, self._device = xp, dev
         self._data_type = type(leaf)
 
+    def _reset_mask_like_state(self, mask: Any, obs: Any) -> Any:
+        """``mask`` (a ``reset_mask``, often NumPy) in the state's library and device.
+
+        The state follows the env's arrays, never the mask: following a host
+        mask would move a device state to the host and back. Before the
+        first array has been seen, the state follows ``obs``.
+        """
+        if self._data_type is None:
+            self._follow(obs)
+        if mask is None or type(mask) is self._data_type:
+            return mask
+        return convert_tree(mask, self._xp, self._device)
+
     def _export(self, state: Any) -> Any:
         """The state as saved (a hook: episode clocks are saved relative to now)."""
         return state

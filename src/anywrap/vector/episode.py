@@ -85,7 +85,9 @@ class RecordEpisodeStatistics(EpisodeRecords, VectorWrapper, gym.utils.RecordCon
                 f"{_NAME}: options['reset_mask'] must select at least one sub-env, got {mask}"
             )
         obs, info = self.env.reset(seed=seed, options=options)
-        self._follow(mask if mask is not None else obs)
+        if mask is None:
+            self._follow(obs)
+        mask = self._reset_mask_like_state(mask, obs)
         self._state = self._reset(self._state, mask, self._now())
         return obs, info
 

@@ -144,6 +144,7 @@ class NormalizeObservation(
 
     def _normalize(self, obs: Any, mask: Any = None) -> Any:
         self._follow(obs)
+        mask = self._reset_mask_like_state(mask, obs)
         fn = self._norm[self._update_running_mean]
         self._state, out = fn(self._state, obs, mask=mask)
         return out

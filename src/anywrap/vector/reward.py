@@ -133,7 +133,9 @@ class NormalizeReward(
         """Reset; zero the returns of the sub-envs reset (all, without a ``reset_mask``)."""
         mask = reset_mask_of(_NAME, options, self.num_envs)
         obs, info = self.env.reset(seed=seed, options=options)
-        self._follow(obs if mask is None else mask)
+        if mask is None:
+            self._follow(obs)
+        mask = self._reset_mask_like_state(mask, obs)
         self._state = self._reset(self._state, mask)
         return obs, info
 
