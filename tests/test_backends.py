@@ -94,8 +94,8 @@ def numpy_backend() -> Backend:
     return make_backend("numpy")
 
 
-# BUG: the array_api_strict DISABLED case fails: `check_reset_mask` refuses
-# array_api_strict bool masks (see test_vector_shells_accept_a_reset_mask_of_the_backend).
+# Regression: the array_api_strict DISABLED case once failed, because
+# `check_reset_mask` refused array_api_strict bool masks.
 @pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.DISABLED])
 def test_vector_stack_same_type_and_numbers(backend, numpy_backend, mode):
     traj = record_vector_trajectory(autoreset_mode=mode)
@@ -153,12 +153,9 @@ def test_vector_stack_same_type_and_numbers(backend, numpy_backend, mode):
         np.testing.assert_array_equal(backend.to_numpy(a), np.clip(raw, -2.0, 2.0))
 
 
-# BUG: rewards drift from Gymnasium's by ~1.2e-9..1.6e-9 relative (Contract 2 says
-# 1e-9) from the first step where some sub-envs are skipped (the reset step after
-# a done). Gymnasium then updates `return_rms` with the float32 subset
-# `accumulated_reward[active]` and a Python-int count, so `batch_var * batch_count`
-# is a float32 product; anywrap's masked path has an array count, and
-# `merge_moments` forms that product in float64.
+# Regression: rewards once drifted from Gymnasium's by ~1.5e-9 relative from the
+# first step with skipped sub-envs (Gymnasium forms the float32 product
+# `batch_var * batch_count`; anywrap formed it in float64). Now they agree.
 def test_numpy_vector_stack_matches_gymnasium(numpy_backend):
     """The anchor of the comparisons above: NumPy anywrap == Gymnasium 1.4's wrappers."""
     traj = record_vector_trajectory()
@@ -268,9 +265,8 @@ def test_array_api_strict_masked_moment_update():
     np.testing.assert_allclose(np.from_dlpack(m.var), ref.var, rtol=1e-6)
 
 
-# BUG (array_api_strict): `check_reset_mask` decides "bool" by
-# `dtype == np.bool_ or str(dtype) == "bool"`, and str(array_api_strict.bool) is
-# "array_api_strict.bool": a valid mask is refused.
+# Regression (array_api_strict): `check_reset_mask` once refused valid masks,
+# whose dtype prints as "array_api_strict.bool".
 @pytest.mark.parametrize(
     "shell", ["RecordEpisodeStatistics", "NormalizeObservation", "NormalizeReward"]
 )

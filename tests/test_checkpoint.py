@@ -121,13 +121,8 @@ def test_restored_stack_continues_bit_identically(tmp_path, backend_name):
     )
 
 
-# BUG (minor): on NumPy and PyTorch, RecordEpisodeStatistics' `recent_size`
-# turns from int32 into int64 at the first step: `_record` in
-# transforms/episodes.py adds `xp.sum(xp.astype(flat_done, xp.int32))`, and NumPy /
-# PyTorch sum int32 into int64. A state's dtypes should not depend on how many
-# steps ran (checkpoints of a fresh and a used wrapper differ in dtype).
-# Fix: `k = xp.sum(xp.astype(flat_done, xp.int32), dtype=xp.int32)` (or cast `k`
-# to `state.recent_size.dtype` before adding).
+# Regression: `recent_size` once turned from int32 into int64 at the first
+# step on NumPy and PyTorch, so fresh and used checkpoints differed in dtype.
 @pytest.mark.parametrize("backend_name", ["numpy", "torch"])
 def test_state_dtypes_do_not_change_when_stepping(backend_name):
     env = stack(ReplayVectorEnv(record_vector_trajectory(), make_backend(backend_name)))
@@ -138,12 +133,8 @@ def test_state_dtypes_do_not_change_when_stepping(backend_name):
     assert later == first
 
 
-# BUG: RecordEpisodeStatistics keeps `start_time` relative to its own
-# construction clock `_t0`, and state_dict() saves it as is. A restored wrapper
-# has a later `_t0`, so an episode that spans the checkpoint reports
-# t = true_time - (t0_new - t0_old): too short, negative after a long gap.
-# Fix: save elapsed episode time, not start time (state_dict: `now - start_time`;
-# load_state_dict: `start_time = now - elapsed`), or keep `_t0` in the state.
+# Regression: episode start times were once saved against the wrapper's own
+# construction clock, so an episode spanning a checkpoint came back too short.
 def test_restored_episode_clock_keeps_running(tmp_path):
     backend = make_backend("numpy")
     traj = record_vector_trajectory(num_steps=60)

@@ -351,7 +351,8 @@ def test_converter_treats_read_only_numpy_as_to_library_does() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         t = C.converter("torch")(ro)
-    assert (pointer(t) == pointer(ro)) == (pointer(C.to_library(ro, "torch")) == pointer(ro))
+    assert pointer(t) == pointer(ro)
+    assert pointer(C.to_library(ro, "torch")) == pointer(ro)
     np.testing.assert_array_equal(t.numpy(), ro)
 
 

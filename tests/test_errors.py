@@ -288,11 +288,8 @@ def test_vector_nan_reward_is_left_out_of_the_return_statistics():
     assert np.isfinite(env.return_rms.var)
 
 
-# BUG: Contract 7 says every error names the wrapper; an unknown observation type
-# reaching a shell raises xp's UnknownArrayTypeError, which names only the type.
-# Fix: in StatefulShell._follow (and ActionBounds.check), catch
-# UnknownArrayTypeError and re-raise it as
-# `UnknownArrayTypeError(f"{wrapper_name(self)}: {e}") from e`.
+# Regression: an unknown observation type once raised an error naming only the
+# type (Contract 7: every error names the wrapper).
 def test_unknown_array_type_error_names_the_wrapper():
     replay = ReplayVectorEnv(record_vector_trajectory(), make_backend("numpy"))
     replay._events = [e._replace(obs=Opaque(e.obs)) for e in replay._events]

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 tf = pytest.importorskip("tensorflow")
-tfb = pytest.importorskip("anywrap.backends.tensorflow")
-
+import anywrap  # noqa: E402
+import anywrap.backends.tensorflow as tfb  # noqa: E402
 from anywrap import convert as C  # noqa: E402
 from anywrap import xp as axp  # noqa: E402
 from anywrap.transforms import episodes, moments, returns  # noqa: E402
@@ -146,7 +146,6 @@ def test_step_episodes_on_tensorflow_matches_numpy() -> None:
 
 def test_core_shells_run_on_tensorflow() -> None:
     """The six core single-env shells, stacked on an env that returns tf tensors."""
-    anywrap = pytest.importorskip("anywrap")
     env = TinyTFEnv()
     env = anywrap.ClipAction(env)
     env = anywrap.RecordEpisodeStatistics(env)

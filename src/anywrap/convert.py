@@ -424,7 +424,7 @@ def _numpy_of_torch(x: Any) -> np.ndarray:
 
 
 def _torch_of_numpy(x: np.ndarray) -> Any:
-    if x.flags.writeable:  # a read-only buffer is copied by the ladder, not shared
+    if x.flags.writeable:  # torch.from_numpy warns on read-only buffers: DLPack shares them
         import torch
 
         try:
