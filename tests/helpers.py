@@ -129,6 +129,18 @@ def make_backend(name: str) -> Backend:
             lambda x: np.from_dlpack(x).copy(),
             probe.device,
         )
+    if name == "tensorflow":  # not in BACKENDS: its own tests (test_tensorflow.py) use it
+        tf = pytest.importorskip("tensorflow")
+        import anywrap.backends.tensorflow as tfb
+
+        return Backend(
+            "tensorflow",
+            tfb.namespace,
+            tf.Tensor,
+            lambda x: tf.constant(np.array(x, copy=True)),
+            lambda x: np.array(x.numpy(), copy=True),
+            "cpu",
+        )
     raise ValueError(f"unknown backend {name!r}; expected one of {BACKENDS}")
 
 

@@ -170,3 +170,39 @@ def test_core_shells_run_on_tensorflow() -> None:
     assert episodes_seen == 2
     inner = env.unwrapped
     np.testing.assert_array_equal(np.asarray(inner.action), [1.0, -1.0])  # ClipAction ran
+
+
+@pytest.mark.parametrize("mode", ["NextStep", "Disabled"])
+def test_vector_shells_on_tensorflow_give_the_numpy_numbers(mode) -> None:
+    """The six vector shells over a vector env replayed as tf tensors."""
+    from gymnasium.vector import AutoresetMode
+    from helpers import ReplayVectorEnv, make_backend, record_vector_trajectory, run_vector
+
+    def stack(replay):
+        xp = replay.backend.xp
+        env = anywrap.vector.RecordEpisodeStatistics(replay)
+        env = anywrap.vector.ClipAction(env)
+        env = anywrap.vector.NormalizeObservation(env)
+        env = anywrap.vector.TransformObservation(env, lambda o: xp.clip(o, -5.0, 5.0))
+        env = anywrap.vector.NormalizeReward(env, gamma=0.99)
+        return anywrap.vector.TransformReward(env, lambda r: xp.clip(r, -5.0, 5.0))
+
+    traj = record_vector_trajectory(autoreset_mode=AutoresetMode(mode))
+    tfb_ = make_backend("tensorflow")
+    got = run_vector(stack(ReplayVectorEnv(traj, tfb_)))
+    want = run_vector(stack(ReplayVectorEnv(traj, make_backend("numpy"))))
+    episodes = 0
+    for g, w in zip(got, want, strict=True):
+        assert isinstance(g[1], tf.Tensor)
+        np.testing.assert_allclose(tfb_.to_numpy(g[1]), w[1], rtol=1e-5, atol=1e-6)
+        if g[0] == "step":
+            assert isinstance(g[2], tf.Tensor)
+            np.testing.assert_allclose(tfb_.to_numpy(g[2]), w[2], rtol=1e-5, atol=1e-6)
+            if "episode" in w[5]:
+                episodes += 1
+                mask = w[5]["_episode"]
+                np.testing.assert_array_equal(tfb_.to_numpy(g[5]["_episode"]), mask)
+                np.testing.assert_allclose(
+                    tfb_.to_numpy(g[5]["episode"]["r"])[mask], w[5]["episode"]["r"][mask]
+                )
+    assert episodes > 0
