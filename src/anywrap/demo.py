@@ -32,20 +32,21 @@ def run_stack(
 ) -> dict[str, Any]:
     """Step ``envs`` ``steps`` times with ``sample()`` actions; collect episode stats."""
     envs.reset(seed=0)
-    reports: list[tuple[Any, Any]] = []
+    reports: list[tuple[Any, Any, Any]] = []
     for _ in range(3):  # warm-up (compilation on JAX)
         envs.step(sample())
     start = time.perf_counter()
     for _ in range(steps):
         obs, _, _, _, info = envs.step(sample())
         if "episode" in info:  # device arrays: keep them, read once at the end
-            reports.append((info["episode"]["r"], info["_episode"]))
+            reports.append((info["episode"]["r"], info["episode"]["l"], info["_episode"]))
         progress.update(1)
     _block(obs)
     elapsed = time.perf_counter() - start
-    finished = [to_numpy(r)[to_numpy(m)] for r, m in reports]
-    returns = np.concatenate(finished) if finished else np.zeros(0)
-    lengths = np.asarray(list(_layer(envs, "length_queue")))
+    # Returns and lengths of the same episodes: those that ended in the timed loop.
+    done = [to_numpy(m) for _, _, m in reports]
+    returns = np.concatenate([to_numpy(r)[d] for (r, _, _), d in zip(reports, done)] or [[]])
+    lengths = np.concatenate([to_numpy(n)[d] for (_, n, _), d in zip(reports, done)] or [[]])
     return {
         "name": name,
         "library": type(obs).__module__.split(".")[0].replace("jaxlib", "jax"),
