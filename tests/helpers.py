@@ -636,3 +636,16 @@ def tolerance_for(backend: Backend, dtype: Any = None) -> Tolerance:
     if name != "float64" or backend.float_dtype == "float32":
         return Tolerance(1e-5, 1e-5)
     return Tolerance(1e-9, 1e-12)
+
+
+def vector_stack(replay: Any) -> Any:
+    """The CleanRL six-wrapper vector stack over ``replay``, clipping in its library."""
+    import anywrap
+
+    xp = replay.backend.xp
+    env = anywrap.vector.RecordEpisodeStatistics(replay)
+    env = anywrap.vector.ClipAction(env)
+    env = anywrap.vector.NormalizeObservation(env)
+    env = anywrap.vector.TransformObservation(env, lambda o: xp.clip(o, -5.0, 5.0))
+    env = anywrap.vector.NormalizeReward(env, gamma=0.99)
+    return anywrap.vector.TransformReward(env, lambda r: xp.clip(r, -5.0, 5.0))

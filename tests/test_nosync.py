@@ -17,19 +17,10 @@ from helpers import (
     run_single,
     run_vector,
     torch_no_host_sync,
+    vector_stack,
 )
 
 import anywrap
-
-
-def vector_stack(replay):
-    xp = replay.backend.xp
-    env = anywrap.vector.RecordEpisodeStatistics(replay)
-    env = anywrap.vector.ClipAction(env)
-    env = anywrap.vector.NormalizeObservation(env)
-    env = anywrap.vector.TransformObservation(env, lambda o: xp.clip(o, -5.0, 5.0))
-    env = anywrap.vector.NormalizeReward(env, gamma=0.99)
-    return anywrap.vector.TransformReward(env, lambda r: xp.clip(r, -5.0, 5.0))
 
 
 def single_stack(replay):

@@ -176,21 +176,18 @@ def test_core_shells_run_on_tensorflow() -> None:
 def test_vector_shells_on_tensorflow_give_the_numpy_numbers(mode) -> None:
     """The six vector shells over a vector env replayed as tf tensors."""
     from gymnasium.vector import AutoresetMode
-    from helpers import ReplayVectorEnv, make_backend, record_vector_trajectory, run_vector
-
-    def stack(replay):
-        xp = replay.backend.xp
-        env = anywrap.vector.RecordEpisodeStatistics(replay)
-        env = anywrap.vector.ClipAction(env)
-        env = anywrap.vector.NormalizeObservation(env)
-        env = anywrap.vector.TransformObservation(env, lambda o: xp.clip(o, -5.0, 5.0))
-        env = anywrap.vector.NormalizeReward(env, gamma=0.99)
-        return anywrap.vector.TransformReward(env, lambda r: xp.clip(r, -5.0, 5.0))
+    from helpers import (
+        ReplayVectorEnv,
+        make_backend,
+        record_vector_trajectory,
+        run_vector,
+        vector_stack,
+    )
 
     traj = record_vector_trajectory(autoreset_mode=AutoresetMode(mode))
     tfb_ = make_backend("tensorflow")
-    got = run_vector(stack(ReplayVectorEnv(traj, tfb_)))
-    want = run_vector(stack(ReplayVectorEnv(traj, make_backend("numpy"))))
+    got = run_vector(vector_stack(ReplayVectorEnv(traj, tfb_)))
+    want = run_vector(vector_stack(ReplayVectorEnv(traj, make_backend("numpy"))))
     episodes = 0
     for g, w in zip(got, want, strict=True):
         assert isinstance(g[1], tf.Tensor)
