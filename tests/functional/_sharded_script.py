@@ -1,7 +1,9 @@
 """Run by test_functional_sharding.py in a subprocess with 4 host CPU devices.
 
 (a) jax.jit over a NamedSharding-sharded batch, and (b) shard_map with the
-wrappers' ``axis_name``, must both give the single-device numbers.
+wrappers' ``axis_name``, must both give the single-device numbers; (c) the
+batched gymnax adapter under shard_map must hold the moments of every shard's
+observations on every shard.
 """
 
 from __future__ import annotations
@@ -105,10 +107,12 @@ assert not np.allclose(np.asarray(bad[0]), np.asarray(ref_stats[0])[None], rtol=
 
 
 # (c) the batched gymnax adapter inside shard_map: each shard splits its own
-# keys (another rollout than the unsharded one), and the statistics are global.
-def local_batched(k, a):
-    env = F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=N)
-    env = F.NormalizeObservation(F.RecordEpisodeStatistics(env), axis_name="d")
+# keys (another rollout than the unsharded one), and the statistics are global:
+# every shard holds the moments of all the observations of all the shards.
+def local_batched(k, a, normalize=True):
+    env = F.RecordEpisodeStatistics(F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=N))
+    if normalize:
+        env = F.NormalizeObservation(env, axis_name="d")
     obs0, state = env.reset(k)
 
     def body(state, act):
@@ -116,21 +120,35 @@ def local_batched(k, a):
         return s.state, s.obs
 
     state, o = jax.lax.scan(body, state, a)
+    if not normalize:  # the same rollout (the normaliser does not touch the env): raw obs
+        return o, obs0
     m = F.find_state(state, F.NormalizeObservationState).obs_stats
-    return o, total_count(m)[None], obs0
+    return o, obs0, (m.mean[None], m.var[None], total_count(m)[None])
 
 
-o, counts, o0 = jax.jit(
-    jax.shard_map(
-        local_batched,
-        mesh=mesh,
-        in_specs=(P("d"), P(None, "d")),
-        out_specs=(P(None, "d"), P("d"), P("d")),
-        check_vma=False,
-    )
-)(sk, sa)
-assert o.shape == (T, N, 3) and o0.shape == (N, 3)
+def batched(normalize):
+    def f(k, a):
+        return local_batched(k, a, normalize)
+
+    out_specs = (P(None, "d"), P("d")) + (((P("d"),) * 3,) if normalize else ())
+    return jax.jit(
+        jax.shard_map(
+            f, mesh=mesh, in_specs=(P("d"), P(None, "d")), out_specs=out_specs, check_vma=False
+        )
+    )(sk, sa)
+
+
+o, o0, (means, variances, counts) = batched(True)
+raw, raw0 = batched(False)
+assert o.shape == (T, N, 3) and o0.shape == (N, 3) and means.shape == (D, 3)
 np.testing.assert_allclose(np.asarray(counts), N * (T + 1) + 1e-4, rtol=1e-6)  # global, each shard
-assert len({tuple(np.round(np.asarray(r), 6)) for r in np.asarray(o0)}) == N  # no shard repeats
+assert len({tuple(np.round(np.asarray(r), 6)) for r in np.asarray(raw0)}) == N  # no shard repeats
+seen = np.concatenate([np.asarray(raw0, np.float64), np.asarray(raw, np.float64).reshape(-1, 3)])
+for d in range(D):  # moments of the whole batch (the 1e-4 initial count weighs ~3e-7)
+    np.testing.assert_allclose(np.asarray(means[d]), seen.mean(0), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(variances[d]), seen.var(0), rtol=1e-4, atol=1e-5)
+# each shard's own moments differ from the global ones: the check above can fail
+own = np.asarray(raw, np.float64)[:, :PER].reshape(-1, 3)
+assert not np.allclose(own.mean(0), seen.mean(0), rtol=1e-3)
 print("SHARDED-OK")
 sys.exit(0)
