@@ -152,7 +152,13 @@ def merge_moments(m: Moments, batch_mean: Array, batch_var: Array, batch_count: 
     else:
         n, n_count = astype(batch_count, dtype), astype(batch_count, m.count.dtype)
     hi, lo = _add_count(m.count, m.count_lo, n_count)
-    tot = astype(hi + lo, dtype)
+    # The new total weighs the merge; it is read straight from the old words
+    # rather than from the two-sum's result. In float64 (where ``lo`` stays 0)
+    # that is the same number; in float32 it is within one rounding of it.
+    # It keeps the exact count update off the path to the new mean and
+    # variance: a compiled step need not wait for the two-sum's chain of
+    # dependent scalar operations (four kernels each on XLA's CPU backend).
+    tot = astype((m.count + n_count) + m.count_lo, dtype)
     # Widening the batch mean first is exact, and is what NumPy's promotion does;
     # doing it explicitly keeps strict Array API libraries happy. The batch's
     # sum of squares stays in the batch's dtype until it meets the statistics,
