@@ -277,8 +277,8 @@ def test_vector_normalize_observation_every_mode(mode, learn_final_obs):
     rms = envs.obs_rms
     np.testing.assert_allclose(float(rms.count), len(data) + 1e-4, rtol=1e-12)
     # Chan's merge with the 1e-4 prior count: the mean is within float32 noise.
-    np.testing.assert_allclose(rms.mean, data.mean(axis=0), rtol=1e-3, atol=1e-4)
-    np.testing.assert_allclose(rms.var, data.var(axis=0), rtol=1e-3, atol=1e-4)
+    np.testing.assert_allclose(rms.mean, data.mean(axis=0), rtol=2e-5, atol=1e-6)
+    np.testing.assert_allclose(rms.var, data.var(axis=0), rtol=2e-5, atol=1e-6)
 
 
 def test_normalize_reward_never_resets_on_reset_quirk():
