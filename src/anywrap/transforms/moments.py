@@ -116,20 +116,26 @@ def total_count(m: Moments) -> Array:
     return m.count + m.count_lo
 
 
-def _add_count(hi: Array, lo: Array, n: Array | int) -> tuple[Array, Array]:
+def _add_count(hi: Array, lo: Array, n: Array | int) -> tuple[Array, Array, Array]:
     """Double-word ``(hi, lo) + n`` with Knuth's two-sum; exact for integer ``n``.
 
+    Returns the new words and the new total as one number, to weigh a merge.
+
     A float64 count is exact to 2^53 samples on its own: it is added plainly,
-    which is also Gymnasium's sequence of counts to the bit.
+    which is also Gymnasium's sequence of counts to the bit. In float32 the
+    total is ``(hi + n) + lo``, within one rounding of the exact words' sum,
+    and taken before the two-sum's chain of dependent scalar operations: a
+    compiled merge need not wait for that chain (four kernels on XLA's CPU
+    backend) to compute the new mean and variance.
     """
-    if hi.dtype == _float64_of(hi):
-        return hi + n, lo
     s = hi + n
+    if hi.dtype == _float64_of(hi):
+        return s, lo, s + lo
     b = s - hi
     err = (hi - (s - b)) + (n - b)
-    lo = lo + err
-    hi2 = s + lo
-    return hi2, lo - (hi2 - s)
+    lo2 = lo + err
+    hi2 = s + lo2
+    return hi2, lo2 - (hi2 - s), s + lo
 
 
 def _float64_of(x: Array) -> Any:
@@ -151,14 +157,8 @@ def merge_moments(m: Moments, batch_mean: Array, batch_var: Array, batch_count: 
         n = n_count = batch_count
     else:
         n, n_count = astype(batch_count, dtype), astype(batch_count, m.count.dtype)
-    hi, lo = _add_count(m.count, m.count_lo, n_count)
-    # The new total weighs the merge; it is read straight from the old words
-    # rather than from the two-sum's result. In float64 (where ``lo`` stays 0)
-    # that is the same number; in float32 it is within one rounding of it.
-    # It keeps the exact count update off the path to the new mean and
-    # variance: a compiled step need not wait for the two-sum's chain of
-    # dependent scalar operations (four kernels each on XLA's CPU backend).
-    tot = astype((m.count + n_count) + m.count_lo, dtype)
+    hi, lo, new_total = _add_count(m.count, m.count_lo, n_count)
+    tot = astype(new_total, dtype)
     # Widening the batch mean first is exact, and is what NumPy's promotion does;
     # doing it explicitly keeps strict Array API libraries happy. The batch's
     # sum of squares stays in the batch's dtype until it meets the statistics,
