@@ -83,7 +83,7 @@ def test_count_is_exact_past_float32_precision():
     assert float(hi) + float(lo) == 2**24 + 1000
     # the total that weighs a merge is the float32 number nearest the new count
     _, _, total = moments._add_count(hi, lo, np.float32(3))
-    assert total.dtype == np.float32 and float(total) == 2**24 + 1004  # spacing 2 here
+    assert total.dtype == np.float32 and total == np.float32(2**24 + 1003)
 
 
 def test_count_is_exact_past_2_to_24_under_jax_float32():
