@@ -591,8 +591,8 @@ def torch_no_host_sync() -> Iterator[None]:
 # ------------------------------------------------------------------ misc
 def flat_state(stack: Any) -> dict[str, np.ndarray]:
     """Every anywrap wrapper's state in ``stack`` as NumPy copies (for before/after checks)."""
-    from anywrap._shell import to_numpy
     from anywrap.checkpoint import stack_state_dict
+    from anywrap.xp import to_numpy
 
     return {k: np.array(to_numpy(v), copy=True) for k, v in stack_state_dict(stack).items()}
 

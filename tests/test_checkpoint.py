@@ -23,8 +23,8 @@ from helpers import (
 )
 
 import anywrap
-from anywrap._shell import to_numpy
 from anywrap.checkpoint import stack_state_dict
+from anywrap.xp import to_numpy
 
 pytest.importorskip("safetensors")
 

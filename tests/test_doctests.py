@@ -16,7 +16,7 @@ NEEDS = {"anywrap.functional": "gymnax", "anywrap.backends": "tensorflow"}
 # Internal, benchmark and package-index modules with no examples of their own
 # (the public classes they hold are checked by test_public_classes_have_examples).
 NO_EXAMPLES = {
-    "anywrap._shell",
+    "anywrap.shell",
     "anywrap.bench.convert_bench",
     "anywrap.bench.envs",
     "anywrap.bench.functional_bench",
@@ -26,7 +26,6 @@ NO_EXAMPLES = {
     "anywrap.cli",
     "anywrap.demo",
     "anywrap.transforms",
-    "anywrap.transforms.tree",
     "anywrap.vector",
     "anywrap.wrappers",
     "anywrap.xp._jax",

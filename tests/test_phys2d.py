@@ -15,7 +15,7 @@ from gymnasium.wrappers import vector as gym_vector
 from helpers import ReplayVectorEnv, VectorTrajectory, make_backend
 
 import anywrap
-from anywrap._shell import to_numpy
+from anywrap.xp import to_numpy
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")

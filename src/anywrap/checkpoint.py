@@ -24,7 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from anywrap._shell import StatefulShell, to_numpy
+from anywrap.shell.state import StatefulShell
+from anywrap.xp import to_numpy
 
 __all__ = ["load_state", "save_state", "stack_state_dict"]
 

@@ -21,8 +21,8 @@ import numpy as np
 from gymnasium.vector import VectorEnv
 
 import anywrap
-from anywrap._shell import to_numpy
 from anywrap.bench.envs import cleanrl_stack, torch_pendulum_vector_env
+from anywrap.xp import to_numpy
 
 __all__ = ["main", "run_stack"]
 

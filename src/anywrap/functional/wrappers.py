@@ -34,12 +34,12 @@ import jax.numpy as jnp
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
-from anywrap._shell import leaf_boxes, map_space, resolve_dtype
 from anywrap.distributed import jax_psum
+from anywrap.shell.spaces import leaf_boxes, map_space
 from anywrap.transforms import actions, episodes, observations, returns
 from anywrap.transforms.moments import Reduce, default_stats_dtype
-from anywrap.transforms.tree import first_leaf, tree_map
-from anywrap.xp import wide_float
+from anywrap.tree import first_leaf, tree_map
+from anywrap.xp import resolve_dtype, wide_float
 
 from .core import FunctionalEnv, Step, Wrapper, batch_ndim
 

@@ -6,6 +6,6 @@ indexes with a boolean mask, so every function runs eagerly on NumPy, on
 CUDA tensors without a sync, and traced under ``jax.jit`` / ``vmap`` / ``scan``.
 """
 
-from anywrap.transforms import actions, episodes, moments, observations, returns, tree
+from anywrap.transforms import actions, episodes, moments, observations, returns
 
-__all__ = ["actions", "episodes", "moments", "observations", "returns", "tree"]
+__all__ = ["actions", "episodes", "moments", "observations", "returns"]

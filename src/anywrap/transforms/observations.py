@@ -27,7 +27,7 @@ from anywrap.transforms.moments import (
     update_moments,
     update_moments_one,
 )
-from anywrap.transforms.tree import tree_map, unzip
+from anywrap.tree import is_branch, tree_map, unzip
 from anywrap.xp import Array, astype, namespace
 
 __all__ = [
@@ -42,26 +42,26 @@ def init_observation_stats(shapes: Any, *, xp: ModuleType, dtype: Any, device: A
     """A tree of fresh :class:`Moments`, one per leaf shape of ``shapes``.
 
     ``shapes`` is a shape tuple, or a dict / tuple of them (nested);
-    ``dtype`` is one dtype, or a tree of dtypes shaped the same way.
+    ``dtype`` is one dtype, or a tree of dtypes shaped like ``shapes``.
     """
-    if isinstance(shapes, dict):
-        return {
-            k: init_observation_stats(
-                v, xp=xp, dtype=dtype[k] if isinstance(dtype, dict) else dtype, device=device
-            )
-            for k, v in shapes.items()
-        }
-    if isinstance(shapes, (tuple, list)) and not all(isinstance(d, int) for d in shapes):
-        return tuple(
-            init_observation_stats(
-                v,
-                xp=xp,
-                dtype=dtype[i] if isinstance(dtype, (tuple, list)) else dtype,
-                device=device,
-            )
-            for i, v in enumerate(shapes)
+    if is_branch(dtype):
+        return tree_map(
+            lambda s, d: init_moments(s, xp=xp, dtype=d, device=device),
+            shapes,
+            dtype,
+            is_leaf=_is_shape,
         )
-    return init_moments(tuple(shapes), xp=xp, dtype=dtype, device=device)
+    return tree_map(
+        lambda s: init_moments(s, xp=xp, dtype=dtype, device=device), shapes, is_leaf=_is_shape
+    )
+
+
+def _is_shape(x: Any) -> bool:
+    return type(x) is tuple and all(isinstance(d, int) for d in x)
+
+
+def _is_moments(x: Any) -> bool:
+    return isinstance(x, Moments)
 
 
 def normalize_observation(
@@ -99,7 +99,7 @@ def normalize_observation(
 
     if isinstance(stats, Moments):
         return leaf(stats, obs)
-    return unzip(tree_map(leaf, stats, obs), stats, 2)  # type: ignore[return-value]
+    return unzip(tree_map(leaf, stats, obs, is_leaf=_is_moments), stats, 2, _is_moments)
 
 
 def normalize_observation_with_final(
@@ -140,7 +140,7 @@ def normalize_observation_with_final(
 
     if isinstance(stats, Moments):
         return leaf(stats, obs, final_obs)
-    return unzip(tree_map(leaf, stats, obs, final_obs), stats, 3)  # type: ignore[return-value]
+    return unzip(tree_map(leaf, stats, obs, final_obs, is_leaf=_is_moments), stats, 3, _is_moments)
 
 
 def normalize_single_observation(
@@ -156,4 +156,4 @@ def normalize_single_observation(
 
     if isinstance(stats, Moments):
         return leaf(stats, obs)
-    return unzip(tree_map(leaf, stats, obs), stats, 2)  # type: ignore[return-value]
+    return unzip(tree_map(leaf, stats, obs, is_leaf=_is_moments), stats, 2, _is_moments)

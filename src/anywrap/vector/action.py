@@ -9,7 +9,7 @@ import numpy as np
 from gymnasium.vector import VectorActionWrapper, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from anywrap.wrappers.action import ActionBounds, ObservesEnvLibrary
+from anywrap.shell.actions import ActionBounds, ObservesEnvLibrary
 
 __all__ = ["ClipAction"]
 

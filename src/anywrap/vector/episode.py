@@ -11,9 +11,10 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap import xp as axp
-from anywrap._shell import autoreset_mode, reset_mask_of, to_numpy
+from anywrap.shell.checks import autoreset_mode, reset_mask_of
+from anywrap.shell.episodes import EpisodeRecords
 from anywrap.transforms.episodes import init_episodes, reset_episodes, step_episodes
-from anywrap.wrappers.episode import EpisodeRecords
+from anywrap.xp import to_numpy
 
 __all__ = ["RecordEpisodeStatistics"]
 

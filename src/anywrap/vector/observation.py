@@ -12,30 +12,19 @@ from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
 
 from anywrap import xp as axp
-from anywrap._shell import (
-    RunningMeanSwitch,
-    StatefulShell,
-    autoreset_mode,
-    check_epsilon,
-    leaf_boxes,
-    map_space,
-    observation_stats,
-    reset_mask_of,
-    stats_views,
-)
+from anywrap.shell.checks import autoreset_mode, check_epsilon, reset_mask_of
+from anywrap.shell.spaces import leaf_boxes, map_space, unbounded_float32
+from anywrap.shell.state import StatefulShell
+from anywrap.shell.stats import RunningMeanSwitch, observation_stats, stats_views
 from anywrap.transforms.observations import (
     normalize_observation,
     normalize_observation_with_final,
 )
-from anywrap.transforms.tree import tree_map
+from anywrap.tree import tree_map
 
 __all__ = ["NormalizeObservation", "TransformObservation"]
 
 _NAME = "anywrap.vector.NormalizeObservation"
-
-
-def _unbounded_float32(box: gym.spaces.Box) -> gym.spaces.Box:
-    return gym.spaces.Box(-np.inf, np.inf, shape=box.shape, dtype=np.float32)
 
 
 class NormalizeObservation(
@@ -106,7 +95,7 @@ class NormalizeObservation(
         gym.utils.RecordConstructorArgs.__init__(self, epsilon=epsilon)
         VectorWrapper.__init__(self, env)
         self._mode = autoreset_mode(_NAME, env)
-        self.single_observation_space = map_space(_unbounded_float32, single)
+        self.single_observation_space = map_space(unbounded_float32, single)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.epsilon = epsilon
         self.stats_dtype = stats_dtype
@@ -140,7 +129,7 @@ class NormalizeObservation(
     @property
     def obs_rms(self) -> Any:
         """Running statistics: ``mean``, ``var``, ``count`` (a tree of them for Dict / Tuple)."""
-        return stats_views(self, self._state)
+        return stats_views(self)
 
     def _normalize(self, obs: Any, mask: Any = None) -> Any:
         self._follow(obs)

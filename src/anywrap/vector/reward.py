@@ -11,16 +11,9 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap import xp as axp
-from anywrap._shell import (
-    RunningMeanSwitch,
-    RunningStats,
-    StatefulShell,
-    autoreset_mode,
-    check_epsilon,
-    check_gamma,
-    reset_mask_of,
-    resolve_dtype,
-)
+from anywrap.shell.checks import autoreset_mode, check_epsilon, check_gamma, reset_mask_of
+from anywrap.shell.state import StatefulShell
+from anywrap.shell.stats import RunningMeanSwitch, RunningStats
 from anywrap.transforms.returns import init_returns, normalize_reward, reset_returns
 
 __all__ = ["NormalizeReward", "TransformReward"]
@@ -89,8 +82,8 @@ class NormalizeReward(
         VectorWrapper.__init__(self, env)
         self._mode = autoreset_mode(_NAME, env)
         self.gamma, self.epsilon, self.stats_dtype = gamma, epsilon, stats_dtype
-        stats = resolve_dtype(np, self.stats_dtype or "float64", "cpu")
-        acc = resolve_dtype(np, self.stats_dtype or "float32", "cpu")
+        stats = axp.resolve_dtype(np, self.stats_dtype or "float64", "cpu")
+        acc = axp.resolve_dtype(np, self.stats_dtype or "float32", "cpu")
         self._state = init_returns(
             (self.num_envs,), xp=np, acc_dtype=acc, stats_dtype=stats, device="cpu"
         )
@@ -120,7 +113,7 @@ class NormalizeReward(
     @property
     def return_rms(self) -> RunningStats:
         """Running statistics of the discounted return: ``mean``, ``var``, ``count``."""
-        return RunningStats(self, lambda s: s.rms, lambda s, v: s._replace(rms=v))
+        return RunningStats(self, ("rms",))
 
     @property
     def accumulated_reward(self) -> Any:

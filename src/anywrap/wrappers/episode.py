@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from collections import deque
 from functools import partial
 from typing import Any
 
@@ -11,75 +10,11 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap import xp as axp
-from anywrap._shell import StatefulShell, to_numpy
-from anywrap.transforms.episodes import (
-    Episodes,
-    init_episodes,
-    reset_episodes,
-    shift_clock,
-    step_episodes,
-)
+from anywrap.shell.episodes import EpisodeRecords
+from anywrap.transforms.episodes import init_episodes, reset_episodes, step_episodes
+from anywrap.xp import to_numpy
 
-__all__ = ["EpisodeRecords", "RecordEpisodeStatistics", "recent_queue"]
-
-
-def recent_queue(state: Episodes, field: str, buffer_length: int) -> deque:
-    """Gymnasium's oldest-first ``deque`` of recent episodes, read from the state buffer.
-
-    Reading it copies the buffer to the host: do it for logging, not every step.
-    """
-    size = int(to_numpy(state.recent_size))
-    values = to_numpy(getattr(state, f"recent_{field}"))[:size][::-1]
-    return deque(values.tolist(), maxlen=buffer_length)
-
-
-class EpisodeRecords(StatefulShell):
-    """What the single and vector RecordEpisodeStatistics share: the clock and
-    Gymnasium's attributes, read from the transform's state."""
-
-    _t0: float
-    buffer_length: int
-
-    def _now(self) -> float:
-        return time.perf_counter() - self._t0
-
-    def _export(self, state: Any) -> Any:
-        # Start times are saved relative to now, so that a restored episode
-        # keeps its true duration in another process.
-        return shift_clock(state, -self._now())
-
-    def _import(self, state: Any) -> Any:
-        return shift_clock(state, self._now())
-
-    @property
-    def episode_returns(self) -> Any:
-        """The running return of the current episode (of each sub-env)."""
-        return self._state.returns
-
-    @property
-    def episode_lengths(self) -> Any:
-        """The running length of the current episode (of each sub-env)."""
-        return self._state.lengths
-
-    @property
-    def episode_count(self) -> int:
-        """Episodes finished so far (reading it copies to the host)."""
-        return int(to_numpy(self._state.episode_count))
-
-    @property
-    def return_queue(self) -> deque:
-        """Returns of the last ``buffer_length`` episodes, oldest first."""
-        return recent_queue(self._state, "returns", self.buffer_length)
-
-    @property
-    def length_queue(self) -> deque:
-        """Lengths of the last ``buffer_length`` episodes, oldest first."""
-        return recent_queue(self._state, "lengths", self.buffer_length)
-
-    @property
-    def time_queue(self) -> deque:
-        """Wall times of the last ``buffer_length`` episodes, oldest first."""
-        return recent_queue(self._state, "times", self.buffer_length)
+__all__ = ["RecordEpisodeStatistics"]
 
 
 class RecordEpisodeStatistics(EpisodeRecords, gym.Wrapper, gym.utils.RecordConstructorArgs):

@@ -10,24 +10,15 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap import xp as axp
-from anywrap._shell import (
-    RunningMeanSwitch,
-    StatefulShell,
-    check_epsilon,
-    leaf_boxes,
-    map_space,
-    observation_stats,
-    stats_views,
-)
+from anywrap.shell.checks import check_epsilon
+from anywrap.shell.spaces import leaf_boxes, map_space, unbounded_float32
+from anywrap.shell.state import StatefulShell
+from anywrap.shell.stats import RunningMeanSwitch, observation_stats, stats_views
 from anywrap.transforms.observations import (
     normalize_single_observation,
 )
 
 __all__ = ["NormalizeObservation", "TransformObservation"]
-
-
-def _unbounded_float32(box: gym.spaces.Box) -> gym.spaces.Box:
-    return gym.spaces.Box(-np.inf, np.inf, shape=box.shape, dtype=np.float32)
 
 
 class NormalizeObservation(
@@ -88,7 +79,7 @@ class NormalizeObservation(
         boxes = leaf_boxes("anywrap.NormalizeObservation", env.observation_space)
         gym.utils.RecordConstructorArgs.__init__(self, epsilon=epsilon)
         gym.ObservationWrapper.__init__(self, env)
-        self.observation_space = map_space(_unbounded_float32, env.observation_space)
+        self.observation_space = map_space(unbounded_float32, env.observation_space)
         self.epsilon = epsilon
         self.stats_dtype = stats_dtype
         self._box = boxes if isinstance(boxes, gym.spaces.Box) else None
@@ -101,7 +92,7 @@ class NormalizeObservation(
     @property
     def obs_rms(self) -> Any:
         """Running statistics: ``mean``, ``var``, ``count`` (a tree of them for Dict / Tuple)."""
-        return stats_views(self, self._state)
+        return stats_views(self)
 
     def observation(self, observation: Any) -> Any:
         """Update the statistics with ``observation`` and return it normalised."""

@@ -10,14 +10,9 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap import xp as axp
-from anywrap._shell import (
-    RunningMeanSwitch,
-    RunningStats,
-    StatefulShell,
-    check_epsilon,
-    check_gamma,
-    resolve_dtype,
-)
+from anywrap.shell.checks import check_epsilon, check_gamma
+from anywrap.shell.state import StatefulShell
+from anywrap.shell.stats import RunningMeanSwitch, RunningStats
 from anywrap.transforms.returns import init_returns, normalize_reward
 
 __all__ = ["NormalizeReward", "TransformReward"]
@@ -81,7 +76,7 @@ class NormalizeReward(
         gym.utils.RecordConstructorArgs.__init__(self, gamma=gamma, epsilon=epsilon)
         gym.Wrapper.__init__(self, env)
         self.gamma, self.epsilon, self.stats_dtype = gamma, epsilon, stats_dtype
-        dtype = resolve_dtype(np, self.stats_dtype, "cpu")
+        dtype = axp.resolve_dtype(np, self.stats_dtype, "cpu")
         self._state = init_returns((), xp=np, acc_dtype=dtype, stats_dtype=dtype, device="cpu")
         self._step = {
             u: axp.Compiled(partial(normalize_reward, gamma=gamma, epsilon=epsilon, update=u), 1)
@@ -91,7 +86,7 @@ class NormalizeReward(
     @property
     def return_rms(self) -> RunningStats:
         """Running statistics of the discounted return: ``mean``, ``var``, ``count``."""
-        return RunningStats(self, lambda s: s.rms, lambda s, v: s._replace(rms=v))
+        return RunningStats(self, ("rms",))
 
     @property
     def discounted_reward(self) -> Any:

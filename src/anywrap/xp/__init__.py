@@ -57,10 +57,12 @@ __all__ = [
     "library_name",
     "namespace",
     "register_namespace",
+    "resolve_dtype",
     "result_dtype",
     "same_device",
     "sum_along",
     "sum_rows",
+    "to_numpy",
     "where",
     "wide_float",
 ]
@@ -330,6 +332,30 @@ def device(x: Array) -> Any:
 @functools.singledispatch
 def _device(x: Any) -> Any:
     return array_api_compat.device(x)
+
+
+def to_numpy(x: Any) -> np.ndarray:
+    """A host copy (or view) of any array, for checkpoints, reports and display only.
+
+    Never on the step path: for a device array this is a host sync.
+    """
+    if isinstance(x, np.ndarray):
+        return x
+    _load_plugin(type(x))
+    return _to_numpy(x)
+
+
+@functools.singledispatch
+def _to_numpy(x: Any) -> np.ndarray:
+    return np.asarray(x)
+
+
+def resolve_dtype(xp: ModuleType, name: Any, device: Any = None) -> Any:
+    """``xp``'s dtype called ``name``; float64 falls back to float32 where absent."""
+    name = np.dtype(name).name if not isinstance(name, str) else name
+    if name in ("float64", "int64") and not has_float64(xp, device):
+        name = name.replace("64", "32")  # JAX without x64 holds neither
+    return getattr(xp, name)
 
 
 def same_device(a: Any, b: Any) -> bool:

@@ -17,3 +17,8 @@ from anywrap import xp as _xp
 @_xp._device.register(torch.Tensor)
 def _device_torch(x: Any) -> Any:
     return x.device
+
+
+@_xp._to_numpy.register(torch.Tensor)
+def _to_numpy_torch(x: Any) -> Any:
+    return x.detach().cpu().numpy()

@@ -1,0 +1,130 @@
+"""State that follows the data: :class:`StatefulShell` and ``state_dict`` round trips.
+
+A stateful shell holds its transform's state, a tree of NamedTuples of arrays.
+The state starts as NumPy arrays, so that statistics can be read or loaded
+before the first reset, and moves to the library and device of the first
+array the env returns.
+
+Example:
+    >>> import numpy as np
+    >>> from anywrap.shell.state import StatefulShell
+    >>> shell = StatefulShell()
+    >>> shell._state = {"mean": np.zeros(2)}
+    >>> shell.state_dict()
+    {'mean': array([0., 0.])}
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from anywrap import xp as axp
+from anywrap.shell.checks import wrapper_name
+from anywrap.tree import first_leaf, flatten_with_paths, key_path, tree_map, unflatten
+
+__all__ = ["StatefulShell", "convert_leaf", "convert_tree", "flatten_state"]
+
+
+def convert_leaf(x: Any, xp: ModuleType, device: Any) -> Any:
+    """``x`` as an array of ``xp`` on ``device`` (itself when it already is one)."""
+    if axp.namespace(x) is xp and axp.same_device(axp.device(x), device):
+        return x
+    host = axp.to_numpy(x)
+    if xp is np:
+        return host
+    dtype = axp.resolve_dtype(xp, host.dtype.name, device)
+    return xp.asarray(host, dtype=dtype, device=device)
+
+
+def convert_tree(tree: Any, xp: ModuleType, device: Any) -> Any:
+    """Every array of a state tree moved to ``xp`` on ``device``."""
+    return tree_map(lambda x: convert_leaf(x, xp, device), tree)
+
+
+def flatten_state(tree: Any) -> dict[str, Any]:
+    """``{"dotted.key": array}`` of a state tree."""
+    return {key_path(path): leaf for path, leaf in flatten_with_paths(tree)}
+
+
+class StatefulShell:
+    """Mixin: holds ``self._state`` and moves it to the data's library and device.
+
+    ``state_dict()`` / ``load_state_dict()`` give and take plain arrays.
+    """
+
+    _state: Any
+    _xp: ModuleType = np
+    _device: Any = "cpu"
+    _data_type: type | None = None
+
+    def _follow(self, like: Any) -> None:
+        """Move the state to ``like``'s library and device if it is not there yet."""
+        leaf = first_leaf(like)
+        if type(leaf) is self._data_type:
+            return
+        try:
+            xp = axp.namespace(leaf)
+        except axp.UnknownArrayTypeError as e:
+            raise axp.UnknownArrayTypeError(f"{wrapper_name(self)}: {e}") from e
+        dev = axp.device(leaf)
+        if not axp.is_host(leaf) or self._xp is not np:
+            self._state = convert_tree(self._state, xp, dev)
+        self._xp, self._device = xp, dev
+        self._data_type = type(leaf)
+
+    def _reset_mask_like_state(self, mask: Any, obs: Any) -> Any:
+        """``mask`` (a ``reset_mask``, often NumPy) in the state's library and device.
+
+        The state follows the env's arrays, never the mask: following a host
+        mask would move a device state to the host and back. Before the
+        first array has been seen, the state follows ``obs``.
+        """
+        if self._data_type is None:
+            self._follow(obs)
+        if mask is None or type(mask) is self._data_type:
+            return mask
+        return convert_tree(mask, self._xp, self._device)
+
+    def _export(self, state: Any) -> Any:
+        """The state as saved (a hook: episode clocks are saved relative to now)."""
+        return state
+
+    def _import(self, state: Any) -> Any:
+        """The inverse of :meth:`_export`."""
+        return state
+
+    def state_dict(self) -> dict[str, Any]:
+        """The statistics as a flat ``{name: array}`` dict, in the env's array library."""
+        return flatten_state(self._export(self._state))
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore statistics saved by :meth:`state_dict` (any array library).
+
+        Raises:
+            KeyError: missing or unexpected entries.
+            ValueError: an entry of another shape than this wrapper's.
+        """
+        own = self.state_dict()
+        name = wrapper_name(self)
+        missing = sorted(set(own) - set(state_dict))
+        extra = sorted(set(state_dict) - set(own))
+        if missing or extra:
+            raise KeyError(
+                f"{name}.load_state_dict: expected keys {sorted(own)}, "
+                f"missing {missing}, unexpected {extra}"
+            )
+        for k, v in own.items():
+            got = tuple(getattr(state_dict[k], "shape", np.shape(state_dict[k])))
+            if got != tuple(v.shape):
+                raise ValueError(
+                    f"{name}.load_state_dict: {k!r} has shape {got}, this wrapper "
+                    f"expects {tuple(v.shape)} (a stack of another shape?)"
+                )
+        values = []
+        for k, v in own.items():
+            x = convert_leaf(state_dict[k], self._xp, self._device)
+            values.append(x if x.dtype == v.dtype else self._xp.astype(x, v.dtype))
+        self._state = self._import(unflatten(self._state, values))

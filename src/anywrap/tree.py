@@ -1,0 +1,235 @@
+"""The one tree walker: nested dicts, lists, tuples and NamedTuples of arrays.
+
+Observations of Dict and Tuple spaces, infos, a transform's state and a
+checkpoint are all trees. Every layer of anywrap (the xp layer, the
+transforms, the shells, the conversions and the checkpoints) walks them with
+the functions here, so they all agree on one rule:
+
+* **Branches** are mappings (rebuilt with their own type where it can be
+  built from a dict, else as a ``dict``), lists, tuples and NamedTuples
+  (rebuilt field by field with their own type).
+* **Leaves** are everything else: arrays, scalars, strings, ``None``.
+* ``is_leaf`` stops the walk early at nodes it accepts (the observation
+  transforms treat each :class:`~anywrap.transforms.moments.Moments` as one
+  leaf of a statistics tree).
+
+A node's kind is worked out once per type and cached, so a walk costs one
+dict lookup per node (the conversion wrappers walk every step's outputs).
+
+Example:
+    >>> import numpy as np
+    >>> from anywrap import tree
+    >>> t = {"pos": np.zeros(2), "vel": (np.ones(1), np.ones(3))}
+    >>> [x.shape for x in tree.leaves(t)]
+    [(2,), (1,), (3,)]
+    >>> tree.tree_map(lambda x: x.size, t)
+    {'pos': 2, 'vel': (1, 3)}
+    >>> [tree.key_path(p) for p, _ in tree.flatten_with_paths(t)]
+    ['pos', 'vel.0', 'vel.1']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any
+
+__all__ = [
+    "Path",
+    "first_leaf",
+    "flatten_with_paths",
+    "get_at",
+    "is_branch",
+    "key_path",
+    "leaves",
+    "replace_at",
+    "tree_map",
+    "unflatten",
+    "unzip",
+]
+
+Path = tuple[Any, ...]
+"""Keys from the root to a node: dict keys, NamedTuple field names, sequence indices."""
+
+IsLeaf = Callable[[Any], bool] | None
+
+_DICT, _MAPPING, _NAMED, _TUPLE, _LIST, _LEAF = range(6)
+_kinds: dict[type, int] = {dict: _DICT, list: _LIST, tuple: _TUPLE}
+
+
+def _kind(tp: type) -> int:
+    k = _kinds.get(tp)
+    if k is None:
+        if issubclass(tp, Mapping):
+            k = _MAPPING
+        elif issubclass(tp, tuple):
+            k = _NAMED if hasattr(tp, "_fields") else _TUPLE
+        elif issubclass(tp, list):
+            k = _LIST
+        else:
+            k = _LEAF
+        _kinds[tp] = k
+    return k
+
+
+def is_branch(x: Any) -> bool:
+    """Whether ``x`` is a branch: a mapping, list, tuple or NamedTuple."""
+    return _kind(type(x)) != _LEAF
+
+
+def _children(node: Any, kind: int) -> Iterator[tuple[Any, Any]]:
+    """``(key, child)`` pairs of a branch."""
+    if kind in (_DICT, _MAPPING):
+        return iter(node.items())
+    if kind == _NAMED:
+        return zip(node._fields, node)
+    return enumerate(node)
+
+
+def _rebuild(like: Any, kind: int, values: list[Any]) -> Any:
+    """A branch of ``like``'s type and keys holding ``values``."""
+    if kind == _DICT:
+        return dict(zip(like.keys(), values))
+    if kind == _MAPPING:
+        items = dict(zip(like.keys(), values))
+        try:
+            return type(like)(items)
+        except TypeError:  # a mapping that cannot be built from a dict
+            return items
+    if kind == _NAMED:
+        return type(like)(*values)
+    if kind == _TUPLE:
+        return tuple(values) if type(like) is tuple else type(like)(values)
+    return values if type(like) is list else type(like)(values)
+
+
+def tree_map(fn: Callable[..., Any], tree: Any, *rest: Any, is_leaf: IsLeaf = None) -> Any:
+    """``fn`` on each leaf of ``tree`` and the matching nodes of ``rest``.
+
+    ``rest`` are trees with ``tree``'s structure down to its leaves (they may
+    go deeper: the matching subtree is passed as it is).
+
+    Example:
+        >>> tree_map(lambda a, b: a + b, {"x": 1, "y": (2, 3)}, {"x": 10, "y": (20, 30)})
+        {'x': 11, 'y': (22, 33)}
+    """
+    kind = _kinds.get(type(tree))
+    if kind is None:
+        kind = _kind(type(tree))
+    if kind == _LEAF or (is_leaf is not None and is_leaf(tree)):
+        return fn(tree, *rest)
+    if kind == _DICT:
+        if not rest:
+            return {k: tree_map(fn, v, is_leaf=is_leaf) for k, v in tree.items()}
+        return {k: tree_map(fn, v, *(r[k] for r in rest), is_leaf=is_leaf) for k, v in tree.items()}
+    if kind == _MAPPING:
+        values = [tree_map(fn, v, *(r[k] for r in rest), is_leaf=is_leaf) for k, v in tree.items()]
+    else:
+        values = [
+            tree_map(fn, v, *(r[i] for r in rest), is_leaf=is_leaf) for i, v in enumerate(tree)
+        ]
+    return _rebuild(tree, kind, values)
+
+
+def leaves(tree: Any, is_leaf: IsLeaf = None) -> list[Any]:
+    """The leaves of ``tree``, depth first, in key order."""
+    out: list[Any] = []
+
+    def walk(node: Any) -> None:
+        kind = _kind(type(node))
+        if kind == _LEAF or (is_leaf is not None and is_leaf(node)):
+            out.append(node)
+            return
+        for _, child in _children(node, kind):
+            walk(child)
+
+    walk(tree)
+    return out
+
+
+def first_leaf(tree: Any) -> Any:
+    """The first leaf of ``tree`` (cheaper than ``leaves(tree)[0]``).
+
+    An empty branch is its own first leaf.
+    """
+    while True:
+        kind = _kinds.get(type(tree))
+        if kind is None:
+            kind = _kind(type(tree))
+        if kind == _LEAF or not tree:
+            return tree
+        tree = next(iter(tree.values())) if kind in (_DICT, _MAPPING) else tree[0]
+
+
+def flatten_with_paths(tree: Any, is_leaf: IsLeaf = None) -> list[tuple[Path, Any]]:
+    """``(path, leaf)`` for each leaf of ``tree``, in :func:`leaves` order."""
+    out: list[tuple[Path, Any]] = []
+
+    def walk(node: Any, path: Path) -> None:
+        kind = _kind(type(node))
+        if kind == _LEAF or (is_leaf is not None and is_leaf(node)):
+            out.append((path, node))
+            return
+        for key, child in _children(node, kind):
+            walk(child, (*path, key))
+
+    walk(tree, ())
+    return out
+
+
+def key_path(path: Path) -> str:
+    """A path as a dotted string: ``("obs_stats", "a", 0)`` -> ``"obs_stats.a.0"``."""
+    return ".".join(str(p) for p in path)
+
+
+def unflatten(like: Any, values: Iterable[Any], is_leaf: IsLeaf = None) -> Any:
+    """A tree shaped like ``like`` holding ``values`` at its leaves (in :func:`leaves` order).
+
+    Raises:
+        ValueError: ``values`` has more or fewer items than ``like`` has leaves.
+    """
+    it = iter(values)
+    sentinel = object()
+
+    def take(_: Any) -> Any:
+        v = next(it, sentinel)
+        if v is sentinel:
+            raise ValueError("unflatten: fewer values than the tree has leaves")
+        return v
+
+    out = tree_map(take, like, is_leaf=is_leaf)
+    if next(it, sentinel) is not sentinel:
+        raise ValueError("unflatten: more values than the tree has leaves")
+    return out
+
+
+def unzip(tree: Any, like: Any, n: int, is_leaf: IsLeaf = None) -> tuple[Any, ...]:
+    """Split ``tree``, shaped like ``like`` but with ``n``-tuples at its leaves,
+    into ``n`` trees shaped like ``like``.
+
+    Example:
+        >>> unzip({"a": (1, 2), "b": (3, 4)}, {"a": 0, "b": 0}, 2)
+        ({'a': 1, 'b': 3}, {'a': 2, 'b': 4})
+    """
+    return tuple(tree_map(lambda _, r, i=i: r[i], like, tree, is_leaf=is_leaf) for i in range(n))
+
+
+def get_at(tree: Any, path: Path) -> Any:
+    """The node of ``tree`` at ``path``."""
+    for key in path:
+        tree = getattr(tree, key) if _kind(type(tree)) == _NAMED else tree[key]
+    return tree
+
+
+def replace_at(tree: Any, path: Path, value: Any) -> Any:
+    """A copy of ``tree`` with the node at ``path`` replaced by ``value`` (no mutation)."""
+    if not path:
+        return value
+    kind = _kind(type(tree))
+    keys = [k for k, _ in _children(tree, kind)]
+    values = [
+        replace_at(child, path[1:], value) if key == path[0] else child
+        for key, child in _children(tree, kind)
+    ]
+    if path[0] not in keys:
+        raise KeyError(f"replace_at: no key {path[0]!r} in {type(tree).__name__}")
+    return _rebuild(tree, kind, values)
