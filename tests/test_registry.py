@@ -131,8 +131,10 @@ def toy_backend() -> Backend:
         lambda x: np.asarray(x._a),
         "cpu",
     )
-    axp._registry.pop(ToyArray, None)
-    axp._cache.clear()
+    from anywrap.xp import registry
+
+    registry._by_type.pop(ToyArray, None)
+    registry._type_cache.clear()
 
 
 def test_namespace_of_a_registered_type(toy_backend):

@@ -21,8 +21,9 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from anywrap import transforms, vector, xp
+from anywrap import convert, transforms, tree, vector, xp
 from anywrap.checkpoint import load_state, save_state
+from anywrap.convert.wrappers import CONVERSION_NAMES
 from anywrap.wrappers import (
     ClipAction,
     NormalizeObservation,
@@ -35,44 +36,28 @@ from anywrap.wrappers import (
 __version__ = "0.1.0"
 
 __all__ = [
-    "ArrayConversion",
+    *CONVERSION_NAMES,
     "ClipAction",
-    "JaxToNumpy",
-    "JaxToTorch",
     "NormalizeObservation",
     "NormalizeReward",
-    "NumpyToTorch",
     "RecordEpisodeStatistics",
-    "ToJax",
-    "ToNumpy",
-    "ToTensorFlow",
-    "ToTorch",
     "TransformObservation",
     "TransformReward",
     "functional",
     "load_state",
     "save_state",
     "transforms",
+    "tree",
     "vector",
     "xp",
 ]
 
-_LAZY_MODULES = {"functional", "convert", "demo"}
-_CONVERSIONS = {
-    "ArrayConversion",
-    "JaxToNumpy",
-    "JaxToTorch",
-    "NumpyToTorch",
-    "ToJax",
-    "ToNumpy",
-    "ToTensorFlow",
-    "ToTorch",
-}
+globals().update({name: getattr(convert, name) for name in CONVERSION_NAMES})
+
+_LAZY_MODULES = {"functional", "demo"}
 
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY_MODULES:
         return importlib.import_module(f"anywrap.{name}")
-    if name in _CONVERSIONS:
-        return getattr(importlib.import_module("anywrap.convert"), name)
     raise AttributeError(f"module 'anywrap' has no attribute {name!r}")

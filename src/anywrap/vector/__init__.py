@@ -1,33 +1,20 @@
 """Vector-env shells: Gymnasium vector wrappers whose arithmetic is in ``anywrap.transforms``."""
 
+from anywrap.convert.wrappers import CONVERSION_NAMES
+from anywrap.vector import convert as _convert
 from anywrap.vector.action import ClipAction
-from anywrap.vector.convert import (
-    ArrayConversion,
-    JaxToNumpy,
-    JaxToTorch,
-    NumpyToTorch,
-    ToJax,
-    ToNumpy,
-    ToTensorFlow,
-    ToTorch,
-)
 from anywrap.vector.episode import RecordEpisodeStatistics
 from anywrap.vector.observation import NormalizeObservation, TransformObservation
 from anywrap.vector.reward import NormalizeReward, TransformReward
 
 __all__ = [
-    "ArrayConversion",
+    *CONVERSION_NAMES,
     "ClipAction",
-    "JaxToNumpy",
-    "JaxToTorch",
     "NormalizeObservation",
     "NormalizeReward",
-    "NumpyToTorch",
     "RecordEpisodeStatistics",
-    "ToJax",
-    "ToNumpy",
-    "ToTensorFlow",
-    "ToTorch",
     "TransformObservation",
     "TransformReward",
 ]
+
+globals().update({name: getattr(_convert, name) for name in CONVERSION_NAMES})
