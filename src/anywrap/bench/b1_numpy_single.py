@@ -13,13 +13,8 @@ def bench_b1(ctx: Context) -> dict[str, Any]:
     """B1: NumPy single env, Pendulum-v1: time added per step by each stack."""
     import gymnasium as gym
 
-    steps = ctx.settings.pick(2000, 500)
-    return numpy_added(
-        ctx,
-        "B1",
+    title, make = (
         "NumPy single env Pendulum-v1, CleanRL six-wrapper stack",
         lambda: gym.make("Pendulum-v1"),
-        1,
-        steps,
-        vector=False,
     )
+    return numpy_added(ctx, "B1", title, make, 1, ctx.settings.pick(2000, 500), vector=False)

@@ -13,13 +13,8 @@ def bench_b2(ctx: Context) -> dict[str, Any]:
     """B2: NumPy SyncVectorEnv of 16 Pendulum-v1: time added per vector step."""
     import gymnasium as gym
 
-    steps = ctx.settings.pick(500, 150)
-    return numpy_added(
-        ctx,
-        "B2",
+    title, make = (
         "NumPy SyncVectorEnv x16 Pendulum-v1, CleanRL six-wrapper vector stack",
         lambda: gym.make_vec("Pendulum-v1", num_envs=16, vectorization_mode="sync"),
-        16,
-        steps,
-        vector=True,
     )
+    return numpy_added(ctx, "B2", title, make, 16, ctx.settings.pick(500, 150), vector=True)

@@ -96,12 +96,7 @@ def bench_b3(ctx: Context) -> dict[str, Any]:
     return result(
         "B3",
         title,
-        params={
-            "sizes": list(sizes),
-            "steps_per_block": steps,
-            "reps": ctx.settings.reps,
-            "device": str(ctx.jax_device),
-        },
+        params=ctx.params(ctx.jax_device, sizes=list(sizes), steps_per_block=steps),
         rows=rows,
         summary=ratios,
         verdicts=verdicts,

@@ -5,18 +5,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from anywrap.bench.common import Context, import_quietly, quiet, result, unavailable
+from anywrap.bench.common import Context, quiet, result, with_runner
 
 __all__ = ["bench_b4"]
 
 
-def bench_b4(ctx: Context) -> dict[str, Any]:
+@with_runner(
+    "B4",
+    "Jitted lax.scan rollout: anywrap.functional vs gymnax LogWrapper + Brax stats",
+    "anywrap.bench.functional_bench",
+)
+def bench_b4(ctx: Context, mod: Any, title: str) -> dict[str, Any]:
     """B4: jitted lax.scan rollout, anywrap.functional vs gymnax LogWrapper + Brax stats."""
-    title = "Jitted lax.scan rollout: anywrap.functional vs gymnax LogWrapper + Brax stats"
-    try:
-        mod = import_quietly("anywrap.bench.functional_bench")
-    except Exception as exc:
-        return unavailable("B4", title, f"anywrap.bench.functional_bench: {exc!r}")
     sizes = ctx.settings.pick((64, 1024, 4096), (64, 4096))
     steps = ctx.settings.pick(200, 50)
     rows: list[dict[str, Any]] = []
@@ -76,12 +76,7 @@ def bench_b4(ctx: Context) -> dict[str, Any]:
     return result(
         "B4",
         title,
-        params={
-            "sizes": list(sizes),
-            "steps": steps,
-            "reps": ctx.settings.reps,
-            "device": str(ctx.jax_device),
-        },
+        params=ctx.params(ctx.jax_device, sizes=list(sizes), steps=steps),
         rows=rows,
         summary={"runs": raw},
         series=series,

@@ -104,12 +104,7 @@ def bench_b5(ctx: Context) -> dict[str, Any]:
     return result(
         "B5",
         title,
-        params={
-            "sizes": list(sizes),
-            "steps_per_block": steps,
-            "reps": ctx.settings.reps,
-            "device": str(dev),
-        },
+        params=ctx.params(dev, sizes=list(sizes), steps_per_block=steps),
         rows=rows,
         summary=summary,
         notes=notes,

@@ -6,18 +6,16 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from anywrap.bench.common import Context, import_quietly, quiet, result, unavailable
+from anywrap.bench.common import Context, quiet, result, with_runner
 
 __all__ = ["bench_b6"]
 
 
-def bench_b6(ctx: Context) -> dict[str, Any]:
+@with_runner(
+    "B6", "Conversions vs Gymnasium JaxToTorch / JaxToNumpy", "anywrap.bench.convert_bench"
+)
+def bench_b6(ctx: Context, mod: Any, title: str) -> dict[str, Any]:
     """B6: array conversions vs Gymnasium's JaxToTorch / JaxToNumpy (convert_bench)."""
-    title = "Conversions vs Gymnasium JaxToTorch / JaxToNumpy"
-    try:
-        mod = import_quietly("anywrap.bench.convert_bench")
-    except Exception as exc:
-        return unavailable("B6", title, f"anywrap.bench.convert_bench: {exc!r}")
     params = inspect.signature(mod.run).parameters
     wanted = {
         "reps": ctx.settings.reps,

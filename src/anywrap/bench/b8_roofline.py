@@ -83,13 +83,9 @@ def bench_b8(ctx: Context) -> dict[str, Any]:
     return result(
         "B8",
         title,
-        params={
-            "shape": [rows_, cols],
-            "dtype": "float32",
-            "calls_per_block": calls,
-            "reps": ctx.settings.reps,
-            "device": str(ctx.jax_device),
-        },
+        params=ctx.params(
+            ctx.jax_device, shape=[rows_, cols], dtype="float32", calls_per_block=calls
+        ),
         rows=rows,
         summary=summary,
         verdicts=verdicts,

@@ -10,6 +10,7 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import io
 import warnings
@@ -34,6 +35,7 @@ __all__ = [
     "type_name",
     "unavailable",
     "verdict",
+    "with_runner",
     "wrapped",
 ]
 
@@ -71,6 +73,10 @@ class Context:
         s = self.settings
         with self.progress(desc, len(cases) * (s.reps + s.warmup)) as tick:
             return interleave(cases, reps=s.reps, warmup=s.warmup, on_block=tick)
+
+    def params(self, device: Any, **fields: Any) -> dict[str, Any]:
+        """A result's ``params``: ``fields``, the repetitions and the device."""
+        return {**fields, "reps": self.settings.reps, "device": str(device)}
 
     @contextlib.contextmanager
     def on_jax_device(self) -> Iterator[None]:
@@ -125,6 +131,29 @@ def import_quietly(name: str) -> Any:
 def unavailable(bid: str, title: str, reason: str) -> dict[str, Any]:
     """A benchmark that cannot run here, and why."""
     return result(bid, title, status="not available", reason=reason)
+
+
+def with_runner(
+    bid: str, title: str, module: str
+) -> Callable[[Callable[[Context, Any, str], dict[str, Any]]], Callable[[Context], dict[str, Any]]]:
+    """Decorator: a benchmark timed by a runner module (``functional_bench``,
+    ``convert_bench``), which gets the imported module and its title, or is
+    reported unavailable when the module cannot be imported."""
+
+    def deco(
+        fn: Callable[[Context, Any, str], dict[str, Any]],
+    ) -> Callable[[Context], dict[str, Any]]:
+        @functools.wraps(fn)
+        def bench(ctx: Context) -> dict[str, Any]:
+            try:
+                mod = import_quietly(module)
+            except Exception as exc:
+                return unavailable(bid, title, f"{module}: {exc!r}")
+            return fn(ctx, mod, title)
+
+        return bench
+
+    return deco
 
 
 def row(

@@ -272,7 +272,8 @@ def conversion_family(base: type, *, vector: bool, module: str) -> dict[str, typ
         ) -> None:
             """Wrap ``env``; arrays go to ``device`` if given (default: where they are).
 
-            ``options``: ``scalars`` (single envs), see :class:`ArrayConversion`.
+            ``options``: ``writable``, and ``scalars`` for single envs (see
+            :class:`ArrayConversion`).
             """
             gym.utils.RecordConstructorArgs.__init__(
                 self, device=device, env_xp=env_xp, env_device=env_device, **options
@@ -283,30 +284,13 @@ def conversion_family(base: type, *, vector: bool, module: str) -> dict[str, typ
 
         return __init__
 
-    def to_numpy_init(
-        self: Any,
-        env: Any,
-        *,
-        writable: bool = False,
-        env_xp: str | ModuleType | None = None,
-        env_device: Any = None,
-        **options: Any,
-    ) -> None:
-        """Wrap ``env``; ``writable=True`` copies read-only observation leaves.
-
-        ``options``: ``scalars`` (single envs), see :class:`ArrayConversion`.
-        """
-        gym.utils.RecordConstructorArgs.__init__(
-            self, writable=writable, env_xp=env_xp, env_device=env_device, **options
-        )
-        Conversions.__init__(
-            self, env, env_xp, env_device=env_device, to="numpy", writable=writable, **options
-        )
-
     family["ToNumpy"] = define(
         "ToNumpy",
         (array_conversion,),
         f"""Convert {an_env}'s arrays to NumPy (views where possible).
+
+    ``writable=True`` copies the read-only leaves (views of JAX or TensorFlow
+    arrays) for code that writes in place.
 
     Example:
         >>> import gymnasium as gym, anywrap
@@ -314,7 +298,7 @@ def conversion_family(base: type, *, vector: bool, module: str) -> dict[str, typ
         >>> type(env.reset(seed=0)[0]).__name__
         'ndarray'
     """,
-        to_numpy_init,
+        fixed_target("numpy"),
     )
     for name, target, lib in (
         ("ToTorch", "torch", "PyTorch tensors"),

@@ -12,8 +12,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap import xp as axp
 from anywrap.shell.checks import autoreset_mode, check_epsilon, check_gamma, reset_mask_of
-from anywrap.shell.state import StatefulShell
-from anywrap.shell.stats import RunningMeanSwitch, RunningStats
+from anywrap.shell.rewards import ScalesRewards
 from anywrap.transforms.returns import init_returns, normalize_reward, reset_returns
 
 __all__ = ["NormalizeReward", "TransformReward"]
@@ -21,9 +20,7 @@ __all__ = ["NormalizeReward", "TransformReward"]
 _NAME = "anywrap.vector.NormalizeReward"
 
 
-class NormalizeReward(
-    StatefulShell, RunningMeanSwitch, VectorWrapper, gym.utils.RecordConstructorArgs
-):
+class NormalizeReward(ScalesRewards, VectorWrapper, gym.utils.RecordConstructorArgs):
     """Scales a vector env's rewards by the running std of the discounted return.
 
     .. math::
@@ -111,14 +108,11 @@ class NormalizeReward(
         self._reset = axp.Compiled(reset_returns, 0)
 
     @property
-    def return_rms(self) -> RunningStats:
-        """Running statistics of the discounted return: ``mean``, ``var``, ``count``."""
-        return RunningStats(self, ("rms",))
-
-    @property
     def accumulated_reward(self) -> Any:
         """The running discounted return ``G`` of each sub-env."""
         return self._state.accumulated
+
+    _passes_truncated = True
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -131,15 +125,6 @@ class NormalizeReward(
         mask = self._reset_mask_like_state(mask, obs)
         self._state = self._reset(self._state, mask)
         return obs, info
-
-    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
-        """Step the sub-envs and return their rewards scaled."""
-        obs, reward, terminated, truncated, info = self.env.step(actions)
-        self._follow(reward)
-        self._state, scaled = self._step[self._update_running_mean](
-            self._state, reward, terminated, truncated
-        )
-        return obs, scaled, terminated, truncated, info
 
 
 class TransformReward(gym.wrappers.vector.TransformReward):

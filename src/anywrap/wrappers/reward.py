@@ -11,16 +11,13 @@ import numpy as np
 
 from anywrap import xp as axp
 from anywrap.shell.checks import check_epsilon, check_gamma
-from anywrap.shell.state import StatefulShell
-from anywrap.shell.stats import RunningMeanSwitch, RunningStats
+from anywrap.shell.rewards import ScalesRewards
 from anywrap.transforms.returns import init_returns, normalize_reward
 
 __all__ = ["NormalizeReward", "TransformReward"]
 
 
-class NormalizeReward(
-    StatefulShell, RunningMeanSwitch, gym.Wrapper, gym.utils.RecordConstructorArgs
-):
+class NormalizeReward(ScalesRewards, gym.Wrapper, gym.utils.RecordConstructorArgs):
     """Scales rewards by the running standard deviation of the discounted return.
 
     .. math::
@@ -84,24 +81,10 @@ class NormalizeReward(
         }
 
     @property
-    def return_rms(self) -> RunningStats:
-        """Running statistics of the discounted return: ``mean``, ``var``, ``count``."""
-        return RunningStats(self, ("rms",))
-
-    @property
     def discounted_reward(self) -> Any:
         """The running discounted return ``G`` (Gymnasium keeps it in a 1-element array)."""
         xp = self._xp
         return xp.reshape(self._state.accumulated, (1,))
-
-    def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
-        """Step the env and return its reward scaled."""
-        obs, reward, terminated, truncated, info = self.env.step(action)
-        self._follow(reward)
-        self._state, scaled = self._step[self._update_running_mean](
-            self._state, reward, terminated, None
-        )
-        return obs, scaled, terminated, truncated, info
 
 
 class TransformReward(gym.wrappers.TransformReward):
