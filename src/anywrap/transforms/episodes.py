@@ -161,7 +161,7 @@ def step_episodes(
     reward: Array,
     terminated: Array,
     truncated: Array,
-    now: Any,
+    now: Any = 0.0,
     *,
     same_step: bool = False,
     report: bool = True,
