@@ -24,6 +24,7 @@ import argparse
 import statistics
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -48,6 +49,12 @@ def _median_time(fn: Callable[[], Any], reps: int, inner: int) -> float:
     return statistics.median(samples)
 
 
+def _ready(fn: Callable[[Any], Any], x: Any) -> Any:
+    import jax
+
+    return jax.block_until_ready(fn(x))
+
+
 def _aligned(nbytes: int) -> np.ndarray:
     raw = np.zeros(nbytes + 64, dtype=np.uint8)
     off = -raw.ctypes.data % 64  # JAX shares only 64-byte aligned host buffers
@@ -67,8 +74,8 @@ def host_copy_crossover(sizes: Sequence[int] = DEFAULT_SIZES, reps: int = 7) -> 
     for nbytes in sizes:
         a = _aligned(nbytes)
         jax.block_until_ready(jnp.asarray(a))
-        copy_s = _median_time(lambda a=a: jax.block_until_ready(jnp.asarray(a)), reps, 20)
-        dlpack_s = _median_time(lambda a=a: jax.dlpack.from_dlpack(a), reps, 20)
+        copy_s = _median_time(partial(_ready, jnp.asarray, a), reps, 20)
+        dlpack_s = _median_time(partial(jax.dlpack.from_dlpack, a), reps, 20)
         rows.append({"bytes": nbytes, "copy_s": copy_s, "dlpack_s": dlpack_s})
     crossover = next((r["bytes"] for r in rows if r["dlpack_s"] < r["copy_s"]), None)
     return {"rows": rows, "crossover_bytes": crossover}
@@ -107,7 +114,7 @@ def row_group_table(
                 continue
             f = grouped(g, n, width)
             jax.block_until_ready(f(x))
-            seconds[g] = _median_time(lambda f=f: jax.block_until_ready(f(x)), reps, 20)
+            seconds[g] = _median_time(partial(_ready, f, x), reps, 20)
         best = min(seconds, key=seconds.__getitem__)
         out.append(
             {"shape": (n, width), "seconds": seconds, "best": best, "chosen": row_group(n, width)}
