@@ -77,12 +77,12 @@ def test_count_is_exact_past_float32_precision():
     lo = np.float32(0)
     plain = np.float32(2**24)
     for _ in range(1000):
-        hi, lo, _ = moments._add_count(hi, lo, np.float32(1))
+        hi, lo, _ = moments.add_count(hi, lo, np.float32(1))
         plain = plain + np.float32(1)
     assert plain == np.float32(2**24)  # why the double word is needed
     assert float(hi) + float(lo) == 2**24 + 1000
     # the total that weighs a merge is the float32 number nearest the new count
-    _, _, total = moments._add_count(hi, lo, np.float32(3))
+    _, _, total = moments.add_count(hi, lo, np.float32(3))
     assert total.dtype == np.float32 and total == np.float32(2**24 + 1003)
 
 

@@ -51,6 +51,7 @@ from anywrap.xp import (
 
 __all__ = [
     "Batch",
+    "add_count",
     "Moments",
     "Reduce",
     "batch_moments",
@@ -115,7 +116,7 @@ def total_count(m: Moments) -> Array:
     return m.count + m.count_lo
 
 
-def _add_count(hi: Array, lo: Array, n: Array | int) -> tuple[Array, Array, Array]:
+def add_count(hi: Array, lo: Array, n: Array | int) -> tuple[Array, Array, Array]:
     """Double-word ``(hi, lo) + n`` with Knuth's two-sum; exact for integer ``n``.
 
     Returns the new words and the new total as one number, to weigh a merge.
@@ -156,7 +157,7 @@ def merge_moments(m: Moments, batch_mean: Array, batch_var: Array, batch_count: 
         n = n_count = batch_count
     else:
         n, n_count = astype(batch_count, dtype), astype(batch_count, m.count.dtype)
-    hi, lo, new_total = _add_count(m.count, m.count_lo, n_count)
+    hi, lo, new_total = add_count(m.count, m.count_lo, n_count)
     tot = astype(new_total, dtype)
     # Widening the batch mean first is exact, and is what NumPy's promotion does;
     # doing it explicitly keeps strict Array API libraries happy. The batch's
