@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from anywrap import xp as axp
 from anywrap.convert.ladder import check_known, resolve_library, target_backend
 from anywrap.tree import tree_map
 
@@ -45,6 +46,10 @@ def _is_array(x: Any) -> bool:
 class Converter:
     """:func:`convert` for one target, device and writability, built once.
 
+    ``accept`` (library names) refuses arrays of any other library, with an
+    error naming ``who``: a wrapper takes its user's inputs only in the
+    libraries it hands out, or as host values.
+
     Leaves: arrays of a known library are converted; Python numbers become 0-d
     arrays (as in Gymnasium's ``array_conversion``); NumPy object arrays
     (Gymnasium's ``final_obs`` layout) are converted element by element;
@@ -52,18 +57,31 @@ class Converter:
     other mappings, lists, tuples, NamedTuples) are rebuilt with their types.
     """
 
-    __slots__ = ("_leaves", "_target", "device", "to", "who", "writable")
+    __slots__ = ("_leaves", "_target", "accept", "device", "to", "who", "writable")
 
-    def __init__(self, to: str, device: Any = None, writable: bool = False, who: str = "") -> None:
+    def __init__(
+        self,
+        to: str,
+        device: Any = None,
+        writable: bool = False,
+        who: str = "",
+        accept: frozenset[str] | None = None,
+    ) -> None:
         self.to = to
         self.device = device
         self.writable = writable and to == "numpy"
         self.who = who
+        self.accept = accept
         self._target = target_backend(to, who or "convert")
+        if device is not None and self._target.check_device is not None:
+            try:
+                self._target.check_device(device)
+            except ValueError as e:
+                raise ValueError(f"{who or 'convert'}: {e}") from None
         self._leaves: dict[type, Callable[[Any], Any]] = {}
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.to, self.device, self.writable, self.who))
+        return (type(self), (self.to, self.device, self.writable, self.who, self.accept))
 
     def __call__(self, tree: Any) -> Any:
         return tree_map(self._leaf, tree)
@@ -96,7 +114,12 @@ class Converter:
         elif not _is_array(v):
             return _identity  # not cached: any object may pass through
         else:
-            check_known(v, self.who)  # raises for an unknown array type
+            b = check_known(v, self.who)  # raises for an unknown array type
+            if self.accept is not None and b.name not in self.accept:
+                raise TypeError(  # not cached: the next leaf of this type is refused too
+                    f"{self.who}: expected arrays of {' or '.join(sorted(self.accept))} "
+                    f"(or Python numbers), got {axp.describe(v)}"
+                )
             fn = self._array_leaf()
         self._leaves[tp] = fn
         return fn

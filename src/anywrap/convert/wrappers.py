@@ -108,7 +108,7 @@ class Conversions:
         writable: bool = False,
         scalars: bool | None = None,
     ) -> None:
-        name = ("vector." if self.vector else "") + type(self).__name__
+        name = ("anywrap.vector." if self.vector else "anywrap.") + type(self).__name__
         if self.vector and scalars is not None:
             raise TypeError(f"{name}: vector envs always return arrays; `scalars` is for one env")
         target, device = target_of(name, to, target_xp, device, target_device)
@@ -154,7 +154,11 @@ class Conversions:
         if conv is None:
             if self._env_lib is None:
                 raise RuntimeError(f"{self._name}: call reset() before step()")
-            conv = self._to_env = Converter(self._env_lib, self._env_device, who=self._name)
+            # The user speaks the target library, or passes host values.
+            accept = frozenset({self._target, self._env_lib, "numpy"})
+            conv = self._to_env = Converter(
+                self._env_lib, self._env_device, who=self._name, accept=accept
+            )
         return conv(tree)
 
     def reset(

@@ -51,9 +51,9 @@ from anywrap.xp import (
 
 __all__ = [
     "Batch",
-    "add_count",
     "Moments",
     "Reduce",
+    "add_count",
     "batch_moments",
     "default_stats_dtype",
     "init_moments",

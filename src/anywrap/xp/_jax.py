@@ -61,6 +61,18 @@ def _jax_device(device: Any) -> Any:
     return jax.devices(kind)[int(index or 0)]
 
 
+def _check_device(device: Any) -> None:
+    if isinstance(device, str):
+        try:
+            _jax_device(device)
+        except (RuntimeError, IndexError, ValueError) as e:
+            names = sorted({str(d) for d in jax.devices()})
+            raise ValueError(
+                f"device {device!r}: JAX has no such device here ({type(e).__name__}); "
+                f"it has {names}"
+            ) from None
+
+
 def _to_device(x: Any, device: Any) -> Any:
     dev = _jax_device(device)
     if _device(x) == dev:
@@ -137,6 +149,7 @@ JAX = register_backend(
         to_device=_to_device,
         jit=_jit,
         has_float64=lambda dev: bool(jax.config.read("jax_enable_x64")),  # switchable: no cache
+        check_device=_check_device,
         aliases=("jnp", "jax.numpy", "jaxlib"),
     )
 )

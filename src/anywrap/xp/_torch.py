@@ -54,12 +54,26 @@ def _from_dlpack(x: Any) -> Any:
         return torch.as_tensor(host if host.flags.writeable else host.copy())
 
 
+def _check_device(device: Any) -> None:
+    try:
+        target = torch.device(device)
+    except (RuntimeError, TypeError) as e:
+        raise ValueError(f"{device!r} is not a PyTorch device ({e})") from None
+    if target.type == "cuda":
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        if (target.index or 0) >= count:
+            raise ValueError(
+                f"device {device!r}: this PyTorch ({torch.__version__}) sees {count} CUDA GPU(s)"
+            )
+    elif target.type not in ("cpu", "meta") and not hasattr(torch, target.type):
+        raise ValueError(f"device {device!r}: PyTorch has no {target.type!r} backend here")
+
+
 def _to_device(x: Any, device: Any) -> Any:
     target = torch.device(device)
     if same_device(x.device, target):
         return x
-    if target.type == "cuda" and not torch.cuda.is_available():
-        raise ValueError(f"device {device!r}: this PyTorch ({torch.__version__}) sees no CUDA GPU")
+    _check_device(device)
     return x.to(target)
 
 
@@ -73,6 +87,7 @@ TORCH = register_backend(
         from_array=_from_array,
         to_device=_to_device,
         exportable=lambda x: x.detach() if x.requires_grad else x,
+        check_device=_check_device,
         aliases=("pytorch",),
     )
 )

@@ -106,6 +106,9 @@ class Backend:
             (default: a probe, made once per device).
         exportable: ``x -> `` ``x`` in a form whose ``__dlpack__`` can be
             exported (PyTorch detaches tensors that require grad); default ``x``.
+        check_device: ``device -> None``: raises ``ValueError`` for a device that
+            this library cannot use here (a CUDA device without a GPU), so that
+            wrappers refuse it when they are built; default: no check.
         aliases: Other names of the library (``"pytorch"``, ``"tf"``).
     """
 
@@ -119,6 +122,7 @@ class Backend:
     jit: Callable[[Callable[..., Any]], Callable[..., Any]] = _never_compile
     has_float64: Callable[[Any], bool] | None = None
     exportable: Callable[[Any], Any] | None = None
+    check_device: Callable[[Any], None] | None = None
     aliases: tuple[str, ...] = ()
     _float64: dict[str, bool] = field(default_factory=dict, repr=False)
 
@@ -212,6 +216,11 @@ def _numpy_from_array(x: Any, device: Any) -> np.ndarray:
     return to_numpy(x)
 
 
+def _numpy_device(device: Any) -> None:
+    if str(device) != "cpu":
+        raise ValueError(f"NumPy arrays live on the host ('cpu'), not on {device!r}")
+
+
 NUMPY = Backend(
     "numpy",
     _HOST_TYPES,
@@ -221,6 +230,7 @@ NUMPY = Backend(
     from_array=_numpy_from_array,
     to_device=lambda x, device: _numpy_from_array(x, device),
     has_float64=lambda dev: True,
+    check_device=_numpy_device,
     aliases=("np",),
 )
 
