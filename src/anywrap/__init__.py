@@ -3,7 +3,8 @@
 ``anywrap.X`` wraps a single env and ``anywrap.vector.X`` a vector env, with
 Gymnasium 1.4's names, arguments, spaces and info keys. Arrays stay in their
 library and on their device. ``anywrap.functional`` holds pure versions for
-JAX-native envs (loaded on first use, as it imports JAX).
+JAX-native envs, and ``anywrap.distributed`` the hooks that make statistics
+global across devices and processes (both load on first use).
 
 Example:
     >>> import gymnasium as gym
@@ -43,6 +44,7 @@ __all__ = [
     "RecordEpisodeStatistics",
     "TransformObservation",
     "TransformReward",
+    "distributed",
     "functional",
     "load_state",
     "save_state",
@@ -54,7 +56,7 @@ __all__ = [
 
 globals().update({name: getattr(convert, name) for name in CONVERSION_NAMES})
 
-_LAZY_MODULES = {"functional", "demo"}
+_LAZY_MODULES = {"functional", "distributed", "demo"}
 
 
 def __getattr__(name: str) -> Any:
