@@ -43,6 +43,7 @@ __all__ = [
     "NormalizeReward",
     "NumpyToTorch",
     "RecordEpisodeStatistics",
+    "RecordHTML",
     "ToJax",
     "ToNumpy",
     "ToTensorFlow",
@@ -57,7 +58,7 @@ __all__ = [
     "xp",
 ]
 
-_LAZY_MODULES = {"functional", "convert", "demo"}
+_LAZY_MODULES = {"functional", "convert", "demo", "record"}
 _CONVERSIONS = {
     "ArrayConversion",
     "JaxToNumpy",
@@ -75,4 +76,6 @@ def __getattr__(name: str) -> Any:
         return importlib.import_module(f"anywrap.{name}")
     if name in _CONVERSIONS:
         return getattr(importlib.import_module("anywrap.convert"), name)
+    if name == "RecordHTML":
+        return importlib.import_module("anywrap.record.single").RecordHTML
     raise AttributeError(f"module 'anywrap' has no attribute {name!r}")

@@ -1,5 +1,10 @@
 """Vector-env shells: Gymnasium vector wrappers whose arithmetic is in ``anywrap.transforms``."""
 
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
 from anywrap.vector.action import ClipAction
 from anywrap.vector.convert import (
     ArrayConversion,
@@ -24,6 +29,7 @@ __all__ = [
     "NormalizeReward",
     "NumpyToTorch",
     "RecordEpisodeStatistics",
+    "RecordHTML",
     "ToJax",
     "ToNumpy",
     "ToTensorFlow",
@@ -31,3 +37,10 @@ __all__ = [
     "TransformObservation",
     "TransformReward",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # RecordHTML loads on first use, like the conversions of ``anywrap``.
+    if name == "RecordHTML":
+        return importlib.import_module("anywrap.record.vector").RecordHTML
+    raise AttributeError(f"module 'anywrap.vector' has no attribute {name!r}")
