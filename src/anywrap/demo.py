@@ -130,9 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         help="where the HTML reports go (default: %(default)s)",
     )
     parser.add_argument("--no-report", action="store_true", help="skip the HTML reports")
-    parser.add_argument(
-        "--report-only", action="store_true", help="only write the HTML reports"
-    )
+    parser.add_argument("--report-only", action="store_true", help="only write the HTML reports")
     args = parser.parse_args(argv)
     if args.report_only:
         return _reports(args.report_dir)

@@ -130,15 +130,18 @@ class Schedule:
 
 # ------------------------------------------------------------------ layout
 def _is_number(x: Any) -> bool:
-    if isinstance(x, (bool, int, float, np.generic)):
-        return not isinstance(x, (np.str_, np.bytes_, np.object_)) and np.isrealobj(x)
-    dtype = getattr(x, "dtype", None)
-    if dtype is None or not hasattr(x, "shape"):
+    """A real number, or an array of bools, integers or real floats (of any library)."""
+    if isinstance(x, (bool, int, float)):
+        return True
+    if isinstance(x, (np.ndarray, np.generic)):
+        return x.dtype.kind in "biuf"
+    if getattr(x, "dtype", None) is None or not hasattr(x, "shape"):
         return False
     try:
-        return bool(np.dtype(str(dtype).replace("torch.", "")).kind in "biuf")
-    except TypeError:
-        return str(dtype).replace("torch.", "") in ("bfloat16", "float16", "bool")
+        xp = axp.namespace(x)
+        return bool(xp.isdtype(x.dtype, ("bool", "integral", "real floating")))
+    except Exception:  # an array type the registry does not know
+        return False
 
 
 def _shape(x: Any) -> tuple[int, ...]:
@@ -668,6 +671,7 @@ class Recorder:
         self._prev: Any = None  # NEXT_STEP: every sub-env's done mask at the previous step
         self._has_autoreset = False
         self._lazy: bool | None = None
+        self._unsettled = 0  # lazy mode: steps kept since the last transfer
         self._seed: Any = None
         self._seed_episode = -1
         self._pool: ThreadPoolExecutor | None = None
@@ -710,7 +714,8 @@ class Recorder:
         step = (obs, info, action, reward, terminated, truncated)
         if self._lazy:
             self._pending.append(self._row(*step, decided=False))
-            if len(self._pending) >= self.flush_every:
+            self._unsettled += 1
+            if self._unsettled >= self.flush_every:
                 self.settle()
             return
         done0 = False
@@ -731,10 +736,10 @@ class Recorder:
     def _same_step_end(self, step: tuple[Any, ...]) -> None:
         """Live SAME_STEP step where sub-env 0 ended: the step ends the old report,
         the next episode's first observation opens the new one."""
-        old = self.schedule.recording
         row = self._row(*step, frames=False)
-        if old:
+        if self.schedule.recording:
             self._keep(row)
+        before = self._report
         self._apply(self.schedule.new_episode())
         self._apply(self.schedule.new_step())
         if self.schedule.recording:
@@ -747,7 +752,10 @@ class Recorder:
             )
             if self.frames:
                 opening.frames = self._capture()
-            self._keep(opening)
+            if self._report is before:  # the same report goes on: one step, two rows
+                self._pending.append(opening)
+            else:
+                self._keep(opening)
 
     def close(self) -> None:
         """Write the report being recorded, if any, and stop the frame encoder."""
@@ -794,14 +802,16 @@ class Recorder:
         self._pending.append(row)
         self._count()
 
-    def _take(self, host: HostRows, i: int, autoreset: bool = False) -> None:
+    def _take(self, host: HostRows, i: int, autoreset: bool = False, count: bool = True) -> None:
         """A row chosen after the transfer (lazy)."""
         if self.schedule.recording and self._report is not None:
             self._report.parts.append((host, i, autoreset))
-            self._count()
+            if count:
+                self._count()
 
     def settle(self) -> None:
         """Bring the pending rows to the host; in lazy mode, choose which to keep."""
+        self._unsettled = 0
         if not self._pending:
             return
         rows, self._pending = self._pending, []
@@ -814,9 +824,10 @@ class Recorder:
             done0 = bool(host.done0[i])
             if self.mode == "SameStep" and done0:
                 self._take(host, i)
+                before = self._report
                 self._apply(self.schedule.new_episode())
                 self._apply(self.schedule.new_step())
-                self._take(host, i, autoreset=True)
+                self._take(host, i, autoreset=True, count=self._report is not before)
                 continue
             self._apply(self._episode_events(done0))
             self._apply(self.schedule.new_step())

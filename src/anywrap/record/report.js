@@ -290,7 +290,7 @@
   }
   byId("status-fps").textContent = fmt(R.fps) + " fps at 1×";
 
-  function frameSrc(r) {
+  function frameData(r) {
     var f = env().frames;
     if (!f) return null;
     for (var k = r; k >= 0; k--) if (f[k]) return f[k];
@@ -337,9 +337,9 @@
     scrub.value = String(r);
     byId("status-step").textContent = "row " + r + " / " + Math.max(0, rows - 1);
     if (hasFrames) {
-      var src = frameSrc(r);
-      if (src) {
-        var url = "data:" + R.frame_mime + ";base64," + src;
+      var b64 = frameData(r);
+      if (b64) {
+        var url = "data:" + R.frame_mime + ";base64," + b64;
         if (img.getAttribute("src") !== url) img.src = url;
       }
     } else {
