@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import functools
 import io
 import pickle
 from pathlib import Path
@@ -36,14 +37,13 @@ def test_single_env_report_holds_what_the_env_returned(backend: Backend, tmp_pat
     seen: list[tuple[Any, ...]] = []
     k = 0
     for _episode in range(2):
-        obs, info = rec.reset(seed=4)
+        obs, _ = rec.reset(seed=4)
         seen.append(("reset", obs))
         done = False
         while not done:
             action = backend.to_backend(acts[k])
             k += 1
             out = rec.step(action)
-            raw = env.step  # noqa: F841 - the wrapper hands back the env's own values
             seen.append(("step", action, *out))
             done = bool(backend.to_numpy(out[2])) or bool(backend.to_numpy(out[3]))
     rec.close()
@@ -314,7 +314,7 @@ def test_frames_line_up_with_rows(tmp_path: Path) -> None:
 def test_vector_frames_of_each_sub_env(tmp_path: Path) -> None:
     from PIL import Image
 
-    fns = [lambda: ArrayEnv(render_mode="rgb_array", lengths=(3 + i,)) for i in range(3)]
+    fns = [functools.partial(ArrayEnv, render_mode="rgb_array", lengths=(3 + i,)) for i in range(3)]
     envs = gym.vector.SyncVectorEnv(fns)
     envs = anywrap.vector.RecordHTML(envs, tmp_path, step_trigger=lambda t: t == 0, report_length=5)
     envs.reset(seed=0)
@@ -444,7 +444,7 @@ def test_bad_arguments_name_the_wrapper(
     ],
 )
 def test_bad_sub_envs(sub_envs: Any, message: str, tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="anywrap.vector.RecordHTML") as err:
+    with pytest.raises(ValueError, match=r"anywrap\.vector\.RecordHTML") as err:
         anywrap.vector.RecordHTML(ArrayVectorEnv(np.asarray), tmp_path, sub_envs=sub_envs)
     assert message in str(err.value)
 

@@ -344,6 +344,8 @@ class Flags:
 # ------------------------------------------------------------------ env description
 def _name(obj: Any) -> str:
     mod = type(obj).__module__
+    if mod.startswith("anywrap.functional"):
+        return "anywrap.functional." + type(obj).__name__
     if mod.startswith("anywrap"):
         from anywrap.shell.checks import wrapper_name
 
