@@ -479,3 +479,20 @@ def test_nothing_is_unpickled(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -
 
     for source in Path(package.__file__).parent.glob("*.py"):
         assert "pickle" not in source.read_text(), source
+
+
+def test_vector_reports_are_the_same_on_every_backend(backend: Backend, tmp_path: Path) -> None:
+    """The NumPy run is checked against the env above; the others must agree with it."""
+    kwargs = {"episode_trigger": lambda k: k in (1, 2), "flush_every": 16}
+    ours, _ = _vector_reports(backend, AutoresetMode.SAME_STEP, tmp_path / "b", **kwargs)
+    reference, _ = _vector_reports(
+        make_backend("numpy"), AutoresetMode.SAME_STEP, tmp_path / "n", **kwargs
+    )
+    assert [d["title"] for d in ours] == [d["title"] for d in reference] and len(ours) == 2
+    for a, b in zip(ours, reference):
+        for ea, eb in zip(a["envs"], b["envs"]):
+            assert ea["kind"] == eb["kind"] and ea["episodes"] == eb["episodes"]
+            for key in ("obs", "action", "reward", "info"):
+                np.testing.assert_allclose(
+                    column(np.ravel(ea[key])), column(np.ravel(eb[key])), rtol=1e-6
+                )

@@ -257,7 +257,7 @@ def pick_rows(xp: Any, dev: Any, x: Any, batch: int | None, select: list[int] | 
     if batch is None or select is None:
         return x
     if select == list(range(len(select))):
-        return x[: len(select)]
+        return x[: len(select), ...]
     return xp.take(x, xp.asarray(np.asarray(select), device=dev), axis=0)
 
 
