@@ -79,7 +79,10 @@
     cards.appendChild(card("Length", String(steps), steps === 1 ? "step" : "steps"));
     var sps = R.wall_time ? (steps / R.wall_time) : null;
     cards.appendChild(card("Wall time", fmtTime(R.wall_time), sps && isFinite(sps) ? fmt(Math.round(sps)) + " steps/s" : ""));
-    var outcome = done.length ? done.map(function (p) { return p.end; }).join(", ") : "running";
+    var counts = {};
+    done.forEach(function (p) { counts[p.end] = (counts[p.end] || 0) + 1; });
+    var outcome = done.length === 1 ? done[0].end : done.length
+      ? Object.keys(counts).map(function (k) { return counts[k] + " " + k; }).join(", ") : "running";
     cards.appendChild(card("Outcome", outcome, done.length + " of " + eps.length + " ended", true));
     cards.appendChild(card("Seed", R.seed === null ? "not seeded" : R.seed, "", true));
     if (R.kind !== "single") cards.appendChild(card("Sub-env", String(e.index), R.envs.length + " recorded of " + (R.num_envs || R.envs.length), true));
