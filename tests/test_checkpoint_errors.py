@@ -21,7 +21,7 @@ import anywrap
 from anywrap.checkpoint import CheckpointError
 
 pytest.importorskip("safetensors")
-from safetensors.numpy import load_file, save_file  # noqa: E402
+from safetensors.numpy import load_file, save_file
 
 SRC = os.path.join(os.path.dirname(os.path.dirname(__file__)), "src")
 
@@ -63,7 +63,7 @@ def test_unreadable_files_name_the_file_and_change_nothing(saved, tmp_path, cont
 
 
 def test_a_missing_file_is_named(tmp_path):
-    with pytest.raises(FileNotFoundError, match="no checkpoint file at .*nothing.safetensors"):
+    with pytest.raises(FileNotFoundError, match=r"no checkpoint file at .*nothing\.safetensors"):
         anywrap.load_state(trained_stack(), tmp_path / "nothing.safetensors")
 
 

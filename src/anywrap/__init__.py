@@ -42,6 +42,7 @@ __all__ = [
     "NormalizeObservation",
     "NormalizeReward",
     "RecordEpisodeStatistics",
+    "RecordHTML",
     "TransformObservation",
     "TransformReward",
     "distributed",
@@ -56,10 +57,12 @@ __all__ = [
 
 globals().update({name: getattr(convert, name) for name in CONVERSION_NAMES})
 
-_LAZY_MODULES = {"functional", "distributed", "demo"}
+_LAZY_MODULES = {"functional", "distributed", "demo", "record"}
 
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY_MODULES:
         return importlib.import_module(f"anywrap.{name}")
+    if name == "RecordHTML":
+        return importlib.import_module("anywrap.record.single").RecordHTML
     raise AttributeError(f"module 'anywrap' has no attribute {name!r}")

@@ -46,6 +46,7 @@ from .core import (
     batch_ndim,
     find_state,
 )
+from .record import RecordTrajectory, Trajectory, write_report
 from .vector import FunctionalVectorEnv, to_vector_env
 from .wrappers import (
     ClipAction,
@@ -76,7 +77,9 @@ __all__ = [
     "NormalizeReward",
     "NormalizeRewardState",
     "RecordEpisodeStatistics",
+    "RecordTrajectory",
     "Step",
+    "Trajectory",
     "TransformObservation",
     "TransformReward",
     "VmapWrapper",
@@ -90,4 +93,5 @@ __all__ = [
     "last_episodes",
     "recent_episodes",
     "to_vector_env",
+    "write_report",
 ]

@@ -1,5 +1,10 @@
 """Vector-env shells: Gymnasium vector wrappers whose arithmetic is in ``anywrap.transforms``."""
 
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
 from anywrap.convert.wrappers import CONVERSION_NAMES
 from anywrap.vector import convert as _convert
 from anywrap.vector.action import ClipAction
@@ -13,8 +18,16 @@ __all__ = [
     "NormalizeObservation",
     "NormalizeReward",
     "RecordEpisodeStatistics",
+    "RecordHTML",
     "TransformObservation",
     "TransformReward",
 ]
 
 globals().update({name: getattr(_convert, name) for name in CONVERSION_NAMES})
+
+
+def __getattr__(name: str) -> Any:
+    # RecordHTML loads on first use (it imports its page and Pillow).
+    if name == "RecordHTML":
+        return importlib.import_module("anywrap.record.vector").RecordHTML
+    raise AttributeError(f"module 'anywrap.vector' has no attribute {name!r}")
