@@ -199,7 +199,7 @@ class Layout:
                 self._parts.append((True, size, True))
                 self.labels += [f"{name} mean", f"{name} min", f"{name} max"]
         self.rows = 1 if batch is None else len(self.select or ())
-        self._compiled = OnDevice(self._row)
+        self._compiled = axp.Compiled(self._row, None)
 
     @property
     def width(self) -> int:
@@ -261,33 +261,6 @@ def pick_rows(xp: Any, dev: Any, x: Any, batch: int | None, select: list[int] | 
     return xp.take(x, xp.asarray(np.asarray(select), device=dev), axis=0)
 
 
-def _on_host(x: Any) -> bool:
-    if isinstance(x, (dict, list, tuple)):
-        leaves = [leaf for _, leaf in flatten_with_paths(x)]
-        return all(_on_host(leaf) for leaf in leaves)
-    return x is None or axp.is_host(x) or isinstance(x, str)
-
-
-class OnDevice:
-    """``anywrap.xp.Compiled`` dispatched on the first argument that is not on the host.
-
-    A step's values can mix libraries: a JAX observation with a Python float
-    reward, or a NumPy action sampled from the space. The compiled program is
-    chosen by the first device value, and host values go in as inputs.
-    """
-
-    def __init__(self, fn: Callable[..., Any]) -> None:
-        self.fn = fn
-        self._by_arg: dict[int, axp.Compiled] = {}
-
-    def __call__(self, *args: Any) -> Any:
-        i = next((j for j, a in enumerate(args) if not _on_host(a)), 0)
-        c = self._by_arg.get(i)
-        if c is None:
-            c = self._by_arg[i] = axp.Compiled(self.fn, i)
-        return c(*args)
-
-
 def _library(*values: Any) -> tuple[Any, Any]:
     """The namespace and device of the first value that is not on the host."""
     for v in values:
@@ -321,7 +294,7 @@ class Flags:
     def __init__(self, batch: int | None, select: Sequence[int] | None) -> None:
         self.batch = batch
         self.select = None if select is None else list(select)
-        self._compiled = OnDevice(self._pack)
+        self._compiled = axp.Compiled(self._pack, None)
 
     def __call__(self, reward: Any, terminated: Any, truncated: Any, prev: Any) -> Any:
         """``(packed, done of every (sub-)env, done of (sub-)env 0 as a 1-element array)``."""
@@ -343,10 +316,7 @@ class Flags:
 
 # ------------------------------------------------------------------ env description
 def _name(obj: Any) -> str:
-    mod = type(obj).__module__
-    if mod.startswith("anywrap.functional"):
-        return "anywrap.functional." + type(obj).__name__
-    if mod.startswith("anywrap"):
+    if type(obj).__module__.startswith("anywrap"):
         from anywrap.shell.checks import wrapper_name
 
         return wrapper_name(obj)
@@ -505,7 +475,7 @@ class InfoColumns:
         self.numbers: dict[tuple[Any, ...], int] = {}
         self.texts: dict[tuple[Any, ...], int] = {}
         self.skipped: set[str] = set()
-        self._compiled = OnDevice(self._rows)
+        self._compiled = axp.Compiled(self._rows, None)
 
     def record(self, row: Row, info: Any) -> None:
         """Put the numbers (on their device) and strings of ``info`` into ``row``."""

@@ -32,8 +32,10 @@ __all__ = [
 def wrapper_name(obj: Any) -> str:
     """``anywrap.vector.NormalizeObservation`` style name of a wrapper, for messages."""
     mod = type(obj).__module__
-    prefix = "anywrap.vector." if ".vector" in mod else "anywrap."
-    return prefix + type(obj).__name__
+    for part in ("functional", "vector"):
+        if f".{part}" in mod:
+            return f"anywrap.{part}." + type(obj).__name__
+    return "anywrap." + type(obj).__name__
 
 
 def real_number(owner: str, name: str, value: Any) -> float:

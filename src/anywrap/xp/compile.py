@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from anywrap.tree import first_leaf
+from anywrap.tree import first_leaf, leaves
+from anywrap.xp.policy import is_host
 from anywrap.xp.registry import backend_of
 
 __all__ = ["Compiled", "jit"]
@@ -31,17 +32,28 @@ class Compiled:
     of positional argument ``i``. Stateful shells hold one per transform, so
     that a JAX step through a wrapper is a single dispatch of one compiled
     program (``jax.jit``); backends without a compiler run ``fn`` eagerly.
+
+    ``dispatch_arg=None`` dispatches on the first leaf of any positional
+    argument that is not a host value, for functions whose inputs mix a
+    device array with Python or NumPy numbers (a JAX observation and a float
+    reward): the host values then go in as inputs of the compiled program.
     """
 
     __slots__ = ("_by_type", "dispatch_arg", "fn")
 
-    def __init__(self, fn: Callable[..., Any], dispatch_arg: int = 0) -> None:
+    def __init__(self, fn: Callable[..., Any], dispatch_arg: int | None = 0) -> None:
         self.fn = fn
         self.dispatch_arg = dispatch_arg
         self._by_type: dict[type, Callable[..., Any]] = {}
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        like = first_leaf(args[self.dispatch_arg])
+        if self.dispatch_arg is None:
+            like = next(
+                (x for x in leaves(args) if x is not None and not is_host(x)),
+                first_leaf(args),
+            )
+        else:
+            like = first_leaf(args[self.dispatch_arg])
         f = self._by_type.get(type(like))
         if f is None:
             f = self._by_type[type(like)] = jit(like, self.fn)
