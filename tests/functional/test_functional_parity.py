@@ -12,9 +12,12 @@ the same seed and actions, across two episode ends (time limit 50):
 
 from __future__ import annotations
 
+import functools
+
 import gymnasium as gym
 import numpy as np
 import pytest
+from gymnasium.wrappers.utils import RunningMeanStd
 
 jax = pytest.importorskip("jax")
 gymnax = pytest.importorskip("gymnax")
@@ -76,11 +79,42 @@ def drive(venv, recorded: bool = True):
     return res
 
 
+@functools.cache
+def raw_run():
+    """The bare env (actions clipped) driven as the stacks are: what the wrappers see."""
+    return drive(F.to_vector_env(F.ClipAction(base()), seed=SEED), recorded=False)
+
+
+def assert_gymnasium_moments(f, learn_final_obs):
+    """Gymnasium's NormalizeObservation refuses SAME_STEP envs, so its RunningMeanStd
+    is fed what the wrapper learns from (each step's observations, and the final
+    ones with ``learn_final_obs``), and its formula gives the reference."""
+    raw = raw_run()
+    ref = RunningMeanStd(shape=(3,), dtype=np.float32)
+
+    def normalised(o):
+        return np.clip((o - ref.mean) / np.sqrt(ref.var + 1e-8), -4.0, 4.0)
+
+    ref.update(raw["obs"][0])
+    np.testing.assert_allclose(f["obs"][0], normalised(raw["obs"][0]), rtol=1e-5, atol=1e-5)
+    for t in range(T):
+        done = raw["done"][t]
+        batch = [raw["obs"][t + 1]] + ([raw["final"][t][done]] if learn_final_obs else [])
+        ref.update(np.concatenate(batch))
+        np.testing.assert_allclose(
+            f["obs"][t + 1], normalised(raw["obs"][t + 1]), rtol=1e-5, atol=1e-5, err_msg=t
+        )
+        np.testing.assert_allclose(
+            f["final"][t][done], normalised(raw["final"][t][done]), rtol=1e-5, atol=1e-5
+        )
+
+
 @pytest.mark.parametrize("learn_final_obs", [False, True])
-def test_functional_equals_anywrap_vector_shells(learn_final_obs):
+def test_functional_equals_vector_shells_and_gymnasiums_moments(learn_final_obs):
     import anywrap.vector as V
 
     f = drive(functional_stack(learn_final_obs))
+    assert_gymnasium_moments(f, learn_final_obs)
     env = V.RecordEpisodeStatistics(F.to_vector_env(base(), seed=SEED))
     env = V.ClipAction(env)
     env = V.NormalizeObservation(env, learn_final_obs=learn_final_obs)
@@ -105,31 +139,3 @@ def test_functional_equals_gymnasium_vector_wrappers():
     np.testing.assert_allclose(f["rew"], g["rew"], rtol=2e-5, atol=1e-6)
     np.testing.assert_allclose(f["r"], g["r"], rtol=1e-5)
     np.testing.assert_array_equal(f["l"], g["l"])
-
-
-@pytest.mark.parametrize("learn_final_obs", [False, True])
-def test_functional_normalize_observation_matches_gymnasiums_running_moments(learn_final_obs):
-    """Gymnasium's NormalizeObservation refuses SAME_STEP envs, so its RunningMeanStd
-    is fed what the wrapper learns from (each step's observations, and the final
-    ones with ``learn_final_obs``), and its formula gives the reference."""
-    from gymnasium.wrappers.utils import RunningMeanStd
-
-    f = drive(functional_stack(learn_final_obs))
-    raw = drive(F.to_vector_env(F.ClipAction(base()), seed=SEED), recorded=False)
-    ref = RunningMeanStd(shape=(3,), dtype=np.float32)
-
-    def normalised(o):
-        return np.clip((o - ref.mean) / np.sqrt(ref.var + 1e-8), -4.0, 4.0)
-
-    ref.update(raw["obs"][0])
-    np.testing.assert_allclose(f["obs"][0], normalised(raw["obs"][0]), rtol=1e-5, atol=1e-5)
-    for t in range(T):
-        done = raw["done"][t]
-        batch = [raw["obs"][t + 1]] + ([raw["final"][t][done]] if learn_final_obs else [])
-        ref.update(np.concatenate(batch))
-        np.testing.assert_allclose(
-            f["obs"][t + 1], normalised(raw["obs"][t + 1]), rtol=1e-5, atol=1e-5, err_msg=t
-        )
-        np.testing.assert_allclose(
-            f["final"][t][done], normalised(raw["final"][t][done]), rtol=1e-5, atol=1e-5
-        )
