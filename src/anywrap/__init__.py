@@ -25,9 +25,13 @@ from anywrap import transforms, vector, xp
 from anywrap.checkpoint import load_state, save_state
 from anywrap.wrappers import (
     ClipAction,
+    FrameStackObservation,
+    GrayscaleObservation,
+    MaxAndSkipObservation,
     NormalizeObservation,
     NormalizeReward,
     RecordEpisodeStatistics,
+    ResizeObservation,
     TransformObservation,
     TransformReward,
 )
@@ -37,12 +41,16 @@ __version__ = "0.1.0"
 __all__ = [
     "ArrayConversion",
     "ClipAction",
+    "FrameStackObservation",
+    "GrayscaleObservation",
     "JaxToNumpy",
     "JaxToTorch",
+    "MaxAndSkipObservation",
     "NormalizeObservation",
     "NormalizeReward",
     "NumpyToTorch",
     "RecordEpisodeStatistics",
+    "ResizeObservation",
     "ToJax",
     "ToNumpy",
     "ToTensorFlow",

@@ -46,6 +46,12 @@ from .core import (
     batch_ndim,
     find_state,
 )
+from .images import (
+    FrameStackObservation,
+    FrameStackState,
+    GrayscaleObservation,
+    ResizeObservation,
+)
 from .vector import FunctionalVectorEnv, to_vector_env
 from .wrappers import (
     ClipAction,
@@ -67,15 +73,19 @@ __all__ = [
     "BraxEnv",
     "ClipAction",
     "EpisodeStatisticsState",
+    "FrameStackObservation",
+    "FrameStackState",
     "FuncEnvAdapter",
     "FunctionalEnv",
     "FunctionalVectorEnv",
+    "GrayscaleObservation",
     "GymnaxEnv",
     "NormalizeObservation",
     "NormalizeObservationState",
     "NormalizeReward",
     "NormalizeRewardState",
     "RecordEpisodeStatistics",
+    "ResizeObservation",
     "Step",
     "TransformObservation",
     "TransformReward",
