@@ -101,7 +101,7 @@ def init_frame_stack(
     frames = xp.zeros((num_envs * depth + 1, *frame_shape), dtype=dtype, device=device)
     if padding is not None:
         pad = xp.reshape(astype(xp.asarray(padding, device=device), dtype), (1, *frame_shape))
-        frames = xp.concat([frames[:-1], pad], axis=0)
+        frames = xp.concat([frames[:-1, ...], pad], axis=0)
     return FrameStack(
         frames=frames,
         newest=xp.zeros((num_envs,), dtype=xp.int32, device=device),
@@ -176,9 +176,8 @@ def reset_frame_stack(
 ) -> tuple[FrameStack, Array]:
     """Start an episode with ``obs`` in the rows of ``mask`` (all rows without one).
 
-    A row left out of a partial reset keeps its stack; its newest frame is
-    replaced by the observation the env returned for it (a vector env returns
-    that row's current observation again).
+    A row left out of a partial reset keeps its stack as it was (a vector env
+    returns that row's current observation again; it is not read).
 
     Returns:
         ``(state, stacked)``.
@@ -188,7 +187,14 @@ def reset_frame_stack(
         xp = namespace(state.restart)
         state = state._replace(restart=xp.zeros_like(state.restart))
     else:
-        state = _write(state, obs, mask, mask)
+        xp = namespace(state.frames)
+        n, depth = _depth(state)
+        newest = xp.arange(n, dtype=xp.int32, device=device(state.newest)) * depth + state.newest
+        frame = state.frames.shape[1:]
+        kept = xp.take(state.frames, newest, axis=0)  # rewritten as they are
+        rows = astype(xp.reshape(obs, (n, *frame)), state.frames.dtype)
+        rows = where(xp.reshape(mask, (n,) + (1,) * len(frame)), rows, kept)
+        state = _write(state, rows, mask, mask)
         state = state._replace(restart=state.restart & ~mask)
     return state, read_stack(state, pad_with_first=pad_with_first)
 
@@ -243,7 +249,7 @@ def push_frame_with_final(
     stacked = read_stack(state, pad_with_first=pad_with_first)
     frame = state.frames.shape[1:]
     final = astype(xp.reshape(final_obs, (n, 1, *frame)), state.frames.dtype)
-    final = where(xp.reshape(done, (n, 1) + (1,) * len(frame)), final, stacked[:, -1:])
+    final = where(xp.reshape(done, (n, 1) + (1,) * len(frame)), final, stacked[:, -1:, ...])
     if depth == 1:
         return state, stacked, final
     older = _slots(state, pad_with_first, final_count)[:, :-1]
@@ -313,8 +319,8 @@ def max_of_two(
     reached, the slot keeps its old frame) and return the maximum of the two slots."""
     xp = namespace(state.frames)
     dtype = state.frames.dtype
-    a = state.frames[0] if last_but_one is None else astype(xp.asarray(last_but_one), dtype)
-    b = state.frames[1] if last is None else astype(xp.asarray(last), dtype)
+    a = state.frames[0, ...] if last_but_one is None else astype(xp.asarray(last_but_one), dtype)
+    b = state.frames[1, ...] if last is None else astype(xp.asarray(last), dtype)
     return state._replace(frames=xp.stack([a, b])), xp.maximum(a, b)
 
 
@@ -373,7 +379,7 @@ def max_and_skip(
         if final_obs is not None:  # a done step's own frame is its final observation
             done_i = terminated[i] | truncated[i]
             frame = where(rows(done_i), astype(final_obs[j], dtype), frame)
-        seen.append(where(rows(alive[i]), frame, state.frames[j]))
+        seen.append(where(rows(alive[i]), frame, state.frames[j, ...]))
     pooled = xp.maximum(seen[0], seen[1])
     state = MaxFrames(frames=xp.stack(seen), pending=pending)
     total = astype(total, rewards[0].dtype)

@@ -363,8 +363,10 @@ class MaxAndSkipObservation(OwnedState, VectorWrapper, gym.utils.RecordConstruct
       steps) and ``info["final_obs"]`` the finished one's.
 
     An episode that starts and ends within one call (shorter than ``skip``
-    steps) is not reported on its own. ``info`` is the last step's (with
-    ``final_obs`` / ``_final_obs`` for the whole call in SAME_STEP mode).
+    steps) is not reported on its own. DISABLED envs are refused: a sub-env
+    that ends within the skip would be stepped again before it is reset.
+    ``info`` is the last step's (with ``final_obs`` / ``_final_obs`` for the
+    whole call in SAME_STEP mode).
     Nothing is read on the host; on JAX each call is one compiled program
     besides the ``skip`` env steps.
 
@@ -398,6 +400,13 @@ class MaxAndSkipObservation(OwnedState, VectorWrapper, gym.utils.RecordConstruct
         if not isinstance(space, gym.spaces.Box):
             raise TypeError(f"{self._NAME}: expected a Box observation space, got {space}")
         self._mode = autoreset_mode(self._NAME, env)
+        if self._mode is AutoresetMode.DISABLED:
+            raise ValueError(
+                f"{self._NAME}: expected a vector env that resets itself (NEXT_STEP or "
+                "SAME_STEP), got DISABLED: a sub-env whose episode ends within the skip "
+                "would be stepped again before anyone resets it. Skip frames inside each "
+                "sub-env instead (gymnasium.make_vec(..., wrappers=[MaxAndSkipObservation]))"
+            )
         self._frame_shape = tuple(space.shape)
         self._state = init_max_frames((self.num_envs,), self._frame_shape, xp=np, dtype=space.dtype)
         self._fn = CompiledInPlace(max_and_skip)

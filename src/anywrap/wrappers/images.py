@@ -152,13 +152,13 @@ class ResizeObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs)
 
 
 def _stack_reset(state: FrameStack, obs: Any, *, pad_with_first: bool) -> Any:
-    state, out = reset_frame_stack(state, obs[None], pad_with_first=pad_with_first)
-    return state, out[0]
+    state, out = reset_frame_stack(state, obs[None, ...], pad_with_first=pad_with_first)
+    return state, out[0, ...]
 
 
 def _stack_push(state: FrameStack, obs: Any, *, pad_with_first: bool) -> Any:
-    state, out = push_frame(state, obs[None], pad_with_first=pad_with_first)
-    return state, out[0]
+    state, out = push_frame(state, obs[None, ...], pad_with_first=pad_with_first)
+    return state, out[0, ...]
 
 
 def padding_of(owner: str, space: gym.spaces.Box, padding_type: Any) -> tuple[str, Any]:

@@ -191,7 +191,8 @@ def host_constant(table: np.ndarray, like: Array) -> Array:
     key = (id(table), type(like), str(dev))
     hit = _constants.get(key)
     if hit is None:  # the entry keeps ``table`` alive, so its id is never reused
-        hit = _constants[key] = (table, xp.asarray(table, device=dev))
+        # (from a writable copy: PyTorch warns about read-only NumPy arrays)
+        hit = _constants[key] = (table, xp.asarray(np.array(table), device=dev))
     return hit[1]
 
 
