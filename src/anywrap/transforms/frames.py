@@ -53,6 +53,7 @@ __all__ = [
     "FrameStack",
     "MaxFrames",
     "SkipOutput",
+    "append_frame",
     "frame_stack_bytes",
     "init_frame_stack",
     "init_max_frames",
@@ -199,6 +200,27 @@ def reset_frame_stack(
     return state, read_stack(state, pad_with_first=pad_with_first)
 
 
+def append_frame(
+    state: FrameStack,
+    obs: Array,
+    *,
+    start: Array | None = None,
+    done: Array | None = None,
+) -> FrameStack:
+    """The state update of a step: each env's new frame ``obs`` (``(num_envs, *frame)``)
+    written into its ring, one frame per env, nothing else moved.
+
+    Rows where ``start`` is True, or where the previous step's ``done`` said
+    so (NEXT_STEP autoreset: the frame after a done is a reset frame), begin
+    a new episode with this frame. ``done`` (this step's ``terminated |
+    truncated``, NEXT_STEP only) marks the rows whose next frame will.
+    """
+    begin = state.restart if start is None else (state.restart | start)
+    state = _write(state, obs, True, begin)
+    restart = done if done is not None else namespace(state.restart).zeros_like(state.restart)
+    return state._replace(restart=restart)
+
+
 def push_frame(
     state: FrameStack,
     obs: Array,
@@ -207,20 +229,12 @@ def push_frame(
     start: Array | None = None,
     done: Array | None = None,
 ) -> tuple[FrameStack, Array]:
-    """Append each env's new frame ``obs`` (``(num_envs, *frame)``).
-
-    Rows where ``start`` is True, or where the previous step's ``done`` said
-    so (NEXT_STEP autoreset: the frame after a done is a reset frame), begin
-    a new episode with this frame. ``done`` (this step's ``terminated |
-    truncated``, NEXT_STEP only) marks the rows whose next frame will.
+    """:func:`append_frame`, then :func:`read_stack`.
 
     Returns:
         ``(state, stacked)``.
     """
-    begin = state.restart if start is None else (state.restart | start)
-    state = _write(state, obs, True, begin)
-    restart = done if done is not None else namespace(state.restart).zeros_like(state.restart)
-    state = state._replace(restart=restart)
+    state = append_frame(state, obs, start=start, done=done)
     return state, read_stack(state, pad_with_first=pad_with_first)
 
 
