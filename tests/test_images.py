@@ -9,7 +9,9 @@ PyTorch resize within 1 grey level (the documented bound of
 
 from __future__ import annotations
 
+import re
 from collections import deque
+from functools import partial
 
 import gymnasium as gym
 import numpy as np
@@ -28,6 +30,8 @@ from gymnasium.wrappers import (
     ResizeObservation as GymResize,
 )
 from helpers import (
+    assert_same_state,
+    flat_state,
     jax_no_host_sync,
     make_backend,
     torch_no_host_sync,
@@ -418,3 +422,256 @@ def test_vector_max_and_skip_reads_nothing_on_the_host(mode, backend_name):
         for _ in range(3):
             obs, reward, *_ = envs.step(None)
     assert isinstance(obs, b.array_type) and isinstance(reward, b.array_type)
+
+
+# ------------------------------------------------------------ bad input
+def _raises(exc, pattern, fn, *args, **kwargs):
+    with pytest.raises(exc) as info:
+        fn(*args, **kwargs)
+    assert re.search(pattern, str(info.value)), str(info.value)
+
+
+def test_bad_spaces_and_arguments_name_the_wrapper():
+    rgb = ImageEnv(shape=(20, 16, 3))
+    disc = gym.make("CartPole-v1")
+    floats = gym.wrappers.TransformObservation(
+        ImageEnv(shape=(20, 16, 3)),
+        lambda o: o / 255.0,
+        gym.spaces.Box(0.0, 1.0, (20, 16, 3), np.float64),
+    )
+    _raises(
+        ValueError,
+        r"anywrap.GrayscaleObservation: .*3 channels.*\(4,\)",
+        anywrap.GrayscaleObservation,
+        disc,
+    )
+    _raises(
+        TypeError,
+        r"anywrap.GrayscaleObservation: expected a Box",
+        anywrap.GrayscaleObservation,
+        gym.make("FrozenLake-v1"),
+    )
+    _raises(
+        ValueError,
+        r"anywrap.ResizeObservation: .*0 to 255 and dtype uint8.*float64",
+        anywrap.ResizeObservation,
+        floats,
+        (8, 8),
+    )
+    _raises(
+        TypeError, r"anywrap.ResizeObservation: .*tuple", anywrap.ResizeObservation, rgb, [8, 8]
+    )
+    _raises(
+        ValueError,
+        r"anywrap.ResizeObservation: .*length 2",
+        anywrap.ResizeObservation,
+        rgb,
+        (8, 8, 3),
+    )
+    _raises(ValueError, r"anywrap.ResizeObservation: .*> 0", anywrap.ResizeObservation, rgb, (8, 0))
+    _raises(
+        ValueError, r"interpolation", anywrap.ResizeObservation, rgb, (8, 8), interpolation="cubic"
+    )
+    _raises(
+        ValueError,
+        r"anywrap.FrameStackObservation: .*stack_size.*at least 1",
+        anywrap.FrameStackObservation,
+        rgb,
+        0,
+    )
+    _raises(
+        TypeError,
+        r"anywrap.FrameStackObservation: .*integer",
+        anywrap.FrameStackObservation,
+        rgb,
+        2.0,
+    )
+    _raises(
+        ValueError,
+        r"anywrap.FrameStackObservation: .*padding_type.*'bogus'",
+        anywrap.FrameStackObservation,
+        rgb,
+        2,
+        padding_type="bogus",
+    )
+    _raises(
+        ValueError,
+        r"padding_type",
+        anywrap.FrameStackObservation,
+        rgb,
+        2,
+        padding_type=np.zeros((3, 3, 3), np.uint8),
+    )
+    _raises(
+        ValueError,
+        r"anywrap.MaxAndSkipObservation: .*skip.*at least 2",
+        anywrap.MaxAndSkipObservation,
+        rgb,
+        1,
+    )
+    vec = gym.vector.SyncVectorEnv(env_fns(2, (20, 16, 3)), autoreset_mode=AutoresetMode.DISABLED)
+    _raises(
+        ValueError,
+        r"anywrap.vector.MaxAndSkipObservation: .*DISABLED",
+        anywrap.vector.MaxAndSkipObservation,
+        vec,
+        4,
+    )
+    _raises(
+        ValueError,
+        r"anywrap.vector.GrayscaleObservation: .*3 channels",
+        anywrap.vector.GrayscaleObservation,
+        gym.make_vec("CartPole-v1", 2),
+    )
+
+
+class _BadAt(gym.vector.VectorWrapper):
+    """Returns ``bad(obs)`` instead of the observation on step ``at``."""
+
+    def __init__(self, env, at, bad):
+        super().__init__(env)
+        self.at, self.bad, self.t = at, bad, 0
+
+    def step(self, actions):
+        out = list(self.env.step(actions))
+        self.t += 1
+        if self.t == self.at:
+            out[0] = self.bad(out[0])
+        return tuple(out)
+
+
+_SHAPE = (lambda o: o[:, :10], ValueError, r"shape \(3, 20, 16(, 3)?\).*\(shape=\(3, 10")
+_DTYPE = (lambda o: o.astype(np.float32), ValueError, r"dtype uint8.*float32")
+_LIST = (lambda o: o.tolist(), TypeError, r"expected an observation array")
+
+
+@pytest.mark.parametrize(
+    "wrapper, bad, exc, pattern",
+    [
+        ("GrayscaleObservation", *_SHAPE),
+        ("GrayscaleObservation", *_DTYPE),
+        ("GrayscaleObservation", *_LIST),
+        ("FrameStackObservation", *_SHAPE),  # any dtype is cast, as Gymnasium casts
+        ("FrameStackObservation", *_LIST),
+        ("MaxAndSkipObservation", *_SHAPE),
+        ("MaxAndSkipObservation", *_LIST),
+    ],
+)
+def test_bad_observations_fail_loudly_and_leave_the_state(wrapper, bad, exc, pattern):
+    env = _BadAt(gym.vector.SyncVectorEnv(env_fns(3, (20, 16, 3))), 3, bad)
+    args = {"FrameStackObservation": (3,), "MaxAndSkipObservation": (2,)}.get(wrapper, ())
+    ours = getattr(anywrap.vector, wrapper)(env, *args)
+    ours.reset(seed=0)
+    if wrapper != "MaxAndSkipObservation":  # it steps twice per call: its 2nd call is bad
+        ours.step(np.zeros(3, int))
+    ours.step(np.zeros(3, int))
+    before = flat_state(ours)
+    with pytest.raises(exc) as info:
+        ours.step(np.zeros(3, int))
+    msg = str(info.value)
+    assert f"anywrap.vector.{wrapper}" in msg and re.search(pattern, msg), msg
+    assert_same_state(flat_state(ours), before)
+
+
+def test_state_dict_is_a_copy_and_a_restored_stack_continues_bit_for_bit():
+    def make():
+        inner = gym.vector.SyncVectorEnv(env_fns(3, (20, 16, 3)))
+        return anywrap.vector.FrameStackObservation(anywrap.vector.GrayscaleObservation(inner), 4)
+
+    a, b = make(), make()
+    for env in (a, b):
+        env.reset(seed=0)
+    acts = np.zeros(3, int)
+    for _ in range(5):
+        a.step(acts)
+        b.step(acts)
+    saved = a.state_dict()
+    kept = {k: np.array(v) for k, v in saved.items()}
+    out_a = [a.step(acts)[0] for _ in range(3)]  # written in place: the dict must not change
+    for k in kept:
+        np.testing.assert_array_equal(saved[k], kept[k], err_msg=k)
+    b.load_state_dict(saved)
+    out_b = [b.step(acts)[0] for _ in range(3)]
+    for x, y in zip(out_a, out_b):
+        np.testing.assert_array_equal(x, y)
+
+
+def _count_calls(compiled_fn, name, calls):
+    """Replace ``compiled_fn``'s jitted functions by counting ones."""
+    for tp, jitted in list(compiled_fn._by_type.items()):
+        assert hasattr(jitted, "_cache_size"), name  # a jax.jit function
+
+        def counted(*a, _fn=jitted, **k):
+            calls.append(name)
+            return _fn(*a, **k)
+
+        compiled_fn._by_type[tp] = counted
+
+
+@pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP])
+def test_each_jax_wrapper_step_is_one_compiled_call(mode, monkeypatch):
+    """Each wrapper's step calls one compiled function, and nothing runs eagerly
+    (an eager JAX op goes through ``Primitive.bind``; a cached jitted call does not)."""
+    from jax._src import core as jcore
+
+    from anywrap.xp import Compiled
+
+    replay = ImageReplayVectorEnv(
+        record_image_vector(3, 12, mode, (42, 32, 3)), make_backend("jax")
+    )
+    envs = anywrap.vector.GrayscaleObservation(replay)
+    envs = anywrap.vector.ResizeObservation(envs, (21, 16))
+    envs = anywrap.vector.FrameStackObservation(envs, 4)
+    envs.reset(seed=0)
+    for _ in range(4):
+        envs.step(None)  # compile (SAME_STEP: a sub-env ended on step 3)
+    compiled, eager = [], []
+    layer = envs
+    while layer is not replay:
+        for c in vars(layer).values():
+            if isinstance(c, Compiled):
+                _count_calls(c, type(layer).__name__, compiled)
+        layer = layer.env
+    real = jcore.Primitive.bind
+    monkeypatch.setattr(
+        jcore.Primitive,
+        "bind",
+        lambda self, *a, **k: (eager.append(self.name), real(self, *a, **k))[1],
+    )
+    info = envs.step(None)[-1]  # step 5: sub-env 1 ends
+    monkeypatch.undo()
+    assert ("final_obs" in info) == (mode is AutoresetMode.SAME_STEP)
+    assert sorted(compiled) == sorted(
+        ["GrayscaleObservation", "ResizeObservation", "FrameStackObservation"]
+    ), compiled
+    assert eager == [], eager
+
+
+# ---------------------------------------------------------------- Atari
+def test_the_atari_pipeline_on_a_real_ale_env():
+    """Pong through Gymnasium's wrappers (one per sub-env) and through anywrap's vector
+    wrappers on NumPy (bit for bit) and on JAX (within the resize bound)."""
+    ale_py = pytest.importorskip("ale_py")
+    gym.register_envs(ale_py)
+    kw = {"num_envs": 2, "vectorization_mode": "sync"}
+    ref = gym.make_vec(
+        "ALE/Pong-v5",
+        wrappers=[
+            GymGray,
+            partial(GymResize, shape=(84, 84)),
+            partial(GymFrameStack, stack_size=4),
+        ],
+        **kw,
+    )
+    ours = our_vector_pipeline(gym.make_vec("ALE/Pong-v5", **kw))
+    on_jax = our_vector_pipeline(anywrap.vector.ToJax(gym.make_vec("ALE/Pong-v5", **kw)))
+    outs = [e.reset(seed=3)[0] for e in (ref, ours, on_jax)]
+    rng = np.random.default_rng(0)
+    for t in range(12):
+        np.testing.assert_array_equal(outs[1], outs[0], err_msg=f"step {t}")
+        assert_images_close(np.asarray(outs[2]), outs[0], "jax", f"step {t}")
+        a = rng.integers(0, 6, 2)
+        outs = [e.step(a)[0] for e in (ref, ours, on_jax)]
+    assert outs[1].shape == (2, 4, 84, 84) and outs[1].dtype == np.uint8
+    for e in (ref, ours, on_jax):
+        e.close()

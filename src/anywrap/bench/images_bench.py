@@ -40,6 +40,7 @@ import argparse
 import json
 import platform
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 import gymnasium as gym
@@ -158,29 +159,23 @@ def _stepper(env: Any, steps: int, block: Callable[[Any], Any]) -> Callable[[], 
 def _pipeline_cases(
     num_envs: int, steps: int, backends: Sequence[str], bank: np.ndarray
 ) -> list[Case]:
-    cases = []
-    gym_bare = gym.vector.SyncVectorEnv(
-        [lambda n=n: _ReplayOne(bank[:, n]) for n in range(num_envs)]
-    )
-    gym_full = gym.vector.SyncVectorEnv(
-        [
-            lambda n=n: gym.wrappers.FrameStackObservation(
-                gym.wrappers.ResizeObservation(
-                    gym.wrappers.GrayscaleObservation(_ReplayOne(bank[:, n])), OUT
-                ),
-                STACK,
-            )
-            for n in range(num_envs)
-        ]
-    )
-    for name, env in (("gymnasium", gym_full), ("gymnasium-bare", gym_bare)):
-        env.reset(seed=0)
-        cases.append(Case(name, _stepper(env, steps, lambda x: x), steps=steps))
+    def bare(n: int) -> gym.Env:
+        return _ReplayOne(bank[:, n])
+
+    def full(n: int) -> gym.Env:
+        env = gym.wrappers.GrayscaleObservation(_ReplayOne(bank[:, n]))
+        return gym.wrappers.FrameStackObservation(gym.wrappers.ResizeObservation(env, OUT), STACK)
+
+    cases: list[Case] = []
+    for name, make in (("gymnasium", full), ("gymnasium-bare", bare)):
+        vec = gym.vector.SyncVectorEnv([partial(make, n) for n in range(num_envs)])
+        vec.reset(seed=0)
+        cases.append(Case(name, _stepper(vec, steps, lambda x: x), steps=steps))
     for b in backends:
         xp, to_lib, block = _library(b)
         source = ReplayFrames(to_lib(bank), num_envs, xp, FRAME)
-        full = _pipeline(ReplayFrames(to_lib(bank), num_envs, xp, FRAME))
-        for name, env in ((f"anywrap-{b}", full), (f"bare-{b}", source)):
+        stack = _pipeline(ReplayFrames(to_lib(bank), num_envs, xp, FRAME))
+        for name, env in ((f"anywrap-{b}", stack), (f"bare-{b}", source)):
             env.reset(seed=0)
             cases.append(Case(name, _stepper(env, steps, block), steps=steps))
     return cases

@@ -46,12 +46,17 @@ __all__ = [
 ]
 
 
+def _pair(fn: Callable[[Any], Any], obs: Any, final: Any) -> tuple[Any, Any]:
+    return fn(obs), fn(final)
+
+
 class _ImageTransform(VectorWrapper):
     """A stateless image transform of every observation, and of ``info["final_obs"]``."""
 
     _NAME: str
     _in_shape: tuple[int, ...]
     _fn: Callable[[Any], Any]
+    _both: Callable[[Any, Any], Any]
 
     def _apply(self, obs: Any) -> Any:
         check_frames(self._NAME, obs, (self.num_envs, *self._in_shape), dtype="uint8")
@@ -67,29 +72,25 @@ class _ImageTransform(VectorWrapper):
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         """Step and transform the observations (and, in SAME_STEP mode, the final ones)."""
         obs, reward, terminated, truncated, info = self.env.step(actions)
-        out = self._apply(obs)
-        if "final_obs" in info:
-            final = info["final_obs"]
-            if isinstance(final, np.ndarray) and final.dtype == object:
-                packed = np.empty(final.shape, dtype=object)
-                for i, f in enumerate(final):
-                    if f is not None:  # one entry, as a batch of one
-                        check_frames(
-                            self._NAME, f, self._in_shape, dtype="uint8", what="a final observation"
-                        )
-                        packed[i] = self._fn(f[None])[0]
-                final = packed
-            else:
-                check_frames(
-                    self._NAME,
-                    final,
-                    (self.num_envs, *self._in_shape),
-                    dtype="uint8",
-                    what="final observations",
-                )
-                final = self._fn(final)
-            info = {**info, "final_obs": final}
-        return out, reward, terminated, truncated, info
+        batch = (self.num_envs, *self._in_shape)
+        check_frames(self._NAME, obs, batch, dtype="uint8")
+        if "final_obs" not in info:
+            return self._fn(obs), reward, terminated, truncated, info
+        final = info["final_obs"]
+        what = "final observations"
+        if isinstance(final, np.ndarray) and final.dtype == object:  # Gymnasium's host layout
+            for f in final:
+                if f is not None:
+                    check_frames(self._NAME, f, self._in_shape, dtype="uint8", what=what)
+            packed = np.empty(final.shape, dtype=object)
+            for i, f in enumerate(final):
+                if f is not None:  # one entry, as a batch of one
+                    packed[i] = self._fn(f[None])[0]
+            out, final = self._fn(obs), packed
+        else:  # a batch: transformed with the observations, in one call
+            check_frames(self._NAME, final, batch, dtype="uint8", what=what)
+            out, final = self._both(obs, final)
+        return out, reward, terminated, truncated, {**info, "final_obs": final}
 
 
 class GrayscaleObservation(_ImageTransform, gym.utils.RecordConstructorArgs):
@@ -133,6 +134,7 @@ class GrayscaleObservation(_ImageTransform, gym.utils.RecordConstructorArgs):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self._in_shape = tuple(space.shape)
         self._fn = axp.Compiled(partial(grayscale, keep_dim=keep_dim))
+        self._both = axp.Compiled(partial(_pair, partial(grayscale, keep_dim=keep_dim)))
 
 
 class ResizeObservation(_ImageTransform, gym.utils.RecordConstructorArgs):
@@ -184,9 +186,9 @@ class ResizeObservation(_ImageTransform, gym.utils.RecordConstructorArgs):
         )
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self._in_shape = tuple(space.shape)
-        self._fn = axp.Compiled(
-            partial(resize, size=size, channels=len(space.shape) == 3, method=interpolation)
-        )
+        fn = partial(resize, size=size, channels=len(space.shape) == 3, method=interpolation)
+        self._fn = axp.Compiled(fn)
+        self._both = axp.Compiled(partial(_pair, fn))
 
 
 # ---------------------------------------------------------------- frame stack
