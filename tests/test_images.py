@@ -675,3 +675,62 @@ def test_the_atari_pipeline_on_a_real_ale_env():
     assert outs[1].shape == (2, 4, 84, 84) and outs[1].dtype == np.uint8
     for e in (ref, ours, on_jax):
         e.close()
+
+
+class _DeviceImageEnv(gym.Env):
+    """:class:`ImageEnv`'s frames, pre-rendered in a backend; flags and rewards are
+    Python values, as Gymnasium's single envs return them."""
+
+    metadata: dict = {"render_modes": []}
+
+    def __init__(self, backend, length, steps, shape=(42, 32, 3)):
+        src = ImageEnv(0, length, shape)
+        self.observation_space, self.action_space = src.observation_space, src.action_space
+        self.frames, self.flags = [], []
+        for _ in range(3):
+            self.frames.append([backend.to_backend(src.reset(seed=0)[0])])
+            self.flags.append([])
+            for _ in range(steps):
+                o, r, te, tr, _ = src.step(0)
+                self.frames[-1].append(backend.to_backend(o))
+                self.flags[-1].append((r, te, tr))
+        self.episode = -1
+
+    def reset(self, *, seed=None, options=None):
+        self.episode += 1
+        self.t = 0
+        return self.frames[self.episode][0], {}
+
+    def step(self, action):
+        self.t += 1
+        r, te, tr = self.flags[self.episode][self.t - 1]
+        return self.frames[self.episode][self.t], r, te, tr, {}
+
+
+@pytest.mark.parametrize("backend_name", ["jax", "torch"])
+def test_single_pipeline_on_device_is_gymnasiums_and_reads_nothing(backend_name):
+    b = make_backend(backend_name)
+
+    def stack(env):
+        env = anywrap.MaxAndSkipObservation(env, 2)
+        env = anywrap.GrayscaleObservation(env, keep_dim=True)
+        env = anywrap.ResizeObservation(env, (21, 16))
+        return anywrap.FrameStackObservation(env, 3, padding_type="zero")
+
+    def gym_stack(env):
+        env = GymGray(GymMaxSkip(env, 2), keep_dim=True)
+        return GymFrameStack(GymResize(env, (21, 16)), 3, padding_type="zero")
+
+    ours, ref = stack(_DeviceImageEnv(b, 5, 12)), gym_stack(ImageEnv(0, 5, (42, 32, 3)))
+    got, want = [ours.reset(seed=0)[0]], [ref.reset(seed=0)[0]]
+    ours.step(0)  # compile outside the guard
+    ref.step(0)
+    with _guard(backend_name)():
+        for _ in range(5):
+            out = ours.step(0)
+            got.append(out[0])
+            assert type(out[1]) is float and type(out[2]) is bool
+    want += [ref.step(0)[0] for _ in range(5)]
+    for t, (g, w) in enumerate(zip(got, want)):
+        assert isinstance(g, b.array_type)
+        assert_images_close(b.to_numpy(g), w, backend_name, f"call {t}")

@@ -31,7 +31,7 @@ Example:
     >>> for _ in range(2):
     ...     obs, state, *_ = step(state, jnp.zeros(8, jnp.int32))
     >>> obs.shape, obs[0, :, 0, 0].tolist()
-    ((8, 4, 6, 5), [0, 0, 39, 79])
+    ((8, 4, 6, 5), [0, 0, 40, 80])
 """
 
 from __future__ import annotations

@@ -102,14 +102,15 @@ class GrayscaleObservation(_ImageTransform, gym.utils.RecordConstructorArgs):
     SAME_STEP; here ``info["final_obs"]`` is converted too).
 
     Example:
-        >>> import gymnasium as gym
+        >>> import ale_py, gymnasium as gym
         >>> import anywrap
-        >>> envs = gym.make_vec("CarRacing-v3", num_envs=2, vectorization_mode="sync")
+        >>> gym.register_envs(ale_py)
+        >>> envs = gym.make_vec("ALE/Pong-v5", num_envs=2, vectorization_mode="sync")
         >>> envs = anywrap.vector.GrayscaleObservation(envs)
         >>> envs.observation_space
-        Box(0, 255, (2, 96, 96), uint8)
+        Box(0, 255, (2, 210, 160), uint8)
         >>> envs.reset(seed=0)[0].shape
-        (2, 96, 96)
+        (2, 210, 160)
 
     Change logs:
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
@@ -147,12 +148,13 @@ class ResizeObservation(_ImageTransform, gym.utils.RecordConstructorArgs):
     antialiased resize instead. Every autoreset mode works.
 
     Example:
-        >>> import gymnasium as gym
+        >>> import ale_py, gymnasium as gym
         >>> import anywrap
-        >>> envs = gym.make_vec("CarRacing-v3", num_envs=2, vectorization_mode="sync")
-        >>> envs = anywrap.vector.ResizeObservation(envs, (28, 28))
+        >>> gym.register_envs(ale_py)
+        >>> envs = gym.make_vec("ALE/Pong-v5", num_envs=2, vectorization_mode="sync")
+        >>> envs = anywrap.vector.ResizeObservation(envs, (84, 84))
         >>> envs.reset(seed=0)[0].shape
-        (2, 28, 28, 3)
+        (2, 84, 84, 3)
 
     Change logs:
      * v0.1.0 - Initially added, matching Gymnasium 1.4.

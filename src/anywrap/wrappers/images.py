@@ -50,13 +50,14 @@ class GrayscaleObservation(gym.ObservationWrapper, gym.utils.RecordConstructorAr
     channel axis of size 1. On JAX each call is one compiled program.
 
     Example:
-        >>> import gymnasium as gym
+        >>> import ale_py, gymnasium as gym
         >>> import numpy as np
         >>> import anywrap
-        >>> env = anywrap.GrayscaleObservation(gym.make("CarRacing-v3"))
+        >>> gym.register_envs(ale_py)
+        >>> env = anywrap.GrayscaleObservation(gym.make("ALE/Pong-v5"))
         >>> env.observation_space
-        Box(0, 255, (96, 96), uint8)
-        >>> env.observation(np.full((96, 96, 3), 43, np.uint8))[0, :3]
+        Box(0, 255, (210, 160), uint8)
+        >>> env.observation(np.full((210, 160, 3), 43, np.uint8))[0, :3]  # Gymnasium's 42
         array([42, 42, 42], dtype=uint8)
 
     Change logs:
@@ -103,14 +104,15 @@ class ResizeObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs)
     grey levels from Gymnasium's on sharp edges.
 
     Example:
-        >>> import gymnasium as gym
-        >>> import numpy as np
+        >>> import ale_py, gymnasium as gym
         >>> import anywrap
-        >>> env = anywrap.ResizeObservation(gym.make("CarRacing-v3"), (32, 32))
+        >>> gym.register_envs(ale_py)
+        >>> env = anywrap.ResizeObservation(gym.make("ALE/Pong-v5"), (84, 84))
         >>> env.observation_space
-        Box(0, 255, (32, 32, 3), uint8)
-        >>> env.observation(np.full((96, 96, 3), 9, np.uint8)).shape
-        (32, 32, 3)
+        Box(0, 255, (84, 84, 3), uint8)
+        >>> obs, _ = env.reset(seed=0)
+        >>> obs.shape, obs.dtype
+        ((84, 84, 3), dtype('uint8'))
 
     Change logs:
      * v0.1.0 - Initially added, matching Gymnasium 1.4.

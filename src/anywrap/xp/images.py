@@ -41,12 +41,12 @@ Example:
     >>> import numpy as np
     >>> from anywrap.xp.images import resize_images, resize_taps
     >>> index, weight = resize_taps(5, 2, "area")
-    >>> index.tolist(), weight.round(2).tolist()
-    ([[0, 2], [1, 3], [2, 4]], [[0.4, 0.2], [0.4, 0.4], [0.2, 0.4]])
+    >>> index.tolist(), (weight * 5).tolist()  # pixel 0: 1 * p0 + 1 * p1 + 0.5 * p2, over 2.5
+    ([[0, 2], [1, 3], [2, 4]], [[2.0, 1.0], [2.0, 2.0], [1.0, 2.0]])
     >>> img = np.arange(20, dtype=np.uint8).reshape(1, 4, 5, 1)
     >>> resize_images(img, (2, 2))[0, :, :, 0]
-    array([[ 4,  6],
-           [14, 16]], dtype=uint8)
+    array([[ 3,  6],
+           [13, 16]], dtype=uint8)
 """
 
 from __future__ import annotations
