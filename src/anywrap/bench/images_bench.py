@@ -23,7 +23,8 @@ per backend, full step (state update and stacked output) and state update
 alone (one frame per env written into the ring), and the bytes per env
 the buffer holds.
 
-Run ``python -m anywrap.bench.images_bench [--envs 256] [--steps 10] [--reps 5]``.
+Run ``python -m anywrap.bench.images_bench [--envs 256] [--steps 10] [--reps 5]
+[--torch-threads N] [--json FILE]``.
 
 Example:
     >>> from anywrap.bench.images_bench import run
@@ -286,7 +287,16 @@ def run(
         "depth": depth,
         "bytes_per_env": sizes,
         "machine": platform.platform(),
+        "torch_threads": _torch_threads(backends),
     }
+
+
+def _torch_threads(backends: Sequence[str]) -> int | None:
+    if "torch" not in backends:
+        return None
+    import torch
+
+    return int(torch.get_num_threads())
 
 
 def _minus(a: Timing | Failure, b: Timing | Failure) -> float | None:
@@ -302,8 +312,15 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     p.add_argument("--steps", type=int, default=10)
     p.add_argument("--reps", type=int, default=5)
     p.add_argument("--backends", default="jax,torch,numpy")
+    p.add_argument(
+        "--torch-threads", type=int, default=None, help="torch.set_num_threads (default: torch's)"
+    )
     p.add_argument("--json", default=None, help="write the results to this file")
     a = p.parse_args(argv)
+    if a.torch_threads is not None:
+        import torch
+
+        torch.set_num_threads(a.torch_threads)
     out = run(a.envs, a.steps, a.reps, backends=tuple(a.backends.split(",")))
     for name, f in out["pipeline"].items():
         if "error" in f:

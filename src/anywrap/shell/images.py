@@ -79,7 +79,8 @@ def check_positive_int(owner: str, name: str, value: Any, minimum: int) -> int:
 def dtype_name(x: Any) -> str:
     """``x``'s dtype as a plain name (``'uint8'``) in any library."""
     dtype = getattr(x, "dtype", None)
-    return getattr(dtype, "name", None) or str(dtype).replace("torch.", "")
+    name = getattr(dtype, "name", None) or str(dtype)
+    return name.rsplit(".", 1)[-1]  # torch.uint8, array_api_strict.uint8 -> uint8
 
 
 def check_frames(
