@@ -10,6 +10,12 @@ read is the output's own memory (the caller keeps it, so it cannot be a view
 of a buffer that the next step overwrites) and it costs what any stacked
 output costs. The buffer holds each frame once.
 
+The write is the one place where a transform reuses its input's memory:
+:func:`anywrap.xp.images.write_rows` writes in place on NumPy and PyTorch,
+and on JAX inside a step compiled with buffer donation
+(:class:`anywrap.xp.images.CompiledInPlace`). A state passed to a step must
+not be used again; the shells hand out copies (``state_dict``).
+
 An episode that has seen fewer than ``depth`` frames is padded in front, as
 Gymnasium's ``FrameStackObservation`` pads:
 

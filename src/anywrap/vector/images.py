@@ -416,16 +416,6 @@ class MaxAndSkipObservation(OwnedState, VectorWrapper, gym.utils.RecordConstruct
         self._fn = CompiledInPlace(max_and_skip)
         self._reset = CompiledInPlace(reset_max_frames)
 
-    def _follow_env(self, obs: Any) -> None:
-        if self._data_type is None or type(obs) is not self._data_type:
-            before = self._data_type
-            self._follow(obs)
-            if before is None or self._xp is not np:
-                pending = self._state.pending
-                wide = axp.wide_float(self._xp, self._device)
-                if pending.dtype != wide:
-                    self._state = self._state._replace(pending=axp.astype(pending, wide))
-
     def _like_state(self, x: Any) -> Any:
         return x if type(x) is self._data_type else convert_tree(x, self._xp, self._device)
 
@@ -436,7 +426,7 @@ class MaxAndSkipObservation(OwnedState, VectorWrapper, gym.utils.RecordConstruct
         mask = reset_mask_of(self._NAME, options, self.num_envs)
         obs, info = self.env.reset(seed=seed, options=options)
         check_frames(self._NAME, obs, (self.num_envs, *self._frame_shape))
-        self._follow_env(obs)
+        self._follow(obs)
         mask = self._reset_mask_like_state(mask, obs)
         self._state = self._reset(self._state, mask)
         return obs, info
@@ -462,7 +452,7 @@ class MaxAndSkipObservation(OwnedState, VectorWrapper, gym.utils.RecordConstruct
                     else:
                         finals.append(final_rows(final, info["_final_obs"], obs))
                         check_frames(self._NAME, finals[-1], shape, what="final observations")
-        self._follow_env(frames[-1])
+        self._follow(frames[-1])
         conv = self._like_state
         self._state, out = self._fn(
             self._state,
