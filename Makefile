@@ -15,7 +15,8 @@ $(VENV)/.demo-ready: pyproject.toml
 	touch $@
 
 # Everything the test suite touches, so that no test is skipped: every backend
-# (torch CPU 2.13.0, jax, tensorflow-cpu, array-api-strict), brax and gymnax.
+# (torch CPU 2.13.0, jax, tensorflow-cpu, array-api-strict), brax and gymnax;
+# the dev extra brings OpenCV and ale-py (Atari, ROMs included) for the image wrappers.
 # gymnax 1.0.1 caps gymnasium below 1.4 although it runs with it: installed
 # without its dependency check, its other needs named here.
 # RecordHTML's browser test drives Debian's chromium with Playwright (the dev

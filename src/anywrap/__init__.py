@@ -27,9 +27,13 @@ from anywrap.checkpoint import load_state, save_state
 from anywrap.convert.wrappers import CONVERSION_NAMES
 from anywrap.wrappers import (
     ClipAction,
+    FrameStackObservation,
+    GrayscaleObservation,
+    MaxAndSkipObservation,
     NormalizeObservation,
     NormalizeReward,
     RecordEpisodeStatistics,
+    ResizeObservation,
     TransformObservation,
     TransformReward,
 )
@@ -39,10 +43,14 @@ __version__ = "0.1.0"
 __all__ = [
     *CONVERSION_NAMES,
     "ClipAction",
+    "FrameStackObservation",
+    "GrayscaleObservation",
+    "MaxAndSkipObservation",
     "NormalizeObservation",
     "NormalizeReward",
     "RecordEpisodeStatistics",
     "RecordHTML",
+    "ResizeObservation",
     "TransformObservation",
     "TransformReward",
     "distributed",

@@ -46,6 +46,12 @@ from .core import (
     batch_ndim,
     find_state,
 )
+from .images import (
+    FrameStackObservation,
+    FrameStackState,
+    GrayscaleObservation,
+    ResizeObservation,
+)
 from .record import RecordTrajectory, Trajectory, write_report
 from .vector import FunctionalVectorEnv, to_vector_env
 from .wrappers import (
@@ -68,9 +74,12 @@ __all__ = [
     "BraxEnv",
     "ClipAction",
     "EpisodeStatisticsState",
+    "FrameStackObservation",
+    "FrameStackState",
     "FuncEnvAdapter",
     "FunctionalEnv",
     "FunctionalVectorEnv",
+    "GrayscaleObservation",
     "GymnaxEnv",
     "NormalizeObservation",
     "NormalizeObservationState",
@@ -78,6 +87,7 @@ __all__ = [
     "NormalizeRewardState",
     "RecordEpisodeStatistics",
     "RecordTrajectory",
+    "ResizeObservation",
     "Step",
     "Trajectory",
     "TransformObservation",

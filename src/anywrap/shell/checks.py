@@ -131,9 +131,7 @@ def step_values(
             return reward
         if math.prod(shape) == 1:
             return axp.namespace(reward).reshape(reward, ())
-        raise ValueError(
-            f"{owner}: expected a scalar reward (one env), got {axp.describe(reward)}"
-        )
+        raise ValueError(f"{owner}: expected a scalar reward (one env), got {axp.describe(reward)}")
     expected = (num_envs,)
     for name, x in (("reward", reward), ("terminated", terminated), ("truncated", truncated)):
         shape = getattr(x, "shape", None)

@@ -152,21 +152,24 @@ class StatefulShell:
         return self._import(unflatten(self._state, values))
 
 
-_LOADABLE = {"f": ("float32", "float64"), "i": ("int32", "int64"), "u": ("uint32", "uint64")}
+_FLOATS = ("float32", "float64")
 
 
 def _check_entry(owner: str, key: str, value: np.ndarray, own: np.dtype) -> None:
-    """A saved entry must hold the kind of number the wrapper keeps, and a
-    variance or count must be a finite non-negative number."""
+    """A saved entry must hold the kind of number the wrapper keeps (a float32 or
+    float64 where it keeps floats, an integer where it keeps integers, a bool
+    where it keeps bools), and a variance or count a finite non-negative number."""
     kind = own.kind
-    if kind == "b":
-        ok = value.dtype.kind == "b"
+    if kind == "f":
+        ok = value.dtype.name in _FLOATS
+        expected = " or ".join(_FLOATS)
+    elif kind in "iu":
+        ok = value.dtype.kind in "iu" and np.can_cast(value.dtype, own, "same_kind")
+        expected = f"integers that fit {own.name}"
     else:
-        ok = value.dtype.name in _LOADABLE.get(kind, (own.name,))
-        if kind == "i" and value.dtype.kind == "u":  # a count saved unsigned
-            ok = value.dtype.name in _LOADABLE["u"]
+        ok = value.dtype == own
+        expected = own.name
     if not ok:
-        expected = "bool" if kind == "b" else " or ".join(_LOADABLE.get(kind, (own.name,)))
         raise ValueError(
             f"{owner}.load_state_dict: {key!r} holds {value.dtype.name} values, this wrapper "
             f"keeps {own.name} (expected {expected})"

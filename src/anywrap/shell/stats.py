@@ -173,7 +173,9 @@ class HoldsStatistics(StatefulShell):
         owner = wrapper_name(self)
         try:
             value = tree_map(
-                lambda mine, theirs: _holder_like(owner, name, mine, theirs), own, value,
+                lambda mine, theirs: _holder_like(owner, name, mine, theirs),
+                own,
+                value,
                 is_leaf=_is_holder,
             )
         except (KeyError, IndexError, TypeError) as e:

@@ -9,16 +9,26 @@ from anywrap.convert.wrappers import CONVERSION_NAMES
 from anywrap.vector import convert as _convert
 from anywrap.vector.action import ClipAction
 from anywrap.vector.episode import RecordEpisodeStatistics
+from anywrap.vector.images import (
+    FrameStackObservation,
+    GrayscaleObservation,
+    MaxAndSkipObservation,
+    ResizeObservation,
+)
 from anywrap.vector.observation import NormalizeObservation, TransformObservation
 from anywrap.vector.reward import NormalizeReward, TransformReward
 
 __all__ = [
     *CONVERSION_NAMES,
     "ClipAction",
+    "FrameStackObservation",
+    "GrayscaleObservation",
+    "MaxAndSkipObservation",
     "NormalizeObservation",
     "NormalizeReward",
     "RecordEpisodeStatistics",
     "RecordHTML",
+    "ResizeObservation",
     "TransformObservation",
     "TransformReward",
 ]

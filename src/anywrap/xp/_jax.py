@@ -138,7 +138,7 @@ def _jit(fn: Callable[..., Any]) -> Callable[..., Any]:
     return jax.jit(fn)
 
 
-JAX = register_backend(
+JAX: Backend = register_backend(
     Backend(
         "jax",
         (jax.Array, jax.core.Tracer),
@@ -148,6 +148,7 @@ JAX = register_backend(
         from_array=_from_array,
         to_device=_to_device,
         jit=_jit,
+        jit_donating=lambda fn: jax.jit(fn, donate_argnums=0),
         has_float64=lambda dev: bool(jax.config.read("jax_enable_x64")),  # switchable: no cache
         check_device=_check_device,
         aliases=("jnp", "jax.numpy", "jaxlib"),
@@ -226,3 +227,6 @@ def _last_true_indices_jax(mask: Any, k: int) -> Any:
     if k > n:  # a buffer longer than the batch: pad with a valid index
         idx = jnp.concatenate([idx, jnp.zeros((k - n,), idx.dtype)])
     return idx
+
+
+from anywrap.xp import _jax_images as _jax_images  # noqa: E402  (image ops)

@@ -77,7 +77,7 @@ def _to_device(x: Any, device: Any) -> Any:
     return x.to(target)
 
 
-TORCH = register_backend(
+TORCH: Backend = register_backend(
     Backend(
         "torch",
         (torch.Tensor,),
@@ -91,3 +91,6 @@ TORCH = register_backend(
         aliases=("pytorch",),
     )
 )
+
+
+from anywrap.xp import _torch_images as _torch_images  # noqa: E402  (image ops)

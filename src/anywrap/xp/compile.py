@@ -20,9 +20,17 @@ from anywrap.xp.registry import backend_of
 __all__ = ["Compiled", "jit"]
 
 
-def jit(like: Any, fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn`` compiled by the backend of the array ``like`` (see :attr:`Backend.jit`)."""
-    return backend_of(like).jit(fn)
+def jit(like: Any, fn: Callable[..., Any], *, donate: bool = False) -> Callable[..., Any]:
+    """``fn`` compiled by the backend of the array ``like`` (see :attr:`Backend.jit`).
+
+    ``donate=True`` lets the compiled program reuse the memory of ``fn``'s
+    first argument (:attr:`Backend.jit_donating`): the caller gives that
+    argument up and must hold no other reference to its arrays.
+    """
+    b = backend_of(like)
+    if donate and b.jit_donating is not None:
+        return b.jit_donating(fn)
+    return b.jit(fn)
 
 
 class Compiled:
@@ -37,13 +45,21 @@ class Compiled:
     argument that is not a host value, for functions whose inputs mix a
     device array with Python or NumPy numbers (a JAX observation and a float
     reward): the host values then go in as inputs of the compiled program.
+
+    ``donate=True`` is for a step whose first argument is a state that owns
+    its memory (a ring buffer of frames): the program may overwrite it
+    (``jax.jit`` with ``donate_argnums=0``), so the caller passes the state
+    and keeps only what the step returns.
     """
 
-    __slots__ = ("_by_type", "dispatch_arg", "fn")
+    __slots__ = ("_by_type", "dispatch_arg", "donate", "fn")
 
-    def __init__(self, fn: Callable[..., Any], dispatch_arg: int | None = 0) -> None:
+    def __init__(
+        self, fn: Callable[..., Any], dispatch_arg: int | None = 0, *, donate: bool = False
+    ) -> None:
         self.fn = fn
         self.dispatch_arg = dispatch_arg
+        self.donate = donate
         self._by_type: dict[type, Callable[..., Any]] = {}
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -56,5 +72,5 @@ class Compiled:
             like = first_leaf(args[self.dispatch_arg])
         f = self._by_type.get(type(like))
         if f is None:
-            f = self._by_type[type(like)] = jit(like, self.fn)
+            f = self._by_type[type(like)] = jit(like, self.fn, donate=self.donate)
         return f(*args, **kwargs)

@@ -64,11 +64,13 @@ ENTRY_POINT_GROUP = "anywrap.backends"
 """Entry points of this group name a module that registers a backend when imported."""
 
 # The backends that live inside the xp layer, imported the first time one of
-# their arrays or names is met. Keyed by a top-level module name.
+# their arrays or names is met. Keyed by a top-level module name or an alias.
 _CORE_LAZY: dict[str, str] = {
     "jax": "anywrap.xp._jax",
     "jaxlib": "anywrap.xp._jax",
+    "jnp": "anywrap.xp._jax",
     "torch": "anywrap.xp._torch",
+    "pytorch": "anywrap.xp._torch",
 }
 
 _HOST_TYPES: tuple[type, ...] = (np.ndarray, np.generic, float, int, bool)
@@ -102,6 +104,8 @@ class Backend:
             host copy).
         to_device: ``(x, device) -> `` ``x`` (this library's) moved to ``device``.
         jit: ``fn -> `` a compiled ``fn`` (default: ``fn`` itself, eager).
+        jit_donating: ``fn -> `` a compiled ``fn`` that may reuse the memory of its
+            first argument (default: :attr:`jit`).
         has_float64: ``device -> `` whether float64 arrays can live there
             (default: a probe, made once per device).
         exportable: ``x -> `` ``x`` in a form whose ``__dlpack__`` can be
@@ -120,6 +124,7 @@ class Backend:
     from_array: Callable[[Any, Any], Any] | None = None
     to_device: Callable[[Any, Any], Any] | None = None
     jit: Callable[[Callable[..., Any]], Callable[..., Any]] = _never_compile
+    jit_donating: Callable[[Callable[..., Any]], Callable[..., Any]] | None = None
     has_float64: Callable[[Any], bool] | None = None
     exportable: Callable[[Any], Any] | None = None
     check_device: Callable[[Any], None] | None = None
@@ -396,7 +401,7 @@ def backend_named(name: str | ModuleType) -> Backend:
         try:
             module = importlib.import_module(key)
         except ImportError:
-            known = sorted({*_by_name, *_CORE_LAZY, *_entry_point_map()} - {"jaxlib"})
+            known = sorted({*_by_name, *_CORE_LAZY, *_entry_point_map()} - {"jaxlib", "jnp"})
             raise ValueError(
                 f"unknown array library {name!r}: expected one of {known}, or the import "
                 "name of an installed Array API library"

@@ -1,0 +1,453 @@
+"""Image operations outside the Array API standard, one registration per backend.
+
+* :func:`resize_images`: resize a batch of ``uint8`` images ``(B, H, W, C)``.
+
+  - ``method="area"`` (the default of the wrappers) is OpenCV's
+    ``cv2.resize(..., interpolation=cv2.INTER_AREA)``, Gymnasium's resize.
+    The generic form, written once against the Array API, applies OpenCV's
+    own filter taps (:func:`resize_taps`) separably in float32, rows then
+    columns, in OpenCV's order. NumPy calls OpenCV itself when it is
+    installed; JAX takes the generic form (fused by ``jax.jit``); PyTorch
+    applies the same taps as two matrix products.
+  - ``method="bilinear"``: an antialiased bilinear (triangle) filter, each
+    backend's own: ``jax.image.resize(..., "linear", antialias=True)``,
+    ``torch.nn.functional.interpolate(..., "bilinear", antialias=True)``, and
+    the same taps written out elsewhere. It is *not* Gymnasium's filter.
+
+* :func:`write_rows`: ``buffer[index] = rows`` along axis 0, the one write of a
+  ring buffer. NumPy and PyTorch write into ``buffer`` and return it; JAX
+  returns a new array, which a compiled step reuses in place when it is
+  compiled with ``Compiled(fn, donate=True)``.
+
+Each is a :class:`~anywrap.xp.Route`: JAX and PyTorch register their kernels
+with :meth:`anywrap.xp.Backend.route` (``_jax_images.py``, ``_torch_images.py``).
+
+* :func:`gray_fix_table`: where Gymnasium's float64 grayscale lands below an
+  integer (see :mod:`anywrap.transforms.images`).
+
+How far the ``area`` backends are from OpenCV (measured by the tests on
+random and Atari frames; all ``uint8``):
+
+- NumPy with OpenCV: OpenCV itself, so exact.
+- NumPy without OpenCV: OpenCV's arithmetic written out (its float32 area
+  sums when both sides shrink, its integer block sums for whole-number
+  ratios, its fixed-point bilinear when a side grows): exact on every size
+  the tests try (they compare with OpenCV where it is installed).
+- JAX and PyTorch: within 1, on a small fraction of pixels (XLA and the
+  matrix product sum the same float32 terms in another order).
+
+Example:
+    >>> import numpy as np
+    >>> from anywrap.xp.images import resize_images, resize_taps
+    >>> index, weight = resize_taps(5, 2, "area")
+    >>> index.tolist(), (weight * 5).tolist()  # pixel 0: 1 * p0 + 1 * p1 + 0.5 * p2, over 2.5
+    ([[0, 2], [1, 3], [2, 4]], [[2.0, 1.0], [2.0, 2.0], [1.0, 2.0]])
+    >>> img = np.arange(20, dtype=np.uint8).reshape(1, 4, 5, 1)
+    >>> resize_images(img, (2, 2))[0, :, :, 0]
+    array([[ 3,  6],
+           [13, 16]], dtype=uint8)
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import sys
+from typing import Any
+
+import numpy as np
+
+from anywrap.xp import Array, Route, astype, device, namespace
+
+__all__ = [
+    "GRAY_WEIGHTS",
+    "METHODS",
+    "gray_fix_table",
+    "gray_lut",
+    "host_constant",
+    "resize_images",
+    "resize_taps",
+    "rgb_keys",
+    "rgb_to_gray",
+    "write_rows",
+]
+
+METHODS = ("area", "bilinear")
+"""The resize filters: OpenCV's ``INTER_AREA`` (Gymnasium's) and antialiased bilinear."""
+
+GRAY_WEIGHTS = (0.2125, 0.7154, 0.0721)
+"""Gymnasium's grayscale weights of the red, green and blue channels."""
+
+
+# ----------------------------------------------------------------- the taps
+def _opencv_area_taps(n_in: int, n_out: int) -> list[list[tuple[int, float]]]:
+    """OpenCV's ``computeResizeAreaTab``: each output pixel's source pixels and weights."""
+    scale = 1.0 / (n_out / n_in)  # OpenCV works from the inverse scale, in double
+    taps = []
+    for d in range(n_out):
+        f1 = d * scale
+        f2 = f1 + scale
+        cell = min(scale, n_in - f1)
+        s2 = min(math.floor(f2), n_in - 1)
+        s1 = min(math.ceil(f1), s2)
+        t = []
+        if s1 - f1 > 1e-3:
+            t.append((s1 - 1, float(np.float32((s1 - f1) / cell))))
+        t.extend((s, float(np.float32(1.0 / cell))) for s in range(s1, s2))
+        if f2 - s2 > 1e-3:
+            t.append((s2, float(np.float32(min(min(f2 - s2, 1.0), cell) / cell))))
+        taps.append(t)
+    return taps
+
+
+def _opencv_area_linear_taps(n_in: int, n_out: int) -> list[list[tuple[int, float]]]:
+    """OpenCV's bilinear coefficients for ``INTER_AREA`` when it does not shrink
+    both sides (``fx`` from the area-mode formula), in float rather than its fixed point."""
+    inv = n_out / n_in
+    scale = 1.0 / inv
+    taps = []
+    for d in range(n_out):
+        s = math.floor(d * scale)
+        fx = float(np.float32((d + 1) - (s + 1) * inv))
+        fx = 0.0 if fx <= 0 else fx - math.floor(fx)
+        if s < 0:
+            s, fx = 0, 0.0
+        if s >= n_in - 1:
+            s, fx = n_in - 1, 0.0
+        taps.append([(s, 1.0 - fx), (min(s + 1, n_in - 1), fx)])
+    return taps
+
+
+def _triangle_taps(n_in: int, n_out: int) -> list[list[tuple[int, float]]]:
+    """Antialiased bilinear: a triangle filter as wide as the scale when shrinking
+    (PIL's, PyTorch's and ``jax.image.resize``'s), plain bilinear when enlarging."""
+    scale = n_in / n_out
+    support = max(scale, 1.0)
+    taps = []
+    for d in range(n_out):
+        center = scale * (d + 0.5)
+        lo = max(int(center - support + 0.5), 0)
+        hi = min(int(center + support + 0.5), n_in)
+        w = [max(0.0, 1.0 - abs((j - center + 0.5) / support)) for j in range(lo, hi)]
+        total = sum(w)
+        taps.append([(lo + j, wj / total) for j, wj in enumerate(w) if wj > 0])
+    return taps
+
+
+@functools.lru_cache(maxsize=64)
+def resize_taps(
+    n_in: int, n_out: int, method: str = "area", shrink_both: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    """The filter of one axis: ``(index, weight)``, each ``(K, n_out)``.
+
+    Output pixel ``d`` is ``sum_k weight[k, d] * input[index[k, d]]``, summed
+    in ``k`` order (OpenCV's). Unused taps have weight 0 and repeat a valid
+    index. ``shrink_both`` (``area`` only): OpenCV takes its area filter only
+    when neither side grows; otherwise its bilinear coefficients.
+
+    The arrays are read-only (they are cached).
+    """
+    if method == "area":
+        taps = (_opencv_area_taps if shrink_both else _opencv_area_linear_taps)(n_in, n_out)
+    elif method == "sum":  # a whole-number ratio: the block's plain sum
+        k = n_in // n_out
+        taps = [[(d * k + j, 1.0) for j in range(k)] for d in range(n_out)]
+    elif method == "bilinear":
+        taps = _triangle_taps(n_in, n_out)
+    else:
+        raise ValueError(f"resize: expected a method in {METHODS}, got {method!r}")
+    k = max(len(t) for t in taps)
+    index = np.zeros((k, n_out), np.int32)
+    weight = np.zeros((k, n_out), np.float32)
+    for d, t in enumerate(taps):
+        for j in range(k):
+            s, w = t[j] if j < len(t) else (t[-1][0], 0.0)
+            index[j, d], weight[j, d] = s, w
+    index.setflags(write=False)
+    weight.setflags(write=False)
+    return index, weight
+
+
+def shrinks_both(src: tuple[int, int], dst: tuple[int, int]) -> bool:
+    """Whether OpenCV's ``INTER_AREA`` takes its area filter (neither side grows)."""
+    return src[0] >= dst[0] and src[1] >= dst[1]
+
+
+_constants: dict[tuple[int, type, str], tuple[np.ndarray, Any]] = {}
+
+
+def host_constant(table: np.ndarray, like: Array) -> Array:
+    """``table`` (a NumPy constant) as an array of ``like``'s library, on its device.
+
+    Cached per device, so a step moves no table; inside ``jax.jit`` it becomes
+    a constant of the compiled program.
+    """
+    xp = namespace(like)
+    if xp is np:
+        return table
+    dev = device(like)
+    if dev is None:  # a traced value: the table is a constant of the program
+        return xp.asarray(table)
+    key = (id(table), type(like), str(dev))
+    hit = _constants.get(key)
+    if hit is None:  # the entry keeps ``table`` alive, so its id is never reused
+        # (from a writable copy: PyTorch warns about read-only NumPy arrays)
+        hit = _constants[key] = (table, xp.asarray(np.array(table), device=dev))
+    return hit[1]
+
+
+# ------------------------------------------------------------------- resize
+@Route
+def resize_images(images: Array, size: tuple[int, int], method: str = "area") -> Array:
+    """Resize ``uint8`` images ``(B, H, W, C)`` to ``(B, size[0], size[1], C)``.
+
+    ``method`` is ``"area"`` (OpenCV's ``INTER_AREA``, Gymnasium's) or
+    ``"bilinear"`` (antialiased). The result is rounded to the nearest
+    integer (ties to even, as OpenCV's ``cvRound``) and saturated to 0..255.
+    """
+    return resize_separable(images, size, method)
+
+
+def resize_separable(images: Array, size: tuple[int, int], method: str) -> Array:
+    """The generic :func:`resize_images`: the taps of each axis, in float32, columns first.
+
+    OpenCV filters each source row along its width, then sums the filtered
+    rows; this does the same, in the same order, so in float32 it gives
+    OpenCV's numbers where OpenCV itself works in float32.
+    """
+    xp = namespace(images)
+    h_in, w_in = images.shape[1], images.shape[2]
+    both = shrinks_both((h_in, w_in), size)
+    x = astype(images, xp.float32)
+    ky, kx = h_in // size[0], w_in // size[1]
+    if method == "area" and (ky * size[0], kx * size[1]) == (h_in, w_in):
+        # Whole-number ratios: OpenCV sums each block in integers, then scales
+        # by 1/area in float32 (its 2x2 kernel adds 2 and shifts instead).
+        ones = tap_rows(w_in, size[1], "sum", True)
+        rows = _apply_taps(xp, x, ones, axis=2, like=images)
+        total = _apply_taps(xp, rows, tap_rows(h_in, size[0], "sum", True), axis=1, like=images)
+        if (ky, kx) == (2, 2):
+            out = xp.floor((total + 2.0) / 4.0)
+        else:
+            out = xp.round(total * float(np.float32(1.0 / (ky * kx))))
+        return astype(xp.clip(out, 0, 255), xp.uint8)
+    if method == "area" and not both:
+        return _grow_fixed_point(xp, images, size)
+    rows = _apply_taps(xp, x, tap_rows(w_in, size[1], method, both), axis=2, like=images)
+    out = _apply_taps(xp, rows, tap_rows(h_in, size[0], method, both), axis=1, like=images)
+    return astype(xp.clip(xp.round(out), 0, 255), xp.uint8)
+
+
+def _grow_fixed_point(xp: Any, images: Array, size: tuple[int, int]) -> Array:
+    """OpenCV's ``INTER_AREA`` where a side grows: bilinear in 11-bit fixed point.
+
+    Columns: ``p0 * a0 + p1 * a1`` with ``a = round(2048 * coefficient)``;
+    rows: its vectorised rounding,
+    ``(((b0 * (r0 >> 4)) >> 16) + ((b1 * (r1 >> 4)) >> 16) + 2) >> 2``.
+    """
+    x = astype(images, xp.int32)
+    h_in, w_in = images.shape[1], images.shape[2]
+    (ix0, ax0), (ix1, ax1) = fixed_rows(w_in, size[1])
+    (iy0, ay0), (iy1, ay1) = fixed_rows(h_in, size[0])
+
+    def c(t: np.ndarray) -> Array:
+        return host_constant(t, images)
+
+    cols = (1, 1, size[1], 1)
+    rows = xp.take(x, c(ix0), axis=2) * xp.reshape(c(ax0), cols) + xp.take(
+        x, c(ix1), axis=2
+    ) * xp.reshape(c(ax1), cols)
+    shr = xp.bitwise_right_shift
+    lines = (1, size[0], 1, 1)
+
+    def part(index: np.ndarray, weight: np.ndarray) -> Array:
+        r = shr(xp.take(rows, c(index), axis=1), 4)
+        return shr(r * xp.reshape(c(weight), lines), 16)
+
+    out = shr(part(iy0, ay0) + part(iy1, ay1) + 2, 2)
+    return astype(xp.clip(out, 0, 255), xp.uint8)
+
+
+@functools.lru_cache(maxsize=64)
+def fixed_rows(n_in: int, n_out: int) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+    """OpenCV's two bilinear taps of one growing axis, weights in 1/2048 (int32)."""
+    out = []
+    for index, weight in tap_rows(n_in, n_out, "area", False):
+        w = np.round(weight * np.float32(2048)).astype(np.int32)
+        w.setflags(write=False)
+        out.append((index, w))
+    return tuple(out)
+
+
+def _apply_taps(
+    xp: Any, x: Array, taps: tuple[tuple[np.ndarray, np.ndarray], ...], axis: int, like: Any
+) -> Array:
+    shape = [1] * x.ndim
+    shape[axis] = taps[0][0].shape[0]
+    acc = None
+    for index, weight in taps:
+        idx = host_constant(index, like)
+        w = xp.reshape(host_constant(weight, like), tuple(shape))
+        term = xp.take(x, idx, axis=axis) * w
+        acc = term if acc is None else acc + term
+    return acc
+
+
+@functools.lru_cache(maxsize=64)
+def tap_rows(
+    n_in: int, n_out: int, method: str, shrink_both: bool
+) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+    """:func:`resize_taps` as one ``(index, weight)`` pair of rows per tap (cached)."""
+    index, weight = resize_taps(n_in, n_out, method, shrink_both)
+    rows = []
+    for k in range(index.shape[0]):
+        i, w = np.ascontiguousarray(index[k]), np.ascontiguousarray(weight[k])
+        i.setflags(write=False)
+        w.setflags(write=False)
+        rows.append((i, w))
+    return tuple(rows)
+
+
+def _resize_numpy(images: np.ndarray, size: tuple[int, int], method: str = "area") -> np.ndarray:
+    if method == "area":
+        cv2 = _opencv()
+        if cv2 is not None:
+            b, _, _, c = images.shape
+            out = np.empty((b, size[0], size[1], c), np.uint8)
+            for i in range(b):  # OpenCV resizes one image at a time
+                out[i] = cv2.resize(
+                    images[i], (size[1], size[0]), interpolation=cv2.INTER_AREA
+                ).reshape(size[0], size[1], c)
+            return out
+    return resize_separable(images, size, method)
+
+
+resize_images.register(np.ndarray)(_resize_numpy)
+
+
+@functools.cache
+def _opencv() -> Any:
+    """OpenCV's ``cv2`` module, or None where it is not installed."""
+    try:
+        import cv2
+    except ImportError:
+        return None
+    return cv2
+
+
+# ------------------------------------------------------- the ring buffer's write
+@Route
+def write_rows(buffer: Array, index: Array, rows: Array) -> Array:
+    """``buffer`` with ``buffer[index[i]] = rows[i]`` along axis 0.
+
+    ``index`` is 1-D, without repeats, in increasing order. NumPy and PyTorch
+    write into ``buffer`` and return it: the caller gives up the old value
+    (a ring buffer owns its memory and hands out only copies). JAX returns a
+    new array, reusing ``buffer``'s memory when the step is compiled with
+    ``Compiled(fn, donate=True)``. The generic form (any other library) builds a
+    new array with ``where``: correct, but it copies the whole buffer.
+    """
+    xp = namespace(buffer)
+    m, n = buffer.shape[0], index.shape[0]
+    dev = device(buffer)
+    slots = xp.arange(m, dtype=index.dtype, device=dev)
+    # owner[j]: which row of ``rows`` slot j would take (n = none)
+    owner = xp.searchsorted(index, slots)
+    owner_c = xp.clip(owner, 0, n - 1)
+    hit = xp.take(index, owner_c) == slots
+    hit = xp.reshape(hit, (m,) + (1,) * (buffer.ndim - 1))
+    return xp.where(hit, xp.take(astype(rows, buffer.dtype), owner_c, axis=0), buffer)
+
+
+@write_rows.register(np.ndarray)
+def _write_rows_numpy(buffer: np.ndarray, index: Any, rows: Any) -> np.ndarray:
+    buffer[index] = rows
+    return buffer
+
+
+# ---------------------------------------------------------------- grayscale
+@functools.cache
+def gray_fix_table() -> np.ndarray:
+    """Colours where Gymnasium's float64 grayscale lands just below an integer.
+
+    Gymnasium computes ``0.2125 r + 0.7154 g + 0.0721 b`` in float64 and
+    truncates. The exact value is ``(2125 r + 7154 g + 721 b) / 10000``;
+    where that is a whole number ``k``, float64 rounding sometimes gives
+    ``k - 1e-14``, which truncates to ``k - 1`` (grey 43 becomes 42). This
+    table, indexed by ``256 r + g``, holds the ``b`` of each such colour
+    (-1 elsewhere; 721 is invertible modulo 10000, so no two share ``r, g``).
+    It is found by evaluating Gymnasium's float64 formula on every colour
+    whose exact value is whole.
+
+    Example:
+        >>> t = gray_fix_table()
+        >>> int(t[43 * 256 + 43])
+        43
+    """
+    # 721 is invertible modulo 10000, so each (r, g) has at most one b in
+    # 0..9999 making the sum whole: only 65536 candidates to evaluate.
+    c = np.arange(256, dtype=np.int64)
+    r, g = (a.ravel() for a in np.meshgrid(c, c, indexing="ij"))
+    b = (-(2125 * r + 7154 * g) * pow(721, -1, 10000)) % 10000
+    ok = b < 256
+    rgb = np.stack([r[ok], g[ok], b[ok]], axis=-1).astype(np.uint8)
+    exact = (2125 * r[ok] + 7154 * g[ok] + 721 * b[ok]) // 10000
+    gym = np.sum(np.multiply(rgb, np.array(GRAY_WEIGHTS)), axis=-1).astype(np.uint8)
+    low = gym != exact
+    table = np.full(65536, -1, np.int16)
+    table[rgb[low, 0].astype(np.int64) * 256 + rgb[low, 1]] = rgb[low, 2]
+    table.setflags(write=False)
+    return table
+
+
+@Route
+def rgb_to_gray(images: Array) -> Array:
+    """Gymnasium's grayscale of ``uint8`` RGB images ``(..., 3)`` -> ``(...)``, exactly.
+
+    The generic form, written once against the Array API: the exact integer
+    ``(2125 r + 7154 g + 721 b) // 10000``, one lower on the colours of
+    :func:`gray_fix_table`. NumPy and PyTorch register :func:`gray_lut`
+    lookups instead (fewer passes over the image; JAX fuses these into one).
+    """
+    xp = namespace(images)
+    x = astype(images, xp.int32)
+    r, g, b = x[..., 0], x[..., 1], x[..., 2]
+    gray = (r * 2125 + g * 7154 + b * 721) // 10000
+    table = host_constant(gray_fix_table(), images)
+    below = xp.take(table, xp.reshape(r * 256 + g, (-1,))) == xp.reshape(b, (-1,))
+    gray = gray - xp.reshape(astype(below, xp.int32), gray.shape)
+    return astype(gray, xp.uint8)
+
+
+@functools.cache
+def gray_lut() -> np.ndarray:
+    """Gymnasium's grayscale of every colour: ``uint8``, indexed by ``r | (g << 8) | (b << 16)``
+    (the bytes ``r, g, b, 0`` read as one little-endian integer).
+
+    Gymnasium's own float64 formula, evaluated once (16 MiB, about half a second).
+    """
+    c = np.arange(256, dtype=np.uint8)
+    g, r = (a.ravel() for a in np.meshgrid(c, c, indexing="ij"))  # r varies fastest
+    lut = np.empty(1 << 24, np.uint8)
+    weights = np.array(GRAY_WEIGHTS)
+    for b in range(256):
+        rgb = np.stack([r, g, np.full(65536, b, np.uint8)], axis=-1)
+        lut[b << 16 : (b + 1) << 16] = np.sum(np.multiply(rgb, weights), axis=-1).astype(np.uint8)
+    lut.setflags(write=False)
+    return lut
+
+
+def rgb_keys(images: np.ndarray) -> np.ndarray:
+    """``r | (g << 8) | (b << 16)`` of ``uint8`` RGB images (NumPy), :func:`gray_lut`'s index."""
+    if sys.byteorder != "little":  # pragma: no cover - no such machine in CI
+        x = images.astype(np.int32)
+        return x[..., 0] | (x[..., 1] << 8) | (x[..., 2] << 16)
+    padded = np.empty((*images.shape[:-1], 4), np.uint8)
+    padded[..., :3] = images
+    padded[..., 3] = 0
+    return padded.view(np.int32)[..., 0]
+
+
+@rgb_to_gray.register(np.ndarray)
+def _rgb_to_gray_numpy(images: np.ndarray) -> np.ndarray:
+    return gray_lut()[rgb_keys(images)]
