@@ -102,3 +102,6 @@ def _last_true_indices_jax(mask: Any, k: int) -> Any:
     if k > n:  # a buffer longer than the batch: pad with a valid index
         idx = jnp.concatenate([idx, jnp.zeros((k - n,), idx.dtype)])
     return idx
+
+
+from anywrap.xp import _jax_random  # noqa: E402, F401  (random ops: xp/random.py)

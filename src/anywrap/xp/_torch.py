@@ -22,3 +22,6 @@ def _device_torch(x: Any) -> Any:
 @_xp._to_numpy.register(torch.Tensor)
 def _to_numpy_torch(x: Any) -> Any:
     return x.detach().cpu().numpy()
+
+
+from anywrap.xp import _torch_random  # noqa: E402, F401  (random ops: xp/random.py)

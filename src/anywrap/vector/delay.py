@@ -1,0 +1,101 @@
+"""DelayObservation for vector envs (Gymnasium has none)."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
+
+from anywrap import xp as axp
+from anywrap.shell.arrays import LibraryConstants, final_obs_batch, pack_final_obs
+from anywrap.shell.checks import autoreset_mode, reset_mask_of
+from anywrap.shell.state import StatefulShell
+from anywrap.transforms.delay import delay_observation, delay_with_final, init_delay, reset_delay
+from anywrap.wrappers.delay import check_delay, zero_observation
+
+__all__ = ["DelayObservation"]
+
+
+class DelayObservation(StatefulShell, VectorWrapper, gym.utils.RecordConstructorArgs):
+    """Each sub-env returns its observation of ``delay`` steps ago (the space's zero until
+    its episode has one).
+
+    Gymnasium has no vector ``DelayObservation``; this one gives, row by row,
+    what a Gymnasium vector env of sub-envs wrapped in
+    :class:`gymnasium.wrappers.DelayObservation` gives, in every autoreset
+    mode: an episode's queue starts empty at its reset (a NEXT_STEP reset
+    step, a SAME_STEP end, whose ``info["final_obs"]`` is the delayed final
+    observation, or ``reset(options={"reset_mask": m})``, after which the
+    sub-envs not reset show their last observation again).
+
+    The queue is one ring of ``delay`` batches on the env's device
+    (:mod:`anywrap.transforms.delay`): each step stores the env's batch as it
+    is and drops the oldest, so nothing is copied, whatever ``delay``.
+
+    Example:
+        >>> import gymnasium as gym
+        >>> import anywrap
+        >>> envs = gym.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync")
+        >>> envs = anywrap.vector.DelayObservation(envs, delay=1)
+        >>> first, _ = envs.reset(seed=0)
+        >>> float(abs(first).sum())
+        0.0
+        >>> bool((envs.step(envs.action_space.sample())[0] == first).all())
+        False
+
+    Change logs:
+     * v0.1.0 - Initially added.
+    """
+
+    def __init__(self, env: VectorEnv, delay: int) -> None:
+        """Wrap ``env``; ``delay`` >= 0 steps."""
+        name = "anywrap.vector.DelayObservation"
+        delay = check_delay(name, delay)
+        zero = zero_observation(name, env.single_observation_space)
+        gym.utils.RecordConstructorArgs.__init__(self, delay=delay)
+        VectorWrapper.__init__(self, env)
+        self._name = name
+        self._mode = autoreset_mode(name, env)
+        self.delay = delay
+        self._zero = LibraryConstants(name, zero=zero)
+        self._state = init_delay(zero, delay=delay, batch_shape=(self.num_envs,), xp=np)
+        next_step = self._mode is AutoresetMode.NEXT_STEP
+        self._step = axp.Compiled(partial(delay_observation, next_step=next_step), 0)
+        self._with_final = axp.Compiled(delay_with_final, 0)
+        self._reset = axp.Compiled(reset_delay, 0)
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        """Reset; the queues of the sub-envs reset (all, without a ``reset_mask``) empty."""
+        mask = reset_mask_of(self._name, options, self.num_envs)
+        obs, info = self.env.reset(seed=seed, options=options)
+        if mask is None:
+            self._follow(obs)
+        mask = self._reset_mask_like_state(mask, obs)
+        self._state, out = self._reset(self._state, obs, self._zero.get(obs)["zero"], mask)
+        return out, info
+
+    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        """Step; queue the new batch and return the one of ``delay`` steps ago."""
+        obs, reward, terminated, truncated, info = self.env.step(actions)
+        self._follow(obs)
+        zero = self._zero.get(obs)["zero"]
+        if self._mode is AutoresetMode.SAME_STEP:
+            has_final = "final_obs" in info
+            final, packed = (
+                final_obs_batch(info, obs, self.env.single_observation_space, self.num_envs)
+                if has_final
+                else (obs, False)
+            )
+            self._state, out, final = self._with_final(
+                self._state, obs, final, terminated, truncated, zero
+            )
+            if has_final:
+                info = pack_final_obs(info, final, packed)
+        else:
+            self._state, out = self._step(self._state, obs, zero, terminated, truncated)
+        return out, reward, terminated, truncated, info

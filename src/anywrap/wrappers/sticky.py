@@ -1,0 +1,233 @@
+"""StickyAction for a single env."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.error import InvalidBound, InvalidProbability
+
+from anywrap import xp as axp
+from anywrap.shell.checks import wrapper_name
+from anywrap.shell.state import StatefulShell, convert_tree
+from anywrap.transforms.sticky import init_sticky, reset_sticky, sticky_step
+from anywrap.tree import first_leaf, tree_map
+from anywrap.xp import random
+
+__all__ = ["StickyAction", "StickyKey", "StickyShell", "check_sticky", "sample_action"]
+
+
+def check_sticky(owner: str, probability: Any, duration: Any) -> tuple[int, int]:
+    """Gymnasium's checks on the arguments; the ``(low, high)`` range of series lengths."""
+    if not (isinstance(probability, int | float) and 0 <= probability < 1):
+        raise InvalidProbability(
+            f"{owner}: `repeat_action_probability` should be in [0, 1), got {probability!r}"
+        )
+    bounds = (duration, duration) if isinstance(duration, int) else duration
+    if not isinstance(bounds, tuple):
+        raise ValueError(
+            f"{owner}: `repeat_action_duration` should be an int or a tuple, got {duration!r}"
+        )
+    if len(bounds) != 2:
+        raise ValueError(
+            f"{owner}: `repeat_action_duration` should be a tuple of two ints, got {duration!r}"
+        )
+    if bounds[0] > bounds[1]:
+        raise InvalidBound(f"{owner}: `repeat_action_duration` is not a valid range: {duration!r}")
+    if bounds[0] < 1:
+        raise ValueError(f"{owner}: `repeat_action_duration` should be >= 1, got {duration!r}")
+    return int(bounds[0]), int(bounds[1])
+
+
+def sample_action(space: gym.Space, batch: tuple[int, ...]) -> Any:
+    """A NumPy action (tree) of ``space``'s shapes and dtypes, with a batch of ``batch``."""
+    if isinstance(space, gym.spaces.Dict):
+        return {k: sample_action(s, batch) for k, s in space.spaces.items()}
+    if isinstance(space, gym.spaces.Tuple):
+        return tuple(sample_action(s, batch) for s in space.spaces)
+    if space.shape is None or space.dtype is None:
+        raise TypeError(f"expected an action space of arrays, got {space}")
+    return np.zeros((*batch, *space.shape), dtype=space.dtype)
+
+
+class StickyKey:
+    """The random generator of a sticky-action shell, in the env's library, and how
+    ``reset(seed=...)`` seeds it.
+
+    ``reset(seed=s)`` starts the stream ``derive_seed(s, "StickyAction")``:
+    reproducible from ``s`` alone, and independent of the env's own stream
+    (which Gymnasium's wrapper draws from, so the two differ in draws, not in
+    distribution). ``reset()`` without a seed continues the stream; before
+    any seed it starts from operating-system entropy.
+    """
+
+    def __init__(self) -> None:
+        self.key: Any = None
+        self._home: tuple[type, str] | None = None
+
+    def reseed(self, seed: int | None, like: Any) -> None:
+        """Restart from ``seed`` (an int), or keep going; the key lives with ``like``."""
+        home = (type(like), str(axp.device(like)))
+        if seed is None and self.key is not None and home == self._home:
+            return
+        if seed is None:  # first use, or the env moved to another library or device
+            seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
+        self.key = random.new_key(like, random.derive_seed(seed, "StickyAction"))
+        self._home = home
+
+    def state_dict(self) -> dict[str, Any]:
+        """``{"key": the generator's state}`` (empty before the first reset)."""
+        return {} if self.key is None else {"key": random.key_data(self.key)}
+
+    def load(self, data: Any, like: Any) -> None:
+        """Take the generator's state from ``data`` (a :meth:`state_dict` entry)."""
+        if self.key is None:
+            self.reseed(0, like)
+        self.key = random.key_from_data(self.key, data)
+
+
+class StickyShell(StatefulShell):
+    """What the single and vector ``StickyAction`` share: the generator, the action
+    checks, and a ``state_dict`` that holds the generator's state too."""
+
+    _rng: StickyKey
+    env: Any
+
+    def _check(self, action: Any) -> Any:
+        """The action as a tree of the state's library, or a clear error."""
+        name = wrapper_name(self)
+
+        def leaf(a: Any, ref: Any) -> Any:
+            if isinstance(a, int | float | bool | list | tuple | np.generic):
+                a = np.asarray(a, dtype=ref.dtype if isinstance(a, list | tuple) else None)
+            host = axp.is_host(a)
+            if not host and type(a) is not self._data_type:
+                raise TypeError(
+                    f"{name}: expected an action of the env's library ({axp.describe(ref)}), "
+                    f"got {axp.describe(a)}"
+                )
+            if tuple(getattr(a, "shape", ())) != tuple(ref.shape):
+                raise ValueError(
+                    f"{name}: expected an action of shape {tuple(ref.shape)} (action space "
+                    f"{self.env.action_space}), got {axp.describe(a)}"
+                )
+            if host and self._xp is not np:
+                return convert_tree(a, self._xp, self._device)
+            return a
+
+        try:
+            return tree_map(leaf, action, self._state.last)
+        except (KeyError, IndexError) as e:
+            raise ValueError(f"{name}: the action does not fit {self.env.action_space}") from e
+
+    _loading = False
+
+    def state_dict(self) -> dict[str, Any]:
+        """The state machine and the generator's state (``rng.key``), as plain arrays."""
+        out = super().state_dict()
+        if not self._loading:
+            out.update({f"rng.{k}": v for k, v in self._rng.state_dict().items()})
+        return out
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore what :meth:`state_dict` saved (the generator too); nothing changes on error."""
+        rest = {k: v for k, v in state_dict.items() if not k.startswith("rng.")}
+        keys = {k[4:]: v for k, v in state_dict.items() if k.startswith("rng.")}
+        own = self._rng.state_dict()
+        name = wrapper_name(self)
+        if set(keys) - set(own) or (own and set(own) != set(keys)):
+            raise KeyError(
+                f"{name}.load_state_dict: expected the generator entries "
+                f"{sorted('rng.' + k for k in own)}, got {sorted('rng.' + k for k in keys)}"
+            )
+        for k, v in own.items():
+            if tuple(np.shape(axp.to_numpy(keys[k]))) != tuple(np.shape(axp.to_numpy(v))):
+                raise ValueError(f"{name}.load_state_dict: 'rng.{k}' has another shape")
+        self._loading = True
+        try:
+            super().load_state_dict(rest)
+        finally:
+            self._loading = False
+        if "key" in keys:
+            self._rng.load(keys["key"], first_leaf(self._state.has_last))
+
+
+class StickyAction(StickyShell, gym.ActionWrapper, gym.utils.RecordConstructorArgs):
+    """With probability ``repeat_action_probability`` the env gets the previous action again,
+    for a run of ``repeat_action_duration`` steps, drawn from the env library's own generator.
+
+    Drop-in for :class:`gymnasium.wrappers.StickyAction` (Machado et al.,
+    2018): same arguments, errors and state machine
+    (:mod:`anywrap.transforms.sticky`). The choices are drawn from the
+    generator of the env's array library, on its device (NumPy's PCG64, a JAX
+    key, a ``torch.Generator``), so that a JAX or CUDA env never waits for the
+    host; on JAX the draw and the choice are one compiled call.
+
+    Seeding differs from Gymnasium's, which draws from the env's
+    ``np_random``: here ``reset(seed=s)`` restarts the wrapper's own stream
+    from ``s`` (see :class:`StickyKey`), so the same seed gives the same
+    choices on every run, and the wrapper never moves the env's stream. The
+    distribution of the choices is Gymnasium's; the draws are not.
+    ``state_dict()`` holds the state machine and the generator's state.
+
+    Example:
+        >>> import gymnasium as gym
+        >>> import anywrap
+        >>> env = anywrap.StickyAction(gym.make("CartPole-v1"), repeat_action_probability=0.9)
+        >>> _ = env.reset(seed=0)
+        >>> sent = [int(env.action(a)) for a in [0, 1, 1, 1, 1, 1]]
+        >>> sent[0], len(sent)
+        (0, 6)
+
+    Change logs:
+     * v0.1.0 - Initially added, matching Gymnasium 1.4.
+    """
+
+    def __init__(
+        self,
+        env: gym.Env,
+        repeat_action_probability: float,
+        repeat_action_duration: int | tuple[int, int] = 1,
+    ) -> None:
+        """Wrap ``env``; ``repeat_action_probability`` in [0, 1), ``repeat_action_duration`` an
+        int or an inclusive ``(low, high)`` range of run lengths."""
+        low, high = check_sticky(
+            "anywrap.StickyAction", repeat_action_probability, repeat_action_duration
+        )
+        try:
+            sample = sample_action(env.action_space, ())
+        except TypeError as e:
+            raise TypeError(f"anywrap.StickyAction: {e}") from e
+        gym.utils.RecordConstructorArgs.__init__(
+            self,
+            repeat_action_probability=repeat_action_probability,
+            repeat_action_duration=repeat_action_duration,
+        )
+        gym.ActionWrapper.__init__(self, env)
+        self.repeat_action_probability = repeat_action_probability
+        self.repeat_action_duration_range = (low, high)
+        self._sample = sample
+        self._state = init_sticky(sample, batch_shape=(), xp=np)
+        self._rng = StickyKey()
+        self._step = axp.Compiled(
+            partial(sticky_step, p=float(repeat_action_probability), low=low, high=high), 0
+        )
+        self._reset = axp.Compiled(reset_sticky, 0)
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
+        """Reset the env and forget the last action; ``seed`` restarts the wrapper's generator."""
+        obs, info = self.env.reset(seed=seed, options=options)
+        self._follow(obs)
+        self._state = self._reset(self._state)
+        self._rng.reseed(seed, first_leaf(self._state.has_last))
+        return obs, info
+
+    def action(self, action: Any) -> Any:
+        """The action the env gets: ``action``, or the previous one again."""
+        if self._rng.key is None:
+            raise gym.error.ResetNeeded(f"{wrapper_name(self)}: call reset() before step()")
+        action = self._check(action)
+        self._state, self._rng.key, out = self._step(self._state, self._rng.key, action)
+        return out[()] if isinstance(out, np.ndarray) and out.ndim == 0 else out
