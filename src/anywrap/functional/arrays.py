@@ -341,7 +341,6 @@ class TimeAwareObservation(Wrapper):
             key=dict_time_key,
             plan=plan,
             batch_ndim=batch_ndim(env),
-            time_axis=not batch_ndim(env),
         )
         self._step: Any = partial(time.time_aware, autoreset=_mode(env), **options)
         self._reset: Any = partial(time.time_aware_reset, **options)

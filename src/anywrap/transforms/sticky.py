@@ -128,11 +128,12 @@ def sticky_action(
     drawn = xp.minimum(span + low, xp.full_like(span, high))
     length = where(xp.logical_and(repeat, state.length == 0), drawn, state.length)
     taken = where(repeat, state.taken + xp.ones_like(state.taken), state.taken)
-    out = tree_map(
-        lambda last, a: where(_rows(repeat, a), last, xp.asarray(a, device=dev)),
-        state.last,
-        action,
-    )
+
+    def choose(last: Array, a: Array) -> Array:
+        a = xp.asarray(a, device=dev)  # the action keeps its dtype (the env sees it unchanged)
+        return where(_rows(repeat, a), astype(last, a.dtype), a)
+
+    out = tree_map(choose, state.last, action)
     finished = xp.logical_and(repeat, length == taken)
     zero = xp.zeros_like(length)
     new = state._replace(

@@ -193,21 +193,16 @@ def time_aware(
     key: str = "time",
     plan: FlatPlan | None = None,
     batch_ndim: int = 0,
-    time_axis: bool = True,
     autoreset: str = "disabled",
 ) -> tuple[Clock, Any, Any]:
     """Count one step and add the time to ``obs`` (and to ``final_obs``, if given).
 
-    ``time_axis=False`` drops the trailing axis of 1 from an unflattened time
-    entry (the vector wrapper's batch then matches its space). Returns
-    ``(clock, obs, final_obs)``.
+    Returns ``(clock, obs, final_obs)``.
     """
     clock, elapsed, final_elapsed = advance_clock(clock, terminated, truncated, autoreset=autoreset)
 
     def with_time(o: Any, count: Array) -> Any:
         t = time_feature(count, max_steps=max_steps, normalize=normalize)
-        if not time_axis and plan is None:
-            t = namespace(t).reshape(t, tuple(count.shape))
         return add_time(o, t, layout=layout, key=key, plan=plan, batch_ndim=batch_ndim)
 
     out = with_time(obs, elapsed)
@@ -226,13 +221,10 @@ def time_aware_reset(
     key: str = "time",
     plan: FlatPlan | None = None,
     batch_ndim: int = 0,
-    time_axis: bool = True,
 ) -> tuple[Clock, Any]:
     """Restart the clocks in ``mask`` (all when ``None``); ``(clock, obs with time)``."""
     clock = reset_clock(clock, mask)
     t = time_feature(clock.elapsed, max_steps=max_steps, normalize=normalize)
-    if not time_axis and plan is None:
-        t = namespace(t).reshape(t, tuple(clock.elapsed.shape))
     return clock, add_time(obs, t, layout=layout, key=key, plan=plan, batch_ndim=batch_ndim)
 
 

@@ -201,10 +201,7 @@ class TimeAwareObservation(StatefulShell, VectorWrapper, gym.utils.RecordConstru
     (see :class:`anywrap.TimeAwareObservation`), in every autoreset mode: a
     NEXT_STEP reset step shows time 0; in SAME_STEP mode the new episode's
     observation shows 0 and ``info["final_obs"]`` the old episode's last count;
-    ``reset(options={"reset_mask": m})`` restarts the masked counts. One
-    difference: unflattened, the time entry of the batch has shape
-    ``(num_envs,)``, as the batched space says (Gymnasium's single wrapper
-    adds an axis of 1 its space does not have).
+    ``reset(options={"reset_mask": m})`` restarts the masked counts.
 
     ``max_timesteps`` comes from ``env.spec.max_episode_steps`` (``make_vec``
     sets it) or an ``anywrap.vector.TimeLimit`` in the stack; the keyword
@@ -255,7 +252,6 @@ class TimeAwareObservation(StatefulShell, VectorWrapper, gym.utils.RecordConstru
             key=dict_time_key,
             plan=plan,
             batch_ndim=1,
-            time_axis=False,
         )
         mode = _MODES[self._mode]
         self._step = axp.Compiled(partial(time_aware, autoreset=mode, **options), 0)

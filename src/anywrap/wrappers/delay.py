@@ -44,7 +44,9 @@ class DelayObservation(StatefulShell, gym.ObservationWrapper, gym.utils.RecordCo
     errors and values; the zero is Gymnasium's (the space's value closest to
     zero). The queue is a ring of the last ``delay`` observations, in the
     env's library and on its device (:mod:`anywrap.transforms.delay`): no
-    observation is copied, and ``state_dict()`` saves the ring.
+    observation is copied, and ``state_dict()`` saves the ring. Observations
+    are kept as arrays: a Python number in an observation (Blackjack's Tuple of
+    Discrete) comes back as a NumPy scalar of the same value.
 
     Example:
         >>> import gymnasium as gym

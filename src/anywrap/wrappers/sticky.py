@@ -65,11 +65,11 @@ class StickyKey:
 
     def __init__(self) -> None:
         self.key: Any = None
-        self._home: tuple[type, str] | None = None
+        self._home: tuple[str, str] | None = None
 
     def reseed(self, seed: int | None, like: Any) -> None:
         """Restart from ``seed`` (an int), or keep going; the key lives with ``like``."""
-        home = (type(like), str(axp.device(like)))
+        home = (axp.library_name(like), str(axp.device(like)))
         if seed is None and self.key is not None and home == self._home:
             return
         if seed is None:  # first use, or the env moved to another library or device
@@ -169,7 +169,9 @@ class StickyAction(StickyShell, gym.ActionWrapper, gym.utils.RecordConstructorAr
     ``np_random``: here ``reset(seed=s)`` restarts the wrapper's own stream
     from ``s`` (see :class:`StickyKey`), so the same seed gives the same
     choices on every run, and the wrapper never moves the env's stream. The
-    distribution of the choices is Gymnasium's; the draws are not.
+    distribution of the choices is Gymnasium's; the draws are not. A repeated
+    action takes the dtype of the action it replaces (so a compiled step sees
+    one dtype).
     ``state_dict()`` holds the state machine and the generator's state.
 
     Example:

@@ -104,18 +104,22 @@ class TimeLimit(StatefulShell, gym.wrappers.TimeLimit):
 
 
 def find_max_steps(owner: str, env: Any) -> int:
-    """``max_episode_steps`` from the env's spec, or from a time limit in its stack."""
+    """``max_episode_steps`` from the env's spec, or from a time limit in its stack
+    (for a ``SyncVectorEnv``, in its first sub-env's)."""
     spec = getattr(env, "spec", None)
     if spec is not None and getattr(spec, "max_episode_steps", None) is not None:
         return int(spec.max_episode_steps)
-    inner = env
+    inner, last = env, env
     while inner is not None:
         limit = getattr(inner, "_max_episode_steps", None)
         if isinstance(inner, gym.wrappers.TimeLimit) or (
             type(inner).__name__ == "TimeLimit" and isinstance(limit, int)
         ):
             return int(limit)  # type: ignore[arg-type]
-        inner = getattr(inner, "env", None)
+        inner, last = getattr(inner, "env", None), inner
+    subs = getattr(last, "envs", None)  # a SyncVectorEnv: its sub-envs' limit
+    if isinstance(subs, list | tuple) and subs:
+        return find_max_steps(owner, subs[0])
     raise ValueError(
         f"{owner}: the env must be wrapped by a TimeLimit, or its spec must give "
         "`max_episode_steps`"
@@ -157,12 +161,11 @@ class TimeAwareObservation(StatefulShell, gym.ObservationWrapper, gym.utils.Reco
     or next to the observation as ``{"obs": ..., "time": ...}``, and with
     ``flatten`` (the default) everything is flattened into one array.
 
-    Gymnasium's quirks, kept because they change the values:
+    Gymnasium's quirk, kept because it changes the values:
 
     * flattening a float32 observation with the int32 count gives float64
       (NumPy's common dtype of the two), both in the space and the values;
       ``normalize_time=True`` keeps float32. (JAX without x64 gives float32.)
-    * unflattened, the time entry has shape ``(1,)`` where its space has shape ``()``.
 
     ``max_timesteps`` comes from the env's spec or a ``TimeLimit`` in the
     stack, as in Gymnasium; anywrap adds the keyword ``max_timesteps`` for
