@@ -184,6 +184,7 @@ class BackendVectorEnv(gym.vector.VectorWrapper):
     def __init__(self, env: gym.vector.VectorEnv, backend: Any) -> None:
         super().__init__(env)
         self.backend = backend
+        self.received: list[Any] = []
 
     def reset(self, *, seed: Any = None, options: Any = None) -> Any:
         if options and "reset_mask" in options:
@@ -196,6 +197,7 @@ class BackendVectorEnv(gym.vector.VectorWrapper):
         return self._last, {}
 
     def step(self, actions: Any) -> Any:
+        self.received.append(actions)
         obs, reward, term, trunc, info = self.env.step(_back(self.backend, actions))
         out = {}
         if "final_obs" in info:

@@ -74,7 +74,7 @@ def init_delay(
 
     def batch(z: Array) -> Array:
         z = xp.asarray(z, device=device)
-        return xp.broadcast_to(z, (*batch_shape, *tuple(z.shape)))
+        return xp.asarray(xp.broadcast_to(z, (*batch_shape, *tuple(z.shape))), copy=True)
 
     return DelayState(
         count=xp.zeros(batch_shape, dtype=xp.int32, device=device),

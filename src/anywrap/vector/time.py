@@ -159,8 +159,9 @@ class TimeLimit(StatefulShell, VectorWrapper, gym.utils.RecordConstructorArgs):
         goes to ``info["final_obs"]``."""
         fresh, _ = self.env.reset(options={"reset_mask": forced})
         info = dict(info)
-        if axp.is_host(forced):
-            final = info.get("final_obs")
+        final = info.get("final_obs")
+        packed = isinstance(final, np.ndarray) and final.dtype == object
+        if packed or (final is None and axp.is_host(forced)):  # Gymnasium's host layout
             if final is None:
                 final = np.full(self.num_envs, None, dtype=object)
             final = final.copy()
