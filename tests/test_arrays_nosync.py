@@ -151,3 +151,28 @@ def test_time_limit_numbers_on_a_device_counter():
             assert float(obs[i, 0]) == (0 if k == length else k), (t, i)
             if k == length:
                 assert bool(info["_final_obs"][i]) and float(info["final_obs"][i, 0]) == k
+
+
+@pytest.mark.parametrize("lib", ["numpy", "jax", "torch"])
+def test_delay_ring_copies_no_batch(lib):
+    """Each step the ring takes the env's batch itself and keeps the older ones as they
+    were: the same buffers, whatever the library (a jitted step would copy an array it
+    returns unchanged, so the ring turns outside it)."""
+    backend = make_backend(lib)
+    xp = backend.xp
+    counter = CounterVectorEnv(xp, device=backend.device)
+    env = anywrap.vector.DelayObservation(counter, 3)
+    env.reset(seed=0)
+
+    def address(x):
+        if lib == "jax":
+            return x.unsafe_buffer_pointer()
+        return x.data_ptr() if lib == "torch" else x.__array_interface__["data"][0]
+
+    action = xp.zeros((4, 1), dtype=xp.float32)
+    for _ in range(4):
+        env.step(action)
+    before = [address(q) for q in env._state.queue]
+    env.step(action)
+    after = [address(q) for q in env._state.queue]
+    assert after[:-1] == before[1:]

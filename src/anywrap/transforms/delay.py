@@ -3,9 +3,13 @@
 Gymnasium's ``DelayObservation`` keeps a queue per environment. Here the
 queue is a ring of ``delay`` batches, kept oldest first as a tuple: a step
 reads the oldest batch and drops it, and appends the new batch as it came
-(``queue[1:] + (obs,)``). No batch is ever copied; the ring only moves
-references, on every library, and a compiled step passes the batches it
-keeps straight through.
+(``queue[1:] + (obs,)``). No batch is ever copied: the ring only moves
+references.
+
+A compiled step (:func:`release`) sees only the oldest batch and returns the
+released one; :func:`advance` then turns the ring outside it, so that no
+library copies the batches the ring keeps (a jitted function would copy an
+array it returns unchanged).
 
 Every environment writes into the same slot each step, so the ring holds
 every environment's history in step. Episodes restart per environment: a
@@ -42,10 +46,15 @@ from anywrap.tree import tree_map
 from anywrap.xp import Array, namespace, where
 
 __all__ = [
+    "DelayCounts",
     "DelayState",
+    "advance",
+    "counts_of",
     "delay_observation",
     "delay_with_final",
     "init_delay",
+    "release",
+    "release_with_final",
     "reset_delay",
 ]
 
@@ -97,13 +106,38 @@ def _select(mask: Array, a: Any, b: Any) -> Any:
     return tree_map(lambda x, y: where(_rows(mask, x), x, y), a, b)
 
 
-def _read(state: DelayState, zero: Any, count: Array) -> Any:
+class DelayCounts(NamedTuple):
+    """The per-environment part of :class:`DelayState` that a step computes."""
+
+    count: Array
+    off_ring: Array
+    prev_done: Array
+
+
+def counts_of(state: DelayState) -> DelayCounts:
+    """The state's :class:`DelayCounts`."""
+    return DelayCounts(state.count, state.off_ring, state.prev_done)
+
+
+def advance(state: DelayState, counts: DelayCounts, obs: Any, out: Any) -> DelayState:
+    """The ring turns: ``obs`` goes in, the oldest batch drops out; ``counts`` and the
+    released ``out`` replace the state's. Only references move (no batch is copied),
+    so a shell calls this outside its compiled step."""
+    return state._replace(
+        count=counts.count,
+        off_ring=counts.off_ring,
+        prev_done=counts.prev_done,
+        queue=(*state.queue[1:], obs),
+        last=out,
+    )
+
+
+def _read(count: Array, off_ring: Array, first: Any, oldest: Any, zero: Any, delay: int) -> Any:
     """What an observation arriving now releases, for episodes at ``count``."""
-    delay = len(state.queue)
     xp = namespace(count)
-    due_first = xp.logical_and(count == delay, state.off_ring)
+    due_first = xp.logical_and(count == delay, off_ring)
     ready = count >= delay
-    out = _select(due_first, state.first, state.queue[0])
+    out = _select(due_first, first, oldest)
     return tree_map(lambda o, z: where(_rows(ready, o), o, z), out, _broadcast_zero(zero, out))
 
 
@@ -119,14 +153,54 @@ def _broadcast_zero(zero: Any, like: Any) -> Any:
     return tree_map(leaf, zero, like)
 
 
-def _push(state: DelayState, obs: Any, count: Array, off_ring: Array, out: Any) -> DelayState:
+def _pushed(count: Array, delay: int) -> Array:
     xp = namespace(count)
-    return state._replace(
-        queue=(*state.queue[1:], obs),
-        count=xp.minimum(count + xp.ones_like(count), xp.full_like(count, len(state.queue) + 1)),
-        off_ring=off_ring,
-        last=out,
-    )
+    return xp.minimum(count + xp.ones_like(count), xp.full_like(count, delay + 1))
+
+
+def release(
+    counts: DelayCounts,
+    oldest: Any,
+    first: Any,
+    zero: Any,
+    terminated: Array | None = None,
+    truncated: Array | None = None,
+    *,
+    delay: int,
+    next_step: bool = False,
+) -> tuple[DelayCounts, Any]:
+    """One step's arithmetic: ``(counts, out)``, ``out`` taken from ``oldest`` (the ring's
+    oldest batch), ``first`` or the zero. See :func:`delay_observation`."""
+    xp = namespace(counts.count)
+    count, off_ring = counts.count, counts.off_ring
+    if next_step:
+        count = where(counts.prev_done, xp.zeros_like(count), count)
+        off_ring = xp.logical_and(off_ring, xp.logical_not(counts.prev_done))
+    out = _read(count, off_ring, first, oldest, zero, delay)
+    prev_done = counts.prev_done
+    if terminated is not None and truncated is not None:
+        prev_done = xp.logical_or(terminated, truncated)
+    return DelayCounts(_pushed(count, delay), off_ring, prev_done), out
+
+
+def release_with_final(
+    counts: DelayCounts,
+    oldest: Any,
+    first: Any,
+    zero: Any,
+    terminated: Array,
+    truncated: Array,
+    *,
+    delay: int,
+) -> tuple[DelayCounts, Any, Any]:
+    """SAME_STEP's arithmetic: ``(counts, out, final_out)``. See :func:`delay_with_final`."""
+    xp = namespace(counts.count)
+    done = xp.logical_or(terminated, truncated)
+    final_out = _read(counts.count, counts.off_ring, first, oldest, zero, delay)
+    count = where(done, xp.zeros_like(counts.count), counts.count)
+    off_ring = xp.logical_and(counts.off_ring, xp.logical_not(done))
+    out = _select(done, _broadcast_zero(zero, final_out), final_out)
+    return DelayCounts(_pushed(count, delay), off_ring, done), out, final_out
 
 
 def delay_observation(
@@ -146,17 +220,17 @@ def delay_observation(
     """
     if not state.queue:
         return state, obs
-    xp = namespace(state.count)
-    count = state.count
-    off_ring = state.off_ring
-    if next_step:
-        count = where(state.prev_done, xp.zeros_like(count), count)
-        off_ring = xp.logical_and(off_ring, xp.logical_not(state.prev_done))
-    out = _read(state._replace(off_ring=off_ring), zero, count)
-    state = _push(state, obs, count, off_ring, out)
-    if terminated is not None and truncated is not None:
-        state = state._replace(prev_done=xp.logical_or(terminated, truncated))
-    return state, out
+    counts, out = release(
+        counts_of(state),
+        state.queue[0],
+        state.first,
+        zero,
+        terminated,
+        truncated,
+        delay=len(state.queue),
+        next_step=next_step,
+    )
+    return advance(state, counts, obs, out), out
 
 
 def delay_with_final(
@@ -176,14 +250,16 @@ def delay_with_final(
     """
     if not state.queue:
         return state, obs, final_obs
-    xp = namespace(state.count)
-    done = xp.logical_or(terminated, truncated)
-    final_out = _read(state, zero, state.count)
-    count = where(done, xp.zeros_like(state.count), state.count)
-    off_ring = xp.logical_and(state.off_ring, xp.logical_not(done))
-    out = _select(done, _broadcast_zero(zero, final_out), final_out)
-    state = _push(state, obs, count, off_ring, out)
-    return state._replace(prev_done=done), out, final_out
+    counts, out, final_out = release_with_final(
+        counts_of(state),
+        state.queue[0],
+        state.first,
+        zero,
+        terminated,
+        truncated,
+        delay=len(state.queue),
+    )
+    return advance(state, counts, obs, out), out, final_out
 
 
 def reset_delay(
@@ -202,10 +278,9 @@ def reset_delay(
     xp = namespace(state.count)
     no = xp.zeros_like(state.off_ring)
     if mask is None:
-        zeros = xp.zeros_like(state.count)
-        fresh = state._replace(count=zeros, off_ring=no, prev_done=no)
-        out = _read(fresh, zero, zeros)
-        return _push(fresh, obs, zeros, no, out), out
+        counts = DelayCounts(xp.zeros_like(state.count), no, no)
+        counts, out = release(counts, state.queue[0], state.first, zero, delay=len(state.queue))
+        return advance(state, counts, obs, out), out
     out = _select(mask, _broadcast_zero(zero, state.last), state.last)
     new = state._replace(
         count=where(mask, xp.ones_like(state.count), state.count),

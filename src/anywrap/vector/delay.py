@@ -10,10 +10,17 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap import xp as axp
-from anywrap.shell.arrays import LibraryConstants, final_obs_batch, pack_final_obs
+from anywrap.shell.arrays import LibraryConstants, pack_final_obs
 from anywrap.shell.checks import autoreset_mode, reset_mask_of
 from anywrap.shell.state import StatefulShell
-from anywrap.transforms.delay import delay_observation, delay_with_final, init_delay, reset_delay
+from anywrap.transforms.delay import (
+    advance,
+    counts_of,
+    init_delay,
+    release,
+    release_with_final,
+    reset_delay,
+)
 from anywrap.wrappers.delay import check_delay, zero_observation
 
 __all__ = ["DelayObservation"]
@@ -63,8 +70,8 @@ class DelayObservation(StatefulShell, VectorWrapper, gym.utils.RecordConstructor
         self._zero = LibraryConstants(name, zero=zero)
         self._state = init_delay(zero, delay=delay, batch_shape=(self.num_envs,), xp=np)
         next_step = self._mode is AutoresetMode.NEXT_STEP
-        self._step = axp.Compiled(partial(delay_observation, next_step=next_step), 0)
-        self._with_final = axp.Compiled(delay_with_final, 0)
+        self._release = axp.Compiled(partial(release, delay=delay, next_step=next_step), 0)
+        self._with_final = axp.Compiled(partial(release_with_final, delay=delay), 0)
         self._reset = axp.Compiled(reset_delay, 0)
 
     def reset(
@@ -83,19 +90,21 @@ class DelayObservation(StatefulShell, VectorWrapper, gym.utils.RecordConstructor
         """Step; queue the new batch and return the one of ``delay`` steps ago."""
         obs, reward, terminated, truncated, info = self.env.step(actions)
         self._follow(obs)
-        zero = self._zero.get(obs)["zero"]
+        if not self.delay:
+            return obs, reward, terminated, truncated, info
+        zero, s = self._zero.get(obs)["zero"], self._state
         if self._mode is AutoresetMode.SAME_STEP:
-            has_final = "final_obs" in info
-            final, packed = (
-                final_obs_batch(info, obs, self.env.single_observation_space, self.num_envs)
-                if has_final
-                else (obs, False)
+            counts, out, final = self._with_final(
+                counts_of(s), s.queue[0], s.first, zero, terminated, truncated
             )
-            self._state, out, final = self._with_final(
-                self._state, obs, final, terminated, truncated, zero
-            )
-            if has_final:
+            if "final_obs" in info:  # (the old episode's last is never released: delay > 0)
+                final_in = info["final_obs"]
+                packed = isinstance(final_in, np.ndarray) and final_in.dtype == object
                 info = pack_final_obs(info, final, packed)
         else:
-            self._state, out = self._step(self._state, obs, zero, terminated, truncated)
+            counts, out = self._release(
+                counts_of(s), s.queue[0], s.first, zero, terminated, truncated
+            )
+        # The ring turns outside the compiled call, so that nothing is copied.
+        self._state = advance(s, counts, obs, out)
         return out, reward, terminated, truncated, info

@@ -12,7 +12,7 @@ from gymnasium.wrappers.utils import create_zero_array
 from anywrap import xp as axp
 from anywrap.shell.arrays import LibraryConstants
 from anywrap.shell.state import StatefulShell
-from anywrap.transforms.delay import delay_observation, init_delay, reset_delay
+from anywrap.transforms.delay import advance, counts_of, init_delay, release, reset_delay
 from anywrap.tree import tree_map
 
 __all__ = ["DelayObservation", "check_delay", "zero_observation"]
@@ -74,7 +74,7 @@ class DelayObservation(StatefulShell, gym.ObservationWrapper, gym.utils.RecordCo
         self.delay = delay
         self._zero = LibraryConstants(owner, zero=zero)
         self._state = init_delay(zero, delay=delay, batch_shape=(), xp=np)
-        self._step = axp.Compiled(delay_observation, 0)
+        self._release = axp.Compiled(partial(release, delay=delay), 0)
         self._reset = axp.Compiled(partial(reset_delay, mask=None), 0)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
@@ -87,5 +87,9 @@ class DelayObservation(StatefulShell, gym.ObservationWrapper, gym.utils.RecordCo
     def observation(self, observation: Any) -> Any:
         """Queue ``observation`` and return the one of ``delay`` steps ago."""
         self._follow(observation)
-        self._state, out = self._step(self._state, observation, self._zero.get(observation)["zero"])
+        if not self.delay:
+            return observation
+        s, zero = self._state, self._zero.get(observation)["zero"]
+        counts, out = self._release(counts_of(s), s.queue[0], s.first, zero)
+        self._state = advance(s, counts, observation, out)  # outside the compiled call: no copy
         return out
