@@ -368,3 +368,32 @@ def test_vector_sticky_state_machine_matches_sub_env_wrappers(mode):
                 theirs.reset(options={"reset_mask": done.copy()})[0],
             )
     assert ends >= 3
+
+
+def test_single_sticky_exposes_gymnasium_attributes():
+    """``last_action``, ``is_sticky_actions``, ``num_repeats`` and ``repeats_taken``, as
+    Gymnasium's wrapper keeps them, on the same draws."""
+    steps = 40
+    table = np.random.default_rng(17).random((steps + 1, 2))
+    clock = [0]
+    ours = anywrap.StickyAction(gym.make("Pendulum-v1"), 0.5, (2, 4))
+    theirs = ScriptedStickyAction(
+        gym.make("Pendulum-v1"),
+        table,
+        clock,
+        (),
+        repeat_action_probability=0.5,
+        repeat_action_duration=(2, 4),
+    )
+    ours.reset(seed=0)
+    theirs.reset(seed=0)
+    assert ours.last_action is None and theirs.last_action is None
+    ours._rng.key = ScriptedKey(table)
+    for t, a in enumerate(actions_for(ours.action_space, steps, seed=18, mixed=False)):
+        clock[0] = t
+        ours.step(a)
+        theirs.step(a)
+        np.testing.assert_array_equal(ours.last_action, theirs.last_action)
+        assert ours.is_sticky_actions == theirs.is_sticky_actions
+        assert ours.num_repeats == theirs.num_repeats
+        assert ours.repeats_taken == theirs.repeats_taken

@@ -62,7 +62,8 @@ class TimeLimit(StatefulShell, VectorWrapper, gym.utils.RecordConstructorArgs):
 
     * NEXT_STEP: on the next step, as the env would for its own ends. That
       step's row becomes the reset observation with reward 0 (the sub-env
-      has also been stepped once more, and that result is dropped).
+      has also been stepped once more, and that result is dropped, except
+      for whatever it put in ``info``).
     * SAME_STEP: at once; ``obs`` holds the new episode's first observation
       and ``info["final_obs"]`` (with the mask ``info["_final_obs"]``) the
       last one of the old.

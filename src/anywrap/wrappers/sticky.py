@@ -218,6 +218,27 @@ class StickyAction(StickyShell, gym.ActionWrapper, gym.utils.RecordConstructorAr
         )
         self._reset = axp.Compiled(reset_sticky, 0)
 
+    # Gymnasium's attributes, read from the state (reading copies to the host: not per step).
+    @property
+    def last_action(self) -> Any:
+        """The last action sent to the env (``None`` before the first of the episode)."""
+        return self._state.last if bool(axp.to_numpy(self._state.has_last)) else None
+
+    @property
+    def is_sticky_actions(self) -> bool:
+        """Whether a run of repeats is going on."""
+        return bool(axp.to_numpy(self._state.sticky))
+
+    @property
+    def num_repeats(self) -> int:
+        """The running series' length (0 when none)."""
+        return int(axp.to_numpy(self._state.length))
+
+    @property
+    def repeats_taken(self) -> int:
+        """Repeats taken in the running series."""
+        return int(axp.to_numpy(self._state.taken))
+
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         """Reset the env and forget the last action; ``seed`` restarts the wrapper's generator."""
         obs, info = self.env.reset(seed=seed, options=options)
