@@ -119,32 +119,34 @@ def sticky_action(
     """
     xp = namespace(state.sticky)
     dev = device(state.sticky)
-    if restart is not None:
-        state = reset_sticky(state, restart)
+    has_last, sticky, length, taken = state.has_last, state.sticky, state.length, state.taken
+    zero = xp.zeros_like(length)
+    if restart is not None:  # forget the previous episode's action (no full reset_sticky)
+        keep = xp.logical_not(restart)
+        has_last, sticky = xp.logical_and(has_last, keep), xp.logical_and(sticky, keep)
+        length, taken = where(keep, length, zero), where(keep, taken, zero)
     draws = xp.asarray(draws, device=dev)
     u, v = draws[..., 0], draws[..., 1]
-    repeat = xp.logical_or(state.sticky, xp.logical_and(state.has_last, u < p))
-    span = astype(xp.floor(v * (high - low + 1)), xp.int32)
-    drawn = xp.minimum(span + low, xp.full_like(span, high))
-    length = where(xp.logical_and(repeat, state.length == 0), drawn, state.length)
-    taken = where(repeat, state.taken + xp.ones_like(state.taken), state.taken)
+    repeat = xp.logical_or(sticky, xp.logical_and(has_last, u < p))
+    drawn = xp.minimum(astype(xp.floor(v * (high - low + 1)), length.dtype) + low, high + zero)
+    length = where(xp.logical_and(repeat, length == 0), drawn, length)
+    taken = where(repeat, taken + 1, taken)
 
     def choose(last: Array, a: Array) -> Array:
         a = xp.asarray(a, device=dev)  # the action keeps its dtype (the env sees it unchanged)
         return where(_rows(repeat, a), astype(last, a.dtype), a)
 
     out = tree_map(choose, state.last, action)
-    finished = xp.logical_and(repeat, length == taken)
-    zero = xp.zeros_like(length)
+    over = xp.logical_and(repeat, length == taken)  # the series is done
+    if record is not None:  # not sent to the env: nothing to remember
+        over = xp.logical_or(over, xp.logical_not(record))
     new = state._replace(
         last=out,
-        has_last=xp.ones_like(state.has_last),
-        sticky=xp.logical_and(repeat, xp.logical_not(finished)),
-        length=where(finished, zero, length),
-        taken=where(finished, zero, taken),
+        has_last=xp.ones_like(has_last) if record is None else record,
+        sticky=xp.logical_and(repeat, xp.logical_not(over)),
+        length=where(over, zero, length),
+        taken=where(over, zero, taken),
     )
-    if record is not None:
-        new = reset_sticky(new, xp.logical_not(record))
     return new, out
 
 
