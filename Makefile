@@ -11,14 +11,17 @@ PIP := $(PY) -m pip install --quiet --disable-pip-version-check
 $(VENV)/.demo-ready: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) --upgrade pip
-	$(PIP) -e ".[jax,torch,progress,io]"
+	$(PIP) -e ".[jax,torch,progress,io,record]" "pygame>=2.1.3" "ale-py>=0.9"
 	touch $@
 
 # Everything the test suite touches, so that no test is skipped: every backend
 # (torch CPU 2.13.0, jax, tensorflow-cpu, array-api-strict), brax and gymnax.
 # gymnax 1.0.1 caps gymnasium below 1.4 although it runs with it: installed
 # without its dependency check, its other needs named here.
+# RecordHTML's browser test drives Debian's chromium with Playwright (the dev
+# extra); Playwright's own browser download is not used.
 $(VENV)/.test-ready: pyproject.toml $(VENV)/.demo-ready
+	test -x /usr/bin/chromium || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
 	$(PIP) -e ".[dev,tf]"
 	$(PIP) brax seaborn
 	$(PIP) --no-deps "gymnax==1.0.1"

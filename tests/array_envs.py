@@ -266,6 +266,13 @@ class ScriptedKey:
         return self.to_backend(row)
 
 
+def script(env: Any, table: np.ndarray, to_backend: Any = np.asarray) -> ScriptedKey:
+    """Make a (reset) StickyAction shell draw from ``table`` from now on."""
+    key = ScriptedKey(table, to_backend)
+    env._live, env._live_for = key, env._state.key
+    return key
+
+
 @arandom.uniform.register(ScriptedKey)
 def _scripted_uniform(key: ScriptedKey, shape: tuple[int, ...]) -> tuple[Any, Any]:
     return key, key.draw(shape)

@@ -13,6 +13,14 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 sys.path.insert(0, os.path.dirname(__file__))
 
 from helpers import BACKENDS, Backend, make_backend
+from skip_guard import SkipGuard
+
+pytest_plugins = ["pytester"]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the guard that fails a CI run with skipped tests (see ``skip_guard.py``)."""
+    config.pluginmanager.register(SkipGuard(), "anywrap-skip-guard")
 
 
 @pytest.fixture(params=BACKENDS)

@@ -19,6 +19,10 @@
   between), collecting the outputs.
 * :func:`jax_no_host_sync` / :func:`torch_no_host_sync`: context managers
   that make any device-to-host read fail (Contract 4).
+* References from outside the code under test: :func:`moments_with_prior`
+  (a float64 closed form of the running moments) and :data:`GYM_VECTOR`
+  (Gymnasium's own vector wrappers, taught anywrap's documented partial
+  reset so that the comparison runs to the end of a DISABLED trajectory).
 
 Everything returned by the ``record_*`` functions is cached and read-only:
 call ``.copy()`` before editing a trajectory (e.g. to put a NaN in it).
@@ -31,7 +35,7 @@ import copy as _copy
 import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 from typing import Any, NamedTuple
 
 import gymnasium as gym
@@ -41,14 +45,17 @@ from gymnasium.vector import AutoresetMode
 
 __all__ = [
     "BACKENDS",
+    "GYM_VECTOR",
     "Backend",
     "Event",
+    "KeepResetMask",
     "ReplayEnv",
     "ReplayVectorEnv",
     "SingleTrajectory",
     "VectorTrajectory",
     "jax_no_host_sync",
     "make_backend",
+    "moments_with_prior",
     "record_single_trajectory",
     "record_vector_trajectory",
     "run_single",
@@ -638,14 +645,142 @@ def tolerance_for(backend: Backend, dtype: Any = None) -> Tolerance:
     return Tolerance(1e-9, 1e-12)
 
 
-def vector_stack(replay: Any) -> Any:
-    """The CleanRL six-wrapper vector stack over ``replay``, clipping in its library."""
+def vector_stack(replay: Any, lib: Any = None) -> Any:
+    """The CleanRL six-wrapper vector stack over ``replay``, clipping in its library.
+
+    ``lib`` is ``anywrap.vector`` (the default) or :data:`GYM_VECTOR`, the reference.
+    """
     import anywrap
 
+    lib = anywrap.vector if lib is None else lib
     xp = replay.backend.xp
-    env = anywrap.vector.RecordEpisodeStatistics(replay)
-    env = anywrap.vector.ClipAction(env)
-    env = anywrap.vector.NormalizeObservation(env)
-    env = anywrap.vector.TransformObservation(env, lambda o: xp.clip(o, -5.0, 5.0))
-    env = anywrap.vector.NormalizeReward(env, gamma=0.99)
-    return anywrap.vector.TransformReward(env, lambda r: xp.clip(r, -5.0, 5.0))
+    env = lib.RecordEpisodeStatistics(replay)
+    env = lib.ClipAction(env)
+    env = lib.NormalizeObservation(env)
+    env = lib.TransformObservation(env, lambda o: xp.clip(o, -5.0, 5.0))
+    env = lib.NormalizeReward(env, gamma=0.99)
+    return lib.TransformReward(env, lambda r: xp.clip(r, -5.0, 5.0))
+
+
+# ------------------------------------------------------------------ oracles
+def moments_with_prior(
+    data: Any, prior_count: float = 1e-4
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """Mean, population variance and count of the rows of ``data`` (axis 0), in float64.
+
+    The closed form of what a running merge ends with when it starts, as
+    Gymnasium's ``RunningMeanStd`` does, from ``prior_count`` pseudo-samples of
+    mean 0 and variance 1: pooled over the prior and the data,
+    ``mean = sum(x) / n`` and ``var = (c (1 + mean^2) + sum((x - mean)^2)) / n``
+    with ``n = c + len(x)``. It does not depend on how the rows were batched.
+    """
+    x = np.asarray(data, dtype=np.float64)
+    n = prior_count + x.shape[0]
+    mean = x.sum(axis=0) / n
+    var = (prior_count * (1.0 + mean**2) + np.square(x - mean).sum(axis=0)) / n
+    return mean, var, n
+
+
+class KeepResetMask(gym.vector.VectorWrapper):
+    """Hands the env below a copy of ``options``.
+
+    Gymnasium's ``SyncVectorEnv`` pops ``reset_mask`` out of the options it is
+    given, so its ``RecordEpisodeStatistics``, which reads the mask after
+    the env has reset, never sees it and restarts every sub-env. Between the
+    two, this shim lets Gymnasium's own code take the masked branch it has.
+    """
+
+    def reset(self, *, seed: Any = None, options: dict[str, Any] | None = None) -> Any:
+        return self.env.reset(seed=seed, options=None if options is None else dict(options))
+
+
+class _ReportsNextStep(gym.vector.VectorWrapper):
+    """Reports NEXT_STEP autoreset to the wrapper above (see :class:`_GymNormalizeObservation`)."""
+
+    def __init__(self, env: Any) -> None:
+        super().__init__(env)
+        self.metadata = {**env.metadata, "autoreset_mode": AutoresetMode.NEXT_STEP}
+
+
+def _mask_of(options: dict[str, Any] | None) -> np.ndarray | None:
+    return None if options is None else options.get("reset_mask")
+
+
+class _GymNormalizeObservation(gym.wrappers.vector.NormalizeObservation):
+    """Gymnasium's vector NormalizeObservation, with anywrap's two documented additions.
+
+    * DISABLED autoreset: Gymnasium's refuses it, although its step treats
+      every mode alike (each returned batch updates the statistics); the env
+      below is shown to it as NEXT_STEP, and the modes differ only in resets.
+    * A partial reset feeds only the masked rows to the statistics (Gymnasium
+      refuses partial resets), then normalises the whole batch with its formula.
+    """
+
+    def __init__(self, env: Any, epsilon: float = 1e-8) -> None:
+        super().__init__(_ReportsNextStep(env), epsilon)
+        self.metadata = env.metadata
+
+    def reset(self, *, seed: Any = None, options: dict[str, Any] | None = None) -> Any:
+        mask = _mask_of(options)
+        if mask is None:
+            return super().reset(seed=seed, options=options)
+        obs, info = self.env.reset(seed=seed, options=options)
+        learn = self.update_running_mean
+        if learn:
+            self.obs_rms.update(obs[mask])
+        self.update_running_mean = False
+        try:
+            return self.observations(obs), info
+        finally:
+            self.update_running_mean = learn
+
+
+class _GymNormalizeReward(gym.wrappers.vector.NormalizeReward):
+    """Gymnasium's vector NormalizeReward, with anywrap's documented partial reset.
+
+    A reset with a ``reset_mask`` zeroes only the masked sub-envs' returns and
+    done flags; Gymnasium's zeroes every sub-env's. Everything else is its code.
+    """
+
+    def reset(self, *, seed: Any = None, options: dict[str, Any] | None = None) -> Any:
+        mask = _mask_of(options)
+        acc, dones = self.accumulated_reward.copy(), self._prev_dones.copy()
+        out = super().reset(seed=seed, options=options)
+        if mask is not None:
+            self.accumulated_reward[~mask] = acc[~mask]
+            self._prev_dones[~mask] = dones[~mask]
+        return out
+
+
+class _GymRecordEpisodeStatistics(gym.wrappers.vector.RecordEpisodeStatistics):
+    """Gymnasium's vector RecordEpisodeStatistics, whose ``info["_episode"]`` is kept.
+
+    Gymnasium hands out its own ``prev_dones`` array as ``info["_episode"]``,
+    and a later masked reset writes into it; a copy keeps what the step reported.
+    """
+
+    def step(self, actions: Any) -> Any:
+        obs, reward, terminated, truncated, info = super().step(actions)
+        key = f"_{self._stats_key}"
+        if key in info:
+            info[key] = np.array(info[key], copy=True)
+        return obs, reward, terminated, truncated, info
+
+
+GYM_VECTOR = SimpleNamespace(
+    RecordEpisodeStatistics=_GymRecordEpisodeStatistics,
+    ClipAction=gym.wrappers.vector.ClipAction,
+    NormalizeObservation=_GymNormalizeObservation,
+    TransformObservation=gym.wrappers.vector.TransformObservation,
+    NormalizeReward=_GymNormalizeReward,
+    TransformReward=gym.wrappers.vector.TransformReward,
+)
+"""The reference for the vector shells: Gymnasium 1.4's wrappers, run on NumPy.
+
+On NEXT_STEP trajectories they are Gymnasium's, unchanged. For DISABLED
+ones with partial resets, ``NormalizeObservation`` and ``NormalizeReward``
+follow anywrap's documented deviation (README: only the masked sub-envs are
+reset) and ``RecordEpisodeStatistics`` takes its own masked branch when the
+env below keeps the mask (a :class:`ReplayVectorEnv` does; wrap a
+``SyncVectorEnv`` in :class:`KeepResetMask`). All arithmetic is Gymnasium's.
+"""

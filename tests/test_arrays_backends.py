@@ -20,7 +20,7 @@ import warnings
 import gymnasium as gym
 import numpy as np
 import pytest
-from array_envs import BackendEnv, BackendVectorEnv, ScriptedKey, ScriptedStickyAction
+from array_envs import BackendEnv, BackendVectorEnv, ScriptedStickyAction, script
 from gymnasium.envs.classic_control import CartPoleEnv
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 from gymnasium.wrappers import vector as gym_vector
@@ -208,9 +208,8 @@ STATEFUL = ["TimeLimit", "TimeAwareObservation", "DelayObservation", "StickyActi
 def test_vector_stateful_on_backend(backend, name, mode):
     ours, ref = vector_case(name, mode, backend)
     run_vector(ours, ref, backend, mode, steps=26)
-    # The state lives with the data; a generator's own state (rng.key) is whatever
-    # the generator keeps (NumPy words for the default one, a CPU byte tensor for torch).
-    state = {k: v for k, v in ours.state_dict().items() if k != "rng.key"}
+    # The state lives with the data (a sticky generator's state too).
+    state = ours.state_dict()
     assert state and all(isinstance(v, backend.array_type) for v in state.values())
 
 
@@ -267,7 +266,7 @@ def test_sticky_state_machine_on_backend(backend):
         proxy = BackendVectorEnv(SyncVectorEnv([lambda: gym.make("Pendulum-v1")] * n), backend)
         ours = anywrap.vector.StickyAction(proxy, 0.5, (1, 3))
         ours.reset(seed=0)
-        ours._rng.key = ScriptedKey(table, backend.to_backend)
+        script(ours, table, backend.to_backend)
     repeats = 0
     for t, a in enumerate(acts):
         clock[0] = t

@@ -1,9 +1,10 @@
 """Contract 3, "same type out as in", and "same numbers" across backends.
 
 The six-wrapper CleanRL stack runs on a replay of a real Pendulum trajectory
-given as arrays of each backend. Every output must be of that backend, on
-its device, and agree with the NumPy path (which itself is checked against
-Gymnasium's own wrappers on the same trajectory).
+given as arrays of each backend (NumPy included). Every output must be of
+that backend, on its device, and agree with Gymnasium's own wrappers run on a
+NumPy replay of the same trajectory (``GYM_VECTOR`` for vector envs: on
+DISABLED trajectories it follows anywrap's documented partial reset).
 """
 
 from __future__ import annotations
@@ -13,10 +14,12 @@ import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
 from helpers import (
+    GYM_VECTOR,
     Backend,
     ReplayEnv,
     ReplayVectorEnv,
     make_backend,
+    moments_with_prior,
     record_single_trajectory,
     record_vector_trajectory,
     run_single,
@@ -65,7 +68,7 @@ def assert_native(x: object, backend: Backend, what: str) -> None:
 
 
 def close(got: object, want: object, backend: Backend, what: str, rtol: float | None = None):
-    """``got`` (NumPy copy of a backend array) agrees with the NumPy path's ``want``."""
+    """``got`` (NumPy copy of a backend array) agrees with Gymnasium's ``want``."""
     got = np.asarray(got)
     tol = tolerance_for(backend, got.dtype)
     np.testing.assert_allclose(
@@ -96,10 +99,13 @@ def numpy_backend() -> Backend:
 
 # Regression: the array_api_strict DISABLED case once failed, because
 # `check_reset_mask` refused array_api_strict bool masks.
+# Regression: NumPy rewards once drifted from Gymnasium's by ~1.5e-9 relative
+# from the first step with skipped sub-envs (Gymnasium forms the float32
+# product `batch_var * batch_count`; anywrap formed it in float64).
 @pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.DISABLED])
 def test_vector_stack_same_type_and_numbers(backend, numpy_backend, mode):
     traj = record_vector_trajectory(autoreset_mode=mode)
-    ref_layers = vector_stack(ReplayVectorEnv(traj, numpy_backend))
+    ref_layers = vector_stack(ReplayVectorEnv(traj, numpy_backend), lib=GYM_VECTOR)
     ref = run_vector(ref_layers["top"])
     replay = ReplayVectorEnv(traj, backend)
     layers = vector_stack(replay)
@@ -110,11 +116,13 @@ def test_vector_stack_same_type_and_numbers(backend, numpy_backend, mode):
     for i, (got, want) in enumerate(zip(out, ref)):
         assert got[0] == want[0]
         assert_native(got[1], backend, f"obs of event {i}")
-        assert got[1].dtype == backend.xp.float32
+        assert got[1].dtype == backend.xp.float32 and want[1].dtype == np.float32
         close(backend.to_numpy(got[1]), want[1], backend, f"obs of event {i}")
         if got[0] == "step":
             for j, name in ((2, "reward"), (3, "terminated"), (4, "truncated")):
                 assert_native(got[j], backend, f"{name} of event {i}")
+            if backend.name == "numpy":
+                assert got[2].dtype == want[2].dtype == np.float64
             close(backend.to_numpy(got[2]), want[2], backend, f"reward of event {i}")
             info = got[5]
             if "episode" in want[5]:
@@ -131,7 +139,7 @@ def test_vector_stack_same_type_and_numbers(backend, numpy_backend, mode):
                 )
     assert saw_episode
 
-    # Statistics live in the backend too, and agree with the NumPy path.
+    # Statistics live in the backend too, and agree with Gymnasium's.
     for view in (layers["obs"].obs_rms, layers["rew"].return_rms):
         for attr in ("mean", "var", "count"):
             assert_native(getattr(view, attr), backend, f"{view!r}.{attr}")
@@ -153,31 +161,9 @@ def test_vector_stack_same_type_and_numbers(backend, numpy_backend, mode):
         np.testing.assert_array_equal(backend.to_numpy(a), np.clip(raw, -2.0, 2.0))
 
 
-# Regression: rewards once drifted from Gymnasium's by ~1.5e-9 relative from the
-# first step with skipped sub-envs (Gymnasium forms the float32 product
-# `batch_var * batch_count`; anywrap formed it in float64). Now they agree.
-def test_numpy_vector_stack_matches_gymnasium(numpy_backend):
-    """The anchor of the comparisons above: NumPy anywrap == Gymnasium 1.4's wrappers."""
-    traj = record_vector_trajectory()
-    ours = vector_stack(ReplayVectorEnv(traj, numpy_backend))
-    theirs = vector_stack(ReplayVectorEnv(traj, numpy_backend), lib=gym.wrappers.vector)
-    a, b = run_vector(ours["top"]), run_vector(theirs["top"])
-    for i, (x, y) in enumerate(zip(a, b)):
-        np.testing.assert_allclose(x[1], y[1], rtol=1e-5, atol=1e-6, err_msg=f"obs {i}")
-        assert x[1].dtype == y[1].dtype
-        if x[0] == "step":
-            np.testing.assert_allclose(x[2], y[2], rtol=1e-9, err_msg=f"reward {i}")
-            assert x[2].dtype == y[2].dtype
-            assert ("episode" in x[5]) == ("episode" in y[5])
-    np.testing.assert_allclose(ours["obs"].obs_rms.mean, theirs["obs"].obs_rms.mean, rtol=1e-5)
-    np.testing.assert_allclose(ours["obs"].obs_rms.var, theirs["obs"].obs_rms.var, rtol=1e-5)
-    np.testing.assert_allclose(ours["rew"].return_rms.var, theirs["rew"].return_rms.var, 1e-9)
-    np.testing.assert_allclose(ours["rew"].return_rms.count, theirs["rew"].return_rms.count)
-
-
 def test_single_stack_same_type_and_numbers(backend, numpy_backend):
     traj = record_single_trajectory()
-    ref_layers = single_stack(ReplayEnv(traj, numpy_backend))
+    ref_layers = single_stack(ReplayEnv(traj, numpy_backend), lib=gym.wrappers)
     ref = run_single(ref_layers["top"])
     replay = ReplayEnv(traj, backend)
     layers = single_stack(replay)
@@ -214,39 +200,31 @@ def test_single_stack_same_type_and_numbers(backend, numpy_backend):
         np.testing.assert_array_equal(backend.to_numpy(a), np.clip(raw, -2.0, 2.0))
 
 
-def test_numpy_single_stack_matches_gymnasium(numpy_backend):
-    traj = record_single_trajectory()
-    ours = single_stack(ReplayEnv(traj, numpy_backend))
-    theirs = single_stack(ReplayEnv(traj, numpy_backend), lib=gym.wrappers)
-    for i, (x, y) in enumerate(zip(run_single(ours["top"]), run_single(theirs["top"]))):
-        np.testing.assert_allclose(x[1], y[1], rtol=1e-5, atol=1e-6, err_msg=f"obs {i}")
-        if x[0] == "step":
-            np.testing.assert_allclose(x[2], y[2], rtol=1e-9, err_msg=f"reward {i}")
-    np.testing.assert_allclose(ours["rew"].return_rms.var, theirs["rew"].return_rms.var, 1e-9)
-
-
-def test_gymnasium_vector_normalize_observation_does_not_keep_torch():
+def test_gymnasium_vector_normalize_observation_does_not_keep_torch(numpy_backend):
     """The contrast: Gymnasium 1.4's vector NormalizeObservation cannot take tensors
-    (``np.mean(tensor, axis=0)`` raises a TypeError); anywrap's returns tensors."""
+    (``np.mean(tensor, axis=0)`` raises a TypeError); anywrap's returns tensors
+    holding the numbers Gymnasium's gives on the same observations in NumPy."""
     torch_backend = make_backend("torch")
     import torch
 
     traj = record_vector_trajectory()
     theirs = gym.wrappers.vector.NormalizeObservation(ReplayVectorEnv(traj, torch_backend))
-    try:
-        obs, _ = theirs.reset(seed=0)
-    except (TypeError, AttributeError, RuntimeError):
-        pass  # Gymnasium 1.4: "mean() got an unexpected keyword argument 'axis'"
-    else:
-        assert not isinstance(obs, torch.Tensor) or not isinstance(
-            theirs.obs_rms.mean, torch.Tensor
-        )
+    with pytest.raises(TypeError, match="axis"):
+        theirs.reset(seed=0)
     ours = anywrap.vector.NormalizeObservation(ReplayVectorEnv(traj, torch_backend))
-    obs, _ = ours.reset(seed=0)
-    assert isinstance(obs, torch.Tensor) and obs.dtype == torch.float32
+    ref_replay = ReplayVectorEnv(traj, numpy_backend)
+    ref = gym.wrappers.vector.NormalizeObservation(ref_replay)
+    got, want = [ours.reset(seed=0)[0]], [ref.reset(seed=0)[0]]
+    for _ in range(5):
+        action = ref_replay.action()
+        got.append(ours.step(torch.from_numpy(np.array(action)))[0])
+        want.append(ref.step(action)[0])
+    for i, (g, w) in enumerate(zip(got, want)):
+        assert isinstance(g, torch.Tensor) and g.dtype == torch.float32
+        close(g.numpy(), w, torch_backend, f"obs {i}")
     assert isinstance(ours.obs_rms.mean, torch.Tensor)
-    obs, *_ = ours.step(torch.zeros((traj.num_envs, 1)))
-    assert isinstance(obs, torch.Tensor)
+    close(ours.obs_rms.mean.numpy(), ref.obs_rms.mean, torch_backend, "obs_rms.mean")
+    close(ours.obs_rms.var.numpy(), ref.obs_rms.var, torch_backend, "obs_rms.var")
 
 
 # Regression: a masked update (every update is masked, as non-finite rows are
@@ -265,19 +243,65 @@ def test_array_api_strict_masked_moment_update():
     np.testing.assert_allclose(np.from_dlpack(m.var), ref.var, rtol=1e-6)
 
 
+def shell_numbers(env: object) -> dict:
+    """What a partial reset may change in each of the three stateful vector shells."""
+    if hasattr(env, "episode_returns"):
+        return {"returns": env.episode_returns, "lengths": env.episode_lengths}
+    if hasattr(env, "obs_rms"):
+        rms = env.obs_rms
+        return {"mean": rms.mean, "var": rms.var, "count": rms.count}
+    return {"G": env.accumulated_reward}
+
+
+def _host(values: dict, to_numpy) -> dict:
+    return {k: np.asarray(to_numpy(v), dtype=np.float64) for k, v in values.items()}
+
+
 # Regression (array_api_strict): `check_reset_mask` once refused valid masks,
 # whose dtype prints as "array_api_strict.bool".
 @pytest.mark.parametrize(
     "shell", ["RecordEpisodeStatistics", "NormalizeObservation", "NormalizeReward"]
 )
-def test_vector_shells_accept_a_reset_mask_of_the_backend(backend, shell):
+def test_vector_shells_reset_only_the_masked_sub_envs(backend, numpy_backend, shell):
+    """A partial reset with a mask of the backend restarts the masked sub-envs only.
+
+    The numbers are those of Gymnasium's wrapper on a NumPy replay, taught the
+    documented partial reset (``GYM_VECTOR``); the masked rows of the returns
+    and lengths (and of G) go to zero, the others keep their values, and the
+    observation statistics learn from the masked rows alone.
+    """
     traj = record_vector_trajectory(autoreset_mode=AutoresetMode.DISABLED)
-    replay = ReplayVectorEnv(traj, backend)
-    env = getattr(anywrap.vector, shell)(replay)
-    env.reset(seed=0)
     i = next(i for i, e in enumerate(traj.events) if i and e.kind == "reset")
+    mask_np = np.array(traj.events[i].reset_mask)
+    assert 0 < mask_np.sum() < traj.num_envs, "the first masked reset must be partial"
+    replay = ReplayVectorEnv(traj, backend)
+    ours = getattr(anywrap.vector, shell)(replay)
+    ref_replay = ReplayVectorEnv(traj, numpy_backend)
+    theirs = getattr(GYM_VECTOR, shell)(ref_replay)
+    ours.reset(seed=0)
+    theirs.reset(seed=0)
     for _ in range(i - 1):
-        env.step(replay.action())
-    mask = backend.to_backend(traj.events[i].reset_mask)
-    env.reset(options={"reset_mask": mask})
-    assert replay.reset_options[-1]["reset_mask"] is mask
+        ours.step(replay.action())
+        theirs.step(ref_replay.action())
+    before = _host(shell_numbers(ours), backend.to_numpy)
+    mask = backend.to_backend(mask_np)
+    obs, _ = ours.reset(options={"reset_mask": mask})
+    ref_obs, _ = theirs.reset(options={"reset_mask": mask_np.copy()})
+    assert replay.reset_options[-1]["reset_mask"] is mask  # passed on to the env as given
+    after = _host(shell_numbers(ours), backend.to_numpy)
+    want = _host(shell_numbers(theirs), np.asarray)
+    for k in want:
+        close(after[k], want[k], backend, f"{shell}.{k} after the partial reset")
+    if shell == "NormalizeObservation":
+        assert after["count"] == pytest.approx(before["count"] + mask_np.sum(), abs=1e-9)
+        seen = [e.obs for e in traj.events[:i]] + [traj.events[i].obs[mask_np]]
+        mean, var, count = moments_with_prior(np.concatenate(seen))
+        close(after["count"], count, backend, "count")
+        np.testing.assert_allclose(after["mean"], mean, rtol=2e-5, atol=1e-6)
+        np.testing.assert_allclose(after["var"], var, rtol=2e-5, atol=1e-6)
+        close(backend.to_numpy(obs), ref_obs, backend, "obs of the partial reset")
+    else:
+        for k in after:
+            np.testing.assert_array_equal(after[k][mask_np], 0.0, err_msg=k)
+            np.testing.assert_array_equal(after[k][~mask_np], before[k][~mask_np], err_msg=k)
+            assert np.all(before[k][~mask_np] != 0), (k, before[k])  # a reset would show

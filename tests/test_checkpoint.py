@@ -42,34 +42,65 @@ def layer(env, cls):
     return env
 
 
+def host(sd: dict) -> dict:
+    return {k: np.array(to_numpy(v), copy=True) for k, v in sd.items()}
+
+
+def untimed(sd: dict) -> dict:
+    """Without the episode clocks (wall time differs between two runs)."""
+    return {k: v for k, v in sd.items() if "time" not in k}
+
+
 @pytest.mark.parametrize("backend_name", ["numpy", "jax", "torch"])
 def test_state_dict_round_trip_holds_plain_arrays(backend_name):
     backend = make_backend(backend_name)
-    replay = ReplayVectorEnv(record_vector_trajectory(), backend)
+    traj = record_vector_trajectory()
+    replay = ReplayVectorEnv(traj, backend)
     env = stack(replay)
     run_vector(env, steps=20)
-    for shell in (
+    shells = [
         layer(env, c)
         for c in (
             anywrap.vector.NormalizeObservation,
             anywrap.vector.NormalizeReward,
             anywrap.vector.RecordEpisodeStatistics,
         )
-    ):
-        sd = shell.state_dict()
+    ]
+    saved = [shell.state_dict() for shell in shells]
+    for shell, sd in zip(shells, saved):
         assert sd and all(isinstance(k, str) for k in sd)
         for k, v in sd.items():
             assert isinstance(v, backend.array_type), (k, type(v))
-        fresh = type(shell)(ReplayVectorEnv(record_vector_trajectory(), backend))
+        fresh = type(shell)(ReplayVectorEnv(traj, backend))
         fresh.load_state_dict(sd)
-        got = fresh.state_dict()
         assert_same_state(
-            {k: to_numpy(v) for k, v in got.items()},
-            {k: to_numpy(v) for k, v in sd.items()},
+            host(fresh.state_dict()),
+            host(sd),
             same_dtype=False,  # a fresh shell holds NumPy (float64 counts) until it sees data
         )
-        # a state dict of NumPy arrays (e.g. read from disk) loads as well
-        fresh.load_state_dict({k: backend.to_numpy(v) for k, v in sd.items()})
+    # A state dict of NumPy arrays (as read from disk) loads into shells that have
+    # seen none of the data, which then continue exactly as the saved ones do.
+    position = replay.position
+    twins = []
+    for shell, sd in zip(shells, saved):
+        twin = type(shell)(ReplayVectorEnv(traj, backend, start=position))
+        assert any(
+            not np.array_equal(a, b)
+            for a, b in zip(host(untimed(twin.state_dict())).values(), host(untimed(sd)).values())
+        ), "a fresh shell must differ from the saved state, or the load proves nothing"
+        twin.load_state_dict({k: backend.to_numpy(v) for k, v in sd.items()})
+        assert_same_state(host(twin.state_dict()), host(sd), same_dtype=False)
+        twins.append(twin)
+    for _ in range(5):
+        env.step(replay.action())
+    for shell, twin in zip(shells, twins):
+        for _ in range(5):
+            twin.step(twin.env.action())
+        for v in twin.state_dict().values():
+            assert isinstance(v, backend.array_type)  # the state followed the data
+        assert_same_state(
+            untimed(host(twin.state_dict())), untimed(host(shell.state_dict())), same_dtype=False
+        )
 
 
 def test_load_state_dict_of_another_shape_changes_nothing():
@@ -96,7 +127,6 @@ def test_restored_stack_continues_bit_identically(tmp_path, backend_name):
     original = stack(ReplayVectorEnv(traj, backend))
     run_vector(original, steps=25)
     anywrap.save_state(original, path)
-    position = original.unwrapped.position if hasattr(original, "unwrapped") else None
     replay = original
     while not isinstance(replay, ReplayVectorEnv):
         replay = replay.env

@@ -70,9 +70,20 @@ def test_importing_the_cli_imports_neither_jax_nor_torch() -> None:
     assert proc.stdout.strip() == "[]"
 
 
-def test_demo_runs_both_backends_and_prints_the_table() -> None:
+def test_demo_runs_both_backends_and_prints_the_table(tmp_path: Path) -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "anywrap.cli", "demo", "--num-envs", "8", "--steps", "210"],
+        [
+            sys.executable,
+            "-m",
+            "anywrap.cli",
+            "demo",
+            "--num-envs",
+            "8",
+            "--steps",
+            "210",
+            "--report-dir",
+            str(tmp_path),
+        ],
         env={**os.environ, "PYTHONPATH": SRC},
         capture_output=True,
         text=True,
@@ -87,3 +98,44 @@ def test_demo_runs_both_backends_and_prints_the_table() -> None:
     # 210 steps of 200-step episodes: each of the 8 envs finished one.
     assert int(jax_row.split()[-4]) >= 8 and int(torch_row.split()[-4]) == 8
     assert "mean return" in proc.stdout and "steps/s" in proc.stdout
+    assert str(tmp_path / "pendulum-episode-0.html") in proc.stdout
+
+
+def test_demo_writes_html_reports_and_prints_their_paths(tmp_path: Path) -> None:
+    """Pendulum-v1 with frames, swung up and held; Breakout where ale-py is installed."""
+    import json
+    import re
+
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "anywrap.cli",
+            "demo",
+            "--report-only",
+            "--report-dir",
+            str(tmp_path),
+        ],
+        env={**os.environ, "PYTHONPATH": SRC},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    printed = re.findall(r"^  (\S+\.html)  \((\d+\.\d+) MB\)$", proc.stdout, re.M)
+    names = [Path(p).name for p, _ in printed]
+    assert names[0] == "pendulum-episode-0.html"
+    for p, mb in printed:
+        assert Path(p).is_file() and abs(Path(p).stat().st_size / 1e6 - float(mb)) < 0.01
+    text = Path(printed[0][0]).read_text(encoding="utf-8")
+    data = json.loads(re.search(r'id="report-data">(.*?)</script>', text, re.S).group(1))
+    e = data["envs"][0]
+    assert data["env_id"] == "Pendulum-v1" and len(e["frames"]) == 201 and all(e["frames"])
+    # The controller swings the pendulum up: it ends near the top (cos theta ~ 1).
+    assert min(e["obs"][0][-20:]) > 0.99
+    try:
+        import ale_py  # noqa: F401
+    except ImportError:
+        return
+    assert names[1] == "breakout-episode-0.html"

@@ -7,6 +7,7 @@ import socket
 
 import numpy as np
 import pytest
+from helpers import moments_with_prior
 
 torch = pytest.importorskip("torch")
 import torch.distributed as dist  # noqa: E402
@@ -51,6 +52,12 @@ def _worker(rank: int, port: int, failures: object) -> None:
             r_ref = returns.update_returns(r_ref, rew, term, gamma=0.9)
         for got, want in zip(m, ref):  # float64 samples: equal to rounding
             np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=1e-12)
+        # and both are the moments of every selected finite row (float64 closed form)
+        rows = np.concatenate([x[mask & np.isfinite(x).all(axis=1)] for x, mask in _batches()])
+        mean, var, count = moments_with_prior(rows)
+        np.testing.assert_allclose(m.mean.numpy(), mean, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(m.var.numpy(), var, rtol=1e-12, atol=1e-12)
+        assert float(moments.total_count(m)) == count
         for got, want in zip(r.rms, r_ref.rms):  # float32 returns: summed in another order
             np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6, atol=1e-9)
     except BaseException as e:
@@ -91,6 +98,6 @@ def test_jax_psum_hook_gives_global_moments():
     m0 = moments.init_moments((2,), xp=jnp, dtype=jnp.float32)
     per = jax.vmap(lambda s: moments.update_moments(m0, s, reduce=jax_psum("i")), axis_name="i")
     got = per(jnp.asarray(x))
-    want = moments.update_moments(m0, jnp.asarray(x.reshape(24, 2)))
-    np.testing.assert_allclose(np.asarray(got.mean), np.broadcast_to(want.mean, (4, 2)), rtol=1e-5)
-    np.testing.assert_allclose(np.asarray(got.var), np.broadcast_to(want.var, (4, 2)), rtol=1e-5)
+    mean, var, _ = moments_with_prior(x.reshape(24, 2))  # every shard: the whole batch's
+    np.testing.assert_allclose(np.asarray(got.mean), np.broadcast_to(mean, (4, 2)), rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(got.var), np.broadcast_to(var, (4, 2)), rtol=1e-5)

@@ -5,13 +5,22 @@ from __future__ import annotations
 import doctest
 import importlib
 import pkgutil
+from pathlib import Path
 
 import pytest
 
 import anywrap
 
-# Modules whose examples need optional packages name them; CI installs them all.
-NEEDS = {"anywrap.functional": "gymnax", "anywrap.backends": "tensorflow"}
+# Modules whose examples need optional packages name them (every prefix that
+# matches applies); CI installs them all. They are imported before the examples
+# run, so that what an import prints (brax.envs reports a missing optional
+# GPU package on stdout) does not land in an example's output.
+NEEDS = {
+    "anywrap.functional": ("gymnax",),
+    "anywrap.functional.adapters": ("brax.envs",),
+    "anywrap.distributed": ("jax", "torch.distributed"),
+    "anywrap.backends": ("tensorflow",),
+}
 
 # Internal, benchmark and package-index modules with no examples of their own
 # (the public classes they hold are checked by test_public_classes_have_examples).
@@ -22,6 +31,14 @@ NO_EXAMPLES = {
     "anywrap.bench.functional_bench",
     "anywrap.bench.report",
     "anywrap.bench.runner",
+    "anywrap.bench.b1_numpy_single",
+    "anywrap.bench.b2_numpy_vector",
+    "anywrap.bench.b3_jax_vector",
+    "anywrap.bench.b4_functional",
+    "anywrap.bench.b5_torch",
+    "anywrap.bench.b6_conversion",
+    "anywrap.bench.b7_images",
+    "anywrap.bench.b8_roofline",
     "anywrap.bench.suite",
     "anywrap.cli",
     "anywrap.demo",
@@ -44,9 +61,10 @@ def modules() -> list[str]:
 
 @pytest.mark.parametrize("name", modules())
 def test_docstring_examples(name):
-    for prefix, package in NEEDS.items():
+    for prefix, packages in NEEDS.items():
         if name.startswith(prefix):
-            pytest.importorskip(package)
+            for package in packages:
+                pytest.importorskip(package)
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0, f"{result.failed} failing examples in {name}"
@@ -63,3 +81,37 @@ def test_public_classes_have_examples():
             obj = getattr(ns, name)
             if isinstance(obj, type):
                 assert obj.__doc__ and ">>>" in obj.__doc__, f"{ns.__name__}.{name}"
+
+
+def test_functional_wrappers_have_examples():
+    """The functional wrappers too (their examples run in test_docstring_examples)."""
+    pytest.importorskip("jax")
+    from anywrap import functional as F
+
+    wrappers = [
+        getattr(F, name)
+        for name in F.__all__
+        if isinstance(getattr(F, name), type)
+        and issubclass(getattr(F, name), F.Wrapper)
+        and getattr(F, name) is not F.Wrapper
+    ]
+    assert len(wrappers) >= 8  # the six, VmapWrapper and AutoReset
+    for cls in wrappers:
+        assert cls.__doc__ and ">>>" in cls.__doc__, f"anywrap.functional.{cls.__name__}"
+    for fn in (F.from_brax, F.from_gymnax, F.from_func_env, F.find_state):
+        assert fn.__doc__ and ">>>" in fn.__doc__, fn.__name__
+
+
+# Modules still being reworked for issue 10 mark examples +SKIP; each entry
+# goes when its examples run. No other module may skip an example.
+SKIP_PENDING = {"backends/tensorflow.py", "bench/convert_bench.py"}
+
+
+def test_no_example_is_skipped():
+    root = Path(anywrap.__file__).parent
+    skipping = sorted(
+        str(path.relative_to(root))
+        for path in root.rglob("*.py")
+        if "doctest: +SKIP" in path.read_text()
+    )
+    assert set(skipping) <= SKIP_PENDING, sorted(set(skipping) - SKIP_PENDING)

@@ -10,14 +10,26 @@ import pytest
 README = Path(__file__).resolve().parent.parent / "README.md"
 
 
-def python_blocks() -> list[str]:
-    return re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
+BLOCK = re.compile(r"^( *)(<!-- fragment[^>]*-->\n *)?```python\n(.*?)```", flags=re.S | re.M)
+
+
+def python_blocks() -> list[tuple[bool, str]]:
+    """``(is_fragment, code)`` of every Python block of the README."""
+    return [(bool(m.group(2)), m.group(3)) for m in BLOCK.finditer(README.read_text())]
 
 
 def programs() -> list[str]:
-    """The complete programs; the other blocks are fragments over the reader's
-    own objects (an env, a mesh, an array type), whose calls the suite tests."""
-    return [b for b in python_blocks() if b.lstrip().startswith(("import", "from"))]
+    """The blocks that run as written. The others are marked ``<!-- fragment ... -->``:
+    they name the reader's own objects (an env, a mesh, an array type), and the
+    suite tests their calls elsewhere."""
+    return [code for fragment, code in python_blocks() if not fragment]
+
+
+def test_every_block_is_a_program_or_marked_as_a_fragment():
+    fragments = [code for fragment, code in python_blocks() if fragment]
+    assert fragments, "the marker is searched for: at least one block carries it"
+    for code in programs():  # an unmarked block must be a whole program
+        assert code.lstrip().startswith(("import", "from")), code[:80]
 
 
 def test_readme_has_the_examples():

@@ -1,10 +1,12 @@
-"""TensorFlow: registered through anywrap.xp.register_namespace, converted through DLPack."""
+"""TensorFlow: registered through anywrap.xp.register_backend (an entry point), converted
+through DLPack."""
 
 from __future__ import annotations
 
 import gymnasium as gym
 import numpy as np
 import pytest
+from gymnasium.wrappers.utils import RunningMeanStd
 
 tf = pytest.importorskip("tensorflow")
 import anywrap  # noqa: E402
@@ -62,7 +64,13 @@ def test_conversion_from_tensorflow_is_zero_copy(to: str) -> None:
         if to == "torch"
         else obs.unsafe_buffer_pointer()
     )
-    assert ptr == host_pointer(env.obs)
+    if to == "jax":  # JAX copies small host buffers (SMALL_HOST_COPY) and shares larger ones
+        from anywrap.xp._jax import SMALL_HOST_COPY
+
+        big = tf.zeros((SMALL_HOST_COPY // 4 + 64,), dtype=tf.float32)
+        assert C.to_library(big, "jax").unsafe_buffer_pointer() == host_pointer(big)
+    else:
+        assert ptr == host_pointer(env.obs)
     assert str(info["flag"].dtype).endswith("bool")
     action = C.to_library(np.array([0.25, 0.25], dtype=np.float32), to)
     _, reward, *_ = w.step(action)
@@ -90,93 +98,158 @@ def test_numpy_to_tensorflow_is_zero_copy_and_keeps_dtypes() -> None:
     assert C.to_library(ro, "tensorflow").dtype == tf.float64  # copied, still converted
 
 
-def test_update_moments_on_tensorflow_matches_numpy() -> None:
+def test_update_moments_on_tensorflow_matches_gymnasium() -> None:
+    """Against Gymnasium's float32 RunningMeanStd fed the finite rows."""
     rng = np.random.default_rng(0)
-    m_np = moments.init_moments((3,), xp=np, dtype=np.float32)
     m_tf = moments.init_moments((3,), xp=TX, dtype=TX.float32)
+    ref = RunningMeanStd(shape=(3,), dtype=np.float32)
     for _ in range(4):
         batch = rng.normal(size=(6, 3)).astype(np.float32)
         batch[2, 1] = np.nan
-        m_np = moments.update_moments(m_np, batch)
         m_tf = moments.update_moments(m_tf, tf.constant(batch))
-    for a, b in zip(m_tf, m_np):
+        ref.update(batch[np.isfinite(batch).all(axis=1)])
+    for a in m_tf:
         assert isinstance(a, tf.Tensor)
-        np.testing.assert_allclose(a.numpy(), b, rtol=1e-6)
+    np.testing.assert_allclose(m_tf.mean.numpy(), ref.mean, rtol=1e-6)
+    np.testing.assert_allclose(m_tf.var.numpy(), ref.var, rtol=1e-6)
+    assert float(moments.total_count(m_tf).numpy()) == pytest.approx(ref.count, rel=1e-12)
 
 
-def test_update_returns_on_tensorflow_matches_numpy() -> None:
+def test_update_returns_on_tensorflow_matches_gymnasium() -> None:
+    """Against Gymnasium's vector NormalizeReward (NEXT_STEP) on the same rewards and flags."""
+    from gymnasium.wrappers.vector import NormalizeReward
+    from helpers import ReplayVectorEnv, VectorTrajectory, make_backend, run_vector
+
     rng = np.random.default_rng(1)
-    s_np = returns.init_returns((4,), xp=np, acc_dtype=np.float32, stats_dtype=np.float64)
-    s_tf = returns.init_returns((4,), xp=TX, acc_dtype=TX.float32, stats_dtype=TX.float64)
-    for _ in range(6):
-        r = rng.normal(size=4).astype(np.float32)
-        term = rng.random(4) < 0.3
-        trunc = rng.random(4) < 0.2
-        kw = {"gamma": 0.99, "skip_after_done": True}
-        s_np = returns.update_returns(s_np, r, term, trunc, **kw)
+    steps, n = 6, 4
+    rewards = rng.normal(size=(steps, n)).astype(np.float32)
+    term, trunc = rng.random((steps, n)) < 0.3, rng.random((steps, n)) < 0.2
+    s_tf = returns.init_returns((n,), xp=TX, acc_dtype=TX.float32, stats_dtype=TX.float64)
+    for t in range(steps):
         s_tf = returns.update_returns(
-            s_tf, tf.constant(r), tf.constant(term), tf.constant(trunc), **kw
+            s_tf,
+            tf.constant(rewards[t]),
+            tf.constant(term[t]),
+            tf.constant(trunc[t]),
+            gamma=0.99,
+            skip_after_done=True,
         )
-    np.testing.assert_allclose(s_tf.accumulated.numpy(), s_np.accumulated, rtol=1e-6)
-    # G is float32, so its batch moments carry float32 rounding, summed in
-    # another order by NumPy (which skips masked rows) than by TensorFlow.
-    np.testing.assert_allclose(s_tf.rms.var.numpy(), s_np.rms.var, rtol=1e-7)
+    traj = VectorTrajectory.from_arrays(
+        np.zeros((steps + 1, n, 1), np.float32), rewards, term, trunc
+    )
+    ref = NormalizeReward(ReplayVectorEnv(traj, make_backend("numpy")), gamma=0.99)
+    run_vector(ref)
+    np.testing.assert_allclose(s_tf.accumulated.numpy(), ref.accumulated_reward, rtol=1e-6)
+    np.testing.assert_allclose(s_tf.rms.var.numpy(), ref.return_rms.var, rtol=1e-7)
+    assert float(moments.total_count(s_tf.rms).numpy()) == pytest.approx(ref.return_rms.count)
     scaled = returns.scale_reward(s_tf, tf.constant([1.0], tf.float32), 1e-8)
     assert scaled.dtype == tf.float32
+    np.testing.assert_allclose(scaled.numpy(), 1.0 / np.sqrt(ref.return_rms.var + 1e-8), rtol=1e-6)
 
 
-def test_step_episodes_on_tensorflow_matches_numpy() -> None:
+def test_step_episodes_on_tensorflow_matches_a_plain_oracle() -> None:
+    """Per env, in plain Python: the step after an end restarts the return, length
+    and clock there (NEXT_STEP); the reported time is ``round(now - start, 6)``."""
     rng = np.random.default_rng(2)
-    e_np = episodes.init_episodes((5,), xp=np, buffer_length=4)
-    e_tf = episodes.init_episodes((5,), xp=TX, buffer_length=4)
+    n = 5
+    e_tf = episodes.init_episodes((n,), xp=TX, buffer_length=4)
+    ret, length, start, prev = [0.0] * n, [0] * n, [0.0] * n, [False] * n
+    finished: list[tuple[float, int]] = []
     for step in range(8):
-        r = rng.normal(size=5).astype(np.float32)
-        term = rng.random(5) < 0.4
-        trunc = np.zeros(5, dtype=bool)
+        r = rng.normal(size=n).astype(np.float32)
+        term = rng.random(n) < 0.4
         now = 0.1 * step
-        e_np, o_np = episodes.step_episodes(e_np, r, term, trunc, now=now)
         e_tf, o_tf = episodes.step_episodes(
-            e_tf, tf.constant(r), tf.constant(term), tf.constant(trunc), now=now
+            e_tf, tf.constant(r), tf.constant(term), tf.constant(np.zeros(n, bool)), now=now
         )
-        for a, b in zip(o_tf, o_np):
-            np.testing.assert_allclose(np.asarray(a), b, rtol=1e-6)
-    for a, b in zip(e_tf, e_np):
-        np.testing.assert_allclose(np.asarray(a), b, rtol=1e-6)
+        for i in range(n):
+            if prev[i]:
+                ret[i], length[i], start[i] = 0.0, 0, now
+            else:
+                ret[i], length[i] = ret[i] + float(r[i]), length[i] + 1
+            prev[i] = bool(term[i])
+        finished += [(ret[i], length[i]) for i in range(n) if term[i]]
+        np.testing.assert_array_equal(o_tf.done.numpy(), term)
+        np.testing.assert_allclose(o_tf.returns.numpy(), np.where(term, ret, 0.0), rtol=1e-6)
+        np.testing.assert_array_equal(o_tf.lengths.numpy(), np.where(term, length, 0))
+        elapsed = np.round(now - np.array(start), 6)
+        np.testing.assert_allclose(o_tf.times.numpy(), np.where(term, elapsed, 0.0), atol=1e-6)
+    size = int(e_tf.recent_size.numpy())
+    assert size == min(4, len(finished))
+    newest_first = finished[::-1][:size]
+    np.testing.assert_allclose(e_tf.recent_returns.numpy()[:size], [r for r, _ in newest_first])
+    np.testing.assert_array_equal(e_tf.recent_lengths.numpy()[:size], [k for _, k in newest_first])
+    assert float(e_tf.episode_count.numpy()) == len(finished)
 
 
-def test_core_shells_run_on_tensorflow() -> None:
-    """The six core single-env shells, stacked on an env that returns tf tensors."""
-    env = TinyTFEnv()
-    env = anywrap.ClipAction(env)
-    env = anywrap.RecordEpisodeStatistics(env)
-    env = anywrap.NormalizeObservation(env)
-    env = anywrap.TransformObservation(env, lambda o: o * 2.0, env.observation_space)
-    env = anywrap.NormalizeReward(env)
-    env = anywrap.TransformReward(env, lambda r: r * 0.5)
+class TinyNumpyEnv(gym.Env):  # type: ignore[type-arg]
+    """:class:`TinyTFEnv`'s dynamics in NumPy, for Gymnasium's wrappers."""
+
+    observation_space = TinyTFEnv.observation_space
+    action_space = TinyTFEnv.action_space
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):  # type: ignore[no-untyped-def]
+        super().reset(seed=seed)
+        self.t = 0
+        self.obs = np.array([1.0, -2.0, 3.0], dtype=np.float32)
+        return self.obs, {}
+
+    def step(self, action):  # type: ignore[no-untyped-def]
+        self.t += 1
+        self.obs = self.obs * np.float32(0.5) + np.float32(self.t)
+        reward = float(np.sum(action, dtype=np.float32) + np.float32(1.0))
+        return self.obs, reward, self.t % 4 == 0, False, {}
+
+
+def core_stack(env: gym.Env, lib: object) -> gym.Env:  # type: ignore[type-arg]
+    env = lib.ClipAction(env)
+    env = lib.RecordEpisodeStatistics(env)
+    env = lib.NormalizeObservation(env)
+    env = lib.TransformObservation(env, lambda o: o * 2.0, env.observation_space)
+    env = lib.NormalizeReward(env)
+    return lib.TransformReward(env, lambda r: r * 0.5)
+
+
+def test_core_shells_on_tensorflow_give_gymnasiums_numbers() -> None:
+    """The six core single-env shells, stacked on an env that returns tf tensors,
+    against Gymnasium's wrappers on the same dynamics in NumPy."""
+    env = core_stack(TinyTFEnv(), anywrap)
+    ref = core_stack(TinyNumpyEnv(), gym.wrappers)
     obs, _ = env.reset(seed=0)
+    want, _ = ref.reset(seed=0)
     assert isinstance(obs, tf.Tensor)
+    np.testing.assert_allclose(obs.numpy(), want, rtol=1e-6, atol=1e-6)
     episodes_seen = 0
     for _ in range(8):
         obs, reward, term, trunc, info = env.step(tf.constant([3.0, -3.0], tf.float32))
+        w_obs, w_reward, w_term, _, w_info = ref.step(np.array([3.0, -3.0], np.float32))
         assert isinstance(obs, tf.Tensor) and obs.dtype == tf.float32
-        assert bool(np.all(np.isfinite(np.asarray(obs))))
-        assert np.isfinite(float(np.asarray(reward)))
+        np.testing.assert_allclose(obs.numpy(), w_obs, rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(float(np.asarray(reward)), w_reward, rtol=1e-6)
+        assert bool(np.asarray(term)) == w_term
         # tf tensors are not host values: the statistics come every step, with a mask.
-        if "episode" in info and bool(np.asarray(info.get("_episode", True))):
+        ended = "episode" in info and bool(np.asarray(info.get("_episode", True)))
+        assert ended == ("episode" in w_info)
+        if ended:
             episodes_seen += 1
-            assert float(np.asarray(info["episode"]["l"])) == 4
+            assert float(np.asarray(info["episode"]["l"])) == w_info["episode"]["l"] == 4
+            np.testing.assert_allclose(
+                float(np.asarray(info["episode"]["r"])), w_info["episode"]["r"], rtol=1e-6
+            )
         if bool(np.asarray(term)) or bool(np.asarray(trunc)):
-            obs, _ = env.reset()
+            env.reset()
+            ref.reset()
     assert episodes_seen == 2
-    inner = env.unwrapped
-    np.testing.assert_array_equal(np.asarray(inner.action), [1.0, -1.0])  # ClipAction ran
+    np.testing.assert_array_equal(np.asarray(env.unwrapped.action), [1.0, -1.0])  # clipped
 
 
 @pytest.mark.parametrize("mode", ["NextStep", "Disabled"])
-def test_vector_shells_on_tensorflow_give_the_numpy_numbers(mode) -> None:
-    """The six vector shells over a vector env replayed as tf tensors."""
+def test_vector_shells_on_tensorflow_give_gymnasiums_numbers(mode) -> None:
+    """The six vector shells over a vector env replayed as tf tensors, against
+    Gymnasium's wrappers on a NumPy replay (``GYM_VECTOR``)."""
     from gymnasium.vector import AutoresetMode
     from helpers import (
+        GYM_VECTOR,
         ReplayVectorEnv,
         make_backend,
         record_vector_trajectory,
@@ -187,7 +260,7 @@ def test_vector_shells_on_tensorflow_give_the_numpy_numbers(mode) -> None:
     traj = record_vector_trajectory(autoreset_mode=AutoresetMode(mode))
     tfb_ = make_backend("tensorflow")
     got = run_vector(vector_stack(ReplayVectorEnv(traj, tfb_)))
-    want = run_vector(vector_stack(ReplayVectorEnv(traj, make_backend("numpy"))))
+    want = run_vector(vector_stack(ReplayVectorEnv(traj, make_backend("numpy")), GYM_VECTOR))
     episodes = 0
     for g, w in zip(got, want, strict=True):
         assert isinstance(g[1], tf.Tensor)

@@ -10,6 +10,8 @@ from collections import deque
 
 import numpy as np
 import pytest
+from gymnasium.wrappers.utils import RunningMeanStd
+from helpers import make_backend
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -48,8 +50,6 @@ def test_masked_update_equals_update_on_selected_rows(x, data):
     m0 = moments.init_moments((3,), xp=np, dtype=np.float64)
     masked = moments.update_moments(m0, x, mask)
     if mask.any():
-        from gymnasium.wrappers.utils import RunningMeanStd
-
         oracle = RunningMeanStd(shape=(3,))  # Gymnasium's own, on the selected rows
         oracle.update(x[mask])
         np.testing.assert_allclose(masked.mean, oracle.mean, rtol=1e-9, atol=1e-12)
@@ -63,9 +63,11 @@ def test_nonfinite_rows_are_left_out_of_the_statistics():
     x = np.array([[1.0, 2.0], [np.nan, 0.0], [3.0, np.inf], [5.0, 6.0]])
     m0 = moments.init_moments((2,), xp=np, dtype=np.float64)
     got = moments.update_moments(m0, x)
-    want = moments.update_moments(m0, x[[0, 3]])
-    np.testing.assert_array_equal(got.mean, want.mean)
-    np.testing.assert_array_equal(got.var, want.var)
+    want = RunningMeanStd(shape=(2,))  # Gymnasium's, on the two finite rows
+    want.update(x[[0, 3]])
+    np.testing.assert_allclose(got.mean, want.mean, rtol=1e-12)
+    np.testing.assert_allclose(got.var, want.var, rtol=1e-12)
+    assert float(moments.total_count(got)) == want.count == 2 + 1e-4
     single = moments.update_moments_one(m0, np.array([np.nan, 1.0]))
     for new, old in zip(single, m0):
         np.testing.assert_array_equal(new, old)
@@ -77,12 +79,12 @@ def test_count_is_exact_past_float32_precision():
     lo = np.float32(0)
     plain = np.float32(2**24)
     for _ in range(1000):
-        hi, lo, _ = moments._add_count(hi, lo, np.float32(1))
+        hi, lo, _ = moments.add_count(hi, lo, np.float32(1))
         plain = plain + np.float32(1)
     assert plain == np.float32(2**24)  # why the double word is needed
     assert float(hi) + float(lo) == 2**24 + 1000
     # the total that weighs a merge is the float32 number nearest the new count
-    _, _, total = moments._add_count(hi, lo, np.float32(3))
+    _, _, total = moments.add_count(hi, lo, np.float32(3))
     assert total.dtype == np.float32 and total == np.float32(2**24 + 1003)
 
 
@@ -103,48 +105,62 @@ def test_count_is_exact_past_2_to_24_under_jax_float32():
 
 
 @pytest.mark.parametrize("lib", ["numpy", "jax", "torch", "array_api_strict"])
-def test_transforms_agree_across_backends(lib):
+def test_masked_update_agrees_with_gymnasium_on_every_backend(lib):
+    """float32 moments of the selected rows, against Gymnasium's float32 RunningMeanStd."""
+    backend = make_backend(lib)
+    xp = backend.xp
     rng = np.random.default_rng(0)
     x = rng.normal(size=(16, 4)).astype(np.float32)
     mask = rng.random(16) > 0.3
-    if lib == "numpy":
-        xp, conv = np, np.asarray
-    elif lib == "jax":
-        xp = pytest.importorskip("jax.numpy")
-        conv = xp.asarray
-    elif lib == "torch":
-        torch = pytest.importorskip("torch")
-        import array_api_compat.torch as xp
-
-        conv = torch.asarray
-    else:
-        xp = pytest.importorskip("array_api_strict")
-        conv = xp.asarray
-    m_np = moments.update_moments(moments.init_moments((4,), xp=np, dtype=np.float32), x, mask)
     m = moments.update_moments(
-        moments.init_moments((4,), xp=xp, dtype=xp.float32), conv(x), conv(mask)
+        moments.init_moments((4,), xp=xp, dtype=xp.float32, device=backend.device),
+        backend.to_backend(x),
+        backend.to_backend(mask),
     )
-    np.testing.assert_allclose(np.asarray(m.mean), m_np.mean, rtol=1e-6)
-    np.testing.assert_allclose(np.asarray(m.var), m_np.var, rtol=1e-5)
+    want = RunningMeanStd(shape=(4,), dtype=np.float32)
+    want.update(x[mask])
+    assert isinstance(m.mean, backend.array_type)
+    np.testing.assert_allclose(backend.to_numpy(m.mean), want.mean, rtol=1e-6)
+    np.testing.assert_allclose(backend.to_numpy(m.var), want.var, rtol=1e-5)
+    assert float(backend.to_numpy(moments.total_count(m))) == pytest.approx(want.count)
 
 
 @settings(max_examples=40, deadline=None)
 @given(data=st.data())
 def test_recent_episode_buffer_keeps_gymnasium_order(data):
-    """The device buffer holds the same episodes, in the same order, as a deque would."""
+    """The device buffer holds the same episodes, in the same order, as a deque would.
+
+    The oracle keeps each env's return in plain Python, with Gymnasium's
+    NEXT_STEP rule (the step after an end is the reset step: it restarts the
+    return at zero and its reward is not counted), and appends finished
+    episodes in ascending env order to a ``deque``.
+    """
     n, length = data.draw(st.integers(1, 5)), data.draw(st.integers(1, 6))
     state = episodes.init_episodes((n,), xp=np, buffer_length=length)
     oracle: deque = deque(maxlen=length)
+    oracle_lengths: deque = deque(maxlen=length)
+    running, steps, prev_done = [0.0] * n, [0] * n, [False] * n
     for t in range(data.draw(st.integers(1, 12))):
         reward = np.array(data.draw(st.lists(finite, min_size=n, max_size=n)))
         term = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)))
         trunc = np.zeros(n, dtype=bool)
         state, out = episodes.step_episodes(state, reward, term, trunc, now=float(t))
-        oracle.extend(out.returns[term])  # finished episodes, ascending env index
+        for i in range(n):
+            if prev_done[i]:
+                running[i], steps[i] = 0.0, 0
+            else:
+                running[i], steps[i] = running[i] + float(reward[i]), steps[i] + 1
+            if term[i]:
+                oracle.append(running[i])
+                oracle_lengths.append(steps[i])
+            prev_done[i] = bool(term[i])
+        np.testing.assert_array_equal(out.done, term)
+        np.testing.assert_allclose(out.returns[term], [running[i] for i in np.flatnonzero(term)])
     size = int(state.recent_size)
     got = state.recent_returns[:size][::-1]  # newest-first buffer, oldest first
-    np.testing.assert_allclose(got, np.array(oracle), rtol=1e-12)
     assert size == len(oracle)
+    np.testing.assert_allclose(got, np.array(oracle), rtol=1e-12)
+    np.testing.assert_array_equal(state.recent_lengths[:size][::-1], np.array(oracle_lengths))
 
 
 def test_return_accumulator_resets_on_termination_only():

@@ -3,7 +3,8 @@
 ``anywrap.X`` wraps a single env and ``anywrap.vector.X`` a vector env, with
 Gymnasium 1.4's names, arguments, spaces and info keys. Arrays stay in their
 library and on their device. ``anywrap.functional`` holds pure versions for
-JAX-native envs (loaded on first use, as it imports JAX).
+JAX-native envs, and ``anywrap.distributed`` the hooks that make statistics
+global across devices and processes (both load on first use).
 
 Example:
     >>> import gymnasium as gym
@@ -21,8 +22,9 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from anywrap import transforms, vector, xp
+from anywrap import convert, transforms, tree, vector, xp
 from anywrap.checkpoint import load_state, save_state
+from anywrap.convert.wrappers import CONVERSION_NAMES
 from anywrap.wrappers import (
     ClipAction,
     ClipReward,
@@ -45,54 +47,42 @@ from anywrap.wrappers import (
 __version__ = "0.1.0"
 
 __all__ = [
-    "ArrayConversion",
+    *CONVERSION_NAMES,
     "ClipAction",
     "ClipReward",
     "DelayObservation",
     "DtypeObservation",
     "FlattenObservation",
-    "JaxToNumpy",
-    "JaxToTorch",
     "NormalizeObservation",
     "NormalizeReward",
-    "NumpyToTorch",
     "RecordEpisodeStatistics",
+    "RecordHTML",
     "RescaleAction",
     "RescaleObservation",
     "ReshapeObservation",
     "StickyAction",
     "TimeAwareObservation",
     "TimeLimit",
-    "ToJax",
-    "ToNumpy",
-    "ToTensorFlow",
-    "ToTorch",
     "TransformObservation",
     "TransformReward",
+    "distributed",
     "functional",
     "load_state",
     "save_state",
     "transforms",
+    "tree",
     "vector",
     "xp",
 ]
 
-_LAZY_MODULES = {"functional", "convert", "demo"}
-_CONVERSIONS = {
-    "ArrayConversion",
-    "JaxToNumpy",
-    "JaxToTorch",
-    "NumpyToTorch",
-    "ToJax",
-    "ToNumpy",
-    "ToTensorFlow",
-    "ToTorch",
-}
+globals().update({name: getattr(convert, name) for name in CONVERSION_NAMES})
+
+_LAZY_MODULES = {"functional", "distributed", "demo", "record"}
 
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY_MODULES:
         return importlib.import_module(f"anywrap.{name}")
-    if name in _CONVERSIONS:
-        return getattr(importlib.import_module("anywrap.convert"), name)
+    if name == "RecordHTML":
+        return importlib.import_module("anywrap.record.single").RecordHTML
     raise AttributeError(f"module 'anywrap' has no attribute {name!r}")

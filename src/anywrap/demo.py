@@ -1,4 +1,5 @@
-"""``anywrap demo``: CleanRL's six-wrapper stack on a JAX and a PyTorch vector env.
+"""``anywrap demo``: CleanRL's six-wrapper stack on a JAX and a PyTorch vector env,
+and an HTML report of an episode.
 
 Runs the same ``anywrap.vector`` stack (RecordEpisodeStatistics, ClipAction,
 NormalizeObservation, TransformObservation, NormalizeReward, TransformReward)
@@ -6,6 +7,11 @@ over Gymnasium's JAX ``phys2d/Pendulum-v0`` vector env and over a batched
 PyTorch Pendulum, with random actions, and prints the episode returns and
 lengths seen and the steps per second of each. The arrays never leave their
 library.
+
+Then it records one ``Pendulum-v1`` episode (``rgb_array`` frames, an
+energy-pumping swing-up controller) with ``anywrap.RecordHTML``, and, where
+``ale-py`` is installed, 300 steps of Atari Breakout, and prints the paths of
+the ``.html`` reports.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ import anywrap
 from anywrap.bench.envs import cleanrl_stack, torch_pendulum_vector_env
 from anywrap.xp import to_numpy
 
-__all__ = ["main", "run_stack"]
+__all__ = ["main", "run_stack", "swing_up", "write_reports"]
 
 
 def run_stack(
@@ -68,13 +74,66 @@ def _layer(env: Any, attr: str) -> Any:
     return getattr(env, attr)
 
 
+def swing_up(obs: np.ndarray) -> np.ndarray:
+    """A Pendulum-v1 controller: pump energy until near the top, then hold it there."""
+    c, s, w = (float(v) for v in obs)
+    if c > 0.85:  # near upright: a PD controller on the angle
+        u = -(12.0 * np.arctan2(s, c) + 2.5 * w)
+    elif 0.5 * w * w + 15.0 * c < 15.0:  # below the energy of the upright rest
+        u = 2.0 if w >= 0 else -2.0
+    else:
+        u = -0.5 if w >= 0 else 0.5
+    return np.array([np.clip(u, -2.0, 2.0)], dtype=np.float32)
+
+
+def write_reports(folder: str, atari: bool = True) -> list[Any]:
+    """Record a Pendulum-v1 episode (and Breakout where ale-py is installed); the paths."""
+    paths = []
+    env = gym.make("Pendulum-v1", render_mode="rgb_array")
+    env = anywrap.RecordEpisodeStatistics(env)
+    env = anywrap.RecordHTML(env, folder, name_prefix="pendulum")
+    obs, _ = env.reset(seed=3)
+    done = False
+    while not done:
+        obs, _, terminated, truncated, _ = env.step(swing_up(obs))
+        done = bool(terminated or truncated)
+    env.close()
+    paths += env.report_paths
+    if atari:
+        try:
+            import ale_py
+        except ImportError:
+            return paths
+        gym.register_envs(ale_py)
+        aenv = gym.make("ALE/Breakout-v5", render_mode="rgb_array")
+        aenv = anywrap.RecordHTML(aenv, folder, name_prefix="breakout", report_length=300)
+        aenv.reset(seed=0)
+        aenv.action_space.seed(0)
+        for _ in range(300):
+            _, _, terminated, truncated, _ = aenv.step(aenv.action_space.sample())
+            if terminated or truncated:
+                break
+        aenv.close()
+        paths += aenv.report_paths
+    return paths
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``anywrap demo``."""
     parser = argparse.ArgumentParser(prog="anywrap demo", description=__doc__)
     parser.add_argument("--num-envs", type=int, default=256)
     parser.add_argument("--steps", type=int, default=600, help="vector steps per backend")
     parser.add_argument("--torch-device", default="cpu")
+    parser.add_argument(
+        "--report-dir",
+        default="anywrap-demo-reports",
+        help="where the HTML reports go (default: %(default)s)",
+    )
+    parser.add_argument("--no-report", action="store_true", help="skip the HTML reports")
+    parser.add_argument("--report-only", action="store_true", help="only write the HTML reports")
     args = parser.parse_args(argv)
+    if args.report_only:
+        return _reports(args.report_dir)
 
     from tqdm.auto import tqdm
 
@@ -133,7 +192,21 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['mean_length']:11.1f} {r['steps_per_s']:10.0f}"
         )
     print(f"\n{args.num_envs} envs x {args.steps} steps each, random actions, six wrappers.")
-    return 0 if rows else 1
+    if not rows:
+        return 1
+    return 0 if args.no_report else _reports(args.report_dir)
+
+
+def _reports(folder: str) -> int:
+    try:
+        paths = write_reports(folder)
+    except ImportError as e:  # Pillow or pygame missing
+        print(f"\nHTML report skipped: {e} (pip install 'anywrap[record]' pygame)")
+        return 1
+    print("\nHTML reports (open in a browser; they work offline):")
+    for p in paths:
+        print(f"  {p}  ({p.stat().st_size / 1e6:.2f} MB)")
+    return 0
 
 
 if __name__ == "__main__":

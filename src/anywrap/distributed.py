@@ -43,8 +43,23 @@ def torch_allreduce_sum(group: Any = None) -> Callable[[Any], Any]:
     order (as with any collective).
 
     Example:
-        >>> reduce = torch_allreduce_sum()  # doctest: +SKIP
-        >>> m = update_moments(m, local_batch, reduce=reduce)  # doctest: +SKIP
+        Each process passes its own rows and gets the statistics of all of
+        them. A group of one process shows the calls (``torchrun`` starts
+        the real ones, and sets up the group from its environment):
+
+        >>> import torch
+        >>> import torch.distributed as dist
+        >>> from anywrap.transforms import moments
+        >>> dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+        >>> reduce = torch_allreduce_sum()
+        >>> local = torch.tensor([[1.0], [2.0], [3.0], [6.0]], dtype=torch.float64)
+        >>> m = moments.init_moments((1,), xp=torch, dtype=torch.float64)
+        >>> m = moments.update_moments(m, local, reduce=reduce)
+        >>> round(float(m.mean[0]), 3), round(float(m.var[0]), 3)  # of the 4 rows: 3.0, 3.5
+        (3.0, 3.5)
+        >>> reduce(torch.tensor([1.0, 2.0]))  # a sum over one process: the tensor itself
+        tensor([1., 2.])
+        >>> dist.destroy_process_group()
     """
     import torch.distributed as dist
 
@@ -70,7 +85,9 @@ def jax_psum(axis_name: str | tuple[str, ...]) -> Callable[[Any], Any]:
     Use it inside ``shard_map``, ``pmap`` or ``vmap`` with that axis name.
 
     Example:
-        >>> reduce = jax_psum("devices")
+        >>> import jax, jax.numpy as jnp
+        >>> jax.vmap(jax_psum("i"), axis_name="i")(jnp.arange(4.0))  # 0 + 1 + 2 + 3 everywhere
+        Array([6., 6., 6., 6.], dtype=float32)
     """
     import jax
 

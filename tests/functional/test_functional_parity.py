@@ -6,14 +6,18 @@ the same seed and actions, across two episode ends (time limit 50):
 * functional wrappers, driven through ``to_vector_env``;
 * ``anywrap.vector`` shells over ``to_vector_env`` of the bare env;
 * Gymnasium's own vector wrappers (RecordEpisodeStatistics and
-  NormalizeReward; its NormalizeObservation refuses SAME_STEP envs).
+  NormalizeReward; its NormalizeObservation refuses SAME_STEP envs, so for
+  that wrapper Gymnasium's ``RunningMeanStd`` is fed the same batches).
 """
 
 from __future__ import annotations
 
+import functools
+
 import gymnasium as gym
 import numpy as np
 import pytest
+from gymnasium.wrappers.utils import RunningMeanStd
 
 jax = pytest.importorskip("jax")
 gymnax = pytest.importorskip("gymnax")
@@ -47,8 +51,11 @@ def functional_stack(learn_final_obs: bool = False):
     return F.to_vector_env(F.TransformReward(env, clip_rew), seed=SEED)
 
 
-def drive(venv):
-    """Step with fixed actions (beyond the bounds, so ClipAction matters); collect outputs."""
+def drive(venv, recorded: bool = True):
+    """Step with fixed actions (beyond the bounds, so ClipAction matters); collect outputs.
+
+    ``recorded``: the stack records episode statistics (checked against the dones).
+    """
     rng = np.random.default_rng(0)
     obs0, _ = venv.reset(seed=SEED)
     out = {"obs": [np.asarray(obs0)], "rew": [], "done": [], "r": [], "l": [], "final": []}
@@ -59,8 +66,9 @@ def drive(venv):
         out["obs"].append(np.asarray(obs))
         out["rew"].append(np.asarray(rew))
         out["done"].append(done)
-        mask = np.asarray(info.get("_episode", np.zeros(N, bool)))
-        np.testing.assert_array_equal(mask, done)
+        if recorded:
+            mask = np.asarray(info.get("_episode", np.zeros(N, bool)))
+            np.testing.assert_array_equal(mask, done)
         ep = info.get("episode", {"r": np.zeros(N), "l": np.zeros(N, int)})
         out["r"].append(np.where(done, np.asarray(ep["r"]), np.nan))
         out["l"].append(np.where(done, np.asarray(ep["l"]), -1))
@@ -71,11 +79,42 @@ def drive(venv):
     return res
 
 
+@functools.cache
+def raw_run():
+    """The bare env (actions clipped) driven as the stacks are: what the wrappers see."""
+    return drive(F.to_vector_env(F.ClipAction(base()), seed=SEED), recorded=False)
+
+
+def assert_gymnasium_moments(f, learn_final_obs):
+    """Gymnasium's NormalizeObservation refuses SAME_STEP envs, so its RunningMeanStd
+    is fed what the wrapper learns from (each step's observations, and the final
+    ones with ``learn_final_obs``), and its formula gives the reference."""
+    raw = raw_run()
+    ref = RunningMeanStd(shape=(3,), dtype=np.float32)
+
+    def normalised(o):
+        return np.clip((o - ref.mean) / np.sqrt(ref.var + 1e-8), -4.0, 4.0)
+
+    ref.update(raw["obs"][0])
+    np.testing.assert_allclose(f["obs"][0], normalised(raw["obs"][0]), rtol=1e-5, atol=1e-5)
+    for t in range(T):
+        done = raw["done"][t]
+        batch = [raw["obs"][t + 1]] + ([raw["final"][t][done]] if learn_final_obs else [])
+        ref.update(np.concatenate(batch))
+        np.testing.assert_allclose(
+            f["obs"][t + 1], normalised(raw["obs"][t + 1]), rtol=1e-5, atol=1e-5, err_msg=t
+        )
+        np.testing.assert_allclose(
+            f["final"][t][done], normalised(raw["final"][t][done]), rtol=1e-5, atol=1e-5
+        )
+
+
 @pytest.mark.parametrize("learn_final_obs", [False, True])
-def test_functional_equals_anywrap_vector_shells(learn_final_obs):
+def test_functional_equals_vector_shells_and_gymnasiums_moments(learn_final_obs):
     import anywrap.vector as V
 
     f = drive(functional_stack(learn_final_obs))
+    assert_gymnasium_moments(f, learn_final_obs)
     env = V.RecordEpisodeStatistics(F.to_vector_env(base(), seed=SEED))
     env = V.ClipAction(env)
     env = V.NormalizeObservation(env, learn_final_obs=learn_final_obs)

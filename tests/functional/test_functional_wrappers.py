@@ -5,6 +5,7 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 import pytest
+from helpers import moments_with_prior
 
 jax = pytest.importorskip("jax")
 gymnax = pytest.importorskip("gymnax")
@@ -77,20 +78,24 @@ def test_normalize_observation_shares_one_set_of_moments_across_the_batch():
     _, state, _ = rollout(F.NormalizeObservation(pendulum()), steps)
     m = F.find_state(state, F.NormalizeObservationState).obs_stats
     assert m.mean.shape == (3,)  # one set for the batch, not one per env
-    seen = raw_observations(steps).reshape(-1, 3).astype(np.float64)
-    assert float(total_count(m)) == pytest.approx(seen.shape[0] + 1e-4)
-    np.testing.assert_allclose(np.asarray(m.mean), seen.mean(0), rtol=1e-4, atol=1e-5)
-    np.testing.assert_allclose(np.asarray(m.var), seen.var(0), rtol=2e-5)
+    mean, var, count = moments_with_prior(raw_observations(steps).reshape(-1, 3))
+    assert float(total_count(m)) == pytest.approx(count)
+    np.testing.assert_allclose(np.asarray(m.mean), mean, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(m.var), var, rtol=2e-5)
 
 
 def test_normalize_observation_output_uses_updated_moments_and_final_obs_too():
+    """Each step's output is normalised with the moments of every observation so far,
+    this step's included (the float64 closed form over the bare env's observations)."""
     env = F.NormalizeObservation(pendulum())
-    _, state, (obs, _, _, _, info) = rollout(env, 3)
-    m = F.find_state(state, F.NormalizeObservationState).obs_stats
+    obs0, _, (obs, _, _, _, info) = rollout(env, 3)
     raw = raw_observations(3)
-    expect = (raw[-1] - np.asarray(m.mean)) / np.sqrt(np.asarray(m.var) + 1e-8)
-    np.testing.assert_allclose(np.asarray(obs[-1]), expect, rtol=1e-5, atol=1e-5)
-    assert np.all(np.isfinite(np.asarray(info["final_obs"])))
+    for t, out in enumerate([obs0, *obs]):
+        mean, var, _ = moments_with_prior(raw[: t + 1].reshape(-1, 3))
+        expect = (raw[t] - mean) / np.sqrt(var + 1e-8)
+        np.testing.assert_allclose(np.asarray(out), expect, rtol=1e-5, atol=1e-5, err_msg=t)
+    # no episode ended: final_obs is the raw observation, normalised the same way
+    np.testing.assert_allclose(np.asarray(info["final_obs"][-1]), expect, rtol=1e-5, atol=1e-5)
 
 
 def test_update_running_mean_false_freezes_statistics():
@@ -140,12 +145,10 @@ def test_normalize_reward_matches_discounted_return_variance():
         g = gamma * g + raw[t]
         gs.append(g.copy())
     assert not np.any(np.asarray(term) | np.asarray(trunc))
-    var = np.var(np.concatenate(gs))
+    _, var, _ = moments_with_prior(np.concatenate(gs))  # float64 closed form
     r = F.find_state(state, F.NormalizeRewardState).returns
     np.testing.assert_allclose(float(r.rms.var), var, rtol=2e-5)
-    np.testing.assert_allclose(
-        np.asarray(scaled[-1]), raw[-1] / np.sqrt(float(r.rms.var) + 1e-8), rtol=1e-5
-    )
+    np.testing.assert_allclose(np.asarray(scaled[-1]), raw[-1] / np.sqrt(var + 1e-8), rtol=1e-5)
 
 
 def test_record_episode_statistics_reports_nan_not_zeros_before_first_episode():

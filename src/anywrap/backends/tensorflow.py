@@ -3,10 +3,11 @@
 TensorFlow tensors do not speak the Array API, and array-api-compat does not
 wrap them. This module adds a small Array-API-style namespace,
 :data:`namespace` (an instance of :class:`TensorFlowNamespace`), holding what
-anywrap's transforms use, and registers it with
-``anywrap.xp.register_namespace(tf.Tensor, ...)``, exactly as an outside
-package would. It is imported lazily, the first time a ``tf.Tensor`` is seen
-(or explicitly: ``import anywrap.backends.tensorflow``).
+anywrap's transforms use, with the DLPack conversions, and registers them
+with ``anywrap.xp.register_backend``, exactly as an outside package would.
+anywrap's ``pyproject.toml`` declares it as an entry point of the group
+``anywrap.backends``, so it is imported lazily, the first time a
+``tf.Tensor`` (or the name ``"tensorflow"``) is met.
 
 Two caveats:
 
@@ -425,4 +426,39 @@ class TensorFlowNamespace:
 namespace = TensorFlowNamespace()
 """The namespace registered for ``tf.Tensor``."""
 
-_xp.register_namespace(tf.Tensor, lambda x: namespace)  # type: ignore[arg-type, return-value]
+
+def _from_array(x: Any, device: Any) -> Any:
+    if not isinstance(x, tf.Tensor):
+        try:
+            host = _xp.to_numpy(x) if _xp.is_on_host(x) else None
+            # TensorFlow (Eigen) aborts the process on buffers not aligned to 64 bytes.
+            if host is not None and (host.ctypes.data % 64 or not host.flags.c_contiguous):
+                x = tf.convert_to_tensor(np.ascontiguousarray(host))
+            else:
+                x = tf.experimental.dlpack.from_dlpack(_xp.exportable(x).__dlpack__())
+        except Exception:  # read-only NumPy, a stride TensorFlow cannot share, ...
+            x = tf.convert_to_tensor(_xp.to_numpy(x))
+    return x if device is None else _to_device(x, device)
+
+
+def _to_device(x: Any, device: Any) -> Any:
+    with tf.device(str(device)):
+        return tf.identity(x)
+
+
+def _device(x: Any) -> Any:
+    return x.device or "cpu"
+
+
+BACKEND = _xp.register_backend(
+    _xp.Backend(
+        "tensorflow",
+        (tf.Tensor,),
+        namespace=lambda x: namespace,
+        device=_device,
+        from_array=_from_array,
+        to_device=_to_device,
+        aliases=("tf",),
+    )
+)
+"""TensorFlow's record in anywrap's backend registry (no compiler: see above)."""

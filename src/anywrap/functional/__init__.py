@@ -62,6 +62,7 @@ from .core import (
     batch_ndim,
     find_state,
 )
+from .record import RecordTrajectory, Trajectory, write_report
 from .vector import FunctionalVectorEnv, to_vector_env
 from .wrappers import (
     ClipAction,
@@ -97,6 +98,7 @@ __all__ = [
     "NormalizeReward",
     "NormalizeRewardState",
     "RecordEpisodeStatistics",
+    "RecordTrajectory",
     "RescaleAction",
     "RescaleObservation",
     "ReshapeObservation",
@@ -107,6 +109,7 @@ __all__ = [
     "TimeAwareObservationState",
     "TimeLimit",
     "TimeLimitState",
+    "Trajectory",
     "TransformObservation",
     "TransformReward",
     "VmapWrapper",
@@ -120,4 +123,5 @@ __all__ = [
     "last_episodes",
     "recent_episodes",
     "to_vector_env",
+    "write_report",
 ]

@@ -122,11 +122,28 @@ def from_brax(
     ``AutoResetWrapper`` reports no final observation; :class:`AutoReset` does.
 
     Example:
-        >>> from brax import envs  # doctest: +SKIP
-        >>> from brax.envs.wrappers.training import EpisodeWrapper  # doctest: +SKIP
-        >>> env = from_brax(EpisodeWrapper(envs.get_environment("fast"), 10, 1))  # doctest: +SKIP
-        >>> env.num_envs is None, env.autoreset_mode.name  # doctest: +SKIP
-        (True, 'DISABLED')
+        Brax's ``fast`` test env, its episodes cut at 3 steps by Brax's
+        ``EpisodeWrapper``; a bare env does not reset itself, so
+        :class:`~anywrap.functional.AutoReset` goes over it:
+
+        >>> import jax, jax.numpy as jnp
+        >>> import numpy as np
+        >>> from brax import envs
+        >>> from brax.envs.wrappers.training import EpisodeWrapper
+        >>> from anywrap import functional as F
+        >>> env = F.from_brax(EpisodeWrapper(envs.get_environment("fast"), 3, 1))
+        >>> env.num_envs is None, env.autoreset_mode.name, env.observation_space
+        (True, 'DISABLED', Box(-inf, inf, (2,), float32))
+        >>> env = F.AutoReset(env)
+        >>> _, state = env.reset(jax.random.key(0))
+        >>> for t in range(1, 5):
+        ...     s = env.step(state, jnp.ones(1))
+        ...     state = s.state
+        ...     print(t, bool(s.truncated), np.asarray(s.obs), np.asarray(s.info["final_obs"]))
+        1 False [0.0004 0.02  ] [0.0004 0.02  ]
+        2 False [0.0012 0.04  ] [0.0012 0.04  ]
+        3 True [0. 0.] [0.0024 0.06  ]
+        4 False [0.0004 0.02  ] [0.0004 0.02  ]
     """
     return BraxEnv(env, num_envs=num_envs, autoreset_mode=autoreset_mode)
 

@@ -106,7 +106,13 @@ class RescaleObservation(_ObservationMap):
     """Affinely rescale a Box observation to ``[min_obs, max_obs]``: ``g * obs + c``.
 
     Example:
-        >>> env = RescaleObservation(env, -1.0, 1.0)  # doctest: +SKIP
+        >>> import jax, gymnax
+        >>> from anywrap import functional as F
+        >>> env = F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=2)
+        >>> env = F.RescaleObservation(env, -1.0, 1.0)
+        >>> obs, state = env.reset(jax.random.key(0))
+        >>> env.observation_space, bool((abs(obs) <= 1).all())
+        (Box(-1.0, 1.0, (3,), float32), True)
     """
 
     def __init__(self, env: FunctionalEnv, min_obs: Any, max_obs: Any) -> None:
@@ -133,7 +139,13 @@ class DtypeObservation(_ObservationMap):
     """Cast every observation to ``dtype``.
 
     Example:
-        >>> env = DtypeObservation(env, jnp.float16)  # doctest: +SKIP
+        >>> import jax, gymnax
+        >>> import numpy as np
+        >>> from anywrap import functional as F
+        >>> env = F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=2)
+        >>> env = F.DtypeObservation(env, np.float16)
+        >>> env.reset(jax.random.key(0))[0].dtype
+        dtype('float16')
     """
 
     def __init__(self, env: FunctionalEnv, dtype: Any) -> None:
@@ -151,7 +163,12 @@ class FlattenObservation(_ObservationMap):
     """Flatten every observation (Box, Discrete, MultiDiscrete, MultiBinary, Dict, Tuple).
 
     Example:
-        >>> env = FlattenObservation(env)  # doctest: +SKIP
+        >>> import jax, gymnax
+        >>> from anywrap import functional as F
+        >>> env = F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=2)
+        >>> env = F.FlattenObservation(F.ReshapeObservation(env, (3, 1)))
+        >>> env.observation_space.shape, env.reset(jax.random.key(0))[0].shape
+        ((3,), (2, 3))
     """
 
     def __init__(self, env: FunctionalEnv) -> None:
@@ -170,7 +187,12 @@ class ReshapeObservation(_ObservationMap):
     """Reshape every Box observation to ``shape``.
 
     Example:
-        >>> env = ReshapeObservation(env, (3, 1))  # doctest: +SKIP
+        >>> import jax, gymnax
+        >>> from anywrap import functional as F
+        >>> env = F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=2)
+        >>> env = F.ReshapeObservation(env, (3, 1))
+        >>> env.observation_space.shape, env.reset(jax.random.key(0))[0].shape
+        ((3, 1), (2, 3, 1))
     """
 
     def __init__(self, env: FunctionalEnv, shape: tuple[int, ...]) -> None:
@@ -191,7 +213,19 @@ class RescaleAction(Wrapper):
     ``(action - c) / g``.
 
     Example:
-        >>> env = RescaleAction(env, -1.0, 1.0)  # doctest: +SKIP
+        >>> import jax, gymnax
+        >>> import jax.numpy as jnp
+        >>> from anywrap import functional as F
+        >>> bare = F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=2)
+        >>> env = F.RescaleAction(bare, -1.0, 1.0)
+        >>> env.action_space
+        Box(-1.0, 1.0, (1,), float32)
+        >>> _, state = env.reset(jax.random.key(0))
+        >>> # 0.5 in [-1, 1] is the env's 1.0 in [-2, 2]
+        >>> a = env.step(state, jnp.full((2, 1), 0.5)).obs
+        >>> b = bare.step(state, jnp.full((2, 1), 1.0)).obs
+        >>> bool((a == b).all())
+        True
     """
 
     def __init__(self, env: FunctionalEnv, min_action: Any, max_action: Any) -> None:
@@ -216,7 +250,15 @@ class ClipReward(Wrapper):
     """Clip every reward to ``[min_reward, max_reward]`` (either may be ``None``).
 
     Example:
-        >>> env = ClipReward(env, -1.0, 1.0)  # doctest: +SKIP
+        >>> import jax, gymnax
+        >>> import jax.numpy as jnp
+        >>> from anywrap import functional as F
+        >>> env = F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=2)
+        >>> env = F.ClipReward(env, -1.0, None)
+        >>> _, state = env.reset(jax.random.key(0))
+        >>> reward = env.step(state, jnp.zeros((2, 1))).reward
+        >>> bool((reward >= -1).all())
+        True
     """
 
     def __init__(self, env: FunctionalEnv, min_reward: Any = None, max_reward: Any = None) -> None:
@@ -250,7 +292,18 @@ class TimeLimit(Wrapper):
     starts a new episode (and a new count) wherever the limit truncates.
 
     Example:
-        >>> env = AutoReset(TimeLimit(from_func_env(env), 500))  # doctest: +SKIP
+        >>> import jax, jax.numpy as jnp
+        >>> from gymnasium.envs.phys2d.pendulum import PendulumFunctional
+        >>> from anywrap import functional as F
+        >>> env = F.AutoReset(F.TimeLimit(F.from_func_env(PendulumFunctional()), 3))
+        >>> _, state = env.reset(jax.random.key(0))
+        >>> truncated = []
+        >>> for _ in range(4):
+        ...     step = env.step(state, jnp.zeros((1,)))
+        ...     state = step.state
+        ...     truncated.append(bool(step.truncated))
+        >>> truncated
+        [False, False, True, False]
     """
 
     def __init__(self, env: FunctionalEnv, max_episode_steps: int) -> None:
@@ -306,7 +359,19 @@ class TimeAwareObservation(Wrapper):
     episode's last count.
 
     Example:
-        >>> env = TimeAwareObservation(env, max_timesteps=200)  # doctest: +SKIP
+        >>> import jax, jax.numpy as jnp
+        >>> from gymnasium.envs.phys2d.pendulum import PendulumFunctional
+        >>> from anywrap import functional as F
+        >>> env = F.AutoReset(F.TimeLimit(F.from_func_env(PendulumFunctional()), 3))
+        >>> env = F.TimeAwareObservation(env, normalize_time=True)
+        >>> obs, state = env.reset(jax.random.key(0))
+        >>> times = [float(obs[-1])]
+        >>> for _ in range(4):
+        ...     step = env.step(state, jnp.zeros((1,)))
+        ...     state = step.state
+        ...     times.append(round(float(step.obs[-1]), 3))
+        >>> times  # the third step truncates: the new episode starts at 0
+        [0.0, 0.333, 0.667, 0.0, 0.333]
     """
 
     def __init__(
@@ -377,7 +442,17 @@ class DelayObservation(Wrapper):
     until its episode has one); in SAME_STEP mode ``info["final_obs"]`` is delayed too.
 
     Example:
-        >>> env = DelayObservation(env, delay=2)  # doctest: +SKIP
+        >>> import jax, gymnax
+        >>> import jax.numpy as jnp
+        >>> from anywrap import functional as F
+        >>> bare = F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=2)
+        >>> env = F.DelayObservation(bare, delay=1)
+        >>> obs, state = env.reset(jax.random.key(0))
+        >>> first, _ = bare.reset(jax.random.key(0))
+        >>> float(abs(obs).sum())  # nothing one step back yet
+        0.0
+        >>> bool((env.step(state, jnp.zeros((2, 1))).obs == first).all())
+        True
     """
 
     def __init__(self, env: FunctionalEnv, delay: int) -> None:
@@ -430,7 +505,17 @@ class StickyAction(Wrapper):
     environment forgets its last action when its episode ends.
 
     Example:
-        >>> env = StickyAction(env, repeat_action_probability=0.25)  # doctest: +SKIP
+        >>> import jax, gymnax
+        >>> import jax.numpy as jnp
+        >>> from anywrap import functional as F
+        >>> env = F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=1000)
+        >>> env = F.StickyAction(env, repeat_action_probability=0.25)
+        >>> _, state = env.reset(jax.random.key(0))
+        >>> state = env.step(state, jnp.zeros((1000, 1))).state
+        >>> state = env.step(state, jnp.ones((1000, 1))).state
+        >>> sent = state.sticky.last[:, 0]  # the actions the env got on the second step
+        >>> round(float((sent == 0).mean()), 3)  # about a quarter repeat the first action
+        0.248
     """
 
     def __init__(

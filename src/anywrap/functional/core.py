@@ -95,8 +95,16 @@ def find_state(state: Any, kind: type[S]) -> S:
     """The outermost state of type ``kind`` in a stack of wrapper states.
 
     Example:
-        >>> from anywrap.functional import NormalizeObservationState
-        >>> stats = find_state(state, NormalizeObservationState).obs_stats  # doctest: +SKIP
+        >>> import jax, gymnax
+        >>> from anywrap import functional as F
+        >>> env = F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=4)
+        >>> env = F.NormalizeReward(F.NormalizeObservation(env))
+        >>> _, state = env.reset(jax.random.key(0))
+        >>> type(state).__name__, type(state.inner).__name__
+        ('NormalizeRewardState', 'NormalizeObservationState')
+        >>> stats = F.find_state(state, F.NormalizeObservationState).obs_stats
+        >>> round(float(stats.count), 4)  # the 4 reset observations (and the 1e-4 prior)
+        4.0001
     """
     s = state
     while True:
@@ -168,7 +176,19 @@ class VmapWrapper(Wrapper):
     statistics are shared by all its environments.
 
     Example:
-        >>> env = VmapWrapper(from_gymnax(gymnax.make("CartPole-v1")[0]), 16)  # doctest: +SKIP
+        Three CartPoles, each reset from its own key:
+
+        >>> import jax, gymnax
+        >>> import numpy as np
+        >>> from anywrap import functional as F
+        >>> env = F.VmapWrapper(F.from_gymnax(gymnax.make("CartPole-v1")[0]), 3)
+        >>> env.num_envs, env.autoreset_mode.name
+        (3, 'SAME_STEP')
+        >>> obs, state = env.reset(jax.random.key(0))
+        >>> np.asarray(obs).round(3)
+        array([[-0.04 , -0.016, -0.037,  0.031],
+               [-0.041, -0.014,  0.012, -0.034],
+               [ 0.025, -0.015,  0.025, -0.023]], dtype=float32)
     """
 
     def __init__(self, env: FunctionalEnv, num_envs: int) -> None:
@@ -208,6 +228,28 @@ class AutoReset(Wrapper):
 
     Place it directly over the environment (below VmapWrapper and any anywrap
     wrapper): everything in the state it wraps is reset on done.
+
+    Example:
+        Gymnasium's functional Pendulum, truncated after 3 steps: on step 3
+        ``obs`` is a fresh episode's and ``final_obs`` the old one's last.
+
+        >>> import jax, jax.numpy as jnp
+        >>> import numpy as np
+        >>> from gymnasium.envs.phys2d.pendulum import PendulumFunctional
+        >>> from anywrap import functional as F
+        >>> env = F.AutoReset(F.from_func_env(PendulumFunctional(), max_episode_steps=3))
+        >>> env.autoreset_mode.name
+        'SAME_STEP'
+        >>> _, state = env.reset(jax.random.key(0))
+        >>> for t in range(1, 5):
+        ...     s = env.step(state, jnp.zeros(1))
+        ...     state = s.state
+        ...     obs, final = np.asarray(s.obs).round(3), np.asarray(s.info["final_obs"]).round(3)
+        ...     print(t, bool(s.truncated), obs, final)
+        1 False [-0.859 -0.511 -0.681] [-0.859 -0.511 -0.681]
+        2 False [-0.885 -0.465 -1.064] [-0.885 -0.465 -1.064]
+        3 True [ 0.98  -0.2    0.152] [-0.916 -0.401 -1.413]
+        4 False [ 0.98  -0.2    0.002] [ 0.98  -0.2    0.002]
     """
 
     def __init__(self, env: FunctionalEnv) -> None:

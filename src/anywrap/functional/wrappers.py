@@ -85,7 +85,21 @@ class ClipAction(Wrapper):
     The action space becomes ``Box(-inf, inf)``, as in Gymnasium.
 
     Example:
-        >>> env = ClipAction(env)  # doctest: +SKIP
+        gymnax's MountainCar charges ``0.1 * a**2`` for the action it is given,
+        so its reward shows the action that reached it:
+
+        >>> import jax, jax.numpy as jnp, gymnax
+        >>> from anywrap import functional as F
+        >>> car = F.from_gymnax(gymnax.make("MountainCarContinuous-v0")[0], num_envs=3)
+        >>> env = F.ClipAction(car)
+        >>> env.action_space, car.action_space
+        (Box(-inf, inf, (1,), float32), Box(-1.0, 1.0, (1,), float32))
+        >>> _, state = env.reset(jax.random.key(0))
+        >>> action = jnp.array([[5.0], [-0.25], [-3.0]])
+        >>> np.asarray(env.step(state, action).reward).round(5)  # clipped to 1, -0.25, -1
+        array([-0.1    , -0.00625, -0.1    ], dtype=float32)
+        >>> np.asarray(car.step(state, action).reward).round(5)  # unclipped
+        array([-2.5    , -0.00625, -0.9    ], dtype=float32)
     """
 
     def __init__(self, env: FunctionalEnv) -> None:
@@ -109,7 +123,16 @@ class TransformObservation(Wrapper):
     """Apply a pure function ``func`` to every observation (and ``info["final_obs"]``).
 
     Example:
-        >>> env = TransformObservation(env, lambda o: jnp.clip(o, -10, 10))  # doctest: +SKIP
+        >>> import jax, jax.numpy as jnp, gymnax
+        >>> from anywrap import functional as F
+        >>> bare = F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=2)
+        >>> env = F.TransformObservation(bare, lambda o: jnp.clip(o, -0.5, 0.5))
+        >>> np.asarray(bare.reset(jax.random.key(0))[0]).round(3)
+        array([[ 0.88 ,  0.475, -0.559],
+               [-0.842, -0.54 , -0.276]], dtype=float32)
+        >>> np.asarray(env.reset(jax.random.key(0))[0]).round(3)
+        array([[ 0.5  ,  0.475, -0.5  ],
+               [-0.5  , -0.5  , -0.276]], dtype=float32)
     """
 
     def __init__(
@@ -144,7 +167,16 @@ class TransformReward(Wrapper):
     """Apply a pure function ``func`` to every reward.
 
     Example:
-        >>> env = TransformReward(env, lambda r: jnp.clip(r, -10, 10))  # doctest: +SKIP
+        >>> import jax, jax.numpy as jnp, gymnax
+        >>> from anywrap import functional as F
+        >>> bare = F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=2)
+        >>> env = F.TransformReward(bare, lambda r: jnp.clip(r, -1.0, 0.0))
+        >>> _, state = bare.reset(jax.random.key(0))
+        >>> action = jnp.zeros((2, 1))
+        >>> np.asarray(bare.step(state, action).reward).round(3)
+        array([-0.277, -6.617], dtype=float32)
+        >>> np.asarray(env.step(state, action).reward).round(3)
+        array([-0.277, -1.   ], dtype=float32)
     """
 
     def __init__(self, env: FunctionalEnv, func: Callable[[jax.Array], jax.Array]) -> None:
@@ -212,15 +244,39 @@ class RecordEpisodeStatistics(Wrapper):
     validity mask (:func:`last_episodes`), which costs one elementwise pass.
     ``buffer_length=n`` also keeps the last ``n`` finished episodes of the
     whole batch, newest first, like Gymnasium's ``return_queue``
-    (:func:`recent_episodes`); finding them costs a top-k over the batch
-    every step (about 20 µs at 4096 envs on a CPU), so it is off by default.
+    (:func:`recent_episodes`); finding them costs a top-k over the whole
+    batch every step, more than the rest of the wrapper, so it is off by
+    default.
 
     Example:
-        >>> env = RecordEpisodeStatistics(env)  # doctest: +SKIP
-        >>> s = env.step(state, action)  # doctest: +SKIP
-        >>> ended = s.info["episode"]["r"]  # NaN where no episode ended  # doctest: +SKIP
-        >>> jnp.nanmean(ended)  # mean return of the episodes that ended  # doctest: +SKIP
-        >>> returns, lengths, valid = last_episodes(s.state)  # doctest: +SKIP
+        Two Pendulums with episodes of 5 steps: the return reported at the
+        end of an episode is the sum of its 5 rewards.
+
+        >>> import jax, jax.numpy as jnp, gymnax
+        >>> from anywrap import functional as F
+        >>> pendulum, params = gymnax.make("Pendulum-v1")
+        >>> params = params.replace(max_steps_in_episode=5)
+        >>> env = F.RecordEpisodeStatistics(F.from_gymnax(pendulum, params, num_envs=2))
+        >>> _, state = env.reset(jax.random.key(0))
+        >>> rewards = []
+        >>> for t in range(1, 7):
+        ...     s = env.step(state, jnp.ones((2, 1)))
+        ...     state = s.state
+        ...     rewards.append(s.reward)
+        ...     r, l = np.asarray(s.info["episode"]["r"]), np.asarray(s.info["episode"]["l"])
+        ...     print(t, np.asarray(s.info["_episode"]), r.round(3), l)  # NaN: no episode ended
+        1 [False False] [nan nan] [0 0]
+        2 [False False] [nan nan] [0 0]
+        3 [False False] [nan nan] [0 0]
+        4 [False False] [nan nan] [0 0]
+        5 [ True  True] [ -1.865 -35.369] [5 5]
+        6 [False False] [nan nan] [0 0]
+        >>> np.sum(rewards[:5], axis=0).round(3)
+        array([ -1.865, -35.369], dtype=float32)
+        >>> returns, lengths, valid = F.last_episodes(state)  # each env's latest episode
+        >>> np.asarray(returns).round(3), np.asarray(lengths), np.asarray(valid)
+        (array([ -1.865, -35.369], dtype=float32), array([5, 5], dtype=int32),
+         array([ True,  True]))
     """
 
     def __init__(self, env: FunctionalEnv, buffer_length: int = 0) -> None:
@@ -299,7 +355,24 @@ class NormalizeObservation(Wrapper):
             as float32 when x64 is off).
 
     Example:
-        >>> env = NormalizeObservation(env)  # doctest: +SKIP
+        A bare batch of 64 Pendulums and a normalised one, reset from the same
+        key. Before: the mean and std of the 64 observations. After: 0 and 1,
+        since the statistics have seen exactly this batch.
+
+        >>> import jax, jax.numpy as jnp, gymnax
+        >>> from anywrap import functional as F
+        >>> bare = F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=64)
+        >>> env = F.NormalizeObservation(bare)
+        >>> raw = np.asarray(bare.reset(jax.random.key(0))[0])
+        >>> obs, state = env.reset(jax.random.key(0))
+        >>> raw.mean(0).round(2), raw.std(0).round(2)
+        (array([-0.12,  0.02,  0.01], dtype=float32), array([0.69, 0.72, 0.61], dtype=float32))
+        >>> obs = np.asarray(obs)
+        >>> np.abs(obs.mean(0)).round(3), obs.std(0).round(3)
+        (array([0., 0., 0.], dtype=float32), array([1., 1., 1.], dtype=float32))
+        >>> stats = F.find_state(state, F.NormalizeObservationState).obs_stats
+        >>> np.asarray(stats.mean).round(2), np.sqrt(np.asarray(stats.var)).round(2)
+        (array([-0.12,  0.02,  0.01], dtype=float32), array([0.69, 0.72, 0.61], dtype=float32))
     """
 
     def __init__(
@@ -412,7 +485,27 @@ class NormalizeReward(Wrapper):
     ``terminated`` only, and after an autoreset (SAME_STEP) it restarts at 0.
 
     Example:
-        >>> env = NormalizeReward(env, gamma=0.99)  # doctest: +SKIP
+        Two Pendulums left to swing (action 0) for 20 steps, bare and with
+        the rewards scaled; the scaled reward is the raw one divided by the
+        std of every return ``G`` seen.
+
+        >>> import jax, jax.numpy as jnp, gymnax
+        >>> from anywrap import functional as F
+        >>> bare = F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=2)
+        >>> env = F.NormalizeReward(bare, gamma=0.99)
+        >>> _, raw_state = bare.reset(jax.random.key(0))
+        >>> _, state = env.reset(jax.random.key(0))
+        >>> action = jnp.zeros((2, 1))
+        >>> for _ in range(20):
+        ...     raw = bare.step(raw_state, action)
+        ...     s = env.step(state, action)
+        ...     raw_state, state = raw.state, s.state
+        >>> np.asarray(raw.reward).round(3), np.asarray(s.reward).round(4)
+        (array([-8.251, -7.374], dtype=float32), array([-0.1808, -0.1615], dtype=float32))
+        >>> g = F.find_state(state, F.NormalizeRewardState).returns
+        >>> std = np.sqrt(np.asarray(g.rms.var) + 1e-8)
+        >>> round(float(std), 2), (np.asarray(raw.reward) / std).round(4)
+        (45.65, array([-0.1808, -0.1615], dtype=float32))
     """
 
     def __init__(

@@ -28,8 +28,21 @@ __all__ = ["ActionBounds", "ObservesEnvLibrary"]
 class ActionBounds:
     """A Box's bounds, converted once per (library, device) of the actions that arrive.
 
-    Checks each action before it reaches the env: its shape, and that it is of
-    the env's library and on its device (host values are accepted anywhere).
+    Checks each action before it reaches the env, with the rule every anywrap
+    action wrapper follows:
+
+    * host values (NumPy arrays and scalars, Python numbers and lists) are
+      accepted anywhere; for an env of a device library (JAX, PyTorch, ...)
+      they are moved to its library and device first, so the env always gets
+      its own kind of array;
+    * an array of the env's library must be on the env's device;
+    * an array of any other library is refused (a tensor for a NumPy or JAX
+      env, a JAX array for a PyTorch env);
+    * the shape must be the action space's (with the batch in front for a
+      vector env).
+
+    The env's library and device are learnt from its observations (see
+    :meth:`observe`); before the first one, device arrays are taken as they come.
     """
 
     def __init__(self, owner: Any, space: gym.spaces.Box, batch: tuple[int, ...] = ()) -> None:
@@ -39,24 +52,36 @@ class ActionBounds:
         self._cache: dict[tuple[type, str], tuple[Any, Any, Any]] = {}
         self.env_type: type | None = None
         self.env_device: Any = None
+        self._env_backend: axp.Backend | None = None
 
     def observe(self, observation: Any) -> None:
         """Learn the env's array library and device from an observation it returned."""
         leaf = first_leaf(observation)
-        if not axp.is_host(leaf):
+        if axp.is_host(leaf):
+            self.env_type, self.env_device, self._env_backend = np.ndarray, "cpu", None
+        else:
             self.env_type, self.env_device = type(leaf), axp.device(leaf)
+            self._env_backend = axp.backend_of(leaf)
+
+    def _refuse(self, action: Any, expected: str) -> TypeError:
+        return TypeError(
+            f"{wrapper_name(self.owner)}: expected an action of {expected}, "
+            f"got {axp.describe(action)}"
+        )
 
     def check(self, action: Any) -> tuple[Any, Any, Any, Any]:
-        """``(action, low, high, clip)`` in the action's library, or a clear error.
+        """``(action, low, high, clip)`` in the env's library, or a clear error.
 
         ``clip(action, low, high)`` is the compiled transform; for a batched
         (vector) action it casts to the space's dtype, as Gymnasium does.
         """
-        if type(action) is np.ndarray and action.shape == self.shape:  # the common case
-            key = (np.ndarray, "cpu")
-            if key in self._cache:
-                return (action, *self._cache[key])
-        if isinstance(action, (list, tuple, int, float)):
+        if type(action) is np.ndarray and action.shape == self.shape and self._env_backend is None:
+            bounds = self._cache.get((np.ndarray, "cpu"))  # the common case: NumPy to NumPy
+            if bounds is not None:
+                return (action, *bounds)
+        if action is None or isinstance(action, (str, bytes, dict)):
+            raise self._refuse(action, f"shape {self.shape} (action space {self.space})")
+        if isinstance(action, (list, tuple, int, float, np.generic)):
             action = np.asarray(action)
         host = axp.is_host(action)
         if not host:
@@ -64,20 +89,23 @@ class ActionBounds:
                 axp.namespace(action)
             except axp.UnknownArrayTypeError as e:
                 raise axp.UnknownArrayTypeError(f"{wrapper_name(self.owner)}: {e}") from e
-        if not host and self.env_type is not None and type(action) is not self.env_type:
-            raise TypeError(
-                f"{wrapper_name(self.owner)}: expected an action of the env's library "
-                f"({self.env_type.__module__}.{self.env_type.__qualname__} on "
-                f"{self.env_device}), got {axp.describe(action)}"
-            )
+            if self.env_type is not None and type(action) is not self.env_type:
+                lib = "NumPy (a NumPy env)" if self._env_backend is None else "the env's library"
+                raise self._refuse(
+                    action,
+                    f"{lib}: {self.env_type.__module__}.{self.env_type.__qualname__} on "
+                    f"{self.env_device}, or a host value",
+                )
         shape = tuple(getattr(action, "shape", ()))
         if shape != self.shape:
             raise ValueError(
                 f"{wrapper_name(self.owner)}: expected an action of shape {self.shape} "
                 f"(action space {self.space}), got {axp.describe(action)}"
             )
+        if host and self._env_backend is not None:  # a host value for a device env
+            action = self._env_backend.import_array(action, self.env_device)
         dev = axp.device(action)
-        if not host and self.env_device is not None and not axp.same_device(dev, self.env_device):
+        if self.env_device is not None and not axp.same_device(dev, self.env_device):
             raise ValueError(
                 f"{wrapper_name(self.owner)}: expected an action on the env's device "
                 f"{self.env_device}, got {axp.describe(action)}"

@@ -10,6 +10,7 @@ Example:
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any
 
 from gymnasium.error import InvalidBound
@@ -22,6 +23,7 @@ __all__ = [
     "check_epsilon",
     "check_gamma",
     "check_reset_mask",
+    "real_number",
     "reset_mask_of",
     "wrapper_name",
 ]
@@ -30,20 +32,45 @@ __all__ = [
 def wrapper_name(obj: Any) -> str:
     """``anywrap.vector.NormalizeObservation`` style name of a wrapper, for messages."""
     mod = type(obj).__module__
-    prefix = "anywrap.vector." if ".vector" in mod else "anywrap."
-    return prefix + type(obj).__name__
+    for part in ("functional", "vector"):
+        if f".{part}" in mod:
+            return f"anywrap.{part}." + type(obj).__name__
+    return "anywrap." + type(obj).__name__
 
 
-def check_epsilon(owner: str, epsilon: float) -> None:
-    """Gymnasium's bound on ``epsilon``, with the wrapper named."""
-    if not (isinstance(epsilon, (int, float)) and math.isfinite(epsilon) and epsilon > 0):
+def real_number(owner: str, name: str, value: Any) -> float:
+    """``value`` as a Python float: a Python or NumPy number, or a 0-d array of
+    any library (read once, at construction). Anything else is a TypeError
+    that names the wrapper and the argument."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        return float(value)
+    if not isinstance(value, (str, bytes, bool)) and getattr(value, "shape", None) == ():
+        try:
+            host = axp.to_numpy(value)
+        except Exception:
+            host = None
+        if host is not None and host.dtype.kind in "fiu":
+            return float(host)
+    raise TypeError(
+        f"{owner}: expected `{name}` to be a real number (a Python or NumPy number, or a 0-d "
+        f"array), got {type(value).__name__} {value!r}"
+    )
+
+
+def check_epsilon(owner: str, epsilon: Any) -> float:
+    """Gymnasium's bound on ``epsilon``, with the wrapper named; the value as a float."""
+    value = real_number(owner, "epsilon", epsilon)
+    if not (math.isfinite(value) and value > 0):
         raise InvalidBound(f"{owner}: `epsilon` should be strictly positive, got {epsilon!r}")
+    return value
 
 
-def check_gamma(owner: str, gamma: float) -> None:
-    """Gymnasium's bound on ``gamma``, with the wrapper named."""
-    if not (isinstance(gamma, (int, float)) and 0 <= gamma <= 1):
+def check_gamma(owner: str, gamma: Any) -> float:
+    """Gymnasium's bound on ``gamma``, with the wrapper named; the value as a float."""
+    value = real_number(owner, "gamma", gamma)
+    if not 0 <= value <= 1:
         raise InvalidBound(f"{owner}: `gamma` should be in the interval [0, 1], got {gamma!r}")
+    return value
 
 
 def autoreset_mode(owner: str, env: Any) -> AutoresetMode:

@@ -62,7 +62,8 @@ class EpisodeRecords(StatefulShell):
     @property
     def episode_count(self) -> int:
         """Episodes finished so far (reading it copies to the host)."""
-        return int(to_numpy(self._state.episode_count))
+        hi, lo = to_numpy(self._state.episode_count), to_numpy(self._state.episode_count_lo)
+        return int(hi) + int(lo)  # exact: each word holds an integer
 
     @property
     def return_queue(self) -> deque:

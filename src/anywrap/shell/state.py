@@ -103,10 +103,19 @@ class StatefulShell:
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Restore statistics saved by :meth:`state_dict` (any array library).
 
+        Every entry is checked before anything changes: a failed load leaves
+        the wrapper as it was.
+
         Raises:
             KeyError: missing or unexpected entries.
-            ValueError: an entry of another shape than this wrapper's.
+            ValueError: an entry of another shape or kind of dtype than this
+                wrapper's (complex, float16 or integer where a float is kept),
+                or a variance or count that is negative or not finite.
         """
+        self._state = self.checked_state(state_dict)
+
+    def checked_state(self, state_dict: dict[str, Any]) -> Any:
+        """The state that :meth:`load_state_dict` would install, without installing it."""
         own = self.state_dict()
         name = wrapper_name(self)
         missing = sorted(set(own) - set(state_dict))
@@ -116,15 +125,42 @@ class StatefulShell:
                 f"{name}.load_state_dict: expected keys {sorted(own)}, "
                 f"missing {missing}, unexpected {extra}"
             )
-        for k, v in own.items():
-            got = tuple(getattr(state_dict[k], "shape", np.shape(state_dict[k])))
-            if got != tuple(v.shape):
-                raise ValueError(
-                    f"{name}.load_state_dict: {k!r} has shape {got}, this wrapper "
-                    f"expects {tuple(v.shape)} (a stack of another shape?)"
-                )
         values = []
         for k, v in own.items():
-            x = convert_leaf(state_dict[k], self._xp, self._device)
+            host = axp.to_numpy(state_dict[k])
+            if host.shape != tuple(v.shape):
+                raise ValueError(
+                    f"{name}.load_state_dict: {k!r} has shape {host.shape}, this wrapper "
+                    f"expects {tuple(v.shape)} (a stack of another shape?)"
+                )
+            _check_entry(name, k, host, np.dtype(axp.to_numpy(v).dtype))
+            x = convert_leaf(host, self._xp, self._device)
             values.append(x if x.dtype == v.dtype else self._xp.astype(x, v.dtype))
-        self._state = self._import(unflatten(self._state, values))
+        return self._import(unflatten(self._state, values))
+
+
+_LOADABLE = {"f": ("float32", "float64"), "i": ("int32", "int64"), "u": ("uint32", "uint64")}
+
+
+def _check_entry(owner: str, key: str, value: np.ndarray, own: np.dtype) -> None:
+    """A saved entry must hold the kind of number the wrapper keeps, and a
+    variance or count must be a finite non-negative number."""
+    kind = own.kind
+    if kind == "b":
+        ok = value.dtype.kind == "b"
+    else:
+        ok = value.dtype.name in _LOADABLE.get(kind, (own.name,))
+        if kind == "i" and value.dtype.kind == "u":  # a count saved unsigned
+            ok = value.dtype.name in _LOADABLE["u"]
+    if not ok:
+        expected = "bool" if kind == "b" else " or ".join(_LOADABLE.get(kind, (own.name,)))
+        raise ValueError(
+            f"{owner}.load_state_dict: {key!r} holds {value.dtype.name} values, this wrapper "
+            f"keeps {own.name} (expected {expected})"
+        )
+    leaf = key.rpartition(".")[2]
+    if leaf in ("var", "count") and not bool(np.all(np.isfinite(value) & (value >= 0))):
+        raise ValueError(
+            f"{owner}.load_state_dict: {key!r} must be finite and non-negative, got "
+            f"{np.asarray(value).ravel()[:4].tolist()}"
+        )

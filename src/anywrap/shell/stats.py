@@ -68,21 +68,16 @@ class RunningStats:
     def _put(self, m: Moments) -> None:
         self._shell._state = replace_at(self._shell._state, self._path, m)
 
-    @property
-    def mean(self) -> Any:
-        return self._m.mean
-
-    @mean.setter
-    def mean(self, value: Any) -> None:
-        self._set(mean=value)
-
-    @property
-    def var(self) -> Any:
-        return self._m.var
-
-    @var.setter
-    def var(self, value: Any) -> None:
-        self._set(var=value)
+    mean = property(
+        lambda self: self._m.mean,
+        lambda self, value: self._set(mean=value),
+        doc="The running mean (an array of the env's library, on its device).",
+    )
+    var = property(
+        lambda self: self._m.var,
+        lambda self, value: self._set(var=value),
+        doc="The running population variance.",
+    )
 
     @property
     def count(self) -> Any:

@@ -26,6 +26,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any, NamedTuple
 
+from anywrap.transforms.moments import add_count
 from anywrap.xp import (
     Array,
     astype,
@@ -42,6 +43,7 @@ __all__ = [
     "EpisodeOutput",
     "Episodes",
     "LastEpisodes",
+    "episode_total",
     "init_episodes",
     "init_last_episodes",
     "reset_episodes",
@@ -65,7 +67,11 @@ class Episodes(NamedTuple):
     recent_size: Array
     """How many entries of the recent buffers are filled (0-d int)."""
     episode_count: Array
-    """Episodes finished so far (0-d, widest float: exact far past 2^31)."""
+    """Episodes finished so far: the high word of a double-word count (0-d,
+    widest float); ``episode_count + episode_count_lo`` is exact to about 2^48
+    episodes even in float32."""
+    episode_count_lo: Array
+    """The low word of the episode count."""
 
 
 class EpisodeOutput(NamedTuple):
@@ -84,6 +90,11 @@ class LastEpisodes(NamedTuple):
     lengths: Array
     valid: Array
     """False until the environment's first episode ends: its values mean nothing."""
+
+
+def episode_total(state: Episodes) -> Array:
+    """Episodes finished so far, as one 0-d array (the two words summed)."""
+    return state.episode_count + state.episode_count_lo
 
 
 def init_last_episodes(episodes: Episodes) -> LastEpisodes:
@@ -130,6 +141,7 @@ def init_episodes(
         recent_times=zeros((buffer_length,), wide),
         recent_size=zeros((), xp.int32),
         episode_count=zeros((), wide),
+        episode_count_lo=zeros((), wide),
     )
 
 
@@ -161,8 +173,8 @@ def step_episodes(
     reward: Array,
     terminated: Array,
     truncated: Array,
+    now: Any = 0.0,
     *,
-    now: Any,
     same_step: bool = False,
     report: bool = True,
     timed: bool = True,
@@ -231,8 +243,9 @@ def _record(
         else (astype(k, state.recent_size.dtype), astype(k, state.episode_count.dtype))
     )
     size = state.recent_returns.shape[0]
+    hi, lo, _ = add_count(state.episode_count, state.episode_count_lo, k_count)
     if size == 0:  # no buffer: only count
-        return state._replace(episode_count=state.episode_count + k_count)
+        return state._replace(episode_count=hi, episode_count_lo=lo)
     # Gymnasium appends finished episodes in ascending env order: the highest
     # index is the newest.
     order = last_true_indices(flat_done, size)
@@ -245,7 +258,8 @@ def _record(
             else _push_recent(state.recent_times, flat(elapsed), order, k)
         ),
         recent_size=xp.minimum(state.recent_size + k_size, size),
-        episode_count=state.episode_count + k_count,
+        episode_count=hi,
+        episode_count_lo=lo,
     )
 
 

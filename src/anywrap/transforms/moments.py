@@ -41,7 +41,6 @@ from anywrap.xp import (
     count_true,
     device,
     is_floating,
-    is_host,
     namespace,
     result_dtype,
     sum_along,
@@ -54,6 +53,7 @@ __all__ = [
     "Batch",
     "Moments",
     "Reduce",
+    "add_count",
     "batch_moments",
     "default_stats_dtype",
     "init_moments",
@@ -116,7 +116,7 @@ def total_count(m: Moments) -> Array:
     return m.count + m.count_lo
 
 
-def _add_count(hi: Array, lo: Array, n: Array | int) -> tuple[Array, Array, Array]:
+def add_count(hi: Array, lo: Array, n: Array | int) -> tuple[Array, Array, Array]:
     """Double-word ``(hi, lo) + n`` with Knuth's two-sum; exact for integer ``n``.
 
     Returns the new words and the new total as one number, to weigh a merge.
@@ -157,7 +157,7 @@ def merge_moments(m: Moments, batch_mean: Array, batch_var: Array, batch_count: 
         n = n_count = batch_count
     else:
         n, n_count = astype(batch_count, dtype), astype(batch_count, m.count.dtype)
-    hi, lo, new_total = _add_count(m.count, m.count_lo, n_count)
+    hi, lo, new_total = add_count(m.count, m.count_lo, n_count)
     tot = astype(new_total, dtype)
     # Widening the batch mean first is exact, and is what NumPy's promotion does;
     # doing it explicitly keeps strict Array API libraries happy. The batch's
@@ -224,10 +224,11 @@ def batch_moments(
     first = parts[0]
     xp = namespace(first)
     if len(parts) == 1 and masks[0] is None and reduce is None:
+        # NumPy's own np.mean and np.var compute exactly this (a pairwise sum,
+        # divided by n; the sum of squared deviations, divided by n), so on the
+        # host these are Gymnasium's numbers to the bit.
         rows_n = first.shape[0]
-        if is_host(first):  # NumPy's own mean and var: Gymnasium's numbers to the bit
-            return xp.mean(first, axis=0), xp.var(first, axis=0), rows_n
-        mean = sum_along(first, axis=0) / rows_n  # sums that a backend may route (see xp)
+        mean = sum_along(first, axis=0) / rows_n
         return mean, sum_along(xp.square(first - mean), axis=0) / rows_n, rows_n
     rows = [
         None if mk is None else xp.reshape(mk, (p.shape[0],) + (1,) * (p.ndim - 1))
@@ -283,8 +284,7 @@ def update_moments(
         xp = namespace(m.mean, x[0])
         parts, kept = [], []
         for p, mk in zip(x, masks):
-            if not is_floating(xp, p.dtype):
-                p = astype(p, m.mean.dtype)
+            p = _widened(xp, p, m.mean.dtype)
             if skip_nonfinite:
                 ok = finite_rows(p)
                 mk = ok if mk is None else xp.logical_and(mk, ok)
@@ -293,9 +293,10 @@ def update_moments(
         return merge_moments(m, *batch_moments(tuple(parts), tuple(kept), reduce))
     xp = namespace(m.mean, x)
     # Like NumPy (and so Gymnasium), the batch's own moments are taken in its
-    # own float dtype; only the merge is in the statistics dtype.
-    if not is_floating(xp, x.dtype):
-        x = astype(x, m.mean.dtype)
+    # own float dtype; only the merge is in the statistics dtype. Integer and
+    # half-precision batches are widened first (NumPy also sums float16 in
+    # float32: a float16 sum of a few hundred observations overflows).
+    x = _widened(xp, x, m.mean.dtype)
     if skip_nonfinite:
         ok = finite_rows(x)
         mask = ok if mask is None else xp.logical_and(mask, ok)
@@ -306,6 +307,18 @@ def update_moments(
     if mask is None and reduce is None:
         return merge_moments(m, *batch_moments(x))
     return merge_moments(m, *batch_moments(x, mask, reduce))
+
+
+_wide_enough: dict[tuple[int, Any], bool] = {}
+
+
+def _widened(xp: ModuleType, x: Array, stats_dtype: Any) -> Array:
+    """``x`` in the statistics dtype if it is not a float of at least 32 bits."""
+    key = (id(xp), x.dtype)
+    ok = _wide_enough.get(key)
+    if ok is None:
+        ok = _wide_enough[key] = is_floating(xp, x.dtype) and xp.finfo(x.dtype).bits >= 32
+    return x if ok else astype(x, stats_dtype)
 
 
 def update_moments_one(

@@ -26,11 +26,21 @@ class ClipAction(ObservesEnvLibrary, VectorActionWrapper, gym.utils.RecordConstr
         >>> import numpy as np
         >>> import gymnasium as gym
         >>> import anywrap
-        >>> envs = gym.make_vec("MountainCarContinuous-v0", num_envs=2, vectorization_mode="sync")
+        >>> envs = gym.make_vec("MountainCarContinuous-v0", num_envs=3, vectorization_mode="sync")
         >>> envs = anywrap.vector.ClipAction(envs)
-        >>> envs.actions(np.array([[5.0], [-5.0]]))
-        array([[ 1.],
-               [-1.]], dtype=float32)
+        >>> envs.single_action_space, envs.env.single_action_space
+        (Box(-inf, inf, (1,), float32), Box(-1.0, 1.0, (1,), float32))
+        >>> actions = np.array([[5.0], [-0.25], [-3.0]])
+        >>> envs.actions(actions)
+        array([[ 1.  ],
+               [-0.25],
+               [-1.  ]], dtype=float32)
+
+        MountainCar charges ``0.1 * a**2`` for the action it receives:
+
+        >>> _ = envs.reset(seed=0)
+        >>> envs.step(actions)[1]
+        array([-0.1    , -0.00625, -0.1    ])
     """
 
     def __init__(self, env: VectorEnv) -> None:

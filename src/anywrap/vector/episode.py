@@ -36,15 +36,24 @@ class RecordEpisodeStatistics(EpisodeRecords, VectorWrapper, gym.utils.RecordCon
     are kept in a device buffer and read on access.
 
     Example:
+        Three CartPoles, always pushed right, fall after 8, 9 and 10 steps;
+        each pays 1 per step.
+
+        >>> import numpy as np
         >>> import gymnasium as gym
         >>> import anywrap
-        >>> envs = gym.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync")
+        >>> envs = gym.make_vec("CartPole-v1", num_envs=3, vectorization_mode="sync")
         >>> envs = anywrap.vector.RecordEpisodeStatistics(envs)
         >>> _ = envs.reset(seed=0)
-        >>> while envs.episode_count == 0:
-        ...     _, _, _, _, info = envs.step(envs.action_space.sample())
-        >>> sorted(info["episode"]), info["_episode"].dtype
-        (['l', 'r', 't'], dtype('bool'))
+        >>> for t in range(1, 13):
+        ...     _, _, _, _, info = envs.step(np.ones(3, dtype=np.int64))
+        ...     if "episode" in info:
+        ...         print(t, info["_episode"], info["episode"]["r"], info["episode"]["l"])
+        8 [ True False False] [8. 0. 0.] [8 0 0]
+        9 [False  True False] [0. 9. 0.] [0 9 0]
+        10 [False False  True] [ 0.  0. 10.] [ 0  0 10]
+        >>> envs.episode_count, list(envs.return_queue), list(envs.length_queue)
+        (3, [8.0, 9.0, 10.0], [8, 9, 10])
 
     Change logs:
      * v0.1.0 - Initially added, matching Gymnasium 1.4.

@@ -59,13 +59,38 @@ class NormalizeObservation(
       the global statistics.
 
     Example:
+        A bare batch of 16 Pendulums and a normalised one, side by side:
+
+        >>> import numpy as np
         >>> import gymnasium as gym
         >>> import anywrap
-        >>> envs = gym.make_vec("CartPole-v1", num_envs=4, vectorization_mode="sync")
+        >>> bare = gym.make_vec("Pendulum-v1", num_envs=16, vectorization_mode="sync")
+        >>> envs = gym.make_vec("Pendulum-v1", num_envs=16, vectorization_mode="sync")
         >>> envs = anywrap.vector.NormalizeObservation(envs)
+        >>> raw, _ = bare.reset(seed=0)
         >>> obs, _ = envs.reset(seed=0)
-        >>> obs.shape, obs.dtype, float(envs.obs_rms.count) > 4
-        ((4, 4), dtype('float32'), True)
+
+        Before: the mean and std of the 16 reset observations. After: 0 and 1,
+        since the statistics have seen exactly this batch.
+
+        >>> raw.mean(0).round(2), raw.std(0).round(2)
+        (array([-0.09,  0.16,  0.16], dtype=float32), array([0.68, 0.71, 0.58], dtype=float32))
+        >>> np.abs(obs.mean(0)).round(3), obs.std(0).round(3)
+        (array([0., 0., 0.], dtype=float32), array([1., 1., 1.], dtype=float32))
+
+        One step later the statistics are those of both batches, 32 rows:
+
+        >>> actions = np.zeros((16, 1), np.float32)
+        >>> seen = np.concatenate([raw, bare.step(actions)[0]])
+        >>> _ = envs.step(actions)
+        >>> seen.mean(0).round(3), seen.std(0).round(3)
+        (array([-0.098,  0.16 ,  0.218], dtype=float32),
+         array([0.679, 0.71 , 0.687], dtype=float32))
+        >>> envs.obs_rms.mean.round(3), np.sqrt(envs.obs_rms.var).round(3)
+        (array([-0.098,  0.16 ,  0.218], dtype=float32),
+         array([0.679, 0.71 , 0.687], dtype=float32))
+        >>> float(envs.obs_rms.count)  # Gymnasium's count starts at 1e-4
+        32.0001
 
     Change logs:
      * v0.1.0 - Initially added, matching Gymnasium 1.4 and extending its modes.
@@ -191,12 +216,18 @@ class TransformObservation(VectorWrapper, gym.utils.RecordConstructorArgs):
     layout), so the final observations stay comparable with the others.
 
     Example:
+        >>> import numpy as np
         >>> import gymnasium as gym
         >>> import anywrap
+        >>> bare = gym.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync")
         >>> envs = gym.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync")
-        >>> envs = anywrap.vector.TransformObservation(envs, lambda o: o * 0)
-        >>> float(envs.reset(seed=0)[0].sum())
-        0.0
+        >>> envs = anywrap.vector.TransformObservation(envs, lambda o: np.clip(o, -0.02, 0.02))
+        >>> bare.reset(seed=0)[0].round(3)
+        array([[ 0.014, -0.023, -0.046, -0.048],
+               [ 0.001,  0.045, -0.036,  0.045]], dtype=float32)
+        >>> envs.reset(seed=0)[0].round(3)
+        array([[ 0.014, -0.02 , -0.02 , -0.02 ],
+               [ 0.001,  0.02 , -0.02 ,  0.02 ]], dtype=float32)
     """
 
     def __init__(

@@ -12,8 +12,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap import xp as axp
 from anywrap.shell.checks import autoreset_mode, check_epsilon, check_gamma, reset_mask_of
-from anywrap.shell.state import StatefulShell
-from anywrap.shell.stats import RunningMeanSwitch, RunningStats
+from anywrap.shell.rewards import ScalesRewards
 from anywrap.transforms.returns import init_returns, normalize_reward, reset_returns
 
 __all__ = ["NormalizeReward", "TransformReward"]
@@ -21,9 +20,7 @@ __all__ = ["NormalizeReward", "TransformReward"]
 _NAME = "anywrap.vector.NormalizeReward"
 
 
-class NormalizeReward(
-    StatefulShell, RunningMeanSwitch, VectorWrapper, gym.utils.RecordConstructorArgs
-):
+class NormalizeReward(ScalesRewards, VectorWrapper, gym.utils.RecordConstructorArgs):
     """Scales a vector env's rewards by the running std of the discounted return.
 
     .. math::
@@ -44,14 +41,27 @@ class NormalizeReward(
     ``process_group`` merges statistics across ``torch.distributed`` ranks.
 
     Example:
+        Two MountainCars pay ``-0.1 * a**2`` per step: -0.025 and -0.1 for
+        actions 0.5 and 1. After 100 steps ``G = r (1 - 0.99**100) / 0.01``,
+        and both rewards come back divided by the std of every ``G`` seen.
+
+        >>> import numpy as np
         >>> import gymnasium as gym
         >>> import anywrap
-        >>> envs = gym.make_vec("CartPole-v1", num_envs=4, vectorization_mode="sync")
+        >>> bare = gym.make_vec("MountainCarContinuous-v0", num_envs=2, vectorization_mode="sync")
+        >>> envs = gym.make_vec("MountainCarContinuous-v0", num_envs=2, vectorization_mode="sync")
         >>> envs = anywrap.vector.NormalizeReward(envs, gamma=0.99)
-        >>> _ = envs.reset(seed=0)
-        >>> _, rewards, *_ = envs.step(envs.action_space.sample())
-        >>> rewards.shape, rewards.dtype
-        ((4,), dtype('float64'))
+        >>> _, _ = bare.reset(seed=0), envs.reset(seed=0)
+        >>> actions = np.array([[0.5], [1.0]])
+        >>> for _ in range(100):
+        ...     raw, scaled = bare.step(actions)[1], envs.step(actions)[1]
+        >>> raw, scaled.round(5)
+        (array([-0.025, -0.1  ]), array([-0.01303, -0.05211]))
+        >>> envs.accumulated_reward.round(4), (raw * (1 - 0.99**100) / 0.01).round(4)
+        (array([-1.5849, -6.3397], dtype=float32), array([-1.5849, -6.3397]))
+        >>> std = np.sqrt(envs.return_rms.var + 1e-8)
+        >>> round(float(std), 4), (raw / std).round(5)
+        (1.9189, array([-0.01303, -0.05211]))
 
     Change logs:
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
@@ -111,14 +121,11 @@ class NormalizeReward(
         self._reset = axp.Compiled(reset_returns, 0)
 
     @property
-    def return_rms(self) -> RunningStats:
-        """Running statistics of the discounted return: ``mean``, ``var``, ``count``."""
-        return RunningStats(self, ("rms",))
-
-    @property
     def accumulated_reward(self) -> Any:
         """The running discounted return ``G`` of each sub-env."""
         return self._state.accumulated
+
+    _passes_truncated = True
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -132,15 +139,6 @@ class NormalizeReward(
         self._state = self._reset(self._state, mask)
         return obs, info
 
-    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
-        """Step the sub-envs and return their rewards scaled."""
-        obs, reward, terminated, truncated, info = self.env.step(actions)
-        self._follow(reward)
-        self._state, scaled = self._step[self._update_running_mean](
-            self._state, reward, terminated, truncated
-        )
-        return obs, scaled, terminated, truncated, info
-
 
 class TransformReward(gym.wrappers.vector.TransformReward):
     """Applies ``func`` to every batch of rewards; arrays pass through untouched.
@@ -150,11 +148,14 @@ class TransformReward(gym.wrappers.vector.TransformReward):
     Example:
         >>> import gymnasium as gym
         >>> import anywrap
-        >>> envs = gym.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync")
-        >>> envs = anywrap.vector.TransformReward(envs, lambda r: 2 * r)
-        >>> _ = envs.reset(seed=0)
-        >>> envs.step(envs.action_space.sample())[1]
-        array([2., 2.])
+        >>> import numpy as np
+        >>> bare = gym.make_vec("MountainCarContinuous-v0", num_envs=2, vectorization_mode="sync")
+        >>> envs = gym.make_vec("MountainCarContinuous-v0", num_envs=2, vectorization_mode="sync")
+        >>> envs = anywrap.vector.TransformReward(envs, lambda r: np.clip(r, -0.05, 0.05))
+        >>> _, _ = bare.reset(seed=0), envs.reset(seed=0)
+        >>> actions = np.array([[0.5], [1.0]])
+        >>> bare.step(actions)[1], envs.step(actions)[1]
+        (array([-0.025, -0.1  ]), array([-0.025, -0.05 ]))
     """
 
     def __init__(self, env: VectorEnv, func: Callable[[Any], Any]) -> None:

@@ -12,8 +12,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 from anywrap import xp as axp
 from anywrap.shell.checks import autoreset_mode, reset_mask_of
 from anywrap.transforms.sticky import init_sticky, reset_sticky, sticky_step
-from anywrap.tree import first_leaf
-from anywrap.wrappers.sticky import StickyKey, StickyShell, check_sticky, sample_action
+from anywrap.wrappers.sticky import StickyShell, check_sticky, sample_action
 
 __all__ = ["StickyAction"]
 
@@ -35,7 +34,7 @@ class StickyAction(StickyShell, VectorWrapper, gym.utils.RecordConstructorArgs):
     ``options={"reset_mask": m}``), on a NEXT_STEP reset step (whose action
     the env ignores, so it is not remembered either) and after a SAME_STEP
     end. ``reset(seed=s)`` restarts the wrapper's generator from ``s`` (a list
-    of seeds is hashed into one); see :class:`anywrap.wrappers.sticky.StickyKey`.
+    of seeds is hashed into one); see :class:`anywrap.wrappers.sticky.StickyShell`.
 
     Example:
         >>> import numpy as np
@@ -76,8 +75,7 @@ class StickyAction(StickyShell, VectorWrapper, gym.utils.RecordConstructorArgs):
         self._mode = autoreset_mode(name, env)
         self.repeat_action_probability = repeat_action_probability
         self.repeat_action_duration_range = (low, high)
-        self._state = init_sticky(sample, batch_shape=(self.num_envs,), xp=np)
-        self._rng = StickyKey()
+        self._start(init_sticky(sample, batch_shape=(self.num_envs,), xp=np))
         self._step = axp.Compiled(
             partial(
                 sticky_step,
@@ -99,22 +97,19 @@ class StickyAction(StickyShell, VectorWrapper, gym.utils.RecordConstructorArgs):
         if mask is None:
             self._follow(obs)
         mask = self._reset_mask_like_state(mask, obs)
-        self._state = self._reset(self._state, mask)
+        self._state = self._state._replace(machine=self._reset(self._state.machine, mask))
         if isinstance(seed, list | tuple):
             seed = int(np.random.SeedSequence([int(s) for s in seed]).generate_state(1)[0])
-        self._rng.reseed(seed, first_leaf(self._state.has_last))
+        self._reseed(seed)
         return obs, info
 
     def actions(self, actions: Any) -> Any:
         """The batch the env gets: each sub-env's action, or its previous one again."""
-        if self._rng.key is None:
-            raise gym.error.ResetNeeded(f"{self._name}: call reset() before step()")
-        actions = self._check(actions)
-        self._state, self._rng.key, out = self._step(self._state, self._rng.key, actions)
-        return out
+        return self._draw_step(actions)
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         """Step with the sticky actions; remember the flags for the next step's restarts."""
         obs, reward, terminated, truncated, info = self.env.step(self.actions(actions))
-        self._state = self._state._replace(prev_terminated=terminated, prev_truncated=truncated)
+        machine = self._state.machine._replace(prev_terminated=terminated, prev_truncated=truncated)
+        self._state = self._state._replace(machine=machine)
         return obs, reward, terminated, truncated, info

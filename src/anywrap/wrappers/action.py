@@ -28,11 +28,18 @@ class ClipAction(ObservesEnvLibrary, gym.ActionWrapper, gym.utils.RecordConstruc
         >>> import gymnasium as gym
         >>> import anywrap
         >>> env = anywrap.ClipAction(gym.make("MountainCarContinuous-v0"))
-        >>> env.action_space
-        Box(-inf, inf, (1,), float32)
+        >>> env.action_space, env.unwrapped.action_space
+        (Box(-inf, inf, (1,), float32), Box(-1.0, 1.0, (1,), float32))
+        >>> env.action(np.array([5.0])), env.action(np.array([-0.25]))
+        (array([1.]), array([-0.25]))
+
+        MountainCar charges ``0.1 * a**2`` for the action it receives: 0.1 for
+        the clipped 1.0, where 5.0 would have cost 2.5.
+
         >>> _ = env.reset(seed=0)
-        >>> env.action(np.array([5.0]))
-        array([1.])
+        >>> _, reward, *_ = env.step(np.array([5.0]))
+        >>> round(float(reward), 6)
+        -0.1
 
     Change logs:
      * v0.1.0 - Initially added, matching Gymnasium 1.4.

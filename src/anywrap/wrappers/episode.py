@@ -32,16 +32,21 @@ class RecordEpisodeStatistics(EpisodeRecords, gym.Wrapper, gym.utils.RecordConst
     its values are zero where the mask is False.
 
     Example:
+        Always pushing the cart right, the pole falls after 8 steps; CartPole
+        pays 1 per step, so the episode's return is 8 too.
+
         >>> import gymnasium as gym
         >>> import anywrap
         >>> env = anywrap.RecordEpisodeStatistics(gym.make("CartPole-v1"))
         >>> _ = env.reset(seed=0)
-        >>> done = False
+        >>> total, done = 0.0, False
         >>> while not done:
-        ...     _, _, term, trunc, info = env.step(env.action_space.sample())
-        ...     done = term or trunc
-        >>> sorted(info["episode"]), len(env.return_queue)
-        (['l', 'r', 't'], 1)
+        ...     _, reward, term, trunc, info = env.step(1)
+        ...     total, done = total + reward, term or trunc
+        >>> float(info["episode"]["r"]), int(info["episode"]["l"]), total
+        (8.0, 8, 8.0)
+        >>> sorted(info["episode"]), list(env.return_queue), list(env.length_queue)
+        (['l', 'r', 't'], [8.0], [8])
 
     Change logs:
      * v0.1.0 - Initially added, matching Gymnasium 1.4.

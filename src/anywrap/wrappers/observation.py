@@ -49,17 +49,41 @@ class NormalizeObservation(
     * ``state_dict()`` / ``load_state_dict()`` checkpoint the statistics.
 
     Example:
+        A bare Pendulum and a normalised one, driven side by side for one
+        episode (200 steps):
+
+        >>> import numpy as np
         >>> import gymnasium as gym
         >>> import anywrap
+        >>> bare = gym.make("Pendulum-v1")
         >>> env = anywrap.NormalizeObservation(gym.make("Pendulum-v1"))
-        >>> obs, _ = env.reset(seed=123)
-        >>> obs.dtype, env.observation_space
-        (dtype('float32'), Box(-inf, inf, (3,), float32))
-        >>> _ = env.action_space.seed(0)
-        >>> for _ in range(20):
-        ...     obs, *_ = env.step(env.action_space.sample())
-        >>> env.obs_rms.mean.shape, round(float(env.obs_rms.count))
-        ((3,), 21)
+        >>> env.observation_space
+        Box(-inf, inf, (3,), float32)
+        >>> raw, out = [bare.reset(seed=0)[0]], [env.reset(seed=0)[0]]
+        >>> for t in range(200):
+        ...     action = np.array([2 * np.sin(t / 10)], np.float32)
+        ...     raw.append(bare.step(action)[0])
+        ...     out.append(env.step(action)[0])
+        >>> raw, out = np.array(raw), np.array(out)
+
+        Before: the raw observations' mean and std, which are what the
+        wrapper has learned. After: about 0 and 1 (the early steps are
+        normalised with the few observations seen by then).
+
+        >>> raw.mean(0).round(2), raw.std(0).round(2)
+        (array([ 0.03, -0.02,  0.22], dtype=float32), array([0.69, 0.72, 5.39], dtype=float32))
+        >>> env.obs_rms.mean.round(2), np.sqrt(env.obs_rms.var).round(2), float(env.obs_rms.count)
+        (array([ 0.03, -0.02,  0.22], dtype=float32),
+         array([0.69, 0.72, 5.39], dtype=float32), 201.0001)
+        >>> out.mean(0).round(1), out.std(0).round(1)
+        (array([-0.1, -0.1, -0.2], dtype=float32), array([1.1, 1.1, 1.2], dtype=float32))
+
+        The last observation, by the formula above:
+
+        >>> out[-1].round(4)
+        array([-1.4907,  0.0871, -1.4553], dtype=float32)
+        >>> ((raw[-1] - env.obs_rms.mean) / np.sqrt(env.obs_rms.var + 1e-8)).round(4)
+        array([-1.4907,  0.0871, -1.4553], dtype=float32)
 
     Change logs:
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
@@ -118,10 +142,12 @@ class TransformObservation(gym.wrappers.TransformObservation):
     Example:
         >>> import gymnasium as gym
         >>> import anywrap
+        >>> raw, _ = gym.make("CartPole-v1").reset(seed=0)
         >>> env = anywrap.TransformObservation(gym.make("CartPole-v1"), lambda o: o * 2, None)
         >>> obs, _ = env.reset(seed=0)
-        >>> obs.shape
-        (4,)
+        >>> raw.round(4), obs.round(4)
+        (array([ 0.0137, -0.023 , -0.0459, -0.0483], dtype=float32),
+         array([ 0.0274, -0.046 , -0.0918, -0.0967], dtype=float32))
     """
 
     def __init__(

@@ -11,16 +11,13 @@ import numpy as np
 
 from anywrap import xp as axp
 from anywrap.shell.checks import check_epsilon, check_gamma
-from anywrap.shell.state import StatefulShell
-from anywrap.shell.stats import RunningMeanSwitch, RunningStats
+from anywrap.shell.rewards import ScalesRewards
 from anywrap.transforms.returns import init_returns, normalize_reward
 
 __all__ = ["NormalizeReward", "TransformReward"]
 
 
-class NormalizeReward(
-    StatefulShell, RunningMeanSwitch, gym.Wrapper, gym.utils.RecordConstructorArgs
-):
+class NormalizeReward(ScalesRewards, gym.Wrapper, gym.utils.RecordConstructorArgs):
     """Scales rewards by the running standard deviation of the discounted return.
 
     .. math::
@@ -43,13 +40,23 @@ class NormalizeReward(
     as they are); ``state_dict()`` / ``load_state_dict()``.
 
     Example:
+        MountainCar pays ``-0.1 * a**2`` per step: -0.025 for ``a = 0.5``. After
+        100 such steps ``G = -2.5 (1 - 0.99**100)``, and the last reward comes
+        back divided by the std of every ``G`` seen so far.
+
+        >>> import numpy as np
         >>> import gymnasium as gym
         >>> import anywrap
         >>> env = anywrap.NormalizeReward(gym.make("MountainCarContinuous-v0"), gamma=0.99)
-        >>> _ = env.reset(seed=123)
-        >>> _, reward, *_ = env.step(env.action_space.sample())
-        >>> type(reward).__name__, float(env.return_rms.count) > 1
-        ('float64', True)
+        >>> _ = env.reset(seed=0)
+        >>> for _ in range(100):
+        ...     _, reward, *_ = env.step(np.array([0.5]))
+        >>> round(float(env.discounted_reward[0]), 4), round(-2.5 * (1 - 0.99**100), 4)
+        (-1.5849, -1.5849)
+        >>> round(float(np.sqrt(env.return_rms.var)), 4)
+        0.4515
+        >>> round(float(reward), 4), round(-0.025 / float(np.sqrt(env.return_rms.var + 1e-8)), 4)
+        (-0.0554, -0.0554)
 
     Change logs:
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
@@ -84,24 +91,10 @@ class NormalizeReward(
         }
 
     @property
-    def return_rms(self) -> RunningStats:
-        """Running statistics of the discounted return: ``mean``, ``var``, ``count``."""
-        return RunningStats(self, ("rms",))
-
-    @property
     def discounted_reward(self) -> Any:
         """The running discounted return ``G`` (Gymnasium keeps it in a 1-element array)."""
         xp = self._xp
         return xp.reshape(self._state.accumulated, (1,))
-
-    def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
-        """Step the env and return its reward scaled."""
-        obs, reward, terminated, truncated, info = self.env.step(action)
-        self._follow(reward)
-        self._state, scaled = self._step[self._update_running_mean](
-            self._state, reward, terminated, None
-        )
-        return obs, scaled, terminated, truncated, info
 
 
 class TransformReward(gym.wrappers.TransformReward):
@@ -112,10 +105,11 @@ class TransformReward(gym.wrappers.TransformReward):
     Example:
         >>> import gymnasium as gym
         >>> import anywrap
+        >>> bare = gym.make("CartPole-v1")
         >>> env = anywrap.TransformReward(gym.make("CartPole-v1"), lambda r: 2 * r)
-        >>> _ = env.reset(seed=0)
-        >>> env.step(0)[1]
-        2.0
+        >>> _, _ = bare.reset(seed=0), env.reset(seed=0)
+        >>> bare.step(0)[1], env.step(0)[1]  # CartPole's reward, then the transformed one
+        (1.0, 2.0)
     """
 
     def __init__(self, env: gym.Env, func: Callable[[Any], Any]) -> None:

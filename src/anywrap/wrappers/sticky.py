@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
+from typing import Any, NamedTuple
 
 import gymnasium as gym
 import numpy as np
@@ -11,12 +11,12 @@ from gymnasium.error import InvalidBound, InvalidProbability
 
 from anywrap import xp as axp
 from anywrap.shell.checks import wrapper_name
-from anywrap.shell.state import StatefulShell, convert_tree
-from anywrap.transforms.sticky import init_sticky, reset_sticky, sticky_step
+from anywrap.shell.state import StatefulShell, convert_leaf, convert_tree
+from anywrap.transforms.sticky import StickyState, init_sticky, reset_sticky, sticky_step
 from anywrap.tree import first_leaf, tree_map
 from anywrap.xp import random
 
-__all__ = ["StickyAction", "StickyKey", "StickyShell", "check_sticky", "sample_action"]
+__all__ = ["StickyAction", "StickyKeyed", "StickyShell", "check_sticky", "sample_action"]
 
 
 def check_sticky(owner: str, probability: Any, duration: Any) -> tuple[int, int]:
@@ -52,48 +52,92 @@ def sample_action(space: gym.Space, batch: tuple[int, ...]) -> Any:
     return np.zeros((*batch, *space.shape), dtype=space.dtype)
 
 
-class StickyKey:
-    """The random generator of a sticky-action shell, in the env's library, and how
-    ``reset(seed=...)`` seeds it.
+class StickyKeyed(NamedTuple):
+    """A sticky-action shell's state: the state machine and its generator's state."""
 
-    ``reset(seed=s)`` starts the stream ``derive_seed(s, "StickyAction")``:
-    reproducible from ``s`` alone, and independent of the env's own stream
-    (which Gymnasium's wrapper draws from, so the two differ in draws, not in
-    distribution). ``reset()`` without a seed continues the stream; before
-    any seed it starts from operating-system entropy.
-    """
-
-    def __init__(self) -> None:
-        self.key: Any = None
-        self._home: tuple[str, str] | None = None
-
-    def reseed(self, seed: int | None, like: Any) -> None:
-        """Restart from ``seed`` (an int), or keep going; the key lives with ``like``."""
-        home = (axp.library_name(like), str(axp.device(like)))
-        if seed is None and self.key is not None and home == self._home:
-            return
-        if seed is None:  # first use, or the env moved to another library or device
-            seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
-        self.key = random.new_key(like, random.derive_seed(seed, "StickyAction"))
-        self._home = home
-
-    def state_dict(self) -> dict[str, Any]:
-        """``{"key": the generator's state}`` (empty before the first reset)."""
-        return {} if self.key is None else {"key": random.key_data(self.key)}
-
-    def load(self, data: Any, like: Any) -> None:
-        """Take the generator's state from ``data`` (a :meth:`state_dict` entry)."""
-        if self.key is None:
-            self.reseed(0, like)
-        self.key = random.key_from_data(self.key, data)
+    machine: StickyState
+    key: Any
+    """JAX: the key itself. A stateful generator (NumPy's, torch's): a snapshot of its
+    state, taken when the state is read (``state_dict``, a checkpoint)."""
 
 
 class StickyShell(StatefulShell):
-    """What the single and vector ``StickyAction`` share: the generator, the action
-    checks, and a ``state_dict`` that holds the generator's state too."""
+    """What the single and vector ``StickyAction`` share: the generator, how
+    ``reset(seed=...)`` seeds it, the action checks, and the draw.
 
-    _rng: StickyKey
+    ``reset(seed=s)`` starts the stream ``derive_seed(s, "StickyAction")``
+    (:mod:`anywrap.xp.random`): reproducible from ``s`` alone, and apart from
+    the env's own stream, which Gymnasium's wrapper draws from (so the two
+    differ in draws, not in distribution). ``reset()`` without a seed
+    continues the stream; before any seed it starts from operating-system
+    entropy. The generator's state is part of the wrapper's state, so
+    ``state_dict`` and checkpoints restore it.
+    """
+
     env: Any
+    _state: StickyKeyed
+    _step: Any
+    _live: Any = None
+    """The generator drawn from: a stateful generator, or a JAX key."""
+    _live_for: Any = None
+    """The ``key`` entry of the state that ``_live`` belongs to."""
+    _home: tuple[str, str] | None = None
+
+    def _start(self, machine: StickyState) -> None:
+        entropy = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
+        placeholder = random.key_data(random.new_key(np.zeros(()), entropy))
+        self._state = StickyKeyed(machine, placeholder)
+
+    def _reseed(self, seed: int | None) -> None:
+        """Restart from ``seed``, or continue; the generator lives with the state."""
+        like = first_leaf(self._state.machine.has_last)
+        home = (axp.library_name(like), str(axp.device(like)))
+        if seed is None and home == self._home:
+            return
+        if seed is None:  # first use, or the env moved to another library or device
+            seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
+        self._live = random.new_key(like, random.derive_seed(seed, "StickyAction"))
+        data = self._snapshot(self._live)
+        self._state = self._state._replace(key=data)
+        self._live_for, self._home = data, home
+
+    def _generator(self) -> Any:
+        """The generator to draw from (rebuilt from the state's key after a load)."""
+        key = self._state.key
+        if self._live is None or self._live_for is not key:
+            like = first_leaf(self._state.machine.has_last)
+            self._live = random.key_from_data(random.new_key(like, 0), key)
+            self._live_for = key
+        return self._live
+
+    def _draw_step(self, action: Any) -> Any:
+        """One compiled step of the state machine, drawing from the generator."""
+        if self._home is None:
+            raise gym.error.ResetNeeded(f"{wrapper_name(self)}: call reset() before step()")
+        action = self._check(action)
+        gen = self._generator()
+        machine, new, out = self._step(self._state.machine, gen, action)
+        if new is gen:  # a stateful generator advanced in place
+            self._state = StickyKeyed(machine, self._state.key)
+        else:  # a JAX key: the new one is the state
+            self._state = StickyKeyed(machine, new)
+            self._live = self._live_for = new
+        return out
+
+    def _snapshot(self, key: Any) -> Any:
+        """The generator's state as an array of the state's library and device."""
+        return convert_leaf(random.key_data(key), self._xp, self._device)
+
+    def _export(self, state: Any) -> Any:
+        # A stateful generator moved on since its snapshot: take a fresh one.
+        if self._live is not None and state.key is self._live_for and self._live is not state.key:
+            return state._replace(key=self._snapshot(self._live))
+        return state
+
+    def _follow(self, like: Any) -> None:
+        if type(first_leaf(like)) is not self._data_type:  # a move: keep the generator's state
+            self._state = self._export(self._state)
+        super()._follow(like)
 
     def _check(self, action: Any) -> Any:
         """The action as a tree of the state's library, or a clear error."""
@@ -118,40 +162,9 @@ class StickyShell(StatefulShell):
             return a
 
         try:
-            return tree_map(leaf, action, self._state.last)
+            return tree_map(leaf, action, self._state.machine.last)
         except (KeyError, IndexError) as e:
             raise ValueError(f"{name}: the action does not fit {self.env.action_space}") from e
-
-    _loading = False
-
-    def state_dict(self) -> dict[str, Any]:
-        """The state machine and the generator's state (``rng.key``), as plain arrays."""
-        out = super().state_dict()
-        if not self._loading:
-            out.update({f"rng.{k}": v for k, v in self._rng.state_dict().items()})
-        return out
-
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        """Restore what :meth:`state_dict` saved (the generator too); nothing changes on error."""
-        rest = {k: v for k, v in state_dict.items() if not k.startswith("rng.")}
-        keys = {k[4:]: v for k, v in state_dict.items() if k.startswith("rng.")}
-        own = self._rng.state_dict()
-        name = wrapper_name(self)
-        if set(keys) - set(own) or (own and set(own) != set(keys)):
-            raise KeyError(
-                f"{name}.load_state_dict: expected the generator entries "
-                f"{sorted('rng.' + k for k in own)}, got {sorted('rng.' + k for k in keys)}"
-            )
-        for k, v in own.items():
-            if tuple(np.shape(axp.to_numpy(keys[k]))) != tuple(np.shape(axp.to_numpy(v))):
-                raise ValueError(f"{name}.load_state_dict: 'rng.{k}' has another shape")
-        self._loading = True
-        try:
-            super().load_state_dict(rest)
-        finally:
-            self._loading = False
-        if "key" in keys:
-            self._rng.load(keys["key"], first_leaf(self._state.has_last))
 
 
 class StickyAction(StickyShell, gym.ActionWrapper, gym.utils.RecordConstructorArgs):
@@ -167,7 +180,7 @@ class StickyAction(StickyShell, gym.ActionWrapper, gym.utils.RecordConstructorAr
 
     Seeding differs from Gymnasium's, which draws from the env's
     ``np_random``: here ``reset(seed=s)`` restarts the wrapper's own stream
-    from ``s`` (see :class:`StickyKey`), so the same seed gives the same
+    from ``s`` (see :class:`StickyShell`), so the same seed gives the same
     choices on every run, and the wrapper never moves the env's stream. The
     distribution of the choices is Gymnasium's; the draws are not. A repeated
     action takes the dtype of the action it replaces (so a compiled step sees
@@ -210,9 +223,7 @@ class StickyAction(StickyShell, gym.ActionWrapper, gym.utils.RecordConstructorAr
         gym.ActionWrapper.__init__(self, env)
         self.repeat_action_probability = repeat_action_probability
         self.repeat_action_duration_range = (low, high)
-        self._sample = sample
-        self._state = init_sticky(sample, batch_shape=(), xp=np)
-        self._rng = StickyKey()
+        self._start(init_sticky(sample, batch_shape=(), xp=np))
         self._step = axp.Compiled(
             partial(sticky_step, p=float(repeat_action_probability), low=low, high=high), 0
         )
@@ -222,35 +233,33 @@ class StickyAction(StickyShell, gym.ActionWrapper, gym.utils.RecordConstructorAr
     @property
     def last_action(self) -> Any:
         """The last action sent to the env (``None`` before the first of the episode)."""
-        return self._state.last if bool(axp.to_numpy(self._state.has_last)) else None
+        m = self._state.machine
+        return m.last if bool(axp.to_numpy(m.has_last)) else None
 
     @property
     def is_sticky_actions(self) -> bool:
         """Whether a run of repeats is going on."""
-        return bool(axp.to_numpy(self._state.sticky))
+        return bool(axp.to_numpy(self._state.machine.sticky))
 
     @property
     def num_repeats(self) -> int:
         """The running series' length (0 when none)."""
-        return int(axp.to_numpy(self._state.length))
+        return int(axp.to_numpy(self._state.machine.length))
 
     @property
     def repeats_taken(self) -> int:
         """Repeats taken in the running series."""
-        return int(axp.to_numpy(self._state.taken))
+        return int(axp.to_numpy(self._state.machine.taken))
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         """Reset the env and forget the last action; ``seed`` restarts the wrapper's generator."""
         obs, info = self.env.reset(seed=seed, options=options)
         self._follow(obs)
-        self._state = self._reset(self._state)
-        self._rng.reseed(seed, first_leaf(self._state.has_last))
+        self._state = self._state._replace(machine=self._reset(self._state.machine))
+        self._reseed(seed)
         return obs, info
 
     def action(self, action: Any) -> Any:
         """The action the env gets: ``action``, or the previous one again."""
-        if self._rng.key is None:
-            raise gym.error.ResetNeeded(f"{wrapper_name(self)}: call reset() before step()")
-        action = self._check(action)
-        self._state, self._rng.key, out = self._step(self._state, self._rng.key, action)
+        out = self._draw_step(action)
         return out[()] if isinstance(out, np.ndarray) and out.ndim == 0 else out

@@ -1,102 +1,226 @@
-"""JAX backend: registered the first time a JAX array is seen.
+"""The JAX backend, registered the first time a JAX array (or the name "jax") is met.
 
-JAX arrays already speak the Array API (``jax.numpy``); this module adds what
-the standard lacks: compilation with :func:`jax.jit` and the device lookup for
-tracers (a traced value has no concrete device).
+JAX arrays speak the Array API (``jax.numpy``). This module adds what the
+standard lacks: compilation with :func:`jax.jit`, the device of a tracer (a
+traced value has none), DLPack imports tuned for the host, and routes to
+XLA-friendly kernels. Every route is registered for ``jax.Array`` and for
+``jax.core.Tracer``: inside ``jax.jit`` / ``vmap`` / ``scan`` the values are
+tracers, which ``jax.Array`` does not cover.
 """
 
 from __future__ import annotations
 
 import math
+import sys
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 import jax
+import jax.numpy as jnp
+import numpy as np
 
-from anywrap import xp as _xp
+from anywrap.xp import ops
+from anywrap.xp.registry import (
+    Backend,
+    backend_of,
+    exportable,
+    is_on_host,
+    register_backend,
+    to_numpy,
+)
 
-# Inside jax.jit / vmap / scan the values are tracers, which are not
-# subclasses of jax.Array as far as functools.singledispatch can tell: the
-# compiled paths only reach these kernels if the tracer type is registered too.
-_TYPES = (jax.Array, jax.core.Tracer)
+SMALL_HOST_COPY = 64 * 1024
+"""Host arrays up to this many bytes are copied into JAX rather than shared.
+
+``jax.dlpack.from_dlpack`` has a fixed cost that exceeds a copy of a small
+buffer. ``python -m anywrap.bench.calibrate`` measures both on the machine at
+hand and prints the crossover; on the development machine (2 shared x86-64
+cores, JAX 0.10.2) it lay between 16 and 256 KiB.
+"""
+
+_CONSTANTS_MAX = 4096
+_CONSTANT_RANGE = 1 << 16
+_constants: dict[tuple[Any, ...], Any] = {}
+_warned_narrowing: set[str] = set()
 
 
-def _register(generic: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
-        for tp in _TYPES:
-            generic.register(tp)(fn)
-        return fn
-
-    return deco
-
-
-@_xp.jit.register(jax.Array)
-def _jit_jax(like: Any, fn: Callable[..., Any]) -> Callable[..., Any]:
-    return jax.jit(fn)
-
-
-@_register(_xp._device)
-def _device_jax(x: Any) -> Any:
+def _device(x: Any) -> Any:
     if isinstance(x, jax.core.Tracer):
         return None
     devices = x.devices()
     return next(iter(devices)) if len(devices) == 1 else x.sharding
 
 
-@_register(_xp._sum_along)
-def _sum_along_jax(x: Any, axis: int | None) -> Any:
-    jnp = jax.numpy
+def _jax_device(device: Any) -> Any:
+    """A ``jax.Device`` from a device or a name such as ``"cpu"``, ``"gpu:1"``, ``"cuda:0"``."""
+    if not isinstance(device, str):
+        return device
+    kind, _, index = device.partition(":")
+    kind = {"cuda": "gpu", "rocm": "gpu"}.get(kind, kind)
+    return jax.devices(kind)[int(index or 0)]
+
+
+def _check_device(device: Any) -> None:
+    if isinstance(device, str):
+        try:
+            _jax_device(device)
+        except (RuntimeError, IndexError, ValueError) as e:
+            names = sorted({str(d) for d in jax.devices()})
+            raise ValueError(
+                f"device {device!r}: JAX has no such device here ({type(e).__name__}); "
+                f"it has {names}"
+            ) from None
+
+
+def _to_device(x: Any, device: Any) -> Any:
+    dev = _jax_device(device)
+    if _device(x) == dev:
+        return x
+    return jax.device_put(x, dev)
+
+
+def _caller_stacklevel() -> int:
+    """The ``stacklevel`` of the first frame outside anywrap (for warnings)."""
+    frame, level = sys._getframe(1), 1
+    while frame.f_back is not None and frame.f_globals.get("__name__", "").startswith("anywrap"):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _constant(host: np.ndarray) -> Any:
+    """A 0-d integer or bool host value (a discrete action) as a reused JAX array.
+
+    Each conversion would cost a JAX dispatch; the immutable result is kept per
+    (dtype, value) instead. One that a jitted step donated (deleted) is made anew.
+    """
+    value = host.item()
+    key = (str(host.dtype), value, jax.config.read("jax_enable_x64"))
+    y = _constants.get(key)
+    if y is None or y.is_deleted():
+        y = jnp.asarray(host)
+        if -_CONSTANT_RANGE <= value < _CONSTANT_RANGE and len(_constants) < _CONSTANTS_MAX:
+            _constants[key] = y
+    return y
+
+
+def _from_array(x: Any, device: Any) -> Any:
+    if not isinstance(x, jax.Array):
+        src_dtype = str(getattr(x, "dtype", "")).rpartition(".")[2]
+        y = None
+        if is_on_host(x):
+            try:
+                host = to_numpy(x)  # a view
+            except (TypeError, RuntimeError):  # a dtype NumPy lacks (bfloat16, ...)
+                host = None
+            if host is not None and host.ndim == 0 and host.dtype.kind in "biu":
+                y = _constant(host)
+            elif host is not None and host.nbytes <= SMALL_HOST_COPY:
+                y = jnp.asarray(host)
+        if y is None:
+            try:
+                y = jax.dlpack.from_dlpack(exportable(x))
+            except Exception:  # a stride JAX cannot share, or an unshareable source
+                y = jnp.asarray(np.ascontiguousarray(to_numpy(x)))
+        # Narrowed integers (actions, counts) are harmless; narrowed floats lose precision.
+        if src_dtype == "float64" and y.dtype != jnp.float64 and not _warned_narrowing:
+            _warned_narrowing.add(src_dtype)
+            warnings.warn(
+                f"JAX holds {src_dtype} as {y.dtype} (jax_enable_x64 is off): the conversion "
+                "narrowed and copied it. Set jax.config.update('jax_enable_x64', True) to keep it.",
+                stacklevel=_caller_stacklevel(),
+            )
+        x = y
+    return x if device is None else _to_device(x, device)
+
+
+def _jit(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return jax.jit(fn)
+
+
+JAX = register_backend(
+    Backend(
+        "jax",
+        (jax.Array, jax.core.Tracer),
+        namespace=lambda x: jnp,
+        device=_device,
+        to_numpy=np.asarray,  # a view of a host buffer; a device array is copied
+        from_array=_from_array,
+        to_device=_to_device,
+        jit=_jit,
+        has_float64=lambda dev: bool(jax.config.read("jax_enable_x64")),  # switchable: no cache
+        check_device=_check_device,
+        aliases=("jnp", "jax.numpy", "jaxlib"),
+    )
+)
+assert backend_of(jnp.zeros(())) is JAX
+
+
+# --------------------------------------------------------------------- routes
+@JAX.route(ops.sum_along)
+def _sum_along_jax(x: Any, axis: int | None = None) -> Any:
     if axis != 0 or x.ndim < 2:
         return jnp.sum(x, axis=axis)
     # XLA's CPU kernel for a sum over the rows of a narrow batch (4096 x 3
-    # observations) is 7x slower than for a wide one: sum groups of g rows
-    # laid side by side (a free reshape), then the g partial sums.
+    # observations) is several times slower than for a wide one: sum groups
+    # of g rows laid side by side (a free reshape), then the g partial sums.
     n, rest = x.shape[0], x.shape[1:]
     width = math.prod(rest)
-    g = _row_group(n, width)
+    g = row_group(n, width)
     if g == 1:
         return jnp.sum(x, axis=0)
     partial = jnp.sum(jnp.reshape(x, (n // g, g * width)), axis=0)
     return jnp.reshape(jnp.sum(jnp.reshape(partial, (g, width)), axis=0), rest)
 
 
-def _row_group(n: int, width: int) -> int:
-    """How many rows of ``width`` values to sum side by side: the largest
-    divisor of ``n`` up to ``min(32, 256 // width)``, and 1 where grouping is
-    no help. (Past 32 groups XLA splits the second sum into two kernels.)"""
-    if width >= 64:
+ROW_GROUP_MAX = 32
+"""At most this many rows are summed side by side (past 32 XLA splits the second sum)."""
+ROW_GROUP_VALUES = 256
+"""A group spans at most this many values (``g * width``)."""
+ROW_GROUP_MIN_WIDTH = 64
+"""Rows at least this wide are summed as they are."""
+
+
+def row_group(n: int, width: int) -> int:
+    """How many rows of ``width`` values to sum side by side: the largest divisor
+    of ``n`` up to ``min(ROW_GROUP_MAX, ROW_GROUP_VALUES // width)`` that leaves
+    at least 8 groups, and 1 where grouping is no help.
+
+    The three constants were chosen from ``python -m anywrap.bench.calibrate``,
+    which times the grouped and the plain row sums on the machine at hand for
+    the batch shapes of benchmarks B3, B4 and B8.
+    """
+    if width >= ROW_GROUP_MIN_WIDTH:
         return 1
-    for g in range(min(32, 256 // width), 1, -1):
+    for g in range(min(ROW_GROUP_MAX, ROW_GROUP_VALUES // width), 1, -1):
         if n % g == 0 and n // g >= 8:
             return g
     return 1
 
 
-@_register(_xp._count_true)
+@JAX.route(ops.count_true)
 def _count_true_jax(mask: Any) -> Any:
-    # XLA on the CPU sums integers through a chain of reduce-windows (three
-    # kernels) and floats in one; float32 counts are exact below 2^24.
-    jnp = jax.numpy
+    # XLA on the CPU sums integers through a chain of reduce-windows and floats
+    # in one kernel; float32 counts are exact below 2^24.
     if mask.size >= 2**24:
         return jnp.sum(mask, dtype=jnp.int32)
     return jnp.sum(mask, dtype=jnp.float32).astype(jnp.int32)
 
 
-@_register(_xp.cumulative_sum)
+@JAX.route(ops.cumulative_sum)
 def _cumulative_sum_jax(x: Any) -> Any:
     # XLA lowers cumsum to a reduce-window, slow on the CPU; the scan is not.
-    return jax.lax.associative_scan(jax.numpy.add, x)
+    return jax.lax.associative_scan(jnp.add, x)
 
 
-@_register(_xp.last_true_indices)
+@JAX.route(ops.last_true_indices)
 def _last_true_indices_jax(mask: Any, k: int) -> Any:
     # top_k of the indices of the True entries (others score -1): one XLA
     # kernel, where the cumulative sum and binary search take a dozen. Scores
     # are float32 (XLA's fast top-k), exact for indices below 2^24.
     n = mask.shape[0]
     if n >= 2**24:
-        return _xp.last_true_indices.dispatch(object)(mask, k)
-    jnp = jax.numpy
+        return ops.last_true_indices.default(mask, k)
     score = jnp.where(mask, jnp.arange(n, dtype=jnp.float32), -1.0)
     _, idx = jax.lax.top_k(score, min(k, n))
     if k > n:  # a buffer longer than the batch: pad with a valid index

@@ -2,7 +2,8 @@
 
 The generator lives on the tensors' device (a CUDA generator for CUDA
 tensors), so a draw is one kernel and never waits for the host. Its state,
-for ``state_dict``, is the byte tensor ``Generator.get_state()`` returns.
+for ``state_dict``, is the byte tensor ``Generator.get_state()`` returns,
+seen as 64-bit words (on the CPU).
 
 Example:
     >>> import torch
@@ -36,11 +37,14 @@ def _uniform_torch(key: Any, shape: tuple[int, ...]) -> tuple[Any, Any]:
 
 @_random.key_data.register(torch.Generator)
 def _key_data_torch(key: Any) -> Any:
-    return key.get_state()
+    state = key.get_state()
+    # Whole 64-bit words where the bytes allow it: a checkpoint keeps integers of 32 or 64 bits.
+    return state.view(torch.int64) if state.numel() % 8 == 0 else state
 
 
 @_random.key_from_data.register(torch.Generator)
 def _key_from_data_torch(key: Any, data: Any) -> Any:
+    words = torch.as_tensor(data, device="cpu").contiguous()
     gen = torch.Generator(device=key.device)
-    gen.set_state(torch.as_tensor(data, dtype=torch.uint8, device="cpu").clone())
+    gen.set_state(words.view(torch.uint8).clone() if words.dtype != torch.uint8 else words.clone())
     return gen

@@ -1,0 +1,274 @@
+"""RecordHTML for jitted rollouts: collect the trajectory in the scan, write the report after.
+
+:class:`RecordTrajectory` puts each step's :class:`Trajectory` (the
+observation the action led to, the action, the reward and the flags) into
+``info["trajectory"]``; a ``jax.lax.scan`` that returns it stacks the steps
+on the device, inside the compiled program. :func:`write_report` brings the
+stacked trajectory to the host once and writes the same self-contained page
+as :class:`anywrap.RecordHTML`.
+
+Example:
+    >>> import jax, gymnax, tempfile
+    >>> from anywrap import functional as F
+    >>> env = F.RecordTrajectory(F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=4))
+    >>> obs0, state = env.reset(jax.random.key(0))
+    >>> def body(state, key):
+    ...     action = jax.random.uniform(key, (4, 1), minval=-2.0, maxval=2.0)
+    ...     step = env.step(state, action)
+    ...     return step.state, step.info["trajectory"]
+    >>> rollout = jax.jit(lambda s, k: jax.lax.scan(body, s, jax.random.split(k, 50)))
+    >>> state, traj = rollout(state, jax.random.key(1))
+    >>> traj.reward.shape
+    (50, 4)
+    >>> path = F.write_report(tempfile.mkdtemp() + "/rollout.html", traj, env=env,
+    ...                       initial_obs=obs0, seed=0)
+    >>> path.name
+    'rollout.html'
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from anywrap.record.core import Layout, describe_env
+from anywrap.record.report import (
+    RESET,
+    STEP,
+    FrameEncoder,
+    Track,
+    build_report,
+    write_html,
+)
+from anywrap.tree import flatten_with_paths, tree_map
+from anywrap.xp import to_numpy
+
+from .core import FunctionalEnv, Step, Wrapper
+
+__all__ = ["RecordTrajectory", "Trajectory", "write_report"]
+
+
+class Trajectory(NamedTuple):
+    """One step of a rollout, as :class:`RecordTrajectory` reports it (stacked by a scan).
+
+    ``obs`` is the observation the action led to: under SAME_STEP autoreset,
+    on a step that ends an episode, the final observation
+    (``info["final_obs"]``), not the next episode's first.
+    """
+
+    obs: Any
+    action: Any
+    reward: jax.Array
+    terminated: jax.Array
+    truncated: jax.Array
+
+
+class RecordTrajectory(Wrapper):
+    """Adds ``info["trajectory"]``, a :class:`Trajectory` of the step, for :func:`write_report`.
+
+    Stateless; place it outermost to record what the agent saw and did (the
+    observations after every wrapper below it, the action before them). On
+    an env that resets itself, taking the final observation makes XLA
+    compute it every step, a cost only a recorded rollout pays.
+
+    Example:
+        >>> env = RecordTrajectory(env)  # doctest: +SKIP
+        >>> step = env.step(state, action)  # doctest: +SKIP
+        >>> step.info["trajectory"].reward  # doctest: +SKIP
+    """
+
+    def step(self, state: Any, action: Any) -> Step:
+        s = self.env.step(state, action)
+        obs = s.obs
+        final = s.info.get("final_obs")
+        if final is not None:
+            done = jnp.logical_or(s.terminated, s.truncated)
+
+            def pick(f: jax.Array, o: jax.Array) -> jax.Array:
+                d = jnp.reshape(done, done.shape + (1,) * (o.ndim - done.ndim))
+                return jnp.where(d, f, o)
+
+            obs = jax.tree.map(pick, final, s.obs)
+        traj = Trajectory(obs, action, s.reward, s.terminated, s.truncated)
+        return s._replace(info={**s.info, "trajectory": traj})
+
+
+def _host(tree: Any) -> Any:
+    return tree_map(lambda x: np.asarray(to_numpy(x)), tree)
+
+
+def write_report(
+    path: str | os.PathLike[str],
+    trajectory: Any,
+    *,
+    env: FunctionalEnv | None = None,
+    initial_obs: Any = None,
+    info: dict[str, Any] | None = None,
+    frames: Any = None,
+    sub_envs: int | Sequence[int] | None = None,
+    seed: Any = None,
+    env_id: str | None = None,
+    title: str | None = None,
+    fps: float = 30.0,
+    max_dims: int = 64,
+    frame_format: str = "webp",
+    frame_quality: int = 75,
+    max_frame_side: int | None = 512,
+) -> Path:
+    """Write the HTML report of a rollout collected inside ``jax.lax.scan``.
+
+    Args:
+        path: The ``.html`` file to write.
+        trajectory: A stacked :class:`Trajectory` (or any object with the
+            fields ``obs``, ``action``, ``reward``, ``terminated``,
+            ``truncated``), with a leading time axis ``T``, then a batch
+            axis ``N`` for a batched env.
+        env: The functional env, for the report's env id and wrapper stack.
+        initial_obs: The observation ``reset`` returned; it becomes row 0.
+        info: Extra numbers to chart, ``{name: array (T,) or (T, N)}``.
+        frames: Frames you rendered yourself (a compiled program cannot
+            render): uint8 arrays ``(rows, H, W, 3)``, or ``(rows, N, H, W, 3)``
+            for a batch, one per row (``T`` rows, or ``T + 1`` with ``initial_obs``).
+        sub_envs: For a batch, which envs the report holds: a count (the
+            first ``k``) or indices. Default: the first four.
+        seed: The seed of the rollout, shown in the summary.
+        env_id: Overrides the env id found from ``env``.
+        title: The report's title; default the file name.
+        fps: Playback speed at 1x.
+        max_dims: Leaves with more values per env are charted as mean, min, max.
+        frame_format, frame_quality, max_frame_side: As in :class:`anywrap.RecordHTML`.
+
+    Returns:
+        The path written. The trajectory reaches the host in one transfer
+        per field, here and nowhere else.
+    """
+    for name in ("obs", "action", "reward", "terminated", "truncated"):
+        if not hasattr(trajectory, name):
+            raise TypeError(
+                f"write_report: expected a Trajectory (fields obs, action, reward, "
+                f"terminated, truncated), got {type(trajectory).__qualname__} without {name!r}"
+            )
+    traj = _host(Trajectory(*(getattr(trajectory, n) for n in Trajectory._fields)))
+    reward = np.asarray(traj.reward)
+    if reward.ndim not in (1, 2):
+        raise ValueError(
+            "write_report: expected the reward to be (T,) or (T, N) (a scan's stacked "
+            f"steps), got shape {reward.shape}"
+        )
+    steps = reward.shape[0]
+    batch = reward.shape[1] if reward.ndim == 2 else None
+    select = _select(sub_envs, batch)
+    k = 1 if batch is None else len(select)
+
+    def at(tree: Any, t: int) -> Any:
+        return tree_map(lambda x: x[t], tree)
+
+    obs_layout = Layout("obs", at(traj.obs, 0), batch, select, max_dims)
+    act_layout = Layout("action", at(traj.action, 0), batch, select, max_dims)
+    head = 0 if initial_obs is None else 1
+    rows = steps + head
+    obs = np.full((rows, k, obs_layout.width), np.nan)
+    action = np.full((rows, k, act_layout.width), np.nan)
+    kind = np.full((rows, k), STEP, np.int8)
+    if initial_obs is not None:
+        obs[0] = obs_layout.row(_host(initial_obs))
+        kind[0] = RESET
+    for t in range(steps):
+        obs[head + t] = obs_layout.row(at(traj.obs, t))
+        action[head + t] = act_layout.row(at(traj.action, t))
+
+    def per_env(x: Any) -> np.ndarray:
+        a = np.asarray(x, dtype=np.float64).reshape(steps, -1)
+        a = a[:, select] if batch is not None else a
+        return np.concatenate([np.full((head, k), np.nan), a])
+
+    rew, term, trunc = (per_env(v) for v in (traj.reward, traj.terminated, traj.truncated))
+    info_labels: list[str] = []
+    info_cols: list[np.ndarray] = []
+    for p, leaf in flatten_with_paths(_host(info or {})):
+        info_labels.append("info." + ".".join(str(q) for q in p))
+        info_cols.append(per_env(leaf))
+    info_arr = np.stack(info_cols, axis=-1) if info_cols else np.zeros((rows, k, 0))
+    track_frames = _frames(frames, rows, batch, select, frame_format, frame_quality, max_frame_side)
+    tracks = [
+        Track(
+            index=select[j] if batch is not None else 0,
+            kind=kind[:, j],
+            obs=obs[:, j],
+            action=action[:, j],
+            reward=rew[:, j],
+            terminated=np.nan_to_num(term[:, j]) > 0,
+            truncated=np.nan_to_num(trunc[:, j]) > 0,
+            info=info_arr[:, j],
+            frames=None if track_frames is None else track_frames[j],
+        )
+        for j in range(k)
+    ]
+    found_id, wrappers = describe_env(env) if env is not None else ("functional env", [])
+    path = Path(path)
+    mode = getattr(env, "autoreset_mode", None)
+    data = build_report(
+        tracks,
+        obs_labels=obs_layout.labels,
+        action_labels=act_layout.labels,
+        info_labels=info_labels,
+        title=title or path.stem,
+        env_id=env_id or found_id,
+        wrappers=["anywrap.functional.write_report", *wrappers],
+        seed=seed,
+        kind="functional",
+        num_envs=batch,
+        autoreset_mode=None if mode is None else str(getattr(mode, "value", mode)),
+        fps=fps,
+        wall_time=None,
+        first_step=0,
+        steps=[max(0, r - head + 1) for r in range(rows)],
+        frame_mime=FrameEncoder(frame_format, frame_quality, max_frame_side).mime
+        if frames is not None
+        else "image/webp",
+        notes=[] if frames is not None else ["no frames: a compiled rollout cannot render"],
+    )
+    return write_html(path, data)
+
+
+def _select(sub_envs: int | Sequence[int] | None, batch: int | None) -> list[int]:
+    if batch is None:
+        return [0]
+    if sub_envs is None:
+        return list(range(min(4, batch)))
+    if isinstance(sub_envs, (int, np.integer)):
+        if not 1 <= sub_envs <= batch:
+            raise ValueError(f"write_report: sub_envs must be in [1, {batch}], got {sub_envs}")
+        return list(range(int(sub_envs)))
+    picked = sorted(int(i) for i in sub_envs)
+    if not picked or len(set(picked)) != len(picked) or not all(0 <= i < batch for i in picked):
+        raise ValueError(
+            f"write_report: sub_envs must be distinct indices in [0, {batch}), got {sub_envs}"
+        )
+    return picked
+
+
+def _frames(
+    frames: Any,
+    rows: int,
+    batch: int | None,
+    select: list[int],
+    fmt: str,
+    quality: int,
+    max_side: int | None,
+) -> list[list[bytes | None]] | None:
+    if frames is None:
+        return None
+    encoder = FrameEncoder(fmt, quality, max_side)
+    stack = [np.asarray(to_numpy(f)) for f in frames]
+    if len(stack) != rows:
+        raise ValueError(f"write_report: expected {rows} frames (one per row), got {len(stack)}")
+    if batch is None:
+        return [[encoder.encode(f) for f in stack]]
+    return [[encoder.encode(f[i]) for f in stack] for i in select]

@@ -1,0 +1,400 @@
+"""The report itself: host arrays in, one self-contained HTML file out.
+
+Everything here runs on the host, on NumPy arrays, once per report. The
+recorders (:class:`anywrap.RecordHTML`, :class:`anywrap.vector.RecordHTML`,
+:func:`anywrap.functional.write_report`) fill :class:`Track` objects and call
+:func:`write_html`.
+
+The page is one file: the template, uPlot's script and style (vendored, with
+its licence), and the data as JSON in a ``<script type="application/json">``
+element. Nothing is loaded from anywhere else; a Content-Security-Policy in
+the page forbids it, and lets only the page's own scripts (by their SHA-256)
+run. Every string that comes from an env (its id, info strings, labels) is
+inside that JSON, with ``<``, ``>`` and ``&`` written as ``\\u003c``-style
+escapes, and the page shows it with ``textContent``, never as markup.
+
+Example:
+    >>> import numpy as np
+    >>> track = Track.from_steps(
+    ...     index=0,
+    ...     obs=np.array([[0.0], [1.0], [3.0]]),
+    ...     action=np.array([[np.nan], [0.5], [-0.5]]),
+    ...     reward=np.array([np.nan, 1.0, 2.0]),
+    ...     terminated=np.array([False, False, True]),
+    ...     truncated=np.zeros(3, bool),
+    ...     kind=np.array([RESET, STEP, STEP]),
+    ... )
+    >>> track.returns().tolist(), track.episodes()
+    ([0.0, 1.0, 3.0], [{'first': 0, 'last': 2, 'return': 3.0, 'length': 2, 'end': 'terminated'}])
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import hashlib
+import html
+import io
+import json
+import math
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "HOLD",
+    "RESET",
+    "STEP",
+    "FrameEncoder",
+    "Track",
+    "build_report",
+    "render_html",
+    "write_html",
+]
+
+FORMAT_VERSION = 1
+
+STEP, RESET, HOLD = 0, 1, 2
+"""Row kinds. STEP: the env stepped (action, reward, the obs it led to).
+RESET: the (sub-)env started an episode here (an obs, no action or reward; in
+NEXT_STEP autoreset this is the step after a done, whose action the env
+ignores). HOLD: another sub-env was reset and this one waited (obs only)."""
+
+_FORMATS = {"webp": "image/webp", "jpeg": "image/jpeg", "png": "image/png"}
+
+
+# ------------------------------------------------------------------ frames
+class FrameEncoder:
+    """Compresses ``rgb_array`` frames with Pillow (WebP by default).
+
+    ``max_side`` shrinks frames whose longer side is larger (keeping the
+    aspect ratio) before encoding.
+
+    Example:
+        >>> enc = FrameEncoder("webp", quality=75)
+        >>> frame = np.zeros((64, 48, 3), np.uint8)
+        >>> data = enc.encode(frame)
+        >>> data[:4], data[8:12], enc.mime
+        (b'RIFF', b'WEBP', 'image/webp')
+    """
+
+    def __init__(self, fmt: str = "webp", quality: int = 75, max_side: int | None = 512) -> None:
+        fmt = fmt.lower()
+        if fmt not in _FORMATS:
+            raise ValueError(f"frame_format must be one of {sorted(_FORMATS)}, got {fmt!r}")
+        if not (isinstance(quality, int) and 1 <= quality <= 100):
+            raise ValueError(f"frame_quality must be an int in [1, 100], got {quality!r}")
+        if max_side is not None and not (isinstance(max_side, int) and max_side >= 16):
+            raise ValueError(f"max_frame_side must be None or an int >= 16, got {max_side!r}")
+        try:
+            import PIL.Image  # noqa: F401
+        except ImportError as e:  # pragma: no cover - the record extra installs it
+            raise ImportError(
+                "RecordHTML needs Pillow to compress frames: pip install 'anywrap[record]' "
+                "(or pass frames=False for a charts-only report)"
+            ) from e
+        self.format, self.quality, self.max_side = fmt, quality, max_side
+        self.mime = _FORMATS[fmt]
+
+    def encode(self, frame: Any) -> bytes:
+        """One ``(H, W, 3)`` or ``(H, W)`` uint8 frame (or ``(H, W, 4)``) -> image bytes."""
+        from PIL import Image
+
+        a = np.asarray(frame)
+        if a.dtype != np.uint8:
+            if np.issubdtype(a.dtype, np.floating):  # 0..1 floats, as some renderers give
+                a = np.clip(np.nan_to_num(a) * 255.0 + 0.5, 0, 255)
+            a = a.astype(np.uint8)
+        if a.ndim == 3 and a.shape[-1] == 1:
+            a = a[..., 0]
+        if not (a.ndim == 2 or (a.ndim == 3 and a.shape[-1] in (3, 4))):
+            raise ValueError(
+                f"RecordHTML: expected render() to give an (H, W, 3) rgb_array, got shape {a.shape}"
+            )
+        img = Image.fromarray(a)
+        if self.max_side is not None and max(img.size) > self.max_side:
+            img.thumbnail((self.max_side, self.max_side), Image.Resampling.BILINEAR)
+        if self.format == "jpeg" and img.mode == "RGBA":
+            img = img.convert("RGB")
+        buf = io.BytesIO()
+        if self.format == "webp":
+            # method 2: within 3% of the smallest files (method 6) at a fifth of the time.
+            img.save(buf, format="WEBP", quality=self.quality, method=2)
+        elif self.format == "jpeg":
+            img.save(buf, format="JPEG", quality=self.quality)
+        else:
+            img.save(buf, format="PNG", optimize=False)
+        return buf.getvalue()
+
+
+# ------------------------------------------------------------------ tracks
+@dataclass
+class Track:
+    """What one env (or one sub-env) did over a report's rows, on the host.
+
+    Row ``r`` is one call of ``reset`` or ``step``: ``kind[r]`` is
+    :data:`STEP`, :data:`RESET` or :data:`HOLD`. ``obs[r]`` is the observation
+    the row ended in (for a step that ended an episode under SAME_STEP
+    autoreset, the final observation, not the next episode's first).
+    ``action[r]`` and ``reward[r]`` are NaN on rows that are not steps.
+    """
+
+    index: int
+    kind: np.ndarray
+    obs: np.ndarray
+    action: np.ndarray
+    reward: np.ndarray
+    terminated: np.ndarray
+    truncated: np.ndarray
+    info: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    text: list[list[str | None]] = field(default_factory=list)
+    frames: list[bytes | None] | None = None
+
+    @classmethod
+    def from_steps(cls, index: int, **arrays: Any) -> Track:
+        """A track from arrays with a leading row axis (``obs`` and ``action`` 2-D)."""
+        kind = np.asarray(arrays.pop("kind"), dtype=np.int8)
+        rows = kind.shape[0]
+        obs = np.asarray(arrays.pop("obs"), dtype=np.float64).reshape(rows, -1)
+        action = np.asarray(arrays.pop("action"), dtype=np.float64).reshape(rows, -1)
+        reward = np.asarray(arrays.pop("reward"), dtype=np.float64).reshape(rows)
+        term = np.asarray(arrays.pop("terminated"), dtype=bool).reshape(rows)
+        trunc = np.asarray(arrays.pop("truncated"), dtype=bool).reshape(rows)
+        info = np.asarray(arrays.pop("info", np.zeros((rows, 0))), dtype=np.float64)
+        return cls(index, kind, obs, action, reward, term, trunc, info.reshape(rows, -1), **arrays)
+
+    @property
+    def rows(self) -> int:
+        """How many rows (reset and step calls) the track holds."""
+        return int(self.kind.shape[0])
+
+    def _starts(self) -> np.ndarray:
+        """Rows where a new episode's return starts from zero."""
+        done = self.terminated | self.truncated
+        after_done = np.concatenate([[False], done[:-1] & (self.kind[:-1] == STEP)])
+        return (self.kind == RESET) | (after_done & (self.kind == STEP))
+
+    def returns(self) -> np.ndarray:
+        """The running return at each row: the sum of rewards since the episode began.
+
+        A report that starts inside an episode counts from its first row.
+        """
+        reward = np.where(self.kind == STEP, np.nan_to_num(self.reward, nan=0.0), 0.0)
+        out = np.empty(self.rows)
+        acc = 0.0
+        starts = self._starts()
+        for r in range(self.rows):
+            acc = (0.0 if starts[r] else acc) + reward[r]
+            out[r] = acc
+        return out
+
+    def episodes(self) -> list[dict[str, Any]]:
+        """The episodes (or parts of episodes) in the track, in order.
+
+        ``end`` names how each ended: ``"terminated"``, ``"truncated"``, or
+        ``"running"`` for one still going when the report stopped.
+        """
+        out: list[dict[str, Any]] = []
+        starts = self._starts()
+        ret = self.returns()
+        begin: int | None = None
+        length = 0
+        for r in range(self.rows):
+            if starts[r] or begin is None:
+                if begin is not None and length:
+                    out.append(_episode(begin, r - 1, ret[r - 1], length, "running"))
+                begin, length = r, 0
+            if self.kind[r] == STEP:
+                length += 1
+                if self.terminated[r] or self.truncated[r]:
+                    end = "terminated" if self.terminated[r] else "truncated"
+                    out.append(_episode(begin, r, ret[r], length, end))
+                    begin, length = None, 0
+        if begin is not None and (length or self.rows - begin > 0):
+            out.append(_episode(begin, self.rows - 1, ret[-1], length, "running"))
+        return out
+
+
+def _episode(start: int, end: int, ret: float, length: int, how: str) -> dict[str, Any]:
+    return {"first": start, "last": end, "return": float(ret), "length": length, "end": how}
+
+
+# ------------------------------------------------------------------ JSON
+def _numbers(a: np.ndarray) -> list[float | None]:
+    """Floats with 7 significant digits (what a chart shows), None where not finite."""
+    a = np.asarray(a, dtype=np.float64)
+    out: list[float | None] = []
+    for v in a.tolist():
+        if v is None or not math.isfinite(v):
+            out.append(None)
+        else:
+            out.append(float(f"{v:.7g}"))
+    return out
+
+
+def _text(x: Any) -> str:
+    """Any label or value as a string, for the JSON (escaped at serialisation)."""
+    return x if isinstance(x, str) else str(x)
+
+
+def build_report(
+    tracks: Sequence[Track],
+    *,
+    obs_labels: Sequence[str],
+    action_labels: Sequence[str],
+    info_labels: Sequence[str] = (),
+    text_labels: Sequence[str] = (),
+    title: str,
+    env_id: str,
+    wrappers: Sequence[str] = (),
+    seed: Any = None,
+    kind: str = "single",
+    num_envs: int | None = None,
+    autoreset_mode: str | None = None,
+    fps: float = 30.0,
+    wall_time: float | None = None,
+    first_step: int | None = None,
+    steps: Sequence[int] | None = None,
+    frame_mime: str = "image/webp",
+    notes: Sequence[str] = (),
+) -> dict[str, Any]:
+    """The report as a JSON-ready dict (the page's only input)."""
+    from anywrap import __version__
+
+    envs = []
+    for t in tracks:
+        if t.obs.shape[1] != len(obs_labels) or t.action.shape[1] != len(action_labels):
+            raise ValueError(
+                f"build_report: track {t.index} has {t.obs.shape[1]} obs and "
+                f"{t.action.shape[1]} action columns, but {len(obs_labels)} and "
+                f"{len(action_labels)} labels"
+            )
+        reward = np.where(t.kind == STEP, t.reward, np.nan)
+        entry: dict[str, Any] = {
+            "index": int(t.index),
+            "rows": t.rows,
+            "kind": t.kind.astype(int).tolist(),
+            "terminated": t.terminated.astype(int).tolist(),
+            "truncated": t.truncated.astype(int).tolist(),
+            "reward": _numbers(reward),
+            "return": _numbers(t.returns()),
+            "action": [
+                _numbers(np.where(t.kind == STEP, t.action[:, j], np.nan))
+                for j in range(t.action.shape[1])
+            ],
+            "obs": [_numbers(t.obs[:, j]) for j in range(t.obs.shape[1])],
+            "info": [_numbers(t.info[:, j]) for j in range(len(info_labels))],
+            "text": [[None if s is None else _text(s) for s in col] for col in t.text],
+            "episodes": t.episodes(),
+            "frames": None
+            if t.frames is None
+            else [None if f is None else base64.b64encode(f).decode("ascii") for f in t.frames],
+        }
+        envs.append(entry)
+    return {
+        "format": "anywrap-report",
+        "version": FORMAT_VERSION,
+        "title": _text(title),
+        "env_id": _text(env_id),
+        "wrappers": [_text(w) for w in wrappers],
+        "seed": None if seed is None else _text(seed),
+        "kind": kind,
+        "num_envs": num_envs,
+        "autoreset_mode": autoreset_mode,
+        "fps": float(fps),
+        "wall_time": None if wall_time is None or not math.isfinite(wall_time) else wall_time,
+        "first_step": first_step,
+        "steps": None if steps is None else [int(s) for s in steps],
+        "created": _dt.datetime.now().astimezone().isoformat(timespec="seconds"),
+        "anywrap_version": __version__,
+        "frame_mime": frame_mime,
+        "labels": {
+            "obs": [_text(s) for s in obs_labels],
+            "action": [_text(s) for s in action_labels],
+            "info": [_text(s) for s in info_labels],
+            "text": [_text(s) for s in text_labels],
+        },
+        "notes": [_text(s) for s in notes],
+        "envs": envs,
+    }
+
+
+_JSON_ESCAPES = {
+    "<": "\\u003c",
+    ">": "\\u003e",
+    "&": "\\u0026",
+    "\u2028": "\\u2028",
+    "\u2029": "\\u2029",
+}
+_JSON_UNSAFE = re.compile("[<>&\u2028\u2029]")
+
+
+def json_for_html(data: Any) -> str:
+    """JSON that is inert inside an HTML ``<script>`` element.
+
+    ``<``, ``>`` and ``&`` (and the two JavaScript line separators) are
+    written as ``\\uXXXX`` escapes, so no string can close the element or
+    open a comment; ``JSON.parse`` turns them back into the same characters.
+
+    Example:
+        >>> json_for_html({"id": "</script><script>alert(1)</script>"})
+        '{"id":"\\\\u003c/script\\\\u003e\\\\u003cscript\\\\u003ealert(1)\\\\u003c/script\\\\u003e"}'
+    """
+    text = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return _JSON_UNSAFE.sub(lambda m: _JSON_ESCAPES[m.group(0)], text)
+
+
+# ------------------------------------------------------------------ HTML
+_SCRIPT_END = re.compile(r"</script|<!--", re.IGNORECASE)
+
+
+def _asset(name: str) -> str:
+    return resources.files("anywrap.record").joinpath(name).read_text(encoding="utf-8")
+
+
+def _sha256(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+
+def render_html(report: dict[str, Any]) -> str:
+    """The whole page for ``report`` (from :func:`build_report`), as one string."""
+    template = _asset("template.html")
+    uplot_js = _asset("vendor/uPlot.iife.min.js")
+    licence = _asset("vendor/LICENSE-uPlot.txt")
+    if "*/" in licence or any(_SCRIPT_END.search(s) for s in (uplot_js, licence)):
+        raise RuntimeError("the vendored uPlot files cannot be inlined safely")
+    app_js = _asset("report.js")
+    css = _asset("vendor/uPlot.min.css") + "\n" + _asset("report.css")
+    scripts = [f"/*!\n{licence}*/\n{uplot_js}", app_js]
+    csp = (
+        "default-src 'none'; img-src data:; "
+        f"style-src {_sha256(css)}; script-src {' '.join(_sha256(s) for s in scripts)}; "
+        "base-uri 'none'; form-action 'none'"
+    )
+    report = {**report, "uplot_version": _asset("vendor/UPLOT_VERSION").strip()}
+    parts = {
+        "TITLE": html.escape(f"{report['title']} · {report['env_id']}", quote=True),
+        "CSP": html.escape(csp, quote=True),
+        "STYLE": css,
+        "UPLOT": scripts[0],
+        "APP": scripts[1],
+        "DATA": json_for_html(report),
+    }
+    # One pass over the template's own markers: no inserted text is searched again.
+    return re.sub(r"@@(TITLE|CSP|STYLE|UPLOT|APP|DATA)@@", lambda m: parts[m.group(1)], template)
+
+
+def write_html(path: str | os.PathLike[str], report: dict[str, Any]) -> Path:
+    """Write the page atomically (a temporary file, then a rename); return its path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(render_html(report), encoding="utf-8")
+    os.replace(tmp, path)
+    return path

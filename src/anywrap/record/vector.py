@@ -1,0 +1,231 @@
+"""RecordHTML for vector envs."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import VectorEnv, VectorWrapper
+
+from anywrap import xp as axp
+from anywrap.record.core import Recorder
+from anywrap.shell.checks import autoreset_mode, reset_mask_of
+
+__all__ = ["RecordHTML"]
+
+_NAME = "anywrap.vector.RecordHTML"
+
+
+class RecordHTML(VectorWrapper, gym.utils.RecordConstructorArgs):
+    """Records a vector env into self-contained, interactive HTML reports, one
+    file per report, every recorded sub-env selectable in the page.
+
+    **What a report is.** Episodes are counted on sub-env 0, as Gymnasium's
+    vector ``RecordVideo`` counts them (a reset that restarts sub-env 0, and
+    sub-env 0's autoresets in NEXT_STEP and SAME_STEP mode).
+    ``episode_trigger(episode_id)`` chooses which episodes of sub-env 0 to
+    record, ``step_trigger(step_id)`` at which vector steps to start, and
+    ``report_length=n > 0`` stops a report ``n`` steps after its first row.
+    A report covers those steps for every sub-env in ``sub_envs`` (default:
+    the first four): the others' episodes are cut where the window cuts
+    them, and the page marks where each sub-env's episodes end and restart.
+
+    **Autoreset.** NEXT_STEP (the default): the step after a sub-env's done is
+    its reset step; its observation starts the next episode, and its action
+    and reward (ignored by the env) are not charted. SAME_STEP: the step that
+    ends an episode is charted with ``info["final_obs"]``, the observation
+    the action led to (its frame, as in RecordVideo, already shows the next
+    episode). DISABLED: ``reset(options={"reset_mask": m})`` restarts the
+    masked sub-envs; the others wait.
+
+    **Device arrays.** Rows stay on the env's device. With frames, the
+    recorder reads sub-env 0's done flag at each step to know whether to
+    render (free for NumPy flags; one bool on a device, where ``render()``
+    reads the device anyway while recording). Without frames (a non-rendering
+    env, or ``frames=False``) and with device flags, no step reads a device
+    value: every step's row is kept on the device and brought to the host in
+    one transfer every ``flush_every`` steps, at each ``reset`` and at
+    ``close``, where the choice of rows is made. Reports are then written at
+    those moments, not at the step that ends them.
+
+    Example:
+        >>> import gymnasium as gym, anywrap, tempfile
+        >>> folder = tempfile.mkdtemp()
+        >>> envs = gym.make_vec("CartPole-v1", num_envs=3, vectorization_mode="sync")
+        >>> envs = anywrap.vector.RecordHTML(envs, folder, step_trigger=lambda t: t == 0,
+        ...                                  report_length=20, frames=False)
+        >>> _ = envs.reset(seed=0)
+        >>> for _ in range(30):
+        ...     _ = envs.step(envs.action_space.sample())
+        >>> envs.close()
+        >>> [p.name for p in envs.report_paths]
+        ['rl-report-step-0.html']
+
+    Change logs:
+     * v0.1.0 - Initially added.
+    """
+
+    def __init__(
+        self,
+        env: VectorEnv,
+        report_folder: str | os.PathLike[str],
+        episode_trigger: Callable[[int], bool] | None = None,
+        step_trigger: Callable[[int], bool] | None = None,
+        report_length: int = 0,
+        name_prefix: str = "rl-report",
+        fps: float | None = None,
+        *,
+        sub_envs: int | Sequence[int] | None = None,
+        frames: bool = True,
+        frame_format: str = "webp",
+        frame_quality: int = 75,
+        max_frame_side: int | None = 512,
+        max_dims: int = 64,
+        max_info: int = 16,
+        flush_every: int = 1000,
+    ) -> None:
+        """Wrap the vector env ``env``.
+
+        Args:
+            env: The vector env to record.
+            report_folder: Where the ``.html`` reports go (created if needed).
+            episode_trigger: ``episode_id -> bool`` over sub-env 0's episodes.
+            step_trigger: ``step_id -> bool``: start a report at this step.
+            report_length: 0 to record whole episodes of sub-env 0; ``n > 0``
+                to stop a report ``n`` steps after its first row.
+            name_prefix: The start of each report's file name.
+            fps: Playback speed at 1x; default ``metadata["render_fps"]``, else 30.
+            sub_envs: Which sub-envs a report holds: a count ``k`` (the first
+                ``k``) or a sequence of indices. Default: the first four.
+            frames: Record ``render()`` frames when the render mode is
+                ``"rgb_array"``. False gives charts only.
+            frame_format: ``"webp"`` (default), ``"jpeg"`` or ``"png"``.
+            frame_quality: Encoder quality, 1 to 100.
+            max_frame_side: Frames with a longer side are shrunk to it.
+            max_dims: A leaf with more values per sub-env than this is charted
+                as its mean, min and max.
+            max_info: At most this many numeric and this many text info keys.
+            flush_every: Without frames, on device arrays: steps between two
+                transfers of the rows to the host.
+        """
+        gym.utils.RecordConstructorArgs.__init__(
+            self,
+            report_folder=report_folder,
+            episode_trigger=episode_trigger,
+            step_trigger=step_trigger,
+            report_length=report_length,
+            name_prefix=name_prefix,
+            fps=fps,
+            sub_envs=sub_envs,
+            frames=frames,
+            frame_format=frame_format,
+            frame_quality=frame_quality,
+            max_frame_side=max_frame_side,
+            max_dims=max_dims,
+            max_info=max_info,
+            flush_every=flush_every,
+        )
+        VectorWrapper.__init__(self, env)
+        mode = autoreset_mode(_NAME, env)
+        self._recorder = Recorder(
+            _NAME,
+            env,
+            report_folder,
+            episode_trigger=episode_trigger,
+            step_trigger=step_trigger,
+            report_length=report_length,
+            name_prefix=name_prefix,
+            fps=fps,
+            frames=frames,
+            frame_format=frame_format,
+            frame_quality=frame_quality,
+            max_frame_side=max_frame_side,
+            max_dims=max_dims,
+            max_info=max_info,
+            batch=self.num_envs,
+            select=_sub_envs(sub_envs, self.num_envs),
+            autoreset_mode=mode,
+            flush_every=flush_every,
+        )
+        self.report_folder = str(self._recorder.folder)
+        self.name_prefix = name_prefix
+        self.report_length = report_length
+        self.sub_envs = list(self._recorder.select or ())
+
+    @property
+    def episode_trigger(self) -> Callable[[int], bool] | None:
+        """The episode trigger in use (the capped cubic schedule by default)."""
+        return self._recorder.schedule.episode_trigger
+
+    @property
+    def step_trigger(self) -> Callable[[int], bool] | None:
+        """The step trigger, if any."""
+        return self._recorder.schedule.step_trigger
+
+    @property
+    def episode_id(self) -> int:
+        """Sub-env 0's episodes begun so far, minus one (lazy mode: as of the last transfer)."""
+        return self._recorder.schedule.episode_id
+
+    @property
+    def step_id(self) -> int:
+        """Vector steps taken so far, minus one (lazy mode: as of the last transfer)."""
+        return self._recorder.schedule.step_id
+
+    @property
+    def recording(self) -> bool:
+        """Whether a report is being recorded (lazy mode: as of the last transfer)."""
+        return self._recorder.recording
+
+    @property
+    def report_paths(self) -> list[Path]:
+        """The reports written so far, oldest first."""
+        return list(self._recorder.paths)
+
+    def reset(
+        self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        """Reset; a reset that restarts sub-env 0 begins an episode."""
+        mask = reset_mask_of(_NAME, options, self.num_envs)
+        obs, info = self.env.reset(seed=seed, options=options)  # type: ignore[arg-type]
+        host_mask = None if mask is None else np.asarray(axp.to_numpy(mask), dtype=bool)
+        counts = host_mask is None or bool(host_mask[0])
+        self._recorder.on_reset(obs, info, seed, host_mask, counts=counts)
+        return obs, info
+
+    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        """Step the sub-envs; record the step if a report is being recorded."""
+        obs, reward, terminated, truncated, info = self.env.step(actions)
+        self._recorder.on_step(obs, actions, reward, terminated, truncated, info)
+        return obs, reward, terminated, truncated, info
+
+    def close(self, **kwargs: Any) -> None:
+        """Write the report being recorded, then close the env."""
+        self._recorder.close()
+        super().close(**kwargs)
+
+
+def _sub_envs(sub_envs: int | Sequence[int] | None, num_envs: int) -> list[int]:
+    """The sorted, checked list of sub-env indices a report holds."""
+    if sub_envs is None:
+        return list(range(min(4, num_envs)))
+    if isinstance(sub_envs, (int, np.integer)) and not isinstance(sub_envs, bool):
+        if not 1 <= sub_envs <= num_envs:
+            raise ValueError(
+                f"{_NAME}: sub_envs must be between 1 and num_envs={num_envs}, got {sub_envs}"
+            )
+        return list(range(int(sub_envs)))
+    if isinstance(sub_envs, bool) or not isinstance(sub_envs, Sequence):
+        raise TypeError(
+            f"{_NAME}: sub_envs must be None, an int or a sequence of ints, got {sub_envs!r}"
+        )
+    picked = [int(i) for i in sub_envs]
+    if not picked or len(set(picked)) != len(picked) or not all(0 <= i < num_envs for i in picked):
+        raise ValueError(
+            f"{_NAME}: sub_envs must be distinct indices in [0, {num_envs}), got {list(sub_envs)}"
+        )
+    return sorted(picked)

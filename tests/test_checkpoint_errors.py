@@ -1,0 +1,187 @@
+"""Bad checkpoint files and bad save targets get errors that name the file or the
+entry, and change nothing; killed saves leave nothing behind for long; file modes
+follow the umask."""
+
+from __future__ import annotations
+
+import os
+import signal
+import stat
+import subprocess
+import sys
+import textwrap
+import time
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from helpers import flat_state
+
+import anywrap
+from anywrap.checkpoint import CheckpointError
+
+pytest.importorskip("safetensors")
+from safetensors.numpy import load_file, save_file
+
+SRC = os.path.join(os.path.dirname(os.path.dirname(__file__)), "src")
+
+
+def trained_stack(seed: int = 0) -> gym.Env:
+    env = anywrap.NormalizeReward(anywrap.NormalizeObservation(gym.make("Pendulum-v1")))
+    env.reset(seed=seed)
+    for _ in range(15):
+        env.step(np.array([0.5], dtype=np.float32))
+    return env
+
+
+@pytest.fixture
+def saved(tmp_path):
+    path = tmp_path / "stats.safetensors"
+    anywrap.save_state(trained_stack(), path)
+    return path
+
+
+@pytest.mark.parametrize("content", ["empty", "garbage", "truncated", "huge header"])
+def test_unreadable_files_name_the_file_and_change_nothing(saved, tmp_path, content):
+    data = saved.read_bytes()
+    bad = tmp_path / f"{content.replace(' ', '_')}.safetensors"
+    bad.write_bytes(
+        {
+            "empty": b"",
+            "garbage": b"not a checkpoint at all" * 10,
+            "truncated": data[: len(data) // 2],
+            "huge header": (2**40).to_bytes(8, "little") + data[8:],
+        }[content]
+    )
+    env = trained_stack(seed=1)
+    before = flat_state(env)
+    with pytest.raises(CheckpointError, match=f"anywrap.load_state: '{bad}' is not a readable"):
+        anywrap.load_state(env, bad)
+    assert flat_state(env).keys() == before.keys()
+    for k, v in flat_state(env).items():
+        np.testing.assert_array_equal(v, before[k])
+
+
+def test_a_missing_file_is_named(tmp_path):
+    with pytest.raises(FileNotFoundError, match=r"no checkpoint file at .*nothing\.safetensors"):
+        anywrap.load_state(trained_stack(), tmp_path / "nothing.safetensors")
+
+
+def _edited(saved, tmp_path, key_end, value):
+    tensors = load_file(saved)
+    key = next(k for k in tensors if k.endswith(key_end))
+    tensors[key] = value(tensors[key])
+    path = tmp_path / "edited.safetensors"
+    save_file(tensors, path, metadata={"format": "anywrap.stack/1", "layers": _layers(saved)})
+    return path, key
+
+
+def _layers(saved) -> str:
+    from safetensors import safe_open
+
+    with safe_open(saved, framework="numpy") as f:
+        return f.metadata()["layers"]
+
+
+@pytest.mark.parametrize(
+    ("key_end", "value", "message"),
+    [
+        ("NormalizeObservation.mean", lambda v: v.astype(np.complex64), "complex64 values"),
+        ("NormalizeObservation.mean", lambda v: v.astype(np.float16), "float16 values"),
+        ("NormalizeObservation.var", lambda v: v.astype(np.int32), "int32 values"),
+        ("NormalizeObservation.var", lambda v: -v, "must be finite and non-negative"),
+        ("rms.var", lambda v: np.full_like(v, np.nan), "must be finite and non-negative"),
+        ("NormalizeObservation.count", lambda v: np.full_like(v, -3.0), "non-negative"),
+    ],
+)
+def test_entries_of_the_wrong_kind_are_refused_by_name(saved, tmp_path, key_end, value, message):
+    path, key = _edited(saved, tmp_path, key_end, value)
+    env = trained_stack(seed=2)
+    before = flat_state(env)
+    entry = key.split(".", 2)[2]
+    with pytest.raises(CheckpointError, match=rf"edited.safetensors.*{entry!r}.*{message}"):
+        anywrap.load_state(env, path)
+    for k, v in flat_state(env).items():
+        np.testing.assert_array_equal(v, before[k])
+
+
+def test_a_failed_layer_changes_no_other_layer(saved, tmp_path):
+    # the outer layer's entries are fine; the inner one's variance is not
+    path, _ = _edited(saved, tmp_path, "NormalizeObservation.var", lambda v: -v)
+    env = trained_stack(seed=3)
+    before = flat_state(env)
+    with pytest.raises(CheckpointError):
+        anywrap.load_state(env, path)
+    after = flat_state(env)
+    for k in before:
+        np.testing.assert_array_equal(after[k], before[k])
+
+
+def test_save_into_a_missing_folder_names_the_requested_path(tmp_path):
+    target = tmp_path / "no" / "such" / "folder" / "stats.safetensors"
+    with pytest.raises(FileNotFoundError, match=f"cannot write '{target}'"):
+        anywrap.save_state(trained_stack(), target)
+    assert not (tmp_path / "no").exists()
+
+
+def test_save_of_a_stack_without_statistics_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="at least one anywrap wrapper that keeps statistics"):
+        anywrap.save_state(gym.make("CartPole-v1"), tmp_path / "x.safetensors")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_file_mode_follows_the_umask_and_an_existing_files_mode(tmp_path):
+    old = os.umask(0o027)
+    try:
+        fresh = tmp_path / "fresh.safetensors"
+        anywrap.save_state(trained_stack(), fresh)
+        assert stat.S_IMODE(fresh.stat().st_mode) == 0o640
+        kept = tmp_path / "kept.safetensors"
+        kept.write_bytes(b"")
+        kept.chmod(0o604)
+        anywrap.save_state(trained_stack(), kept)
+        assert stat.S_IMODE(kept.stat().st_mode) == 0o604
+    finally:
+        os.umask(old)
+
+
+SAVE_LOOP = textwrap.dedent(
+    """
+    import sys, numpy as np, gymnasium as gym, anywrap
+    env = anywrap.NormalizeObservation(gym.make("Pendulum-v1"), stats_dtype="float64")
+    env.reset(seed=0)
+    print("ready", flush=True)
+    i = 0
+    while True:
+        env.step(np.zeros(1, np.float32))
+        anywrap.save_state(env, sys.argv[1])
+        i += 1
+    """
+)
+
+
+def test_a_killed_save_loop_never_corrupts_the_target_and_leaves_nothing_for_long(tmp_path):
+    target = tmp_path / "stats.safetensors"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SAVE_LOOP, str(target)],
+        stdout=subprocess.PIPE,
+        env=dict(os.environ, PYTHONPATH=SRC),
+    )
+    assert proc.stdout is not None and proc.stdout.readline().strip() == b"ready"
+    deadline = time.time() + 30
+    while not target.exists() and time.time() < deadline:
+        time.sleep(0.01)
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    env = anywrap.NormalizeObservation(gym.make("Pendulum-v1"), stats_dtype="float64")
+    anywrap.load_state(env, target)  # the target is whole
+    assert float(env.obs_rms.count) > 1
+    # a save that died between writing and renaming, as a SIGKILL can leave it
+    orphan = tmp_path / f".anywrap-{proc.pid}-abcd.tmp"
+    orphan.write_bytes(b"half a file")
+    mine = tmp_path / f".anywrap-{os.getpid()}-live.tmp"  # a live process's: kept
+    mine.write_bytes(b"in progress")
+    anywrap.save_state(env, target)
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == sorted(["stats.safetensors", mine.name]), left
