@@ -46,6 +46,7 @@ __all__ = [
     "advance_clock",
     "init_clock",
     "reset_clock",
+    "restart_now",
     "restart_rows",
     "select_rows",
     "time_aware",
@@ -252,3 +253,14 @@ def select_rows(mask: Array, a: Any, b: Any) -> Any:
         return where(xp.reshape(mask, (*tuple(mask.shape), *(1,) * (y.ndim - mask.ndim))), x, y)
 
     return tree_map(leaf, a, b)
+
+
+def restart_now(
+    forced: Array, fresh: Any, obs: Any, final_obs: Any, final_mask: Array | None
+) -> tuple[Any, Any, Array]:
+    """A SAME_STEP restart of the environments in ``forced``: ``(obs, final_obs, mask)``,
+    their rows of ``obs`` becoming the reset observation ``fresh`` and their last
+    observation going to ``final_obs`` (whose mask ``final_mask`` grows by them)."""
+    xp = namespace(forced)
+    mask = forced if final_mask is None else xp.logical_or(final_mask, forced)
+    return select_rows(forced, fresh, obs), select_rows(forced, obs, final_obs), mask

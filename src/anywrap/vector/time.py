@@ -17,6 +17,7 @@ from anywrap.transforms.time import (
     Clock,
     init_clock,
     reset_clock,
+    restart_now,
     restart_rows,
     select_rows,
     time_aware,
@@ -111,6 +112,7 @@ class TimeLimit(StatefulShell, VectorWrapper, gym.utils.RecordConstructorArgs):
         self._reset = axp.Compiled(_reset_limit, 0)
         self._restart = axp.Compiled(restart_rows, 0)
         self._select = axp.Compiled(select_rows, 0)
+        self._restart_same_step = axp.Compiled(restart_now, 0)
 
     @property
     def elapsed_steps(self) -> Array:
@@ -170,11 +172,11 @@ class TimeLimit(StatefulShell, VectorWrapper, gym.utils.RecordConstructorArgs):
             for i in np.flatnonzero(forced):
                 final[i] = tree_map(lambda x, i=i: x[i], obs)
             info["final_obs"], info["_final_obs"] = final, done | forced
-        else:
-            xp = self._xp
-            info["final_obs"] = self._select(forced, obs, info.get("final_obs", obs))
-            info["_final_obs"] = xp.logical_or(info.get("_final_obs", forced), forced)
-        return self._select(forced, fresh, obs), info
+            return self._select(forced, fresh, obs), info
+        obs, info["final_obs"], info["_final_obs"] = self._restart_same_step(
+            forced, fresh, obs, info.get("final_obs", obs), info.get("_final_obs")
+        )
+        return obs, info
 
 
 def _limit(
