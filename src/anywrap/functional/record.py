@@ -78,9 +78,14 @@ class RecordTrajectory(Wrapper):
     compute it every step, a cost only a recorded rollout pays.
 
     Example:
-        >>> env = RecordTrajectory(env)  # doctest: +SKIP
-        >>> step = env.step(state, action)  # doctest: +SKIP
-        >>> step.info["trajectory"].reward  # doctest: +SKIP
+        >>> import gymnax, jax, jax.numpy as jnp
+        >>> from anywrap import functional as F
+        >>> env = F.RecordTrajectory(F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=2))
+        >>> obs, state = env.reset(jax.random.key(0))
+        >>> step = env.step(state, jnp.full((2, 1), 0.5))
+        >>> t = step.info["trajectory"]
+        >>> t.action.tolist(), bool(jnp.all(t.reward == step.reward))
+        ([[0.5], [0.5]], True)
     """
 
     def step(self, state: Any, action: Any) -> Step:

@@ -25,6 +25,7 @@ __all__ = [
     "check_reset_mask",
     "real_number",
     "reset_mask_of",
+    "step_values",
     "wrapper_name",
 ]
 
@@ -110,3 +111,35 @@ def check_reset_mask(owner: str, mask: Any, num_envs: int) -> None:
             f"{owner}: expected options['reset_mask'] to be a bool array of shape "
             f"({num_envs},), got {axp.describe(mask)}"
         )
+
+
+def step_values(
+    owner: str, reward: Any, terminated: Any, truncated: Any, num_envs: int | None
+) -> Any:
+    """Check a step's reward and flags before a wrapper learns from them; return the
+    reward as the state takes it.
+
+    A vector env's reward, ``terminated`` and ``truncated`` must each have the
+    shape ``(num_envs,)``: a ``(num_envs, 1)`` reward would broadcast the state
+    to ``(num_envs, num_envs)``. A single env's reward is a number; an array of
+    one element is taken as that number (Gymnasium reads ``float(reward)``),
+    reshaped without reading it; any other array is refused.
+    """
+    if num_envs is None:
+        shape = getattr(reward, "shape", ())
+        if shape == ():
+            return reward
+        if math.prod(shape) == 1:
+            return axp.namespace(reward).reshape(reward, ())
+        raise ValueError(
+            f"{owner}: expected a scalar reward (one env), got {axp.describe(reward)}"
+        )
+    expected = (num_envs,)
+    for name, x in (("reward", reward), ("terminated", terminated), ("truncated", truncated)):
+        shape = getattr(x, "shape", None)
+        if shape != expected and (shape is None or tuple(shape) != expected):
+            raise ValueError(
+                f"{owner}: expected {name} of shape {expected} (one per sub-env), "
+                f"got {axp.describe(x)}"
+            )
+    return reward

@@ -10,13 +10,13 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
-__all__ = ["leaf_boxes", "map_space", "tree_of", "unbounded_float32"]
+__all__ = ["ObservationCheck", "leaf_boxes", "map_space", "tree_of", "unbounded_float32"]
 
 
 def unbounded_float32(box: gym.spaces.Box) -> gym.spaces.Box:
@@ -53,3 +53,78 @@ def tree_of(space: gym.Space, fn: Callable[[Any], Any]) -> Any:
     if isinstance(space, gym.spaces.Tuple):
         return tuple(tree_of(s, fn) for s in space.spaces)
     return fn(space)
+
+
+def _shape(space: gym.Space) -> tuple[int, ...]:
+    return tuple(space.shape or ())
+
+
+class ObservationCheck:
+    """Checks that observations fit a Box / Dict / Tuple space before a wrapper
+    learns from them: the keys of a Dict, and each leaf's shape (with the
+    batch in front for a vector env). Shapes are host metadata: no sync.
+
+    Example:
+        >>> import numpy as np
+        >>> check = ObservationCheck("demo", gym.spaces.Box(-1, 1, (3,)), batch=2)
+        >>> check(np.zeros((3, 3)))
+        Traceback (most recent call last):
+        ...
+        ValueError: demo: expected observations of shape (2, 3) (2 envs of Box(...)), got numpy...
+    """
+
+    def __init__(self, owner: str, space: gym.Space, batch: int | None = None) -> None:
+        self.owner = owner
+        self.space = space
+        self.batch: tuple[int, ...] = () if batch is None else (batch,)
+        self._box_shape = self.batch + _shape(space) if isinstance(space, gym.spaces.Box) else None
+
+    def __call__(self, obs: Any) -> None:
+        """Raise a ``ValueError`` (``TypeError`` for a wrong structure) naming the wrapper."""
+        if self._box_shape is not None:  # the common case: one Box
+            if getattr(obs, "shape", None) != self._box_shape:
+                self._leaf(obs, self.space, "")
+            return
+        self._walk(obs, self.space, "")
+
+    def _walk(self, obs: Any, space: gym.Space, where: str) -> None:
+        if isinstance(space, gym.spaces.Dict):
+            if not isinstance(obs, Mapping):
+                raise TypeError(
+                    f"{self.owner}: expected a dict observation{where} with keys "
+                    f"{sorted(space.spaces)}, got {type(obs).__name__}"
+                )
+            missing = sorted(set(space.spaces) - set(obs))
+            extra = sorted(set(obs) - set(space.spaces), key=str)
+            if missing or extra:
+                raise ValueError(
+                    f"{self.owner}: expected the observation{where} to have the keys "
+                    f"{sorted(space.spaces)}, got {sorted(obs, key=str)} (missing {missing}, "
+                    f"unexpected {extra})"
+                )
+            for k, sub in space.spaces.items():
+                self._walk(obs[k], sub, f"{where}[{k!r}]")
+        elif isinstance(space, gym.spaces.Tuple):
+            if not isinstance(obs, tuple) or len(obs) != len(space.spaces):
+                size = len(obs) if isinstance(obs, (tuple, list)) else "?"
+                raise TypeError(
+                    f"{self.owner}: expected a tuple of {len(space.spaces)} observations"
+                    f"{where}, got {type(obs).__name__} of length {size}"
+                )
+            for i, (o, sub) in enumerate(zip(obs, space.spaces)):
+                self._walk(o, sub, f"{where}[{i}]")
+        elif getattr(obs, "shape", None) != self.batch + _shape(space):
+            self._leaf(obs, space, where)
+
+    def _leaf(self, obs: Any, space: gym.Space, where: str) -> None:
+        from anywrap import xp as axp
+
+        shape = getattr(obs, "shape", None)
+        if shape is not None and tuple(shape) == self.batch + _shape(space):
+            return  # a shape given as another sequence type
+        envs = f" ({self.batch[0]} envs of {space})" if self.batch else f" ({space})"
+        got = "None" if obs is None else axp.describe(obs)
+        raise ValueError(
+            f"{self.owner}: expected observations{where} of shape {self.batch + _shape(space)}"
+            f"{envs}, got {got}"
+        )

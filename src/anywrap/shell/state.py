@@ -60,33 +60,46 @@ class StatefulShell:
     _device: Any = "cpu"
     _data_type: type | None = None
 
-    def _follow(self, like: Any) -> None:
-        """Move the state to ``like``'s library and device if it is not there yet."""
+    def _state_for(self, like: Any) -> Any:
+        """The state in ``like``'s library and on its device: converted if it is
+        not there yet, but not committed (see :meth:`_commit`)."""
         leaf = first_leaf(like)
         if type(leaf) is self._data_type:
-            return
+            return self._state
         try:
             xp = axp.namespace(leaf)
         except axp.UnknownArrayTypeError as e:
             raise axp.UnknownArrayTypeError(f"{wrapper_name(self)}: {e}") from e
-        dev = axp.device(leaf)
         if not axp.is_host(leaf) or self._xp is not np:
-            self._state = convert_tree(self._state, xp, dev)
-        self._xp, self._device = xp, dev
-        self._data_type = type(leaf)
+            return convert_tree(self._state, xp, axp.device(leaf))
+        return self._state
 
-    def _reset_mask_like_state(self, mask: Any, obs: Any) -> Any:
-        """``mask`` (a ``reset_mask``, often NumPy) in the state's library and device.
+    def _commit(self, state: Any, like: Any) -> None:
+        """Install ``state``, which follows ``like``'s library and device.
 
-        The state follows the env's arrays, never the mask: following a host
-        mask would move a device state to the host and back. Before the
-        first array has been seen, the state follows ``obs``.
+        Shells call it only once a step's transform has succeeded, so that a
+        failed call leaves the state, its library and its dtypes as they were.
         """
-        if self._data_type is None:
-            self._follow(obs)
-        if mask is None or type(mask) is self._data_type:
+        self._state = state
+        leaf = first_leaf(like)
+        if type(leaf) is not self._data_type:
+            self._xp, self._device = axp.namespace(leaf), axp.device(leaf)
+            self._data_type = type(leaf)
+
+    def _follow(self, like: Any) -> None:
+        """Move the state to ``like``'s library and device if it is not there yet."""
+        self._commit(self._state_for(like), like)
+
+    def _mask_for(self, mask: Any, like: Any) -> Any:
+        """``mask`` (a ``reset_mask``, often NumPy) in ``like``'s library and device,
+        which is where the state goes: following a host mask instead would move
+        a device state to the host and back."""
+        if mask is None:
+            return None
+        leaf = first_leaf(like)
+        if type(mask) is type(leaf):
             return mask
-        return convert_tree(mask, self._xp, self._device)
+        return convert_tree(mask, axp.namespace(leaf), axp.device(leaf))
 
     def _export(self, state: Any) -> Any:
         """The state as saved (a hook: episode clocks are saved relative to now)."""

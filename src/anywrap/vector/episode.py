@@ -11,7 +11,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap import xp as axp
-from anywrap.shell.checks import autoreset_mode, reset_mask_of
+from anywrap.shell.checks import autoreset_mode, reset_mask_of, step_values
 from anywrap.shell.episodes import EpisodeRecords
 from anywrap.transforms.episodes import init_episodes, reset_episodes, step_episodes
 from anywrap.xp import to_numpy
@@ -95,10 +95,8 @@ class RecordEpisodeStatistics(EpisodeRecords, VectorWrapper, gym.utils.RecordCon
                 f"{_NAME}: options['reset_mask'] must select at least one sub-env, got {mask}"
             )
         obs, info = self.env.reset(seed=seed, options=options)
-        if mask is None:
-            self._follow(obs)
-        mask = self._reset_mask_like_state(mask, obs)
-        self._state = self._reset(self._state, mask, self._now())
+        state = self._state_for(obs)
+        self._commit(self._reset(state, self._mask_for(mask, obs), self._now()), obs)
         return obs, info
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
@@ -106,21 +104,25 @@ class RecordEpisodeStatistics(EpisodeRecords, VectorWrapper, gym.utils.RecordCon
         obs, reward, terminated, truncated, info = self.env.step(actions)
         if not isinstance(info, dict):
             raise TypeError(f"{_NAME}: expected `info` to be a dict, got {type(info)}")
-        self._follow(reward)
+        step_values(_NAME, reward, terminated, truncated, self.num_envs)
         # On the host, a step where no episode ends reports nothing (as in
         # Gymnasium) and skips the report's work; device values are never read.
-        report = not (axp.is_host(terminated) and axp.is_host(truncated)) or bool(
-            np.any(terminated) or np.any(truncated)
-        )
-        self._state, out = self._step[report](
-            self._state, reward, terminated, truncated, now=self._now()
-        )
+        host = axp.is_host(terminated) and axp.is_host(truncated)
+        report = not host or bool(np.any(terminated) or np.any(truncated))
+        key = self._stats_key
+        if report and (key in info or f"_{key}" in info):
+            raise ValueError(
+                f"{_NAME}: expected an info without the keys {key!r} and {'_' + key!r} (this "
+                f"wrapper writes them), got one with the keys {sorted(info)}"
+            )
+        state = self._state_for(reward)
+        state, out = self._step[report](state, reward, terminated, truncated, now=self._now())
+        self._commit(state, reward)
         if out is not None:
-            key = self._stats_key
-            if key in info or f"_{key}" in info:
-                raise ValueError(f"{_NAME}: info already has the key {key!r}: {list(info)}")
             info[key] = {"r": out.returns, "l": out.lengths, "t": out.times}
-            info[f"_{key}"] = out.done
+            # the state keeps `done` as its prev_done: hand out a copy on the host,
+            # so that writing into the mask cannot change the wrapper
+            info[f"_{key}"] = out.done.copy() if host else out.done
         return obs, reward, terminated, truncated, info
 
     @property

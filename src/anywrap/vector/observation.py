@@ -13,9 +13,8 @@ from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
 
 from anywrap import xp as axp
 from anywrap.shell.checks import autoreset_mode, check_epsilon, reset_mask_of
-from anywrap.shell.spaces import leaf_boxes, map_space, unbounded_float32
-from anywrap.shell.state import StatefulShell
-from anywrap.shell.stats import RunningMeanSwitch, observation_stats, stats_views
+from anywrap.shell.spaces import ObservationCheck, leaf_boxes, map_space, unbounded_float32
+from anywrap.shell.stats import HoldsStatistics, RunningMeanSwitch, observation_stats
 from anywrap.transforms.observations import (
     normalize_observation,
     normalize_observation_with_final,
@@ -28,7 +27,7 @@ _NAME = "anywrap.vector.NormalizeObservation"
 
 
 class NormalizeObservation(
-    StatefulShell, RunningMeanSwitch, VectorWrapper, gym.utils.RecordConstructorArgs
+    HoldsStatistics, RunningMeanSwitch, VectorWrapper, gym.utils.RecordConstructorArgs
 ):
     """Normalises a vector env's observations to zero mean and unit variance, on any library.
 
@@ -104,6 +103,7 @@ class NormalizeObservation(
         stats_dtype: str | None = None,
         process_group: Any = None,
         learn_final_obs: bool = False,
+        update_running_mean: bool = True,
     ) -> None:
         """Wrap the vector env ``env``.
 
@@ -113,11 +113,20 @@ class NormalizeObservation(
             stats_dtype: dtype of the statistics; default as Gymnasium.
             process_group: A ``torch.distributed`` process group to merge statistics over.
             learn_final_obs: SAME_STEP only: learn from ``info["final_obs"]`` too.
+            update_running_mean: Whether the statistics learn (also a settable attribute).
         """
-        check_epsilon(_NAME, epsilon)
+        epsilon = check_epsilon(_NAME, epsilon)
         single = env.single_observation_space
         leaf_boxes(_NAME, single)
-        gym.utils.RecordConstructorArgs.__init__(self, epsilon=epsilon)
+        gym.utils.RecordConstructorArgs.__init__(
+            self,
+            _disable_deepcopy=True,  # a process group cannot be copied
+            epsilon=epsilon,
+            stats_dtype=stats_dtype,
+            process_group=process_group,
+            learn_final_obs=learn_final_obs,
+            update_running_mean=update_running_mean,
+        )
         VectorWrapper.__init__(self, env)
         self._mode = autoreset_mode(_NAME, env)
         self.single_observation_space = map_space(unbounded_float32, single)
@@ -125,6 +134,8 @@ class NormalizeObservation(
         self.epsilon = epsilon
         self.stats_dtype = stats_dtype
         self.learn_final_obs = learn_final_obs
+        self.update_running_mean = update_running_mean
+        self._check = ObservationCheck(_NAME, single, self.num_envs)
         self._state = observation_stats(single, stats_dtype, np, "cpu")
         reduce = None
         if process_group is not None:
@@ -153,14 +164,20 @@ class NormalizeObservation(
 
     @property
     def obs_rms(self) -> Any:
-        """Running statistics: ``mean``, ``var``, ``count`` (a tree of them for Dict / Tuple)."""
-        return stats_views(self)
+        """Running statistics: ``mean``, ``var``, ``count`` (a dict / tuple of them for
+        Dict / Tuple spaces). Assign another wrapper's ``obs_rms`` to share it."""
+        return self._holders()
+
+    @obs_rms.setter
+    def obs_rms(self, value: Any) -> None:
+        self._share("obs_rms", value)
 
     def _normalize(self, obs: Any, mask: Any = None) -> Any:
-        self._follow(obs)
-        mask = self._reset_mask_like_state(mask, obs)
+        self._check(obs)
+        state = self._state_for(obs)
         fn = self._norm[self._update_running_mean]
-        self._state, out = fn(self._state, obs, mask=mask)
+        state, out = fn(state, obs, mask=self._mask_for(mask, obs))
+        self._commit(state, obs)
         return out
 
     def reset(
@@ -182,16 +199,25 @@ class NormalizeObservation(
 
     def _with_final_obs(self, obs: Any, info: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
         """SAME_STEP: normalise the final observations too (and maybe learn from them)."""
+        if "_final_obs" not in info:
+            raise ValueError(
+                f"{_NAME}: a SAME_STEP env's info holds 'final_obs' but not its mask "
+                f"'_final_obs' (which sub-envs ended); got the keys {sorted(info)}"
+            )
         final, mask = info["final_obs"], info["_final_obs"]
+        self._check(obs)
         packed = isinstance(final, np.ndarray) and final.dtype == object
         if packed:  # Gymnasium's host layout: an object array with None where not done
             rows = [f if m else _row(obs, i) for i, (f, m) in enumerate(zip(final, mask))]
             out: Any = create_empty_array(self.env.single_observation_space, self.num_envs)
             final = concatenate(self.env.single_observation_space, rows, out)
+        else:
+            self._check(final)
         n = self.num_envs
-        self._follow(obs)
+        state = self._state_for(obs)
         fn = self._with_final[self._update_running_mean]
-        self._state, obs, final = fn(self._state, obs, final, mask)
+        state, obs, final = fn(state, obs, final, self._mask_for(mask, obs))
+        self._commit(state, obs)
         if packed:
             out_final = np.empty(n, dtype=object)
             for i in range(n):

@@ -75,6 +75,7 @@ class NormalizeReward(ScalesRewards, VectorWrapper, gym.utils.RecordConstructorA
         *,
         stats_dtype: str | None = None,
         process_group: Any = None,
+        update_running_mean: bool = True,
     ) -> None:
         """Wrap the vector env ``env``.
 
@@ -85,13 +86,23 @@ class NormalizeReward(ScalesRewards, VectorWrapper, gym.utils.RecordConstructorA
             stats_dtype: dtype of ``G`` and its statistics; default float32 ``G``
                 and float64 statistics, as Gymnasium.
             process_group: A ``torch.distributed`` process group to merge statistics over.
+            update_running_mean: Whether the statistics learn (also a settable attribute).
         """
-        check_gamma(_NAME, gamma)
-        check_epsilon(_NAME, epsilon)
-        gym.utils.RecordConstructorArgs.__init__(self, gamma=gamma, epsilon=epsilon)
+        gamma, epsilon = check_gamma(_NAME, gamma), check_epsilon(_NAME, epsilon)
+        gym.utils.RecordConstructorArgs.__init__(
+            self,
+            _disable_deepcopy=True,  # a process group cannot be copied
+            gamma=gamma,
+            epsilon=epsilon,
+            stats_dtype=stats_dtype,
+            process_group=process_group,
+            update_running_mean=update_running_mean,
+        )
         VectorWrapper.__init__(self, env)
+        self._name, self._num_envs = _NAME, self.num_envs
         self._mode = autoreset_mode(_NAME, env)
         self.gamma, self.epsilon, self.stats_dtype = gamma, epsilon, stats_dtype
+        self.update_running_mean = update_running_mean
         stats = axp.resolve_dtype(np, self.stats_dtype or "float64", "cpu")
         acc = axp.resolve_dtype(np, self.stats_dtype or "float32", "cpu")
         self._state = init_returns(
@@ -125,18 +136,14 @@ class NormalizeReward(ScalesRewards, VectorWrapper, gym.utils.RecordConstructorA
         """The running discounted return ``G`` of each sub-env."""
         return self._state.accumulated
 
-    _passes_truncated = True
-
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         """Reset; zero the returns of the sub-envs reset (all, without a ``reset_mask``)."""
         mask = reset_mask_of(_NAME, options, self.num_envs)
         obs, info = self.env.reset(seed=seed, options=options)
-        if mask is None:
-            self._follow(obs)
-        mask = self._reset_mask_like_state(mask, obs)
-        self._state = self._reset(self._state, mask)
+        state = self._state_for(obs)
+        self._commit(self._reset(state, self._mask_for(mask, obs)), obs)
         return obs, info
 
 

@@ -10,11 +10,14 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap import xp as axp
+from anywrap.shell.checks import step_values
 from anywrap.shell.episodes import EpisodeRecords
 from anywrap.transforms.episodes import init_episodes, reset_episodes, step_episodes
 from anywrap.xp import to_numpy
 
 __all__ = ["RecordEpisodeStatistics"]
+
+_NAME = "anywrap.RecordEpisodeStatistics"
 
 
 class RecordEpisodeStatistics(EpisodeRecords, gym.Wrapper, gym.utils.RecordConstructorArgs):
@@ -85,16 +88,20 @@ class RecordEpisodeStatistics(EpisodeRecords, gym.Wrapper, gym.utils.RecordConst
     def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         """Step the env; report the episode's statistics when it ends."""
         obs, reward, terminated, truncated, info = self.env.step(action)
-        self._follow(reward)
+        value = step_values(_NAME, reward, terminated, truncated, None)
         host = axp.is_host(terminated) and axp.is_host(truncated)
         done = bool(terminated or truncated) if host else True
-        self._state, out = self._step[done](
-            self._state, reward, terminated, truncated, now=self._now() if done else 0.0
-        )
-        if out is not None:
-            assert self._stats_key not in info, (
-                f"anywrap.RecordEpisodeStatistics: info already has the key {self._stats_key!r}"
+        if done and self._stats_key in info:
+            raise ValueError(
+                f"{_NAME}: expected an info without the key {self._stats_key!r} (this wrapper "
+                f"writes it), got one with the keys {sorted(info)}"
             )
+        state = self._state_for(value)
+        state, out = self._step[done](
+            state, value, terminated, truncated, now=self._now() if done else 0.0
+        )
+        self._commit(state, value)
+        if out is not None:
             if host:
                 info[self._stats_key] = {
                     "r": out.returns[()],

@@ -11,9 +11,8 @@ import numpy as np
 
 from anywrap import xp as axp
 from anywrap.shell.checks import check_epsilon
-from anywrap.shell.spaces import leaf_boxes, map_space, unbounded_float32
-from anywrap.shell.state import StatefulShell
-from anywrap.shell.stats import RunningMeanSwitch, observation_stats, stats_views
+from anywrap.shell.spaces import ObservationCheck, leaf_boxes, map_space, unbounded_float32
+from anywrap.shell.stats import HoldsStatistics, RunningMeanSwitch, observation_stats
 from anywrap.transforms.observations import (
     normalize_single_observation,
 )
@@ -21,8 +20,11 @@ from anywrap.transforms.observations import (
 __all__ = ["NormalizeObservation", "TransformObservation"]
 
 
+_NAME = "anywrap.NormalizeObservation"
+
+
 class NormalizeObservation(
-    StatefulShell, RunningMeanSwitch, gym.ObservationWrapper, gym.utils.RecordConstructorArgs
+    HoldsStatistics, RunningMeanSwitch, gym.ObservationWrapper, gym.utils.RecordConstructorArgs
 ):
     """Normalises observations to zero mean and unit variance, on any array library.
 
@@ -90,7 +92,12 @@ class NormalizeObservation(
     """
 
     def __init__(
-        self, env: gym.Env, epsilon: float = 1e-8, *, stats_dtype: str | None = None
+        self,
+        env: gym.Env,
+        epsilon: float = 1e-8,
+        *,
+        stats_dtype: str | None = None,
+        update_running_mean: bool = True,
     ) -> None:
         """Wrap ``env``.
 
@@ -98,15 +105,19 @@ class NormalizeObservation(
             env: The env to wrap; its observation space is a Box, or a Dict / Tuple of Boxes.
             epsilon: Added to the variance under the square root (strictly positive).
             stats_dtype: dtype of the statistics; default as Gymnasium (see above).
+            update_running_mean: Whether the statistics learn (also a settable attribute).
         """
-        check_epsilon("anywrap.NormalizeObservation", epsilon)
-        boxes = leaf_boxes("anywrap.NormalizeObservation", env.observation_space)
-        gym.utils.RecordConstructorArgs.__init__(self, epsilon=epsilon)
+        epsilon = check_epsilon(_NAME, epsilon)
+        leaf_boxes(_NAME, env.observation_space)
+        gym.utils.RecordConstructorArgs.__init__(
+            self, epsilon=epsilon, stats_dtype=stats_dtype, update_running_mean=update_running_mean
+        )
         gym.ObservationWrapper.__init__(self, env)
         self.observation_space = map_space(unbounded_float32, env.observation_space)
         self.epsilon = epsilon
         self.stats_dtype = stats_dtype
-        self._box = boxes if isinstance(boxes, gym.spaces.Box) else None
+        self.update_running_mean = update_running_mean
+        self._check = ObservationCheck(_NAME, env.observation_space)
         self._state = observation_stats(env.observation_space, stats_dtype, np, "cpu")
         self._step = {
             u: axp.Compiled(partial(normalize_single_observation, epsilon=epsilon, update=u), 1)
@@ -115,20 +126,20 @@ class NormalizeObservation(
 
     @property
     def obs_rms(self) -> Any:
-        """Running statistics: ``mean``, ``var``, ``count`` (a tree of them for Dict / Tuple)."""
-        return stats_views(self)
+        """Running statistics: ``mean``, ``var``, ``count`` (a dict / tuple of them for
+        Dict / Tuple spaces). Assign another wrapper's ``obs_rms`` to share it."""
+        return self._holders()
+
+    @obs_rms.setter
+    def obs_rms(self, value: Any) -> None:
+        self._share("obs_rms", value)
 
     def observation(self, observation: Any) -> Any:
         """Update the statistics with ``observation`` and return it normalised."""
-        if self._box is not None:
-            shape = getattr(observation, "shape", None)
-            if shape is not None and tuple(shape) != self._box.shape:
-                raise ValueError(
-                    f"anywrap.NormalizeObservation: expected an observation of shape "
-                    f"{self._box.shape}, got {axp.describe(observation)}"
-                )
-        self._follow(observation)
-        self._state, out = self._step[self._update_running_mean](self._state, observation)
+        self._check(observation)
+        state = self._state_for(observation)
+        state, out = self._step[self._update_running_mean](state, observation)
+        self._commit(state, observation)
         return out
 
 

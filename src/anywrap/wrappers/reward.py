@@ -17,6 +17,9 @@ from anywrap.transforms.returns import init_returns, normalize_reward
 __all__ = ["NormalizeReward", "TransformReward"]
 
 
+_NAME = "anywrap.NormalizeReward"
+
+
 class NormalizeReward(ScalesRewards, gym.Wrapper, gym.utils.RecordConstructorArgs):
     """Scales rewards by the running standard deviation of the discounted return.
 
@@ -68,7 +71,8 @@ class NormalizeReward(ScalesRewards, gym.Wrapper, gym.utils.RecordConstructorArg
         gamma: float = 0.99,
         epsilon: float = 1e-8,
         *,
-        stats_dtype: str = "float64",
+        stats_dtype: str | None = None,
+        update_running_mean: bool = True,
     ) -> None:
         """Wrap ``env``.
 
@@ -76,14 +80,23 @@ class NormalizeReward(ScalesRewards, gym.Wrapper, gym.utils.RecordConstructorArg
             env: The env to wrap.
             gamma: Discount factor of the return, in [0, 1].
             epsilon: Added to the variance under the square root (strictly positive).
-            stats_dtype: dtype of the return and its statistics.
+            stats_dtype: dtype of the return and its statistics; default float64, as
+                Gymnasium (float32 where the backend has no float64).
+            update_running_mean: Whether the statistics learn (also a settable attribute).
         """
-        check_gamma("anywrap.NormalizeReward", gamma)
-        check_epsilon("anywrap.NormalizeReward", epsilon)
-        gym.utils.RecordConstructorArgs.__init__(self, gamma=gamma, epsilon=epsilon)
+        gamma, epsilon = check_gamma(_NAME, gamma), check_epsilon(_NAME, epsilon)
+        gym.utils.RecordConstructorArgs.__init__(
+            self,
+            gamma=gamma,
+            epsilon=epsilon,
+            stats_dtype=stats_dtype,
+            update_running_mean=update_running_mean,
+        )
         gym.Wrapper.__init__(self, env)
+        self._name = _NAME
         self.gamma, self.epsilon, self.stats_dtype = gamma, epsilon, stats_dtype
-        dtype = axp.resolve_dtype(np, self.stats_dtype, "cpu")
+        self.update_running_mean = update_running_mean
+        dtype = axp.resolve_dtype(np, self.stats_dtype or "float64", "cpu")
         self._state = init_returns((), xp=np, acc_dtype=dtype, stats_dtype=dtype, device="cpu")
         self._step = {
             u: axp.Compiled(partial(normalize_reward, gamma=gamma, epsilon=epsilon, update=u), 1)
