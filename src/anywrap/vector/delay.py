@@ -80,19 +80,19 @@ class DelayObservation(StatefulShell, VectorWrapper, gym.utils.RecordConstructor
         """Reset; the queues of the sub-envs reset (all, without a ``reset_mask``) empty."""
         mask = reset_mask_of(self._name, options, self.num_envs)
         obs, info = self.env.reset(seed=seed, options=options)
-        if mask is None:
-            self._follow(obs)
-        mask = self._reset_mask_like_state(mask, obs)
-        self._state, out = self._reset(self._state, obs, self._zero.get(obs)["zero"], mask)
+        zero, mask = self._zero.get(obs)["zero"], self._mask_for(mask, obs)
+        state, out = self._reset(self._state_for(obs), obs, zero, mask)
+        self._commit(state, obs)
         return out, info
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         """Step; queue the new batch and return the one of ``delay`` steps ago."""
         obs, reward, terminated, truncated, info = self.env.step(actions)
-        self._follow(obs)
+        s = self._state_for(obs)
         if not self.delay:
+            self._commit(s, obs)
             return obs, reward, terminated, truncated, info
-        zero, s = self._zero.get(obs)["zero"], self._state
+        zero = self._zero.get(obs)["zero"]
         if self._mode is AutoresetMode.SAME_STEP:
             counts, out, final = self._with_final(
                 counts_of(s), s.queue[0], s.first, zero, terminated, truncated
@@ -106,5 +106,5 @@ class DelayObservation(StatefulShell, VectorWrapper, gym.utils.RecordConstructor
                 counts_of(s), s.queue[0], s.first, zero, terminated, truncated
             )
         # The ring turns outside the compiled call, so that nothing is copied.
-        self._state = advance(s, counts, obs, out)
+        self._commit(advance(s, counts, obs, out), obs)
         return out, reward, terminated, truncated, info

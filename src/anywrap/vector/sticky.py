@@ -94,10 +94,9 @@ class StickyAction(StickyShell, VectorWrapper, gym.utils.RecordConstructorArgs):
         """Reset; forget the last actions of the sub-envs reset (all, without a mask)."""
         mask = reset_mask_of(self._name, options, self.num_envs)
         obs, info = self.env.reset(seed=seed, options=options)
-        if mask is None:
-            self._follow(obs)
-        mask = self._reset_mask_like_state(mask, obs)
-        self._state = self._state._replace(machine=self._reset(self._state.machine, mask))
+        state = self._state_for(obs)
+        machine = self._reset(state.machine, self._mask_for(mask, obs))
+        self._commit(state._replace(machine=machine), obs)
         if isinstance(seed, list | tuple):
             seed = int(np.random.SeedSequence([int(s) for s in seed]).generate_state(1)[0])
         self._reseed(seed)

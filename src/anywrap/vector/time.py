@@ -125,11 +125,9 @@ class TimeLimit(StatefulShell, VectorWrapper, gym.utils.RecordConstructorArgs):
         """Reset; restart the counts of the sub-envs reset (all, without a ``reset_mask``)."""
         mask = reset_mask_of(self._name, options, self.num_envs)
         obs, info = self.env.reset(seed=seed, options=options)
+        self._commit(self._reset(self._state_for(obs), self._mask_for(mask, obs)), obs)
         if mask is None:
-            self._follow(obs)
             self._steps = 0
-        mask = self._reset_mask_like_state(mask, obs)
-        self._state = self._reset(self._state, mask)
         return obs, info
 
     def _may_reset(self, mask: Array) -> bool:
@@ -141,18 +139,19 @@ class TimeLimit(StatefulShell, VectorWrapper, gym.utils.RecordConstructorArgs):
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         """Step; truncate the episodes that reach the limit (and have the env reset them)."""
         obs, reward, terminated, truncated, info = self.env.step(actions)
-        self._follow(obs)
+        state = self._state_for(obs)
         if self._mode is AutoresetMode.NEXT_STEP:
-            pending = self._state.pending
+            pending = state.pending
             if self._may_reset(pending):
                 fresh, _ = self.env.reset(options={"reset_mask": pending})
                 obs, reward, terminated, truncated = self._restart(
                     pending, fresh, obs, reward, terminated, truncated
                 )
         self._steps += 1
-        self._state, truncated = self._step(self._state, terminated, truncated)
+        state, truncated = self._step(state, terminated, truncated)
+        self._commit(state, obs)
         if self._mode is AutoresetMode.SAME_STEP:
-            forced = self._state.pending
+            forced = state.pending
             if self._may_reset(forced):
                 obs, info = self._restart_now(forced, obs, info)
         return obs, reward, terminated, truncated, info
@@ -272,25 +271,24 @@ class TimeAwareObservation(StatefulShell, VectorWrapper, gym.utils.RecordConstru
         """Reset; the counts of the sub-envs reset (all, without a ``reset_mask``) restart."""
         mask = reset_mask_of(self._name, options, self.num_envs)
         obs, info = self.env.reset(seed=seed, options=options)
-        if mask is None:
-            self._follow(obs)
-        mask = self._reset_mask_like_state(mask, obs)
-        self._state, out = self._reset(self._state, obs, mask)
+        state, out = self._reset(self._state_for(obs), obs, self._mask_for(mask, obs))
+        self._commit(state, obs)
         return out, info
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         """Step and add each sub-env's new count to its observation."""
         obs, reward, terminated, truncated, info = self.env.step(actions)
-        self._follow(obs)
+        state = self._state_for(obs)
         if self._mode is AutoresetMode.SAME_STEP:
             final, packed = (
                 final_obs_batch(info, obs, self.env.single_observation_space, self.num_envs)
                 if "final_obs" in info
                 else (obs, False)
             )
-            self._state, out, final = self._step(self._state, obs, terminated, truncated, final)
+            state, out, final = self._step(state, obs, terminated, truncated, final)
             if "final_obs" in info:
                 info = pack_final_obs(info, final, packed)
         else:
-            self._state, out, _ = self._step(self._state, obs, terminated, truncated)
+            state, out, _ = self._step(state, obs, terminated, truncated)
+        self._commit(state, obs)
         return out, reward, terminated, truncated, info

@@ -80,16 +80,18 @@ class DelayObservation(StatefulShell, gym.ObservationWrapper, gym.utils.RecordCo
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         """Reset the env and empty the queue; the reset observation is queued."""
         obs, info = self.env.reset(seed=seed, options=options)
-        self._follow(obs)
-        self._state, out = self._reset(self._state, obs, self._zero.get(obs)["zero"])
+        state, out = self._reset(self._state_for(obs), obs, self._zero.get(obs)["zero"])
+        self._commit(state, obs)
         return out, info
 
     def observation(self, observation: Any) -> Any:
         """Queue ``observation`` and return the one of ``delay`` steps ago."""
-        self._follow(observation)
+        s = self._state_for(observation)
         if not self.delay:
+            self._commit(s, observation)
             return observation
-        s, zero = self._state, self._zero.get(observation)["zero"]
+        zero = self._zero.get(observation)["zero"]
         counts, out = self._release(counts_of(s), s.queue[0], s.first, zero)
-        self._state = advance(s, counts, observation, out)  # outside the compiled call: no copy
+        # The ring turns outside the compiled call, so that nothing is copied.
+        self._commit(advance(s, counts, observation, out), observation)
         return out

@@ -134,10 +134,10 @@ class StickyShell(StatefulShell):
             return state._replace(key=self._snapshot(self._live))
         return state
 
-    def _follow(self, like: Any) -> None:
+    def _state_for(self, like: Any) -> Any:
         if type(first_leaf(like)) is not self._data_type:  # a move: keep the generator's state
             self._state = self._export(self._state)
-        super()._follow(like)
+        return super()._state_for(like)
 
     def _check(self, action: Any) -> Any:
         """The action as a tree of the state's library, or a clear error."""
@@ -254,8 +254,8 @@ class StickyAction(StickyShell, gym.ActionWrapper, gym.utils.RecordConstructorAr
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         """Reset the env and forget the last action; ``seed`` restarts the wrapper's generator."""
         obs, info = self.env.reset(seed=seed, options=options)
-        self._follow(obs)
-        self._state = self._state._replace(machine=self._reset(self._state.machine))
+        state = self._state_for(obs)
+        self._commit(state._replace(machine=self._reset(state.machine)), obs)
         self._reseed(seed)
         return obs, info
 

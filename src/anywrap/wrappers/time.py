@@ -98,8 +98,8 @@ class TimeLimit(StatefulShell, gym.wrappers.TimeLimit):
                 self._state, False, False, max_steps=self._max_episode_steps
             )
             return obs, reward, terminated, (True if over else truncated), info
-        self._follow(terminated)
-        self._state, truncated, _ = self._step(self._state, terminated, truncated)
+        state, truncated, _ = self._step(self._state_for(terminated), terminated, truncated)
+        self._commit(state, terminated)
         return obs, reward, terminated, truncated, info
 
 
@@ -224,24 +224,20 @@ class TimeAwareObservation(StatefulShell, gym.ObservationWrapper, gym.utils.Reco
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         """Reset the env and the count; the observation gets time 0."""
         obs, info = self.env.reset(seed=seed, options=options)
-        self._follow(obs)
-        self._state, out = self._reset(self._state, obs)
+        state, out = self._reset(self._state_for(obs), obs)
+        self._commit(state, obs)
         return out, info
 
     def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         """Step the env and add the new count to its observation."""
         obs, reward, terminated, truncated, info = self.env.step(action)
-        self._follow(obs)
-        no = self._no()
-        self._state, out, _ = self._step(self._state, obs, no, no)
+        state = self._state_for(obs)
+        state, out, _ = self._step(state, obs, state.prev_done, state.prev_done)
+        self._commit(state, obs)
         return out, reward, terminated, truncated, info
-
-    def _no(self) -> Any:
-        # A single env restarts its count at reset() only: the flags are not read.
-        return self._state.prev_done
 
     def observation(self, observation: Any) -> Any:
         """Gymnasium's hook: ``observation`` with the current count added (nothing counted)."""
-        self._follow(observation)
-        keep = self._xp.zeros_like(self._state.prev_done)
-        return self._reset(self._state, observation, keep)[1]
+        state = self._state_for(observation)
+        keep = axp.namespace(state.prev_done).zeros_like(state.prev_done)
+        return self._reset(state, observation, keep)[1]
