@@ -6,6 +6,28 @@ indexes with a boolean mask, so every function runs eagerly on NumPy, on
 CUDA tensors without a sync, and traced under ``jax.jit`` / ``vmap`` / ``scan``.
 """
 
-from anywrap.transforms import actions, episodes, moments, observations, returns
+from anywrap.transforms import (
+    actions,
+    arrays,
+    delay,
+    episodes,
+    moments,
+    observations,
+    rescale,
+    returns,
+    sticky,
+    time,
+)
 
-__all__ = ["actions", "episodes", "moments", "observations", "returns"]
+__all__ = [
+    "actions",
+    "arrays",
+    "delay",
+    "episodes",
+    "moments",
+    "observations",
+    "rescale",
+    "returns",
+    "sticky",
+    "time",
+]

@@ -8,6 +8,15 @@ from typing import Any
 from anywrap.convert.wrappers import CONVERSION_NAMES
 from anywrap.vector import convert as _convert
 from anywrap.vector.action import ClipAction
+from anywrap.vector.arrays import (
+    ClipReward,
+    DtypeObservation,
+    FlattenObservation,
+    RescaleAction,
+    RescaleObservation,
+    ReshapeObservation,
+)
+from anywrap.vector.delay import DelayObservation
 from anywrap.vector.episode import RecordEpisodeStatistics
 from anywrap.vector.images import (
     FrameStackObservation,
@@ -17,10 +26,16 @@ from anywrap.vector.images import (
 )
 from anywrap.vector.observation import NormalizeObservation, TransformObservation
 from anywrap.vector.reward import NormalizeReward, TransformReward
+from anywrap.vector.sticky import StickyAction
+from anywrap.vector.time import TimeAwareObservation, TimeLimit
 
 __all__ = [
     *CONVERSION_NAMES,
     "ClipAction",
+    "ClipReward",
+    "DelayObservation",
+    "DtypeObservation",
+    "FlattenObservation",
     "FrameStackObservation",
     "GrayscaleObservation",
     "MaxAndSkipObservation",
@@ -28,7 +43,13 @@ __all__ = [
     "NormalizeReward",
     "RecordEpisodeStatistics",
     "RecordHTML",
+    "RescaleAction",
+    "RescaleObservation",
+    "ReshapeObservation",
     "ResizeObservation",
+    "StickyAction",
+    "TimeAwareObservation",
+    "TimeLimit",
     "TransformObservation",
     "TransformReward",
 ]

@@ -230,3 +230,4 @@ def _last_true_indices_jax(mask: Any, k: int) -> Any:
 
 
 from anywrap.xp import _jax_images as _jax_images  # noqa: E402  (image ops)
+from anywrap.xp import _jax_random  # noqa: E402, F401  (random ops: xp/random.py)

@@ -94,3 +94,4 @@ TORCH: Backend = register_backend(
 
 
 from anywrap.xp import _torch_images as _torch_images  # noqa: E402  (image ops)
+from anywrap.xp import _torch_random  # noqa: E402, F401  (random ops: xp/random.py)

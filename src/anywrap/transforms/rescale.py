@@ -1,0 +1,118 @@
+"""Affine rescaling of a Box: the coefficients (once, on the host) and the maps.
+
+A Box ``[low, high]`` is mapped onto ``[new_min, new_max]`` by
+
+.. math:: y = g \\, x + c, \\qquad x = (y - c) / g
+
+with, per component, ``g = (new_max - new_min) / (high - low)`` where both
+new bounds are finite (``g = 1`` elsewhere) and ``c = new_min - g * low``
+where ``new_min`` is finite (``c = new_max - high`` where only ``new_max``
+is). An infinite bound must stay the same infinite bound.
+
+The coefficients are Gymnasium's bit for bit: ``high - low`` is taken in
+extended precision (``np.longdouble``), the quotient and the intercept are
+rounded to the Box's dtype, and the intercept is computed from the rounded
+gradient. The maps then run in the input's dtype promoted with the Box's,
+as NumPy promotes ``g * x + c``.
+
+Example:
+    >>> import numpy as np
+    >>> import gymnasium as gym
+    >>> from anywrap.transforms.rescale import affine, affine_inverse, rescale_coefficients
+    >>> g, c = rescale_coefficients(gym.spaces.Box(-2.0, 2.0, (1,)), -1.0, 1.0)
+    >>> g, c
+    (array([0.5], dtype=float32), array([0.], dtype=float32))
+    >>> affine(np.array([2.0], dtype=np.float32), g, c)
+    array([1.], dtype=float32)
+    >>> affine_inverse(np.array([1.0]), g, c)
+    array([2.])
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from anywrap.transforms.arrays import promote
+from anywrap.xp import Array, astype, namespace
+
+__all__ = ["affine", "affine_inverse", "rescale_coefficients", "target_bounds"]
+
+
+def target_bounds(box: gym.spaces.Box, bound: Any, name: str) -> np.ndarray:
+    """``bound`` (a number or an array of ``box``'s shape) as an array of that shape.
+
+    Raises:
+        TypeError: not a number nor a NumPy array (messages say which argument).
+        ValueError: an array of another shape.
+    """
+    if not isinstance(bound, np.ndarray):
+        if isinstance(bound, bool) or not (
+            np.issubdtype(type(bound), np.integer) or np.issubdtype(type(bound), np.floating)
+        ):
+            raise TypeError(
+                f"expected `{name}` to be an int, a float or a NumPy array, got {bound!r}"
+            )
+        bound = np.full(box.shape, bound)
+    if bound.shape != box.shape:
+        raise ValueError(f"expected `{name}` of shape {box.shape}, got shape {bound.shape}")
+    return bound
+
+
+def rescale_coefficients(
+    box: gym.spaces.Box, new_min: Any, new_max: Any, *, names: tuple[str, str] = ("min", "max")
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(gradient, intercept)`` in ``box.dtype`` mapping ``box`` onto ``[new_min, new_max]``.
+
+    Raises:
+        TypeError / ValueError: bounds of the wrong type or shape, an infinite
+            bound that does not match the Box's, or ``new_min > new_max``. The
+            messages name the argument (``names``).
+    """
+    lo = target_bounds(box, new_min, names[0])
+    hi = target_bounds(box, new_max, names[1])
+    for new, old, name in ((lo, box.low, names[0]), (hi, box.high, names[1])):
+        infinite = np.isinf(new) | np.isinf(old)
+        if not np.all(new[infinite] == old[infinite]):
+            raise ValueError(
+                f"`{name}` must equal the Box's bound where either is infinite: "
+                f"got {new} for the Box bound {old}"
+            )
+    if not np.all(lo <= hi):
+        raise ValueError(f"expected `{names[0]}` <= `{names[1]}`, got {lo} and {hi}")
+    lo_finite, hi_finite = np.isfinite(lo), np.isfinite(hi)
+    both = lo_finite & hi_finite
+    gradient = np.ones(box.shape, dtype=box.dtype)
+    span = np.asarray(box.high[both], dtype=np.longdouble) - np.asarray(
+        box.low[both], dtype=np.longdouble
+    )
+    gradient[both] = (hi[both] - lo[both]) / span
+    intercept = np.zeros(box.shape, dtype=box.dtype)
+    intercept[hi_finite] = hi[hi_finite] - box.high[hi_finite]
+    # Where both are finite, the lower bound decides (from the rounded gradient).
+    intercept[lo_finite] = gradient[lo_finite] * -box.low[lo_finite] + lo[lo_finite]
+    return gradient, intercept
+
+
+def _common(x: Array, gradient: Array, intercept: Array) -> tuple[Array, Array, Array]:
+    """The three operands in one dtype: NumPy's promotion of ``x`` with the Box's dtype."""
+    if type(x) is np.ndarray and type(gradient) is np.ndarray:  # NumPy promotes by itself
+        return x, gradient, intercept
+    dtype = promote(namespace(x, gradient), x.dtype, gradient.dtype)
+    return astype(x, dtype), astype(gradient, dtype), astype(intercept, dtype)
+
+
+def affine(x: Array, gradient: Array, intercept: Array, dtype: Any = None) -> Array:
+    """``gradient * x + intercept`` (then cast to ``dtype`` when given)."""
+    x, g, c = _common(x, gradient, intercept)
+    out = g * x + c
+    return out if dtype is None else astype(out, dtype)
+
+
+def affine_inverse(x: Array, gradient: Array, intercept: Array, dtype: Any = None) -> Array:
+    """``(x - intercept) / gradient`` (then cast to ``dtype`` when given)."""
+    x, g, c = _common(x, gradient, intercept)
+    out = (x - c) / g
+    return out if dtype is None else astype(out, dtype)

@@ -1,0 +1,181 @@
+"""Sticky actions (Machado et al., 2018): with probability ``p`` the previous action
+is repeated, for a number of steps drawn from ``[low, high]``.
+
+Per environment and step, with ``u`` and ``v`` uniform in [0, 1) drawn from
+the library's own generator (:mod:`anywrap.xp.random`)::
+
+    repeat   = sticky or (has_last and u < p)
+    length   = low + floor(v * (high - low + 1))      when a series starts
+    action   = last if repeat else action
+    taken   += repeat;  a series ends (sticky = False) once taken == length
+
+This is Gymnasium's ``StickyAction`` state machine, without its branches:
+every step draws both numbers for every environment (Gymnasium draws ``u``
+only when no series is running, and the length only when one starts), so the
+choices have the same distribution but not the same draws.
+
+Example:
+    >>> import numpy as np
+    >>> from anywrap.transforms.sticky import init_sticky, sticky_action
+    >>> s = init_sticky(np.zeros(2), batch_shape=(), xp=np)
+    >>> s, a = sticky_action(s, np.array([1.0, 1.0]), np.array([0.0, 0.0]), p=0.5, low=1, high=1)
+    >>> a  # no previous action: nothing to repeat
+    array([1., 1.])
+    >>> s, a = sticky_action(s, np.array([2.0, 2.0]), np.array([0.1, 0.0]), p=0.5, low=1, high=1)
+    >>> a, bool(s.sticky)  # u = 0.1 < p: the last action again, for one step
+    (array([1., 1.]), False)
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any, NamedTuple
+
+from anywrap.tree import tree_map
+from anywrap.xp import Array, astype, device, namespace, where
+
+__all__ = ["StickyState", "init_sticky", "reset_sticky", "sticky_action", "sticky_step"]
+
+
+class StickyState(NamedTuple):
+    """Per-environment sticky-action state."""
+
+    last: Any
+    """The last action sent to the env (a tree shaped like one action batch)."""
+    has_last: Array
+    """Whether ``last`` holds an action of this episode (bool)."""
+    sticky: Array
+    """Whether a series of repeats is running (bool)."""
+    length: Array
+    """The running series' length (int32, 0 when none)."""
+    taken: Array
+    """Repeats taken in the running series (int32)."""
+    prev_terminated: Array
+    """The env's ``terminated`` of the previous step (vector envs; bool)."""
+    prev_truncated: Array
+    """The env's ``truncated`` of the previous step (vector envs; bool)."""
+
+
+def init_sticky(
+    action: Any, *, batch_shape: tuple[int, ...], xp: ModuleType, device: Any = None
+) -> StickyState:
+    """No last action yet; ``action`` (one action batch, a tree) gives the shapes."""
+
+    def zeros(dtype: Any) -> Array:
+        return xp.zeros(batch_shape, dtype=dtype, device=device)
+
+    return StickyState(
+        last=tree_map(lambda a: xp.zeros_like(xp.asarray(a, device=device)), action),
+        has_last=zeros(xp.bool),
+        sticky=zeros(xp.bool),
+        length=zeros(xp.int32),
+        taken=zeros(xp.int32),
+        prev_terminated=zeros(xp.bool),
+        prev_truncated=zeros(xp.bool),
+    )
+
+
+def reset_sticky(state: StickyState, mask: Array | None = None) -> StickyState:
+    """Forget the last action of the environments in ``mask`` (all when ``None``)."""
+    xp = namespace(state.sticky)
+    keep = (
+        xp.zeros_like(state.sticky)
+        if mask is None
+        else xp.logical_not(xp.asarray(mask, device=device(state.sticky)))
+    )
+    zero = xp.zeros_like(state.length)
+    return state._replace(
+        has_last=xp.logical_and(state.has_last, keep),
+        sticky=xp.logical_and(state.sticky, keep),
+        length=where(keep, state.length, zero),
+        taken=where(keep, state.taken, zero),
+        prev_terminated=xp.logical_and(state.prev_terminated, keep),
+        prev_truncated=xp.logical_and(state.prev_truncated, keep),
+    )
+
+
+def _rows(mask: Array, x: Array) -> Array:
+    xp = namespace(mask)
+    return xp.reshape(mask, (*tuple(mask.shape), *(1,) * (x.ndim - mask.ndim)))
+
+
+def sticky_action(
+    state: StickyState,
+    action: Any,
+    draws: Array,
+    *,
+    p: float,
+    low: int,
+    high: int,
+    restart: Array | None = None,
+    record: Array | None = None,
+) -> tuple[StickyState, Any]:
+    """One step of the state machine; ``draws`` holds ``(u, v)`` on its last axis.
+
+    ``restart`` (bool, per environment) forgets the last action first (an
+    environment that was reset since the previous action). ``record`` (bool)
+    says which environments send this action to the env; the others (an
+    env's NEXT_STEP reset step, which ignores it) keep a blank state.
+    """
+    xp = namespace(state.sticky)
+    dev = device(state.sticky)
+    has_last, sticky, length, taken = state.has_last, state.sticky, state.length, state.taken
+    zero = xp.zeros_like(length)
+    if restart is not None:  # forget the previous episode's action (no full reset_sticky)
+        keep = xp.logical_not(restart)
+        has_last, sticky = xp.logical_and(has_last, keep), xp.logical_and(sticky, keep)
+        length, taken = where(keep, length, zero), where(keep, taken, zero)
+    draws = xp.asarray(draws, device=dev)
+    u, v = draws[..., 0], draws[..., 1]
+    repeat = xp.logical_or(sticky, xp.logical_and(has_last, u < p))
+    drawn = xp.minimum(astype(xp.floor(v * (high - low + 1)), length.dtype) + low, high + zero)
+    length = where(xp.logical_and(repeat, length == 0), drawn, length)
+    taken = where(repeat, taken + 1, taken)
+
+    def choose(last: Array, a: Array) -> Array:
+        a = xp.asarray(a, device=dev)  # the action keeps its dtype (the env sees it unchanged)
+        return where(_rows(repeat, a), astype(last, a.dtype), a)
+
+    out = tree_map(choose, state.last, action)
+    over = xp.logical_and(repeat, length == taken)  # the series is done
+    if record is not None:  # not sent to the env: nothing to remember
+        over = xp.logical_or(over, xp.logical_not(record))
+    new = state._replace(
+        last=out,
+        has_last=xp.ones_like(has_last) if record is None else record,
+        sticky=xp.logical_and(repeat, xp.logical_not(over)),
+        length=where(over, zero, length),
+        taken=where(over, zero, taken),
+    )
+    return new, out
+
+
+def sticky_step(
+    state: StickyState,
+    key: Any,
+    action: Any,
+    *,
+    p: float,
+    low: int,
+    high: int,
+    autoreset: str = "disabled",
+) -> tuple[StickyState, Any, Any]:
+    """Draw from ``key`` and take one :func:`sticky_action` step: ``(state, key, action)``.
+
+    ``autoreset`` says what the previous step's flags (kept in the state) mean
+    for a vector env: ``"next_step"``, an environment that ended is being reset
+    by this step and ignores its action; ``"same_step"``, it was reset after
+    the previous step; ``"disabled"`` (and a single env), nothing (only
+    ``reset`` restarts an episode).
+    """
+    from anywrap.xp.random import uniform
+
+    xp = namespace(state.sticky)
+    key, draws = uniform(key, (*tuple(state.sticky.shape), 2))
+    ended = xp.logical_or(state.prev_terminated, state.prev_truncated)
+    restart = ended if autoreset in ("next_step", "same_step") else None
+    record = xp.logical_not(ended) if autoreset == "next_step" else None
+    state, out = sticky_action(
+        state, action, draws, p=p, low=low, high=high, restart=restart, record=record
+    )
+    return state, key, out

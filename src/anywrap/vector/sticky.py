@@ -1,0 +1,114 @@
+"""StickyAction for vector envs (Gymnasium has none)."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
+
+from anywrap import xp as axp
+from anywrap.shell.checks import autoreset_mode, reset_mask_of
+from anywrap.transforms.sticky import init_sticky, reset_sticky, sticky_step
+from anywrap.wrappers.sticky import StickyShell, check_sticky, sample_action
+
+__all__ = ["StickyAction"]
+
+_MODES = {
+    AutoresetMode.NEXT_STEP: "next_step",
+    AutoresetMode.SAME_STEP: "same_step",
+    AutoresetMode.DISABLED: "disabled",
+}
+
+
+class StickyAction(StickyShell, VectorWrapper, gym.utils.RecordConstructorArgs):
+    """Each sub-env, with probability ``repeat_action_probability``, gets its previous action
+    again for a run of ``repeat_action_duration`` steps; drawn on the env's device.
+
+    Gymnasium has no vector ``StickyAction``; this one runs the state machine
+    of :class:`anywrap.StickyAction` for every sub-env at once (one compiled
+    call on JAX, with the draw), and forgets a sub-env's last action when its
+    episode restarts: on ``reset`` (only the masked sub-envs for
+    ``options={"reset_mask": m}``), on a NEXT_STEP reset step (whose action
+    the env ignores, so it is not remembered either) and after a SAME_STEP
+    end. ``reset(seed=s)`` restarts the wrapper's generator from ``s`` (a list
+    of seeds is hashed into one); see :class:`anywrap.wrappers.sticky.StickyShell`.
+
+    Example:
+        >>> import numpy as np
+        >>> import gymnasium as gym
+        >>> import anywrap
+        >>> envs = gym.make_vec("CartPole-v1", num_envs=4, vectorization_mode="sync")
+        >>> envs = anywrap.vector.StickyAction(envs, repeat_action_probability=0.25)
+        >>> _ = envs.reset(seed=0)
+        >>> _ = envs.step(np.zeros(4, dtype=np.int64))
+        >>> sent = envs.actions(np.ones(4, dtype=np.int64))  # the batch the env would get
+        >>> sent.shape, set(sent.tolist()) <= {0, 1}
+        ((4,), True)
+
+    Change logs:
+     * v0.1.0 - Initially added.
+    """
+
+    def __init__(
+        self,
+        env: VectorEnv,
+        repeat_action_probability: float,
+        repeat_action_duration: int | tuple[int, int] = 1,
+    ) -> None:
+        """Wrap ``env``; see :class:`anywrap.StickyAction` for the arguments."""
+        name = "anywrap.vector.StickyAction"
+        low, high = check_sticky(name, repeat_action_probability, repeat_action_duration)
+        try:
+            sample = sample_action(env.single_action_space, (env.num_envs,))
+        except TypeError as e:
+            raise TypeError(f"{name}: {e}") from e
+        gym.utils.RecordConstructorArgs.__init__(
+            self,
+            repeat_action_probability=repeat_action_probability,
+            repeat_action_duration=repeat_action_duration,
+        )
+        VectorWrapper.__init__(self, env)
+        self._name = name
+        self._mode = autoreset_mode(name, env)
+        self.repeat_action_probability = repeat_action_probability
+        self.repeat_action_duration_range = (low, high)
+        self._start(init_sticky(sample, batch_shape=(self.num_envs,), xp=np))
+        self._step = axp.Compiled(
+            partial(
+                sticky_step,
+                p=float(repeat_action_probability),
+                low=low,
+                high=high,
+                autoreset=_MODES[self._mode],
+            ),
+            0,
+        )
+        self._reset = axp.Compiled(reset_sticky, 0)
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        """Reset; forget the last actions of the sub-envs reset (all, without a mask)."""
+        mask = reset_mask_of(self._name, options, self.num_envs)
+        obs, info = self.env.reset(seed=seed, options=options)
+        state = self._state_for(obs)
+        machine = self._reset(state.machine, self._mask_for(mask, obs))
+        self._commit(state._replace(machine=machine), obs)
+        if isinstance(seed, list | tuple):
+            seed = int(np.random.SeedSequence([int(s) for s in seed]).generate_state(1)[0])
+        self._reseed(seed)
+        return obs, info
+
+    def actions(self, actions: Any) -> Any:
+        """The batch the env gets: each sub-env's action, or its previous one again."""
+        return self._draw_step(actions)
+
+    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        """Step with the sticky actions; remember the flags for the next step's restarts."""
+        obs, reward, terminated, truncated, info = self.env.step(self.actions(actions))
+        machine = self._state.machine._replace(prev_terminated=terminated, prev_truncated=truncated)
+        self._state = self._state._replace(machine=machine)
+        return obs, reward, terminated, truncated, info
