@@ -39,8 +39,8 @@ def wide_float(xp: Any, dev: Any = None) -> Any:
 def resolve_dtype(xp: Any, name: Any, device: Any = None) -> Any:
     """``xp``'s dtype called ``name``; 64-bit types fall back to 32 bits where absent."""
     name = np.dtype(name).name if not isinstance(name, str) else name
-    if name in ("float64", "int64") and not has_float64(xp, device):
-        name = name.replace("64", "32")  # JAX without x64 holds neither
+    if name in ("float64", "int64", "uint64") and not has_float64(xp, device):
+        name = name.replace("64", "32")  # JAX without x64 holds none of them
     return getattr(xp, name)
 
 
