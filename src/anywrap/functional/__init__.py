@@ -58,6 +58,7 @@ from .wrappers import (
     RecordEpisodeStatistics,
     TransformObservation,
     TransformReward,
+    episode_count,
     last_episodes,
     recent_episodes,
 )
@@ -85,6 +86,7 @@ __all__ = [
     "VmapWrapper",
     "Wrapper",
     "batch_ndim",
+    "episode_count",
     "find_state",
     "from_brax",
     "from_func_env",

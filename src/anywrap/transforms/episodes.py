@@ -23,10 +23,11 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from anywrap.transforms.moments import add_count
+from anywrap.transforms.moments import Reduce, add_count
 from anywrap.xp import (
     Array,
     astype,
@@ -42,6 +43,7 @@ from anywrap.xp import (
 __all__ = [
     "EpisodeOutput",
     "Episodes",
+    "Gather",
     "LastEpisodes",
     "episode_total",
     "init_episodes",
@@ -51,6 +53,11 @@ __all__ = [
     "step_episodes",
     "update_last_episodes",
 ]
+
+
+Gather = Callable[[Array], Array]
+"""Concatenates a 1-D array along axis 0 over every participant of a distributed
+batch, in the participants' order (the global batch order)."""
 
 
 class Episodes(NamedTuple):
@@ -178,6 +185,8 @@ def step_episodes(
     same_step: bool = False,
     report: bool = True,
     timed: bool = True,
+    reduce: Reduce | None = None,
+    gather: Gather | None = None,
 ) -> tuple[Episodes, EpisodeOutput | None]:
     """Advance every environment's episode by one step.
 
@@ -188,6 +197,13 @@ def step_episodes(
     ended (a host value it may inspect). ``timed=False`` (a caller without a
     clock) leaves the start times and the recent-episode times alone; the
     reported times then mean nothing.
+
+    For a batch split over devices or processes (each participant passes its
+    own rows), ``reduce`` (a sum over the participants) makes the episode
+    count the global one, and ``gather`` (a concatenation in the global batch
+    order) makes the recent-episode buffer and the count those of the whole
+    batch; a buffer over a split batch needs ``gather``. The per-env values
+    and the report stay the participant's own.
     """
     xp = namespace(state.returns, reward)
     reward = xp.asarray(reward)
@@ -217,7 +233,7 @@ def step_episodes(
         times=where(done, elapsed, 0.0),
         done=done,
     )
-    new = _record(new, returns, lengths, elapsed if timed else None, done)
+    new = _record(new, returns, lengths, elapsed if timed else None, done, reduce, gather)
     if same_step:  # the done envs were reset within this step: restart them now
         new = new._replace(
             returns=where(done, 0.0, returns),
@@ -228,21 +244,44 @@ def step_episodes(
 
 
 def _record(
-    state: Episodes, returns: Array, lengths: Array, elapsed: Array | None, done: Array
+    state: Episodes,
+    returns: Array,
+    lengths: Array,
+    elapsed: Array | None,
+    done: Array,
+    reduce: Reduce | None = None,
+    gather: Gather | None = None,
 ) -> Episodes:
     """Push the episodes that ended this step into the recent buffers and count them.
 
-    Without ``elapsed`` the recent times are left as they are.
+    Without ``elapsed`` the recent times are left as they are. With ``gather``
+    the buffers and the count see the whole distributed batch; with ``reduce``
+    alone, the count does.
     """
     xp = namespace(returns)
-    flat_done = flat(done)
+    size = state.recent_returns.shape[0]
+    if size and reduce is not None and gather is None:
+        raise ValueError(
+            "step_episodes: a recent-episode buffer over a split batch needs `gather` "
+            "(a `reduce` alone would make the count global but the buffer local)"
+        )
+    flat_done, flat_returns, flat_lengths = flat(done), flat(returns), flat(lengths)
+    flat_elapsed = None if elapsed is None else flat(elapsed)
+    if gather is not None:  # every participant sees every row, in the global order
+        flat_done, flat_returns, flat_lengths = (
+            gather(flat_done),
+            gather(flat_returns),
+            gather(flat_lengths),
+        )
+        flat_elapsed = None if flat_elapsed is None else gather(flat_elapsed)
     k = count_true(flat_done)  # a Python int on the host
+    if reduce is not None and gather is None:
+        k = reduce(k)
     k_size, k_count = (
         (k, k)
         if isinstance(k, int)
         else (astype(k, state.recent_size.dtype), astype(k, state.episode_count.dtype))
     )
-    size = state.recent_returns.shape[0]
     hi, lo, _ = add_count(state.episode_count, state.episode_count_lo, k_count)
     if size == 0:  # no buffer: only count
         return state._replace(episode_count=hi, episode_count_lo=lo)
@@ -250,12 +289,12 @@ def _record(
     # index is the newest.
     order = last_true_indices(flat_done, size)
     return state._replace(
-        recent_returns=_push_recent(state.recent_returns, flat(returns), order, k),
-        recent_lengths=_push_recent(state.recent_lengths, flat(lengths), order, k),
+        recent_returns=_push_recent(state.recent_returns, flat_returns, order, k),
+        recent_lengths=_push_recent(state.recent_lengths, flat_lengths, order, k),
         recent_times=(
             state.recent_times
-            if elapsed is None
-            else _push_recent(state.recent_times, flat(elapsed), order, k)
+            if flat_elapsed is None
+            else _push_recent(state.recent_times, flat_elapsed, order, k)
         ),
         recent_size=xp.minimum(state.recent_size + k_size, size),
         episode_count=hi,
