@@ -433,3 +433,51 @@ def test_update_running_mean_must_be_a_bool(cls, bad):
     assert env.update_running_mean is True  # unchanged
     env.update_running_mean = np.False_
     assert env.update_running_mean is False
+
+
+@pytest.mark.parametrize(("parts", "per", "buffer"), [(4, 5, 3), (3, 2, 7), (2, 6, 6)])
+def test_split_batch_keeps_the_buffer_and_count_of_the_whole_batch(parts, per, buffer):
+    """The transform over ``parts`` participants of ``per`` envs (a vmap with the
+    functional shell's hooks) equals the transform over the whole batch, step by
+    step, with random ends: buffers shorter and longer than a participant's batch."""
+    from anywrap.functional.wrappers import _all_gather, _psum
+    from anywrap.transforms import episodes
+
+    n = parts * per
+    rng = np.random.default_rng(parts * 100 + per)
+    whole = episodes.init_episodes((n,), xp=jnp, buffer_length=buffer)
+    split = jax.tree.map(lambda x: jnp.stack([x] * parts), whole)
+    split = split._replace(
+        returns=jnp.zeros((parts, per)),
+        lengths=jnp.zeros((parts, per), whole.lengths.dtype),
+        start_time=jnp.zeros((parts, per)),
+        prev_done=jnp.zeros((parts, per), bool),
+    )
+
+    def step(state, reward, done, **hooks):
+        return episodes.step_episodes(
+            state, reward, done, jnp.zeros_like(done), same_step=True, timed=False, **hooks
+        )[0]
+
+    split_step = jax.jit(
+        jax.vmap(
+            lambda s, r, d: step(s, r, d, reduce=_psum("p"), gather=_all_gather("p")),
+            axis_name="p",
+        )
+    )
+    whole_step = jax.jit(step)
+    total = 0
+    for _ in range(12):
+        reward = jnp.asarray(rng.normal(size=n), jnp.float32)
+        done = jnp.asarray(rng.random(n) < 0.3)
+        total += int(done.sum())
+        whole = whole_step(whole, reward, done)
+        split = split_step(split, reward.reshape(parts, per), done.reshape(parts, per))
+        for field in ("recent_returns", "recent_lengths", "recent_size"):
+            for p in range(parts):
+                np.testing.assert_array_equal(
+                    np.asarray(getattr(split, field)[p]), np.asarray(getattr(whole, field))
+                )
+    assert float(episodes.episode_total(whole)) == total
+    np.testing.assert_array_equal(np.asarray(episodes.episode_total(split)), [total] * parts)
+    np.testing.assert_array_equal(np.asarray(split.returns).reshape(-1), np.asarray(whole.returns))

@@ -354,9 +354,10 @@ class RecordEpisodeStatistics(Wrapper):
         axis_name: A ``shard_map`` / ``pmap`` / ``vmap`` axis the batch is split
             over. Every shard then holds the global episode count (the number
             of episodes that ended is summed with ``psum``) and the global
-            buffer (each step gathers the returns, lengths and done masks of
-            every shard, in the global env order); the per-env sums,
-            ``info[stats_key]`` and :func:`last_episodes` stay the shard's own.
+            buffer (each step every shard offers its ``buffer_length`` newest
+            episodes, and the newest of all of them, in the global env order,
+            are kept); the per-env sums, ``info[stats_key]`` and
+            :func:`last_episodes` stay the shard's own.
 
     Example:
         Two Pendulums with episodes of 5 steps: the return reported at the

@@ -165,12 +165,11 @@ def reset_episodes(state: Episodes, mask: Array | None, now: float) -> Episodes:
     )
 
 
-def _push_recent(buffer: Array, values: Array, idx: Array, k: Array) -> Array:
-    """Newest-first ``buffer`` with the ``k`` finished ``values[idx]`` pushed in front."""
+def _push_recent(buffer: Array, fresh: Array, k: Array) -> Array:
+    """Newest-first ``buffer`` with the ``k`` newest-first ``fresh`` values pushed in front."""
     xp = namespace(buffer)
     size = buffer.shape[0]
     j = xp.arange(size, device=device(buffer))
-    fresh = xp.take(values, idx)
     older = xp.take(buffer, xp.clip(j - k, 0, size - 1))
     return where(j < k, astype(fresh, buffer.dtype), older)
 
@@ -200,10 +199,12 @@ def step_episodes(
 
     For a batch split over devices or processes (each participant passes its
     own rows), ``reduce`` (a sum over the participants) makes the episode
-    count the global one, and ``gather`` (a concatenation in the global batch
-    order) makes the recent-episode buffer and the count those of the whole
-    batch; a buffer over a split batch needs ``gather``. The per-env values
-    and the report stay the participant's own.
+    count the global one, and ``gather`` (a concatenation over the
+    participants, in the global batch order) the recent-episode buffer: each
+    participant offers its ``buffer_length`` newest episodes, so a step
+    gathers ``buffer_length`` values per participant whatever the batch size.
+    A buffer over a split batch needs both. The per-env values and the report
+    stay the participant's own.
     """
     xp = namespace(state.returns, reward)
     reward = xp.asarray(reward)
@@ -254,29 +255,20 @@ def _record(
 ) -> Episodes:
     """Push the episodes that ended this step into the recent buffers and count them.
 
-    Without ``elapsed`` the recent times are left as they are. With ``gather``
-    the buffers and the count see the whole distributed batch; with ``reduce``
-    alone, the count does.
+    Without ``elapsed`` the recent times are left as they are. With ``reduce``
+    the count, and with ``gather`` the buffers, are those of the whole
+    distributed batch.
     """
     xp = namespace(returns)
     size = state.recent_returns.shape[0]
-    if size and reduce is not None and gather is None:
+    if size and (reduce is None) != (gather is None):
         raise ValueError(
-            "step_episodes: a recent-episode buffer over a split batch needs `gather` "
-            "(a `reduce` alone would make the count global but the buffer local)"
+            "step_episodes: a recent-episode buffer over a split batch needs both `reduce` "
+            "(for the count) and `gather` (for the buffer)"
         )
-    flat_done, flat_returns, flat_lengths = flat(done), flat(returns), flat(lengths)
-    flat_elapsed = None if elapsed is None else flat(elapsed)
-    if gather is not None:  # every participant sees every row, in the global order
-        flat_done, flat_returns, flat_lengths = (
-            gather(flat_done),
-            gather(flat_returns),
-            gather(flat_lengths),
-        )
-        flat_elapsed = None if flat_elapsed is None else gather(flat_elapsed)
-    k = count_true(flat_done)  # a Python int on the host
-    if reduce is not None and gather is None:
-        k = reduce(k)
+    flat_done = flat(done)
+    k_here = count_true(flat_done)  # a Python int on the host
+    k = k_here if reduce is None else reduce(k_here)
     k_size, k_count = (
         (k, k)
         if isinstance(k, int)
@@ -287,14 +279,27 @@ def _record(
         return state._replace(episode_count=hi, episode_count_lo=lo)
     # Gymnasium appends finished episodes in ascending env order: the highest
     # index is the newest.
+    values = (returns, lengths) + (() if elapsed is None else (elapsed,))
     order = last_true_indices(flat_done, size)
+    fresh = [xp.take(flat(v), order) for v in values]
+    if gather is not None:
+        # Each participant offers its `size` newest episodes oldest first, so
+        # that their concatenation runs in the global env order; the last
+        # `size` offered entries are then the newest of the whole batch. This
+        # gathers `size` values per participant, whatever the batch size. A
+        # finished episode lasted at least one step: a zero length marks an
+        # empty slot, which saves gathering a mask.
+        j = xp.arange(size, device=device(order))
+        fresh = [xp.flip(f, axis=0) for f in fresh]
+        fresh[1] = where(xp.flip(j < k_here, axis=0), fresh[1], 0)
+        fresh = [gather(f) for f in fresh]
+        newest = last_true_indices(fresh[1] > 0, size)
+        fresh = [xp.take(f, newest) for f in fresh]
     return state._replace(
-        recent_returns=_push_recent(state.recent_returns, flat_returns, order, k),
-        recent_lengths=_push_recent(state.recent_lengths, flat_lengths, order, k),
+        recent_returns=_push_recent(state.recent_returns, fresh[0], k),
+        recent_lengths=_push_recent(state.recent_lengths, fresh[1], k),
         recent_times=(
-            state.recent_times
-            if flat_elapsed is None
-            else _push_recent(state.recent_times, flat_elapsed, order, k)
+            state.recent_times if elapsed is None else _push_recent(state.recent_times, fresh[2], k)
         ),
         recent_size=xp.minimum(state.recent_size + k_size, size),
         episode_count=hi,
