@@ -7,11 +7,16 @@ stateless ones pass the state through untouched.
 
 Batch and devices: a wrapper over a batched env (``num_envs=N``) updates ONE set
 of statistics from all N rows each step, like ``anywrap.vector``'s shells.
-When the batch is split over devices, pass ``axis_name``: inside ``shard_map``
-/ ``pmap`` (or a ``vmap`` with that axis name) the statistics are then summed
-over that axis with ``jax.lax.psum``, so every shard holds the global
-statistics. Under plain ``jax.jit`` of a sharded array nothing is needed: the
-program already sees the global batch.
+When the batch is split over devices, pass ``axis_name`` to the three stateful
+wrappers: inside ``shard_map`` / ``pmap`` (or a ``vmap`` with that axis name)
+the statistics are then summed over that axis with ``jax.lax.psum``, so every
+shard holds the global statistics (moments, episode count, recent episodes),
+typed as replicated, so that ``shard_map`` accepts ``P()`` out_specs for them.
+Under plain ``jax.jit`` of a sharded array nothing is needed: the program
+already sees the global batch.
+
+Arguments, defaults and checks are those of the stateful shells; the README's
+table of the three shells lists where they differ, and why.
 
 Example:
     >>> import jax, gymnax
@@ -184,7 +189,7 @@ class ClipAction(Wrapper):
         super().__init__(env)
         space = env.action_space
         if not isinstance(space, gym.spaces.Box):
-            raise TypeError(f"ClipAction: expected a Box action space, got {space}")
+            raise TypeError(f"{wrapper_name(self)}: expected a Box action space, got {space}")
         self._low, self._high = np.asarray(space.low), np.asarray(space.high)
         self._space = gym.spaces.Box(-np.inf, np.inf, space.shape, space.dtype)
 
@@ -221,7 +226,7 @@ class TransformObservation(Wrapper):
     ) -> None:
         super().__init__(env)
         if not callable(func):
-            raise TypeError(f"TransformObservation: func must be callable, got {func!r}")
+            raise TypeError(f"{wrapper_name(self)}: func must be callable, got {func!r}")
         self.func = func
         self._space = observation_space
 
@@ -260,7 +265,7 @@ class TransformReward(Wrapper):
     def __init__(self, env: FunctionalEnv, func: Callable[[jax.Array], jax.Array]) -> None:
         super().__init__(env)
         if not callable(func):
-            raise TypeError(f"TransformReward: func must be callable, got {func!r}")
+            raise TypeError(f"{wrapper_name(self)}: func must be callable, got {func!r}")
         self.func = func
 
     def step(self, state: Any, action: Any) -> Step:
