@@ -318,11 +318,11 @@ def recent_episodes(state: Any) -> tuple[jax.Array, jax.Array, jax.Array]:
 def episode_count(state: Any) -> jax.Array:
     """Episodes finished so far, by the whole batch (with ``axis_name``, of every shard).
 
-    A 0-d float: the two words of the double-word count summed. The words
-    themselves (``episodes.episode_count`` + ``episodes.episode_count_lo`` of
-    :class:`EpisodeStatisticsState`) are exact far past 2^24 episodes even in
-    float32; their float32 sum is exact below 2^24, as ``int(hi) + int(lo)``
-    on the host is beyond.
+    A 0-d float: the two words of the double-word count summed, exact below
+    2^24 episodes in float32 (JAX without x64). The words themselves
+    (``episodes.episode_count`` and ``episodes.episode_count_lo`` of
+    :class:`EpisodeStatisticsState`) stay exact far beyond: past 2^24, add
+    them on the host, ``int(hi) + int(lo)``.
     """
     from .core import find_state
 
