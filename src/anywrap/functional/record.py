@@ -37,7 +37,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from anywrap.record.core import Layout, describe_env
+from anywrap.record.describe import describe_env
+from anywrap.record.layout import Layout
 from anywrap.record.report import (
     RESET,
     STEP,

@@ -9,7 +9,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from anywrap.record.core import Recorder
+from anywrap.record.recorder import Recorder
 
 __all__ = ["RecordHTML"]
 

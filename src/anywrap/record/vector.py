@@ -12,7 +12,7 @@ import numpy as np
 from gymnasium.vector import VectorEnv, VectorWrapper
 
 from anywrap import xp as axp
-from anywrap.record.core import Recorder
+from anywrap.record.recorder import Recorder
 from anywrap.shell.checks import autoreset_mode, reset_mask_of
 
 __all__ = ["RecordHTML"]
