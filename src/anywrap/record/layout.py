@@ -29,6 +29,7 @@ __all__ = [
     "library_of",
     "path_name",
     "pick_rows",
+    "select_sub_envs",
     "shape_of",
 ]
 
@@ -163,6 +164,40 @@ def pick_rows(xp: Any, dev: Any, x: Any, batch: int | None, select: list[int] | 
     if select == list(range(len(select))):
         return x[: len(select), ...]
     return xp.take(x, xp.asarray(np.asarray(select), device=dev), axis=0)
+
+
+def select_sub_envs(owner: str, sub_envs: int | Sequence[int] | None, num_envs: int) -> list[int]:
+    """The sorted, checked sub-env indices a report holds: ``sub_envs`` is a count
+    ``k`` (the first ``k``), a sequence of indices, or None (the first four).
+
+    Example:
+        >>> select_sub_envs("demo", None, 8), select_sub_envs("demo", 2, 8)
+        ([0, 1, 2, 3], [0, 1])
+        >>> select_sub_envs("demo", [5, 1], 8)
+        [1, 5]
+        >>> select_sub_envs("demo", [8], 8)
+        Traceback (most recent call last):
+        ...
+        ValueError: demo: sub_envs must be distinct indices in [0, 8), got [8]
+    """
+    if sub_envs is None:
+        return list(range(min(4, num_envs)))
+    if isinstance(sub_envs, (int, np.integer)) and not isinstance(sub_envs, bool):
+        if not 1 <= sub_envs <= num_envs:
+            raise ValueError(
+                f"{owner}: sub_envs must be between 1 and num_envs={num_envs}, got {sub_envs}"
+            )
+        return list(range(int(sub_envs)))
+    if isinstance(sub_envs, bool) or not isinstance(sub_envs, Sequence):
+        raise TypeError(
+            f"{owner}: sub_envs must be None, an int or a sequence of ints, got {sub_envs!r}"
+        )
+    picked = [int(i) for i in sub_envs]
+    if not picked or len(set(picked)) != len(picked) or not all(0 <= i < num_envs for i in picked):
+        raise ValueError(
+            f"{owner}: sub_envs must be distinct indices in [0, {num_envs}), got {list(sub_envs)}"
+        )
+    return sorted(picked)
 
 
 def library_of(*values: Any) -> tuple[Any, Any]:

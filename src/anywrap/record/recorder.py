@@ -35,7 +35,7 @@ from anywrap import xp as axp
 from anywrap.record.buffers import HostRows, Row, to_host
 from anywrap.record.describe import describe_env
 from anywrap.record.info import InfoColumns
-from anywrap.record.layout import Flags, Layout, shape_of
+from anywrap.record.layout import Flags, Layout, select_sub_envs, shape_of
 from anywrap.record.report import HOLD, RESET, STEP, FrameEncoder, Track, build_report, write_html
 from anywrap.record.schedule import Event, Schedule
 from anywrap.tree import flatten_with_paths, tree_map
@@ -73,7 +73,7 @@ class Recorder:
         self,
         owner: str,
         env: Any,
-        folder: str | os.PathLike[str],
+        report_folder: str | os.PathLike[str],
         *,
         episode_trigger: Callable[[int], bool] | None,
         step_trigger: Callable[[int], bool] | None,
@@ -87,10 +87,11 @@ class Recorder:
         max_dims: int,
         max_info: int,
         batch: int | None = None,
-        select: Sequence[int] | None = None,
+        sub_envs: int | Sequence[int] | None = None,
         autoreset_mode: Any = None,
         flush_every: int = 1000,
     ) -> None:
+        self.select = None if batch is None else select_sub_envs(owner, sub_envs, batch)
         for name, fn in (("episode_trigger", episode_trigger), ("step_trigger", step_trigger)):
             if fn is not None and not callable(fn):
                 raise TypeError(f"{owner}: {name} must be callable or None, got {fn!r}")
@@ -117,13 +118,12 @@ class Recorder:
         self.encoder = (
             FrameEncoder(frame_format, frame_quality, max_frame_side) if self.frames else None
         )
-        self.folder = Path(folder).absolute()
+        self.folder = Path(report_folder).absolute()
         self.schedule = Schedule(episode_trigger, step_trigger, report_length, name_prefix)
         meta = getattr(env, "metadata", None) or {}
         self.fps = float(fps if fps is not None else meta.get("render_fps") or 30)
         self.max_dims = max_dims
         self.batch = batch
-        self.select = None if select is None else list(select)
         self.k = 1 if batch is None else len(self.select or ())
         self.mode = None if autoreset_mode is None else str(autoreset_mode.value)
         self.flush_every = flush_every
