@@ -22,8 +22,9 @@ from typing import Any
 import numpy as np
 
 from anywrap import xp as axp
+from anywrap.record.report import HOLD, RESET, STEP, Track, split_tracks
 
-__all__ = ["HostRows", "Row", "to_host"]
+__all__ = ["HostRows", "Report", "Row", "to_host"]
 
 
 @dataclass
@@ -112,3 +113,78 @@ def to_host(rows: list[Row], k: int, d: int, a: int, n_info: int) -> HostRows:
         done0=done0,
         rows=rows,
     )
+
+
+@dataclass
+class Report:
+    """The report being recorded, on the host: its name, its seed and its rows.
+
+    Each part is ``(host rows, index, as_autoreset)``: one row brought to the
+    host, and whether it stands for the opening row of the next episodes
+    (the row after a SAME_STEP step where sub-env 0 ended). ``rows`` counts
+    the rows for the length limit.
+    """
+
+    name: str
+    seed: str | None
+    parts: list[tuple[HostRows, int, bool]] = field(default_factory=list)
+    rows: int = 0
+
+    def tracks(
+        self, indices: list[int], widths: tuple[int, int, int, int], mode: str | None, frames: bool
+    ) -> tuple[list[Track], np.ndarray, np.ndarray]:
+        """``(one Track per recorded (sub-)env, each row's clock, each row's step)``.
+
+        ``widths`` are the obs, action, info-number and info-text column
+        counts; ``mode`` the autoreset mode's value (None for one env).
+        """
+        d, a, n_info, n_text = widths
+        k, n = len(indices), len(self.parts)
+        kind = np.full((n, k), STEP, np.int8)
+        obs = np.full((n, k, d), np.nan)
+        flags = np.full((n, k, 4), np.nan)
+        action = np.full((n, k, a), np.nan)
+        info = np.full((n, k, n_info), np.nan)
+        clock, step = np.zeros(n), np.zeros(n, np.int64)
+        text: list[list[list[str | None]]] = [[[None] * n for _ in range(n_text)] for _ in range(k)]
+        shots: list[list[bytes | None]] = [[None] * n for _ in range(k)]
+        for r, (h, i, as_autoreset) in enumerate(self.parts):
+            row = h.rows[i]
+            clock[r], step[r] = h.clock[i], h.step[i]
+            if as_autoreset or row.autoreset:
+                source = h.obs_next[i] if as_autoreset and row.obs_next is not None else h.obs[i]
+                obs[r, :, : source.shape[-1]] = source
+                restarted = (np.nan_to_num(h.flags[i, :, 1]) > 0) | (
+                    np.nan_to_num(h.flags[i, :, 2]) > 0
+                )
+                kind[r] = np.where(restarted, RESET, HOLD)
+            else:
+                obs[r, :, : h.obs.shape[-1]] = h.obs[i]
+                flags[r] = h.flags[i]
+                action[r, :, : h.action.shape[-1]] = h.action[i]
+                info[r, :, : h.info.shape[-1]] = h.info[i]
+                if row.flags is None:  # a reset
+                    m = row.reset_mask
+                    kind[r] = RESET if m is None else np.where(m, RESET, HOLD)
+                elif mode == "NextStep":
+                    kind[r] = np.where(h.flags[i, :, 3] > 0, RESET, STEP)
+                for c, values in row.text.items():
+                    for j in range(k):
+                        text[j][c][r] = values[j]
+            if row.frames is not None and not as_autoreset:
+                for j in range(k):
+                    f = row.frames[j]
+                    shots[j][r] = None if f is None else f.result()
+        tracks = split_tracks(
+            indices,
+            kind=kind,
+            obs=obs,
+            action=action,
+            reward=flags[..., 0],
+            terminated=flags[..., 1],
+            truncated=flags[..., 2],
+            info=info,
+            text=text,
+            frames=shots if frames else None,
+        )
+        return tracks, clock, step

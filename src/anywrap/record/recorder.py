@@ -25,32 +25,21 @@ import time
 import warnings
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from anywrap import xp as axp
-from anywrap.record.buffers import HostRows, Row, to_host
+from anywrap.record.buffers import HostRows, Report, Row, to_host
 from anywrap.record.describe import describe_env
 from anywrap.record.info import InfoColumns
 from anywrap.record.layout import Flags, Layout, select_sub_envs, shape_of
-from anywrap.record.report import HOLD, RESET, STEP, FrameEncoder, Track, build_report, write_html
+from anywrap.record.report import FrameEncoder, build_report, write_html
 from anywrap.record.schedule import Event, Schedule
 from anywrap.tree import flatten_with_paths, tree_map
 
 __all__ = ["Recorder"]
-
-
-@dataclass
-class _Report:
-    """The host side of the report being recorded: ``(rows, index, as_autoreset)`` parts."""
-
-    name: str
-    seed: str | None
-    parts: list[tuple[HostRows, int, bool]] = field(default_factory=list)
-    rows: int = 0
 
 
 class Recorder:
@@ -135,7 +124,7 @@ class Recorder:
         self._obs: Layout | None = None
         self._action: Layout | None = None
         self._pending: list[Row] = []
-        self._report: _Report | None = None
+        self._report: Report | None = None
         self._prev: Any = None  # NEXT_STEP: every sub-env's done mask at the previous step
         self._has_autoreset = False
         self._lazy: bool | None = None
@@ -255,7 +244,7 @@ class Recorder:
                 seed = str(self._seed)
                 if self._seed_episode != self.schedule.episode_id:
                     seed += f" (given at episode {self._seed_episode})"
-            self._report = _Report(event[1], seed)
+            self._report = Report(event[1], seed)
 
     def _count(self) -> None:
         """One more row in the report; stop it at the length limit."""
@@ -393,61 +382,11 @@ class Recorder:
             return
         self.paths.append(self._write(report))
 
-    def _write(self, report: _Report) -> Path:
+    def _write(self, report: Report) -> Path:
         d = 0 if self._obs is None else self._obs.width
         a = 0 if self._action is None else self._action.width
-        n_info, n_text, k = len(self.info.numbers), len(self.info.texts), self.k
-        n = len(report.parts)
-        kind = np.full((n, k), STEP, np.int8)
-        obs = np.full((n, k, d), np.nan)
-        flags = np.full((n, k, 4), np.nan)
-        action = np.full((n, k, a), np.nan)
-        info = np.full((n, k, n_info), np.nan)
-        clock, step = np.zeros(n), np.zeros(n, np.int64)
-        text: list[list[list[str | None]]] = [[[None] * n for _ in range(n_text)] for _ in range(k)]
-        frames: list[list[bytes | None]] = [[None] * n for _ in range(k)]
-        for r, (h, i, as_autoreset) in enumerate(report.parts):
-            row = h.rows[i]
-            clock[r], step[r] = h.clock[i], h.step[i]
-            if as_autoreset or row.autoreset:
-                source = h.obs_next[i] if as_autoreset and row.obs_next is not None else h.obs[i]
-                obs[r, :, : source.shape[-1]] = source
-                restarted = (np.nan_to_num(h.flags[i, :, 1]) > 0) | (
-                    np.nan_to_num(h.flags[i, :, 2]) > 0
-                )
-                kind[r] = np.where(restarted, RESET, HOLD)
-            else:
-                obs[r, :, : h.obs.shape[-1]] = h.obs[i]
-                flags[r] = h.flags[i]
-                action[r, :, : h.action.shape[-1]] = h.action[i]
-                info[r, :, : h.info.shape[-1]] = h.info[i]
-                if row.flags is None:  # a reset
-                    m = row.reset_mask
-                    kind[r] = RESET if m is None else np.where(m, RESET, HOLD)
-                elif self.mode == "NextStep":
-                    kind[r] = np.where(h.flags[i, :, 3] > 0, RESET, STEP)
-                for c, values in row.text.items():
-                    for j in range(k):
-                        text[j][c][r] = values[j]
-            if row.frames is not None and not as_autoreset:
-                for j in range(k):
-                    f = row.frames[j]
-                    frames[j][r] = None if f is None else f.result()
-        tracks = [
-            Track(
-                index=self._indices()[j],
-                kind=kind[:, j],
-                obs=obs[:, j],
-                action=action[:, j],
-                reward=flags[:, j, 0],
-                terminated=np.nan_to_num(flags[:, j, 1]) > 0,
-                truncated=np.nan_to_num(flags[:, j, 2]) > 0,
-                info=info[:, j],
-                text=text[j],
-                frames=frames[j] if self.frames else None,
-            )
-            for j in range(k)
-        ]
+        widths = (d, a, len(self.info.numbers), len(self.info.texts))
+        tracks, clock, step = report.tracks(self._indices(), widths, self.mode, self.frames)
         notes = []
         if self.info.skipped:
             notes.append("info keys not charted: " + ", ".join(sorted(self.info.skipped)))
