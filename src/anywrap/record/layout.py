@@ -168,13 +168,14 @@ def pick_rows(xp: Any, dev: Any, x: Any, batch: int | None, select: list[int] | 
 
 def select_sub_envs(owner: str, sub_envs: int | Sequence[int] | None, num_envs: int) -> list[int]:
     """The sorted, checked sub-env indices a report holds: ``sub_envs`` is a count
-    ``k`` (the first ``k``), a sequence of indices, or None (the first four).
+    ``k`` (the first ``k``), a sequence or 1-D array of indices, or None (the
+    first four).
 
     Example:
         >>> select_sub_envs("demo", None, 8), select_sub_envs("demo", 2, 8)
         ([0, 1, 2, 3], [0, 1])
-        >>> select_sub_envs("demo", [5, 1], 8)
-        [1, 5]
+        >>> select_sub_envs("demo", [5, 1], 8), select_sub_envs("demo", np.array([6, 3]), 8)
+        ([1, 5], [3, 6])
         >>> select_sub_envs("demo", [8], 8)
         Traceback (most recent call last):
         ...
@@ -182,6 +183,8 @@ def select_sub_envs(owner: str, sub_envs: int | Sequence[int] | None, num_envs: 
     """
     if sub_envs is None:
         return list(range(min(4, num_envs)))
+    if getattr(sub_envs, "ndim", None) == 1:  # an index array, of any library
+        sub_envs = np.asarray(axp.to_numpy(sub_envs)).tolist()
     if isinstance(sub_envs, (int, np.integer)) and not isinstance(sub_envs, bool):
         if not 1 <= sub_envs <= num_envs:
             raise ValueError(
