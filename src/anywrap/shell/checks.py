@@ -33,12 +33,17 @@ __all__ = [
 
 
 def wrapper_name(obj: Any) -> str:
-    """``anywrap.vector.NormalizeObservation`` style name of a wrapper, for messages."""
-    mod = type(obj).__module__
-    for part in ("functional", "vector"):
-        if f".{part}" in mod:
-            return f"anywrap.{part}." + type(obj).__name__
-    return "anywrap." + type(obj).__name__
+    """The name of a wrapper for messages: ``anywrap.vector.NormalizeObservation``,
+    ``anywrap.functional.NormalizeReward``, or ``mymodule.MyWrapper`` for a
+    user's subclass."""
+    tp = type(obj)
+    parts = tp.__module__.split(".")
+    if parts[0] != "anywrap":
+        return f"{tp.__module__}.{tp.__qualname__}"
+    for family in ("functional", "vector"):
+        if family in parts[1:2]:
+            return f"anywrap.{family}.{tp.__name__}"
+    return f"anywrap.{tp.__name__}"
 
 
 def real_number(owner: str, name: str, value: Any) -> float:
