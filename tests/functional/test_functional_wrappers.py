@@ -284,7 +284,7 @@ def test_bad_inputs_fail_loudly():
         F.NormalizeObservation(pendulum(), epsilon=-1)  # NaN observations before the check
     with pytest.raises(ValueError, match="already resets itself"):
         F.AutoReset(pendulum(None))
-    with pytest.raises(TypeError, match="func must be callable"):
+    with pytest.raises(TypeError, match="expected `func` to be callable"):
         F.TransformReward(pendulum(), 3)  # type: ignore[arg-type]
 
 

@@ -41,8 +41,9 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 
 from anywrap.distributed import jax_psum
-from anywrap.shell.checks import check_epsilon, check_gamma, wrapper_name
+from anywrap.shell.checks import callable_argument, check_epsilon, check_gamma, flag, wrapper_name
 from anywrap.shell.spaces import leaf_boxes, map_space
+from anywrap.shell.stats import RunningMeanSwitch
 from anywrap.transforms import actions, episodes, observations, returns
 from anywrap.transforms.episodes import Gather
 from anywrap.transforms.moments import Reduce, default_stats_dtype
@@ -96,16 +97,6 @@ def _all_gather(axis_name: AxisName) -> Gather:
     return gather
 
 
-def _flag(owner: str, name: str, value: Any) -> bool:
-    """A Python (or NumPy) bool; anything else, a traced value included, is a TypeError."""
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    raise TypeError(
-        f"{owner}: expected `{name}` to be a bool (it is read when the step is traced), "
-        f"got {type(value).__name__} {value!r}"
-    )
-
-
 def _stats_dtype_name(owner: str, stats_dtype: Any) -> str | None:
     """``stats_dtype`` checked: None (Gymnasium's default), or float32 / float64."""
     if stats_dtype is None:
@@ -122,27 +113,16 @@ def _stats_dtype_name(owner: str, stats_dtype: Any) -> str | None:
     return name
 
 
-class _RunningMeanSwitch:
-    """``update_running_mean``: a constructor argument and a settable attribute.
+class _RunningMeanSwitch(RunningMeanSwitch):
+    """``update_running_mean``: a constructor argument and a settable attribute,
+    as in the stateful shells, but read when JAX traces the step.
 
-    The setting is read when JAX traces the step, and JAX reuses a trace of
-    the same function (``jax.jit(env.step)`` again included): a change takes
-    effect in functions traced after it, such as a new
-    ``jax.jit(lambda s, a: env.step(s, a))``. The functional idiom is two
+    JAX reuses a trace of the same function (``jax.jit(env.step)`` again
+    included): a change takes effect in functions traced after it, such as a
+    new ``jax.jit(lambda s, a: env.step(s, a))``. The functional idiom is two
     stacks over the one state: a training stack and an evaluation stack built
     with ``update_running_mean=False``.
     """
-
-    _update_running_mean: bool = True
-
-    @property
-    def update_running_mean(self) -> bool:
-        """Whether the statistics learn (False freezes them, to evaluate); read at trace time."""
-        return self._update_running_mean
-
-    @update_running_mean.setter
-    def update_running_mean(self, setting: bool) -> None:
-        self._update_running_mean = _flag(wrapper_name(self), "update_running_mean", setting)
 
 
 def _once(x: Any) -> Any:
@@ -225,9 +205,7 @@ class TransformObservation(Wrapper):
         observation_space: gym.Space | None = None,
     ) -> None:
         super().__init__(env)
-        if not callable(func):
-            raise TypeError(f"{wrapper_name(self)}: func must be callable, got {func!r}")
-        self.func = func
+        self.func = callable_argument(wrapper_name(self), "func", func)
         self._space = observation_space
 
     @property
@@ -264,9 +242,7 @@ class TransformReward(Wrapper):
 
     def __init__(self, env: FunctionalEnv, func: Callable[[jax.Array], jax.Array]) -> None:
         super().__init__(env)
-        if not callable(func):
-            raise TypeError(f"{wrapper_name(self)}: func must be callable, got {func!r}")
-        self.func = func
+        self.func = callable_argument(wrapper_name(self), "func", func)
 
     def step(self, state: Any, action: Any) -> Step:
         s = self.env.step(state, action)
@@ -559,7 +535,7 @@ class NormalizeObservation(_RunningMeanSwitch, Wrapper):
         name = wrapper_name(self)
         self.epsilon = check_epsilon(name, epsilon)
         self.update_running_mean = update_running_mean
-        self.learn_final_obs = _flag(name, "learn_final_obs", learn_final_obs)
+        self.learn_final_obs = flag(name, "learn_final_obs", learn_final_obs)
         self.axis_name: AxisName | None = axis_name
         self.stats_dtype = _stats_dtype_name(name, stats_dtype)
         self._reduce = _psum(axis_name)

@@ -14,6 +14,7 @@ import numbers
 from typing import Any
 
 import gymnasium as gym
+import numpy as np
 from gymnasium.error import InvalidBound
 from gymnasium.vector import AutoresetMode
 
@@ -21,9 +22,11 @@ from anywrap import xp as axp
 
 __all__ = [
     "autoreset_mode",
+    "callable_argument",
     "check_epsilon",
     "check_gamma",
     "check_reset_mask",
+    "flag",
     "real_number",
     "record_arguments",
     "reset_mask_of",
@@ -44,6 +47,23 @@ def wrapper_name(obj: Any) -> str:
         if family in parts[1:2]:
             return f"anywrap.{family}.{tp.__name__}"
     return f"anywrap.{tp.__name__}"
+
+
+def flag(owner: str, name: str, value: Any) -> bool:
+    """A Python (or NumPy) bool; anything else, a traced value included, is a
+    TypeError that names the wrapper and the argument."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise TypeError(
+        f"{owner}: expected `{name}` to be a bool, got {type(value).__name__} {value!r}"
+    )
+
+
+def callable_argument(owner: str, name: str, value: Any) -> Any:
+    """``value`` if it can be called, else a TypeError naming the wrapper."""
+    if not callable(value):
+        raise TypeError(f"{owner}: expected `{name}` to be callable, got {value!r}")
+    return value
 
 
 def real_number(owner: str, name: str, value: Any) -> float:

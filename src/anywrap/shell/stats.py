@@ -16,7 +16,7 @@ from typing import Any
 import gymnasium as gym
 
 from anywrap import xp as axp
-from anywrap.shell.checks import wrapper_name
+from anywrap.shell.checks import flag, wrapper_name
 from anywrap.shell.spaces import tree_of
 from anywrap.shell.state import StatefulShell, convert_leaf
 from anywrap.transforms.moments import Moments, default_stats_dtype, total_count
@@ -44,7 +44,7 @@ class RunningMeanSwitch:
 
     @update_running_mean.setter
     def update_running_mean(self, setting: bool) -> None:
-        self._update_running_mean = bool(setting)
+        self._update_running_mean = flag(wrapper_name(self), "update_running_mean", setting)
 
 
 def observation_stats(space: gym.Space, stats_dtype: Any, xp: ModuleType, device: Any) -> Any:
