@@ -40,11 +40,11 @@ import jax.numpy as jnp
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
+from anywrap.shell.arrays import rescaled_box
 from anywrap.transforms import arrays, delay, rescale, sticky, time
 from anywrap.tree import first_leaf, tree_map
 from anywrap.wrappers.arrays import check_reward_bounds, dtype_space, reshape_space
 from anywrap.wrappers.delay import check_delay, zero_observation
-from anywrap.wrappers.rescale import rescaled_box
 from anywrap.wrappers.sticky import check_sticky, sample_action
 from anywrap.wrappers.time import time_aware_space
 from anywrap.xp import (
@@ -118,12 +118,7 @@ class RescaleObservation(_ObservationMap):
     def __init__(self, env: FunctionalEnv, min_obs: Any, max_obs: Any) -> None:
         super().__init__(env)
         self._space, self._g, self._c = rescaled_box(
-            "anywrap.functional.RescaleObservation",
-            env.observation_space,
-            min_obs,
-            max_obs,
-            ("min_obs", "max_obs"),
-            invertible=False,
+            "anywrap.functional.RescaleObservation", env.observation_space, min_obs, max_obs, "obs"
         )
 
     def _map(self, obs: Any) -> Any:
@@ -231,12 +226,7 @@ class RescaleAction(Wrapper):
     def __init__(self, env: FunctionalEnv, min_action: Any, max_action: Any) -> None:
         super().__init__(env)
         self._space, self._g, self._c = rescaled_box(
-            "anywrap.functional.RescaleAction",
-            env.action_space,
-            min_action,
-            max_action,
-            ("min_action", "max_action"),
-            invertible=True,
+            "anywrap.functional.RescaleAction", env.action_space, min_action, max_action, "action"
         )
 
     action_space = property(lambda self: self._space)  # type: ignore[assignment]
