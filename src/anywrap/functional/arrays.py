@@ -41,12 +41,13 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 
 from anywrap.shell.arrays import rescaled_box
+from anywrap.shell.checks import wrapper_name
+from anywrap.shell.time import TimeAwareArguments, check_max_episode_steps
 from anywrap.transforms import arrays, delay, rescale, sticky, time
 from anywrap.tree import first_leaf, tree_map
 from anywrap.wrappers.arrays import check_reward_bounds, dtype_space, reshape_space
 from anywrap.wrappers.delay import check_delay, zero_observation
 from anywrap.wrappers.sticky import check_sticky, sample_action
-from anywrap.wrappers.time import time_aware_space
 from anywrap.xp import (
     _jax_random,  # noqa: F401  (the JAX draws of sticky actions)
     resolve_dtype,
@@ -298,16 +299,7 @@ class TimeLimit(Wrapper):
 
     def __init__(self, env: FunctionalEnv, max_episode_steps: int) -> None:
         super().__init__(env)
-        if isinstance(max_episode_steps, bool) or not isinstance(max_episode_steps, int):
-            raise TypeError(
-                "anywrap.functional.TimeLimit: expected `max_episode_steps` to be an int, "
-                f"got {max_episode_steps!r}"
-            )
-        if max_episode_steps <= 0:
-            raise ValueError(
-                "anywrap.functional.TimeLimit: expected `max_episode_steps` > 0, "
-                f"got {max_episode_steps}"
-            )
+        max_episode_steps = check_max_episode_steps(wrapper_name(self), max_episode_steps)
         if env.autoreset_mode != AutoresetMode.DISABLED:
             raise ValueError(
                 "anywrap.functional.TimeLimit: the env resets itself "
@@ -340,7 +332,7 @@ class TimeAwareObservationState(NamedTuple):
     clock: time.Clock
 
 
-class TimeAwareObservation(Wrapper):
+class TimeAwareObservation(TimeAwareArguments, Wrapper):
     """Add each environment's episode step count to its observation.
 
     The arguments are Gymnasium's; ``max_timesteps`` comes from a
@@ -364,41 +356,25 @@ class TimeAwareObservation(Wrapper):
         [0.0, 0.333, 0.667, 0.0, 0.333]
     """
 
-    def __init__(
-        self,
-        env: FunctionalEnv,
-        flatten: bool = True,
-        normalize_time: bool = False,
-        *,
-        dict_time_key: str = "time",
-        max_timesteps: int | None = None,
-    ) -> None:
-        super().__init__(env)
-        name = "anywrap.functional.TimeAwareObservation"
-        if max_timesteps is None:
-            inner: Any = env
-            while inner is not None and not isinstance(inner, TimeLimit):
-                inner = getattr(inner, "env", None)
-            if inner is None:
-                raise ValueError(
-                    f"{name}: give `max_timesteps`, or place a TimeLimit below this wrapper"
-                )
-            max_timesteps = inner.max_episode_steps
-        self.max_timesteps = int(max_timesteps)
-        self.flatten, self.normalize_time = flatten, normalize_time
-        self._space, layout, plan = time_aware_space(
-            name, env.observation_space, self.max_timesteps, normalize_time, dict_time_key, flatten
-        )
-        options = dict(
-            max_steps=self.max_timesteps,
-            normalize=normalize_time,
-            layout=layout,
-            key=dict_time_key,
-            plan=plan,
-            batch_ndim=batch_ndim(env),
-        )
-        self._step: Any = partial(time.time_aware, autoreset=_mode(env), **options)
-        self._reset: Any = partial(time.time_aware_reset, **options)
+    def _wrap(self, env: FunctionalEnv) -> tuple[gym.Space, int]:
+        Wrapper.__init__(self, env)
+        return env.observation_space, batch_ndim(env)
+
+    def _max_steps(self, env: FunctionalEnv) -> int:
+        inner: Any = env
+        while inner is not None and not isinstance(inner, TimeLimit):
+            inner = getattr(inner, "env", None)
+        if inner is None:
+            raise ValueError(
+                f"{wrapper_name(self)}: give `max_timesteps`, or place a TimeLimit below this "
+                "wrapper"
+            )
+        return int(inner.max_episode_steps)
+
+    def _start(self, space: gym.Space, feature: time.TimeFeature) -> None:
+        self._space = space
+        self._step = partial(time.time_aware, feature=feature, autoreset=_mode(self.env))
+        self._reset = partial(time.time_aware_reset, feature=feature)
 
     @property
     def observation_space(self) -> Any:  # type: ignore[override]

@@ -7,6 +7,7 @@
   new Box and coefficients.
 * :class:`MapsObservations`: ``reset`` and ``step`` of the stateless vector
   observation maps (the array and the image wrappers).
+* :class:`ResetsSubEnvs`: the masked ``reset`` of the stateful vector shells.
 * :func:`map_final_obs`, :func:`final_obs_batch` and :func:`pack_final_obs`:
   ``info["final_obs"]`` of a SAME_STEP vector env comes either as a batch (a
   device env) or, from Gymnasium's vector envs, as an object array holding
@@ -34,7 +35,8 @@ from gymnasium.error import InvalidBound
 from gymnasium.vector.utils import concatenate, create_empty_array
 
 from anywrap import xp as axp
-from anywrap.shell.checks import wrapper_name
+from anywrap.shell.checks import reset_mask_of, wrapper_name
+from anywrap.shell.state import StatefulShell
 from anywrap.transforms.rescale import rescale_coefficients
 from anywrap.tree import first_leaf, tree_map
 
@@ -42,6 +44,7 @@ __all__ = [
     "LibraryConstants",
     "MapsObservations",
     "RescalesBox",
+    "ResetsSubEnvs",
     "final_obs_batch",
     "map_both",
     "map_final_obs",
@@ -248,3 +251,24 @@ class MapsObservations:
         self._check(final, (self.num_envs,), "final observations")
         out, final = self._observations_and_final(obs, final)
         return out, reward, terminated, truncated, {**info, "final_obs": final}
+
+
+class ResetsSubEnvs(StatefulShell):
+    """Mixin of the stateful vector shells: a reset of every sub-env, or of those in
+    ``options["reset_mask"]``."""
+
+    env: Any
+    num_envs: int
+
+    def _reset_env(
+        self, seed: int | None, options: dict[str, Any] | None
+    ) -> tuple[Any, dict[str, Any], Any]:
+        """Reset the env (its ``reset_mask`` checked first): ``(obs, info, mask)``, the
+        mask in the library and on the device of ``obs`` (``None``: every sub-env)."""
+        mask = reset_mask_of(wrapper_name(self), options, self.num_envs)
+        obs, info = self.env.reset(seed=seed, options=options)
+        self._received(obs)
+        return obs, info, self._mask_for(mask, obs)
+
+    def _received(self, obs: Any) -> None:
+        """Hook: check the observations a reset returned, before anything uses them."""

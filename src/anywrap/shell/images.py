@@ -25,7 +25,7 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap import xp as axp
-from anywrap.shell.checks import reset_mask_of
+from anywrap.shell.arrays import ResetsSubEnvs
 from anywrap.shell.state import StatefulShell, convert_tree
 from anywrap.transforms.images import grayscale, resize
 from anywrap.tree import tree_map
@@ -204,7 +204,7 @@ class OwnedState(StatefulShell):
         return tree_map(_copy, state)
 
 
-class VectorFrames(OwnedState):
+class VectorFrames(OwnedState, ResetsSubEnvs):
     """Mixin of the vector frame stack and max-and-skip: their checks of each batch of
     frames, and the flags and masks they hand their compiled transforms, in the
     state's library and on its device."""
@@ -220,13 +220,7 @@ class VectorFrames(OwnedState):
     def _like_state(self, x: Any) -> Any:
         return x if type(x) is self._data_type else convert_tree(x, self._xp, self._device)
 
-    def _reset_env(
-        self, seed: int | None, options: dict[str, Any] | None
-    ) -> tuple[Any, dict[str, Any], Any]:
-        """Reset the env (its ``reset_mask`` checked first) and follow its observations:
-        ``(obs, info, mask)``, the mask in the state's library (``None``: all)."""
-        mask = reset_mask_of(self._NAME, options, self.num_envs)
-        obs, info = self.env.reset(seed=seed, options=options)
+    def _received(self, obs: Any) -> None:
+        """The frames of a reset checked; the state moves to their library and device."""
         self._check_batch(obs)
         self._follow(obs)
-        return obs, info, self._mask_for(mask, obs)

@@ -10,9 +10,8 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap import xp as axp
-from anywrap.shell.arrays import LibraryConstants, pack_final_obs
-from anywrap.shell.checks import autoreset_mode, reset_mask_of
-from anywrap.shell.state import StatefulShell
+from anywrap.shell.arrays import LibraryConstants, ResetsSubEnvs, pack_final_obs
+from anywrap.shell.checks import autoreset_mode
 from anywrap.transforms.delay import (
     advance,
     counts_of,
@@ -26,7 +25,7 @@ from anywrap.wrappers.delay import check_delay, zero_observation
 __all__ = ["DelayObservation"]
 
 
-class DelayObservation(StatefulShell, VectorWrapper, gym.utils.RecordConstructorArgs):
+class DelayObservation(ResetsSubEnvs, VectorWrapper, gym.utils.RecordConstructorArgs):
     """Each sub-env returns its observation of ``delay`` steps ago (the space's zero until
     its episode has one).
 
@@ -78,10 +77,8 @@ class DelayObservation(StatefulShell, VectorWrapper, gym.utils.RecordConstructor
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         """Reset; the queues of the sub-envs reset (all, without a ``reset_mask``) empty."""
-        mask = reset_mask_of(self._name, options, self.num_envs)
-        obs, info = self.env.reset(seed=seed, options=options)
-        zero, mask = self._zero.get(obs)["zero"], self._mask_for(mask, obs)
-        state, out = self._reset(self._state_for(obs), obs, zero, mask)
+        obs, info, mask = self._reset_env(seed, options)
+        state, out = self._reset(self._state_for(obs), obs, self._zero.get(obs)["zero"], mask)
         self._commit(state, obs)
         return out, info
 

@@ -10,7 +10,8 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap import xp as axp
-from anywrap.shell.checks import autoreset_mode, reset_mask_of
+from anywrap.shell.arrays import ResetsSubEnvs
+from anywrap.shell.checks import autoreset_mode
 from anywrap.transforms.sticky import init_sticky, reset_sticky, sticky_step
 from anywrap.wrappers.sticky import StickyShell, check_sticky, sample_action
 
@@ -23,7 +24,7 @@ _MODES = {
 }
 
 
-class StickyAction(StickyShell, VectorWrapper, gym.utils.RecordConstructorArgs):
+class StickyAction(StickyShell, ResetsSubEnvs, VectorWrapper, gym.utils.RecordConstructorArgs):
     """Each sub-env, with probability ``repeat_action_probability``, gets its previous action
     again for a run of ``repeat_action_duration`` steps; drawn on the env's device.
 
@@ -92,10 +93,9 @@ class StickyAction(StickyShell, VectorWrapper, gym.utils.RecordConstructorArgs):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         """Reset; forget the last actions of the sub-envs reset (all, without a mask)."""
-        mask = reset_mask_of(self._name, options, self.num_envs)
-        obs, info = self.env.reset(seed=seed, options=options)
+        obs, info, mask = self._reset_env(seed, options)
         state = self._state_for(obs)
-        machine = self._reset(state.machine, self._mask_for(mask, obs))
+        machine = self._reset(state.machine, mask)
         self._commit(state._replace(machine=machine), obs)
         if isinstance(seed, list | tuple):
             seed = int(np.random.SeedSequence([int(s) for s in seed]).generate_state(1)[0])
