@@ -491,15 +491,10 @@ class StickyAction(Wrapper):
         repeat_action_duration: int | tuple[int, int] = 1,
     ) -> None:
         super().__init__(env)
-        name = "anywrap.functional.StickyAction"
-        self._low, self._high = check_sticky(
-            name, repeat_action_probability, repeat_action_duration
-        )
-        self.repeat_action_probability = float(repeat_action_probability)
-        try:
-            self._sample = sample_action(env.action_space, ())
-        except TypeError as e:
-            raise TypeError(f"{name}: {e}") from e
+        name = wrapper_name(self)
+        self._params = check_sticky(name, repeat_action_probability, repeat_action_duration)
+        self.repeat_action_probability = self._params.p
+        self._sample = sample_action(name, env.action_space, ())
 
     def reset(self, key: jax.Array) -> tuple[Any, Any]:
         key, mine = jax.random.split(key)
@@ -519,9 +514,7 @@ class StickyAction(Wrapper):
             state.sticky,
             state.key,
             tree_map(jnp.asarray, action),
-            p=self.repeat_action_probability,
-            low=self._low,
-            high=self._high,
+            params=self._params,
             autoreset=_mode(self.env),
         )
         obs, inner, reward, terminated, truncated, info = self.env.step(state.inner, action)
