@@ -412,9 +412,9 @@ class DelayObservation(Wrapper):
         >>> import jax.numpy as jnp
         >>> from anywrap import functional as F
         >>> bare = F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=2)
+        >>> first, _ = bare.reset(jax.random.key(0))
         >>> env = F.DelayObservation(bare, delay=1)
         >>> obs, state = env.reset(jax.random.key(0))
-        >>> first, _ = bare.reset(jax.random.key(0))
         >>> float(abs(obs).sum())  # nothing one step back yet
         0.0
         >>> bool((env.step(state, jnp.zeros((2, 1))).obs == first).all())

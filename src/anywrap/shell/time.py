@@ -15,16 +15,20 @@ Example:
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
 import numpy as np
+from gymnasium.vector import VectorEnv
 
 from anywrap import xp as axp
 from anywrap.shell.checks import wrapper_name
 from anywrap.shell.state import StatefulShell
 from anywrap.transforms.arrays import flatten_plan
 from anywrap.transforms.time import TimeFeature, init_clock, time_aware, time_aware_reset
+
+if TYPE_CHECKING:
+    from anywrap.functional.core import FunctionalEnv
 
 __all__ = [
     "CountsTime",
@@ -119,7 +123,7 @@ class TimeAwareArguments:
 
     def __init__(
         self,
-        env: Any,
+        env: gym.Env | VectorEnv | FunctionalEnv,
         flatten: bool = True,
         normalize_time: bool = False,
         *,

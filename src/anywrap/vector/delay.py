@@ -14,9 +14,9 @@ from anywrap.shell.arrays import LibraryConstants, ResetsSubEnvs, pack_final_obs
 from anywrap.shell.checks import autoreset_mode
 from anywrap.transforms.delay import (
     advance,
-    counts_of,
     init_delay,
     release,
+    release_inputs,
     release_with_final,
     reset_delay,
 )
@@ -91,17 +91,13 @@ class DelayObservation(ResetsSubEnvs, VectorWrapper, gym.utils.RecordConstructor
             return obs, reward, terminated, truncated, info
         zero = self._zero.get(obs)["zero"]
         if self._mode is AutoresetMode.SAME_STEP:
-            counts, out, final = self._with_final(
-                counts_of(s), s.queue[0], s.first, zero, terminated, truncated
-            )
+            counts, out, final = self._with_final(*release_inputs(s), zero, terminated, truncated)
             if "final_obs" in info:  # (the old episode's last is never released: delay > 0)
                 final_in = info["final_obs"]
                 packed = isinstance(final_in, np.ndarray) and final_in.dtype == object
                 info = pack_final_obs(info, final, packed)
         else:
-            counts, out = self._release(
-                counts_of(s), s.queue[0], s.first, zero, terminated, truncated
-            )
+            counts, out = self._release(*release_inputs(s), zero, terminated, truncated)
         # The ring turns outside the compiled call, so that nothing is copied.
         self._commit(advance(s, counts, obs, out), obs)
         return out, reward, terminated, truncated, info

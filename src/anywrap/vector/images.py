@@ -316,14 +316,16 @@ class MaxAndSkipObservation(VectorFrames, VectorWrapper, gym.utils.RecordConstru
     besides the ``skip`` env steps.
 
     Example:
-        >>> import gymnasium as gym
+        >>> import ale_py, gymnasium as gym
+        >>> import numpy as np
         >>> import anywrap
-        >>> envs = gym.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync")
-        >>> envs = anywrap.vector.MaxAndSkipObservation(envs, skip=2)
+        >>> gym.register_envs(ale_py)
+        >>> kw = {"num_envs": 2, "vectorization_mode": "sync", "frameskip": 1}
+        >>> envs = anywrap.vector.MaxAndSkipObservation(gym.make_vec("ALE/Pong-v5", **kw), skip=4)
         >>> _ = envs.reset(seed=0)
-        >>> obs, reward, *_ = envs.step(envs.action_space.sample())
-        >>> obs.shape, reward
-        ((2, 4), array([2., 2.]))
+        >>> obs, reward, *_ = envs.step(np.zeros(2, dtype=np.int64))  # 4 frames per sub-env
+        >>> obs.shape, obs.dtype, reward
+        ((2, 210, 160, 3), dtype('uint8'), array([0., 0.]))
 
     Change logs:
      * v0.1.0 - Initially added: Gymnasium 1.4's single-env wrapper, for vector envs.
