@@ -140,3 +140,28 @@ def test_write_report_checks_its_input(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="expected 4 frames"):
         F.write_report(tmp_path / "x.html", traj, frames=np.zeros((3, 8, 8, 3), np.uint8))
     assert not (tmp_path / "x.html").exists()
+
+
+def test_write_report_sub_envs(tmp_path: Path) -> None:
+    """``sub_envs`` picks the envs a report holds (a count, indices or an index
+    array, of any library); bad choices name write_report."""
+    reward = np.arange(5 * 4, dtype=np.float64).reshape(5, 4)
+    flags = np.zeros((5, 4), bool)
+    traj = F.Trajectory(np.zeros((5, 4, 2)), np.zeros((5, 4, 1)), reward, flags, flags)
+    for pick in ([3, 1], np.array([3, 1]), jnp.asarray([1, 3])):
+        data = read_report(F.write_report(tmp_path / "pick.html", traj, sub_envs=pick))
+        assert [e["index"] for e in data["envs"]] == [1, 3]
+        assert data["envs"][1]["reward"] == reward[:, 3].tolist()
+    data = read_report(F.write_report(tmp_path / "count.html", traj, sub_envs=2))
+    assert [e["index"] for e in data["envs"]] == [0, 1]
+    for bad, message in (
+        (5, "write_report: sub_envs must be between 1 and num_envs=4, got 5"),
+        ([1, 1], "write_report: sub_envs must be distinct indices in [0, 4)"),
+        ([4], "write_report: sub_envs must be distinct indices in [0, 4), got [4]"),
+    ):
+        with pytest.raises(ValueError) as err:
+            F.write_report(tmp_path / "bad.html", traj, sub_envs=bad)
+        assert message in str(err.value)
+    with pytest.raises(TypeError, match="write_report: sub_envs must be None, an int or"):
+        F.write_report(tmp_path / "bad.html", traj, sub_envs=True)
+    assert not (tmp_path / "bad.html").exists()

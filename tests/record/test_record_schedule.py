@@ -12,7 +12,7 @@ from conftest import ArrayEnv, read_report
 from gymnasium.vector import AutoresetMode
 
 import anywrap
-from anywrap.record.core import capped_cubic_schedule
+from anywrap.record.schedule import capped_cubic_schedule
 
 EPISODE_LENGTHS = (7, 5, 9, 3, 6)
 

@@ -278,14 +278,15 @@ def test_vector_lazy_reports_come_at_each_transfer(tmp_path: Path) -> None:
     envs.close()
 
 
-def test_sub_envs_selects_what_the_report_holds(tmp_path: Path) -> None:
+@pytest.mark.parametrize("pick", [[2, 0], np.array([2, 0])], ids=["list", "array"])
+def test_sub_envs_selects_what_the_report_holds(pick: Any, tmp_path: Path) -> None:
     reports, env = _vector_reports(
         make_backend("numpy"),
         AutoresetMode.NEXT_STEP,
         tmp_path,
         step_trigger=lambda t: t == 0,
         report_length=10,
-        sub_envs=[2, 0],
+        sub_envs=pick,
     )
     (data,) = reports
     assert [e["index"] for e in data["envs"]] == [0, 2]

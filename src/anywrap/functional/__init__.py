@@ -80,6 +80,7 @@ from .wrappers import (
     RecordEpisodeStatistics,
     TransformObservation,
     TransformReward,
+    episode_count,
     last_episodes,
     recent_episodes,
 )
@@ -125,6 +126,7 @@ __all__ = [
     "VmapWrapper",
     "Wrapper",
     "batch_ndim",
+    "episode_count",
     "find_state",
     "from_brax",
     "from_func_env",

@@ -37,15 +37,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from anywrap.record.core import Layout, describe_env
-from anywrap.record.report import (
-    RESET,
-    STEP,
-    FrameEncoder,
-    Track,
-    build_report,
-    write_html,
-)
+from anywrap.record.describe import describe_env
+from anywrap.record.layout import Layout, select_sub_envs
+from anywrap.record.report import RESET, STEP, FrameEncoder, build_report, split_tracks, write_html
 from anywrap.tree import flatten_with_paths, tree_map
 from anywrap.xp import to_numpy
 
@@ -168,7 +162,7 @@ def write_report(
         )
     steps = reward.shape[0]
     batch = reward.shape[1] if reward.ndim == 2 else None
-    select = _select(sub_envs, batch)
+    select = [0] if batch is None else select_sub_envs("write_report", sub_envs, batch)
     k = 1 if batch is None else len(select)
 
     def at(tree: Any, t: int) -> Any:
@@ -201,20 +195,17 @@ def write_report(
         info_cols.append(per_env(leaf))
     info_arr = np.stack(info_cols, axis=-1) if info_cols else np.zeros((rows, k, 0))
     track_frames = _frames(frames, rows, batch, select, frame_format, frame_quality, max_frame_side)
-    tracks = [
-        Track(
-            index=select[j] if batch is not None else 0,
-            kind=kind[:, j],
-            obs=obs[:, j],
-            action=action[:, j],
-            reward=rew[:, j],
-            terminated=np.nan_to_num(term[:, j]) > 0,
-            truncated=np.nan_to_num(trunc[:, j]) > 0,
-            info=info_arr[:, j],
-            frames=None if track_frames is None else track_frames[j],
-        )
-        for j in range(k)
-    ]
+    tracks = split_tracks(
+        select,
+        kind=kind,
+        obs=obs,
+        action=action,
+        reward=rew,
+        terminated=term,
+        truncated=trunc,
+        info=info_arr,
+        frames=track_frames,
+    )
     found_id, wrappers = describe_env(env) if env is not None else ("functional env", [])
     path = Path(path)
     mode = getattr(env, "autoreset_mode", None)
@@ -240,23 +231,6 @@ def write_report(
         notes=[] if frames is not None else ["no frames: a compiled rollout cannot render"],
     )
     return write_html(path, data)
-
-
-def _select(sub_envs: int | Sequence[int] | None, batch: int | None) -> list[int]:
-    if batch is None:
-        return [0]
-    if sub_envs is None:
-        return list(range(min(4, batch)))
-    if isinstance(sub_envs, (int, np.integer)):
-        if not 1 <= sub_envs <= batch:
-            raise ValueError(f"write_report: sub_envs must be in [1, {batch}], got {sub_envs}")
-        return list(range(int(sub_envs)))
-    picked = sorted(int(i) for i in sub_envs)
-    if not picked or len(set(picked)) != len(picked) or not all(0 <= i < batch for i in picked):
-        raise ValueError(
-            f"write_report: sub_envs must be distinct indices in [0, {batch}), got {sub_envs}"
-        )
-    return picked
 
 
 def _frames(

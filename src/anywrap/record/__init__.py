@@ -12,6 +12,21 @@ The page inlines uPlot (MIT licence, vendored in ``vendor/`` with its
 version and licence; ``vendor/refresh.sh`` refreshes it from the npm
 registry). Nothing is loaded over the network.
 
+The modules, one idea each:
+
+* :mod:`~anywrap.record.single`, :mod:`~anywrap.record.vector`: the wrappers.
+* :mod:`~anywrap.record.recorder`: the engine under both; it follows resets
+  and steps, decides what to keep and writes each report when it ends.
+* :mod:`~anywrap.record.schedule`: which episodes and steps to record
+  (RecordVideo's triggers and length limit).
+* :mod:`~anywrap.record.layout`: observations, actions, rewards and flags
+  as float rows on the env's device.
+* :mod:`~anywrap.record.info`: which info values become charts and text.
+* :mod:`~anywrap.record.buffers`: the rows kept on the device and their one
+  transfer to the host.
+* :mod:`~anywrap.record.describe`: the env id and wrapper stack a report shows.
+* :mod:`~anywrap.record.report`: host arrays in, one self-contained HTML file out.
+
 Example:
     >>> import gymnasium as gym, tempfile
     >>> from anywrap.record import RecordHTML

@@ -55,6 +55,7 @@ __all__ = [
     "Track",
     "build_report",
     "render_html",
+    "split_tracks",
     "write_html",
 ]
 
@@ -223,6 +224,53 @@ class Track:
 
 def _episode(start: int, end: int, ret: float, length: int, how: str) -> dict[str, Any]:
     return {"first": start, "last": end, "return": float(ret), "length": length, "end": how}
+
+
+def split_tracks(
+    indices: Sequence[int],
+    kind: np.ndarray,
+    obs: np.ndarray,
+    action: np.ndarray,
+    reward: np.ndarray,
+    terminated: np.ndarray,
+    truncated: np.ndarray,
+    info: np.ndarray,
+    text: Sequence[list[list[str | None]]] | None = None,
+    frames: Sequence[list[bytes | None]] | None = None,
+) -> list[Track]:
+    """One :class:`Track` per (sub-)env from host arrays laid out ``(rows, k, ...)``.
+
+    ``kind``, ``reward``, ``terminated`` and ``truncated`` are ``(rows, k)``
+    (a flag is set where it is above zero; NaN is unset), ``obs``, ``action``
+    and ``info`` are ``(rows, k, columns)``. ``text`` and ``frames``, if
+    given, hold one list per (sub-)env; ``indices`` names the (sub-)envs.
+
+    Example:
+        >>> nan = float("nan")
+        >>> a, b = split_tracks(
+        ...     [0, 2], kind=np.array([[RESET, RESET], [STEP, STEP]]),
+        ...     obs=np.zeros((2, 2, 1)), action=np.full((2, 2, 0), nan),
+        ...     reward=np.array([[nan, nan], [1.0, 2.0]]),
+        ...     terminated=np.array([[nan, nan], [0.0, 1.0]]),
+        ...     truncated=np.zeros((2, 2)), info=np.zeros((2, 2, 0)))
+        >>> b.index, b.reward.tolist(), b.terminated.tolist(), b.episodes()[0]["end"]
+        (2, [nan, 2.0], [False, True], 'terminated')
+    """
+    return [
+        Track(
+            index=int(index),
+            kind=kind[:, j],
+            obs=obs[:, j],
+            action=action[:, j],
+            reward=reward[:, j],
+            terminated=np.nan_to_num(terminated[:, j]) > 0,
+            truncated=np.nan_to_num(truncated[:, j]) > 0,
+            info=info[:, j],
+            text=[] if text is None else text[j],
+            frames=None if frames is None else frames[j],
+        )
+        for j, index in enumerate(indices)
+    ]
 
 
 # ------------------------------------------------------------------ JSON

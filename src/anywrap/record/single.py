@@ -4,19 +4,18 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 
-from anywrap.record.core import Recorder
+from anywrap.record.shell import RecordShell
 
 __all__ = ["RecordHTML"]
 
 _NAME = "anywrap.RecordHTML"
 
 
-class RecordHTML(gym.Wrapper, gym.utils.RecordConstructorArgs):
+class RecordHTML(RecordShell, gym.Wrapper):
     """Records chosen episodes into self-contained, interactive HTML reports.
 
     Each report is one ``.html`` file in ``report_folder`` that opens offline:
@@ -104,71 +103,9 @@ class RecordHTML(gym.Wrapper, gym.utils.RecordConstructorArgs):
             max_info: At most this many numeric and this many text info keys
                 are recorded (the first seen).
         """
-        gym.utils.RecordConstructorArgs.__init__(
-            self,
-            report_folder=report_folder,
-            episode_trigger=episode_trigger,
-            step_trigger=step_trigger,
-            report_length=report_length,
-            name_prefix=name_prefix,
-            fps=fps,
-            frames=frames,
-            frame_format=frame_format,
-            frame_quality=frame_quality,
-            max_frame_side=max_frame_side,
-            max_dims=max_dims,
-            max_info=max_info,
-        )
+        options = dict(locals())  # the arguments; first, before any other name is bound
         gym.Wrapper.__init__(self, env)
-        self._recorder = Recorder(
-            _NAME,
-            env,
-            report_folder,
-            episode_trigger=episode_trigger,
-            step_trigger=step_trigger,
-            report_length=report_length,
-            name_prefix=name_prefix,
-            fps=fps,
-            frames=frames,
-            frame_format=frame_format,
-            frame_quality=frame_quality,
-            max_frame_side=max_frame_side,
-            max_dims=max_dims,
-            max_info=max_info,
-        )
-        self.report_folder = str(self._recorder.folder)
-        self.name_prefix = name_prefix
-        self.report_length = report_length
-
-    @property
-    def episode_trigger(self) -> Callable[[int], bool] | None:
-        """The episode trigger in use (the capped cubic schedule by default)."""
-        return self._recorder.schedule.episode_trigger
-
-    @property
-    def step_trigger(self) -> Callable[[int], bool] | None:
-        """The step trigger, if any."""
-        return self._recorder.schedule.step_trigger
-
-    @property
-    def episode_id(self) -> int:
-        """Episodes begun so far, minus one (as in RecordVideo)."""
-        return self._recorder.schedule.episode_id
-
-    @property
-    def step_id(self) -> int:
-        """Steps taken so far, minus one (as in RecordVideo)."""
-        return self._recorder.schedule.step_id
-
-    @property
-    def recording(self) -> bool:
-        """Whether a report is being recorded."""
-        return self._recorder.recording
-
-    @property
-    def report_paths(self) -> list[Path]:
-        """The reports written so far, oldest first."""
-        return list(self._recorder.paths)
+        self._start_recording(_NAME, options)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         """Reset the env; end the report being recorded, and maybe begin one."""
@@ -178,11 +115,4 @@ class RecordHTML(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
     def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         """Step the env; record the step if a report is being recorded."""
-        obs, reward, terminated, truncated, info = self.env.step(action)
-        self._recorder.on_step(obs, action, reward, terminated, truncated, info)
-        return obs, reward, terminated, truncated, info
-
-    def close(self) -> None:
-        """Write the report being recorded, then close the env."""
-        self._recorder.close()
-        super().close()
+        return self._step_and_record(action)

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 from gymnasium.vector import VectorEnv, VectorWrapper
 
 from anywrap import xp as axp
-from anywrap.record.core import Recorder
+from anywrap.record.shell import RecordShell
 from anywrap.shell.checks import autoreset_mode, reset_mask_of
 
 __all__ = ["RecordHTML"]
@@ -20,7 +18,7 @@ __all__ = ["RecordHTML"]
 _NAME = "anywrap.vector.RecordHTML"
 
 
-class RecordHTML(VectorWrapper, gym.utils.RecordConstructorArgs):
+class RecordHTML(RecordShell, VectorWrapper):
     """Records a vector env into self-contained, interactive HTML reports, one
     file per report, every recorded sub-env selectable in the page.
 
@@ -62,8 +60,8 @@ class RecordHTML(VectorWrapper, gym.utils.RecordConstructorArgs):
         >>> for _ in range(30):
         ...     _ = envs.step(envs.action_space.sample())
         >>> envs.close()
-        >>> [p.name for p in envs.report_paths]
-        ['rl-report-step-0.html']
+        >>> envs.sub_envs, envs.step_id, [p.name for p in envs.report_paths]
+        ([0, 1, 2], 29, ['rl-report-step-0.html'])
 
     Change logs:
      * v0.1.0 - Initially added.
@@ -112,79 +110,11 @@ class RecordHTML(VectorWrapper, gym.utils.RecordConstructorArgs):
             flush_every: Without frames, on device arrays: steps between two
                 transfers of the rows to the host.
         """
-        gym.utils.RecordConstructorArgs.__init__(
-            self,
-            report_folder=report_folder,
-            episode_trigger=episode_trigger,
-            step_trigger=step_trigger,
-            report_length=report_length,
-            name_prefix=name_prefix,
-            fps=fps,
-            sub_envs=sub_envs,
-            frames=frames,
-            frame_format=frame_format,
-            frame_quality=frame_quality,
-            max_frame_side=max_frame_side,
-            max_dims=max_dims,
-            max_info=max_info,
-            flush_every=flush_every,
-        )
+        options = dict(locals())  # the arguments; first, before any other name is bound
         VectorWrapper.__init__(self, env)
         mode = autoreset_mode(_NAME, env)
-        self._recorder = Recorder(
-            _NAME,
-            env,
-            report_folder,
-            episode_trigger=episode_trigger,
-            step_trigger=step_trigger,
-            report_length=report_length,
-            name_prefix=name_prefix,
-            fps=fps,
-            frames=frames,
-            frame_format=frame_format,
-            frame_quality=frame_quality,
-            max_frame_side=max_frame_side,
-            max_dims=max_dims,
-            max_info=max_info,
-            batch=self.num_envs,
-            select=_sub_envs(sub_envs, self.num_envs),
-            autoreset_mode=mode,
-            flush_every=flush_every,
-        )
-        self.report_folder = str(self._recorder.folder)
-        self.name_prefix = name_prefix
-        self.report_length = report_length
+        self._start_recording(_NAME, options, batch=self.num_envs, autoreset_mode=mode)
         self.sub_envs = list(self._recorder.select or ())
-
-    @property
-    def episode_trigger(self) -> Callable[[int], bool] | None:
-        """The episode trigger in use (the capped cubic schedule by default)."""
-        return self._recorder.schedule.episode_trigger
-
-    @property
-    def step_trigger(self) -> Callable[[int], bool] | None:
-        """The step trigger, if any."""
-        return self._recorder.schedule.step_trigger
-
-    @property
-    def episode_id(self) -> int:
-        """Sub-env 0's episodes begun so far, minus one (lazy mode: as of the last transfer)."""
-        return self._recorder.schedule.episode_id
-
-    @property
-    def step_id(self) -> int:
-        """Vector steps taken so far, minus one (lazy mode: as of the last transfer)."""
-        return self._recorder.schedule.step_id
-
-    @property
-    def recording(self) -> bool:
-        """Whether a report is being recorded (lazy mode: as of the last transfer)."""
-        return self._recorder.recording
-
-    @property
-    def report_paths(self) -> list[Path]:
-        """The reports written so far, oldest first."""
-        return list(self._recorder.paths)
 
     def reset(
         self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
@@ -199,33 +129,4 @@ class RecordHTML(VectorWrapper, gym.utils.RecordConstructorArgs):
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         """Step the sub-envs; record the step if a report is being recorded."""
-        obs, reward, terminated, truncated, info = self.env.step(actions)
-        self._recorder.on_step(obs, actions, reward, terminated, truncated, info)
-        return obs, reward, terminated, truncated, info
-
-    def close(self, **kwargs: Any) -> None:
-        """Write the report being recorded, then close the env."""
-        self._recorder.close()
-        super().close(**kwargs)
-
-
-def _sub_envs(sub_envs: int | Sequence[int] | None, num_envs: int) -> list[int]:
-    """The sorted, checked list of sub-env indices a report holds."""
-    if sub_envs is None:
-        return list(range(min(4, num_envs)))
-    if isinstance(sub_envs, (int, np.integer)) and not isinstance(sub_envs, bool):
-        if not 1 <= sub_envs <= num_envs:
-            raise ValueError(
-                f"{_NAME}: sub_envs must be between 1 and num_envs={num_envs}, got {sub_envs}"
-            )
-        return list(range(int(sub_envs)))
-    if isinstance(sub_envs, bool) or not isinstance(sub_envs, Sequence):
-        raise TypeError(
-            f"{_NAME}: sub_envs must be None, an int or a sequence of ints, got {sub_envs!r}"
-        )
-    picked = [int(i) for i in sub_envs]
-    if not picked or len(set(picked)) != len(picked) or not all(0 <= i < num_envs for i in picked):
-        raise ValueError(
-            f"{_NAME}: sub_envs must be distinct indices in [0, {num_envs}), got {list(sub_envs)}"
-        )
-    return sorted(picked)
+        return self._step_and_record(actions)

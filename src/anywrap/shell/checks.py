@@ -13,6 +13,7 @@ import math
 import numbers
 from typing import Any
 
+import gymnasium as gym
 from gymnasium.error import InvalidBound
 from gymnasium.vector import AutoresetMode
 
@@ -24,6 +25,7 @@ __all__ = [
     "check_gamma",
     "check_reset_mask",
     "real_number",
+    "record_arguments",
     "reset_mask_of",
     "step_values",
     "wrapper_name",
@@ -31,12 +33,17 @@ __all__ = [
 
 
 def wrapper_name(obj: Any) -> str:
-    """``anywrap.vector.NormalizeObservation`` style name of a wrapper, for messages."""
-    mod = type(obj).__module__
-    for part in ("functional", "vector"):
-        if f".{part}" in mod:
-            return f"anywrap.{part}." + type(obj).__name__
-    return "anywrap." + type(obj).__name__
+    """The name of a wrapper for messages: ``anywrap.vector.NormalizeObservation``,
+    ``anywrap.functional.NormalizeReward``, or ``mymodule.MyWrapper`` for a
+    user's subclass."""
+    tp = type(obj)
+    parts = tp.__module__.split(".")
+    if parts[0] != "anywrap":
+        return f"{tp.__module__}.{tp.__qualname__}"
+    for family in ("functional", "vector"):
+        if family in parts[1:2]:
+            return f"anywrap.{family}.{tp.__name__}"
+    return f"anywrap.{tp.__name__}"
 
 
 def real_number(owner: str, name: str, value: Any) -> float:
@@ -141,3 +148,20 @@ def step_values(
                 f"got {axp.describe(x)}"
             )
     return reward
+
+
+def record_arguments(wrapper: Any, arguments: dict[str, Any]) -> None:
+    """Record every constructor argument of ``wrapper`` for its spec, so that
+    ``gym.make(env.spec)`` rebuilds it with the same settings.
+
+    ``arguments`` is the constructor's ``locals()``, taken before it makes any
+    other local (``self``, ``env`` and names that start with ``_`` are left
+    out). The values are recorded as they are, not deep-copied: a process
+    group cannot be copied.
+    """
+    kwargs = {
+        k: v
+        for k, v in arguments.items()
+        if k not in ("self", "env", "__class__") and not k.startswith("_")
+    }
+    gym.utils.RecordConstructorArgs.__init__(wrapper, _disable_deepcopy=True, **kwargs)

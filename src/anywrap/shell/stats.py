@@ -23,7 +23,13 @@ from anywrap.transforms.moments import Moments, default_stats_dtype, total_count
 from anywrap.transforms.observations import init_observation_stats
 from anywrap.tree import Path, flatten_with_paths, get_at, key_path, replace_at, tree_map
 
-__all__ = ["HoldsStatistics", "RunningMeanSwitch", "RunningStats", "observation_stats"]
+__all__ = [
+    "HoldsStatistics",
+    "ObservationStatistics",
+    "RunningMeanSwitch",
+    "RunningStats",
+    "observation_stats",
+]
 
 
 class RunningMeanSwitch:
@@ -186,6 +192,20 @@ class HoldsStatistics(StatefulShell):
                 f"({_describe_holders(own)}), got {value!r}"
             ) from None
         self._held = replace_at(self._held, path, value)
+
+
+class ObservationStatistics(HoldsStatistics, RunningMeanSwitch):
+    """Mixin of the single and vector ``NormalizeObservation``: Gymnasium's ``obs_rms``."""
+
+    @property
+    def obs_rms(self) -> Any:
+        """Running statistics: ``mean``, ``var``, ``count`` (a dict / tuple of them for
+        Dict / Tuple spaces). Assign another wrapper's ``obs_rms`` to share it."""
+        return self._holders()
+
+    @obs_rms.setter
+    def obs_rms(self, value: Any) -> None:
+        self._share("obs_rms", value)
 
 
 def _refill(holder: Any, value: Any) -> Any:

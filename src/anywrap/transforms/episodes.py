@@ -23,10 +23,11 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from anywrap.transforms.moments import add_count
+from anywrap.transforms.moments import Reduce, add_count
 from anywrap.xp import (
     Array,
     astype,
@@ -42,6 +43,7 @@ from anywrap.xp import (
 __all__ = [
     "EpisodeOutput",
     "Episodes",
+    "Gather",
     "LastEpisodes",
     "episode_total",
     "init_episodes",
@@ -51,6 +53,11 @@ __all__ = [
     "step_episodes",
     "update_last_episodes",
 ]
+
+
+Gather = Callable[[Array], Array]
+"""Concatenates a 1-D array along axis 0 over every participant of a distributed
+batch, in the participants' order (the global batch order)."""
 
 
 class Episodes(NamedTuple):
@@ -158,12 +165,11 @@ def reset_episodes(state: Episodes, mask: Array | None, now: float) -> Episodes:
     )
 
 
-def _push_recent(buffer: Array, values: Array, idx: Array, k: Array) -> Array:
-    """Newest-first ``buffer`` with the ``k`` finished ``values[idx]`` pushed in front."""
+def _push_recent(buffer: Array, fresh: Array, k: Array) -> Array:
+    """Newest-first ``buffer`` with the ``k`` newest-first ``fresh`` values pushed in front."""
     xp = namespace(buffer)
     size = buffer.shape[0]
     j = xp.arange(size, device=device(buffer))
-    fresh = xp.take(values, idx)
     older = xp.take(buffer, xp.clip(j - k, 0, size - 1))
     return where(j < k, astype(fresh, buffer.dtype), older)
 
@@ -178,6 +184,8 @@ def step_episodes(
     same_step: bool = False,
     report: bool = True,
     timed: bool = True,
+    reduce: Reduce | None = None,
+    gather: Gather | None = None,
 ) -> tuple[Episodes, EpisodeOutput | None]:
     """Advance every environment's episode by one step.
 
@@ -188,6 +196,15 @@ def step_episodes(
     ended (a host value it may inspect). ``timed=False`` (a caller without a
     clock) leaves the start times and the recent-episode times alone; the
     reported times then mean nothing.
+
+    For a batch split over devices or processes (each participant passes its
+    own rows), ``reduce`` (a sum over the participants) makes the episode
+    count the global one, and ``gather`` (a concatenation over the
+    participants, in the global batch order) the recent-episode buffer: each
+    participant offers its ``buffer_length`` newest episodes, so a step
+    gathers ``buffer_length`` values per participant whatever the batch size.
+    A buffer over a split batch needs both. The per-env values and the report
+    stay the participant's own.
     """
     xp = namespace(state.returns, reward)
     reward = xp.asarray(reward)
@@ -217,7 +234,7 @@ def step_episodes(
         times=where(done, elapsed, 0.0),
         done=done,
     )
-    new = _record(new, returns, lengths, elapsed if timed else None, done)
+    new = _record(new, returns, lengths, elapsed if timed else None, done, reduce, gather)
     if same_step:  # the done envs were reset within this step: restart them now
         new = new._replace(
             returns=where(done, 0.0, returns),
@@ -228,34 +245,61 @@ def step_episodes(
 
 
 def _record(
-    state: Episodes, returns: Array, lengths: Array, elapsed: Array | None, done: Array
+    state: Episodes,
+    returns: Array,
+    lengths: Array,
+    elapsed: Array | None,
+    done: Array,
+    reduce: Reduce | None = None,
+    gather: Gather | None = None,
 ) -> Episodes:
     """Push the episodes that ended this step into the recent buffers and count them.
 
-    Without ``elapsed`` the recent times are left as they are.
+    Without ``elapsed`` the recent times are left as they are. With ``reduce``
+    the count, and with ``gather`` the buffers, are those of the whole
+    distributed batch.
     """
     xp = namespace(returns)
+    size = state.recent_returns.shape[0]
+    if size and (reduce is None) != (gather is None):
+        raise ValueError(
+            "step_episodes: a recent-episode buffer over a split batch needs both `reduce` "
+            "(for the count) and `gather` (for the buffer)"
+        )
     flat_done = flat(done)
-    k = count_true(flat_done)  # a Python int on the host
+    k_here = count_true(flat_done)  # a Python int on the host
+    k = k_here if reduce is None else reduce(k_here)
     k_size, k_count = (
         (k, k)
         if isinstance(k, int)
         else (astype(k, state.recent_size.dtype), astype(k, state.episode_count.dtype))
     )
-    size = state.recent_returns.shape[0]
     hi, lo, _ = add_count(state.episode_count, state.episode_count_lo, k_count)
     if size == 0:  # no buffer: only count
         return state._replace(episode_count=hi, episode_count_lo=lo)
     # Gymnasium appends finished episodes in ascending env order: the highest
     # index is the newest.
+    values = (returns, lengths) + (() if elapsed is None else (elapsed,))
     order = last_true_indices(flat_done, size)
+    fresh = [xp.take(flat(v), order) for v in values]
+    if gather is not None:
+        # Each participant offers its `size` newest episodes oldest first, so
+        # that their concatenation runs in the global env order; the last
+        # `size` offered entries are then the newest of the whole batch. This
+        # gathers `size` values per participant, whatever the batch size. A
+        # finished episode lasted at least one step: a zero length marks an
+        # empty slot, which saves gathering a mask.
+        j = xp.arange(size, device=device(order))
+        fresh = [xp.flip(f, axis=0) for f in fresh]
+        fresh[1] = where(xp.flip(j < k_here, axis=0), fresh[1], 0)
+        fresh = [gather(f) for f in fresh]
+        newest = last_true_indices(fresh[1] > 0, size)
+        fresh = [xp.take(f, newest) for f in fresh]
     return state._replace(
-        recent_returns=_push_recent(state.recent_returns, flat(returns), order, k),
-        recent_lengths=_push_recent(state.recent_lengths, flat(lengths), order, k),
+        recent_returns=_push_recent(state.recent_returns, fresh[0], k),
+        recent_lengths=_push_recent(state.recent_lengths, fresh[1], k),
         recent_times=(
-            state.recent_times
-            if elapsed is None
-            else _push_recent(state.recent_times, flat(elapsed), order, k)
+            state.recent_times if elapsed is None else _push_recent(state.recent_times, fresh[2], k)
         ),
         recent_size=xp.minimum(state.recent_size + k_size, size),
         episode_count=hi,

@@ -10,6 +10,7 @@ from gymnasium.vector import VectorActionWrapper, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from anywrap.shell.actions import ActionBounds, ObservesEnvLibrary
+from anywrap.shell.checks import record_arguments
 
 __all__ = ["ClipAction"]
 
@@ -45,10 +46,10 @@ class ClipAction(ObservesEnvLibrary, VectorActionWrapper, gym.utils.RecordConstr
 
     def __init__(self, env: VectorEnv) -> None:
         """Wrap ``env``, whose single action space must be a Box."""
+        record_arguments(self, locals())
         single = env.single_action_space
         if not isinstance(single, gym.spaces.Box):
             raise TypeError(f"anywrap.vector.ClipAction: expected a Box action space, got {single}")
-        gym.utils.RecordConstructorArgs.__init__(self)
         VectorActionWrapper.__init__(self, env)
         self.single_action_space = gym.spaces.Box(
             -np.inf, np.inf, shape=single.shape, dtype=single.dtype

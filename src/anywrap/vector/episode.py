@@ -11,7 +11,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap import xp as axp
-from anywrap.shell.checks import autoreset_mode, reset_mask_of, step_values
+from anywrap.shell.checks import autoreset_mode, record_arguments, reset_mask_of, step_values
 from anywrap.shell.episodes import EpisodeRecords
 from anywrap.transforms.episodes import init_episodes, reset_episodes, step_episodes
 from anywrap.xp import to_numpy
@@ -69,9 +69,7 @@ class RecordEpisodeStatistics(EpisodeRecords, VectorWrapper, gym.utils.RecordCon
             buffer_length: How many recent episodes the queues keep.
             stats_key: The info key of the episode statistics.
         """
-        gym.utils.RecordConstructorArgs.__init__(
-            self, buffer_length=buffer_length, stats_key=stats_key
-        )
+        record_arguments(self, locals())
         VectorWrapper.__init__(self, env)
         self._mode = autoreset_mode(_NAME, env)
         self._stats_key = stats_key

@@ -12,9 +12,9 @@ from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
 
 from anywrap import xp as axp
-from anywrap.shell.checks import autoreset_mode, check_epsilon, reset_mask_of
+from anywrap.shell.checks import autoreset_mode, check_epsilon, record_arguments, reset_mask_of
 from anywrap.shell.spaces import ObservationCheck, leaf_boxes, map_space, unbounded_float32
-from anywrap.shell.stats import HoldsStatistics, RunningMeanSwitch, observation_stats
+from anywrap.shell.stats import ObservationStatistics, observation_stats
 from anywrap.transforms.observations import (
     normalize_observation,
     normalize_observation_with_final,
@@ -26,9 +26,7 @@ __all__ = ["NormalizeObservation", "TransformObservation"]
 _NAME = "anywrap.vector.NormalizeObservation"
 
 
-class NormalizeObservation(
-    HoldsStatistics, RunningMeanSwitch, VectorWrapper, gym.utils.RecordConstructorArgs
-):
+class NormalizeObservation(ObservationStatistics, VectorWrapper, gym.utils.RecordConstructorArgs):
     """Normalises a vector env's observations to zero mean and unit variance, on any library.
 
     .. math:: \\tilde o_i = (o_i - \\mu) / \\sqrt{\\sigma^2 + \\epsilon}
@@ -115,18 +113,10 @@ class NormalizeObservation(
             learn_final_obs: SAME_STEP only: learn from ``info["final_obs"]`` too.
             update_running_mean: Whether the statistics learn (also a settable attribute).
         """
+        record_arguments(self, locals())
         epsilon = check_epsilon(_NAME, epsilon)
         single = env.single_observation_space
         leaf_boxes(_NAME, single)
-        gym.utils.RecordConstructorArgs.__init__(
-            self,
-            _disable_deepcopy=True,  # a process group cannot be copied
-            epsilon=epsilon,
-            stats_dtype=stats_dtype,
-            process_group=process_group,
-            learn_final_obs=learn_final_obs,
-            update_running_mean=update_running_mean,
-        )
         VectorWrapper.__init__(self, env)
         self._mode = autoreset_mode(_NAME, env)
         self.single_observation_space = map_space(unbounded_float32, single)
@@ -161,16 +151,6 @@ class NormalizeObservation(
             )
             for u in (True, False)
         }
-
-    @property
-    def obs_rms(self) -> Any:
-        """Running statistics: ``mean``, ``var``, ``count`` (a dict / tuple of them for
-        Dict / Tuple spaces). Assign another wrapper's ``obs_rms`` to share it."""
-        return self._holders()
-
-    @obs_rms.setter
-    def obs_rms(self, value: Any) -> None:
-        self._share("obs_rms", value)
 
     def _normalize(self, obs: Any, mask: Any = None) -> Any:
         self._check(obs)
@@ -264,12 +244,7 @@ class TransformObservation(VectorWrapper, gym.utils.RecordConstructorArgs):
         single_observation_space: gym.Space | None = None,
     ) -> None:
         """Wrap ``env`` so that observations (and final observations) pass through ``func``."""
-        gym.utils.RecordConstructorArgs.__init__(
-            self,
-            func=func,
-            observation_space=observation_space,
-            single_observation_space=single_observation_space,
-        )
+        record_arguments(self, locals())
         VectorWrapper.__init__(self, env)
         if single_observation_space is not None:
             self.single_observation_space = single_observation_space

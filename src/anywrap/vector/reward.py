@@ -11,7 +11,13 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap import xp as axp
-from anywrap.shell.checks import autoreset_mode, check_epsilon, check_gamma, reset_mask_of
+from anywrap.shell.checks import (
+    autoreset_mode,
+    check_epsilon,
+    check_gamma,
+    record_arguments,
+    reset_mask_of,
+)
 from anywrap.shell.rewards import ScalesRewards
 from anywrap.transforms.returns import init_returns, normalize_reward, reset_returns
 
@@ -88,16 +94,8 @@ class NormalizeReward(ScalesRewards, VectorWrapper, gym.utils.RecordConstructorA
             process_group: A ``torch.distributed`` process group to merge statistics over.
             update_running_mean: Whether the statistics learn (also a settable attribute).
         """
+        record_arguments(self, locals())
         gamma, epsilon = check_gamma(_NAME, gamma), check_epsilon(_NAME, epsilon)
-        gym.utils.RecordConstructorArgs.__init__(
-            self,
-            _disable_deepcopy=True,  # a process group cannot be copied
-            gamma=gamma,
-            epsilon=epsilon,
-            stats_dtype=stats_dtype,
-            process_group=process_group,
-            update_running_mean=update_running_mean,
-        )
         VectorWrapper.__init__(self, env)
         self._name, self._num_envs = _NAME, self.num_envs
         self._mode = autoreset_mode(_NAME, env)

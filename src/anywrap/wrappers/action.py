@@ -8,6 +8,7 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap.shell.actions import ActionBounds, ObservesEnvLibrary
+from anywrap.shell.checks import record_arguments
 
 __all__ = ["ClipAction"]
 
@@ -47,11 +48,11 @@ class ClipAction(ObservesEnvLibrary, gym.ActionWrapper, gym.utils.RecordConstruc
 
     def __init__(self, env: gym.Env) -> None:
         """Wrap ``env``, whose action space must be a Box."""
+        record_arguments(self, locals())
         if not isinstance(env.action_space, gym.spaces.Box):
             raise TypeError(
                 f"anywrap.ClipAction: expected a Box action space, got {env.action_space}"
             )
-        gym.utils.RecordConstructorArgs.__init__(self)
         gym.ActionWrapper.__init__(self, env)
         space = env.action_space
         self.action_space = gym.spaces.Box(-np.inf, np.inf, shape=space.shape, dtype=space.dtype)

@@ -10,7 +10,7 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap import xp as axp
-from anywrap.shell.checks import step_values
+from anywrap.shell.checks import record_arguments, step_values
 from anywrap.shell.episodes import EpisodeRecords
 from anywrap.transforms.episodes import init_episodes, reset_episodes, step_episodes
 from anywrap.xp import to_numpy
@@ -63,9 +63,7 @@ class RecordEpisodeStatistics(EpisodeRecords, gym.Wrapper, gym.utils.RecordConst
             buffer_length: How many recent episodes the queues keep.
             stats_key: The info key of the episode statistics.
         """
-        gym.utils.RecordConstructorArgs.__init__(
-            self, buffer_length=buffer_length, stats_key=stats_key
-        )
+        record_arguments(self, locals())
         gym.Wrapper.__init__(self, env)
         self._stats_key = stats_key
         self.buffer_length = buffer_length

@@ -10,9 +10,9 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap import xp as axp
-from anywrap.shell.checks import check_epsilon
+from anywrap.shell.checks import check_epsilon, record_arguments
 from anywrap.shell.spaces import ObservationCheck, leaf_boxes, map_space, unbounded_float32
-from anywrap.shell.stats import HoldsStatistics, RunningMeanSwitch, observation_stats
+from anywrap.shell.stats import ObservationStatistics, observation_stats
 from anywrap.transforms.observations import (
     normalize_single_observation,
 )
@@ -24,7 +24,7 @@ _NAME = "anywrap.NormalizeObservation"
 
 
 class NormalizeObservation(
-    HoldsStatistics, RunningMeanSwitch, gym.ObservationWrapper, gym.utils.RecordConstructorArgs
+    ObservationStatistics, gym.ObservationWrapper, gym.utils.RecordConstructorArgs
 ):
     """Normalises observations to zero mean and unit variance, on any array library.
 
@@ -107,11 +107,9 @@ class NormalizeObservation(
             stats_dtype: dtype of the statistics; default as Gymnasium (see above).
             update_running_mean: Whether the statistics learn (also a settable attribute).
         """
+        record_arguments(self, locals())
         epsilon = check_epsilon(_NAME, epsilon)
         leaf_boxes(_NAME, env.observation_space)
-        gym.utils.RecordConstructorArgs.__init__(
-            self, epsilon=epsilon, stats_dtype=stats_dtype, update_running_mean=update_running_mean
-        )
         gym.ObservationWrapper.__init__(self, env)
         self.observation_space = map_space(unbounded_float32, env.observation_space)
         self.epsilon = epsilon
@@ -123,16 +121,6 @@ class NormalizeObservation(
             u: axp.Compiled(partial(normalize_single_observation, epsilon=epsilon, update=u), 1)
             for u in (True, False)
         }
-
-    @property
-    def obs_rms(self) -> Any:
-        """Running statistics: ``mean``, ``var``, ``count`` (a dict / tuple of them for
-        Dict / Tuple spaces). Assign another wrapper's ``obs_rms`` to share it."""
-        return self._holders()
-
-    @obs_rms.setter
-    def obs_rms(self, value: Any) -> None:
-        self._share("obs_rms", value)
 
     def observation(self, observation: Any) -> Any:
         """Update the statistics with ``observation`` and return it normalised."""

@@ -10,7 +10,7 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap import xp as axp
-from anywrap.shell.checks import check_epsilon, check_gamma
+from anywrap.shell.checks import check_epsilon, check_gamma, record_arguments
 from anywrap.shell.rewards import ScalesRewards
 from anywrap.transforms.returns import init_returns, normalize_reward
 
@@ -84,14 +84,8 @@ class NormalizeReward(ScalesRewards, gym.Wrapper, gym.utils.RecordConstructorArg
                 Gymnasium (float32 where the backend has no float64).
             update_running_mean: Whether the statistics learn (also a settable attribute).
         """
+        record_arguments(self, locals())
         gamma, epsilon = check_gamma(_NAME, gamma), check_epsilon(_NAME, epsilon)
-        gym.utils.RecordConstructorArgs.__init__(
-            self,
-            gamma=gamma,
-            epsilon=epsilon,
-            stats_dtype=stats_dtype,
-            update_running_mean=update_running_mean,
-        )
         gym.Wrapper.__init__(self, env)
         self._name = _NAME
         self.gamma, self.epsilon, self.stats_dtype = gamma, epsilon, stats_dtype

@@ -1,0 +1,436 @@
+"""The engine under both RecordHTML wrappers: it follows resets and steps,
+keeps the chosen rows on the device, and writes each report when it ends.
+
+Example:
+    >>> import gymnasium as gym, tempfile
+    >>> env = gym.make("CartPole-v1")
+    >>> rec = Recorder("demo", env, tempfile.mkdtemp(), episode_trigger=None, step_trigger=None,
+    ...                report_length=5, name_prefix="demo", fps=None, frames=False,
+    ...                frame_format="webp", frame_quality=75, max_frame_side=None,
+    ...                max_dims=64, max_info=16)
+    >>> obs, info = env.reset(seed=0)
+    >>> rec.on_reset(obs, info, seed=0, mask=None, counts=True)
+    >>> for _ in range(10):
+    ...     obs, reward, term, trunc, info = env.step(0)
+    ...     rec.on_step(obs, 0, reward, term, trunc, info)
+    >>> rec.close()
+    >>> [p.name for p in rec.paths], rec.recording
+    (['demo-episode-0.html'], False)
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from anywrap import xp as axp
+from anywrap.record.buffers import HostRows, Report, Row, to_host
+from anywrap.record.describe import describe_env
+from anywrap.record.info import InfoColumns
+from anywrap.record.layout import Flags, Layout, select_sub_envs, shape_of
+from anywrap.record.report import FrameEncoder, build_report, write_html
+from anywrap.record.schedule import Event, Schedule
+from anywrap.tree import flatten_with_paths, tree_map
+
+__all__ = ["Recorder"]
+
+
+class Recorder:
+    """The engine under both RecordHTML wrappers (one env: ``batch=None``).
+
+    The wrapper tells it about each ``reset`` and ``step``. It decides with
+    :class:`Schedule` what to keep, keeps the rows on the env's device, and
+    writes each report when it ends: the rows come to the host then, in one
+    transfer per field.
+
+    **Lazy mode** (a vector env whose done flags are device arrays, without
+    frames): following sub-env 0's episodes would mean reading a device
+    value every step. Instead every step's row is kept on the device, and
+    every ``flush_every`` steps (and at each reset and at close) the rows come
+    to the host in one transfer; there the schedule is replayed over them, and
+    the rows it does not choose are dropped.
+    """
+
+    def __init__(
+        self,
+        owner: str,
+        env: Any,
+        report_folder: str | os.PathLike[str],
+        *,
+        episode_trigger: Callable[[int], bool] | None,
+        step_trigger: Callable[[int], bool] | None,
+        report_length: int,
+        name_prefix: str,
+        fps: float | None,
+        frames: bool,
+        frame_format: str,
+        frame_quality: int,
+        max_frame_side: int | None,
+        max_dims: int,
+        max_info: int,
+        batch: int | None = None,
+        sub_envs: int | Sequence[int] | None = None,
+        autoreset_mode: Any = None,
+        flush_every: int = 1000,
+    ) -> None:
+        self.select = None if batch is None else select_sub_envs(owner, sub_envs, batch)
+        for name, fn in (("episode_trigger", episode_trigger), ("step_trigger", step_trigger)):
+            if fn is not None and not callable(fn):
+                raise TypeError(f"{owner}: {name} must be callable or None, got {fn!r}")
+        for name, value, low in (
+            ("report_length", report_length, 0),
+            ("max_dims", max_dims, 1),
+            ("max_info", max_info, 0),
+            ("flush_every", flush_every, 1),
+        ):
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise ValueError(f"{owner}: {name} must be an int >= {low}, got {value!r}")
+        if fps is not None and not (
+            isinstance(fps, (int, float)) and not isinstance(fps, bool) and fps > 0
+        ):
+            raise ValueError(f"{owner}: fps must be None or a positive number, got {fps!r}")
+        if not isinstance(name_prefix, str) or not name_prefix or "/" in name_prefix:
+            raise ValueError(
+                f"{owner}: name_prefix must be a non-empty file name prefix, got {name_prefix!r}"
+            )
+        self.owner = owner
+        self.env = env
+        self.render_mode = getattr(env, "render_mode", None)
+        self.frames = bool(frames) and self.render_mode in ("rgb_array", "rgb_array_list")
+        self.encoder = (
+            FrameEncoder(frame_format, frame_quality, max_frame_side) if self.frames else None
+        )
+        self.folder = Path(report_folder).absolute()
+        self.schedule = Schedule(episode_trigger, step_trigger, report_length, name_prefix)
+        meta = getattr(env, "metadata", None) or {}
+        self.fps = float(fps if fps is not None else meta.get("render_fps") or 30)
+        self.max_dims = max_dims
+        self.batch = batch
+        self.k = 1 if batch is None else len(self.select or ())
+        self.mode = None if autoreset_mode is None else str(autoreset_mode.value)
+        self.flush_every = flush_every
+        self.env_id, self.wrappers = describe_env(env)
+        self.paths: list[Path] = []
+        self.info = InfoColumns(batch, self.select, max_info)
+        self.flags = Flags(batch, self.select)
+        self.total_steps = 0
+        self._obs: Layout | None = None
+        self._action: Layout | None = None
+        self._pending: list[Row] = []
+        self._report: Report | None = None
+        self._prev: Any = None  # NEXT_STEP: every sub-env's done mask at the previous step
+        self._has_autoreset = False
+        self._lazy: bool | None = None
+        self._unsettled = 0  # lazy mode: steps kept since the last transfer
+        self._seed: Any = None
+        self._seed_episode = -1
+        self._pool: ThreadPoolExecutor | None = None
+
+    @property
+    def recording(self) -> bool:
+        """Whether a report is being recorded (in lazy mode: as of the last transfer)."""
+        return self.schedule.recording
+
+    # ----------------------------------------------------------- events
+    def on_reset(
+        self, obs: Any, info: Any, seed: Any, mask: np.ndarray | None, counts: bool
+    ) -> None:
+        """After the env's ``reset``; ``counts``: it begins an episode of (sub-)env 0.
+
+        ``mask`` is the host reset mask over all sub-envs (None: all were reset).
+        """
+        self.settle()
+        if seed is not None:
+            self._seed = seed
+            self._seed_episode = self.schedule.episode_id + (1 if counts else 0)
+        if counts:
+            self._apply(self.schedule.new_episode())
+        self._prev = None
+        self._has_autoreset = False
+        if self.schedule.recording:
+            row = self._row(obs, info)
+            if mask is not None:
+                row.reset_mask = np.asarray(mask, dtype=bool)[self._indices()]
+            self._keep(row)
+
+    def on_step(
+        self, obs: Any, action: Any, reward: Any, terminated: Any, truncated: Any, info: Any
+    ) -> None:
+        """After the env's ``step``."""
+        self.total_steps += 1
+        if self._lazy is None:
+            host = axp.is_host(terminated) and axp.is_host(truncated)
+            self._lazy = self.batch is not None and not host and not self.frames
+        step = (obs, info, action, reward, terminated, truncated)
+        if self._lazy:
+            self._pending.append(self._row(*step, decided=False))
+            self._unsettled += 1
+            if self._unsettled >= self.flush_every:
+                self.settle()
+            return
+        done0 = False
+        if self.batch is not None:
+            # A host read of sub-env 0's flags: free on NumPy. On a device it is
+            # the one value this mode reads, as frames must be taken as they come.
+            done0 = _first(terminated) or _first(truncated)
+        if self.mode == "SameStep" and done0:
+            self._same_step_end(step)
+            return
+        self._apply(self._episode_events(done0))
+        self._apply(self.schedule.new_step())
+        if self.schedule.recording:
+            self._keep(self._row(*step))
+        elif self.mode == "NextStep":
+            self._prev = self.flags(reward, terminated, truncated, None)[1]
+
+    def _same_step_end(self, step: tuple[Any, ...]) -> None:
+        """Live SAME_STEP step where sub-env 0 ended: the step ends the old report,
+        the next episode's first observation opens the new one."""
+        row = self._row(*step, frames=False)
+        if self.schedule.recording:
+            self._keep(row)
+        before = self._report
+        self._apply(self.schedule.new_episode())
+        self._apply(self.schedule.new_step())
+        if self.schedule.recording:
+            opening = Row(
+                clock=row.clock,
+                step=row.step,
+                obs=row.obs_next if row.obs_next is not None else row.obs,
+                flags=row.flags,
+                autoreset=True,
+            )
+            if self.frames:
+                opening.frames = self._capture()
+            if self._report is before:  # the same report goes on: one step, two rows
+                self._pending.append(opening)
+            else:
+                self._keep(opening)
+
+    def close(self) -> None:
+        """Write the report being recorded, if any, and stop the frame encoder."""
+        self.settle()
+        if self.schedule.recording:
+            self.schedule.stop()
+            self._finish()
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+
+    # ----------------------------------------------------------- decisions
+    def _episode_events(self, done0: bool) -> list[Event]:
+        """NEXT_STEP, as Gymnasium's vector RecordVideo: the step after sub-env 0's
+        done (its reset step) begins an episode."""
+        if self.mode == "NextStep":
+            events = self.schedule.new_episode() if self._has_autoreset else []
+            self._has_autoreset = done0
+            return events
+        return []
+
+    def _apply(self, events: list[Event]) -> None:
+        for event in events:
+            if event[0] == "stop":
+                self._finish()
+                continue
+            seed = None
+            if self._seed is not None:
+                seed = str(self._seed)
+                if self._seed_episode != self.schedule.episode_id:
+                    seed += f" (given at episode {self._seed_episode})"
+            self._report = Report(event[1], seed)
+
+    def _count(self) -> None:
+        """One more row in the report; stop it at the length limit."""
+        assert self._report is not None
+        self._report.rows += 1
+        if self.schedule.full(self._report.rows):
+            self.schedule.stop()
+            self._finish()
+
+    def _keep(self, row: Row) -> None:
+        """A row the schedule chose as it came (live)."""
+        self._pending.append(row)
+        self._count()
+
+    def _take(self, host: HostRows, i: int, autoreset: bool = False, count: bool = True) -> None:
+        """A row chosen after the transfer (lazy)."""
+        if self.schedule.recording and self._report is not None:
+            self._report.parts.append((host, i, autoreset))
+            if count:
+                self._count()
+
+    def settle(self) -> None:
+        """Bring the pending rows to the host; in lazy mode, choose which to keep."""
+        self._unsettled = 0
+        if not self._pending:
+            return
+        rows, self._pending = self._pending, []
+        host = self._to_host(rows)
+        for i, row in enumerate(rows):
+            if row.decided:
+                if self._report is not None:
+                    self._report.parts.append((host, i, False))
+                continue
+            done0 = bool(host.done0[i])
+            if self.mode == "SameStep" and done0:
+                self._take(host, i)
+                before = self._report
+                self._apply(self.schedule.new_episode())
+                self._apply(self.schedule.new_step())
+                self._take(host, i, autoreset=True, count=self._report is not before)
+                continue
+            self._apply(self._episode_events(done0))
+            self._apply(self.schedule.new_step())
+            self._take(host, i)
+
+    def _to_host(self, rows: list[Row]) -> HostRows:
+        d = 0 if self._obs is None else self._obs.width
+        a = 0 if self._action is None else self._action.width
+        return to_host(rows, self.k, d, a, len(self.info.numbers))
+
+    def _indices(self) -> list[int]:
+        return [0] if self.batch is None else list(self.select or ())
+
+    # ----------------------------------------------------------- rows
+    def _row(
+        self,
+        obs: Any,
+        info: Any,
+        action: Any = None,
+        reward: Any = None,
+        terminated: Any = None,
+        truncated: Any = None,
+        *,
+        decided: bool = True,
+        frames: bool = True,
+    ) -> Row:
+        if self._obs is None:
+            self._obs = Layout("obs", obs, self.batch, self.select, self.max_dims)
+        row = Row(clock=time.perf_counter(), step=self.total_steps, obs=None, decided=decided)
+        if action is None:
+            row.obs = self._obs.row(obs)
+        else:
+            if self._action is None:
+                self._action = Layout("action", action, self.batch, self.select, self.max_dims)
+            row.action = self._action.row(action)
+            row.flags, done, done0 = self.flags(reward, terminated, truncated, self._prev)
+            if self.mode == "NextStep":
+                self._prev = done
+            if not decided:
+                row.done0 = done0
+            final = info.get("final_obs") if isinstance(info, dict) else None
+            if self.mode != "SameStep" or final is None:
+                row.obs = self._obs.row(obs)
+            elif isinstance(final, np.ndarray) and final.dtype.kind == "O":  # NumPy vector envs
+                row.obs, row.obs_next = self._obs.row(_merge_final(obs, final)), self._obs.row(obs)
+            else:
+                row.obs, row.obs_next = self._obs.row_and_final(obs, final, done)
+        self.info.record(row, info)
+        if self.frames and frames:
+            row.frames = self._capture()
+        return row
+
+    # ----------------------------------------------------------- frames
+    def _capture(self) -> list[Future | None]:
+        out = self.env.render()
+        if isinstance(out, list) and self.batch is None:  # rgb_array_list
+            out = out[-1] if out else None
+        if out is None:
+            frames: list[Any] = [None] * self.k
+        elif self.batch is None:
+            frames = [out]
+        elif isinstance(out, (list, tuple)) or (
+            len(shape_of(out)) == 4 and shape_of(out)[0] == self.batch
+        ):
+            frames = [out[i] for i in self._indices()]
+        else:  # one picture of the whole batch
+            frames = [out] * self.k
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="anywrap-frames")
+        encode = self.encoder.encode if self.encoder is not None else None
+        assert encode is not None
+        # A copy: an env may draw its next frame into the same buffer.
+        return [
+            None if f is None else self._pool.submit(encode, np.array(axp.to_numpy(f)))
+            for f in frames
+        ]
+
+    # ----------------------------------------------------------- writing
+    def _finish(self) -> None:
+        """End the report being recorded: rows to the host, then the page."""
+        report, pending = self._report, self._pending
+        self._report = None
+        if pending:
+            self._pending = []
+            host = self._to_host(pending)
+            if report is not None:
+                report.parts += [(host, i, False) for i in range(len(pending))]
+        if report is None:
+            return
+        if not report.parts:
+            warnings.warn(
+                f"{self.owner}: no rows recorded for {report.name}; no report written",
+                stacklevel=3,
+            )
+            return
+        self.paths.append(self._write(report))
+
+    def _write(self, report: Report) -> Path:
+        d = 0 if self._obs is None else self._obs.width
+        a = 0 if self._action is None else self._action.width
+        widths = (d, a, len(self.info.numbers), len(self.info.texts))
+        tracks, clock, step = report.tracks(self._indices(), widths, self.mode, self.frames)
+        notes = []
+        if self.info.skipped:
+            notes.append("info keys not charted: " + ", ".join(sorted(self.info.skipped)))
+        if not self.frames:
+            notes.append(
+                "no frames: recorded with frames=False"
+                if self.render_mode in ("rgb_array", "rgb_array_list")
+                else f"no frames: the env's render_mode is {self.render_mode!r}, not 'rgb_array'"
+            )
+        data = build_report(
+            tracks,
+            obs_labels=self._obs.labels if self._obs is not None else [],
+            action_labels=self._action.labels if self._action is not None else [],
+            info_labels=self.info.labels(self.info.numbers),
+            text_labels=self.info.labels(self.info.texts),
+            title=report.name,
+            env_id=self.env_id,
+            wrappers=[self.owner, *self.wrappers],
+            seed=report.seed,
+            kind="single" if self.batch is None else "vector",
+            num_envs=self.batch,
+            autoreset_mode=self.mode,
+            fps=self.fps,
+            wall_time=float(clock[-1] - clock[0]),
+            first_step=int(step[0]),
+            steps=step.tolist(),
+            frame_mime=self.encoder.mime if self.encoder is not None else "image/webp",
+            notes=notes,
+        )
+        return write_html(self.folder / f"{report.name}.html", data)
+
+
+def _first(flag: Any) -> bool:
+    """The host value of sub-env 0's flag (a device read where the flags live on a device)."""
+    return bool(np.asarray(axp.to_numpy(flag)).reshape(-1)[0])
+
+
+def _merge_final(obs: Any, final: np.ndarray) -> Any:
+    """SAME_STEP on NumPy: ``info["final_obs"]`` is an object array holding the
+    last observation of each sub-env that ended (None elsewhere)."""
+    out = tree_map(lambda x: np.array(x, copy=True), obs)
+    for i, f in enumerate(final):
+        if f is None:
+            continue
+        for (_, dst), (_, src) in zip(flatten_with_paths(out), flatten_with_paths(f)):
+            dst[i] = src
+    return out
