@@ -68,8 +68,9 @@ class StickyKeyed(NamedTuple):
 
 
 class StickyShell(StatefulShell):
-    """What the single and vector ``StickyAction`` share: the generator, how
-    ``reset(seed=...)`` seeds it, the action checks, and the draw.
+    """What the single and vector ``StickyAction`` share: the arguments' checks and
+    record (:meth:`_setup`), the generator, how ``reset(seed=...)`` seeds it, the
+    action checks, and the draw.
 
     ``reset(seed=s)`` starts the stream ``derive_seed(s, "StickyAction")``
     (:mod:`anywrap.xp.random`): reproducible from ``s`` alone, and apart from
