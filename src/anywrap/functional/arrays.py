@@ -40,13 +40,14 @@ import jax.numpy as jnp
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
+from anywrap.shell.arrays import rescaled_box
+from anywrap.shell.checks import wrapper_name
+from anywrap.shell.time import TimeAwareArguments, check_max_episode_steps
 from anywrap.transforms import arrays, delay, rescale, sticky, time
 from anywrap.tree import first_leaf, tree_map
 from anywrap.wrappers.arrays import check_reward_bounds, dtype_space, reshape_space
 from anywrap.wrappers.delay import check_delay, zero_observation
-from anywrap.wrappers.rescale import rescaled_box
 from anywrap.wrappers.sticky import check_sticky, sample_action
-from anywrap.wrappers.time import time_aware_space
 from anywrap.xp import (
     _jax_random,  # noqa: F401  (the JAX draws of sticky actions)
     resolve_dtype,
@@ -118,12 +119,7 @@ class RescaleObservation(_ObservationMap):
     def __init__(self, env: FunctionalEnv, min_obs: Any, max_obs: Any) -> None:
         super().__init__(env)
         self._space, self._g, self._c = rescaled_box(
-            "anywrap.functional.RescaleObservation",
-            env.observation_space,
-            min_obs,
-            max_obs,
-            ("min_obs", "max_obs"),
-            invertible=False,
+            "anywrap.functional.RescaleObservation", env.observation_space, min_obs, max_obs, "obs"
         )
 
     def _map(self, obs: Any) -> Any:
@@ -231,12 +227,7 @@ class RescaleAction(Wrapper):
     def __init__(self, env: FunctionalEnv, min_action: Any, max_action: Any) -> None:
         super().__init__(env)
         self._space, self._g, self._c = rescaled_box(
-            "anywrap.functional.RescaleAction",
-            env.action_space,
-            min_action,
-            max_action,
-            ("min_action", "max_action"),
-            invertible=True,
+            "anywrap.functional.RescaleAction", env.action_space, min_action, max_action, "action"
         )
 
     action_space = property(lambda self: self._space)  # type: ignore[assignment]
@@ -308,16 +299,7 @@ class TimeLimit(Wrapper):
 
     def __init__(self, env: FunctionalEnv, max_episode_steps: int) -> None:
         super().__init__(env)
-        if isinstance(max_episode_steps, bool) or not isinstance(max_episode_steps, int):
-            raise TypeError(
-                "anywrap.functional.TimeLimit: expected `max_episode_steps` to be an int, "
-                f"got {max_episode_steps!r}"
-            )
-        if max_episode_steps <= 0:
-            raise ValueError(
-                "anywrap.functional.TimeLimit: expected `max_episode_steps` > 0, "
-                f"got {max_episode_steps}"
-            )
+        max_episode_steps = check_max_episode_steps(wrapper_name(self), max_episode_steps)
         if env.autoreset_mode != AutoresetMode.DISABLED:
             raise ValueError(
                 "anywrap.functional.TimeLimit: the env resets itself "
@@ -350,7 +332,7 @@ class TimeAwareObservationState(NamedTuple):
     clock: time.Clock
 
 
-class TimeAwareObservation(Wrapper):
+class TimeAwareObservation(TimeAwareArguments, Wrapper):
     """Add each environment's episode step count to its observation.
 
     The arguments are Gymnasium's; ``max_timesteps`` comes from a
@@ -374,41 +356,25 @@ class TimeAwareObservation(Wrapper):
         [0.0, 0.333, 0.667, 0.0, 0.333]
     """
 
-    def __init__(
-        self,
-        env: FunctionalEnv,
-        flatten: bool = True,
-        normalize_time: bool = False,
-        *,
-        dict_time_key: str = "time",
-        max_timesteps: int | None = None,
-    ) -> None:
-        super().__init__(env)
-        name = "anywrap.functional.TimeAwareObservation"
-        if max_timesteps is None:
-            inner: Any = env
-            while inner is not None and not isinstance(inner, TimeLimit):
-                inner = getattr(inner, "env", None)
-            if inner is None:
-                raise ValueError(
-                    f"{name}: give `max_timesteps`, or place a TimeLimit below this wrapper"
-                )
-            max_timesteps = inner.max_episode_steps
-        self.max_timesteps = int(max_timesteps)
-        self.flatten, self.normalize_time = flatten, normalize_time
-        self._space, layout, plan = time_aware_space(
-            name, env.observation_space, self.max_timesteps, normalize_time, dict_time_key, flatten
-        )
-        options = dict(
-            max_steps=self.max_timesteps,
-            normalize=normalize_time,
-            layout=layout,
-            key=dict_time_key,
-            plan=plan,
-            batch_ndim=batch_ndim(env),
-        )
-        self._step: Any = partial(time.time_aware, autoreset=_mode(env), **options)
-        self._reset: Any = partial(time.time_aware_reset, **options)
+    def _wrap(self, env: FunctionalEnv) -> tuple[gym.Space, int]:
+        Wrapper.__init__(self, env)
+        return env.observation_space, batch_ndim(env)
+
+    def _max_steps(self, env: FunctionalEnv) -> int:
+        inner: Any = env
+        while inner is not None and not isinstance(inner, TimeLimit):
+            inner = getattr(inner, "env", None)
+        if inner is None:
+            raise ValueError(
+                f"{wrapper_name(self)}: give `max_timesteps`, or place a TimeLimit below this "
+                "wrapper"
+            )
+        return int(inner.max_episode_steps)
+
+    def _start(self, space: gym.Space, feature: time.TimeFeature) -> None:
+        self._space = space
+        self._step = partial(time.time_aware, feature=feature, autoreset=_mode(self.env))
+        self._reset = partial(time.time_aware_reset, feature=feature)
 
     @property
     def observation_space(self) -> Any:  # type: ignore[override]
@@ -446,9 +412,9 @@ class DelayObservation(Wrapper):
         >>> import jax.numpy as jnp
         >>> from anywrap import functional as F
         >>> bare = F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=2)
+        >>> first, _ = bare.reset(jax.random.key(0))
         >>> env = F.DelayObservation(bare, delay=1)
         >>> obs, state = env.reset(jax.random.key(0))
-        >>> first, _ = bare.reset(jax.random.key(0))
         >>> float(abs(obs).sum())  # nothing one step back yet
         0.0
         >>> bool((env.step(state, jnp.zeros((2, 1))).obs == first).all())
@@ -525,15 +491,10 @@ class StickyAction(Wrapper):
         repeat_action_duration: int | tuple[int, int] = 1,
     ) -> None:
         super().__init__(env)
-        name = "anywrap.functional.StickyAction"
-        self._low, self._high = check_sticky(
-            name, repeat_action_probability, repeat_action_duration
-        )
-        self.repeat_action_probability = float(repeat_action_probability)
-        try:
-            self._sample = sample_action(env.action_space, ())
-        except TypeError as e:
-            raise TypeError(f"{name}: {e}") from e
+        name = wrapper_name(self)
+        self._params = check_sticky(name, repeat_action_probability, repeat_action_duration)
+        self.repeat_action_probability = self._params.p
+        self._sample = sample_action(name, env.action_space, ())
 
     def reset(self, key: jax.Array) -> tuple[Any, Any]:
         key, mine = jax.random.split(key)
@@ -553,9 +514,7 @@ class StickyAction(Wrapper):
             state.sticky,
             state.key,
             tree_map(jnp.asarray, action),
-            p=self.repeat_action_probability,
-            low=self._low,
-            high=self._high,
+            params=self._params,
             autoreset=_mode(self.env),
         )
         obs, inner, reward, terminated, truncated, info = self.env.step(state.inner, action)

@@ -39,18 +39,23 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, NamedTuple
 
-import gymnasium as gym
 import jax
 import jax.numpy as jnp
-import numpy as np
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from anywrap.shell.images import check_positive_int, image_space, resize_shape
+from anywrap.shell.checks import wrapper_name
+from anywrap.shell.images import (
+    ImageMap,
+    box_space,
+    check_positive_int,
+    grayscale_map,
+    padding_of,
+    resize_map,
+)
 from anywrap.transforms import frames
-from anywrap.transforms.images import grayscale, resize
-from anywrap.xp.images import METHODS
 
+from .arrays import _ObservationMap
 from .core import FunctionalEnv, Step, Wrapper, batch_ndim
 
 __all__ = [
@@ -61,28 +66,14 @@ __all__ = [
 ]
 
 
-class _ImageMap(Wrapper):
-    """Apply a pure image function to ``obs`` and to ``info["final_obs"]``."""
+class _ImageMap(_ObservationMap):
+    """A checked image map (:class:`~anywrap.shell.images.ImageMap`) of ``obs`` and
+    ``info["final_obs"]``."""
 
-    _space: gym.Space
+    _image: ImageMap
 
-    def _fn(self, obs: Any) -> Any:  # pragma: no cover - overridden
-        raise NotImplementedError
-
-    @property
-    def observation_space(self) -> Any:  # type: ignore[override]
-        return self._space
-
-    def reset(self, key: jax.Array) -> tuple[Any, Any]:
-        obs, state = self.env.reset(key)
-        return self._fn(obs), state
-
-    def step(self, state: Any, action: Any) -> Step:
-        s = self.env.step(state, action)
-        info = s.info
-        if "final_obs" in info:
-            info = {**info, "final_obs": self._fn(info["final_obs"])}
-        return s._replace(obs=self._fn(s.obs), info=info)
+    def _map(self, obs: Any) -> Any:
+        return self._image.fn(obs)
 
 
 class GrayscaleObservation(_ImageMap):
@@ -116,15 +107,9 @@ class GrayscaleObservation(_ImageMap):
 
     def __init__(self, env: FunctionalEnv, keep_dim: bool = False) -> None:
         super().__init__(env)
-        space = image_space(
-            "anywrap.functional.GrayscaleObservation", env.observation_space, rgb=True
-        )
+        self._image = grayscale_map(wrapper_name(self), env.observation_space, keep_dim)
+        self._space = self._image.space
         self.keep_dim = keep_dim
-        shape = tuple(space.shape[:2]) + ((1,) if keep_dim else ())
-        self._space = gym.spaces.Box(0, 255, shape, np.uint8)
-
-    def _fn(self, obs: Any) -> Any:
-        return grayscale(obs, keep_dim=self.keep_dim)
 
 
 class ResizeObservation(_ImageMap):
@@ -137,42 +122,29 @@ class ResizeObservation(_ImageMap):
         >>> import jax, jax.numpy as jnp, gymnasium as gym
         >>> from gymnasium.vector import AutoresetMode
         >>> from anywrap import functional as F
-        >>> class Pixels:  # one 4x6 RGB frame, its colour the step count times 40
-        ...     observation_space = gym.spaces.Box(0, 255, (4, 6, 3), "uint8")
+        >>> class Ramp:  # two envs, each a 4x6 gray frame whose columns go 0, 50, ..., 250
+        ...     observation_space = gym.spaces.Box(0, 255, (4, 6), "uint8")
         ...     action_space = gym.spaces.Discrete(2)
-        ...     num_envs, autoreset_mode = None, AutoresetMode.DISABLED
-        ...     def frame(self, t):
-        ...         rgb = jnp.stack([t * 40, t * 20, jnp.full_like(t, 50)]).astype(jnp.uint8)
-        ...         return jnp.broadcast_to(rgb, (4, 6, 3))
+        ...     num_envs, autoreset_mode = 2, AutoresetMode.DISABLED
+        ...     frame = jnp.broadcast_to(jnp.arange(0, 300, 50, dtype=jnp.uint8), (2, 4, 6))
         ...     def reset(self, key):
-        ...         t = jnp.ones((), jnp.int32)
-        ...         return self.frame(t), t
+        ...         return self.frame, jnp.zeros((), jnp.int32)
         ...     def step(self, t, action):
-        ...         no = jnp.zeros((), bool)
-        ...         return F.Step(self.frame(t + 1), t + 1, jnp.zeros(()), no, no, {})
-        >>> env = F.ResizeObservation(Pixels(), (2, 3))
+        ...         no = jnp.zeros(2, bool)
+        ...         return F.Step(self.frame, t + 1, jnp.zeros(2), no, no, {})
+        >>> env = F.ResizeObservation(Ramp(), (2, 3))
         >>> obs, _ = env.reset(jax.random.key(0))
-        >>> env.observation_space, obs[0, 0].tolist()  # a flat colour stays itself
-        (Box(0, 255, (2, 3, 3), uint8), [40, 20, 50])
+        >>> env.observation_space, obs[0].tolist()  # each pixel the mean of a 2x2 block
+        (Box(0, 255, (2, 3), uint8), [[25, 125, 225], [25, 125, 225]])
     """
 
     def __init__(
         self, env: FunctionalEnv, shape: tuple[int, int], *, interpolation: str = "area"
     ) -> None:
         super().__init__(env)
-        name = "anywrap.functional.ResizeObservation"
-        space = image_space(name, env.observation_space, rgb=False)
-        self.shape = resize_shape(name, shape)
-        if interpolation not in METHODS:
-            raise ValueError(
-                f"{name}: expected `interpolation` in {METHODS}, got {interpolation!r}"
-            )
-        self.interpolation = interpolation
-        self._channels = len(space.shape) == 3
-        self._space = gym.spaces.Box(0, 255, self.shape + tuple(space.shape[2:]), np.uint8)
-
-    def _fn(self, obs: Any) -> Any:
-        return resize(obs, self.shape, channels=self._channels, method=self.interpolation)
+        self._image = resize_map(wrapper_name(self), env.observation_space, shape, interpolation)
+        self._space = self._image.space
+        self.shape, self.interpolation = self._space.shape[:2], interpolation
 
 
 class FrameStackState(NamedTuple):
@@ -195,42 +167,28 @@ class FrameStackObservation(Wrapper):
     one frame per env and reads the stacks with one gather.
 
     Example:
-        >>> import jax, jax.numpy as jnp, gymnasium as gym
-        >>> from gymnasium.vector import AutoresetMode
+        >>> import jax, jax.numpy as jnp, gymnax
         >>> from anywrap import functional as F
-        >>> class Pixels:  # one 4x6 RGB frame, its colour the step count times 40
-        ...     observation_space = gym.spaces.Box(0, 255, (4, 6, 3), "uint8")
-        ...     action_space = gym.spaces.Discrete(2)
-        ...     num_envs, autoreset_mode = None, AutoresetMode.DISABLED
-        ...     def frame(self, t):
-        ...         rgb = jnp.stack([t * 40, t * 20, jnp.full_like(t, 50)]).astype(jnp.uint8)
-        ...         return jnp.broadcast_to(rgb, (4, 6, 3))
-        ...     def reset(self, key):
-        ...         t = jnp.ones((), jnp.int32)
-        ...         return self.frame(t), t
-        ...     def step(self, t, action):
-        ...         no = jnp.zeros((), bool)
-        ...         return F.Step(self.frame(t + 1), t + 1, jnp.zeros(()), no, no, {})
-        >>> env = F.FrameStackObservation(F.GrayscaleObservation(Pixels()), 3)
+        >>> bare = F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=2)
+        >>> env = F.FrameStackObservation(bare, 3)
         >>> obs, state = env.reset(jax.random.key(0))
-        >>> obs[:, 0, 0].tolist()  # padded with the reset frame
-        [26, 26, 26]
-        >>> obs, state, *_ = env.step(state, 0)
-        >>> obs[:, 0, 0].tolist()  # the newest frame last: (80, 40, 50) in gray
-        [26, 26, 49]
+        >>> env.observation_space.shape, obs.shape
+        ((3, 3), (2, 3, 3))
+        >>> bool((obs[:, 0] == obs[:, 2]).all())  # padded with the reset observation
+        True
+        >>> first = obs[:, 2]
+        >>> obs, state, *_ = env.step(state, jnp.zeros((2, 1)))
+        >>> bool((obs[:, 1] == first).all())  # the newest last: the reset one moved back
+        True
     """
 
     def __init__(
         self, env: FunctionalEnv, stack_size: int, *, padding_type: str | Any = "reset"
     ) -> None:
         super().__init__(env)
-        name = "anywrap.functional.FrameStackObservation"
+        name = wrapper_name(self)
         self.stack_size = check_positive_int(name, "stack_size", stack_size, 1)
-        space = env.observation_space
-        if not isinstance(space, gym.spaces.Box):
-            raise TypeError(f"{name}: expected a Box observation space, got {space}")
-        from anywrap.wrappers.images import padding_of
-
+        space = box_space(name, env.observation_space)
         self.padding_type, self.padding_value = padding_of(name, space, padding_type)
         self._frame = tuple(space.shape)
         self._dtype = space.dtype

@@ -3,6 +3,11 @@
 * :class:`LibraryConstants`: NumPy constants of a wrapper (bounds, a
   rescaling's coefficients, a space's zero), converted once per library and
   device of the data that meets them.
+* :func:`rescaled_box` and :class:`RescalesBox`: the Rescale wrappers' checks,
+  new Box and coefficients.
+* :class:`MapsObservations`: ``reset`` and ``step`` of the stateless vector
+  observation maps (the array and the image wrappers).
+* :class:`ResetsSubEnvs`: the masked ``reset`` of the stateful vector shells.
 * :func:`map_final_obs`, :func:`final_obs_batch` and :func:`pack_final_obs`:
   ``info["final_obs"]`` of a SAME_STEP vector env comes either as a batch (a
   device env) or, from Gymnasium's vector envs, as an object array holding
@@ -22,16 +27,30 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal, cast
 
 import gymnasium as gym
 import numpy as np
+from gymnasium.error import InvalidBound
 from gymnasium.vector.utils import concatenate, create_empty_array
 
 from anywrap import xp as axp
+from anywrap.shell.checks import reset_mask_of, wrapper_name
+from anywrap.shell.state import StatefulShell
+from anywrap.transforms.rescale import rescale_coefficients
 from anywrap.tree import first_leaf, tree_map
 
-__all__ = ["LibraryConstants", "final_obs_batch", "map_final_obs", "pack_final_obs"]
+__all__ = [
+    "LibraryConstants",
+    "MapsObservations",
+    "RescalesBox",
+    "ResetsSubEnvs",
+    "final_obs_batch",
+    "map_both",
+    "map_final_obs",
+    "pack_final_obs",
+    "rescaled_box",
+]
 
 
 class LibraryConstants:
@@ -69,6 +88,64 @@ class LibraryConstants:
 
             hit = self._cache[key] = {k: tree_map(convert, v) for k, v in self.values.items()}
         return hit
+
+
+def rescaled_box(
+    owner: str, space: gym.Space, low: Any, high: Any, kind: Literal["action", "obs"]
+) -> tuple[gym.spaces.Box, np.ndarray, np.ndarray]:
+    """``(new Box, gradient, intercept)`` of a rescaled ``kind`` space, or an error that
+    names ``owner`` and the arguments (``min_action`` / ``max_action`` or ``min_obs`` /
+    ``max_obs``). An action rescaling must have an inverse: its bounds may not meet."""
+    names = (f"min_{kind}", f"max_{kind}")
+    if not isinstance(space, gym.spaces.Box):
+        raise TypeError(f"{owner}: expected a Box space, got {space}")
+    try:
+        gradient, intercept = rescale_coefficients(space, low, high, names=names)
+    except (TypeError, ValueError) as e:
+        raise type(e)(f"{owner}: {e}") from e
+    box = gym.spaces.Box(
+        low=_exact(low, space), high=_exact(high, space), shape=space.shape, dtype=space.dtype
+    )
+    if kind == "action" and np.any(box.low == box.high):
+        raise InvalidBound(
+            f"{owner}: `{names[0]}` ({low}) must be strictly smaller than `{names[1]}` "
+            f"({high}): where they are equal the rescaling has no inverse"
+        )
+    return box, gradient, intercept
+
+
+def _exact(bound: Any, space: gym.spaces.Box) -> np.ndarray:
+    """``bound`` over the space's shape, in its dtype where that is exact (so that the
+    Box warns of lost precision only where precision is lost, as Gymnasium's would)."""
+    wide = np.broadcast_to(np.asarray(bound), space.shape)
+    narrow = wide.astype(space.dtype)
+    return narrow if np.array_equal(narrow, wide) else wide
+
+
+class RescalesBox:
+    """Mixin of the single and vector Rescale wrappers (which are
+    :class:`gymnasium.utils.RecordConstructorArgs`): the bounds' checks and record,
+    and the affine map's coefficients in the library of the data."""
+
+    _consts: LibraryConstants
+
+    def _rescale(
+        self, space: gym.Space, low: Any, high: Any, kind: Literal["action", "obs"]
+    ) -> gym.spaces.Box:
+        """The rescaled Box; records ``min_{kind}`` / ``max_{kind}`` for the spec."""
+        owner = wrapper_name(self)
+        box, gradient, intercept = rescaled_box(owner, space, low, high, kind)
+        arguments = {f"min_{kind}": low, f"max_{kind}": high}
+        gym.utils.RecordConstructorArgs.__init__(
+            cast(gym.utils.RecordConstructorArgs, self), **arguments
+        )
+        self._consts = LibraryConstants(owner, g=gradient, c=intercept)
+        return box
+
+    def _consts_for(self, like: Any) -> tuple[Any, Any]:
+        """``(gradient, intercept)`` in the library and on the device of ``like``."""
+        k = self._consts.get(like)
+        return k["g"], k["c"]
 
 
 def _is_packed(final: Any) -> bool:
@@ -122,3 +199,76 @@ def pack_final_obs(
             out[i] = tree_map(lambda x, i=i: x[i], batch) if m else None
         batch = out
     return {**info, "final_obs": batch}
+
+
+def map_both(fn: Callable[..., Any], obs: Any, final: Any, *consts: Any) -> tuple[Any, Any]:
+    """``fn`` applied to two batches, as one function (so one compiled call maps both)."""
+    return fn(obs, *consts), fn(final, *consts)
+
+
+class MapsObservations:
+    """Mixin of the stateless vector observation maps: ``reset`` and ``step`` map each
+    batch with :meth:`observations`, and in SAME_STEP mode ``info["final_obs"]`` too:
+    a batch together with the observations (:meth:`_observations_and_final`, one
+    compiled call where the wrapper fuses them), Gymnasium's object array entry by
+    entry, each as a batch of one. :meth:`_check` sees every batch and entry first."""
+
+    env: Any
+    num_envs: int
+
+    def observations(self, observations: Any) -> Any:
+        """The batch mapped."""
+        raise NotImplementedError
+
+    def _observations_and_final(self, obs: Any, final: Any) -> tuple[Any, Any]:
+        """Both batches mapped."""
+        return self.observations(obs), self.observations(final)
+
+    def _check(self, obs: Any, batch: tuple[int, ...], what: str = "an observation") -> None:
+        """Refuse ``obs`` (with the batch shape ``batch``) before anything is mapped."""
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        """Reset and map the observations."""
+        obs, info = self.env.reset(seed=seed, options=options)
+        self._check(obs, (self.num_envs,))
+        return self.observations(obs), info
+
+    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        """Step and map the observations (and, in SAME_STEP mode, the final ones)."""
+        obs, reward, terminated, truncated, info = self.env.step(actions)
+        self._check(obs, (self.num_envs,))
+        if "final_obs" not in info:
+            return self.observations(obs), reward, terminated, truncated, info
+        final = info["final_obs"]
+        if _is_packed(final):
+            for f in final:
+                if f is not None:
+                    self._check(f, (), "final observations")
+            out, info = self.observations(obs), map_final_obs(info, self.observations)
+            return out, reward, terminated, truncated, info
+        self._check(final, (self.num_envs,), "final observations")
+        out, final = self._observations_and_final(obs, final)
+        return out, reward, terminated, truncated, {**info, "final_obs": final}
+
+
+class ResetsSubEnvs(StatefulShell):
+    """Mixin of the stateful vector shells: a reset of every sub-env, or of those in
+    ``options["reset_mask"]``."""
+
+    env: Any
+    num_envs: int
+
+    def _reset_env(
+        self, seed: int | None, options: dict[str, Any] | None
+    ) -> tuple[Any, dict[str, Any], Any]:
+        """Reset the env (its ``reset_mask`` checked first): ``(obs, info, mask)``, the
+        mask in the library and on the device of ``obs`` (``None``: every sub-env)."""
+        mask = reset_mask_of(wrapper_name(self), options, self.num_envs)
+        obs, info = self.env.reset(seed=seed, options=options)
+        self._received(obs)
+        return obs, info, self._mask_for(mask, obs)
+
+    def _received(self, obs: Any) -> None:
+        """Hook: check the observations a reset returned, before anything uses them."""

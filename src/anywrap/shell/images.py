@@ -1,5 +1,6 @@
 """What the image shells share: Gymnasium's space checks, per-call input checks,
-and state that owns its memory (ring buffers written in place).
+the checked image maps (:func:`grayscale_map`, :func:`resize_map`), and state
+that owns its memory (ring buffers written in place).
 
 Every check raises before any state changes, and names the wrapper, what it
 expected and what it got.
@@ -16,23 +17,34 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from functools import partial
+from typing import Any, NamedTuple
 
 import gymnasium as gym
 import numpy as np
 
 from anywrap import xp as axp
-from anywrap.shell.state import StatefulShell
+from anywrap.shell.arrays import ResetsSubEnvs
+from anywrap.shell.state import StatefulShell, convert_tree
+from anywrap.transforms.images import grayscale, resize
 from anywrap.tree import tree_map
+from anywrap.xp.images import METHODS
 
 __all__ = [
+    "ImageMap",
     "OwnedState",
+    "VectorFrames",
+    "box_space",
     "check_frames",
     "check_positive_int",
     "dtype_name",
     "final_rows",
+    "grayscale_map",
     "image_space",
     "pack_final",
+    "padding_of",
+    "resize_map",
     "resize_shape",
 ]
 
@@ -52,6 +64,54 @@ def image_space(owner: str, space: gym.Space, *, rgb: bool) -> gym.spaces.Box:
             f"{owner}: expected observation bounds 0 to 255 and dtype uint8, got {space}"
         )
     return space
+
+
+def box_space(owner: str, space: gym.Space) -> gym.spaces.Box:
+    """``space`` if it is a Box (the frame stack and max-and-skip take no other)."""
+    if not isinstance(space, gym.spaces.Box):
+        raise TypeError(f"{owner}: expected a Box observation space, got {space}")
+    return space
+
+
+class ImageMap(NamedTuple):
+    """A checked image map: the frames it takes, the space it gives, and its pure
+    function of a batch of frames (or of one frame)."""
+
+    in_shape: tuple[int, ...]
+    space: gym.spaces.Box
+    fn: Callable[[Any], Any]
+
+
+def grayscale_map(owner: str, space: gym.Space, keep_dim: bool) -> ImageMap:
+    """``GrayscaleObservation`` of the image space ``space`` (Gymnasium's checks)."""
+    space = image_space(owner, space, rgb=True)
+    shape = tuple(space.shape[:2]) + ((1,) if keep_dim else ())
+    out = gym.spaces.Box(0, 255, shape, np.uint8)
+    return ImageMap(tuple(space.shape), out, partial(grayscale, keep_dim=keep_dim))
+
+
+def resize_map(owner: str, space: gym.Space, shape: Any, interpolation: str) -> ImageMap:
+    """``ResizeObservation`` of the image space ``space`` to ``shape`` (Gymnasium's
+    checks, and ``interpolation`` one of :data:`anywrap.xp.images.METHODS`)."""
+    space = image_space(owner, space, rgb=False)
+    size = resize_shape(owner, shape)
+    if interpolation not in METHODS:
+        raise ValueError(f"{owner}: expected `interpolation` in {METHODS}, got {interpolation!r}")
+    out = gym.spaces.Box(0, 255, size + tuple(space.shape[2:]), np.uint8)
+    fn = partial(resize, size=size, channels=len(space.shape) == 3, method=interpolation)
+    return ImageMap(tuple(space.shape), out, fn)
+
+
+def padding_of(owner: str, space: gym.spaces.Box, padding_type: Any) -> tuple[str, Any]:
+    """Gymnasium's ``padding_type`` rule: ``("reset" | "zero" | "_custom", frame)``."""
+    if isinstance(padding_type, str) and padding_type in ("reset", "zero"):
+        return padding_type, np.zeros(space.shape, space.dtype)
+    if not isinstance(padding_type, str) and padding_type in space:
+        return "_custom", np.asarray(padding_type, dtype=space.dtype)
+    raise ValueError(
+        f"{owner}: expected `padding_type` to be 'reset', 'zero' or an observation of "
+        f"{space}, got {padding_type!r}"
+    )
 
 
 def resize_shape(owner: str, shape: Any) -> tuple[int, int]:
@@ -142,3 +202,25 @@ class OwnedState(StatefulShell):
 
     def _import(self, state: Any) -> Any:
         return tree_map(_copy, state)
+
+
+class VectorFrames(OwnedState, ResetsSubEnvs):
+    """Mixin of the vector frame stack and max-and-skip: their checks of each batch of
+    frames, and the flags and masks they hand their compiled transforms, in the
+    state's library and on its device."""
+
+    _NAME: str
+    env: Any
+    num_envs: int
+    _frame_shape: tuple[int, ...]
+
+    def _check_batch(self, obs: Any, what: str = "an observation") -> None:
+        check_frames(self._NAME, obs, (self.num_envs, *self._frame_shape), what=what)
+
+    def _like_state(self, x: Any) -> Any:
+        return x if type(x) is self._data_type else convert_tree(x, self._xp, self._device)
+
+    def _received(self, obs: Any) -> None:
+        """The frames of a reset checked; the state moves to their library and device."""
+        self._check_batch(obs)
+        self._follow(obs)

@@ -49,11 +49,11 @@ __all__ = [
     "DelayCounts",
     "DelayState",
     "advance",
-    "counts_of",
     "delay_observation",
     "delay_with_final",
     "init_delay",
     "release",
+    "release_inputs",
     "release_with_final",
     "reset_delay",
 ]
@@ -114,9 +114,11 @@ class DelayCounts(NamedTuple):
     prev_done: Array
 
 
-def counts_of(state: DelayState) -> DelayCounts:
-    """The state's :class:`DelayCounts`."""
-    return DelayCounts(state.count, state.off_ring, state.prev_done)
+def release_inputs(state: DelayState) -> tuple[DelayCounts, Any, Any]:
+    """What a step reads of the state, the first arguments of :func:`release` and
+    :func:`release_with_final`: its :class:`DelayCounts`, the ring's oldest batch, and
+    ``first``."""
+    return DelayCounts(state.count, state.off_ring, state.prev_done), state.queue[0], state.first
 
 
 def advance(state: DelayState, counts: DelayCounts, obs: Any, out: Any) -> DelayState:
@@ -170,7 +172,10 @@ def release(
     next_step: bool = False,
 ) -> tuple[DelayCounts, Any]:
     """One step's arithmetic: ``(counts, out)``, ``out`` taken from ``oldest`` (the ring's
-    oldest batch), ``first`` or the zero. See :func:`delay_observation`."""
+    oldest batch), ``first`` or the zero (see the module's formula). With ``next_step``
+    (NEXT_STEP autoreset), an environment that ended on the previous step returns a
+    reset observation now: its episode restarts. The flags of this step (if given)
+    are kept for the next."""
     xp = namespace(counts.count)
     count, off_ring = counts.count, counts.off_ring
     if next_step:
@@ -203,33 +208,12 @@ def release_with_final(
     return DelayCounts(_pushed(count, delay), off_ring, done), out, final_out
 
 
-def delay_observation(
-    state: DelayState,
-    obs: Any,
-    zero: Any,
-    terminated: Array | None = None,
-    truncated: Array | None = None,
-    *,
-    next_step: bool = False,
-) -> tuple[DelayState, Any]:
-    """Push ``obs`` and release the observation of ``delay`` steps ago.
-
-    With ``next_step`` (NEXT_STEP autoreset), an environment that ended on the
-    previous step returns a reset observation now: its episode restarts. The
-    flags of this step (if given) are kept for the next.
-    """
+def delay_observation(state: DelayState, obs: Any, zero: Any) -> tuple[DelayState, Any]:
+    """Push ``obs`` and release the observation of ``delay`` steps ago (the episodes
+    restart only in :func:`reset_delay`)."""
     if not state.queue:
         return state, obs
-    counts, out = release(
-        counts_of(state),
-        state.queue[0],
-        state.first,
-        zero,
-        terminated,
-        truncated,
-        delay=len(state.queue),
-        next_step=next_step,
-    )
+    counts, out = release(*release_inputs(state), zero, delay=len(state.queue))
     return advance(state, counts, obs, out), out
 
 
@@ -251,13 +235,7 @@ def delay_with_final(
     if not state.queue:
         return state, obs, final_obs
     counts, out, final_out = release_with_final(
-        counts_of(state),
-        state.queue[0],
-        state.first,
-        zero,
-        terminated,
-        truncated,
-        delay=len(state.queue),
+        *release_inputs(state), zero, terminated, truncated, delay=len(state.queue)
     )
     return advance(state, counts, obs, out), out, final_out
 

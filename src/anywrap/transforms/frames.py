@@ -311,13 +311,12 @@ def init_max_frames(
     *,
     xp: ModuleType,
     dtype: Any,
-    reward_dtype: Any = None,
     device: Any = None,
 ) -> MaxFrames:
     """Zero frames (as Gymnasium starts) and no pending reward."""
     return MaxFrames(
         frames=xp.zeros((2, *batch, *frame_shape), dtype=dtype, device=device),
-        pending=xp.zeros(batch, dtype=reward_dtype or xp.float64, device=device),
+        pending=xp.zeros(batch, dtype=xp.float64, device=device),
     )
 
 

@@ -34,7 +34,26 @@ from typing import Any, NamedTuple
 from anywrap.tree import tree_map
 from anywrap.xp import Array, astype, device, namespace, where
 
-__all__ = ["StickyState", "init_sticky", "reset_sticky", "sticky_action", "sticky_step"]
+__all__ = [
+    "StickyParams",
+    "StickyState",
+    "init_sticky",
+    "reset_sticky",
+    "sticky_action",
+    "sticky_step",
+]
+
+
+class StickyParams(NamedTuple):
+    """The state machine's parameters (Gymnasium's ``repeat_action_probability`` and
+    ``repeat_action_duration``, as a range)."""
+
+    p: float
+    """The probability that a series of repeats starts."""
+    low: int
+    """The shortest series."""
+    high: int
+    """The longest series (inclusive)."""
 
 
 class StickyState(NamedTuple):
@@ -75,6 +94,18 @@ def init_sticky(
     )
 
 
+def _forget(state: StickyState, keep: Array) -> StickyState:
+    """The environments not in ``keep`` forget their last action and any series."""
+    xp = namespace(state.sticky)
+    zero = xp.zeros_like(state.length)
+    return state._replace(
+        has_last=xp.logical_and(state.has_last, keep),
+        sticky=xp.logical_and(state.sticky, keep),
+        length=where(keep, state.length, zero),
+        taken=where(keep, state.taken, zero),
+    )
+
+
 def reset_sticky(state: StickyState, mask: Array | None = None) -> StickyState:
     """Forget the last action of the environments in ``mask`` (all when ``None``)."""
     xp = namespace(state.sticky)
@@ -83,12 +114,7 @@ def reset_sticky(state: StickyState, mask: Array | None = None) -> StickyState:
         if mask is None
         else xp.logical_not(xp.asarray(mask, device=device(state.sticky)))
     )
-    zero = xp.zeros_like(state.length)
-    return state._replace(
-        has_last=xp.logical_and(state.has_last, keep),
-        sticky=xp.logical_and(state.sticky, keep),
-        length=where(keep, state.length, zero),
-        taken=where(keep, state.taken, zero),
+    return _forget(state, keep)._replace(
         prev_terminated=xp.logical_and(state.prev_terminated, keep),
         prev_truncated=xp.logical_and(state.prev_truncated, keep),
     )
@@ -100,34 +126,16 @@ def _rows(mask: Array, x: Array) -> Array:
 
 
 def sticky_action(
-    state: StickyState,
-    action: Any,
-    draws: Array,
-    *,
-    p: float,
-    low: int,
-    high: int,
-    restart: Array | None = None,
-    record: Array | None = None,
+    state: StickyState, action: Any, draws: Array, *, p: float, low: int, high: int
 ) -> tuple[StickyState, Any]:
-    """One step of the state machine; ``draws`` holds ``(u, v)`` on its last axis.
-
-    ``restart`` (bool, per environment) forgets the last action first (an
-    environment that was reset since the previous action). ``record`` (bool)
-    says which environments send this action to the env; the others (an
-    env's NEXT_STEP reset step, which ignores it) keep a blank state.
-    """
+    """One step of the state machine; ``draws`` holds ``(u, v)`` on its last axis."""
     xp = namespace(state.sticky)
     dev = device(state.sticky)
-    has_last, sticky, length, taken = state.has_last, state.sticky, state.length, state.taken
+    length, taken = state.length, state.taken
     zero = xp.zeros_like(length)
-    if restart is not None:  # forget the previous episode's action (no full reset_sticky)
-        keep = xp.logical_not(restart)
-        has_last, sticky = xp.logical_and(has_last, keep), xp.logical_and(sticky, keep)
-        length, taken = where(keep, length, zero), where(keep, taken, zero)
     draws = xp.asarray(draws, device=dev)
     u, v = draws[..., 0], draws[..., 1]
-    repeat = xp.logical_or(sticky, xp.logical_and(has_last, u < p))
+    repeat = xp.logical_or(state.sticky, xp.logical_and(state.has_last, u < p))
     drawn = xp.minimum(astype(xp.floor(v * (high - low + 1)), length.dtype) + low, high + zero)
     length = where(xp.logical_and(repeat, length == 0), drawn, length)
     taken = where(repeat, taken + 1, taken)
@@ -138,11 +146,9 @@ def sticky_action(
 
     out = tree_map(choose, state.last, action)
     over = xp.logical_and(repeat, length == taken)  # the series is done
-    if record is not None:  # not sent to the env: nothing to remember
-        over = xp.logical_or(over, xp.logical_not(record))
     new = state._replace(
         last=out,
-        has_last=xp.ones_like(has_last) if record is None else record,
+        has_last=xp.ones_like(state.has_last),
         sticky=xp.logical_and(repeat, xp.logical_not(over)),
         length=where(over, zero, length),
         taken=where(over, zero, taken),
@@ -151,31 +157,25 @@ def sticky_action(
 
 
 def sticky_step(
-    state: StickyState,
-    key: Any,
-    action: Any,
-    *,
-    p: float,
-    low: int,
-    high: int,
-    autoreset: str = "disabled",
+    state: StickyState, key: Any, action: Any, *, params: StickyParams, autoreset: str = "disabled"
 ) -> tuple[StickyState, Any, Any]:
     """Draw from ``key`` and take one :func:`sticky_action` step: ``(state, key, action)``.
 
     ``autoreset`` says what the previous step's flags (kept in the state) mean
     for a vector env: ``"next_step"``, an environment that ended is being reset
-    by this step and ignores its action; ``"same_step"``, it was reset after
-    the previous step; ``"disabled"`` (and a single env), nothing (only
-    ``reset`` restarts an episode).
+    by this step and ignores its action, so it forgets its last action first
+    and remembers none; ``"same_step"``, it was reset after the previous step,
+    so it forgets its last action first; ``"disabled"`` (and a single env),
+    nothing (only ``reset`` restarts an episode).
     """
     from anywrap.xp.random import uniform
 
     xp = namespace(state.sticky)
     key, draws = uniform(key, (*tuple(state.sticky.shape), 2))
     ended = xp.logical_or(state.prev_terminated, state.prev_truncated)
-    restart = ended if autoreset in ("next_step", "same_step") else None
-    record = xp.logical_not(ended) if autoreset == "next_step" else None
-    state, out = sticky_action(
-        state, action, draws, p=p, low=low, high=high, restart=restart, record=record
-    )
+    if autoreset in ("next_step", "same_step"):
+        state = _forget(state, xp.logical_not(ended))
+    state, out = sticky_action(state, action, draws, p=params.p, low=params.low, high=params.high)
+    if autoreset == "next_step":  # not sent to the env: nothing to remember
+        state = _forget(state, xp.logical_not(ended))
     return state, key, out

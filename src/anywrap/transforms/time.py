@@ -17,7 +17,7 @@ which environments it ended that the environment itself did not (those must
 be reset by the caller). :func:`time_feature` is ``TimeAwareObservation``'s
 time entry: the count as ``int32``, or ``count / max_steps`` as ``float32``
 (divided in float64 where the library has it, as Gymnasium's Python division
-does, then rounded).
+does, then rounded); :class:`TimeFeature` says how it joins the observation.
 
 Example:
     >>> import numpy as np
@@ -42,6 +42,7 @@ from anywrap.xp import Array, astype, device, namespace, resolve_dtype, where, w
 __all__ = [
     "AUTORESET",
     "Clock",
+    "TimeFeature",
     "add_time",
     "advance_clock",
     "init_clock",
@@ -141,6 +142,22 @@ def time_limit(
     return Clock(count, done), truncated, forced
 
 
+class TimeFeature(NamedTuple):
+    """How ``TimeAwareObservation`` adds the time to an observation."""
+
+    max_steps: int
+    normalize: bool
+    """The time as ``float32(elapsed / max_steps)`` instead of the ``int32`` count."""
+    layout: str
+    """``"dict"``: under ``key`` in a Dict observation; ``"tuple"``: appended to a
+    Tuple one; ``"wrap"``: ``{"obs": obs, "time": time}``."""
+    key: str = "time"
+    plan: FlatPlan | None = None
+    """Flatten the result with this plan (see
+    :func:`~anywrap.transforms.arrays.flatten_observation`)."""
+    batch_ndim: int = 0
+
+
 def time_feature(elapsed: Array, *, max_steps: int, normalize: bool) -> Array:
     """``TimeAwareObservation``'s time entry, shape ``elapsed.shape + (1,)``.
 
@@ -156,29 +173,19 @@ def time_feature(elapsed: Array, *, max_steps: int, normalize: bool) -> Array:
     return xp.reshape(value, (*tuple(elapsed.shape), 1))
 
 
-def add_time(
-    obs: Any,
-    time: Array,
-    *,
-    layout: str,
-    key: str = "time",
-    plan: FlatPlan | None = None,
-    batch_ndim: int = 0,
-) -> Any:
-    """``TimeAwareObservation``'s observation: ``obs`` with ``time`` added.
-
-    ``layout`` ``"dict"`` puts ``time`` under ``key`` in a Dict observation,
-    ``"tuple"`` appends it to a Tuple one, and ``"wrap"`` makes
-    ``{"obs": obs, "time": time}``. With a ``plan`` the result is flattened
-    (:func:`~anywrap.transforms.arrays.flatten_observation`).
-    """
-    if layout == "dict":
-        combined: Any = {key: time, **obs}
-    elif layout == "tuple":
+def add_time(obs: Any, elapsed: Array, feature: TimeFeature) -> Any:
+    """``TimeAwareObservation``'s observation: ``obs`` with the time of the counts
+    ``elapsed`` added as ``feature`` says."""
+    time = time_feature(elapsed, max_steps=feature.max_steps, normalize=feature.normalize)
+    if feature.layout == "dict":
+        combined: Any = {feature.key: time, **obs}
+    elif feature.layout == "tuple":
         combined = (*obs, time)
     else:
         combined = {"obs": obs, "time": time}
-    return combined if plan is None else flatten_observation(combined, plan, batch_ndim)
+    if feature.plan is None:
+        return combined
+    return flatten_observation(combined, feature.plan, feature.batch_ndim)
 
 
 def time_aware(
@@ -188,12 +195,7 @@ def time_aware(
     truncated: Array,
     final_obs: Any = None,
     *,
-    max_steps: int,
-    normalize: bool,
-    layout: str,
-    key: str = "time",
-    plan: FlatPlan | None = None,
-    batch_ndim: int = 0,
+    feature: TimeFeature,
     autoreset: str = "disabled",
 ) -> tuple[Clock, Any, Any]:
     """Count one step and add the time to ``obs`` (and to ``final_obs``, if given).
@@ -201,32 +203,16 @@ def time_aware(
     Returns ``(clock, obs, final_obs)``.
     """
     clock, elapsed, final_elapsed = advance_clock(clock, terminated, truncated, autoreset=autoreset)
-
-    def with_time(o: Any, count: Array) -> Any:
-        t = time_feature(count, max_steps=max_steps, normalize=normalize)
-        return add_time(o, t, layout=layout, key=key, plan=plan, batch_ndim=batch_ndim)
-
-    out = with_time(obs, elapsed)
-    final = None if final_obs is None else with_time(final_obs, final_elapsed)
-    return clock, out, final
+    final = None if final_obs is None else add_time(final_obs, final_elapsed, feature)
+    return clock, add_time(obs, elapsed, feature), final
 
 
 def time_aware_reset(
-    clock: Clock,
-    obs: Any,
-    mask: Array | None = None,
-    *,
-    max_steps: int,
-    normalize: bool,
-    layout: str,
-    key: str = "time",
-    plan: FlatPlan | None = None,
-    batch_ndim: int = 0,
+    clock: Clock, obs: Any, mask: Array | None = None, *, feature: TimeFeature
 ) -> tuple[Clock, Any]:
     """Restart the clocks in ``mask`` (all when ``None``); ``(clock, obs with time)``."""
     clock = reset_clock(clock, mask)
-    t = time_feature(clock.elapsed, max_steps=max_steps, normalize=normalize)
-    return clock, add_time(obs, t, layout=layout, key=key, plan=plan, batch_ndim=batch_ndim)
+    return clock, add_time(obs, clock.elapsed, feature)
 
 
 def restart_rows(

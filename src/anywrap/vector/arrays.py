@@ -20,18 +20,12 @@ from gymnasium.vector.utils import batch_space
 
 from anywrap import xp as axp
 from anywrap.shell.actions import ActionBounds, ObservesEnvLibrary
-from anywrap.shell.arrays import LibraryConstants, map_final_obs
-from anywrap.transforms.arrays import (
-    cast,
-    clip_reward,
-    flatten_observation,
-    flatten_plan,
-    reshape_observation,
-)
+from anywrap.shell.arrays import LibraryConstants, MapsObservations, RescalesBox, map_both
+from anywrap.shell.checks import wrapper_name
+from anywrap.transforms import arrays
 from anywrap.transforms.rescale import affine, affine_inverse
 from anywrap.tree import first_leaf
 from anywrap.wrappers.arrays import _bound, check_reward_bounds, dtype_space, reshape_space
-from anywrap.wrappers.rescale import rescaled_box
 
 __all__ = [
     "ClipReward",
@@ -43,13 +37,14 @@ __all__ = [
 ]
 
 
-class _ObservationMap(VectorWrapper):
+class _ObservationMap(MapsObservations, VectorWrapper, gym.utils.RecordConstructorArgs):
     """A batch map of the observations (and of ``info["final_obs"]``), in the space's dtype."""
 
-    _owner = ""
-    _dtype = "float32"
-
-    def _setup(self, single: gym.Space) -> None:
+    def __init__(self, env: VectorEnv, single: gym.Space, **arguments: Any) -> None:
+        """Record the subclass's constructor ``arguments`` (a call that recorded them
+        already wins), wrap ``env`` and give it the single observation space ``single``."""
+        gym.utils.RecordConstructorArgs.__init__(self, **arguments)
+        VectorWrapper.__init__(self, env)
         self.single_observation_space = single
         self.observation_space = batch_space(single, self.num_envs)
         self._dtype = np.dtype(single.dtype).name if single.dtype is not None else ""
@@ -62,37 +57,30 @@ class _ObservationMap(VectorWrapper):
         """Constants the transform takes, in the library of ``obs`` (never made while tracing)."""
         return ()
 
-    def observations(self, observations: Any) -> Any:
-        """The batch mapped, in the wrapper space's dtype (host or device)."""
-        leaf = first_leaf(observations)
+    def _compiled(self, obs: Any, both: bool) -> Any:
+        """The transform into the space's dtype for batches like ``obs`` (of two batches
+        at once with ``both``): compiled once per dtype, except on NumPy."""
+        leaf = first_leaf(obs)
         xp = axp.namespace(leaf)
         dtype = axp.resolve_dtype(xp, self._dtype, axp.device(leaf))
-        fn: Any = self._fns.get(dtype)
+        fn: Any = self._fns.get((dtype, both))
         if fn is None:
             fn = partial(self._transform, dtype=dtype)
-            fn = self._fns[dtype] = fn if xp is np else axp.Compiled(fn, 0)
+            fn = partial(map_both, fn) if both else fn
+            fn = self._fns[(dtype, both)] = fn if xp is np else axp.Compiled(fn, 0)
+        return fn
+
+    def observations(self, observations: Any) -> Any:
+        """The batch mapped, in the wrapper space's dtype (host or device)."""
+        fn = self._compiled(observations, both=False)
         return fn(observations, *self._consts_for(observations))
 
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Any, dict[str, Any]]:
-        """Reset and map the observations."""
-        obs, info = self.env.reset(seed=seed, options=options)
-        return self.observations(obs), info
-
-    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
-        """Step and map the observations (and ``info["final_obs"]``)."""
-        obs, reward, terminated, truncated, info = self.env.step(actions)
-        return (
-            self.observations(obs),
-            reward,
-            terminated,
-            truncated,
-            map_final_obs(info, self.observations),
-        )
+    def _observations_and_final(self, obs: Any, final: Any) -> tuple[Any, Any]:
+        out, final = self._compiled(obs, both=True)(obs, final, *self._consts_for(obs))
+        return out, final
 
 
-class RescaleObservation(_ObservationMap, gym.utils.RecordConstructorArgs):
+class RescaleObservation(RescalesBox, _ObservationMap, gym.utils.RecordConstructorArgs):
     """Affinely rescales each sub-env's Box observation to ``[min_obs, max_obs]``.
 
     Drop-in for :class:`gymnasium.wrappers.vector.RescaleObservation`; see
@@ -112,26 +100,10 @@ class RescaleObservation(_ObservationMap, gym.utils.RecordConstructorArgs):
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    _owner = "anywrap.vector.RescaleObservation"
-
     def __init__(self, env: VectorEnv, min_obs: Any, max_obs: Any) -> None:
         """Wrap ``env`` (a Box single observation space)."""
-        box, gradient, intercept = rescaled_box(
-            self._owner,
-            env.single_observation_space,
-            min_obs,
-            max_obs,
-            ("min_obs", "max_obs"),
-            invertible=False,
-        )
-        gym.utils.RecordConstructorArgs.__init__(self, min_obs=min_obs, max_obs=max_obs)
-        VectorWrapper.__init__(self, env)
-        self._setup(box)
-        self._consts = LibraryConstants(self._owner, g=gradient, c=intercept)
-
-    def _consts_for(self, obs: Any) -> tuple[Any, ...]:
-        k = self._consts.get(obs)
-        return k["g"], k["c"]
+        box = self._rescale(env.single_observation_space, min_obs, max_obs, "obs")
+        _ObservationMap.__init__(self, env, box)
 
     def _transform(self, obs: Any, *consts: Any, dtype: Any) -> Any:
         gradient, intercept = consts
@@ -157,18 +129,14 @@ class DtypeObservation(_ObservationMap, gym.utils.RecordConstructorArgs):
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    _owner = "anywrap.vector.DtypeObservation"
-
     def __init__(self, env: VectorEnv, dtype: Any) -> None:
         """Wrap ``env``; ``dtype``: a NumPy dtype, scalar type or name."""
-        space = dtype_space(self._owner, env.single_observation_space, dtype)
-        gym.utils.RecordConstructorArgs.__init__(self, dtype=dtype)
-        VectorWrapper.__init__(self, env)
+        space = dtype_space(wrapper_name(self), env.single_observation_space, dtype)
+        _ObservationMap.__init__(self, env, space, dtype=dtype)
         self.dtype = dtype
-        self._setup(space)
 
     def _transform(self, obs: Any, *consts: Any, dtype: Any) -> Any:
-        return cast(obs, dtype)
+        return arrays.cast(obs, dtype)
 
 
 class FlattenObservation(_ObservationMap, gym.utils.RecordConstructorArgs):
@@ -190,18 +158,16 @@ class FlattenObservation(_ObservationMap, gym.utils.RecordConstructorArgs):
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    _owner = "anywrap.vector.FlattenObservation"
-
     def __init__(self, env: VectorEnv) -> None:
         """Wrap ``env``."""
-        plan = flatten_plan(env.single_observation_space, self._owner)
-        gym.utils.RecordConstructorArgs.__init__(self)
-        VectorWrapper.__init__(self, env)
-        self._setup(gym.spaces.utils.flatten_space(env.single_observation_space))
+        plan = arrays.flatten_plan(env.single_observation_space, wrapper_name(self))
+        _ObservationMap.__init__(
+            self, env, gym.spaces.utils.flatten_space(env.single_observation_space)
+        )
         self._plan = plan
 
     def _transform(self, obs: Any, *consts: Any, dtype: Any) -> Any:
-        return cast(flatten_observation(obs, self._plan, batch_ndim=1), dtype)
+        return arrays.cast(arrays.flatten_observation(obs, self._plan, batch_ndim=1), dtype)
 
 
 class ReshapeObservation(_ObservationMap, gym.utils.RecordConstructorArgs):
@@ -222,22 +188,20 @@ class ReshapeObservation(_ObservationMap, gym.utils.RecordConstructorArgs):
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    _owner = "anywrap.vector.ReshapeObservation"
-
     def __init__(self, env: VectorEnv, shape: int | tuple[int, ...]) -> None:
         """Wrap ``env`` (a Box single observation space); ``shape``: a tuple of ints."""
-        space = reshape_space(self._owner, env.single_observation_space, shape)
-        gym.utils.RecordConstructorArgs.__init__(self, shape=shape)
-        VectorWrapper.__init__(self, env)
+        space = reshape_space(wrapper_name(self), env.single_observation_space, shape)
+        _ObservationMap.__init__(self, env, space, shape=shape)
         self.shape = shape
-        self._setup(space)
 
     def _transform(self, obs: Any, *consts: Any, dtype: Any) -> Any:
         shape: tuple[int, ...] = self.single_observation_space.shape  # type: ignore[assignment]
-        return cast(reshape_observation(obs, shape, batch_ndim=1), dtype)
+        return arrays.cast(arrays.reshape_observation(obs, shape, batch_ndim=1), dtype)
 
 
-class RescaleAction(ObservesEnvLibrary, VectorActionWrapper, gym.utils.RecordConstructorArgs):
+class RescaleAction(
+    RescalesBox, ObservesEnvLibrary, VectorActionWrapper, gym.utils.RecordConstructorArgs
+):
     """Affinely rescales each sub-env's Box action space to ``[min_action, max_action]``.
 
     Drop-in for :class:`gymnasium.wrappers.vector.RescaleAction`; see
@@ -262,35 +226,24 @@ class RescaleAction(ObservesEnvLibrary, VectorActionWrapper, gym.utils.RecordCon
 
     def __init__(self, env: VectorEnv, min_action: Any, max_action: Any) -> None:
         """Wrap ``env`` (a Box single action space)."""
-        owner = "anywrap.vector.RescaleAction"
-        box, gradient, intercept = rescaled_box(
-            owner,
-            env.single_action_space,
-            min_action,
-            max_action,
-            ("min_action", "max_action"),
-            invertible=True,
-        )
-        gym.utils.RecordConstructorArgs.__init__(self, min_action=min_action, max_action=max_action)
+        box = self._rescale(env.single_action_space, min_action, max_action, "action")
         VectorActionWrapper.__init__(self, env)
         self.single_action_space = box
         self.action_space = batch_space(box, self.num_envs)
         self._bounds = ActionBounds(self, box, (self.num_envs,))
-        self._consts = LibraryConstants(owner, g=gradient, c=intercept)
         self._env_dtype = np.dtype(env.single_action_space.dtype).name
         self._maps: dict[Any, Any] = {}
 
     def actions(self, actions: Any) -> Any:
         """The batch of actions mapped back onto the env's bounds."""
         actions, *_ = self._bounds.check(actions)
-        k = self._consts.get(actions)
         xp = axp.namespace(actions)
         dtype = axp.resolve_dtype(xp, self._env_dtype, axp.device(actions))
         fn = self._maps.get(dtype)
         if fn is None:
             fn = partial(affine_inverse, dtype=dtype)
             fn = self._maps[dtype] = fn if xp is np else axp.Compiled(fn, 0)
-        return fn(actions, k["g"], k["c"])
+        return fn(actions, *self._consts_for(actions))
 
 
 class ClipReward(VectorRewardWrapper, gym.utils.RecordConstructorArgs):
@@ -329,6 +282,6 @@ class ClipReward(VectorRewardWrapper, gym.utils.RecordConstructorArgs):
         dtype = getattr(rewards, "dtype", None)
         fn = self._clips.get(dtype)
         if fn is None:
-            fn = partial(clip_reward, dtype=dtype)
+            fn = partial(arrays.clip_reward, dtype=dtype)
             fn = self._clips[dtype] = fn if axp.is_host(rewards) else axp.Compiled(fn, 0)
         return fn(rewards, k["low"], k["high"])

@@ -10,14 +10,13 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap import xp as axp
-from anywrap.shell.arrays import LibraryConstants, pack_final_obs
-from anywrap.shell.checks import autoreset_mode, reset_mask_of
-from anywrap.shell.state import StatefulShell
+from anywrap.shell.arrays import LibraryConstants, ResetsSubEnvs, pack_final_obs
+from anywrap.shell.checks import autoreset_mode
 from anywrap.transforms.delay import (
     advance,
-    counts_of,
     init_delay,
     release,
+    release_inputs,
     release_with_final,
     reset_delay,
 )
@@ -26,7 +25,7 @@ from anywrap.wrappers.delay import check_delay, zero_observation
 __all__ = ["DelayObservation"]
 
 
-class DelayObservation(StatefulShell, VectorWrapper, gym.utils.RecordConstructorArgs):
+class DelayObservation(ResetsSubEnvs, VectorWrapper, gym.utils.RecordConstructorArgs):
     """Each sub-env returns its observation of ``delay`` steps ago (the space's zero until
     its episode has one).
 
@@ -78,10 +77,8 @@ class DelayObservation(StatefulShell, VectorWrapper, gym.utils.RecordConstructor
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         """Reset; the queues of the sub-envs reset (all, without a ``reset_mask``) empty."""
-        mask = reset_mask_of(self._name, options, self.num_envs)
-        obs, info = self.env.reset(seed=seed, options=options)
-        zero, mask = self._zero.get(obs)["zero"], self._mask_for(mask, obs)
-        state, out = self._reset(self._state_for(obs), obs, zero, mask)
+        obs, info, mask = self._reset_env(seed, options)
+        state, out = self._reset(self._state_for(obs), obs, self._zero.get(obs)["zero"], mask)
         self._commit(state, obs)
         return out, info
 
@@ -94,17 +91,13 @@ class DelayObservation(StatefulShell, VectorWrapper, gym.utils.RecordConstructor
             return obs, reward, terminated, truncated, info
         zero = self._zero.get(obs)["zero"]
         if self._mode is AutoresetMode.SAME_STEP:
-            counts, out, final = self._with_final(
-                counts_of(s), s.queue[0], s.first, zero, terminated, truncated
-            )
+            counts, out, final = self._with_final(*release_inputs(s), zero, terminated, truncated)
             if "final_obs" in info:  # (the old episode's last is never released: delay > 0)
                 final_in = info["final_obs"]
                 packed = isinstance(final_in, np.ndarray) and final_in.dtype == object
                 info = pack_final_obs(info, final, packed)
         else:
-            counts, out = self._release(
-                counts_of(s), s.queue[0], s.first, zero, terminated, truncated
-            )
+            counts, out = self._release(*release_inputs(s), zero, terminated, truncated)
         # The ring turns outside the compiled call, so that nothing is copied.
         self._commit(advance(s, counts, obs, out), obs)
         return out, reward, terminated, truncated, info

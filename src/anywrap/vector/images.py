@@ -3,7 +3,6 @@ FrameStackObservation, MaxAndSkipObservation."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -13,17 +12,20 @@ from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 from gymnasium.vector.utils import batch_space
 
 from anywrap import xp as axp
-from anywrap.shell.checks import autoreset_mode, reset_mask_of
+from anywrap.shell.arrays import MapsObservations, map_both
+from anywrap.shell.checks import autoreset_mode
 from anywrap.shell.images import (
-    OwnedState,
+    ImageMap,
+    VectorFrames,
+    box_space,
     check_frames,
     check_positive_int,
     final_rows,
-    image_space,
+    grayscale_map,
     pack_final,
-    resize_shape,
+    padding_of,
+    resize_map,
 )
-from anywrap.shell.state import convert_tree
 from anywrap.transforms.frames import (
     FrameStack,
     init_frame_stack,
@@ -34,9 +36,6 @@ from anywrap.transforms.frames import (
     reset_frame_stack,
     reset_max_frames,
 )
-from anywrap.transforms.images import grayscale, resize
-from anywrap.wrappers.images import padding_of
-from anywrap.xp.images import METHODS
 
 __all__ = [
     "FrameStackObservation",
@@ -46,51 +45,31 @@ __all__ = [
 ]
 
 
-def _pair(fn: Callable[[Any], Any], obs: Any, final: Any) -> tuple[Any, Any]:
-    return fn(obs), fn(final)
-
-
-class _ImageTransform(VectorWrapper):
-    """A stateless image transform of every observation, and of ``info["final_obs"]``."""
+class _ImageTransform(MapsObservations, VectorWrapper):
+    """A stateless image map of every batch of observations, and of ``info["final_obs"]``
+    (a batch of them in the same compiled call)."""
 
     _NAME: str
-    _in_shape: tuple[int, ...]
-    _fn: Callable[[Any], Any]
-    _both: Callable[[Any, Any], Any]
 
-    def _apply(self, obs: Any) -> Any:
-        check_frames(self._NAME, obs, (self.num_envs, *self._in_shape), dtype="uint8")
-        return self._fn(obs)
+    def _wrap(self, env: VectorEnv, image: ImageMap) -> None:
+        VectorWrapper.__init__(self, env)
+        autoreset_mode(self._NAME, env)
+        self.single_observation_space = image.space
+        self.observation_space = batch_space(image.space, self.num_envs)
+        self._in_shape = image.in_shape
+        self._fn = axp.Compiled(image.fn)
+        self._both = axp.Compiled(partial(map_both, image.fn))
 
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Any, dict[str, Any]]:
-        """Reset and transform the observations."""
-        obs, info = self.env.reset(seed=seed, options=options)
-        return self._apply(obs), info
+    def _check(self, obs: Any, batch: tuple[int, ...], what: str = "an observation") -> None:
+        check_frames(self._NAME, obs, (*batch, *self._in_shape), dtype="uint8", what=what)
 
-    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
-        """Step and transform the observations (and, in SAME_STEP mode, the final ones)."""
-        obs, reward, terminated, truncated, info = self.env.step(actions)
-        batch = (self.num_envs, *self._in_shape)
-        check_frames(self._NAME, obs, batch, dtype="uint8")
-        if "final_obs" not in info:
-            return self._fn(obs), reward, terminated, truncated, info
-        final = info["final_obs"]
-        what = "final observations"
-        if isinstance(final, np.ndarray) and final.dtype == object:  # Gymnasium's host layout
-            for f in final:
-                if f is not None:
-                    check_frames(self._NAME, f, self._in_shape, dtype="uint8", what=what)
-            packed = np.empty(final.shape, dtype=object)
-            for i, f in enumerate(final):
-                if f is not None:  # one entry, as a batch of one
-                    packed[i] = self._fn(f[None])[0]
-            out, final = self._fn(obs), packed
-        else:  # a batch: transformed with the observations, in one call
-            check_frames(self._NAME, final, batch, dtype="uint8", what=what)
-            out, final = self._both(obs, final)
-        return out, reward, terminated, truncated, {**info, "final_obs": final}
+    def observations(self, observations: Any) -> Any:
+        """The batch of frames mapped."""
+        return self._fn(observations)
+
+    def _observations_and_final(self, obs: Any, final: Any) -> tuple[Any, Any]:
+        out, final = self._both(obs, final)
+        return out, final
 
 
 class GrayscaleObservation(_ImageTransform, gym.utils.RecordConstructorArgs):
@@ -125,17 +104,10 @@ class GrayscaleObservation(_ImageTransform, gym.utils.RecordConstructorArgs):
             env: The vector env to wrap.
             keep_dim: Keep a channel axis of size 1.
         """
-        space = image_space(self._NAME, env.single_observation_space, rgb=True)
+        image = grayscale_map(self._NAME, env.single_observation_space, keep_dim)
         gym.utils.RecordConstructorArgs.__init__(self, keep_dim=keep_dim)
-        VectorWrapper.__init__(self, env)
-        autoreset_mode(self._NAME, env)
+        self._wrap(env, image)
         self.keep_dim = keep_dim
-        shape = tuple(space.shape[:2]) + ((1,) if keep_dim else ())
-        self.single_observation_space = gym.spaces.Box(0, 255, shape, np.uint8)
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self._in_shape = tuple(space.shape)
-        self._fn = axp.Compiled(partial(grayscale, keep_dim=keep_dim))
-        self._both = axp.Compiled(partial(_pair, partial(grayscale, keep_dim=keep_dim)))
 
 
 class ResizeObservation(_ImageTransform, gym.utils.RecordConstructorArgs):
@@ -165,32 +137,12 @@ class ResizeObservation(_ImageTransform, gym.utils.RecordConstructorArgs):
     def __init__(
         self, env: VectorEnv, shape: tuple[int, int], *, interpolation: str = "area"
     ) -> None:
-        """Wrap ``env``, whose single observation space is a uint8 image Box (0 to 255).
-
-        Args:
-            env: The vector env to wrap.
-            shape: The new ``(height, width)``.
-            interpolation: ``"area"`` (Gymnasium's filter) or ``"bilinear"``.
-        """
-        space = image_space(self._NAME, env.single_observation_space, rgb=False)
-        size = resize_shape(self._NAME, shape)
-        if interpolation not in METHODS:
-            raise ValueError(
-                f"{self._NAME}: expected `interpolation` in {METHODS}, got {interpolation!r}"
-            )
+        """Wrap ``env``, whose single observation space is a uint8 image Box (0 to 255);
+        ``shape`` and ``interpolation`` as for :class:`anywrap.ResizeObservation`."""
+        image = resize_map(self._NAME, env.single_observation_space, shape, interpolation)
         gym.utils.RecordConstructorArgs.__init__(self, shape=shape)
-        VectorWrapper.__init__(self, env)
-        autoreset_mode(self._NAME, env)
-        self.shape = size
-        self.interpolation = interpolation
-        self.single_observation_space = gym.spaces.Box(
-            0, 255, size + tuple(space.shape[2:]), np.uint8
-        )
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self._in_shape = tuple(space.shape)
-        fn = partial(resize, size=size, channels=len(space.shape) == 3, method=interpolation)
-        self._fn = axp.Compiled(fn)
-        self._both = axp.Compiled(partial(_pair, fn))
+        self._wrap(env, image)
+        self.shape, self.interpolation = image.space.shape[:2], interpolation
 
 
 # ---------------------------------------------------------------- frame stack
@@ -226,7 +178,7 @@ def _push_final(
     )
 
 
-class FrameStackObservation(OwnedState, VectorWrapper, gym.utils.RecordConstructorArgs):
+class FrameStackObservation(VectorFrames, VectorWrapper, gym.utils.RecordConstructorArgs):
     """Stacks each sub-env's last ``stack_size`` observations, on any array library.
 
     Gymnasium has no vector frame stack (its ``FrameStackObservation`` wraps
@@ -280,9 +232,7 @@ class FrameStackObservation(OwnedState, VectorWrapper, gym.utils.RecordConstruct
         )
         VectorWrapper.__init__(self, env)
         stack_size = check_positive_int(self._NAME, "stack_size", stack_size, 1)
-        space = env.single_observation_space
-        if not isinstance(space, gym.spaces.Box):
-            raise TypeError(f"{self._NAME}: expected a Box observation space, got {space}")
+        space = box_space(self._NAME, env.single_observation_space)
         self._mode = autoreset_mode(self._NAME, env)
         kind, self.padding_value = padding_of(self._NAME, space, padding_type)
         self.single_observation_space = batch_space(space, n=stack_size)
@@ -311,31 +261,22 @@ class FrameStackObservation(OwnedState, VectorWrapper, gym.utils.RecordConstruct
         itemsize = np.dtype(self.single_observation_space.dtype).itemsize
         return float(frames.shape[0] * int(np.prod(frames.shape[1:])) * itemsize) / self.num_envs
 
-    def _like_state(self, x: Any) -> Any:
-        return x if type(x) is self._data_type else convert_tree(x, self._xp, self._device)
-
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         """Reset; the sub-envs reset (all, or those of ``reset_mask``) start a new stack."""
-        mask = reset_mask_of(self._NAME, options, self.num_envs)
-        obs, info = self.env.reset(seed=seed, options=options)
-        check_frames(self._NAME, obs, (self.num_envs, *self._frame_shape))
-        self._follow(obs)
-        mask = self._mask_for(mask, obs)
+        obs, info, mask = self._reset_env(seed, options)
         self._state, out = self._reset(self._state, obs, mask)
         return out, info
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         """Step and append each sub-env's observation to its stack."""
         obs, reward, terminated, truncated, info = self.env.step(actions)
-        check_frames(self._NAME, obs, (self.num_envs, *self._frame_shape))
+        self._check_batch(obs)
         final = info.get("final_obs") if self._mode is AutoresetMode.SAME_STEP else None
         if final is not None:
             rows = final_rows(final, info["_final_obs"], obs)
-            check_frames(
-                self._NAME, rows, (self.num_envs, *self._frame_shape), what="final observations"
-            )
+            self._check_batch(rows, what="final observations")
         self._follow(obs)
         term, trunc = self._like_state(terminated), self._like_state(truncated)
         if final is None:
@@ -348,7 +289,7 @@ class FrameStackObservation(OwnedState, VectorWrapper, gym.utils.RecordConstruct
 
 
 # ------------------------------------------------------------- max and skip
-class MaxAndSkipObservation(OwnedState, VectorWrapper, gym.utils.RecordConstructorArgs):
+class MaxAndSkipObservation(VectorFrames, VectorWrapper, gym.utils.RecordConstructorArgs):
     """Repeats each action ``skip`` times over a vector env; returns each sub-env's
     maximum of its last two frames and its summed reward, on any array library.
 
@@ -375,14 +316,16 @@ class MaxAndSkipObservation(OwnedState, VectorWrapper, gym.utils.RecordConstruct
     besides the ``skip`` env steps.
 
     Example:
-        >>> import gymnasium as gym
+        >>> import ale_py, gymnasium as gym
+        >>> import numpy as np
         >>> import anywrap
-        >>> envs = gym.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync")
-        >>> envs = anywrap.vector.MaxAndSkipObservation(envs, skip=2)
+        >>> gym.register_envs(ale_py)
+        >>> kw = {"num_envs": 2, "vectorization_mode": "sync", "frameskip": 1}
+        >>> envs = anywrap.vector.MaxAndSkipObservation(gym.make_vec("ALE/Pong-v5", **kw), skip=4)
         >>> _ = envs.reset(seed=0)
-        >>> obs, reward, *_ = envs.step(envs.action_space.sample())
-        >>> obs.shape, reward
-        ((2, 4), array([2., 2.]))
+        >>> obs, reward, *_ = envs.step(np.zeros(2, dtype=np.int64))  # 4 frames per sub-env
+        >>> obs.shape, obs.dtype, reward
+        ((2, 210, 160, 3), dtype('uint8'), array([0., 0.]))
 
     Change logs:
      * v0.1.0 - Initially added: Gymnasium 1.4's single-env wrapper, for vector envs.
@@ -400,9 +343,7 @@ class MaxAndSkipObservation(OwnedState, VectorWrapper, gym.utils.RecordConstruct
         gym.utils.RecordConstructorArgs.__init__(self, skip=skip)
         VectorWrapper.__init__(self, env)
         self._skip = check_positive_int(self._NAME, "skip", skip, 2)
-        space = env.single_observation_space
-        if not isinstance(space, gym.spaces.Box):
-            raise TypeError(f"{self._NAME}: expected a Box observation space, got {space}")
+        space = box_space(self._NAME, env.single_observation_space)
         self._mode = autoreset_mode(self._NAME, env)
         if self._mode is AutoresetMode.DISABLED:
             raise ValueError(
@@ -416,30 +357,22 @@ class MaxAndSkipObservation(OwnedState, VectorWrapper, gym.utils.RecordConstruct
         self._fn = axp.Compiled(max_and_skip, donate=True)
         self._reset = axp.Compiled(reset_max_frames, donate=True)
 
-    def _like_state(self, x: Any) -> Any:
-        return x if type(x) is self._data_type else convert_tree(x, self._xp, self._device)
-
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         """Reset; the sub-envs reset (all, or those of ``reset_mask``) drop their pending reward."""
-        mask = reset_mask_of(self._NAME, options, self.num_envs)
-        obs, info = self.env.reset(seed=seed, options=options)
-        check_frames(self._NAME, obs, (self.num_envs, *self._frame_shape))
-        self._follow(obs)
-        mask = self._mask_for(mask, obs)
+        obs, info, mask = self._reset_env(seed, options)
         self._state = self._reset(self._state, mask)
         return obs, info
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         """Step every sub-env ``skip`` times with ``actions``."""
-        shape = (self.num_envs, *self._frame_shape)
         same = self._mode is AutoresetMode.SAME_STEP
         rewards, terms, truncs, frames, finals = [], [], [], [], []
         info: dict[str, Any] = {}
         for i in range(self._skip):
             obs, reward, terminated, truncated, info = self.env.step(actions)
-            check_frames(self._NAME, obs, shape)
+            self._check_batch(obs)
             rewards.append(reward)
             terms.append(terminated)
             truncs.append(truncated)
@@ -451,7 +384,7 @@ class MaxAndSkipObservation(OwnedState, VectorWrapper, gym.utils.RecordConstruct
                         finals.append(obs)
                     else:
                         finals.append(final_rows(final, info["_final_obs"], obs))
-                        check_frames(self._NAME, finals[-1], shape, what="final observations")
+                        self._check_batch(finals[-1], what="final observations")
         self._follow(frames[-1])
         conv = self._like_state
         self._state, out = self._fn(

@@ -10,9 +10,10 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap import xp as axp
-from anywrap.shell.checks import autoreset_mode, reset_mask_of
-from anywrap.transforms.sticky import init_sticky, reset_sticky, sticky_step
-from anywrap.wrappers.sticky import StickyShell, check_sticky, sample_action
+from anywrap.shell.arrays import ResetsSubEnvs
+from anywrap.shell.checks import autoreset_mode, wrapper_name
+from anywrap.transforms.sticky import sticky_step
+from anywrap.wrappers.sticky import StickyShell
 
 __all__ = ["StickyAction"]
 
@@ -23,7 +24,7 @@ _MODES = {
 }
 
 
-class StickyAction(StickyShell, VectorWrapper, gym.utils.RecordConstructorArgs):
+class StickyAction(StickyShell, ResetsSubEnvs, VectorWrapper, gym.utils.RecordConstructorArgs):
     """Each sub-env, with probability ``repeat_action_probability``, gets its previous action
     again for a run of ``repeat_action_duration`` steps; drawn on the env's device.
 
@@ -59,43 +60,24 @@ class StickyAction(StickyShell, VectorWrapper, gym.utils.RecordConstructorArgs):
         repeat_action_duration: int | tuple[int, int] = 1,
     ) -> None:
         """Wrap ``env``; see :class:`anywrap.StickyAction` for the arguments."""
-        name = "anywrap.vector.StickyAction"
-        low, high = check_sticky(name, repeat_action_probability, repeat_action_duration)
-        try:
-            sample = sample_action(env.single_action_space, (env.num_envs,))
-        except TypeError as e:
-            raise TypeError(f"{name}: {e}") from e
-        gym.utils.RecordConstructorArgs.__init__(
-            self,
-            repeat_action_probability=repeat_action_probability,
-            repeat_action_duration=repeat_action_duration,
+        params = self._setup(
+            env.single_action_space,
+            (env.num_envs,),
+            repeat_action_probability,
+            repeat_action_duration,
         )
         VectorWrapper.__init__(self, env)
-        self._name = name
-        self._mode = autoreset_mode(name, env)
-        self.repeat_action_probability = repeat_action_probability
-        self.repeat_action_duration_range = (low, high)
-        self._start(init_sticky(sample, batch_shape=(self.num_envs,), xp=np))
-        self._step = axp.Compiled(
-            partial(
-                sticky_step,
-                p=float(repeat_action_probability),
-                low=low,
-                high=high,
-                autoreset=_MODES[self._mode],
-            ),
-            0,
-        )
-        self._reset = axp.Compiled(reset_sticky, 0)
+        self._mode = autoreset_mode(wrapper_name(self), env)
+        autoreset = _MODES[self._mode]
+        self._step = axp.Compiled(partial(sticky_step, params=params, autoreset=autoreset), 0)
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         """Reset; forget the last actions of the sub-envs reset (all, without a mask)."""
-        mask = reset_mask_of(self._name, options, self.num_envs)
-        obs, info = self.env.reset(seed=seed, options=options)
+        obs, info, mask = self._reset_env(seed, options)
         state = self._state_for(obs)
-        machine = self._reset(state.machine, self._mask_for(mask, obs))
+        machine = self._reset(state.machine, mask)
         self._commit(state._replace(machine=machine), obs)
         if isinstance(seed, list | tuple):
             seed = int(np.random.SeedSequence([int(s) for s in seed]).generate_state(1)[0])

@@ -10,22 +10,20 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap import xp as axp
-from anywrap.shell.arrays import final_obs_batch, pack_final_obs
-from anywrap.shell.checks import autoreset_mode, reset_mask_of
-from anywrap.shell.state import StatefulShell
+from anywrap.shell.arrays import ResetsSubEnvs, final_obs_batch, pack_final_obs
+from anywrap.shell.checks import autoreset_mode, wrapper_name
+from anywrap.shell.time import CountsTime, check_max_episode_steps
 from anywrap.transforms.time import (
     Clock,
+    TimeFeature,
     init_clock,
     reset_clock,
     restart_now,
     restart_rows,
     select_rows,
-    time_aware,
-    time_aware_reset,
     time_limit,
 )
 from anywrap.tree import tree_map
-from anywrap.wrappers.time import find_max_steps, time_aware_space
 
 __all__ = ["TimeAwareObservation", "TimeLimit"]
 
@@ -47,7 +45,7 @@ class LimitState(NamedTuple):
     """Episodes the limit ended on the last step that the env must still reset (bool)."""
 
 
-class TimeLimit(StatefulShell, VectorWrapper, gym.utils.RecordConstructorArgs):
+class TimeLimit(ResetsSubEnvs, VectorWrapper, gym.utils.RecordConstructorArgs):
     """Truncates each sub-env's episode once it has taken ``max_episode_steps`` steps.
 
     Gymnasium has no vector ``TimeLimit`` (it puts one inside each sub-env);
@@ -93,12 +91,7 @@ class TimeLimit(StatefulShell, VectorWrapper, gym.utils.RecordConstructorArgs):
     def __init__(self, env: VectorEnv, max_episode_steps: int) -> None:
         """Wrap ``env``; ``max_episode_steps`` > 0."""
         name = "anywrap.vector.TimeLimit"
-        if isinstance(max_episode_steps, bool) or not isinstance(max_episode_steps, int):
-            raise TypeError(
-                f"{name}: expected `max_episode_steps` to be an int, got {max_episode_steps!r}"
-            )
-        if max_episode_steps <= 0:
-            raise ValueError(f"{name}: expected `max_episode_steps` > 0, got {max_episode_steps}")
+        max_episode_steps = check_max_episode_steps(name, max_episode_steps)
         gym.utils.RecordConstructorArgs.__init__(self, max_episode_steps=max_episode_steps)
         VectorWrapper.__init__(self, env)
         self._name = name
@@ -123,9 +116,8 @@ class TimeLimit(StatefulShell, VectorWrapper, gym.utils.RecordConstructorArgs):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         """Reset; restart the counts of the sub-envs reset (all, without a ``reset_mask``)."""
-        mask = reset_mask_of(self._name, options, self.num_envs)
-        obs, info = self.env.reset(seed=seed, options=options)
-        self._commit(self._reset(self._state_for(obs), self._mask_for(mask, obs)), obs)
+        obs, info, mask = self._reset_env(seed, options)
+        self._commit(self._reset(self._state_for(obs), mask), obs)
         if mask is None:
             self._steps = 0
         return obs, info
@@ -195,7 +187,9 @@ def _reset_limit(state: LimitState, mask: Array | None) -> LimitState:
     return LimitState(clock, xp.logical_and(state.pending, xp.logical_not(mask)))
 
 
-class TimeAwareObservation(StatefulShell, VectorWrapper, gym.utils.RecordConstructorArgs):
+class TimeAwareObservation(
+    ResetsSubEnvs, CountsTime, VectorWrapper, gym.utils.RecordConstructorArgs
+):
     """Adds each sub-env's episode step count to its observation, counted on the env's device.
 
     Gymnasium has no vector ``TimeAwareObservation``; this one gives, row by
@@ -223,57 +217,21 @@ class TimeAwareObservation(StatefulShell, VectorWrapper, gym.utils.RecordConstru
      * v0.1.0 - Initially added.
     """
 
-    def __init__(
-        self,
-        env: VectorEnv,
-        flatten: bool = True,
-        normalize_time: bool = False,
-        *,
-        dict_time_key: str = "time",
-        max_timesteps: int | None = None,
-    ) -> None:
-        """Wrap ``env``; see the class docstring for the arguments."""
-        name = "anywrap.vector.TimeAwareObservation"
-        steps = find_max_steps(name, env) if max_timesteps is None else int(max_timesteps)
-        space, layout, plan = time_aware_space(
-            name, env.single_observation_space, steps, normalize_time, dict_time_key, flatten
-        )
-        gym.utils.RecordConstructorArgs.__init__(
-            self, flatten=flatten, normalize_time=normalize_time, dict_time_key=dict_time_key
-        )
+    def _wrap(self, env: VectorEnv) -> tuple[gym.Space, int]:
         VectorWrapper.__init__(self, env)
-        self._name = name
-        self._mode = autoreset_mode(name, env)
-        self.flatten, self.normalize_time, self.max_timesteps = flatten, normalize_time, steps
+        self._name = wrapper_name(self)
+        self._mode = autoreset_mode(self._name, env)
+        return env.single_observation_space, 1
+
+    def _start(self, space: gym.Space, feature: TimeFeature) -> None:
         self.single_observation_space = space
         self.observation_space = gym.vector.utils.batch_space(space, self.num_envs)
-        self._state = init_clock((self.num_envs,), xp=np)
-        options = dict(
-            max_steps=steps,
-            normalize=normalize_time,
-            layout=layout,
-            key=dict_time_key,
-            plan=plan,
-            batch_ndim=1,
-        )
-        mode = _MODES[self._mode]
-        self._step = axp.Compiled(partial(time_aware, autoreset=mode, **options), 0)
-        self._reset = axp.Compiled(partial(time_aware_reset, **options), 0)
+        self._start_clock((self.num_envs,), feature, _MODES[self._mode])
 
     @property
     def timesteps(self) -> Array:
         """Each sub-env's step count in its current episode (an array of the env's library)."""
         return self._state.elapsed
-
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Any, dict[str, Any]]:
-        """Reset; the counts of the sub-envs reset (all, without a ``reset_mask``) restart."""
-        mask = reset_mask_of(self._name, options, self.num_envs)
-        obs, info = self.env.reset(seed=seed, options=options)
-        state, out = self._reset(self._state_for(obs), obs, self._mask_for(mask, obs))
-        self._commit(state, obs)
-        return out, info
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         """Step and add each sub-env's new count to its observation."""

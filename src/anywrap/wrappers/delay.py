@@ -12,7 +12,7 @@ from gymnasium.wrappers.utils import create_zero_array
 from anywrap import xp as axp
 from anywrap.shell.arrays import LibraryConstants
 from anywrap.shell.state import StatefulShell
-from anywrap.transforms.delay import advance, counts_of, init_delay, release, reset_delay
+from anywrap.transforms.delay import advance, init_delay, release, release_inputs, reset_delay
 from anywrap.tree import tree_map
 
 __all__ = ["DelayObservation", "check_delay", "zero_observation"]
@@ -91,7 +91,7 @@ class DelayObservation(StatefulShell, gym.ObservationWrapper, gym.utils.RecordCo
             self._commit(s, observation)
             return observation
         zero = self._zero.get(observation)["zero"]
-        counts, out = self._release(counts_of(s), s.queue[0], s.first, zero)
+        counts, out = self._release(*release_inputs(s), zero)
         # The ring turns outside the compiled call, so that nothing is copied.
         self._commit(advance(s, counts, observation, out), observation)
         return out

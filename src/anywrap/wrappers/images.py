@@ -12,11 +12,14 @@ from gymnasium.vector.utils import batch_space
 
 from anywrap import xp as axp
 from anywrap.shell.images import (
+    ImageMap,
     OwnedState,
+    box_space,
     check_frames,
     check_positive_int,
-    image_space,
-    resize_shape,
+    grayscale_map,
+    padding_of,
+    resize_map,
 )
 from anywrap.transforms.frames import (
     FrameStack,
@@ -27,8 +30,6 @@ from anywrap.transforms.frames import (
     push_frame,
     reset_frame_stack,
 )
-from anywrap.transforms.images import grayscale, resize
-from anywrap.xp.images import METHODS
 
 __all__ = [
     "FrameStackObservation",
@@ -38,7 +39,24 @@ __all__ = [
 ]
 
 
-class GrayscaleObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
+class _ImageObservation(gym.ObservationWrapper):
+    """A stateless image map of every observation, one compiled call on JAX."""
+
+    _NAME: str
+
+    def _wrap(self, env: gym.Env, image: ImageMap) -> None:
+        gym.ObservationWrapper.__init__(self, env)
+        self.observation_space = image.space
+        self._in_shape = image.in_shape
+        self._fn = axp.Compiled(image.fn)
+
+    def observation(self, observation: Any) -> Any:
+        """The observation mapped."""
+        check_frames(self._NAME, observation, self._in_shape, dtype="uint8")
+        return self._fn(observation)
+
+
+class GrayscaleObservation(_ImageObservation, gym.utils.RecordConstructorArgs):
     """Converts RGB image observations to grayscale, on any array library.
 
     .. math:: y = \\lfloor 0.2125 r + 0.7154 g + 0.0721 b \\rfloor
@@ -73,22 +91,13 @@ class GrayscaleObservation(gym.ObservationWrapper, gym.utils.RecordConstructorAr
             env: The env to wrap.
             keep_dim: Keep a channel axis of size 1 (``(H, W, 1)``).
         """
-        space = image_space(self._NAME, env.observation_space, rgb=True)
+        image = grayscale_map(self._NAME, env.observation_space, keep_dim)
         gym.utils.RecordConstructorArgs.__init__(self, keep_dim=keep_dim)
-        gym.ObservationWrapper.__init__(self, env)
+        self._wrap(env, image)
         self.keep_dim = keep_dim
-        shape = tuple(space.shape[:2]) + ((1,) if keep_dim else ())
-        self.observation_space = gym.spaces.Box(0, 255, shape, np.uint8)
-        self._in_shape = tuple(space.shape)
-        self._fn = axp.Compiled(partial(grayscale, keep_dim=keep_dim))
-
-    def observation(self, observation: Any) -> Any:
-        """The observation in grayscale."""
-        check_frames(self._NAME, observation, self._in_shape, dtype="uint8")
-        return self._fn(observation)
 
 
-class ResizeObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
+class ResizeObservation(_ImageObservation, gym.utils.RecordConstructorArgs):
     """Resizes image observations to ``shape``, on any array library.
 
     Drop-in for :class:`gymnasium.wrappers.ResizeObservation` (same
@@ -131,26 +140,10 @@ class ResizeObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs)
             shape: The new ``(height, width)``.
             interpolation: ``"area"`` (Gymnasium's filter) or ``"bilinear"``.
         """
-        space = image_space(self._NAME, env.observation_space, rgb=False)
-        size = resize_shape(self._NAME, shape)
-        if interpolation not in METHODS:
-            raise ValueError(
-                f"{self._NAME}: expected `interpolation` in {METHODS}, got {interpolation!r}"
-            )
+        image = resize_map(self._NAME, env.observation_space, shape, interpolation)
         gym.utils.RecordConstructorArgs.__init__(self, shape=shape)
-        gym.ObservationWrapper.__init__(self, env)
-        self.shape = size
-        self.interpolation = interpolation
-        self.observation_space = gym.spaces.Box(0, 255, size + tuple(space.shape[2:]), np.uint8)
-        self._in_shape = tuple(space.shape)
-        self._fn = axp.Compiled(
-            partial(resize, size=size, channels=len(space.shape) == 3, method=interpolation)
-        )
-
-    def observation(self, observation: Any) -> Any:
-        """The observation resized."""
-        check_frames(self._NAME, observation, self._in_shape, dtype="uint8")
-        return self._fn(observation)
+        self._wrap(env, image)
+        self.shape, self.interpolation = image.space.shape[:2], interpolation
 
 
 def _stack_reset(state: FrameStack, obs: Any, *, pad_with_first: bool) -> Any:
@@ -161,18 +154,6 @@ def _stack_reset(state: FrameStack, obs: Any, *, pad_with_first: bool) -> Any:
 def _stack_push(state: FrameStack, obs: Any, *, pad_with_first: bool) -> Any:
     state, out = push_frame(state, obs[None, ...], pad_with_first=pad_with_first)
     return state, out[0, ...]
-
-
-def padding_of(owner: str, space: gym.spaces.Box, padding_type: Any) -> tuple[str, Any]:
-    """Gymnasium's ``padding_type`` rule: ``("reset" | "zero" | "_custom", frame)``."""
-    if isinstance(padding_type, str) and padding_type in ("reset", "zero"):
-        return padding_type, np.zeros(space.shape, space.dtype)
-    if not isinstance(padding_type, str) and padding_type in space:
-        return "_custom", np.asarray(padding_type, dtype=space.dtype)
-    raise ValueError(
-        f"{owner}: expected `padding_type` to be 'reset', 'zero' or an observation of "
-        f"{space}, got {padding_type!r}"
-    )
 
 
 class FrameStackObservation(OwnedState, gym.Wrapper, gym.utils.RecordConstructorArgs):
@@ -220,9 +201,7 @@ class FrameStackObservation(OwnedState, gym.Wrapper, gym.utils.RecordConstructor
         )
         gym.Wrapper.__init__(self, env)
         stack_size = check_positive_int(self._NAME, "stack_size", stack_size, 1)
-        space = env.observation_space
-        if not isinstance(space, gym.spaces.Box):
-            raise TypeError(f"{self._NAME}: expected a Box observation space, got {space}")
+        space = box_space(self._NAME, env.observation_space)
         kind, self.padding_value = padding_of(self._NAME, space, padding_type)
         self.observation_space = batch_space(space, n=stack_size)
         self.stack_size = stack_size
@@ -303,9 +282,7 @@ class MaxAndSkipObservation(OwnedState, gym.Wrapper, gym.utils.RecordConstructor
         gym.utils.RecordConstructorArgs.__init__(self, skip=skip)
         gym.Wrapper.__init__(self, env)
         self._skip = check_positive_int(self._NAME, "skip", skip, 2)
-        space = env.observation_space
-        if not isinstance(space, gym.spaces.Box):
-            raise TypeError(f"{self._NAME}: expected a Box observation space, got {space}")
+        space = box_space(self._NAME, env.observation_space)
         self._frame_shape = tuple(space.shape)
         self._state = init_max_frames((), self._frame_shape, xp=np, dtype=space.dtype)
         self._fn = axp.Compiled(_max_of_two, donate=True)

@@ -5,47 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 import gymnasium as gym
-import numpy as np
-from gymnasium.error import InvalidBound
 
 from anywrap import xp as axp
 from anywrap.shell.actions import ActionBounds, ObservesEnvLibrary
-from anywrap.shell.arrays import LibraryConstants
-from anywrap.transforms.rescale import affine, affine_inverse, rescale_coefficients
+from anywrap.shell.arrays import RescalesBox
+from anywrap.transforms.rescale import affine, affine_inverse
 
-__all__ = ["RescaleAction", "RescaleObservation", "rescaled_box"]
-
-
-def rescaled_box(
-    owner: str, space: gym.Space, low: Any, high: Any, names: tuple[str, str], invertible: bool
-) -> tuple[gym.spaces.Box, np.ndarray, np.ndarray]:
-    """``(new Box, gradient, intercept)``, or an error that names ``owner``."""
-    if not isinstance(space, gym.spaces.Box):
-        raise TypeError(f"{owner}: expected a Box space, got {space}")
-    try:
-        gradient, intercept = rescale_coefficients(space, low, high, names=names)
-    except (TypeError, ValueError) as e:
-        raise type(e)(f"{owner}: {e}") from e
-    box = gym.spaces.Box(
-        low=_exact(low, space), high=_exact(high, space), shape=space.shape, dtype=space.dtype
-    )
-    if invertible and np.any(box.low == box.high):
-        raise InvalidBound(
-            f"{owner}: `{names[0]}` ({low}) must be strictly smaller than `{names[1]}` "
-            f"({high}): where they are equal the rescaling has no inverse"
-        )
-    return box, gradient, intercept
+__all__ = ["RescaleAction", "RescaleObservation"]
 
 
-def _exact(bound: Any, space: gym.spaces.Box) -> np.ndarray:
-    """``bound`` over the space's shape, in its dtype where that is exact (so that the
-    Box warns of lost precision only where precision is lost, as Gymnasium's would)."""
-    wide = np.broadcast_to(np.asarray(bound), space.shape)
-    narrow = wide.astype(space.dtype)
-    return narrow if np.array_equal(narrow, wide) else wide
-
-
-class RescaleAction(ObservesEnvLibrary, gym.ActionWrapper, gym.utils.RecordConstructorArgs):
+class RescaleAction(
+    RescalesBox, ObservesEnvLibrary, gym.ActionWrapper, gym.utils.RecordConstructorArgs
+):
     """Affinely rescales a Box action space to ``[min_action, max_action]``, in any library.
 
     The agent acts in ``[min_action, max_action]``; the env receives
@@ -77,29 +48,19 @@ class RescaleAction(ObservesEnvLibrary, gym.ActionWrapper, gym.utils.RecordConst
 
     def __init__(self, env: gym.Env, min_action: Any, max_action: Any) -> None:
         """Wrap ``env`` (a Box action space); ``min_action`` / ``max_action``: numbers or arrays."""
-        box, gradient, intercept = rescaled_box(
-            "anywrap.RescaleAction",
-            env.action_space,
-            min_action,
-            max_action,
-            ("min_action", "max_action"),
-            invertible=True,
-        )
-        gym.utils.RecordConstructorArgs.__init__(self, min_action=min_action, max_action=max_action)
+        box = self._rescale(env.action_space, min_action, max_action, "action")
         gym.ActionWrapper.__init__(self, env)
         self.action_space = box
         self._bounds = ActionBounds(self, box)
-        self._consts = LibraryConstants("anywrap.RescaleAction", g=gradient, c=intercept)
         self._map = axp.Compiled(affine_inverse, 0)
 
     def action(self, action: Any) -> Any:
         """The action mapped back onto the env's bounds."""
         action, *_ = self._bounds.check(action)
-        k = self._consts.get(action)
-        return self._map(action, k["g"], k["c"])
+        return self._map(action, *self._consts_for(action))
 
 
-class RescaleObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
+class RescaleObservation(RescalesBox, gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
     """Affinely rescales a Box observation space to ``[min_obs, max_obs]``, in the data's library.
 
     .. math:: o' = g \\, o + c
@@ -125,19 +86,10 @@ class RescaleObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs
 
     def __init__(self, env: gym.Env, min_obs: Any, max_obs: Any) -> None:
         """Wrap ``env`` (a Box observation space); ``min_obs`` / ``max_obs``: numbers or arrays."""
-        box, gradient, intercept = rescaled_box(
-            "anywrap.RescaleObservation",
-            env.observation_space,
-            min_obs,
-            max_obs,
-            ("min_obs", "max_obs"),
-            invertible=False,
-        )
-        gym.utils.RecordConstructorArgs.__init__(self, min_obs=min_obs, max_obs=max_obs)
+        box = self._rescale(env.observation_space, min_obs, max_obs, "obs")
         gym.ObservationWrapper.__init__(self, env)
         self.observation_space = box
         self._shape = tuple(box.shape)
-        self._consts = LibraryConstants("anywrap.RescaleObservation", g=gradient, c=intercept)
         self._map = axp.Compiled(affine, 0)
 
     def observation(self, observation: Any) -> Any:
@@ -148,5 +100,4 @@ class RescaleObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs
                 f"anywrap.RescaleObservation: expected an observation of shape {self._shape}, "
                 f"got {axp.describe(observation)}"
             )
-        k = self._consts.get(observation)
-        return self._map(observation, k["g"], k["c"])
+        return self._map(observation, *self._consts_for(observation))

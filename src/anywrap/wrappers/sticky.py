@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import gymnasium as gym
 import numpy as np
@@ -12,15 +12,21 @@ from gymnasium.error import InvalidBound, InvalidProbability
 from anywrap import xp as axp
 from anywrap.shell.checks import wrapper_name
 from anywrap.shell.state import StatefulShell, convert_leaf, convert_tree
-from anywrap.transforms.sticky import StickyState, init_sticky, reset_sticky, sticky_step
+from anywrap.transforms.sticky import (
+    StickyParams,
+    StickyState,
+    init_sticky,
+    reset_sticky,
+    sticky_step,
+)
 from anywrap.tree import first_leaf, tree_map
 from anywrap.xp import random
 
 __all__ = ["StickyAction", "StickyKeyed", "StickyShell", "check_sticky", "sample_action"]
 
 
-def check_sticky(owner: str, probability: Any, duration: Any) -> tuple[int, int]:
-    """Gymnasium's checks on the arguments; the ``(low, high)`` range of series lengths."""
+def check_sticky(owner: str, probability: Any, duration: Any) -> StickyParams:
+    """Gymnasium's checks on the arguments; the state machine's parameters."""
     if not (isinstance(probability, int | float) and 0 <= probability < 1):
         raise InvalidProbability(
             f"{owner}: `repeat_action_probability` should be in [0, 1), got {probability!r}"
@@ -38,17 +44,17 @@ def check_sticky(owner: str, probability: Any, duration: Any) -> tuple[int, int]
         raise InvalidBound(f"{owner}: `repeat_action_duration` is not a valid range: {duration!r}")
     if bounds[0] < 1:
         raise ValueError(f"{owner}: `repeat_action_duration` should be >= 1, got {duration!r}")
-    return int(bounds[0]), int(bounds[1])
+    return StickyParams(float(probability), int(bounds[0]), int(bounds[1]))
 
 
-def sample_action(space: gym.Space, batch: tuple[int, ...]) -> Any:
+def sample_action(owner: str, space: gym.Space, batch: tuple[int, ...]) -> Any:
     """A NumPy action (tree) of ``space``'s shapes and dtypes, with a batch of ``batch``."""
     if isinstance(space, gym.spaces.Dict):
-        return {k: sample_action(s, batch) for k, s in space.spaces.items()}
+        return {k: sample_action(owner, s, batch) for k, s in space.spaces.items()}
     if isinstance(space, gym.spaces.Tuple):
-        return tuple(sample_action(s, batch) for s in space.spaces)
+        return tuple(sample_action(owner, s, batch) for s in space.spaces)
     if space.shape is None or space.dtype is None:
-        raise TypeError(f"expected an action space of arrays, got {space}")
+        raise TypeError(f"{owner}: expected an action space of arrays, got {space}")
     return np.zeros((*batch, *space.shape), dtype=space.dtype)
 
 
@@ -62,8 +68,9 @@ class StickyKeyed(NamedTuple):
 
 
 class StickyShell(StatefulShell):
-    """What the single and vector ``StickyAction`` share: the generator, how
-    ``reset(seed=...)`` seeds it, the action checks, and the draw.
+    """What the single and vector ``StickyAction`` share: the arguments' checks and
+    record (:meth:`_setup`), the generator, how ``reset(seed=...)`` seeds it, the
+    action checks, and the draw.
 
     ``reset(seed=s)`` starts the stream ``derive_seed(s, "StickyAction")``
     (:mod:`anywrap.xp.random`): reproducible from ``s`` alone, and apart from
@@ -83,10 +90,27 @@ class StickyShell(StatefulShell):
     """The ``key`` entry of the state that ``_live`` belongs to."""
     _home: tuple[str, str] | None = None
 
-    def _start(self, machine: StickyState) -> None:
+    def _setup(
+        self, space: gym.Space, batch: tuple[int, ...], probability: Any, duration: Any
+    ) -> StickyParams:
+        """Check and record the arguments, and start the state machine for actions of
+        ``space`` with the batch shape ``batch``; the machine's parameters."""
+        name = wrapper_name(self)
+        params = check_sticky(name, probability, duration)
+        sample = sample_action(name, space, batch)
+        gym.utils.RecordConstructorArgs.__init__(
+            cast(gym.utils.RecordConstructorArgs, self),
+            repeat_action_probability=probability,
+            repeat_action_duration=duration,
+        )
+        self.repeat_action_probability = probability
+        self.repeat_action_duration_range = (params.low, params.high)
+        machine = init_sticky(sample, batch_shape=batch, xp=np)
         entropy = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
         placeholder = random.key_data(random.new_key(np.zeros(()), entropy))
         self._state = StickyKeyed(machine, placeholder)
+        self._reset = axp.Compiled(reset_sticky, 0)
+        return params
 
     def _reseed(self, seed: int | None) -> None:
         """Restart from ``seed``, or continue; the generator lives with the state."""
@@ -208,26 +232,11 @@ class StickyAction(StickyShell, gym.ActionWrapper, gym.utils.RecordConstructorAr
     ) -> None:
         """Wrap ``env``; ``repeat_action_probability`` in [0, 1), ``repeat_action_duration`` an
         int or an inclusive ``(low, high)`` range of run lengths."""
-        low, high = check_sticky(
-            "anywrap.StickyAction", repeat_action_probability, repeat_action_duration
-        )
-        try:
-            sample = sample_action(env.action_space, ())
-        except TypeError as e:
-            raise TypeError(f"anywrap.StickyAction: {e}") from e
-        gym.utils.RecordConstructorArgs.__init__(
-            self,
-            repeat_action_probability=repeat_action_probability,
-            repeat_action_duration=repeat_action_duration,
+        params = self._setup(
+            env.action_space, (), repeat_action_probability, repeat_action_duration
         )
         gym.ActionWrapper.__init__(self, env)
-        self.repeat_action_probability = repeat_action_probability
-        self.repeat_action_duration_range = (low, high)
-        self._start(init_sticky(sample, batch_shape=(), xp=np))
-        self._step = axp.Compiled(
-            partial(sticky_step, p=float(repeat_action_probability), low=low, high=high), 0
-        )
-        self._reset = axp.Compiled(reset_sticky, 0)
+        self._step = axp.Compiled(partial(sticky_step, params=params), 0)
 
     # Gymnasium's attributes, read from the state (reading copies to the host: not per step).
     @property

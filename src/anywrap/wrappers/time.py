@@ -10,16 +10,15 @@ import numpy as np
 
 from anywrap import xp as axp
 from anywrap.shell.state import StatefulShell
-from anywrap.transforms.arrays import flatten_plan
+from anywrap.shell.time import CountsTime, check_max_episode_steps
 from anywrap.transforms.time import (
+    TimeFeature,
     init_clock,
     reset_clock,
-    time_aware,
-    time_aware_reset,
     time_limit,
 )
 
-__all__ = ["TimeAwareObservation", "TimeLimit", "find_max_steps", "time_aware_space"]
+__all__ = ["TimeAwareObservation", "TimeLimit"]
 
 
 class TimeLimit(StatefulShell, gym.wrappers.TimeLimit):
@@ -48,15 +47,7 @@ class TimeLimit(StatefulShell, gym.wrappers.TimeLimit):
 
     def __init__(self, env: gym.Env, max_episode_steps: int) -> None:
         """Wrap ``env``; ``max_episode_steps`` > 0 is the step at which episodes truncate."""
-        if isinstance(max_episode_steps, bool) or not isinstance(max_episode_steps, int):
-            raise TypeError(
-                f"anywrap.TimeLimit: expected `max_episode_steps` to be an int, got "
-                f"{max_episode_steps!r}"
-            )
-        if max_episode_steps <= 0:
-            raise ValueError(
-                f"anywrap.TimeLimit: expected `max_episode_steps` > 0, got {max_episode_steps}"
-            )
+        max_episode_steps = check_max_episode_steps("anywrap.TimeLimit", max_episode_steps)
         gym.utils.RecordConstructorArgs.__init__(self, max_episode_steps=max_episode_steps)
         gym.Wrapper.__init__(self, env)
         self._max_episode_steps = max_episode_steps
@@ -103,55 +94,7 @@ class TimeLimit(StatefulShell, gym.wrappers.TimeLimit):
         return obs, reward, terminated, truncated, info
 
 
-def find_max_steps(owner: str, env: Any) -> int:
-    """``max_episode_steps`` from the env's spec, or from a time limit in its stack
-    (for a ``SyncVectorEnv``, in its first sub-env's)."""
-    spec = getattr(env, "spec", None)
-    if spec is not None and getattr(spec, "max_episode_steps", None) is not None:
-        return int(spec.max_episode_steps)
-    inner, last = env, env
-    while inner is not None:
-        limit = getattr(inner, "_max_episode_steps", None)
-        if isinstance(inner, gym.wrappers.TimeLimit) or (
-            type(inner).__name__ == "TimeLimit" and isinstance(limit, int)
-        ):
-            return int(limit)  # type: ignore[arg-type]
-        inner, last = getattr(inner, "env", None), inner
-    subs = getattr(last, "envs", None)  # a SyncVectorEnv: its sub-envs' limit
-    if isinstance(subs, list | tuple) and subs:
-        return find_max_steps(owner, subs[0])
-    raise ValueError(
-        f"{owner}: the env must be wrapped by a TimeLimit, or its spec must give "
-        "`max_episode_steps`"
-    )
-
-
-def time_aware_space(
-    owner: str, space: gym.Space, max_steps: int, normalize: bool, key: str, flatten: bool
-) -> tuple[gym.Space, str, Any]:
-    """``(space, layout, flat plan or None)`` of ``TimeAwareObservation``, built as Gymnasium's."""
-    time_space: gym.spaces.Box = (
-        gym.spaces.Box(0.0, 1.0) if normalize else gym.spaces.Box(0, max_steps, dtype=np.int32)
-    )
-    combined: gym.Space
-    if isinstance(space, gym.spaces.Dict):
-        if key in space.keys():
-            raise ValueError(f"{owner}: `dict_time_key` ({key!r}) is already in the space {space}")
-        combined = gym.spaces.Dict({key: time_space, **space.spaces}, sort_keys=space.sort_keys)
-        layout = "dict"
-    elif isinstance(space, gym.spaces.Tuple):
-        combined = gym.spaces.Tuple((*space.spaces, time_space))
-        layout = "tuple"
-    else:
-        combined = gym.spaces.Dict(obs=space, time=time_space)
-        layout = "wrap"
-    if not flatten:
-        return combined, layout, None
-    plan = flatten_plan(combined, owner)
-    return gym.spaces.utils.flatten_space(combined), layout, plan
-
-
-class TimeAwareObservation(StatefulShell, gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
+class TimeAwareObservation(CountsTime, gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
     """Adds the episode's step count to every observation, counted on the data's device.
 
     Drop-in for :class:`gymnasium.wrappers.TimeAwareObservation`: same
@@ -186,47 +129,18 @@ class TimeAwareObservation(StatefulShell, gym.ObservationWrapper, gym.utils.Reco
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    def __init__(
-        self,
-        env: gym.Env,
-        flatten: bool = True,
-        normalize_time: bool = False,
-        *,
-        dict_time_key: str = "time",
-        max_timesteps: int | None = None,
-    ) -> None:
-        """Wrap ``env``; see the class docstring for the arguments."""
-        owner = "anywrap.TimeAwareObservation"
-        steps = find_max_steps(owner, env) if max_timesteps is None else int(max_timesteps)
-        space, layout, plan = time_aware_space(
-            owner, env.observation_space, steps, normalize_time, dict_time_key, flatten
-        )
-        gym.utils.RecordConstructorArgs.__init__(
-            self, flatten=flatten, normalize_time=normalize_time, dict_time_key=dict_time_key
-        )
+    def _wrap(self, env: gym.Env) -> tuple[gym.Space, int]:
         gym.ObservationWrapper.__init__(self, env)
-        self.flatten = flatten
-        self.normalize_time = normalize_time
-        self.max_timesteps = steps
+        return env.observation_space, 0
+
+    def _start(self, space: gym.Space, feature: TimeFeature) -> None:
         self.observation_space = space
-        self._state = init_clock((), xp=np)
-        options = dict(
-            max_steps=steps, normalize=normalize_time, layout=layout, key=dict_time_key, plan=plan
-        )
-        self._step = axp.Compiled(partial(time_aware, **options), 0)
-        self._reset = axp.Compiled(partial(time_aware_reset, **options), 0)
+        self._start_clock((), feature)
 
     @property
     def timesteps(self) -> int:
         """Steps taken in the current episode (reading it copies the count to the host)."""
         return int(axp.to_numpy(self._state.elapsed))
-
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
-        """Reset the env and the count; the observation gets time 0."""
-        obs, info = self.env.reset(seed=seed, options=options)
-        state, out = self._reset(self._state_for(obs), obs)
-        self._commit(state, obs)
-        return out, info
 
     def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         """Step the env and add the new count to its observation."""
