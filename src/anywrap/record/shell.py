@@ -27,14 +27,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import gymnasium as gym
-
 from anywrap.record.recorder import Recorder
+from anywrap.shell.specs import RecordsArguments
 
 __all__ = ["RecordShell"]
 
 
-class RecordShell(gym.utils.RecordConstructorArgs):
+class RecordShell(RecordsArguments):
     """The recorder, saved arguments and RecordVideo-style attributes of a RecordHTML."""
 
     env: Any
@@ -48,7 +47,6 @@ class RecordShell(gym.utils.RecordConstructorArgs):
         only the recorder sees (a vector env's size and autoreset mode).
         """
         options = {k: v for k, v in options.items() if k not in ("self", "env", "__class__")}
-        gym.utils.RecordConstructorArgs.__init__(self, **options)
         self._recorder = Recorder(owner, self.env, **options, **engine)
         self.report_folder = str(self._recorder.folder)
         self.name_prefix: str = self._recorder.schedule.prefix

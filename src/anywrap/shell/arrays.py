@@ -27,7 +27,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
 import gymnasium as gym
 import numpy as np
@@ -123,22 +123,17 @@ def _exact(bound: Any, space: gym.spaces.Box) -> np.ndarray:
 
 
 class RescalesBox:
-    """Mixin of the single and vector Rescale wrappers (which are
-    :class:`gymnasium.utils.RecordConstructorArgs`): the bounds' checks and record,
-    and the affine map's coefficients in the library of the data."""
+    """Mixin of the single and vector Rescale wrappers: the bounds' checks and
+    the affine map's coefficients in the library of the data."""
 
     _consts: LibraryConstants
 
     def _rescale(
         self, space: gym.Space, low: Any, high: Any, kind: Literal["action", "obs"]
     ) -> gym.spaces.Box:
-        """The rescaled Box; records ``min_{kind}`` / ``max_{kind}`` for the spec."""
+        """The rescaled Box of ``space`` for the bounds ``low`` and ``high``."""
         owner = wrapper_name(self)
         box, gradient, intercept = rescaled_box(owner, space, low, high, kind)
-        arguments = {f"min_{kind}": low, f"max_{kind}": high}
-        gym.utils.RecordConstructorArgs.__init__(
-            cast(gym.utils.RecordConstructorArgs, self), **arguments
-        )
         self._consts = LibraryConstants(owner, g=gradient, c=intercept)
         return box
 

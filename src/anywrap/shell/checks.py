@@ -13,7 +13,6 @@ import math
 import numbers
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 from gymnasium.error import InvalidBound
 from gymnasium.vector import AutoresetMode
@@ -28,7 +27,6 @@ __all__ = [
     "check_reset_mask",
     "flag",
     "real_number",
-    "record_arguments",
     "reset_mask_of",
     "step_values",
     "wrapper_name",
@@ -168,20 +166,3 @@ def step_values(
                 f"got {axp.describe(x)}"
             )
     return reward
-
-
-def record_arguments(wrapper: Any, arguments: dict[str, Any]) -> None:
-    """Record every constructor argument of ``wrapper`` for its spec, so that
-    ``gym.make(env.spec)`` rebuilds it with the same settings.
-
-    ``arguments`` is the constructor's ``locals()``, taken before it makes any
-    other local (``self``, ``env`` and names that start with ``_`` are left
-    out). The values are recorded as they are, not deep-copied: a process
-    group cannot be copied.
-    """
-    kwargs = {
-        k: v
-        for k, v in arguments.items()
-        if k not in ("self", "env", "__class__") and not k.startswith("_")
-    }
-    gym.utils.RecordConstructorArgs.__init__(wrapper, _disable_deepcopy=True, **kwargs)

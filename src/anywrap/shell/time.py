@@ -131,10 +131,6 @@ class TimeAwareArguments:
         max_timesteps: int | None = None,
     ) -> None:
         """Wrap ``env``; see the class docstring for the arguments."""
-        if isinstance(self, gym.utils.RecordConstructorArgs):
-            gym.utils.RecordConstructorArgs.__init__(
-                self, flatten=flatten, normalize_time=normalize_time, dict_time_key=dict_time_key
-            )
         space, batch_ndim = self._wrap(env)
         steps = self._max_steps(env) if max_timesteps is None else int(max_timesteps)
         new_space, feature = time_aware_space(

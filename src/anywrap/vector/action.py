@@ -10,12 +10,12 @@ from gymnasium.vector import VectorActionWrapper, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from anywrap.shell.actions import ActionBounds, ObservesEnvLibrary
-from anywrap.shell.checks import record_arguments
+from anywrap.shell.specs import RecordsArguments
 
 __all__ = ["ClipAction"]
 
 
-class ClipAction(ObservesEnvLibrary, VectorActionWrapper, gym.utils.RecordConstructorArgs):
+class ClipAction(ObservesEnvLibrary, VectorActionWrapper, RecordsArguments):
     """Clips each sub-env's action to the Box bounds, in the actions' own library.
 
     Drop-in for :class:`gymnasium.wrappers.vector.ClipAction`, whose output
@@ -46,7 +46,6 @@ class ClipAction(ObservesEnvLibrary, VectorActionWrapper, gym.utils.RecordConstr
 
     def __init__(self, env: VectorEnv) -> None:
         """Wrap ``env``, whose single action space must be a Box."""
-        record_arguments(self, locals())
         single = env.single_action_space
         if not isinstance(single, gym.spaces.Box):
             raise TypeError(f"anywrap.vector.ClipAction: expected a Box action space, got {single}")

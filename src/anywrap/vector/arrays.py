@@ -22,6 +22,7 @@ from anywrap import xp as axp
 from anywrap.shell.actions import ActionBounds, ObservesEnvLibrary
 from anywrap.shell.arrays import LibraryConstants, MapsObservations, RescalesBox, map_both
 from anywrap.shell.checks import wrapper_name
+from anywrap.shell.specs import RecordsArguments
 from anywrap.transforms import arrays
 from anywrap.transforms.rescale import affine, affine_inverse
 from anywrap.tree import first_leaf
@@ -37,13 +38,12 @@ __all__ = [
 ]
 
 
-class _ObservationMap(MapsObservations, VectorWrapper, gym.utils.RecordConstructorArgs):
+class _ObservationMap(MapsObservations, VectorWrapper, RecordsArguments):
     """A batch map of the observations (and of ``info["final_obs"]``), in the space's dtype."""
 
     def __init__(self, env: VectorEnv, single: gym.Space, **arguments: Any) -> None:
         """Record the subclass's constructor ``arguments`` (a call that recorded them
         already wins), wrap ``env`` and give it the single observation space ``single``."""
-        gym.utils.RecordConstructorArgs.__init__(self, **arguments)
         VectorWrapper.__init__(self, env)
         self.single_observation_space = single
         self.observation_space = batch_space(single, self.num_envs)
@@ -80,7 +80,7 @@ class _ObservationMap(MapsObservations, VectorWrapper, gym.utils.RecordConstruct
         return out, final
 
 
-class RescaleObservation(RescalesBox, _ObservationMap, gym.utils.RecordConstructorArgs):
+class RescaleObservation(RescalesBox, _ObservationMap, RecordsArguments):
     """Affinely rescales each sub-env's Box observation to ``[min_obs, max_obs]``.
 
     Drop-in for :class:`gymnasium.wrappers.vector.RescaleObservation`; see
@@ -110,7 +110,7 @@ class RescaleObservation(RescalesBox, _ObservationMap, gym.utils.RecordConstruct
         return affine(obs, gradient, intercept, dtype)
 
 
-class DtypeObservation(_ObservationMap, gym.utils.RecordConstructorArgs):
+class DtypeObservation(_ObservationMap, RecordsArguments):
     """Casts each sub-env's observation to ``dtype``.
 
     Drop-in for :class:`gymnasium.wrappers.vector.DtypeObservation`; see
@@ -139,7 +139,7 @@ class DtypeObservation(_ObservationMap, gym.utils.RecordConstructorArgs):
         return arrays.cast(obs, dtype)
 
 
-class FlattenObservation(_ObservationMap, gym.utils.RecordConstructorArgs):
+class FlattenObservation(_ObservationMap, RecordsArguments):
     """Flattens each sub-env's observation into one 1-D array (a batch of them).
 
     Drop-in for :class:`gymnasium.wrappers.vector.FlattenObservation`; see
@@ -170,7 +170,7 @@ class FlattenObservation(_ObservationMap, gym.utils.RecordConstructorArgs):
         return arrays.cast(arrays.flatten_observation(obs, self._plan, batch_ndim=1), dtype)
 
 
-class ReshapeObservation(_ObservationMap, gym.utils.RecordConstructorArgs):
+class ReshapeObservation(_ObservationMap, RecordsArguments):
     """Reshapes each sub-env's Box observation to ``shape``.
 
     Drop-in for :class:`gymnasium.wrappers.vector.ReshapeObservation`; see
@@ -199,9 +199,7 @@ class ReshapeObservation(_ObservationMap, gym.utils.RecordConstructorArgs):
         return arrays.cast(arrays.reshape_observation(obs, shape, batch_ndim=1), dtype)
 
 
-class RescaleAction(
-    RescalesBox, ObservesEnvLibrary, VectorActionWrapper, gym.utils.RecordConstructorArgs
-):
+class RescaleAction(RescalesBox, ObservesEnvLibrary, VectorActionWrapper, RecordsArguments):
     """Affinely rescales each sub-env's Box action space to ``[min_action, max_action]``.
 
     Drop-in for :class:`gymnasium.wrappers.vector.RescaleAction`; see
@@ -246,7 +244,7 @@ class RescaleAction(
         return fn(actions, *self._consts_for(actions))
 
 
-class ClipReward(VectorRewardWrapper, gym.utils.RecordConstructorArgs):
+class ClipReward(VectorRewardWrapper, RecordsArguments):
     """Clips each sub-env's reward to ``[min_reward, max_reward]``, in the rewards' library.
 
     Drop-in for :class:`gymnasium.wrappers.vector.ClipReward`. The rewards
@@ -270,7 +268,6 @@ class ClipReward(VectorRewardWrapper, gym.utils.RecordConstructorArgs):
         """Wrap ``env``; ``min_reward`` / ``max_reward``: numbers, arrays or ``None``."""
         owner = "anywrap.vector.ClipReward"
         check_reward_bounds(owner, min_reward, max_reward)
-        gym.utils.RecordConstructorArgs.__init__(self, min_reward=min_reward, max_reward=max_reward)
         VectorRewardWrapper.__init__(self, env)
         self.min_reward, self.max_reward = min_reward, max_reward
         self._consts = LibraryConstants(owner, low=_bound(min_reward), high=_bound(max_reward))

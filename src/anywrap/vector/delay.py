@@ -5,13 +5,13 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap import xp as axp
 from anywrap.shell.arrays import LibraryConstants, ResetsSubEnvs, pack_final_obs
 from anywrap.shell.checks import autoreset_mode
+from anywrap.shell.specs import RecordsArguments
 from anywrap.transforms.delay import (
     advance,
     init_delay,
@@ -25,7 +25,7 @@ from anywrap.wrappers.delay import check_delay, zero_observation
 __all__ = ["DelayObservation"]
 
 
-class DelayObservation(ResetsSubEnvs, VectorWrapper, gym.utils.RecordConstructorArgs):
+class DelayObservation(ResetsSubEnvs, VectorWrapper, RecordsArguments):
     """Each sub-env returns its observation of ``delay`` steps ago (the space's zero until
     its episode has one).
 
@@ -61,7 +61,6 @@ class DelayObservation(ResetsSubEnvs, VectorWrapper, gym.utils.RecordConstructor
         name = "anywrap.vector.DelayObservation"
         delay = check_delay(name, delay)
         zero = zero_observation(name, env.single_observation_space)
-        gym.utils.RecordConstructorArgs.__init__(self, delay=delay)
         VectorWrapper.__init__(self, env)
         self._name = name
         self._mode = autoreset_mode(name, env)

@@ -6,13 +6,13 @@ import time
 from functools import partial
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap import xp as axp
-from anywrap.shell.checks import autoreset_mode, record_arguments, reset_mask_of, step_values
+from anywrap.shell.checks import autoreset_mode, reset_mask_of, step_values
 from anywrap.shell.episodes import EpisodeRecords
+from anywrap.shell.specs import RecordsArguments
 from anywrap.transforms.episodes import init_episodes, reset_episodes, step_episodes
 from anywrap.xp import to_numpy
 
@@ -21,7 +21,7 @@ __all__ = ["RecordEpisodeStatistics"]
 _NAME = "anywrap.vector.RecordEpisodeStatistics"
 
 
-class RecordEpisodeStatistics(EpisodeRecords, VectorWrapper, gym.utils.RecordConstructorArgs):
+class RecordEpisodeStatistics(EpisodeRecords, VectorWrapper, RecordsArguments):
     """Records each sub-env's episode return, length and wall time, on the env's device.
 
     On a step where some sub-envs end, ``info[stats_key]`` is ``{"r", "l",
@@ -69,7 +69,6 @@ class RecordEpisodeStatistics(EpisodeRecords, VectorWrapper, gym.utils.RecordCon
             buffer_length: How many recent episodes the queues keep.
             stats_key: The info key of the episode statistics.
         """
-        record_arguments(self, locals())
         VectorWrapper.__init__(self, env)
         self._mode = autoreset_mode(_NAME, env)
         self._stats_key = stats_key

@@ -6,7 +6,6 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 from gymnasium.vector.utils import batch_space
@@ -26,6 +25,7 @@ from anywrap.shell.images import (
     padding_of,
     resize_map,
 )
+from anywrap.shell.specs import RecordsArguments
 from anywrap.transforms.frames import (
     FrameStack,
     init_frame_stack,
@@ -72,7 +72,7 @@ class _ImageTransform(MapsObservations, VectorWrapper):
         return out, final
 
 
-class GrayscaleObservation(_ImageTransform, gym.utils.RecordConstructorArgs):
+class GrayscaleObservation(_ImageTransform, RecordsArguments):
     """Converts a vector env's RGB image observations to grayscale, on any array library.
 
     Drop-in for :class:`gymnasium.wrappers.vector.GrayscaleObservation` (same
@@ -105,12 +105,11 @@ class GrayscaleObservation(_ImageTransform, gym.utils.RecordConstructorArgs):
             keep_dim: Keep a channel axis of size 1.
         """
         image = grayscale_map(self._NAME, env.single_observation_space, keep_dim)
-        gym.utils.RecordConstructorArgs.__init__(self, keep_dim=keep_dim)
         self._wrap(env, image)
         self.keep_dim = keep_dim
 
 
-class ResizeObservation(_ImageTransform, gym.utils.RecordConstructorArgs):
+class ResizeObservation(_ImageTransform, RecordsArguments):
     """Resizes a vector env's image observations, on any array library.
 
     Drop-in for :class:`gymnasium.wrappers.vector.ResizeObservation` (same
@@ -140,7 +139,6 @@ class ResizeObservation(_ImageTransform, gym.utils.RecordConstructorArgs):
         """Wrap ``env``, whose single observation space is a uint8 image Box (0 to 255);
         ``shape`` and ``interpolation`` as for :class:`anywrap.ResizeObservation`."""
         image = resize_map(self._NAME, env.single_observation_space, shape, interpolation)
-        gym.utils.RecordConstructorArgs.__init__(self, shape=shape)
         self._wrap(env, image)
         self.shape, self.interpolation = image.space.shape[:2], interpolation
 
@@ -178,7 +176,7 @@ def _push_final(
     )
 
 
-class FrameStackObservation(VectorFrames, VectorWrapper, gym.utils.RecordConstructorArgs):
+class FrameStackObservation(VectorFrames, VectorWrapper, RecordsArguments):
     """Stacks each sub-env's last ``stack_size`` observations, on any array library.
 
     Gymnasium has no vector frame stack (its ``FrameStackObservation`` wraps
@@ -227,9 +225,6 @@ class FrameStackObservation(VectorFrames, VectorWrapper, gym.utils.RecordConstru
             padding_type: ``"reset"``, ``"zero"`` or an observation of the
                 single observation space.
         """
-        gym.utils.RecordConstructorArgs.__init__(
-            self, stack_size=stack_size, padding_type=padding_type
-        )
         VectorWrapper.__init__(self, env)
         stack_size = check_positive_int(self._NAME, "stack_size", stack_size, 1)
         space = box_space(self._NAME, env.single_observation_space)
@@ -289,7 +284,7 @@ class FrameStackObservation(VectorFrames, VectorWrapper, gym.utils.RecordConstru
 
 
 # ------------------------------------------------------------- max and skip
-class MaxAndSkipObservation(VectorFrames, VectorWrapper, gym.utils.RecordConstructorArgs):
+class MaxAndSkipObservation(VectorFrames, VectorWrapper, RecordsArguments):
     """Repeats each action ``skip`` times over a vector env; returns each sub-env's
     maximum of its last two frames and its summed reward, on any array library.
 
@@ -340,7 +335,6 @@ class MaxAndSkipObservation(VectorFrames, VectorWrapper, gym.utils.RecordConstru
             env: The vector env to wrap.
             skip: How many times each action is repeated (at least 2).
         """
-        gym.utils.RecordConstructorArgs.__init__(self, skip=skip)
         VectorWrapper.__init__(self, env)
         self._skip = check_positive_int(self._NAME, "skip", skip, 2)
         space = box_space(self._NAME, env.single_observation_space)

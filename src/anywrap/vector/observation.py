@@ -12,8 +12,9 @@ from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
 
 from anywrap import xp as axp
-from anywrap.shell.checks import autoreset_mode, check_epsilon, record_arguments, reset_mask_of
+from anywrap.shell.checks import autoreset_mode, check_epsilon, reset_mask_of
 from anywrap.shell.spaces import ObservationCheck, leaf_boxes, map_space, unbounded_float32
+from anywrap.shell.specs import RecordsArguments
 from anywrap.shell.stats import ObservationStatistics, observation_stats
 from anywrap.transforms.observations import (
     normalize_observation,
@@ -26,7 +27,7 @@ __all__ = ["NormalizeObservation", "TransformObservation"]
 _NAME = "anywrap.vector.NormalizeObservation"
 
 
-class NormalizeObservation(ObservationStatistics, VectorWrapper, gym.utils.RecordConstructorArgs):
+class NormalizeObservation(ObservationStatistics, VectorWrapper, RecordsArguments):
     """Normalises a vector env's observations to zero mean and unit variance, on any library.
 
     .. math:: \\tilde o_i = (o_i - \\mu) / \\sqrt{\\sigma^2 + \\epsilon}
@@ -113,7 +114,6 @@ class NormalizeObservation(ObservationStatistics, VectorWrapper, gym.utils.Recor
             learn_final_obs: SAME_STEP only: learn from ``info["final_obs"]`` too.
             update_running_mean: Whether the statistics learn (also a settable attribute).
         """
-        record_arguments(self, locals())
         epsilon = check_epsilon(_NAME, epsilon)
         single = env.single_observation_space
         leaf_boxes(_NAME, single)
@@ -212,7 +212,7 @@ def _row(tree: Any, i: int) -> Any:
     return tree_map(lambda x: x[i], tree)
 
 
-class TransformObservation(VectorWrapper, gym.utils.RecordConstructorArgs):
+class TransformObservation(VectorWrapper, RecordsArguments):
     """Applies ``func`` to every batch of observations; arrays pass through untouched.
 
     Same arguments as :class:`gymnasium.wrappers.vector.TransformObservation`,
@@ -244,7 +244,6 @@ class TransformObservation(VectorWrapper, gym.utils.RecordConstructorArgs):
         single_observation_space: gym.Space | None = None,
     ) -> None:
         """Wrap ``env`` so that observations (and final observations) pass through ``func``."""
-        record_arguments(self, locals())
         VectorWrapper.__init__(self, env)
         if single_observation_space is not None:
             self.single_observation_space = single_observation_space

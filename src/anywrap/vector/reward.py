@@ -15,10 +15,10 @@ from anywrap.shell.checks import (
     autoreset_mode,
     check_epsilon,
     check_gamma,
-    record_arguments,
     reset_mask_of,
 )
 from anywrap.shell.rewards import ScalesRewards
+from anywrap.shell.specs import RecordsArguments
 from anywrap.transforms.returns import init_returns, normalize_reward, reset_returns
 
 __all__ = ["NormalizeReward", "TransformReward"]
@@ -26,7 +26,7 @@ __all__ = ["NormalizeReward", "TransformReward"]
 _NAME = "anywrap.vector.NormalizeReward"
 
 
-class NormalizeReward(ScalesRewards, VectorWrapper, gym.utils.RecordConstructorArgs):
+class NormalizeReward(ScalesRewards, VectorWrapper, RecordsArguments):
     """Scales a vector env's rewards by the running std of the discounted return.
 
     .. math::
@@ -94,7 +94,6 @@ class NormalizeReward(ScalesRewards, VectorWrapper, gym.utils.RecordConstructorA
             process_group: A ``torch.distributed`` process group to merge statistics over.
             update_running_mean: Whether the statistics learn (also a settable attribute).
         """
-        record_arguments(self, locals())
         gamma, epsilon = check_gamma(_NAME, gamma), check_epsilon(_NAME, epsilon)
         VectorWrapper.__init__(self, env)
         self._name, self._num_envs = _NAME, self.num_envs

@@ -12,6 +12,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 from anywrap import xp as axp
 from anywrap.shell.arrays import ResetsSubEnvs, final_obs_batch, pack_final_obs
 from anywrap.shell.checks import autoreset_mode, wrapper_name
+from anywrap.shell.specs import RecordsArguments
 from anywrap.shell.time import CountsTime, check_max_episode_steps
 from anywrap.transforms.time import (
     Clock,
@@ -45,7 +46,7 @@ class LimitState(NamedTuple):
     """Episodes the limit ended on the last step that the env must still reset (bool)."""
 
 
-class TimeLimit(ResetsSubEnvs, VectorWrapper, gym.utils.RecordConstructorArgs):
+class TimeLimit(ResetsSubEnvs, VectorWrapper, RecordsArguments):
     """Truncates each sub-env's episode once it has taken ``max_episode_steps`` steps.
 
     Gymnasium has no vector ``TimeLimit`` (it puts one inside each sub-env);
@@ -92,7 +93,6 @@ class TimeLimit(ResetsSubEnvs, VectorWrapper, gym.utils.RecordConstructorArgs):
         """Wrap ``env``; ``max_episode_steps`` > 0."""
         name = "anywrap.vector.TimeLimit"
         max_episode_steps = check_max_episode_steps(name, max_episode_steps)
-        gym.utils.RecordConstructorArgs.__init__(self, max_episode_steps=max_episode_steps)
         VectorWrapper.__init__(self, env)
         self._name = name
         self._mode = autoreset_mode(name, env)
@@ -187,9 +187,7 @@ def _reset_limit(state: LimitState, mask: Array | None) -> LimitState:
     return LimitState(clock, xp.logical_and(state.pending, xp.logical_not(mask)))
 
 
-class TimeAwareObservation(
-    ResetsSubEnvs, CountsTime, VectorWrapper, gym.utils.RecordConstructorArgs
-):
+class TimeAwareObservation(ResetsSubEnvs, CountsTime, VectorWrapper, RecordsArguments):
     """Adds each sub-env's episode step count to its observation, counted on the env's device.
 
     Gymnasium has no vector ``TimeAwareObservation``; this one gives, row by

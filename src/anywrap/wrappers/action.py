@@ -8,12 +8,12 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap.shell.actions import ActionBounds, ObservesEnvLibrary
-from anywrap.shell.checks import record_arguments
+from anywrap.shell.specs import RecordsArguments
 
 __all__ = ["ClipAction"]
 
 
-class ClipAction(ObservesEnvLibrary, gym.ActionWrapper, gym.utils.RecordConstructorArgs):
+class ClipAction(ObservesEnvLibrary, gym.ActionWrapper, RecordsArguments):
     """Clips each action to the env's Box bounds, in the action's own library.
 
     .. math:: a' = \\min(\\max(a, \\text{low}), \\text{high})
@@ -48,7 +48,6 @@ class ClipAction(ObservesEnvLibrary, gym.ActionWrapper, gym.utils.RecordConstruc
 
     def __init__(self, env: gym.Env) -> None:
         """Wrap ``env``, whose action space must be a Box."""
-        record_arguments(self, locals())
         if not isinstance(env.action_space, gym.spaces.Box):
             raise TypeError(
                 f"anywrap.ClipAction: expected a Box action space, got {env.action_space}"

@@ -12,6 +12,7 @@ from gymnasium.error import InvalidBound
 
 from anywrap import xp as axp
 from anywrap.shell.arrays import LibraryConstants
+from anywrap.shell.specs import RecordsArguments
 from anywrap.transforms.arrays import (
     cast,
     clip_reward,
@@ -50,7 +51,7 @@ def _bound(value: Any) -> Any:
     return np.asarray(value)
 
 
-class ClipReward(gym.RewardWrapper, gym.utils.RecordConstructorArgs):
+class ClipReward(gym.RewardWrapper, RecordsArguments):
     """Clips every reward to ``[min_reward, max_reward]``, in the reward's own library.
 
     Drop-in for :class:`gymnasium.wrappers.ClipReward`: same arguments,
@@ -74,7 +75,6 @@ class ClipReward(gym.RewardWrapper, gym.utils.RecordConstructorArgs):
     def __init__(self, env: gym.Env, min_reward: Any = None, max_reward: Any = None) -> None:
         """Wrap ``env``; ``min_reward`` / ``max_reward``: numbers, arrays or ``None``."""
         check_reward_bounds("anywrap.ClipReward", min_reward, max_reward)
-        gym.utils.RecordConstructorArgs.__init__(self, min_reward=min_reward, max_reward=max_reward)
         gym.RewardWrapper.__init__(self, env)
         self.min_reward, self.max_reward = min_reward, max_reward
         self._consts = LibraryConstants(
@@ -106,7 +106,7 @@ def dtype_space(owner: str, space: gym.Space, dtype: Any) -> gym.Space:
     )
 
 
-class DtypeObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
+class DtypeObservation(gym.ObservationWrapper, RecordsArguments):
     """Casts every observation to ``dtype``, in the observation's library.
 
     Drop-in for :class:`gymnasium.wrappers.DtypeObservation`: same argument,
@@ -130,7 +130,6 @@ class DtypeObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
     def __init__(self, env: gym.Env, dtype: Any) -> None:
         """Wrap ``env``; ``dtype``: a NumPy dtype, scalar type or name."""
         space = dtype_space("anywrap.DtypeObservation", env.observation_space, dtype)
-        gym.utils.RecordConstructorArgs.__init__(self, dtype=dtype)
         gym.ObservationWrapper.__init__(self, env)
         self.dtype = dtype
         self.observation_space = space
@@ -149,7 +148,7 @@ class DtypeObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
         return fn(observation)
 
 
-class FlattenObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
+class FlattenObservation(gym.ObservationWrapper, RecordsArguments):
     """Flattens every observation into one 1-D array, in the observation's library.
 
     Drop-in for :class:`gymnasium.wrappers.FlattenObservation` for Box,
@@ -178,7 +177,6 @@ class FlattenObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs
     def __init__(self, env: gym.Env) -> None:
         """Wrap ``env``."""
         plan = flatten_plan(env.observation_space, "anywrap.FlattenObservation")
-        gym.utils.RecordConstructorArgs.__init__(self)
         gym.ObservationWrapper.__init__(self, env)
         self.observation_space = gym.spaces.utils.flatten_space(env.observation_space)
         self._flatten = axp.Compiled(partial(flatten_observation, plan=plan), 0)
@@ -213,7 +211,7 @@ def reshape_space(owner: str, space: gym.Space, shape: Any) -> gym.spaces.Box:
     )
 
 
-class ReshapeObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
+class ReshapeObservation(gym.ObservationWrapper, RecordsArguments):
     """Reshapes every Box observation to ``shape``, in the observation's library.
 
     Drop-in for :class:`gymnasium.wrappers.ReshapeObservation` (same argument,
@@ -233,7 +231,6 @@ class ReshapeObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs
     def __init__(self, env: gym.Env, shape: int | tuple[int, ...]) -> None:
         """Wrap ``env`` (a Box observation space); ``shape``: a tuple of ints (one may be -1)."""
         space = reshape_space("anywrap.ReshapeObservation", env.observation_space, shape)
-        gym.utils.RecordConstructorArgs.__init__(self, shape=shape)
         gym.ObservationWrapper.__init__(self, env)
         self.shape = shape
         self.observation_space = space

@@ -11,6 +11,7 @@ from gymnasium.wrappers.utils import create_zero_array
 
 from anywrap import xp as axp
 from anywrap.shell.arrays import LibraryConstants
+from anywrap.shell.specs import RecordsArguments
 from anywrap.shell.state import StatefulShell
 from anywrap.transforms.delay import advance, init_delay, release, release_inputs, reset_delay
 from anywrap.tree import tree_map
@@ -37,7 +38,7 @@ def zero_observation(owner: str, space: gym.Space) -> Any:
     return tree_map(lambda z: np.asarray(z), zero)
 
 
-class DelayObservation(StatefulShell, gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
+class DelayObservation(StatefulShell, gym.ObservationWrapper, RecordsArguments):
     """Returns the observation of ``delay`` steps ago (the space's zero until there is one).
 
     Drop-in for :class:`gymnasium.wrappers.DelayObservation`: same argument,
@@ -69,7 +70,6 @@ class DelayObservation(StatefulShell, gym.ObservationWrapper, gym.utils.RecordCo
         owner = "anywrap.DelayObservation"
         delay = check_delay(owner, delay)
         zero = zero_observation(owner, env.observation_space)
-        gym.utils.RecordConstructorArgs.__init__(self, delay=delay)
         gym.ObservationWrapper.__init__(self, env)
         self.delay = delay
         self._zero = LibraryConstants(owner, zero=zero)

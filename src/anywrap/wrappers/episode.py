@@ -10,8 +10,9 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap import xp as axp
-from anywrap.shell.checks import record_arguments, step_values
+from anywrap.shell.checks import step_values
 from anywrap.shell.episodes import EpisodeRecords
+from anywrap.shell.specs import RecordsArguments
 from anywrap.transforms.episodes import init_episodes, reset_episodes, step_episodes
 from anywrap.xp import to_numpy
 
@@ -20,7 +21,7 @@ __all__ = ["RecordEpisodeStatistics"]
 _NAME = "anywrap.RecordEpisodeStatistics"
 
 
-class RecordEpisodeStatistics(EpisodeRecords, gym.Wrapper, gym.utils.RecordConstructorArgs):
+class RecordEpisodeStatistics(EpisodeRecords, gym.Wrapper, RecordsArguments):
     """Records each episode's cumulative reward, length and wall time.
 
     When an episode ends, ``info[stats_key]`` holds ``{"r": return, "l":
@@ -63,7 +64,6 @@ class RecordEpisodeStatistics(EpisodeRecords, gym.Wrapper, gym.utils.RecordConst
             buffer_length: How many recent episodes the queues keep.
             stats_key: The info key of the episode statistics.
         """
-        record_arguments(self, locals())
         gym.Wrapper.__init__(self, env)
         self._stats_key = stats_key
         self.buffer_length = buffer_length

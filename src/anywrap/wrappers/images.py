@@ -21,6 +21,7 @@ from anywrap.shell.images import (
     padding_of,
     resize_map,
 )
+from anywrap.shell.specs import RecordsArguments
 from anywrap.transforms.frames import (
     FrameStack,
     MaxFrames,
@@ -56,7 +57,7 @@ class _ImageObservation(gym.ObservationWrapper):
         return self._fn(observation)
 
 
-class GrayscaleObservation(_ImageObservation, gym.utils.RecordConstructorArgs):
+class GrayscaleObservation(_ImageObservation, RecordsArguments):
     """Converts RGB image observations to grayscale, on any array library.
 
     .. math:: y = \\lfloor 0.2125 r + 0.7154 g + 0.0721 b \\rfloor
@@ -92,12 +93,11 @@ class GrayscaleObservation(_ImageObservation, gym.utils.RecordConstructorArgs):
             keep_dim: Keep a channel axis of size 1 (``(H, W, 1)``).
         """
         image = grayscale_map(self._NAME, env.observation_space, keep_dim)
-        gym.utils.RecordConstructorArgs.__init__(self, keep_dim=keep_dim)
         self._wrap(env, image)
         self.keep_dim = keep_dim
 
 
-class ResizeObservation(_ImageObservation, gym.utils.RecordConstructorArgs):
+class ResizeObservation(_ImageObservation, RecordsArguments):
     """Resizes image observations to ``shape``, on any array library.
 
     Drop-in for :class:`gymnasium.wrappers.ResizeObservation` (same
@@ -141,7 +141,6 @@ class ResizeObservation(_ImageObservation, gym.utils.RecordConstructorArgs):
             interpolation: ``"area"`` (Gymnasium's filter) or ``"bilinear"``.
         """
         image = resize_map(self._NAME, env.observation_space, shape, interpolation)
-        gym.utils.RecordConstructorArgs.__init__(self, shape=shape)
         self._wrap(env, image)
         self.shape, self.interpolation = image.space.shape[:2], interpolation
 
@@ -156,7 +155,7 @@ def _stack_push(state: FrameStack, obs: Any, *, pad_with_first: bool) -> Any:
     return state, out[0, ...]
 
 
-class FrameStackObservation(OwnedState, gym.Wrapper, gym.utils.RecordConstructorArgs):
+class FrameStackObservation(OwnedState, gym.Wrapper, RecordsArguments):
     """Stacks the last ``stack_size`` observations, oldest first, on any array library.
 
     Drop-in for :class:`gymnasium.wrappers.FrameStackObservation` (same
@@ -196,9 +195,6 @@ class FrameStackObservation(OwnedState, gym.Wrapper, gym.utils.RecordConstructor
             stack_size: How many observations to stack (at least 1).
             padding_type: ``"reset"``, ``"zero"`` or an observation of the env's space.
         """
-        gym.utils.RecordConstructorArgs.__init__(
-            self, stack_size=stack_size, padding_type=padding_type
-        )
         gym.Wrapper.__init__(self, env)
         stack_size = check_positive_int(self._NAME, "stack_size", stack_size, 1)
         space = box_space(self._NAME, env.observation_space)
@@ -242,7 +238,7 @@ def _max_of_two(state: MaxFrames, a: Any, b: Any, rewards: tuple[Any, ...]) -> A
     return state, out, total
 
 
-class MaxAndSkipObservation(OwnedState, gym.Wrapper, gym.utils.RecordConstructorArgs):
+class MaxAndSkipObservation(OwnedState, gym.Wrapper, RecordsArguments):
     """Repeats each action ``skip`` times; returns the maximum of the last two
     frames and the summed reward, on any array library.
 
@@ -279,7 +275,6 @@ class MaxAndSkipObservation(OwnedState, gym.Wrapper, gym.utils.RecordConstructor
             env: The env to wrap.
             skip: How many times each action is repeated (at least 2).
         """
-        gym.utils.RecordConstructorArgs.__init__(self, skip=skip)
         gym.Wrapper.__init__(self, env)
         self._skip = check_positive_int(self._NAME, "skip", skip, 2)
         space = box_space(self._NAME, env.observation_space)

@@ -10,8 +10,9 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap import xp as axp
-from anywrap.shell.checks import check_epsilon, record_arguments
+from anywrap.shell.checks import check_epsilon
 from anywrap.shell.spaces import ObservationCheck, leaf_boxes, map_space, unbounded_float32
+from anywrap.shell.specs import RecordsArguments
 from anywrap.shell.stats import ObservationStatistics, observation_stats
 from anywrap.transforms.observations import (
     normalize_single_observation,
@@ -23,9 +24,7 @@ __all__ = ["NormalizeObservation", "TransformObservation"]
 _NAME = "anywrap.NormalizeObservation"
 
 
-class NormalizeObservation(
-    ObservationStatistics, gym.ObservationWrapper, gym.utils.RecordConstructorArgs
-):
+class NormalizeObservation(ObservationStatistics, gym.ObservationWrapper, RecordsArguments):
     """Normalises observations to zero mean and unit variance, on any array library.
 
     .. math:: \\tilde o = (o - \\mu) / \\sqrt{\\sigma^2 + \\epsilon}
@@ -107,7 +106,6 @@ class NormalizeObservation(
             stats_dtype: dtype of the statistics; default as Gymnasium (see above).
             update_running_mean: Whether the statistics learn (also a settable attribute).
         """
-        record_arguments(self, locals())
         epsilon = check_epsilon(_NAME, epsilon)
         leaf_boxes(_NAME, env.observation_space)
         gym.ObservationWrapper.__init__(self, env)

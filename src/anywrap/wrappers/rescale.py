@@ -9,14 +9,13 @@ import gymnasium as gym
 from anywrap import xp as axp
 from anywrap.shell.actions import ActionBounds, ObservesEnvLibrary
 from anywrap.shell.arrays import RescalesBox
+from anywrap.shell.specs import RecordsArguments
 from anywrap.transforms.rescale import affine, affine_inverse
 
 __all__ = ["RescaleAction", "RescaleObservation"]
 
 
-class RescaleAction(
-    RescalesBox, ObservesEnvLibrary, gym.ActionWrapper, gym.utils.RecordConstructorArgs
-):
+class RescaleAction(RescalesBox, ObservesEnvLibrary, gym.ActionWrapper, RecordsArguments):
     """Affinely rescales a Box action space to ``[min_action, max_action]``, in any library.
 
     The agent acts in ``[min_action, max_action]``; the env receives
@@ -60,7 +59,7 @@ class RescaleAction(
         return self._map(action, *self._consts_for(action))
 
 
-class RescaleObservation(RescalesBox, gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
+class RescaleObservation(RescalesBox, gym.ObservationWrapper, RecordsArguments):
     """Affinely rescales a Box observation space to ``[min_obs, max_obs]``, in the data's library.
 
     .. math:: o' = g \\, o + c

@@ -10,8 +10,9 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap import xp as axp
-from anywrap.shell.checks import check_epsilon, check_gamma, record_arguments
+from anywrap.shell.checks import check_epsilon, check_gamma
 from anywrap.shell.rewards import ScalesRewards
+from anywrap.shell.specs import RecordsArguments
 from anywrap.transforms.returns import init_returns, normalize_reward
 
 __all__ = ["NormalizeReward", "TransformReward"]
@@ -20,7 +21,7 @@ __all__ = ["NormalizeReward", "TransformReward"]
 _NAME = "anywrap.NormalizeReward"
 
 
-class NormalizeReward(ScalesRewards, gym.Wrapper, gym.utils.RecordConstructorArgs):
+class NormalizeReward(ScalesRewards, gym.Wrapper, RecordsArguments):
     """Scales rewards by the running standard deviation of the discounted return.
 
     .. math::
@@ -84,7 +85,6 @@ class NormalizeReward(ScalesRewards, gym.Wrapper, gym.utils.RecordConstructorArg
                 Gymnasium (float32 where the backend has no float64).
             update_running_mean: Whether the statistics learn (also a settable attribute).
         """
-        record_arguments(self, locals())
         gamma, epsilon = check_gamma(_NAME, gamma), check_epsilon(_NAME, epsilon)
         gym.Wrapper.__init__(self, env)
         self._name = _NAME

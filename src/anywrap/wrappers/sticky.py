@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import Any, NamedTuple, cast
+from typing import Any, NamedTuple
 
 import gymnasium as gym
 import numpy as np
@@ -11,6 +11,7 @@ from gymnasium.error import InvalidBound, InvalidProbability
 
 from anywrap import xp as axp
 from anywrap.shell.checks import wrapper_name
+from anywrap.shell.specs import RecordsArguments
 from anywrap.shell.state import StatefulShell, convert_leaf, convert_tree
 from anywrap.transforms.sticky import (
     StickyParams,
@@ -98,11 +99,6 @@ class StickyShell(StatefulShell):
         name = wrapper_name(self)
         params = check_sticky(name, probability, duration)
         sample = sample_action(name, space, batch)
-        gym.utils.RecordConstructorArgs.__init__(
-            cast(gym.utils.RecordConstructorArgs, self),
-            repeat_action_probability=probability,
-            repeat_action_duration=duration,
-        )
         self.repeat_action_probability = probability
         self.repeat_action_duration_range = (params.low, params.high)
         machine = init_sticky(sample, batch_shape=batch, xp=np)
@@ -191,7 +187,7 @@ class StickyShell(StatefulShell):
             raise ValueError(f"{name}: the action does not fit {self.env.action_space}") from e
 
 
-class StickyAction(StickyShell, gym.ActionWrapper, gym.utils.RecordConstructorArgs):
+class StickyAction(StickyShell, gym.ActionWrapper, RecordsArguments):
     """With probability ``repeat_action_probability`` the env gets the previous action again,
     for a run of ``repeat_action_duration`` steps, drawn from the env library's own generator.
 

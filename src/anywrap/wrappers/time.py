@@ -9,6 +9,7 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap import xp as axp
+from anywrap.shell.specs import RecordsArguments
 from anywrap.shell.state import StatefulShell
 from anywrap.shell.time import CountsTime, check_max_episode_steps
 from anywrap.transforms.time import (
@@ -48,7 +49,6 @@ class TimeLimit(StatefulShell, gym.wrappers.TimeLimit):
     def __init__(self, env: gym.Env, max_episode_steps: int) -> None:
         """Wrap ``env``; ``max_episode_steps`` > 0 is the step at which episodes truncate."""
         max_episode_steps = check_max_episode_steps("anywrap.TimeLimit", max_episode_steps)
-        gym.utils.RecordConstructorArgs.__init__(self, max_episode_steps=max_episode_steps)
         gym.Wrapper.__init__(self, env)
         self._max_episode_steps = max_episode_steps
         self._state = init_clock((), xp=np)
@@ -94,7 +94,7 @@ class TimeLimit(StatefulShell, gym.wrappers.TimeLimit):
         return obs, reward, terminated, truncated, info
 
 
-class TimeAwareObservation(CountsTime, gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
+class TimeAwareObservation(CountsTime, gym.ObservationWrapper, RecordsArguments):
     """Adds the episode's step count to every observation, counted on the data's device.
 
     Drop-in for :class:`gymnasium.wrappers.TimeAwareObservation`: same
