@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -12,6 +13,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
 
 from anywrap import xp as axp
+from anywrap.shell.arrays import map_final_obs
 from anywrap.shell.checks import autoreset_mode, check_epsilon, reset_mask_of
 from anywrap.shell.spaces import ObservationCheck, leaf_boxes, map_space, unbounded_float32
 from anywrap.shell.specs import RecordsArguments
@@ -243,7 +245,11 @@ class TransformObservation(VectorWrapper, RecordsArguments):
         observation_space: gym.Space | None = None,
         single_observation_space: gym.Space | None = None,
     ) -> None:
-        """Wrap ``env`` so that observations (and final observations) pass through ``func``."""
+        """Wrap ``env`` so that observations (and final observations) pass through ``func``.
+
+        As in Gymnasium, a warning says so when ``observation_space`` is not the
+        batch of ``single_observation_space``.
+        """
         VectorWrapper.__init__(self, env)
         if single_observation_space is not None:
             self.single_observation_space = single_observation_space
@@ -251,6 +257,14 @@ class TransformObservation(VectorWrapper, RecordsArguments):
             self.observation_space = observation_space
         elif single_observation_space is not None:
             self.observation_space = batch_space(single_observation_space, self.num_envs)
+        batched = batch_space(self.single_observation_space, self.num_envs)
+        if self.observation_space != batched:
+            warnings.warn(
+                f"anywrap.vector.TransformObservation: the observation space and the batched "
+                f"single observation space do not match: observation_space="
+                f"{self.observation_space}, batched single_observation_space={batched}",
+                stacklevel=2,
+            )
         self.func = func
 
     def reset(
@@ -261,18 +275,7 @@ class TransformObservation(VectorWrapper, RecordsArguments):
         return self.func(obs), info
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
-        """Step and transform the observations (and, in SAME_STEP mode, the final ones)."""
+        """Step and transform the observations (and, in SAME_STEP mode, the final ones:
+        the batch, or each entry as a batch of one in Gymnasium's object-array layout)."""
         obs, reward, terminated, truncated, info = self.env.step(actions)
-        if "final_obs" in info:
-            final = info["final_obs"]
-            if isinstance(final, np.ndarray) and final.dtype == object:
-                packed = np.empty(final.shape, dtype=object)
-                for i, f in enumerate(final):
-                    if f is not None:  # one entry, as a batch of one
-                        out = self.func(tree_map(lambda x: x[None], f))
-                        packed[i] = tree_map(lambda x: x[0], out)
-                final = packed
-            else:
-                final = self.func(final)
-            info = {**info, "final_obs": final}
-        return self.func(obs), reward, terminated, truncated, info
+        return self.func(obs), reward, terminated, truncated, map_final_obs(info, self.func)

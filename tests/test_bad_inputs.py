@@ -1,0 +1,350 @@
+"""Bad input that used to get past the checks (issue 12's table, row by row): each
+case raises an error that names the wrapper, what it expected and what it got,
+before the wrapper changes anything: its ``state_dict()``, dtypes included, is
+as it was. (Wrappers below it may have learned from the parts of the step that
+were valid for them, as they would from any step.)
+
+The README's table "Bad input, tested" lists these cases."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
+from helpers import assert_same_state, flat_state
+
+import anywrap
+
+N = 4
+
+
+class ScriptedVectorEnv(gym.vector.VectorEnv):
+    """A vector env whose next step returns whatever the test put in ``self.next``."""
+
+    def __init__(self, space: gym.Space, num_envs: int = N, mode=AutoresetMode.NEXT_STEP):
+        self.num_envs = num_envs
+        self.single_observation_space = space
+        self.observation_space = batch_space(space, num_envs)
+        self.single_action_space = gym.spaces.Box(-1.0, 1.0, (1,), np.float32)
+        self.action_space = batch_space(self.single_action_space, num_envs)
+        self.metadata = {"autoreset_mode": mode}
+        self.next: dict[str, Any] = {}
+
+    def _obs(self) -> Any:
+        return self.observation_space.sample()
+
+    def reset(self, *, seed=None, options=None):
+        self.observation_space.seed(0 if seed is None else seed)
+        return self._obs(), {}
+
+    def step(self, actions):
+        out = {
+            "obs": self._obs(),
+            "reward": np.linspace(-1.0, 1.0, self.num_envs),
+            "terminated": np.zeros(self.num_envs, bool),
+            "truncated": np.zeros(self.num_envs, bool),
+            "info": {},
+        }
+        out.update(self.next)
+        return out["obs"], out["reward"], out["terminated"], out["truncated"], out["info"]
+
+
+class ScriptedEnv(gym.Env):
+    """A single env whose next step returns whatever the test put in ``self.next``."""
+
+    observation_space = gym.spaces.Box(-1.0, 1.0, (3,), np.float32)
+    action_space = gym.spaces.Box(-1.0, 1.0, (1,), np.float32)
+
+    def __init__(self) -> None:
+        self.next: dict[str, Any] = {}
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        return np.zeros(3, np.float32), {}
+
+    def step(self, action):
+        out = {
+            "obs": np.full(3, 0.5, np.float32),
+            "reward": 1.0,
+            "terminated": False,
+            "truncated": False,
+            "info": {},
+        }
+        out.update(self.next)
+        return out["obs"], out["reward"], out["terminated"], out["truncated"], out["info"]
+
+
+BOX = gym.spaces.Box(-1.0, 1.0, (3,), np.float32)
+
+
+def vector_stack(env):
+    env = anywrap.vector.RecordEpisodeStatistics(env)
+    env = anywrap.vector.NormalizeObservation(env)
+    return anywrap.vector.NormalizeReward(env)
+
+
+def single_stack(env):
+    env = anywrap.RecordEpisodeStatistics(env)
+    env = anywrap.NormalizeObservation(env)
+    return anywrap.NormalizeReward(env)
+
+
+def started(stack, env, steps=3):
+    stack.reset(seed=0)
+    for _ in range(steps):
+        stack.step(np.zeros(stack.action_space.shape, np.float32))
+    return stack
+
+
+def refused(stack, call, exc, *patterns):
+    """``call()`` raises ``exc`` matching every pattern, and no state changed."""
+    before = flat_state(stack)
+    dtypes = {k: v.dtype for k, v in before.items()}
+    with pytest.raises(exc) as info:
+        call()
+    for p in patterns:
+        assert re.search(p, str(info.value)), f"{p!r} not in {str(info.value)!r}"
+    after = flat_state(stack)
+    assert_same_state(after, before)
+    assert {k: v.dtype for k, v in after.items()} == dtypes
+    return str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("reward", "shape"), [(np.zeros((N, 1)), r"\(4, 1\)"), (np.zeros(1), r"\(1,\)")]
+)
+def test_vector_reward_of_another_shape(reward, shape):
+    env = ScriptedVectorEnv(BOX)
+    stack = started(vector_stack(env), env)
+    env.next = {"reward": reward}
+    refused(
+        stack,
+        lambda: stack.step(np.zeros((N, 1), np.float32)),
+        ValueError,
+        r"anywrap\.vector\.\w+: expected reward of shape \(4,\)",
+        shape,
+    )
+    env.next = {}
+    stack.step(np.zeros((N, 1), np.float32))  # and the stack goes on
+    assert stack.return_rms.var.shape == ()
+
+
+def test_vector_flags_of_another_shape():
+    env = ScriptedVectorEnv(BOX)
+    stack = started(vector_stack(env), env)
+    env.next = {"terminated": np.zeros((N, 1), bool)}
+    refused(
+        stack,
+        lambda: stack.step(np.zeros((N, 1), np.float32)),
+        ValueError,
+        r"expected terminated of shape \(4,\)",
+    )
+
+
+@pytest.mark.parametrize("rows", [N + 1, N - 1])
+def test_vector_observation_rows_must_be_num_envs(rows):
+    env = ScriptedVectorEnv(BOX)
+    stack = started(anywrap.vector.NormalizeObservation(env), env)
+    env.next = {"obs": np.zeros((rows, 3), np.float32)}
+    refused(
+        stack,
+        lambda: stack.step(np.zeros((N, 1), np.float32)),
+        ValueError,
+        r"anywrap\.vector\.NormalizeObservation: expected observations of shape \(4, 3\)",
+        rf"shape=\({rows}, 3\)",
+    )
+
+
+def test_vector_observation_of_another_feature_shape():
+    env = ScriptedVectorEnv(BOX)
+    stack = started(anywrap.vector.NormalizeObservation(env), env)
+    env.next = {"obs": np.zeros((N, 5), np.float32)}
+    refused(
+        stack,
+        lambda: stack.step(np.zeros((N, 1), np.float32)),
+        ValueError,
+        r"NormalizeObservation: expected observations of shape \(4, 3\)",
+        r"\(4, 5\)",
+    )
+
+
+@pytest.mark.parametrize("change", ["missing", "extra"])
+def test_dict_observation_keys_must_be_the_spaces(change):
+    space = gym.spaces.Dict({"pos": BOX, "vel": gym.spaces.Box(-1.0, 1.0, (2,), np.float32)})
+    env = ScriptedVectorEnv(space)
+    stack = started(anywrap.vector.NormalizeObservation(env), env)
+    obs = dict(space.sample())
+    obs = {k: np.stack([v] * N) for k, v in obs.items()}
+    if change == "missing":
+        del obs["vel"]
+        expect = r"missing \['vel'\]"
+    else:
+        obs["spin"] = np.zeros((N, 1), np.float32)
+        expect = r"unexpected \['spin'\]"
+    env.next = {"obs": obs}
+    refused(
+        stack,
+        lambda: stack.step(np.zeros((N, 1), np.float32)),
+        ValueError,
+        r"NormalizeObservation: expected the observation to have the keys \['pos', 'vel'\]",
+        expect,
+    )
+
+
+def test_single_reward_of_one_element_is_a_number_and_others_are_refused(tmp_path):
+    env = ScriptedEnv()
+    stack = started(single_stack(env), env)
+    env.next = {"reward": np.array([2.0])}
+    _, reward, *_ = stack.step(np.zeros(1, np.float32))
+    assert np.shape(reward) == (1,)  # given back in the env's shape
+    for layer in (stack, stack.env.env):
+        assert all(
+            np.shape(v) in ((), (0,)) or k.startswith("recent")
+            for k, v in layer.state_dict().items()
+            if k != "prev_done"
+        ), layer.state_dict()
+    path = tmp_path / "stats.safetensors"
+    anywrap.save_state(stack, path)
+    anywrap.load_state(single_stack(ScriptedEnv()), path)  # loads into a fresh stack
+    env.next = {"reward": np.array([1.0, 2.0])}
+    refused(
+        stack,
+        lambda: stack.step(np.zeros(1, np.float32)),
+        ValueError,
+        r"anywrap\.\w+: expected a scalar reward \(one env\), got numpy\.ndarray\(shape=\(2,\)",
+    )
+
+
+@pytest.mark.parametrize("vector", [False, True])
+def test_an_info_that_already_holds_the_stats_key_is_refused_before_any_update(vector):
+    env = ScriptedVectorEnv(BOX) if vector else ScriptedEnv()
+    stack = started(
+        anywrap.vector.RecordEpisodeStatistics(env)
+        if vector
+        else anywrap.RecordEpisodeStatistics(env),
+        env,
+    )
+    flags = np.ones(N, bool) if vector else True
+    env.next = {"terminated": flags, "info": {"episode": "the env's own"}}
+    action = np.zeros((N, 1) if vector else (1,), np.float32)
+    refused(
+        stack,
+        lambda: stack.step(action),
+        ValueError,
+        r"RecordEpisodeStatistics: expected an info without the key",
+        r"'episode'",
+    )
+
+
+def test_same_step_final_obs_without_its_mask():
+    env = ScriptedVectorEnv(BOX, mode=AutoresetMode.SAME_STEP)
+    stack = started(anywrap.vector.NormalizeObservation(env), env)
+    env.next = {"info": {"final_obs": np.zeros((N, 3), np.float32)}}
+    refused(
+        stack,
+        lambda: stack.step(np.zeros((N, 1), np.float32)),
+        ValueError,
+        r"holds 'final_obs' but not its mask '_final_obs'",
+    )
+
+
+@pytest.mark.parametrize("vector", [False, True])
+def test_action_none(vector):
+    env = ScriptedVectorEnv(BOX) if vector else ScriptedEnv()
+    clip = anywrap.vector.ClipAction(env) if vector else anywrap.ClipAction(env)
+    clip.reset(seed=0)
+    with pytest.raises(
+        TypeError,
+        match=r"anywrap\.(vector\.)?ClipAction: expected an action of "
+        r"shape .* got None",
+    ):
+        clip.step(None)
+
+
+@pytest.mark.filterwarnings("ignore:The given buffer is not writable:UserWarning")
+def test_a_step_that_fails_on_another_librarys_data_changes_nothing():
+    torch = pytest.importorskip("torch")
+    jnp = pytest.importorskip("jax.numpy")
+    env = ScriptedEnv()
+    stack = anywrap.NormalizeReward(env)  # float64 statistics on NumPy
+    started(stack, env)
+    assert stack.return_rms.var.dtype == np.float64
+    # a torch reward with JAX flags: the state would move to torch, then the
+    # transform fails on the mix
+    env.next = {"reward": torch.tensor(1.0), "terminated": jnp.asarray(False)}
+    refused(stack, lambda: stack.step(np.zeros(1, np.float32)), (TypeError, ValueError))
+    assert type(stack.return_rms.var) is np.float64 or stack.return_rms.var.dtype == np.float64
+
+
+def test_float16_observations_are_accumulated_in_at_least_float32():
+    space = gym.spaces.Box(0.0, 600.0, (3,), np.float16)
+    env = ScriptedVectorEnv(space, num_envs=256)
+    rng = np.random.default_rng(0)
+    batches = [rng.uniform(250.0, 350.0, (256, 3)).astype(np.float16) for _ in range(4)]
+    feed = iter(batches)
+    env._obs = lambda: next(feed)  # type: ignore[method-assign]
+    stack = anywrap.vector.NormalizeObservation(env)
+    stack.reset(seed=0)
+    for _ in range(3):
+        stack.step(np.zeros((256, 1), np.float32))
+    seen = np.concatenate(batches).astype(np.float64)
+    np.testing.assert_allclose(stack.obs_rms.mean, seen.mean(0), rtol=1e-5)
+    np.testing.assert_allclose(stack.obs_rms.var, seen.var(0), rtol=1e-3)
+    # Gymnasium's mean stays finite too (np.mean sums float16 in float32); its
+    # variance overflows (np.var sums the float16 squares in float16)
+    theirs = gym.wrappers.vector.NormalizeObservation(ScriptedVectorEnv(space, num_envs=256))
+    again = iter(batches)
+    theirs.env._obs = lambda: next(again)  # type: ignore[method-assign]
+    with np.errstate(over="ignore"):
+        theirs.reset(seed=0)
+        for _ in range(3):
+            theirs.step(np.zeros((256, 1), np.float32))
+    np.testing.assert_allclose(stack.obs_rms.mean, theirs.obs_rms.mean, rtol=1e-3)
+    assert np.all(np.isfinite(stack.obs_rms.var)) and not np.all(np.isfinite(theirs.obs_rms.var))
+
+
+def test_conversions_refuse_an_unknown_library_a_missing_device_and_a_third_library():
+    torch = pytest.importorskip("torch")
+    jnp = pytest.importorskip("jax.numpy")
+    with pytest.raises(
+        ValueError,
+        match=r"anywrap\.ArrayConversion: unknown array library "
+        r"'bogus': expected one of \[.*'torch'",
+    ):
+        anywrap.ArrayConversion(gym.make("CartPole-v1"), to="bogus")
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match=r"anywrap\.ToTorch: device 'cuda:0': .* 0 CUDA GPU"):
+            anywrap.ToTorch(gym.make("CartPole-v1"), device="cuda:0")
+    env = anywrap.ToTorch(gym.make("Pendulum-v1"))
+    env.reset(seed=0)
+    with pytest.raises(
+        TypeError,
+        match=r"anywrap\.ToTorch: expected arrays of numpy or torch "
+        r".*got jax",
+    ):
+        env.step(jnp.zeros(1))
+    env.step(torch.zeros(1))  # and the wrapper goes on
+
+
+@pytest.mark.parametrize("gamma", [np.float32(0.99), np.array(0.99), "torch", "jax"])
+def test_hyperparameters_accept_any_real_scalar(gamma):
+    if gamma == "torch":
+        gamma = pytest.importorskip("torch").tensor(0.99)
+    elif gamma == "jax":
+        gamma = pytest.importorskip("jax.numpy").asarray(0.99)
+    env = anywrap.NormalizeReward(gym.make("CartPole-v1"), gamma=gamma)
+    assert isinstance(env.gamma, float) and abs(env.gamma - 0.99) < 1e-6
+
+
+def test_a_string_hyperparameter_says_the_type_is_wrong():
+    with pytest.raises(
+        TypeError,
+        match=r"anywrap\.NormalizeReward: expected `gamma` to be a "
+        r"real number .* got str '0.99'",
+    ):
+        anywrap.NormalizeReward(gym.make("CartPole-v1"), gamma="0.99")
