@@ -348,3 +348,48 @@ def test_a_string_hyperparameter_says_the_type_is_wrong():
         r"real number .* got str '0.99'",
     ):
         anywrap.NormalizeReward(gym.make("CartPole-v1"), gamma="0.99")
+
+
+def test_vector_transform_observation_warns_when_its_spaces_disagree():
+    env = ScriptedVectorEnv(BOX)
+    with pytest.warns(
+        UserWarning,
+        match=r"TransformObservation: the observation space and the "
+        r"batched single observation space do not match",
+    ):
+        anywrap.vector.TransformObservation(
+            env, lambda o: o, observation_space=gym.spaces.Box(-2.0, 2.0, (N, 3), np.float32)
+        )
+
+
+def test_vector_transform_observation_maps_discrete_final_observations():
+    envs = gym.make_vec(
+        "FrozenLake-v1",
+        num_envs=3,
+        vectorization_mode="sync",
+        vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP},
+    )
+    bare = gym.make_vec(
+        "FrozenLake-v1",
+        num_envs=3,
+        vectorization_mode="sync",
+        vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP},
+    )
+    env = anywrap.vector.TransformObservation(envs, lambda o: np.asarray(o) + 100)
+    env.reset(seed=5)
+    bare.reset(seed=5)
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(200):
+        actions = rng.integers(0, 4, 3)
+        obs, *_, info = env.step(actions)
+        ref, *_, ref_info = bare.step(actions)
+        np.testing.assert_array_equal(obs, ref + 100)
+        if "final_obs" in ref_info:
+            for got, want, m in zip(
+                info["final_obs"], ref_info["final_obs"], ref_info["_final_obs"]
+            ):
+                if m:
+                    ended += 1
+                    assert got == want + 100
+    assert ended > 5
