@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+
+from anywrap.cli import main
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 
@@ -97,7 +102,7 @@ def test_demo_runs_both_backends_and_prints_the_table(tmp_path: Path) -> None:
     assert " jax " in jax_row and " torch " in torch_row
     # 210 steps of 200-step episodes: each of the 8 envs finished one.
     assert int(jax_row.split()[-4]) >= 8 and int(torch_row.split()[-4]) == 8
-    assert "mean return" in proc.stdout and "steps/s" in proc.stdout
+    assert "mean return" in proc.stdout and "env steps/s" in proc.stdout
     assert str(tmp_path / "pendulum-episode-0.html") in proc.stdout
 
 
@@ -139,3 +144,31 @@ def test_demo_writes_html_reports_and_prints_their_paths(tmp_path: Path) -> None
     except ImportError:
         return
     assert names[1] == "breakout-episode-0.html"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--num-envs", "0"], r"--num-envs must be at least 1, got 0"),
+        (["--steps", "-3"], r"--steps must be at least 1, got -3"),
+        (["--torch-device", "cuda:7"], r"--torch-device cuda:7: device 'cuda:7': .* CUDA GPU"),
+        (["--torch-device", "nonsense"], r"--torch-device nonsense: 'nonsense' is not a PyTorch"),
+    ],
+)
+def test_demo_checks_its_arguments_before_any_work(tmp_path, capsys, args, message):
+    pytest.importorskip("torch")
+    reports = tmp_path / "reports"
+    assert main(["demo", *args, "--report-dir", str(reports)]) == 2
+    err = capsys.readouterr().err
+    assert re.search(rf"anywrap demo: {message}", err), err
+    assert not reports.exists()  # nothing was run
+
+
+def test_demo_help_describes_every_option(capsys):
+    with pytest.raises(SystemExit):
+        main(["demo", "--help"])
+    out = capsys.readouterr().out
+    for option in ("--num-envs", "--steps", "--torch-device", "--report-dir", "--no-report"):
+        line = next(line for line in out.splitlines() if line.strip().startswith(option))
+        assert len(line.split()) > 2 or option in ("--torch-device",), line
+    assert "sub-envs in each vector env" in out and "vector steps" in out

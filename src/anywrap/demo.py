@@ -17,6 +17,7 @@ the ``.html`` reports.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 import warnings
 from collections.abc import Callable
@@ -120,25 +121,52 @@ def write_reports(folder: str, atari: bool = True) -> list[Any]:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``anywrap demo``."""
-    parser = argparse.ArgumentParser(prog="anywrap demo", description=__doc__)
-    parser.add_argument("--num-envs", type=int, default=256)
-    parser.add_argument("--steps", type=int, default=600, help="vector steps per backend")
-    parser.add_argument("--torch-device", default="cpu")
+    parser = argparse.ArgumentParser(
+        prog="anywrap demo",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--num-envs",
+        type=int,
+        default=256,
+        metavar="N",
+        help="sub-envs in each vector env (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--steps",
+        type=int,
+        default=600,
+        metavar="T",
+        help="vector steps timed on each backend, each stepping every sub-env (default: "
+        "%(default)s)",
+    )
+    parser.add_argument(
+        "--torch-device",
+        default="cpu",
+        metavar="DEVICE",
+        help="where the PyTorch env and its statistics live, e.g. cuda:0 (default: %(default)s)",
+    )
     parser.add_argument(
         "--report-dir",
         default="anywrap-demo-reports",
+        metavar="DIR",
         help="where the HTML reports go (default: %(default)s)",
     )
     parser.add_argument("--no-report", action="store_true", help="skip the HTML reports")
     parser.add_argument("--report-only", action="store_true", help="only write the HTML reports")
     args = parser.parse_args(argv)
+    problem = _check(args)
+    if problem:
+        print(f"anywrap demo: {problem}", file=sys.stderr)
+        return 2
     if args.report_only:
         return _reports(args.report_dir)
 
     from tqdm.auto import tqdm
 
     rows = []
-    with tqdm(total=2 * args.steps, desc="anywrap demo", unit="step") as bar:
+    with tqdm(total=2 * args.steps, desc="anywrap demo", unit="vector step") as bar:
         try:
             import jax
             import jax.numpy as jnp
@@ -182,19 +210,42 @@ def main(argv: list[str] | None = None) -> int:
     print()
     header = (
         f"{'environment':32} {'arrays':6} {'episodes':>8} {'mean return':>12} "
-        f"{'mean length':>11} {'steps/s':>10}"
+        f"{'mean length':>11} {'env steps/s':>12}"
     )
     print(header)
     print("-" * len(header))
     for r in rows:
         print(
             f"{r['name']:32} {r['library']:6} {r['episodes']:8d} {r['mean_return']:12.1f} "
-            f"{r['mean_length']:11.1f} {r['steps_per_s']:10.0f}"
+            f"{r['mean_length']:11.1f} {r['steps_per_s']:12.0f}"
         )
-    print(f"\n{args.num_envs} envs x {args.steps} steps each, random actions, six wrappers.")
+    print(
+        f"\n{args.num_envs} envs x {args.steps} vector steps on each backend, random actions, "
+        "six wrappers; env steps/s counts every sub-env's step."
+    )
     if not rows:
         return 1
     return 0 if args.no_report else _reports(args.report_dir)
+
+
+def _check(args: argparse.Namespace) -> str | None:
+    """What is wrong with the arguments, before any work starts (``None``: nothing)."""
+    for name in ("num_envs", "steps"):
+        if getattr(args, name) < 1:
+            flag = "--" + name.replace("_", "-")
+            return f"{flag} must be at least 1, got {getattr(args, name)}"
+    if args.report_only:
+        return None
+    try:
+        torch_backend = anywrap.xp.backend_named("torch")
+    except ValueError:
+        return None  # no PyTorch: its part is skipped with a note
+    if torch_backend.check_device is not None:
+        try:
+            torch_backend.check_device(args.torch_device)
+        except ValueError as e:
+            return f"--torch-device {args.torch_device}: {e}"
+    return None
 
 
 def _reports(folder: str) -> int:
