@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -21,7 +22,6 @@ from anywrap.bench import (
     interleave,
     paired_median_difference,
     parse_only,
-    run_suite,
     write_json,
 )
 
@@ -138,11 +138,47 @@ def test_write_json_is_strict_json(tmp_path: Path) -> None:
     assert not list(tmp_path.glob(".*.tmp"))
 
 
-def test_b7_is_reported_not_available() -> None:
-    report = run_suite(Settings(quick=True), ["B7"], progress=False)
-    b7 = report["benchmarks"]["B7"]
-    assert b7["status"] == "not available"
-    assert "no image wrappers" in b7["reason"]
+@contextlib.contextmanager
+def _no_progress(desc: str, total: int):
+    yield lambda: None
+
+
+def test_b7_rows_and_verdicts_come_from_the_runners_figures() -> None:
+    from anywrap.bench.b7_images import bench_b7
+    from anywrap.bench.suite import Context
+
+    class Runner:  # images_bench.run's layout, with figures chosen here
+        @staticmethod
+        def run(**kwargs):
+            Runner.kwargs = kwargs
+            fig = lambda ms: {"step_ms": ms, "env_steps_per_s": 64 / (ms / 1e3), "spread": 0.1}  # noqa: E731
+            return {
+                "pipeline": {
+                    "gymnasium": fig(30.0),
+                    "anywrap-jax": fig(6.0),
+                    "anywrap-torch": fig(20.0),
+                    "anywrap-numpy": {"error": "boom"},
+                },
+                "speedup": {"jax": 5.0, "torch": 1.5},
+                "target": 3.0,
+                "met": {"jax": True, "torch": False},
+                "wrapper_ms": {},
+                "depth": {"jax": {"update_ratio_16_over_4": 1.1}},
+                "bytes_per_env": {"4": 28252},
+                "torch_threads": 2,
+            }
+
+    ctx = Context(settings=Settings(quick=True, reps=1), progress=_no_progress)
+    res = bench_b7.__wrapped__(ctx, Runner, "B7 title")  # type: ignore[attr-defined]
+    assert Runner.kwargs["num_envs"] == 64 and Runner.kwargs["reps"] == 1
+    rows = {r["case"]: r for r in res["rows"]}
+    assert rows["anywrap-jax"]["ratio"] == pytest.approx(6.0 / 30.0)
+    assert rows["anywrap-numpy"]["error"] == "boom"
+    assert rows["gymnasium"]["env_steps_per_s"] == pytest.approx(64 / 0.03)
+    text = " | ".join(res["verdicts"])
+    assert "jax runs the pipeline at 5.00x" in text and "MET" in text
+    assert "torch runs the pipeline at 1.50x" in text and "MISSED" in text
+    assert "1.10x at depth 16" in text
 
 
 def test_torch_pendulum_matches_gymnasium_dynamics() -> None:
@@ -180,7 +216,7 @@ def test_anywrap_bench_quick_b1_writes_valid_json(tmp_path: Path) -> None:
             "bench",
             "--quick",
             "--only",
-            "B1,B7",
+            "B1",
             "--json",
             str(out),
             "--plot",
@@ -198,7 +234,7 @@ def test_anywrap_bench_quick_b1_writes_valid_json(tmp_path: Path) -> None:
     assert "time anywrap adds / time Gymnasium adds" in proc.stdout
     report = json.loads(out.read_text())
     assert report["schema"] == "anywrap-bench/1"
-    assert report["config"]["only"] == ["B1", "B7"]
+    assert report["config"]["only"] == ["B1"]
     b1 = report["benchmarks"]["B1"]
     assert b1["status"] == "ok"
     cases = {r["case"]: r for r in b1["rows"]}
@@ -206,7 +242,6 @@ def test_anywrap_bench_quick_b1_writes_valid_json(tmp_path: Path) -> None:
     for r in cases.values():
         assert len(r["samples"]) == 5 and r["seconds_per_step"] > 0
     assert b1["summary"]["anywrap_added_over_gymnasium_added"] is not None
-    assert report["benchmarks"]["B7"]["status"] == "not available"
     assert not plot.exists()  # no B3 / B4 in this run, so no plot
 
 

@@ -27,7 +27,7 @@ medians of >= 5 repetitions after a warm-up):
   B4  jitted lax.scan rollout: anywrap.functional vs gymnax LogWrapper + Brax stats
   B5  PyTorch batched Pendulum: anywrap vs Gymnasium vector stacks vs TorchRL
   B6  conversions vs Gymnasium's JaxToTorch / JaxToNumpy
-  B7  image pipeline (not available yet)
+  B7  image pipeline, 256 envs: grayscale, resize 84x84, stack 4, vs Gymnasium + OpenCV
   B8  roofline: jitted NormalizeObservation vs jitted copy, GB/s
 """
 

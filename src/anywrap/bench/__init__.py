@@ -6,9 +6,10 @@ repetitions after a warm-up, and prints ratios beside absolute times.
 
 Example:
     >>> from anywrap.bench import Settings, run_suite
-    >>> report = run_suite(Settings(quick=True), ["B7"], progress=False)
-    >>> report["benchmarks"]["B7"]["status"]
-    'not available'
+    >>> report = run_suite(Settings(quick=True, reps=1, warmup=0), ["B1"], progress=False)
+    >>> b1 = report["benchmarks"]["B1"]
+    >>> b1["status"], sorted(r["case"] for r in b1["rows"])
+    ('ok', ['anywrap', 'bare', 'gymnasium'])
 
 Nothing heavy is imported here: each benchmark imports NumPy, JAX, PyTorch or
 TorchRL itself when it runs.

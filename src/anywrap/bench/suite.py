@@ -19,7 +19,8 @@ B5     PyTorch batched Pendulum (pure torch): anywrap vs Gymnasium vector
        stacks, and TorchRL VecNorm + RewardSum.
 B6     Array conversions vs Gymnasium's JaxToTorch / JaxToNumpy
        (``anywrap.bench.convert_bench``).
-B7     Image pipeline (not available: anywrap has no image wrappers yet).
+B7     Image pipeline: grayscale, resize 84x84, stack 4 over 256 RGB envs, anywrap
+       (JAX, PyTorch, NumPy) vs Gymnasium with OpenCV (``anywrap.bench.images_bench``).
 B8     Roofline: jitted NormalizeObservation on a 65536 x 256 float32 batch
        vs a jitted elementwise copy, in GB/s.
 =====  =====================================================================
@@ -54,5 +55,5 @@ BENCHMARKS: dict[str, Callable[[Context], dict[str, Any]]] = {
 }
 """Every benchmark, by id, in run order."""
 
-USES = {"B3": "jax", "B4": "jax", "B5": "torch", "B6": "jax", "B8": "jax"}
-"""Which device library each benchmark runs on (B1, B2, B7: host only)."""
+USES = {"B3": "jax", "B4": "jax", "B5": "torch", "B6": "jax", "B7": "jax", "B8": "jax"}
+"""Which device library each benchmark runs on (B1, B2: host only; B7 uses JAX and PyTorch)."""
