@@ -42,8 +42,10 @@ from anywrap.xp.ops import (
     count_true,
     cumulative_sum,
     last_true_indices,
+    push_front,
     sum_along,
     sum_rows,
+    take,
 )
 from anywrap.xp.policy import (
     describe,
@@ -96,6 +98,7 @@ __all__ = [
     "last_true_indices",
     "library_name",
     "namespace",
+    "push_front",
     "register_backend",
     "register_namespace",
     "resolve_dtype",
@@ -104,6 +107,7 @@ __all__ = [
     "same_device",
     "sum_along",
     "sum_rows",
+    "take",
     "to_numpy",
     "where",
     "wide_float",

@@ -61,7 +61,9 @@ def flat(x: Any) -> Any:
     """``x`` as a 1-D array (itself when it already is)."""
     if getattr(x, "ndim", None) == 1:
         return x
-    if type(x) in _FAST_HOST:
+    if type(x) in _FAST_HOST and type(x) not in _PY_SCALARS:
+        return x.reshape(-1)  # the method: np.reshape's Python wrapper costs more
+    if type(x) in _PY_SCALARS:
         return np.reshape(x, (-1,))
     return namespace(x).reshape(x, (-1,))
 

@@ -32,8 +32,10 @@ __all__ = [
     "count_true",
     "cumulative_sum",
     "last_true_indices",
+    "push_front",
     "sum_along",
     "sum_rows",
+    "take",
 ]
 
 
@@ -142,3 +144,54 @@ def last_true_indices(mask: Any, k: int) -> Any:
     seen = cumulative_sum(astype(xp.flip(mask, axis=0), xp.int32))
     j = xp.arange(1, k + 1, dtype=seen.dtype, device=device(mask))
     return n - 1 - xp.clip(xp.searchsorted(seen, j), 0, n - 1)
+
+
+@last_true_indices.register(np.ndarray)
+def _last_true_indices_numpy(mask: np.ndarray, k: int) -> np.ndarray:
+    # On the host the Trues can be listed: the same indices, at a tenth of the cost.
+    found = np.flatnonzero(mask)[::-1][:k]
+    if found.shape[0] < k:  # fewer Trues than slots: pad with a valid index
+        found = np.concatenate([found, np.zeros(k - found.shape[0], dtype=found.dtype)])
+    return found
+
+
+@Route
+def push_front(buffer: Any, fresh: Any, k: Any) -> Any:
+    """A newest-first ``buffer`` with the first ``k`` entries of ``fresh`` (newest
+    first) pushed in front, and its oldest ``k`` entries dropped: for each slot
+    ``j``, ``fresh[j]`` where ``j < k``, else ``buffer[j - k]``. ``k`` may be a
+    0-d array (no host sync); ``fresh`` has the buffer's length.
+
+    Example:
+        >>> import numpy as np
+        >>> push_front(np.array([3, 2, 1]), np.array([5, 4, 0]), 2)
+        array([5, 4, 3])
+    """
+    xp = namespace(buffer)
+    size = buffer.shape[0]
+    j = xp.arange(size, device=device(buffer))
+    older = xp.take(buffer, xp.clip(j - k, 0, size - 1))
+    return where(j < k, astype(fresh, buffer.dtype), older)
+
+
+@push_front.register(np.ndarray)
+def _push_front_numpy(buffer: np.ndarray, fresh: Any, k: Any) -> np.ndarray:
+    size = buffer.shape[0]
+    k = min(int(k), size)  # a host value; more new entries than slots keep the newest
+    if k == 0:
+        return buffer
+    out = np.empty_like(buffer)
+    out[:k] = fresh[:k]
+    out[k:] = buffer[: size - k]
+    return out
+
+
+@Route
+def take(x: Any, indices: Any) -> Any:
+    """``xp.take(x, indices)`` of a 1-D ``x``."""
+    return namespace(x).take(x, indices)
+
+
+@take.register(np.ndarray)
+def _take_numpy(x: np.ndarray, indices: Any) -> Any:
+    return x[indices]  # np.take's Python wrapper skipped
