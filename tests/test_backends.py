@@ -254,7 +254,8 @@ def shell_numbers(env: object) -> dict:
 
 
 def _host(values: dict, to_numpy) -> dict:
-    return {k: np.asarray(to_numpy(v), dtype=np.float64) for k, v in values.items()}
+    # each value keeps its dtype: float32 statistics agree to float32 rounding
+    return {k: np.asarray(to_numpy(v)) for k, v in values.items()}
 
 
 # Regression (array_api_strict): `check_reset_mask` once refused valid masks,

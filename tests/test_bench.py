@@ -231,17 +231,26 @@ def test_anywrap_bench_quick_b1_writes_valid_json(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert "B1  NumPy single env" in proc.stdout
-    assert "time anywrap adds / time Gymnasium adds" in proc.stdout
+    assert "CartPole-v1: time anywrap adds / time Gymnasium adds" in proc.stdout
     report = json.loads(out.read_text())
     assert report["schema"] == "anywrap-bench/1"
     assert report["config"]["only"] == ["B1"]
     b1 = report["benchmarks"]["B1"]
     assert b1["status"] == "ok"
     cases = {r["case"]: r for r in b1["rows"]}
-    assert set(cases) == {"bare", "gymnasium", "anywrap"}
+    assert set(cases) == {
+        f"{env}:{stack}"
+        for env in ("Pendulum-v1", "CartPole-v1")
+        for stack in ("bare", "gymnasium", "anywrap")
+    }
     for r in cases.values():
         assert len(r["samples"]) == 5 and r["seconds_per_step"] > 0
-    assert b1["summary"]["anywrap_added_over_gymnasium_added"] is not None
+    for env in ("Pendulum-v1", "CartPole-v1"):
+        summary = b1["summary"][env]
+        assert summary["anywrap_added_over_gymnasium_added"] == pytest.approx(
+            summary["anywrap_added_s"] / summary["gymnasium_added_s"]
+        )
+    assert b1["summary"]["CartPole-v1"]["clip_action"] is False
     assert not plot.exists()  # no B3 / B4 in this run, so no plot
 
 

@@ -10,11 +10,7 @@ __all__ = ["bench_b1"]
 
 
 def bench_b1(ctx: Context) -> dict[str, Any]:
-    """B1: NumPy single env, Pendulum-v1: time added per step by each stack."""
-    import gymnasium as gym
-
-    title, make = (
-        "NumPy single env Pendulum-v1, CleanRL six-wrapper stack",
-        lambda: gym.make("Pendulum-v1"),
-    )
-    return numpy_added(ctx, "B1", title, make, 1, ctx.settings.pick(2000, 500), vector=False)
+    """B1: NumPy single env, Pendulum-v1 and CartPole-v1: time added per step by each stack."""
+    steps = ctx.settings.pick(2000, 500)
+    title = "NumPy single env (Pendulum-v1, CartPole-v1), CleanRL stack, reset at episode ends"
+    return numpy_added(ctx, "B1", title, ("Pendulum-v1", "CartPole-v1"), 1, steps, vector=False)

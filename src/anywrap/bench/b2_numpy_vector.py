@@ -11,10 +11,6 @@ __all__ = ["bench_b2"]
 
 def bench_b2(ctx: Context) -> dict[str, Any]:
     """B2: NumPy SyncVectorEnv of 16 Pendulum-v1: time added per vector step."""
-    import gymnasium as gym
-
-    title, make = (
-        "NumPy SyncVectorEnv x16 Pendulum-v1, CleanRL six-wrapper vector stack",
-        lambda: gym.make_vec("Pendulum-v1", num_envs=16, vectorization_mode="sync"),
-    )
-    return numpy_added(ctx, "B2", title, make, 16, ctx.settings.pick(500, 150), vector=True)
+    steps = ctx.settings.pick(500, 150)
+    title = "NumPy SyncVectorEnv x16 Pendulum-v1, CleanRL six-wrapper vector stack"
+    return numpy_added(ctx, "B2", title, ("Pendulum-v1",), 16, steps, vector=True)

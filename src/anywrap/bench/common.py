@@ -280,11 +280,18 @@ def numpy_added(
     ctx: Context,
     bid: str,
     title: str,
-    make: Callable[[], Any],
+    env_ids: Sequence[str],
     num_envs: int,
     steps: int,
     vector: bool,
 ) -> dict[str, Any]:
+    """The time each CleanRL stack (Gymnasium's, anywrap's) adds to a NumPy env's
+    step, for each env of ``env_ids`` (one env, or a ``SyncVectorEnv`` of
+    ``num_envs``), with random actions drawn once and the env reset at each
+    episode end as a training loop does (vector envs reset themselves).
+
+    ClipAction is in the stack where the action space is a Box.
+    """
     import gymnasium as gym
     import numpy as np
 
@@ -292,12 +299,13 @@ def numpy_added(
 
     gym_wrappers = gym.wrappers.vector if vector else gym.wrappers
     any_wrappers = anywrap.vector if vector else anywrap
-    shape = (steps, num_envs, 1) if vector else (steps, 1)
-    actions = list(np.random.default_rng(0).uniform(-2.0, 2.0, shape).astype(np.float32))
 
-    def case(name: str, wrap: Callable[[Any], Any]) -> Case:
-        env = wrap(make())
+    def make(env_id: str) -> Any:
+        if vector:
+            return gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="sync")
+        return gym.make(env_id)
 
+    def case(name: str, env: Any, actions: list[Any]) -> Case:
         def setup() -> None:
             env.reset(seed=0)
 
@@ -313,62 +321,90 @@ def numpy_added(
 
         return Case(name, run_vector if vector else run_single, steps=steps, setup=setup)
 
+    cases, clipped = [], {}
     with quiet():
-        cases = [
-            case("bare", lambda e: e),
-            case("gymnasium", lambda e: stack(e, gym_wrappers, np.clip)),
-            case("anywrap", lambda e: stack(e, any_wrappers, np.clip)),
-        ]
+        for env_id in env_ids:
+            probe = make(env_id)
+            space = probe.action_space
+            space.seed(0)
+            actions = [space.sample() for _ in range(steps)]
+            clipped[env_id] = isinstance(
+                probe.single_action_space if vector else space, gym.spaces.Box
+            )
+            for name, wrappers in (
+                ("bare", None),
+                ("gymnasium", gym_wrappers),
+                ("anywrap", any_wrappers),
+            ):
+                env = make(env_id)
+                if wrappers is not None:
+                    env = stack(env, wrappers, np.clip, clip_action=clipped[env_id])
+                cases.append(case(f"{env_id}:{name}", env, actions))
         t = ctx.time(bid, cases)
-    bare = t["bare"]
-    rows, added = [], {}
-    for name, label in [
-        ("bare", "bare env"),
-        ("gymnasium", "Gymnasium 1.4 stack"),
-        ("anywrap", "anywrap stack"),
-    ]:
-        extra = ""
-        if name != "bare" and isinstance(t[name], Timing) and isinstance(bare, Timing):
-            added[name] = paired_median_difference(t[name], bare)  # type: ignore[arg-type]
-            extra = f"adds {added[name] * 1e6:.1f} us/step"
-        rows.append(
-            row(
-                label,
-                t[name],
-                num_envs=num_envs,
-                ref=bare,
-                extra=extra,
-                added_seconds_per_step=added.get(name),
+    rows, summary, verdicts = [], {}, []
+    labels = {"bare": "bare env", "gymnasium": "Gymnasium 1.4 stack", "anywrap": "anywrap stack"}
+    for env_id in env_ids:
+        bare = t[f"{env_id}:bare"]
+        added: dict[str, float] = {}
+        for name, label in labels.items():
+            timing = t[f"{env_id}:{name}"]
+            extra = ""
+            if name != "bare" and isinstance(timing, Timing) and isinstance(bare, Timing):
+                added[name] = paired_median_difference(timing, bare)
+                extra = f"adds {added[name] * 1e6:.1f} us/step"
+            rows.append(
+                row(
+                    f"{env_id}: {label}",
+                    timing,
+                    num_envs=num_envs,
+                    ref=bare,
+                    extra=extra,
+                    added_seconds_per_step=added.get(name),
+                    env_id=env_id,
+                )
+            )
+        ratio = (
+            added["anywrap"] / added["gymnasium"]
+            if len(added) == 2 and added["gymnasium"] > 0
+            else None
+        )
+        summary[env_id] = {
+            "anywrap_added_s": added.get("anywrap"),
+            "gymnasium_added_s": added.get("gymnasium"),
+            "anywrap_added_over_gymnasium_added": ratio,
+            "clip_action": clipped[env_id],
+        }
+        verdicts.append(
+            verdict(
+                f"{env_id}: time anywrap adds / time Gymnasium adds",
+                ratio,
+                1.0,
+                "target <= 1.0, aim 0.5",
             )
         )
-    ratio = (
-        added["anywrap"] / added["gymnasium"] if len(added) == 2 and added["gymnasium"] else None
-    )
     return result(
         bid,
         title,
         params={
+            "env_ids": list(env_ids),
             "num_envs": num_envs,
             "steps_per_block": steps,
             "reps": ctx.settings.reps,
             "warmup": ctx.settings.warmup,
-            "actions": "identical, numpy seed 0",
+            "actions": "identical for every stack, the action space's sample with seed 0",
         },
         rows=rows,
-        summary={
-            "anywrap_added_s": added.get("anywrap"),
-            "gymnasium_added_s": added.get("gymnasium"),
-            "anywrap_added_over_gymnasium_added": ratio,
-        },
-        verdicts=[
-            verdict("time anywrap adds / time Gymnasium adds", ratio, 1.0, "target <= 1.0, aim 0.5")
+        summary=summary,
+        verdicts=verdicts,
+        notes=[
+            "added = median over interleaved rounds of (stack - bare) time per step",
+            "the stacks include ClipAction where the action space is a Box",
         ],
-        notes=["added = median over interleaved rounds of (stack - bare) time per step"],
     )
 
 
-def stack(env: Any, wrappers: Any, clip: Callable[..., Any]) -> Any:
+def stack(env: Any, wrappers: Any, clip: Callable[..., Any], *, clip_action: bool = True) -> Any:
     """The CleanRL six-wrapper stack of ``wrappers`` (``anywrap``, ``gym.wrappers``, ...)."""
     from anywrap.bench.envs import cleanrl_stack
 
-    return cleanrl_stack(env, wrappers, clip)
+    return cleanrl_stack(env, wrappers, clip, clip_action=clip_action)

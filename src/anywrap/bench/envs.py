@@ -24,7 +24,13 @@ MAX_STEPS = 200
 """Pendulum's time limit (Gymnasium's ``max_episode_steps``)."""
 
 
-def cleanrl_stack(env: Any, wrappers: ModuleType, clip: Callable[[Any, float, float], Any]) -> Any:
+def cleanrl_stack(
+    env: Any,
+    wrappers: ModuleType,
+    clip: Callable[[Any, float, float], Any],
+    *,
+    clip_action: bool = True,
+) -> Any:
     """CleanRL's continuous-control stack, built from the wrapper classes of ``wrappers``.
 
     RecordEpisodeStatistics, ClipAction, NormalizeObservation,
@@ -35,9 +41,11 @@ def cleanrl_stack(env: Any, wrappers: ModuleType, clip: Callable[[Any, float, fl
         env: A Gymnasium env or vector env.
         wrappers: A module with Gymnasium's wrapper names.
         clip: ``clip(x, low, high)`` for the env's array library.
+        clip_action: Whether ClipAction is in the stack (not for Discrete actions).
     """
     env = wrappers.RecordEpisodeStatistics(env)
-    env = wrappers.ClipAction(env)
+    if clip_action:
+        env = wrappers.ClipAction(env)
     env = wrappers.NormalizeObservation(env)
     env = wrappers.TransformObservation(env, lambda o: clip(o, -10.0, 10.0), env.observation_space)
     env = wrappers.NormalizeReward(env, gamma=0.99)

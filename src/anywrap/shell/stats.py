@@ -21,7 +21,15 @@ from anywrap.shell.spaces import tree_of
 from anywrap.shell.state import StatefulShell, convert_leaf
 from anywrap.transforms.moments import Moments, default_stats_dtype, total_count
 from anywrap.transforms.observations import init_observation_stats
-from anywrap.tree import Path, flatten_with_paths, get_at, key_path, replace_at, tree_map
+from anywrap.tree import (
+    Path,
+    flatten_with_paths,
+    get_at,
+    key_path,
+    leaves,
+    replace_at,
+    tree_map,
+)
 
 __all__ = [
     "HoldsStatistics",
@@ -144,12 +152,21 @@ class HoldsStatistics(StatefulShell):
     """
 
     _held: Any = None
+    _held_fields: tuple[int, ...] | None = None
+    """For a NamedTuple state with holders as direct fields (NormalizeReward's
+    ``rms``): their positions, so that a step swaps them without a tree walk."""
 
     @property  # type: ignore[override]
     def _state(self) -> Any:
         held = self._held
         if type(held) is RunningStats:  # a Box's statistics: the hot path
             return held.moments
+        fields = self._held_fields
+        if fields is not None:  # NormalizeReward's Returns: one holder, a direct field
+            values = list(held)
+            for i in fields:
+                values[i] = values[i].moments
+            return type(held)(*values)
         return tree_map(lambda h: h.moments if _is_holder(h) else h, held, is_leaf=_is_holder)
 
     @_state.setter
@@ -159,10 +176,32 @@ class HoldsStatistics(StatefulShell):
             self._held = tree_map(
                 lambda m: RunningStats(m) if _is_moments(m) else m, state, is_leaf=_is_moments
             )
+            self._find_direct_holders()
         elif type(held) is RunningStats:
             held.moments = state
+        elif self._held_fields is not None and type(state) is type(held):
+            values = list(state)
+            for i in self._held_fields:
+                holder = held[i]
+                holder.moments = values[i]
+                values[i] = holder
+            self._held = type(held)(*values)
         else:
             self._held = tree_map(_refill, held, state, is_leaf=_is_holder)
+
+    def _find_direct_holders(self) -> None:
+        held = self._held
+        self._held_fields = None
+        if isinstance(held, tuple) and hasattr(held, "_fields"):
+            direct = tuple(i for i, v in enumerate(held) if _is_holder(v))
+            nested = any(
+                _is_holder(leaf)
+                for i, v in enumerate(held)
+                if i not in direct
+                for leaf in leaves(v, is_leaf=_is_holder)
+            )
+            if direct and not nested:
+                self._held_fields = direct
 
     def _holders(self, path: Path = ()) -> Any:
         """The holders at ``path`` of the state (``obs_rms``, ``return_rms``)."""

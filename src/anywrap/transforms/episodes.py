@@ -275,40 +275,45 @@ def _step_one_on_host(
     start = state.start_time
     if not same_step and state.prev_done:  # the reset step of NEXT_STEP autoreset
         returns, lengths, start = _HOST_FLOAT(reward), lengths * 0 + 1, start * 0 + now
-    done = np.bool_(terminated or truncated)
-    if not report:
-        return state._replace(
-            returns=returns, lengths=lengths, start_time=start, prev_done=done
-        ), None
-    elapsed = np.round((_HOST_FLOAT(now) - start) * 1e6) / 1e6
-    zero_f, zero_i = returns * 0, lengths * 0
-    out = EpisodeOutput(
-        returns=returns if done else zero_f,
-        lengths=lengths if done else zero_i,
-        times=elapsed if done else zero_f,
-        done=done,
-    )
-    new = state._replace(returns=returns, lengths=lengths, start_time=start, prev_done=done)
-    if done:
-        size = state.recent_returns.shape[0]
-        pushed = {"returns": returns, "lengths": lengths, "times": elapsed}
-        if not timed:
-            pushed.pop("times")
-        new = new._replace(
-            **{
-                f"recent_{name}": push_front(getattr(state, f"recent_{name}"), np.reshape(v, 1), 1)
-                for name, v in pushed.items()
-            }
-            if size
-            else {},
-            recent_size=min(state.recent_size + 1, size) if size else state.recent_size,
-            episode_count=state.episode_count + 1,
+    done = bool(terminated or truncated)
+    if not report or not done:
+        new = Episodes(returns, lengths, start, np.bool_(done), *state[4:])
+        if not report:
+            return new, None
+        zero_f = returns * 0
+        return new, EpisodeOutput(zero_f, lengths * 0, zero_f, np.False_)
+    elapsed = _HOST_FLOAT(round(float(now - start), 6))  # Gymnasium's own rounding
+    out = EpisodeOutput(returns, lengths, elapsed, np.True_)
+    size = state.recent_returns.shape[0]
+    recent = state[4:8]
+    if size:
+        recent = (
+            _push_one(state.recent_returns, returns),
+            _push_one(state.recent_lengths, lengths),
+            _push_one(state.recent_times, elapsed) if timed else state.recent_times,
+            min(state.recent_size + 1, size),
         )
-        if same_step:
-            new = new._replace(
-                returns=zero_f, lengths=zero_i, start_time=_HOST_FLOAT(now) if timed else start
-            )
+    if same_step:  # the episode restarts within this step
+        returns, lengths = returns * 0, lengths * 0
+        start = _HOST_FLOAT(now) if timed else start
+    new = Episodes(
+        returns,
+        lengths,
+        start,
+        np.True_,
+        *recent,
+        state.episode_count + 1,
+        state.episode_count_lo,
+    )
     return new, out
+
+
+def _push_one(buffer: np.ndarray, value: Any) -> np.ndarray:
+    """:func:`anywrap.xp.push_front` of one value on the host."""
+    out = np.empty_like(buffer)
+    out[0] = value
+    out[1:] = buffer[:-1]
+    return out
 
 
 def _record(

@@ -19,6 +19,7 @@ from anywrap.xp import to_numpy
 __all__ = ["RecordEpisodeStatistics"]
 
 _NAME = "anywrap.RecordEpisodeStatistics"
+_HOST_NUMBERS = (float, int, np.float64, np.float32)
 
 
 class RecordEpisodeStatistics(EpisodeRecords, gym.Wrapper, RecordsArguments):
@@ -86,14 +87,32 @@ class RecordEpisodeStatistics(EpisodeRecords, gym.Wrapper, RecordsArguments):
     def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         """Step the env; report the episode's statistics when it ends."""
         obs, reward, terminated, truncated, info = self.env.step(action)
+        if (
+            type(reward) in _HOST_NUMBERS
+            and type(terminated) is bool
+            and type(truncated) is bool
+            and self._xp is np
+        ):  # the common NumPy case: no dispatch, no conversion to weigh
+            done = terminated or truncated
+            if done and self._stats_key in info:
+                raise self._key_taken(info)
+            self._state, out = step_episodes(
+                self._state,
+                reward,
+                terminated,
+                truncated,
+                self._now() if done else 0.0,
+                same_step=True,
+                report=done,
+            )
+            if out is not None:
+                info[self._stats_key] = {"r": out.returns, "l": out.lengths, "t": out.times}
+            return obs, reward, terminated, truncated, info
         value = step_values(_NAME, reward, terminated, truncated, None)
         host = axp.is_host(terminated) and axp.is_host(truncated)
         done = bool(terminated or truncated) if host else True
         if done and self._stats_key in info:
-            raise ValueError(
-                f"{_NAME}: expected an info without the key {self._stats_key!r} (this wrapper "
-                f"writes it), got one with the keys {sorted(info)}"
-            )
+            raise self._key_taken(info)
         state = self._state_for(value)
         state, out = self._step[done](
             state, value, terminated, truncated, now=self._now() if done else 0.0
@@ -110,6 +129,12 @@ class RecordEpisodeStatistics(EpisodeRecords, gym.Wrapper, RecordsArguments):
                 info[self._stats_key] = {"r": out.returns, "l": out.lengths, "t": out.times}
                 info["_" + self._stats_key] = out.done
         return obs, reward, terminated, truncated, info
+
+    def _key_taken(self, info: dict[str, Any]) -> ValueError:
+        return ValueError(
+            f"{_NAME}: expected an info without the key {self._stats_key!r} (this wrapper "
+            f"writes it), got one with the keys {sorted(info)}"
+        )
 
     @property
     def episode_start_time(self) -> float:

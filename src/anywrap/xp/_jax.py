@@ -214,6 +214,13 @@ def _cumulative_sum_jax(x: Any) -> Any:
     return jax.lax.associative_scan(jnp.add, x)
 
 
+@JAX.route(ops.fast_path)
+def _fast_path_jax(pred: Any, fast: Any, safe: Callable[..., Any], *operands: Any) -> Any:
+    # Only the branch taken runs: the safe formula's extra passes cost nothing
+    # while the fast one holds.
+    return jax.lax.cond(pred, lambda f, *o: f, lambda f, *o: safe(*o), fast, *operands)
+
+
 @JAX.route(ops.last_true_indices)
 def _last_true_indices_jax(mask: Any, k: int) -> Any:
     # top_k of the indices of the True entries (others score -1): one XLA

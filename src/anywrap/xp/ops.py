@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from anywrap.tree import tree_map
 from anywrap.xp.host import astype, where
 from anywrap.xp.registry import device, namespace
 
@@ -31,6 +32,7 @@ __all__ = [
     "Route",
     "count_true",
     "cumulative_sum",
+    "fast_path",
     "last_true_indices",
     "push_front",
     "sum_along",
@@ -195,3 +197,32 @@ def take(x: Any, indices: Any) -> Any:
 @take.register(np.ndarray)
 def _take_numpy(x: np.ndarray, indices: Any) -> Any:
     return x[indices]  # np.take's Python wrapper skipped
+
+
+@Route
+def fast_path(pred: Any, fast: Any, safe: Callable[..., Any], *operands: Any) -> Any:
+    """``fast`` where the 0-d bool ``pred`` holds, else ``safe(*operands)``.
+
+    ``fast`` (a tree of arrays, computed already) is a cheaper formula that
+    the caller knows gives the same result as ``safe`` whenever ``pred``
+    holds, e.g. moments without the NaN guard when no sum came out NaN. The
+    generic form computes both and selects, with no host sync; NumPy branches
+    on its host value and JAX takes ``lax.cond``, so ``safe`` runs only when
+    needed.
+
+    Example:
+        >>> import numpy as np
+        >>> fast_path(np.True_, np.float64(1.0), lambda x: x + 1.0, np.float64(5.0))
+        np.float64(1.0)
+        >>> fast_path(np.False_, np.float64(1.0), lambda x: x + 1.0, np.float64(5.0))
+        np.float64(6.0)
+    """
+    slow = safe(*operands)
+    return tree_map(lambda a, b: where(pred, a, b), fast, slow)
+
+
+@fast_path.register(np.bool_)
+@fast_path.register(np.ndarray)
+@fast_path.register(bool)
+def _fast_path_host(pred: Any, fast: Any, safe: Callable[..., Any], *operands: Any) -> Any:
+    return fast if pred else safe(*operands)
