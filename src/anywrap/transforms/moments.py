@@ -62,7 +62,6 @@ __all__ = [
     "init_moments",
     "merge_moments",
     "normalize",
-    "shifted_moments",
     "total_count",
     "update_moments",
     "update_moments_one",
@@ -305,14 +304,13 @@ def update_moments(
         keep = None if mask is None else mask[0]
         return update_moments_one(m, x[0, ...], keep, skip_nonfinite=skip_nonfinite)
     if mask is None and reduce is None:
-        # One pass over the batch (its shifted sums); the NaN guard's extra
-        # passes run only where a sum came out non-finite (see fast_path).
-        if xp is np and skip_nonfinite:  # host values: look first, and skip what is not needed
+        # The NaN guard's masked passes (a row mask, selects) run only where a
+        # moment came out non-finite (see fast_path): the common update reads
+        # the batch for its two sums and writes nothing.
+        if xp is np and skip_nonfinite:  # host values: look first, skip what is not needed
             ok = finite_rows(x)
-            if not ok.all():
-                return merge_moments(m, *batch_moments(x, ok))
-            return merge_moments(m, *shifted_moments(x))
-        merged = merge_moments(m, *shifted_moments(x))
+            return merge_moments(m, *(batch_moments(x) if ok.all() else batch_moments(x, ok)))
+        merged = merge_moments(m, *batch_moments(x))
         if not skip_nonfinite:
             return merged
         pred = xp.logical_and(all_true(xp.isfinite(merged.mean)), all_true(xp.isfinite(merged.var)))
@@ -326,35 +324,6 @@ def update_moments(
 def _guarded_update(m: Moments, x: Array) -> Moments:
     """``m`` updated with the finite rows of ``x`` only (the two-pass masked moments)."""
     return merge_moments(m, *batch_moments(x, finite_rows(x)))
-
-
-def shifted_moments(x: Array) -> tuple[Array, Array, int]:
-    """Mean, population variance and size of the batch ``x`` (rows on axis 0),
-    from one pass over it: the sums of ``d = x - x[0]`` and of ``d**2``.
-
-    .. math::
-
-        \\bar x = x_0 + \\frac{1}{n}\\sum_i d_i, \\qquad
-        \\sigma^2 = \\frac{1}{n}\\Big(\\sum_i d_i^2 - \\frac{1}{n}\\big(\\sum_i d_i\\big)^2\\Big)
-
-    Shifting by a sample of the batch keeps the subtraction's cancellation to
-    the order of the spread (a compiler reads the batch once for both sums).
-    Rounding may leave a variance a little below zero: it is clipped to 0.
-
-    Example:
-        >>> import numpy as np
-        >>> mean, var, n = shifted_moments(np.array([[300.0], [302.0], [301.0]]))
-        >>> mean, var.round(6), n
-        (array([301.]), array([0.666667]), 3)
-    """
-    xp = namespace(x)
-    n = x.shape[0]
-    d = x - x[0:1, ...]
-    s1 = sum_along(d, axis=0)
-    s2 = sum_along(xp.square(d), axis=0)
-    mean = x[0, ...] + s1 / n
-    var = xp.maximum((s2 - s1 * s1 / n) / n, 0.0)
-    return mean, var, n
 
 
 _wide_enough: dict[tuple[int, Any], bool] = {}

@@ -1,0 +1,71 @@
+"""The moments' NaN guard runs only where needed (``anywrap.xp.fast_path``), and the
+result is the same either way: the moments of the finite rows, on every backend."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from anywrap import xp as axp
+from anywrap.transforms import moments
+
+
+def oracle(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Gymnasium's start (count 1e-4, mean 0, var 1) merged with ``rows``, in float64."""
+    n, prior = rows.shape[0], 1e-4
+    mean = rows.mean(0)
+    tot = prior + n
+    new_mean = mean * n / tot
+    m2 = 1.0 * prior + rows.var(0) * n + mean**2 * prior * n / tot
+    return new_mean, m2 / tot
+
+
+# The generic form computes the unguarded moments too, which array-api-strict
+# (NumPy underneath) warns about when a row holds an infinity: expected here.
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+@pytest.mark.parametrize("bad", [None, "nan", "inf"])
+def test_update_leaves_out_non_finite_rows_on_every_backend(backend, bad):
+    rng = np.random.default_rng(3)
+    batch = rng.normal(300.0, 2.0, (64, 5)).astype(np.float32)
+    keep = np.ones(64, bool)
+    if bad is not None:
+        batch[7, 2] = np.nan if bad == "nan" else np.inf
+        batch[40, 0] = -np.inf
+        keep[[7, 40]] = False
+    m = moments.init_moments((5,), xp=backend.xp, dtype=backend.xp.float32, device=backend.device)
+    out = moments.update_moments(m, backend.to_backend(batch))
+    mean, var = oracle(batch[keep].astype(np.float64))
+    np.testing.assert_allclose(backend.to_numpy(out.mean), mean, rtol=2e-6)
+    np.testing.assert_allclose(backend.to_numpy(out.var), var, rtol=2e-4)
+    count = float(backend.to_numpy(moments.total_count(out)))
+    assert count == pytest.approx(keep.sum() + 1e-4)
+
+
+def test_jax_takes_the_guard_only_in_a_branch():
+    jax = pytest.importorskip("jax")
+    jnp = pytest.importorskip("jax.numpy")
+    m = moments.init_moments((3,), xp=jnp, dtype=jnp.float32)
+    jaxpr = str(jax.make_jaxpr(moments.update_moments)(m, jnp.ones((8, 3), jnp.float32)))
+    assert "cond[" in jaxpr  # the masked passes sit in lax.cond's second branch
+    update = jax.jit(moments.update_moments)
+    clean = update(m, jnp.ones((8, 3), jnp.float32))
+    dirty = update(m, jnp.ones((8, 3), jnp.float32).at[2, 1].set(jnp.nan))
+    assert float(moments.total_count(clean)) == pytest.approx(8.0001)
+    assert float(moments.total_count(dirty)) == pytest.approx(7.0001)
+    assert bool(jnp.all(jnp.isfinite(dirty.mean)))
+
+
+def test_the_generic_form_selects_without_a_sync():
+    torch = pytest.importorskip("torch")
+    from helpers import torch_no_host_sync
+
+    fast, calls = torch.tensor([1.0, 2.0]), []
+
+    def safe(x):
+        calls.append(1)
+        return x + 10.0
+
+    with torch_no_host_sync():
+        kept = axp.fast_path(torch.tensor(True), fast, safe, torch.zeros(2))
+        redone = axp.fast_path(torch.tensor(False), fast, safe, torch.zeros(2))
+    assert kept.tolist() == [1.0, 2.0] and redone.tolist() == [10.0, 10.0] and len(calls) == 2
