@@ -303,13 +303,20 @@ def update_moments(
     if x.shape[0] == 1 and reduce is None:
         keep = None if mask is None else mask[0]
         return update_moments_one(m, x[0, ...], keep, skip_nonfinite=skip_nonfinite)
+    if xp is np and reduce is None:
+        # Host values: the rows left out are dropped, as Gymnasium drops them
+        # (the same moments, with its own arithmetic; no shape to keep static).
+        keep = mask
+        if skip_nonfinite:
+            ok = finite_rows(x)
+            keep = ok if keep is None else np.logical_and(keep, ok)
+        if keep is not None and not keep.all():
+            x = x[keep]
+        return merge_moments(m, *batch_moments(x)) if x.shape[0] else m
     if mask is None and reduce is None:
         # The NaN guard's masked passes (a row mask, selects) run only where a
         # moment came out non-finite (see fast_path): the common update reads
         # the batch for its two sums and writes nothing.
-        if xp is np and skip_nonfinite:  # host values: look first, skip what is not needed
-            ok = finite_rows(x)
-            return merge_moments(m, *(batch_moments(x) if ok.all() else batch_moments(x, ok)))
         merged = merge_moments(m, *batch_moments(x))
         if not skip_nonfinite:
             return merged
@@ -353,7 +360,7 @@ def update_moments_one(
     if xp is np:  # host values: leave the sample out with a branch, not four selects
         if skip_nonfinite and not np.isfinite(sample).all():
             return m
-        return m if keep is not None and not keep else merge_moments(m, sample, 0.0, 1)
+        return m if keep is not None and not keep else _merge_one_on_host(m, sample)
     if skip_nonfinite:
         ok = xp.isfinite(sample)
         if sample.ndim:
@@ -363,6 +370,22 @@ def update_moments_one(
     if keep is None:
         return new
     return Moments(*(where(keep, a, b) for a, b in zip(new, m)))  # left out: unchanged
+
+
+def _merge_one_on_host(m: Moments, sample: Any) -> Moments:
+    """``merge_moments(m, sample, 0.0, 1)`` on host values, operation for operation
+    (the same roundings, so Gymnasium's numbers to the bit), without the generic
+    path's dispatch: it runs at every step of a single env."""
+    dtype = m.mean.dtype
+    cast = dtype.type
+    hi = m.count + 1.0
+    count, tot = cast(m.count + m.count_lo), cast(hi + m.count_lo)
+    if sample.dtype != dtype:
+        sample = sample.astype(dtype)
+    delta = sample - m.mean
+    mean = m.mean + delta / tot
+    var = (m.var * count + np.square(delta) * count / tot) / tot
+    return Moments(mean=mean, var=var, count=hi, count_lo=m.count_lo)
 
 
 def normalize(m: Moments, x: Array, epsilon: float) -> Array:
