@@ -14,11 +14,21 @@ import time
 from collections import deque
 from typing import Any
 
+import numpy as np
+
 from anywrap.shell.state import StatefulShell
 from anywrap.transforms.episodes import Episodes, shift_clock
 from anywrap.xp import to_numpy
 
 __all__ = ["EpisodeRecords", "recent_queue"]
+
+
+def _own_buffers(state: Episodes) -> Episodes:
+    """``state`` with copies of its recent-episode buffers where they are NumPy arrays."""
+    fields = ("recent_returns", "recent_lengths", "recent_times")
+    if not all(type(getattr(state, f)) is np.ndarray for f in fields):
+        return state
+    return state._replace(**{f: getattr(state, f).copy() for f in fields})
 
 
 def recent_queue(state: Episodes, field: str, buffer_length: int) -> deque:
@@ -43,11 +53,12 @@ class EpisodeRecords(StatefulShell):
 
     def _export(self, state: Any) -> Any:
         # Start times are saved relative to now, so that a restored episode
-        # keeps its true duration in another process.
-        return shift_clock(state, -self._now())
+        # keeps its true duration in another process. A single env's host
+        # buffers are written in place by its steps: hand out copies.
+        return _own_buffers(shift_clock(state, -self._now()))
 
     def _import(self, state: Any) -> Any:
-        return shift_clock(state, self._now())
+        return _own_buffers(shift_clock(state, self._now()))
 
     @property
     def episode_returns(self) -> Any:

@@ -291,7 +291,7 @@ def _step_one_on_host(
             _push_one(state.recent_returns, returns),
             _push_one(state.recent_lengths, lengths),
             _push_one(state.recent_times, elapsed) if timed else state.recent_times,
-            min(state.recent_size + 1, size),
+            state.recent_size + (state.recent_size < size),
         )
     if same_step:  # the episode restarts within this step
         returns, lengths = returns * 0, lengths * 0
@@ -309,11 +309,12 @@ def _step_one_on_host(
 
 
 def _push_one(buffer: np.ndarray, value: Any) -> np.ndarray:
-    """:func:`anywrap.xp.push_front` of one value on the host."""
-    out = np.empty_like(buffer)
-    out[0] = value
-    out[1:] = buffer[:-1]
-    return out
+    """:func:`anywrap.xp.push_front` of one value, in place: a single env's buffers
+    on the host belong to its wrapper, which copies them when it hands them out
+    (``state_dict``) and when it takes them in (``load_state_dict``)."""
+    buffer[1:] = buffer[:-1]
+    buffer[0] = value
+    return buffer
 
 
 def _record(
