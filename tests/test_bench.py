@@ -282,3 +282,31 @@ def test_device_cuda_fails_clearly_without_gpu(tmp_path: Path) -> None:
     assert "no usable CUDA GPU" in proc.stderr
     assert "torch.cuda.is_available() is False" in proc.stderr
     assert not (tmp_path / "r.json").exists()
+
+
+def test_b4_rows_and_verdicts_use_the_same_statistic() -> None:
+    from anywrap.bench.b4_functional import bench_b4
+    from anywrap.bench.suite import Context
+
+    class Runner:  # functional_bench.run's layout: medians and within-round ratios disagree
+        @staticmethod
+        def run(num_envs, steps, reps, consumer):
+            return {
+                "num_envs": num_envs,
+                "consumer": consumer,
+                "bare_steps_per_s": 1000.0,
+                "anywrap_steps_per_s": 570.0,  # a median of its own rounds
+                "peer_steps_per_s": 600.0,
+                "anywrap_vs_bare": 0.95,  # the median of the within-round ratios
+                "anywrap_vs_peer": 1.01,
+                "peer_vs_bare": 0.94,
+            }
+
+    ctx = Context(settings=Settings(quick=True, reps=1), progress=_no_progress)
+    res = bench_b4.__wrapped__(ctx, Runner, "B4 title")  # type: ignore[attr-defined]
+    anywrap_rows = [r for r in res["rows"] if r["case"] == "anywrap"]
+    assert anywrap_rows and all(r["ratio"] == pytest.approx(1 / 0.95) for r in anywrap_rows)
+    sum_verdicts = [v for v in res["verdicts"] if "trajectory" not in v]
+    assert sum_verdicts and all(
+        "0.95x the bare" in v and "1.05x bare, as in the table" in v for v in sum_verdicts
+    )
