@@ -36,11 +36,15 @@ SMALL_HOST_COPY = 64 * 1024
 ``jax.dlpack.from_dlpack`` has a fixed cost that exceeds a copy of a small
 buffer. ``python -m anywrap.bench.calibrate`` measures both on the machine at
 hand and prints the crossover; on the development machine (2 shared x86-64
-cores, JAX 0.10.2) it lay between 16 and 256 KiB.
+cores, JAX 0.10.2) it lay between 64 KiB and 1 MiB over several runs, so
+64 KiB errs on the side of sharing.
 """
 
 _CONSTANTS_MAX = 4096
+"""At most this many discrete-action constants are kept. Not a machine figure: a
+bound on memory (a few hundred KB) for programs whose actions take many values."""
 _CONSTANT_RANGE = 1 << 16
+"""Only values in ``[-65536, 65536)`` are kept: discrete action spaces, not ids."""
 _constants: dict[tuple[Any, ...], Any] = {}
 _warned_narrowing: set[str] = set()
 
