@@ -15,13 +15,13 @@ from anywrap.cli import main
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 
 
-def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+def _cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "anywrap.cli", *args],
         env={**os.environ, "PYTHONPATH": SRC},
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=timeout,
         check=False,
     )
 
@@ -76,25 +76,9 @@ def test_importing_the_cli_imports_neither_jax_nor_torch() -> None:
 
 
 def test_demo_runs_both_backends_and_prints_the_table(tmp_path: Path) -> None:
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "anywrap.cli",
-            "demo",
-            "--num-envs",
-            "8",
-            "--steps",
-            "210",
-            "--report-dir",
-            str(tmp_path),
-        ],
-        env={**os.environ, "PYTHONPATH": SRC},
-        capture_output=True,
-        text=True,
-        timeout=600,  # JAX compiles phys2d's step on the first call
-        check=False,
-    )
+    # JAX compiles phys2d's step on the first call
+    args = ("demo", "--num-envs", "8", "--steps", "210", "--report-dir", str(tmp_path))
+    proc = _cli(*args, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
     lines = proc.stdout.splitlines()
     jax_row = next(line for line in lines if line.startswith("phys2d/Pendulum-v0 (JAX)"))
@@ -111,22 +95,7 @@ def test_demo_writes_html_reports_and_prints_their_paths(tmp_path: Path) -> None
     import json
     import re
 
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "anywrap.cli",
-            "demo",
-            "--report-only",
-            "--report-dir",
-            str(tmp_path),
-        ],
-        env={**os.environ, "PYTHONPATH": SRC},
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    proc = _cli("demo", "--report-only", "--report-dir", str(tmp_path), timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     printed = re.findall(r"^  (\S+\.html)  \((\d+\.\d+) MB\)$", proc.stdout, re.M)
     names = [Path(p).name for p, _ in printed]
