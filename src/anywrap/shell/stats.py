@@ -21,7 +21,7 @@ from anywrap.shell.spaces import tree_of
 from anywrap.shell.state import StatefulShell, convert_leaf
 from anywrap.transforms.moments import Moments, default_stats_dtype, total_count
 from anywrap.transforms.observations import init_observation_stats
-from anywrap.tree import Path, flatten_with_paths, get_at, key_path, replace_at, tree_map
+from anywrap.tree import Path, flatten_with_paths, get_at, is_branch, key_path, replace_at, tree_map
 
 __all__ = [
     "HoldsStatistics",
@@ -150,6 +150,8 @@ class HoldsStatistics(StatefulShell):
         held = self._held
         if type(held) is RunningStats:  # a Box's statistics: the hot path
             return held.moments
+        if _flat_named(held):  # a NamedTuple of arrays and holders (the returns' state)
+            return type(held)(*[h.moments if type(h) is RunningStats else h for h in held])
         return tree_map(lambda h: h.moments if _is_holder(h) else h, held, is_leaf=_is_holder)
 
     @_state.setter
@@ -161,6 +163,8 @@ class HoldsStatistics(StatefulShell):
             )
         elif type(held) is RunningStats:
             held.moments = state
+        elif type(state) is type(held) and _flat_named(held):
+            self._held = type(held)(*[_refill(h, v) for h, v in zip(held, state)])
         else:
             self._held = tree_map(_refill, held, state, is_leaf=_is_holder)
 
@@ -206,6 +210,14 @@ class ObservationStatistics(HoldsStatistics, RunningMeanSwitch):
     @obs_rms.setter
     def obs_rms(self, value: Any) -> None:
         self._share("obs_rms", value)
+
+
+def _flat_named(held: Any) -> bool:
+    """Whether ``held`` is a NamedTuple whose fields are holders or leaves (no
+    deeper branch): the two walks over it are then one pass over its fields."""
+    return hasattr(held, "_fields") and all(
+        type(h) is RunningStats or not is_branch(h) for h in held
+    )
 
 
 def _refill(holder: Any, value: Any) -> Any:

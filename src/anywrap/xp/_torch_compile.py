@@ -67,6 +67,13 @@ __all__ = ["MAX_SIGNATURES", "TorchProgram", "compile_torch"]
 MAX_SIGNATURES = 8
 """Signatures one transform keeps (compiled or counted); calls beyond them run eagerly."""
 
+SMALL_PROGRAM = 2
+"""A transform of at most this many operations runs eagerly: the compiled call's
+fixed cost (about 7 us on a CPU) is more than such kernels cost (a clip: 2 to 5 us)."""
+
+INDUCTOR_OPTIONS = {"size_asserts": False, "alignment_asserts": False, "scalar_asserts": False}
+"""TorchInductor's checks of its inputs' sizes and strides are the signature's job."""
+
 _SLOT = object()
 """Marks, in an output template, where a tensor of the program's outputs goes."""
 
@@ -193,6 +200,14 @@ class TorchProgram:
             run, template = _trace_and_compile(self.fn, flat, structure)
             _check_form(template, expected)
             out = Structure(template)
+        except _Small as exc:  # cheaper eagerly, whatever the shapes: no warning
+            sig.eager = self._eager_only = True
+            switch.record_compile(
+                switch.CompileRecord(
+                    "torch", self.name, described, time.perf_counter() - start, False, str(exc)
+                )
+            )
+            return
         except Exception as exc:  # anything the tracer or compiler refuses: stay eager
             reason = f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
             sig.eager = True
@@ -317,7 +332,10 @@ def _trace_and_compile(
     with torch.no_grad(), _without_function_modes():
         with _NoValueReads():
             graph = make_fx(flat_fn, tracing_mode="real")(*inputs)
-        run = inductor_compile(graph, list[Any](inputs))
+        ops = sum(node.op == "call_function" for node in graph.graph.nodes)
+        if ops <= SMALL_PROGRAM:
+            raise _Small(f"{ops} operation(s): cheaper eagerly than as a compiled call")
+        run = inductor_compile(graph, list[Any](inputs), options=INDUCTOR_OPTIONS)
         if inputs and inputs[0].device.type == "cuda":
             run = _cuda_graph(run, inputs)
     return run, template["out"]
@@ -326,6 +344,10 @@ def _trace_and_compile(
 _VALUE_READS = frozenset(
     {"item", "tolist", "numpy", "__bool__", "__float__", "__int__", "__index__", "__array__"}
 )
+
+
+class _Small(Exception):
+    """A traced transform too small to gain from compiling."""
 
 
 class _ValueRead(RuntimeError):
