@@ -40,10 +40,13 @@ turns the whole path off.
 Example:
     >>> import torch
     >>> from anywrap import xp
-    >>> double = xp.Compiled(lambda x, scale: x * scale)
     >>> previous = xp.set_compile(True, after_calls=2)
-    >>> [double(torch.arange(3.0), 2.0).tolist() for _ in range(3)]  # compiled on call 2
-    [[0.0, 2.0, 4.0], [0.0, 2.0, 4.0], [0.0, 2.0, 4.0]]
+    >>> center = xp.Compiled(lambda x, scale: (x - x.mean()) * scale)
+    >>> [center(torch.arange(3.0), 2.0).tolist() for _ in range(3)]  # compiled on call 2
+    [[-2.0, 0.0, 2.0], [-2.0, 0.0, 2.0], [-2.0, 0.0, 2.0]]
+    >>> record = xp.compile_log()[-1]
+    >>> record.compiled, record.signature
+    (True, 'float32[3]@cpu, float')
     >>> _ = xp.set_compile(previous, after_calls=64)
 """
 
