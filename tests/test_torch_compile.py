@@ -270,6 +270,27 @@ def test_a_one_operation_transform_stays_eager(compiled):
     assert "1 operation(s): cheaper eagerly" in record.reason
 
 
+def test_a_transform_holding_a_callback_stays_eager(compiled):
+    """A distributed reduce (or any function that is not anywrap's) would be baked in
+    as it ran while tracing: such a transform runs eagerly, and calls it every time."""
+    from functools import partial
+
+    from anywrap.transforms.moments import init_moments, update_moments
+
+    calls = []
+
+    def reduce(x):
+        calls.append(1)
+        return x
+
+    update = axp.Compiled(partial(update_moments, reduce=reduce), 0)
+    m = init_moments((2,), xp=torch, dtype=torch.float64)
+    for _ in range(3):
+        m = update(m, torch.ones((4, 2), dtype=torch.float64))
+    assert compiled() == [] and len(calls) >= 3
+    np.testing.assert_allclose(m.mean.numpy(), 12 / (12 + 1e-4))
+
+
 # ------------------------------------------------------------------ switch
 def test_switch_off_runs_eagerly_and_back_on_compiles(compiled):
     double = axp.Compiled(lambda x: x * 2)

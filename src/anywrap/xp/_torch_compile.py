@@ -97,11 +97,21 @@ def _name(fn: Callable[..., Any]) -> str:
 
 
 def _calls_back(fn: Callable[..., Any]) -> bool:
-    """Whether ``fn`` is a partial holding a callable (a distributed reduce, a user
-    function): a program would bake in what that callable did while tracing."""
+    """Whether ``fn`` is a partial holding a callback: a callable that is not one of
+    anywrap's own pure functions (a distributed reduce, a user's function). A
+    program would bake in what the callback did while it was traced."""
     while isinstance(fn, functools.partial):
-        if any(callable(v) for v in (*fn.args, *fn.keywords.values())):
-            return True
+        for v in (*fn.args, *fn.keywords.values()):
+            if isinstance(v, type) or not callable(v):
+                continue
+            inner = v
+            while isinstance(inner, functools.partial):
+                inner = inner.func
+            module = getattr(inner, "__module__", None) or ""
+            if not module.startswith("anywrap.") or module.startswith("anywrap.distributed"):
+                return True
+            if _calls_back(v):
+                return True
         fn = fn.func
     return False
 
