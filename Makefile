@@ -21,8 +21,11 @@ $(VENV)/.demo-ready: pyproject.toml
 # without its dependency check, its other needs named here.
 # RecordHTML's browser test drives Debian's chromium with Playwright (the dev
 # extra); Playwright's own browser download is not used.
+# PyTorch's compiled path (tests/test_torch_compile.py) has TorchInductor build
+# C++ kernels: it needs a C++ compiler (Debian's g++).
 $(VENV)/.test-ready: pyproject.toml $(VENV)/.demo-ready
 	test -x /usr/bin/chromium || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
+	test -x /usr/bin/g++ || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq g++)
 	$(PIP) -e ".[dev,tf]"
 	$(PIP) brax seaborn
 	$(PIP) --no-deps "gymnax==1.0.1"

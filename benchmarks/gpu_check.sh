@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# GPU check for anywrap: no host sync on CUDA / JAX-GPU, then `anywrap bench --device cuda`.
+# GPU check for anywrap: no host sync on CUDA / JAX-GPU (PyTorch's stack compiled, captured in
+# CUDA graphs, and eager), then `anywrap bench --device cuda` (B5 is PyTorch on CUDA: the
+# compiled stack, the eager one and TorchRL's, each with the time it adds per step).
 #
 # Usage (from the repository root, on a machine with an NVIDIA GPU):
 #     bash benchmarks/gpu_check.sh [--install] [--quick]
@@ -92,31 +94,72 @@ def clip_stack(env, clip):
     import anywrap
     return cleanrl_stack(env, anywrap.vector, clip)
 
-# -- PyTorch on CUDA, under torch.cuda.set_sync_debug_mode("error")
+# -- PyTorch on CUDA, under torch.cuda.set_sync_debug_mode("error"): the compiled stack
+#    (each transform compiled by TorchInductor and captured in a CUDA graph), then the
+#    eager one (compilation off), which must agree with it.
 try:
     import torch
+    from anywrap import xp
     if not torch.cuda.is_available():
-        report("SKIP", "torch-cuda six-wrapper vector stack", "torch.cuda.is_available() is False")
+        for name in ("compiled", "eager"):
+            report("SKIP", f"torch-cuda six-wrapper vector stack, {name}",
+                   "torch.cuda.is_available() is False")
     else:
         from anywrap.bench.envs import torch_pendulum_vector_env
         n, dev = 4096, torch.device("cuda")
-        env = clip_stack(torch_pendulum_vector_env(n, dev), torch.clamp)
         gen = torch.Generator(device=dev).manual_seed(0)
         actions = [torch.rand(n, 1, generator=gen, device=dev) * 6 - 3 for _ in range(215)]
-        env.reset(seed=0)
-        for a in actions[:190]:  # warm-up outside the guard (first-call allocations)
-            env.step(a)
-        torch.cuda.synchronize()
+
+        def guarded_run(compile_on):
+            xp.set_compile(compile_on, after_calls=2)
+            start = len(xp.compile_log())
+            env = clip_stack(torch_pendulum_vector_env(n, dev), torch.clamp)
+            env.reset(seed=0)
+            for a in actions[:190]:  # warm-up outside the guard: compilation, CUDA graph capture
+                env.step(a)
+            torch.cuda.synchronize()
+            outs = []
+            try:
+                torch.cuda.set_sync_debug_mode("error")
+                for a in actions[190:]:  # crosses the truncation at step 200 and the autoreset
+                    obs, rew, term, trunc, info = env.step(a)
+                    outs.append((obs, rew))
+            finally:
+                torch.cuda.set_sync_debug_mode("default")
+            torch.cuda.synchronize()
+            assert obs.is_cuda and rew.is_cuda, (obs.device, rew.device)
+            return outs, xp.compile_log()[start:]
+
         try:
-            torch.cuda.set_sync_debug_mode("error")
-            for a in actions[190:]:  # crosses the truncation at step 200 and the autoreset
-                obs, rew, term, trunc, info = env.step(a)
-        finally:
-            torch.cuda.set_sync_debug_mode("default")
-        torch.cuda.synchronize()
-        assert obs.is_cuda and rew.is_cuda, (obs.device, rew.device)
-        report("PASS", "torch-cuda six-wrapper vector stack",
-               f"25 steps x {n} envs under set_sync_debug_mode('error'), outputs on {obs.device}")
+            compiled_outs, records = guarded_run(True)
+            refused = [f"{r.function}: {r.reason}" for r in records
+                       if not r.compiled and "cheaper eagerly" not in (r.reason or "")]
+            done = sorted({r.function for r in records if r.compiled and "cuda" in r.signature})
+            assert not refused, refused
+            assert {"step_episodes", "normalize_observation", "normalize_reward"} <= set(done), done
+            secs = sum(r.seconds for r in records if r.compiled)
+            report("PASS", "torch-cuda six-wrapper vector stack, compiled",
+                   f"25 steps x {n} envs under set_sync_debug_mode('error'); compiled and "
+                   f"captured {', '.join(done)} in {secs:.1f} s")
+        except Exception as exc:
+            compiled_outs = None
+            report("FAIL", "torch-cuda six-wrapper vector stack, compiled",
+                   f"{type(exc).__name__}: {exc}"[:400])
+        try:
+            eager_outs, _ = guarded_run(False)
+            detail = f"25 steps x {n} envs under set_sync_debug_mode('error')"
+            if compiled_outs is not None:
+                worst = 0.0
+                for (o1, r1), (o2, r2) in zip(compiled_outs, eager_outs):
+                    torch.testing.assert_close(o1, o2, rtol=1e-5, atol=1e-5)
+                    torch.testing.assert_close(r1, r2, rtol=1e-5, atol=1e-6)
+                    worst = max(worst, float((o1 - o2).abs().max()))
+                detail += f"; the compiled stack agrees (max |obs difference| {worst:.1e})"
+            report("PASS", "torch-cuda six-wrapper vector stack, eager", detail)
+        except Exception as exc:
+            report("FAIL", "torch-cuda six-wrapper vector stack, eager",
+                   f"{type(exc).__name__}: {exc}"[:400])
+        xp.set_compile(True, after_calls=64)
 except Exception as exc:
     report("FAIL", "torch-cuda six-wrapper vector stack", f"{type(exc).__name__}: {exc}"[:400])
 

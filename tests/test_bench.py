@@ -181,6 +181,53 @@ def test_b7_rows_and_verdicts_come_from_the_runners_figures() -> None:
     assert "1.10x at depth 16" in text
 
 
+def test_b5_rows_summary_and_verdicts_share_one_statistic() -> None:
+    """B5's added time per step is the median of the paired (stack - bare) differences,
+    shown in the rows and read by the summary and the verdicts; the ratios are the
+    rows' ratios of medians."""
+    from anywrap.bench.b5_torch import b5_figures
+
+    us = 1e-6
+    bare = [100 * us, 300 * us, 110 * us]  # a slow second round hits every case alike
+    timings = {
+        256: {
+            "bare": Timing("bare", bare),
+            "anywrap": Timing("anywrap", [b + 50 * us for b in bare]),
+            "anywrap_eager": Timing("anywrap_eager", [b + 400 * us for b in bare]),
+            "gymnasium": Failure("gymnasium", "TypeError: boom"),
+            "torchrl_bare": Timing("torchrl_bare", [150 * us, 350 * us, 160 * us]),
+            "torchrl": Timing("torchrl", [250 * us, 450 * us, 260 * us]),
+        },
+        4096: {
+            "bare": Timing("bare", [200 * us] * 3),
+            "anywrap": Timing("anywrap", [290 * us, 300 * us, 310 * us]),
+            "torchrl_bare": Timing("torchrl_bare", [200 * us] * 3),
+            "torchrl": Timing("torchrl", [260 * us] * 3),
+        },
+    }
+    rows, summary, verdicts = b5_figures(timings, {256: {"anywrap": "out: torch.Tensor"}})
+    by = {(r["num_envs"], r["case"]): r for r in rows}
+    assert by[256, "anywrap"]["added_seconds_per_step"] == pytest.approx(50 * us)
+    assert "adds 50.0 us/step" in by[256, "anywrap"]["extra"]
+    assert "out: torch.Tensor" in by[256, "anywrap"]["extra"]
+    assert by[256, "torchrl"]["added_seconds_per_step"] == pytest.approx(100 * us)
+    assert by[256, "torchrl"]["ratio_to"] == "torchrl_bare"
+    assert by[256, "anywrap"]["ratio"] == pytest.approx(160 / 110)  # medians
+    assert by[256, "gymnasium"]["error"] == "TypeError: boom"
+    assert by[256, "bare"]["added_seconds_per_step"] is None
+    assert summary["anywrap_added_s_N256"] == by[256, "anywrap"]["added_seconds_per_step"]
+    assert summary["anywrap_added_over_torchrl_added_N256"] == pytest.approx(0.5)
+    assert summary["anywrap_added_over_torchrl_added_N4096"] == pytest.approx(100 / 60)
+    assert summary["anywrap_over_bare_N4096"] == by[4096, "anywrap"]["ratio"] == 1.5
+    assert verdicts == [
+        "N=256: time anywrap's stack adds / time TorchRL's VecNorm+RewardSum adds: 0.50 "
+        "(target <= 1.0): MET",
+        "N=4096: time anywrap's stack adds / time TorchRL's VecNorm+RewardSum adds: 1.67 "
+        "(target <= 1.0): MISSED",
+        "N=4096: anywrap stack / its bare env: 1.50 (aim <= 1.5): MET",
+    ]
+
+
 def test_torch_pendulum_matches_gymnasium_dynamics() -> None:
     torch = pytest.importorskip("torch")
     import gymnasium as gym

@@ -40,7 +40,7 @@ def run_stack(
     """Step ``envs`` ``steps`` times with ``sample()`` actions; collect episode stats."""
     envs.reset(seed=0)
     reports: list[tuple[Any, Any, Any]] = []
-    for _ in range(3):  # warm-up (compilation on JAX)
+    for _ in range(3):  # warm-up (compilation on JAX and PyTorch)
         envs.step(sample())
     start = time.perf_counter()
     for _ in range(steps):
@@ -190,6 +190,9 @@ def main(argv: list[str] | None = None) -> int:
         try:
             import torch
 
+            # Compile PyTorch's transforms in the warm-up, as JAX does, not at their
+            # 64th call in the timed loop (unless ANYWRAP_TORCH_COMPILE=0 said no).
+            anywrap.xp.set_compile(anywrap.xp.compile_enabled(), after_calls=2)
             tenvs = torch_pendulum_vector_env(args.num_envs, args.torch_device)
             tstack = cleanrl_stack(tenvs, anywrap.vector, torch.clamp)
             gen = torch.Generator(device=args.torch_device).manual_seed(0)

@@ -16,6 +16,8 @@ One idea per module:
   may send to a faster kernel of the same formula.
 * :mod:`~anywrap.xp.compile`: :class:`Compiled`, a transform compiled once per
   backend that runs it.
+* :mod:`~anywrap.xp.switch`: :func:`set_compile` turns PyTorch's compiled path
+  on or off; :func:`compile_log` lists what it compiled.
 
 JAX and PyTorch register themselves from ``_jax.py`` and ``_torch.py`` the
 first time one of their arrays is seen, so ``import anywrap`` imports
@@ -72,10 +74,18 @@ from anywrap.xp.registry import (
     resolve_library,
     to_numpy,
 )
+from anywrap.xp.switch import (
+    CompileRecord,
+    compile_after_calls,
+    compile_enabled,
+    compile_log,
+    set_compile,
+)
 
 __all__ = [
     "Array",
     "Backend",
+    "CompileRecord",
     "Compiled",
     "Route",
     "UnknownArrayTypeError",
@@ -85,6 +95,9 @@ __all__ = [
     "backend_of",
     "backend_of_namespace",
     "clip",
+    "compile_after_calls",
+    "compile_enabled",
+    "compile_log",
     "count_true",
     "cumulative_sum",
     "describe",
@@ -107,6 +120,7 @@ __all__ = [
     "resolve_library",
     "result_dtype",
     "same_device",
+    "set_compile",
     "sum_along",
     "sum_rows",
     "take",

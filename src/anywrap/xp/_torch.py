@@ -2,8 +2,11 @@
 
 Tensors reach the Array API through ``array_api_compat.torch``. This module
 adds the device lookup, host views and DLPack imports that skip PyTorch's
-slower generic paths, and the detach that a tensor needs before export.
-No compiler is registered: the transforms run eagerly.
+slower generic paths, the detach that a tensor needs before export, and the
+compiler: :class:`anywrap.xp.Compiled` runs each transform as one program
+traced once per signature and compiled by TorchInductor, captured in a CUDA
+graph on CUDA (see :mod:`anywrap.xp._torch_compile`; switched off by
+:func:`anywrap.xp.set_compile` or ``ANYWRAP_TORCH_COMPILE=0``).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import numpy as np
 import torch
 from array_api_compat import torch as torch_xp
 
+from anywrap.xp._torch_compile import compile_torch
 from anywrap.xp.policy import same_device
 from anywrap.xp.registry import Backend, exportable, register_backend, to_numpy
 
@@ -88,6 +92,7 @@ TORCH: Backend = register_backend(
         to_device=_to_device,
         exportable=lambda x: x.detach() if x.requires_grad else x,
         check_device=_check_device,
+        jit=compile_torch,
         aliases=("pytorch",),
     )
 )

@@ -1,0 +1,453 @@
+"""PyTorch's compiled path: the programs that the torch backend's ``jit`` hook makes.
+
+A :class:`TorchProgram` wraps one pure transform (what
+:class:`anywrap.xp.Compiled` holds per backend). Each call:
+
+1. flattens the arguments (:class:`anywrap.tree.Structure`, straight-line
+   code made once per structure) and finds their *signature*: each tensor's
+   shape, strides, dtype and device, and every other leaf's value. A Python
+   ``float`` counts as a float, not as its value: it enters the program as a
+   0-d tensor, so that a wall clock passed at every step (``now``) is an
+   input, not a constant that would make every step a new program;
+2. runs the transform eagerly until that signature has been called
+   :func:`anywrap.xp.compile_after_calls` times, then traces it once with
+   ``make_fx`` into one graph of ATen operations, and compiles that graph with
+   TorchInductor (``torch._inductor.compile``, the entry point for graphs
+   captured without TorchDynamo). The whole transform is one graph or
+   nothing, as ``fullgraph=True`` asks. The trace runs on the call's own
+   tensors, so that the transform's caches (constant tables) fill with real
+   tensors, and it refuses any read of a tensor's value on the host, which
+   would be baked into the program;
+3. then runs the compiled program. Its call checks no guards (the signature
+   is the guard), so a step costs the program's kernels and about 10 us of
+   Python, where ``torch.compile``'s guarded entry costs 40 to 80 us on these
+   transforms (measured on the development machine; see the README);
+4. on CUDA, the compiled program is captured in a CUDA graph at the same
+   time: a call copies its inputs into the graph's buffers, replays the graph
+   once, and copies the outputs out (one multi-tensor copy per dtype each
+   way, whatever the number of kernels inside), so that outputs belong to the
+   caller.
+
+A transform that cannot be traced or compiled (a value read on the host, a
+compiler missing on the machine) runs eagerly, after one warning; so does a
+signature beyond :data:`MAX_SIGNATURES`. A transform whose arguments hold
+something other than tensors, Python numbers, strings and ``None`` (a
+``torch.Generator``, a NumPy array), or a partial holding a callable (a
+distributed reduce), runs eagerly without a warning. Each compilation is
+logged (:func:`anywrap.xp.compile_log`), and :func:`anywrap.xp.set_compile`
+turns the whole path off.
+
+Example:
+    >>> import torch
+    >>> from anywrap import xp
+    >>> previous = xp.set_compile(True, after_calls=2)
+    >>> center = xp.Compiled(lambda x, scale: (x - x.mean()) * scale)
+    >>> [center(torch.arange(3.0), 2.0).tolist() for _ in range(3)]  # compiled on call 2
+    [[-2.0, 0.0, 2.0], [-2.0, 0.0, 2.0], [-2.0, 0.0, 2.0]]
+    >>> record = xp.compile_log()[-1]
+    >>> record.compiled, record.signature
+    (True, 'float32[3]@cpu, float')
+    >>> _ = xp.set_compile(previous, after_calls=64)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import time
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import torch
+from torch.overrides import TorchFunctionMode
+
+from anywrap.tree import Structure, flatten_with_paths, is_branch, leaves, tree_map
+from anywrap.xp import switch
+
+__all__ = ["MAX_SIGNATURES", "TorchProgram", "compile_torch"]
+
+MAX_SIGNATURES = 8
+"""Signatures one transform keeps (compiled or counted); calls beyond them run eagerly."""
+
+SMALL_PROGRAM = 2
+"""A transform of at most this many operations runs eagerly: the compiled call's
+fixed cost (about 7 us on a CPU) is more than such kernels cost (a clip: 2 to 5 us)."""
+
+INDUCTOR_OPTIONS = {"size_asserts": False, "alignment_asserts": False, "scalar_asserts": False}
+"""TorchInductor's checks of its inputs' sizes and strides are the signature's job."""
+
+_SLOT = object()
+"""Marks, in an output template, where a tensor of the program's outputs goes."""
+
+_CONSTANT_LEAVES = (type(None), bool, int, str)
+"""Non-tensor leaves that a program may bake in (they are part of the signature)."""
+
+
+def compile_torch(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The torch backend's ``jit`` hook: ``fn`` as a :class:`TorchProgram`."""
+    return TorchProgram(fn)
+
+
+def _name(fn: Callable[..., Any]) -> str:
+    inner = fn
+    while isinstance(inner, functools.partial):
+        inner = inner.func
+    return getattr(inner, "__qualname__", None) or getattr(inner, "__name__", None) or repr(fn)
+
+
+def _calls_back(fn: Callable[..., Any]) -> bool:
+    """Whether ``fn`` is a partial holding a callback: a callable that is not one of
+    anywrap's own pure functions (a distributed reduce, a user's function). A
+    program would bake in what the callback did while it was traced."""
+    while isinstance(fn, functools.partial):
+        for v in (*fn.args, *fn.keywords.values()):
+            if isinstance(v, type) or not callable(v):
+                continue
+            inner = v
+            while isinstance(inner, functools.partial):
+                inner = inner.func
+            module = getattr(inner, "__module__", None) or ""
+            if not module.startswith("anywrap.") or module.startswith("anywrap.distributed"):
+                return True
+            if _calls_back(v):
+                return True
+        fn = fn.func
+    return False
+
+
+class _Signature:
+    """One signature of a program: how often it ran, and its compiled form."""
+
+    __slots__ = ("calls", "eager", "out", "out_consts", "out_slots", "run")
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.eager = False
+        self.run: Callable[..., Any] | None = None
+        self.out: Structure | None = None
+        self.out_consts: list[Any] = []
+        self.out_slots: list[int] = []
+
+
+class TorchProgram:
+    """A pure transform over tensors, compiled once per signature (see the module).
+
+    Attributes:
+        fn: The transform.
+        name: Its name, for warnings and the compile log.
+    """
+
+    __slots__ = ("_eager_only", "_signatures", "_structures", "_warned", "fn", "name")
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.fn = fn
+        self.name = _name(fn)
+        self._structures: list[Structure] = []
+        self._signatures: dict[Any, _Signature] = {}
+        self._warned = False
+        self._eager_only = _calls_back(fn)  # such a transform stays eager, silently
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._eager_only or not switch.compile_enabled():
+            return self.fn(*args, **kwargs)
+        tree = (args, kwargs)
+        for structure in self._structures:  # nearly always one
+            flat = structure.leaves(tree)
+            if flat is not None:
+                key = _signature(structure, flat)
+                if key is not _BRANCH:
+                    break
+        else:
+            structure, flat, key = self._new_structure(tree)
+        if key is None:  # a leaf no program can take (a generator, a NumPy array, grad)
+            return self.fn(*args, **kwargs)
+        sig = self._signatures.get(key)
+        if sig is None:
+            if len(self._signatures) >= MAX_SIGNATURES:
+                self._warn(f"more than {MAX_SIGNATURES} signatures; the others run eagerly")
+                return self.fn(*args, **kwargs)
+            sig = self._signatures[key] = _Signature()
+        if sig.run is not None:
+            outs = sig.run(*_inputs(flat))
+            values = list(sig.out_consts)
+            for i, out in zip(sig.out_slots, outs):
+                values[i] = out
+            return sig.out.unflatten(values)  # type: ignore[union-attr]
+        if sig.eager:
+            return self.fn(*args, **kwargs)
+        sig.calls += 1
+        if sig.calls < switch.compile_after_calls():
+            return self.fn(*args, **kwargs)
+        expected = self.fn(*args, **kwargs)  # the eager result: the program must match its form
+        self._compile(sig, flat, structure, expected)
+        return expected
+
+    def _new_structure(self, tree: Any) -> tuple[Any, Any, Any]:
+        try:
+            structure = Structure(tree)
+        except TypeError:  # a mapping the straight-line code does not take
+            return None, None, None
+        if len(self._structures) < MAX_SIGNATURES:
+            self._structures.append(structure)
+        flat = structure.leaves(tree)
+        assert flat is not None
+        key = _signature(structure, flat)
+        return structure, flat, None if key is _BRANCH else key
+
+    def _warn(self, reason: str) -> None:
+        if not self._warned:
+            self._warned = True
+            warnings.warn(
+                f"anywrap: the transform {self.name} runs eagerly on PyTorch: {reason}",
+                RuntimeWarning,
+                stacklevel=4,
+            )
+
+    def _compile(
+        self, sig: _Signature, flat: list[Any], structure: Structure, expected: Any
+    ) -> None:
+        start = time.perf_counter()
+        described = _describe(flat)
+        try:
+            run, template = _trace_and_compile(self.fn, flat, structure)
+            _check_form(template, expected)
+            out = Structure(template)
+        except _Small as exc:  # cheaper eagerly, whatever the shapes: no warning
+            sig.eager = self._eager_only = True
+            switch.record_compile(
+                switch.CompileRecord(
+                    "torch", self.name, described, time.perf_counter() - start, False, str(exc)
+                )
+            )
+            return
+        except Exception as exc:  # anything the tracer or compiler refuses: stay eager
+            reason = f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
+            sig.eager = True
+            switch.record_compile(
+                switch.CompileRecord(
+                    "torch", self.name, described, time.perf_counter() - start, False, reason
+                )
+            )
+            self._warn(f"it could not be compiled for {described} ({reason})")
+            return
+        sig.out = out
+        sig.out_consts = leaves(template)
+        sig.out_slots = [i for i, leaf in enumerate(sig.out_consts) if leaf is _SLOT]
+        sig.run = run
+        switch.record_compile(
+            switch.CompileRecord("torch", self.name, described, time.perf_counter() - start)
+        )
+
+    def __repr__(self) -> str:
+        return f"<anywrap TorchProgram {self.name}: {len(self._signatures)} signature(s)>"
+
+
+_BRANCH = object()
+"""What :func:`_signature` returns for a branch where the structure had a leaf."""
+
+
+def _signature(structure: Structure, flat: list[Any]) -> Any:
+    """The cache key of a call: ``None`` when it holds a leaf no program takes,
+    :data:`_BRANCH` when it holds a branch where ``structure`` has a leaf."""
+    key: list[Any] = [structure]
+    for x in flat:
+        if isinstance(x, torch.Tensor):
+            if x.requires_grad:
+                return None
+            key.append((x.shape, x.stride(), x.dtype, x.device))
+        elif type(x) is float:
+            key.append(float)
+        elif isinstance(x, _CONSTANT_LEAVES):
+            key.append((type(x), x))
+        else:
+            return _BRANCH if is_branch(x) else None
+    return tuple(key)
+
+
+def _device_of(flat: list[Any]) -> torch.device:
+    for x in flat:
+        if isinstance(x, torch.Tensor):
+            return x.device
+    return torch.device("cpu")
+
+
+_float_dtypes: dict[torch.device, torch.dtype] = {}
+
+
+def _float_dtype(device: torch.device) -> torch.dtype:
+    """float64 (a Python float's precision) where the device holds it, else float32."""
+    dtype = _float_dtypes.get(device)
+    if dtype is None:
+        from anywrap.xp.policy import has_float64
+        from anywrap.xp.registry import backend_named
+
+        xp = backend_named("torch").namespace_module()
+        dtype = _float_dtypes[device] = torch.float64 if has_float64(xp, device) else torch.float32
+    return dtype
+
+
+def _inputs(flat: list[Any]) -> list[torch.Tensor]:
+    """The program's inputs: the tensors, and the floats as 0-d tensors on their device
+    (``torch.full`` fills on the device: no copy from the host, no sync)."""
+    out: list[torch.Tensor] = []
+    device = None
+    for x in flat:
+        if isinstance(x, torch.Tensor):
+            out.append(x)
+        elif type(x) is float:
+            if device is None:
+                device = _device_of(flat)
+            out.append(torch.full((), x, dtype=_float_dtype(device), device=device))
+    return out
+
+
+def _describe(flat: list[Any]) -> str:
+    parts = []
+    for x in flat:
+        if isinstance(x, torch.Tensor):
+            dtype = str(x.dtype).removeprefix("torch.")
+            parts.append(f"{dtype}{list(x.shape)}@{x.device}")
+        elif type(x) is float:
+            parts.append("float")
+    return ", ".join(parts) or "no tensors"
+
+
+def _trace_and_compile(
+    fn: Callable[..., Any], flat: list[Any], structure: Structure
+) -> tuple[Callable[..., Any], Any]:
+    """Trace ``fn`` over the call's tree into one ATen graph, compile it with TorchInductor
+    (and capture it in a CUDA graph on CUDA); returns the program and the output template."""
+    from torch._inductor import compile as inductor_compile
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    values = list(flat)
+    positions = [i for i, x in enumerate(values) if isinstance(x, torch.Tensor) or type(x) is float]
+    template: dict[str, Any] = {}
+
+    def flat_fn(*tensors: torch.Tensor) -> list[torch.Tensor]:
+        vals = list(values)
+        for i, t in zip(positions, tensors):
+            vals[i] = t
+        args, kwargs = structure.unflatten(vals)
+        out = fn(*args, **kwargs)
+        template["out"] = tree_map(lambda x: _SLOT if isinstance(x, torch.Tensor) else x, out)
+        return [x for x in leaves(out) if isinstance(x, torch.Tensor)]
+
+    # Distinct tensors for the trace: the tracer knows a tensor by its identity, so a
+    # tensor passed twice (an observation that is also the final observation) would
+    # be one input of the graph, which would then read both arguments from it.
+    inputs: list[torch.Tensor] = []
+    seen: set[int] = set()
+    for t in _inputs(flat):
+        inputs.append(t.clone() if id(t) in seen else t)
+        seen.add(id(t))
+    with torch.no_grad(), _without_function_modes():
+        with _NoValueReads():
+            graph = make_fx(flat_fn, tracing_mode="real")(*inputs)
+        ops = sum(node.op == "call_function" for node in graph.graph.nodes)
+        if ops <= SMALL_PROGRAM:
+            raise _Small(f"{ops} operation(s): cheaper eagerly than as a compiled call")
+        run = inductor_compile(graph, list[Any](inputs), options=INDUCTOR_OPTIONS)
+        if inputs and inputs[0].device.type == "cuda":
+            run = _cuda_graph(run, inputs)
+    return run, template["out"]
+
+
+_VALUE_READS = frozenset(
+    {"item", "tolist", "numpy", "__bool__", "__float__", "__int__", "__index__", "__array__"}
+)
+
+
+class _Small(Exception):
+    """A traced transform too small to gain from compiling."""
+
+
+class _ValueRead(RuntimeError):
+    """A transform read a tensor's value on the host while it was traced."""
+
+
+class _NoValueReads(TorchFunctionMode):
+    """Refuses reads of a tensor's value while tracing: the trace runs on the call's
+    real tensors (so that the transform's own caches fill with real constants), and
+    a value read there would be baked into the program as a constant."""
+
+    def __torch_function__(
+        self, func: Any, types: Any, args: Sequence[Any] = (), kwargs: Any = None
+    ) -> Any:
+        if getattr(func, "__name__", "") in _VALUE_READS:
+            raise _ValueRead(f"it reads a tensor's value on the host (Tensor.{func.__name__})")
+        return func(*args, **(kwargs or {}))
+
+
+@contextlib.contextmanager
+def _without_function_modes() -> Iterator[None]:
+    """No ``TorchFunctionMode`` (a user's, or a test's guard against host reads)
+    while tracing and compiling: they would see the compiler's own work, which
+    runs once and is not the transform's."""
+    modes = []
+    while torch._C._len_torch_function_stack() > 0:
+        modes.append(torch._C._pop_torch_function_stack())
+    try:
+        yield
+    finally:
+        for mode in reversed(modes):
+            torch._C._push_on_torch_function_stack(mode)
+
+
+def _check_form(template: Any, expected: Any) -> None:
+    """The program's outputs must have the eager outputs' tree, and its constants."""
+    got = flatten_with_paths(template)
+    want = flatten_with_paths(expected)
+    if [p for p, _ in got] != [p for p, _ in want]:
+        raise ValueError("the traced outputs' tree differs from the eager outputs'")
+    for (path, g), (_, w) in zip(got, want):
+        if g is _SLOT:
+            if not isinstance(w, torch.Tensor):
+                raise ValueError(f"output {path}: a tensor when traced, {type(w)} eagerly")
+        elif isinstance(w, torch.Tensor) or type(g) is not type(w) or g != w:
+            raise ValueError(f"output {path}: {g!r} when traced, {w!r} eagerly")
+
+
+def _by_dtype(tensors: Sequence[torch.Tensor]) -> list[list[int]]:
+    groups: dict[torch.dtype, list[int]] = {}
+    for i, t in enumerate(tensors):
+        groups.setdefault(t.dtype, []).append(i)
+    return list(groups.values())
+
+
+def _cuda_graph(run: Callable[..., Any], example: list[torch.Tensor]) -> Callable[..., Any]:
+    """``run`` captured in a CUDA graph over static input buffers.
+
+    A call copies its inputs into the buffers (one multi-tensor copy per
+    dtype), replays the graph, and copies the outputs into fresh tensors (one
+    per dtype) that belong to the caller: the next replay overwrites the
+    graph's own outputs.
+    """
+    device = example[0].device
+    static_in = [t.clone() for t in example]
+    side = torch.cuda.Stream(device=device)
+    side.wait_stream(torch.cuda.current_stream(device))
+    with torch.cuda.stream(side):
+        for _ in range(2):  # warm-up: lazy initialisation stays out of the graph
+            run(*static_in)
+    torch.cuda.current_stream(device).wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        static_out = list(run(*static_in))
+    in_groups = _by_dtype(static_in)
+    out_groups = _by_dtype(static_out)
+
+    def replay(*tensors: torch.Tensor) -> list[torch.Tensor]:
+        for group in in_groups:
+            torch._foreach_copy_([static_in[i] for i in group], [tensors[i] for i in group])
+        graph.replay()
+        outs: list[Any] = [None] * len(static_out)
+        for group in out_groups:
+            fresh = [torch.empty_like(static_out[i]) for i in group]
+            torch._foreach_copy_(fresh, [static_out[i] for i in group])
+            for i, t in zip(group, fresh):
+                outs[i] = t
+        return outs
+
+    return replay

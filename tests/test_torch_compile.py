@@ -1,0 +1,372 @@
+"""PyTorch's compiled path: :func:`anywrap.xp.set_compile` and ``anywrap.xp._torch_compile``.
+
+The suite runs eagerly (``conftest.py`` sets ``ANYWRAP_TORCH_COMPILE=0``); the
+tests here switch compilation on, compiling a signature on its second call
+(the first runs eagerly, as a user's first calls would). The references are
+those of the eager tests: Gymnasium's wrappers run side by side on NumPy, and
+Gymnasium's ``RunningMeanStd`` fed the same batches.
+
+Tolerances: a compiled program may sum and divide in another order than the
+eager kernels (TorchInductor vectorises reductions), so values agree within
+rounding of the dtype they are computed in. The vector return accumulator
+``G`` is float32 (as Gymnasium's), so the float64 rewards scaled by its
+statistics agree to float32 rounding (1e-6 relative) where the eager path
+agrees to 1e-9.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import warnings
+from collections import Counter
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from array_envs import BackendVectorEnv
+from gymnasium.vector import AutoresetMode
+from gymnasium.wrappers.utils import RunningMeanStd
+from helpers import (
+    GYM_VECTOR,
+    ReplayEnv,
+    ReplayVectorEnv,
+    make_backend,
+    record_single_trajectory,
+    record_vector_trajectory,
+    run_single,
+    run_vector,
+    torch_no_host_sync,
+    vector_stack,
+)
+
+import anywrap
+from anywrap import xp as axp
+from anywrap.tree import Structure
+from anywrap.xp import switch
+
+torch = pytest.importorskip("torch")
+
+STEP_TRANSFORMS = {"step_episodes", "normalize_observation", "normalize_reward"}
+"""What the six-wrapper vector stack compiles on its step path (ClipAction's clip is
+one operation: it stays eager, see test_a_one_operation_transform_stays_eager)."""
+
+REWARD_RTOL = 1e-6
+"""float64 rewards scaled by statistics of the float32 accumulator: float32 rounding."""
+
+
+@pytest.fixture
+def compiled():
+    """Compilation on, each signature compiled on its second call; the log from here."""
+    previous = axp.set_compile(True, after_calls=2)
+    start = len(axp.compile_log())
+    try:
+        yield lambda: axp.compile_log()[start:]
+    finally:
+        axp.set_compile(previous, after_calls=switch.AFTER_CALLS)
+
+
+def assert_compiled(records, names):
+    """Every transform in ``names`` was compiled, and nothing was refused (a transform
+    of one or two operations stays eager by design, and says so)."""
+    refused = [
+        (r.function, r.reason)
+        for r in records
+        if not r.compiled and "cheaper eagerly" not in (r.reason or "")
+    ]
+    assert not refused
+    compiled_names = {r.function for r in records if r.compiled}
+    assert names <= compiled_names, compiled_names
+
+
+# ----------------------------------------------------------------- numbers
+@pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.DISABLED])
+def test_compiled_vector_stack_matches_gymnasium(compiled, mode):
+    traj = record_vector_trajectory(autoreset_mode=mode)
+    numpy_backend, torch_backend = make_backend("numpy"), make_backend("torch")
+    ref_stack = vector_stack(ReplayVectorEnv(traj, numpy_backend), lib=GYM_VECTOR)
+    stack = vector_stack(ReplayVectorEnv(traj, torch_backend))
+    ref, out = run_vector(ref_stack), run_vector(stack)
+    assert len(out) == len(ref) == len(traj.events)
+    ends = 0
+    for i, (got, want) in enumerate(zip(out, ref)):
+        assert isinstance(got[1], torch.Tensor)
+        np.testing.assert_allclose(got[1].numpy(), want[1], rtol=1e-5, atol=1e-5, err_msg=i)
+        if got[0] == "step":
+            np.testing.assert_allclose(got[2].numpy(), want[2], rtol=REWARD_RTOL, err_msg=i)
+            if "episode" in want[5]:
+                m = want[5]["_episode"]
+                ends += int(m.sum())
+                np.testing.assert_array_equal(got[5]["_episode"].numpy(), m)
+                ep, want_ep = got[5]["episode"], want[5]["episode"]
+                np.testing.assert_allclose(ep["r"].numpy()[m], want_ep["r"][m], rtol=1e-9)
+                np.testing.assert_array_equal(ep["l"].numpy()[m], want_ep["l"][m])
+    assert ends >= 5
+    ours, theirs = stack.env, ref_stack.env  # NormalizeReward, below TransformReward
+    np.testing.assert_allclose(ours.return_rms.var.numpy(), theirs.return_rms.var, rtol=REWARD_RTOL)
+    assert_compiled(compiled(), STEP_TRANSFORMS)
+
+
+def test_compiled_single_stack_matches_gymnasium(compiled):
+    traj = record_single_trajectory()
+    ref_env = ReplayEnv(traj, make_backend("numpy"))
+    env = ReplayEnv(traj, make_backend("torch"))
+
+    def stack(e, lib, clip):
+        e = lib.RecordEpisodeStatistics(e)
+        e = lib.ClipAction(e)
+        e = lib.NormalizeObservation(e)
+        e = lib.TransformObservation(e, lambda o: clip(o, -5.0, 5.0), None)
+        e = lib.NormalizeReward(e, gamma=0.99)
+        return lib.TransformReward(e, lambda r: clip(r, -5.0, 5.0))
+
+    ref = run_single(stack(ref_env, gym.wrappers, np.clip))
+    out = run_single(stack(env, anywrap, torch.clamp))
+    assert len(out) == len(ref)
+    for i, (got, want) in enumerate(zip(out, ref)):
+        assert isinstance(got[1], torch.Tensor)
+        np.testing.assert_allclose(got[1].numpy(), want[1], rtol=1e-5, atol=1e-5, err_msg=i)
+        if got[0] == "step":
+            np.testing.assert_allclose(float(got[2]), want[2], rtol=1e-9, err_msg=i)
+            if "episode" in want[5]:
+                assert float(got[5]["episode"]["r"]) == pytest.approx(want[5]["episode"]["r"])
+    records = compiled()
+    assert_compiled(records, {"normalize_single_observation", "normalize_reward"})
+
+
+def test_compiled_same_step_learns_final_observations(compiled):
+    """SAME_STEP with learn_final_obs: the compiled normalize_observation_with_final
+    learns exactly Gymnasium's RunningMeanStd fed the same batches."""
+
+    def make(mode):
+        return gym.make_vec(
+            "CartPole-v1", 4, vectorization_mode="sync", vector_kwargs={"autoreset_mode": mode}
+        )
+
+    shadow = make(AutoresetMode.SAME_STEP)
+    envs = anywrap.vector.NormalizeObservation(
+        BackendVectorEnv(make(AutoresetMode.SAME_STEP), make_backend("torch")),
+        learn_final_obs=True,
+    )
+    ref = RunningMeanStd(shape=(4,), dtype=np.float32)
+    obs, _ = envs.reset(seed=3)
+    raw, _ = shadow.reset(seed=3)
+    ref.update(raw)
+    rng = np.random.default_rng(0)
+    finals = 0
+    for _ in range(60):
+        actions = rng.integers(0, 2, size=4)
+        obs, _, _, _, info = envs.step(torch.as_tensor(actions))
+        raw, _, _, _, raw_info = shadow.step(actions)
+        if "final_obs" in raw_info:
+            m = raw_info["_final_obs"]
+            rows = np.stack([f for f, k in zip(raw_info["final_obs"], m) if k])
+            finals += len(rows)
+            ref.update(np.concatenate([raw, rows]))  # one batch: the obs and the finals
+            want = (rows - ref.mean) / np.sqrt(ref.var + envs.epsilon)
+            got = info["final_obs"].numpy()[m]
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+        else:
+            ref.update(raw)
+        want_obs = (raw - ref.mean) / np.sqrt(ref.var + envs.epsilon)
+        np.testing.assert_allclose(obs.numpy(), want_obs, rtol=1e-5, atol=1e-5)
+    assert finals > 0
+    np.testing.assert_allclose(envs.obs_rms.var.numpy(), ref.var, rtol=2e-5, atol=1e-6)
+    assert_compiled(compiled(), {"normalize_observation_with_final"})
+
+
+# ------------------------------------------------------------- no host sync
+def test_compiled_stacks_never_sync(compiled):
+    """Compilation included: tracing and compiling run outside the guard's view,
+    and the compiled programs read no value on the host."""
+    axp.set_compile(True, after_calls=1)
+    traj = record_vector_trajectory(num_envs=6, num_steps=40)
+    vector = vector_stack(ReplayVectorEnv(traj, make_backend("torch")))
+    single_traj = record_single_trajectory()
+    single = anywrap.RecordEpisodeStatistics(ReplayEnv(single_traj, make_backend("torch")))
+    single = anywrap.NormalizeReward(anywrap.NormalizeObservation(single))
+    with torch_no_host_sync():
+        run_vector(vector)
+        run_single(single)
+    assert_compiled(compiled(), STEP_TRANSFORMS | {"normalize_single_observation"})
+
+
+# ------------------------------------------------------------- compile once
+def test_each_transform_compiles_once_per_signature_over_a_long_run(compiled):
+    """450 steps of 32 torch Pendulums (two truncations, the wall clock passed at every
+    step as a float, resets with and without a mask): one compilation per transform
+    and signature, each made the first time its signature comes twice."""
+    from anywrap.bench.envs import cleanrl_stack, torch_pendulum_vector_env
+
+    env = cleanrl_stack(torch_pendulum_vector_env(32), anywrap.vector, torch.clamp)
+    gen = torch.Generator().manual_seed(0)
+    env.reset(seed=0)
+    env.reset(seed=1)
+    seen = {}
+    for t in range(450):
+        env.step(torch.rand(32, 1, generator=gen) * 6 - 3)
+        if t in (100, 300):  # masked resets: new signatures, compiled on their 2nd call
+            env.reset(options={"reset_mask": torch.arange(32) % 2 == 0})
+            env.reset(options={"reset_mask": torch.arange(32) % 3 == 0})
+        seen[t] = len(compiled())
+    records = compiled()
+    counts = Counter((r.function, r.signature) for r in records)
+    assert counts and max(counts.values()) == 1, counts
+    assert_compiled(records, STEP_TRANSFORMS | {"reset_episodes"})
+    assert seen[1] == seen[99] and seen[100] == seen[449], seen  # nothing new in between
+    step_records = Counter(r.function for r in records[: seen[1]] if r.compiled)
+    assert all(step_records[name] == 1 for name in STEP_TRANSFORMS), step_records
+    assert len(records) > seen[99]  # the masked resets did compile their signatures
+
+
+def test_a_float_argument_is_an_input_not_a_constant(compiled):
+    """``now`` changes at every step: the program takes it as a tensor (no new
+    compilation) and uses the value it is given."""
+    add = axp.Compiled(lambda x, now: x + axp.namespace(x).asarray(now, dtype=x.dtype))
+    x = torch.zeros(3, dtype=torch.float64)
+    for now in (0.5, 1.25, 3.0, 1e9 + 0.125):
+        np.testing.assert_array_equal(add(x, now=now).numpy(), np.full(3, now))
+    assert [r.function.rsplit(".", 1)[-1] for r in compiled()] == ["<lambda>"]
+
+
+def test_a_tensor_passed_twice_then_apart(compiled):
+    """The trace gets distinct inputs, so a program traced with one tensor in two
+    places still reads each argument from its own input later."""
+    pair = axp.Compiled(lambda a, b: (a + 1, b * 2))
+    t = torch.arange(3.0)
+    for _ in range(2):
+        pair(t, t)
+    a, b = pair(t, t + 10)
+    assert a.tolist() == [1.0, 2.0, 3.0] and b.tolist() == [20.0, 22.0, 24.0]
+
+
+def test_a_transform_that_reads_a_value_runs_eagerly_with_one_warning(compiled):
+    branchy = axp.Compiled(lambda x: x * 2 if bool(x.sum() > 0) else x - 1)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        outs = [branchy(torch.ones(2)).tolist(), branchy(-torch.ones(2)).tolist()]
+        outs += [branchy(torch.ones(2)).tolist(), branchy(-torch.ones(2)).tolist()]
+    assert outs == [[2.0, 2.0], [-2.0, -2.0]] * 2
+    messages = [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]
+    assert len(messages) == 1 and "reads a tensor's value" in messages[0], messages
+    (record,) = compiled()
+    assert not record.compiled and "Tensor.__bool__" in record.reason
+
+
+def test_a_one_operation_transform_stays_eager(compiled):
+    """ClipAction's clip is one kernel: the compiled call's fixed cost would exceed it."""
+    from functools import partial
+
+    from anywrap.transforms.actions import clip_action
+
+    clip = axp.Compiled(partial(clip_action, dtype=torch.float32), 0)
+    low, high = torch.tensor([-1.0]), torch.tensor([1.0])
+    for _ in range(3):
+        out = clip(torch.tensor([[-3.0], [0.5], [2.0]]), low, high)
+    assert out.tolist() == [[-1.0], [0.5], [1.0]]
+    (record,) = compiled()
+    assert record.function == "clip_action" and not record.compiled
+    assert "1 operation(s): cheaper eagerly" in record.reason
+
+
+def test_a_transform_holding_a_callback_stays_eager(compiled):
+    """A distributed reduce (or any function that is not anywrap's) would be baked in
+    as it ran while tracing: such a transform runs eagerly, and calls it every time."""
+    from functools import partial
+
+    from anywrap.transforms.moments import init_moments, update_moments
+
+    calls = []
+
+    def reduce(x):
+        calls.append(1)
+        return x
+
+    update = axp.Compiled(partial(update_moments, reduce=reduce), 0)
+    m = init_moments((2,), xp=torch, dtype=torch.float64)
+    for _ in range(3):
+        m = update(m, torch.ones((4, 2), dtype=torch.float64))
+    assert compiled() == [] and len(calls) >= 3
+    np.testing.assert_allclose(m.mean.numpy(), 12 / (12 + 1e-4))
+
+
+# ------------------------------------------------------------------ switch
+def test_switch_off_runs_eagerly_and_back_on_compiles(compiled):
+    double = axp.Compiled(lambda x: x * 2)
+    axp.set_compile(False)
+    for _ in range(3):
+        assert double(torch.ones(2)).tolist() == [2.0, 2.0]
+    assert compiled() == []
+    axp.set_compile(True, after_calls=1)  # a wrapper built while it was off compiles now
+    assert double(torch.ones(2)).tolist() == [2.0, 2.0]
+    assert [r.function.rsplit(".", 1)[-1] for r in compiled()] == ["<lambda>"]
+
+
+def test_set_compile_checks_its_arguments():
+    with pytest.raises(TypeError, match="expected enabled to be a bool, got 1"):
+        axp.set_compile(1)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="positive int, got 0"):
+        axp.set_compile(True, after_calls=0)
+
+
+@pytest.mark.parametrize(
+    ("value", "enabled"),
+    [("0", False), ("off", False), ("False", False), ("1", True), ("yes", True), ("", True)],
+)
+def test_environment_variable(monkeypatch, value, enabled):
+    monkeypatch.setenv(switch.ENV_VAR, value)
+    monkeypatch.setattr(switch, "_enabled", None)  # read again, as in a fresh process
+    assert axp.compile_enabled() is enabled
+
+
+def test_environment_variable_refuses_other_values(monkeypatch):
+    monkeypatch.setenv(switch.ENV_VAR, "sometimes")
+    monkeypatch.setattr(switch, "_enabled", None)
+    with pytest.raises(ValueError, match="ANYWRAP_TORCH_COMPILE='sometimes'"):
+        axp.compile_enabled()
+
+
+def test_environment_variable_in_a_fresh_process():
+    """``ANYWRAP_TORCH_COMPILE=0`` keeps a fresh process eager from its first call."""
+    code = (
+        "import torch; from anywrap import xp; "
+        "f = xp.Compiled(lambda x: x + 1); [f(torch.ones(1)) for _ in range(100)]; "
+        "print(xp.compile_enabled(), len(xp.compile_log()))"
+    )
+    src = os.path.join(os.path.dirname(__file__), os.pardir, "src")
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, switch.ENV_VAR: "0", "PYTHONPATH": src},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    assert proc.stdout.split()[-2:] == ["False", "0"], proc.stderr
+
+
+# --------------------------------------------------------------- Structure
+def test_structure_leaves_and_rebuilds_one_structure_only():
+    from anywrap.transforms.moments import Moments
+
+    tree = ((Moments(1, 2, 3, 4), [5, None]), {"now": 6.0, "mask": None})
+    s = Structure(tree)
+    assert s.size == 8
+    assert s.leaves(tree) == [1, 2, 3, 4, 5, None, 6.0, None]
+    assert s.unflatten(list(range(8))) == ((Moments(0, 1, 2, 3), [4, 5]), {"now": 6, "mask": 7})
+    assert type(s.unflatten(list(range(8)))[0][0]) is Moments
+    assert s.leaves(((Moments(1, 2, 3, 4), [5]), {"now": 6.0, "mask": None})) is None
+    assert s.leaves(((Moments(1, 2, 3, 4), (5, 6)), {"now": 6.0, "mask": None})) is None
+    assert s.leaves(((Moments(1, 2, 3, 4), [5, 6]), {"now": 6.0})) is None
+    assert s.leaves(((tuple(range(4)), [5, 6]), {"now": 6.0, "mask": None})) is None
+    # a dict's leaves follow the structure's key order, whatever the order given
+    assert s.leaves(((Moments(1, 2, 3, 4), [5, 6]), {"mask": 8, "now": 7})) == [
+        *range(1, 7),
+        7,
+        8,
+    ]
+    with pytest.raises(TypeError, match="not a dict"):
+        from types import MappingProxyType
+
+        Structure(MappingProxyType({"a": 1}))
