@@ -69,3 +69,62 @@ def test_the_generic_form_selects_without_a_sync():
         kept = axp.fast_path(torch.tensor(True), fast, safe, torch.zeros(2))
         redone = axp.fast_path(torch.tensor(False), fast, safe, torch.zeros(2))
     assert kept.tolist() == [1.0, 2.0] and redone.tolist() == [10.0, 10.0] and len(calls) == 2
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+@pytest.mark.parametrize("bad", [None, "nan"])
+def test_a_compiled_torch_update_takes_the_guard_only_in_a_branch(bad):
+    torch = pytest.importorskip("torch")
+    from anywrap.xp import switch
+
+    rng = np.random.default_rng(5)
+    batch = rng.normal(300.0, 2.0, (64, 5)).astype(np.float32)
+    keep = np.ones(64, bool)
+    if bad:
+        batch[9, 1] = np.nan
+        keep[9] = False
+    previous = axp.set_compile(True, after_calls=1)
+    start = len(axp.compile_log())
+    try:
+        update = axp.jit(torch.zeros(1), moments.update_moments)
+        m = moments.init_moments((5,), xp=axp.namespace(torch.zeros(1)), dtype=torch.float32)
+        clean = torch.as_tensor(rng.normal(300.0, 2.0, (64, 5)).astype(np.float32))
+        update(m, clean)  # compiles (the call itself runs eagerly)
+        out = update(m, torch.as_tensor(batch))  # the compiled program
+    finally:
+        axp.set_compile(previous, after_calls=switch.AFTER_CALLS)
+    records = axp.compile_log()[start:]
+    assert [r.compiled for r in records] == [True]
+    mean, var = oracle(batch[keep].astype(np.float64))
+    np.testing.assert_allclose(out.mean.numpy(), mean, rtol=2e-6)
+    np.testing.assert_allclose(out.var.numpy(), var, rtol=2e-4)
+    assert float(moments.total_count(out)) == pytest.approx(keep.sum() + 1e-4)
+
+
+def test_the_torch_trace_branches_on_the_guard():
+    torch = pytest.importorskip("torch")
+    from anywrap.xp import _torch_compile
+
+    m = moments.init_moments((3,), xp=axp.namespace(torch.zeros(1)), dtype=torch.float32)
+    x = torch.ones(8, 3)
+
+    def ops_of(branches):
+        flat = [*m, x]
+
+        def fn(*t):
+            return list(moments.update_moments(moments.Moments(*t[:4]), t[4]))
+
+        return str(_torch_compile._trace(fn, flat, branches=branches).graph)
+
+    assert "higher_order.cond" in ops_of(True)
+    assert "higher_order.cond" not in ops_of(False)  # eager form: both and a select
+    assert not _torch_compile.tracing()
+
+
+def test_mean_var_kernels_agree_with_numpy(backend):
+    rng = np.random.default_rng(8)
+    batch = rng.normal(5.0, 3.0, (257, 4)).astype(np.float32)
+    mean, var = axp.mean_var(backend.to_backend(batch))
+    wide = batch.astype(np.float64)
+    np.testing.assert_allclose(backend.to_numpy(mean), wide.mean(0), rtol=1e-6)
+    np.testing.assert_allclose(backend.to_numpy(var), wide.var(0), rtol=1e-5)

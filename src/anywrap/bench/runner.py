@@ -136,7 +136,7 @@ def run_suite(
             is ``cuda`` and no GPU is usable.
     """
     ids = list(only) if only is not None else list(BENCHMARKS)
-    needs = {USES[b] for b in ids if b in USES}
+    needs = {lib for b in ids for lib in USES.get(b, ())}
     devices = resolve_devices(settings.device, needs)
     ctx = Context(
         settings=settings,

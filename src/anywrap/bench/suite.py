@@ -21,7 +21,7 @@ B6     Array conversions vs Gymnasium's JaxToTorch / JaxToNumpy
        (``anywrap.bench.convert_bench``).
 B7     Image pipeline: grayscale, resize 84x84, stack 4 over 256 RGB envs, anywrap
        (JAX, PyTorch, NumPy) vs Gymnasium with OpenCV (``anywrap.bench.images_bench``).
-B8     Roofline: jitted NormalizeObservation on a 65536 x 256 float32 batch
+B8     Roofline: compiled NormalizeObservation (JAX, PyTorch) on a 65536 x 256 float32 batch
        vs a jitted elementwise copy, in GB/s.
 =====  =====================================================================
 """
@@ -55,5 +55,13 @@ BENCHMARKS: dict[str, Callable[[Context], dict[str, Any]]] = {
 }
 """Every benchmark, by id, in run order."""
 
-USES = {"B3": "jax", "B4": "jax", "B5": "torch", "B6": "jax", "B7": "jax", "B8": "jax"}
+USES: dict[str, tuple[str, ...]] = {
+    "B3": ("jax",),
+    "B4": ("jax",),
+    "B5": ("torch",),
+    "B6": ("jax",),
+    "B7": ("jax",),
+    "B8": ("jax", "torch"),
+}
+"""The libraries whose device each benchmark runs on (B7 places its own arrays)."""
 """Which device library each benchmark runs on (B1, B2: host only; B7 uses JAX and PyTorch)."""

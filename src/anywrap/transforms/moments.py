@@ -44,6 +44,7 @@ from anywrap.xp import (
     device,
     fast_path,
     is_floating,
+    mean_var,
     namespace,
     result_dtype,
     sum_along,
@@ -227,12 +228,9 @@ def batch_moments(
     first = parts[0]
     xp = namespace(first)
     if len(parts) == 1 and masks[0] is None and reduce is None:
-        # NumPy's own np.mean and np.var compute exactly this (a pairwise sum,
-        # divided by n; the sum of squared deviations, divided by n), so on the
-        # host these are Gymnasium's numbers to the bit.
-        rows_n = first.shape[0]
-        mean = sum_along(first, axis=0) / rows_n
-        return mean, sum_along(xp.square(first - mean), axis=0) / rows_n, rows_n
+        # On the host, NumPy's own np.mean and np.var: Gymnasium's numbers to the bit.
+        mean, var = mean_var(first)
+        return mean, var, first.shape[0]
     rows = [
         None if mk is None else xp.reshape(mk, (p.shape[0],) + (1,) * (p.ndim - 1))
         for p, mk in zip(parts, masks)

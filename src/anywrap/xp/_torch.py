@@ -11,13 +11,16 @@ graph on CUDA (see :mod:`anywrap.xp._torch_compile`; switched off by
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import torch
 from array_api_compat import torch as torch_xp
 
-from anywrap.xp._torch_compile import compile_torch
+from anywrap.tree import leaves, unflatten
+from anywrap.xp import ops
+from anywrap.xp._torch_compile import compile_torch, tracing
 from anywrap.xp.policy import same_device
 from anywrap.xp.registry import Backend, exportable, register_backend, to_numpy
 
@@ -98,5 +101,47 @@ TORCH: Backend = register_backend(
 )
 
 
+@TORCH.route(ops.fast_path)
+def _fast_path_torch(pred: Any, fast: Any, safe: Callable[..., Any], *operands: Any) -> Any:
+    # In a program traced for the CPU, only the branch taken runs (torch.cond,
+    # as JAX's lax.cond): the guard's extra passes over the batch cost nothing
+    # while the fast formula holds. Eagerly, torch.cond would read the
+    # predicate on the host, and TorchInductor's CUDA code reads it there too
+    # (a sync, and no CUDA graph): both compute the two and select.
+    if not (tracing() and pred.device.type == "cpu"):
+        return ops.fast_path.default(pred, fast, safe, *operands)
+    fast_leaves = leaves(fast)
+    op_leaves = leaves(operands)
+    # The branches take each tensor once (a branch's inputs may not alias).
+    unique: dict[int, Any] = {}
+    for v in (*fast_leaves, *op_leaves):
+        if isinstance(v, torch.Tensor):
+            unique.setdefault(id(v), v)
+    slot = {key: i for i, key in enumerate(unique)}
+
+    def rebuild(values: list[Any], tensors: tuple[Any, ...]) -> list[Any]:
+        return [tensors[slot[id(v)]] if id(v) in slot else v for v in values]
+
+    def take_fast(*tensors: Any) -> list[Any]:
+        return [t.clone() for t in rebuild(fast_leaves, tensors)]  # nor return them
+
+    def take_safe(*tensors: Any) -> list[Any]:
+        out = leaves(safe(*unflatten(operands, rebuild(op_leaves, tensors))))
+        given = {id(t) for t in tensors}
+        return [t.clone() if id(t) in given else t for t in out]
+
+    # The operator itself: torch.cond would hand the branches to TorchDynamo first.
+    out = torch.ops.higher_order.cond(pred, take_fast, take_safe, tuple(unique.values()))
+    return unflatten(fast, list(out))
+
+
 from anywrap.xp import _torch_images as _torch_images  # noqa: E402  (image ops)
 from anywrap.xp import _torch_random  # noqa: E402, F401  (random ops: xp/random.py)
+
+
+@TORCH.route(ops.mean_var)
+def _mean_var_torch(x: Any) -> tuple[Any, Any]:
+    # One reduction (Welford's): eagerly one kernel where the generic formula
+    # takes five, and one read of the batch in a compiled program, not two.
+    var, mean = torch.var_mean(x, dim=0, correction=0)
+    return mean, var

@@ -313,13 +313,63 @@ def _describe(flat: list[Any]) -> str:
     return ", ".join(parts) or "no tensors"
 
 
+_tracing = 0
+"""How many traces for a program that may branch are running (never more than one)."""
+
+
+def tracing() -> bool:
+    """Whether a transform is being traced into a program that may branch: the routes
+    may then emit what only a program can run (``torch.ops.higher_order.cond``, which
+    eagerly would read its predicate on the host)."""
+    return _tracing > 0
+
+
+def _trace(flat_fn: Callable[..., Any], inputs: list[torch.Tensor], branches: bool) -> Any:
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    global _tracing
+    _tracing += branches
+    try:
+        with _NoValueReads():
+            return make_fx(flat_fn, tracing_mode="real")(*inputs)
+    finally:
+        _tracing -= branches
+
+
+def _inline_branch_constants(graph: torch.fx.GraphModule) -> bool:
+    """Replace the 0-d tensor constants of ``graph``'s branches (the scalars a
+    formula meets) with operations that make them: TorchInductor cannot take a
+    branch holding a tensor constant. False when a branch holds a larger one."""
+    ok = True
+    for sub in graph.children():
+        if not isinstance(sub, torch.fx.GraphModule):
+            continue
+        for node in list(sub.graph.nodes):
+            value = getattr(sub, node.target) if node.op == "get_attr" else None  # type: ignore[arg-type]
+            if not isinstance(value, torch.Tensor):
+                continue
+            if value.ndim:
+                ok = False
+                continue
+            with sub.graph.inserting_before(node):
+                made = sub.graph.call_function(
+                    torch.ops.aten.scalar_tensor.default,
+                    (value.item(),),
+                    {"dtype": value.dtype, "device": value.device},
+                )
+            node.replace_all_uses_with(made)
+            sub.graph.erase_node(node)
+        sub.recompile()
+        ok = _inline_branch_constants(sub) and ok
+    return ok
+
+
 def _trace_and_compile(
     fn: Callable[..., Any], flat: list[Any], structure: Structure
 ) -> tuple[Callable[..., Any], Any]:
     """Trace ``fn`` over the call's tree into one ATen graph, compile it with TorchInductor
     (and capture it in a CUDA graph on CUDA); returns the program and the output template."""
     from torch._inductor import compile as inductor_compile
-    from torch.fx.experimental.proxy_tensor import make_fx
 
     values = list(flat)
     positions = [i for i, x in enumerate(values) if isinstance(x, torch.Tensor) or type(x) is float]
@@ -343,15 +393,35 @@ def _trace_and_compile(
         inputs.append(t.clone() if id(t) in seen else t)
         seen.add(id(t))
     with torch.no_grad(), _without_function_modes():
-        with _NoValueReads():
-            graph = make_fx(flat_fn, tracing_mode="real")(*inputs)
+        graph = _trace(flat_fn, inputs, branches=True)
+        if not _inline_branch_constants(graph):  # a branch TorchInductor cannot take
+            graph = _trace(flat_fn, inputs, branches=False)
         ops = sum(node.op == "call_function" for node in graph.graph.nodes)
         if ops <= SMALL_PROGRAM:
             raise _Small(f"{ops} operation(s): cheaper eagerly than as a compiled call")
-        run = inductor_compile(graph, list[Any](inputs), options=INDUCTOR_OPTIONS)
+        with warnings.catch_warnings():
+            # TorchInductor imports torch.utils.mkldnn, which PyTorch 2.13 builds with
+            # its own deprecated torch.jit.script_method: nothing a user can act on.
+            warnings.filterwarnings("ignore", ".*script_method", DeprecationWarning)
+            run = inductor_compile(graph, list[Any](inputs), options=INDUCTOR_OPTIONS)
         if inputs and inputs[0].device.type == "cuda":
             run = _cuda_graph(run, inputs)
+        elif any(node.target is torch.ops.higher_order.cond for node in graph.graph.nodes):
+            run = _branching_on_the_host(run)
     return run, template["out"]
+
+
+def _branching_on_the_host(run: Callable[..., Any]) -> Callable[..., Any]:
+    """A CPU program that branches: TorchInductor's wrapper reads the 0-d predicate
+    (``.item()`` on a host tensor, no sync). It runs without the caller's
+    ``TorchFunctionMode``, which would take that read for one of the transform's
+    own (programs for devices never branch, see ``_fast_path_torch``)."""
+
+    def call(*tensors: torch.Tensor) -> Any:
+        with torch._C.DisableTorchFunction():
+            return run(*tensors)
+
+    return call
 
 
 _VALUE_READS = frozenset(

@@ -34,6 +34,7 @@ __all__ = [
     "cumulative_sum",
     "fast_path",
     "last_true_indices",
+    "mean_var",
     "push_front",
     "sum_along",
     "sum_rows",
@@ -95,6 +96,25 @@ def sum_along(x: Any, axis: int | None = None) -> Any:
 @sum_along.register(np.ndarray)
 def _sum_along_numpy(x: np.ndarray, axis: int | None = None) -> Any:
     return x.sum(axis=axis)  # np.sum's Python wrapper skipped
+
+
+@Route
+def mean_var(x: Any) -> tuple[Any, Any]:
+    """The mean and the population variance of ``x`` along axis 0.
+
+    The generic formula takes two passes: the sum, then the sum of squared
+    deviations from the mean (NumPy's ``np.mean`` and ``np.var``, to the bit).
+    A kernel may read the batch once instead (PyTorch's ``var_mean``, a Welford
+    reduction), the same moments to the rounding of the dtype.
+
+    Example:
+        >>> import numpy as np
+        >>> mean_var(np.array([[1.0, 2.0], [3.0, 6.0]]))
+        (array([2., 4.]), array([1., 4.]))
+    """
+    rows = x.shape[0]
+    mean = sum_along(x, axis=0) / rows
+    return mean, sum_along(namespace(x).square(x - mean), axis=0) / rows
 
 
 @Route
