@@ -235,10 +235,18 @@ def run(
         Gymnasium's) and ``wrapper_ms`` (step minus bare source) per backend;
         the frame stack's ``depth`` timings and ``bytes_per_env`` per depth.
     """
+    from anywrap import xp
+
     bank = _frames(num_envs)
     cases = _pipeline_cases(num_envs, steps, backends, bank)
     depth_cases, sizes = _depth_cases(num_envs, steps, backends, depths)
-    timings = interleave([*cases, *depth_cases], reps=reps, warmup=warmup, on_block=on_block)
+    # PyTorch's transforms compile inside the untimed warm-up, as a long run's would.
+    enabled, after = xp.compile_enabled(), xp.compile_after_calls()
+    xp.set_compile(enabled, after_calls=min(after, max(1, steps // 2)))
+    try:
+        timings = interleave([*cases, *depth_cases], reps=reps, warmup=warmup, on_block=on_block)
+    finally:
+        xp.set_compile(enabled, after_calls=after)
 
     def figure(t: Timing | Failure) -> dict[str, Any]:
         if isinstance(t, Failure):
@@ -287,6 +295,7 @@ def run(
         "bytes_per_env": sizes,
         "machine": platform.platform(),
         "torch_threads": _torch_threads(backends),
+        "torch_compiled": enabled,
     }
 
 

@@ -8,7 +8,9 @@
   antialias=True)``.
 * ``rgb_to_gray``: a lookup in Gymnasium's results for every colour
   (:func:`anywrap.xp.images.gray_lut`), four passes over the image where the
-  integer formula takes a dozen eager kernels.
+  integer formula takes a dozen eager kernels; a compiled program takes the
+  integer formula, which TorchInductor fuses into one pass (the lookup's random
+  reads of a 16 MiB table cost it several times more).
 * ``write_rows``: ``buffer.index_copy_(0, index, rows)``, in place.
 
 Example:
@@ -30,6 +32,7 @@ import torch
 
 from anywrap.xp import _torch
 from anywrap.xp import images as _images
+from anywrap.xp._torch_compile import tracing
 
 
 @functools.lru_cache(maxsize=64)
@@ -74,6 +77,8 @@ def _resize_torch(images: Any, size: tuple[int, int], method: str = "area") -> A
 
 @_torch.TORCH.route(_images.rgb_to_gray)
 def _rgb_to_gray_torch(images: Any) -> Any:
+    if tracing():  # a compiled program fuses the integer formula into one pass
+        return _images.rgb_to_gray.default(images)
     lut = _images.host_constant(_images.gray_lut(), images)
     if sys.byteorder != "little":  # pragma: no cover - no such machine in CI
         x = images.to(torch.int32)
