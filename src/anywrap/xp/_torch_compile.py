@@ -324,6 +324,14 @@ def tracing() -> bool:
     return _tracing > 0
 
 
+@functools.cache
+def _decompositions() -> dict[Any, Any]:
+    """TorchInductor's decompositions, applied while tracing (as AOT Autograd would)."""
+    from torch._inductor.decomposition import select_decomp_table
+
+    return select_decomp_table()  # type: ignore[no-any-return]
+
+
 def _trace(flat_fn: Callable[..., Any], inputs: list[torch.Tensor], branches: bool) -> Any:
     from torch.fx.experimental.proxy_tensor import make_fx
 
@@ -331,7 +339,12 @@ def _trace(flat_fn: Callable[..., Any], inputs: list[torch.Tensor], branches: bo
     _tracing += branches
     try:
         with _NoValueReads():
-            return make_fx(flat_fn, tracing_mode="real")(*inputs)
+            # functionalize: a transform's in-place steps on its own temporaries
+            # (a rounding in place) become plain operations, as TorchInductor needs.
+            pure = torch.func.functionalize(flat_fn, remove="mutations_and_views")
+            return make_fx(pure, decomposition_table=_decompositions(), tracing_mode="real")(
+                *inputs
+            )
     finally:
         _tracing -= branches
 
@@ -369,8 +382,6 @@ def _trace_and_compile(
 ) -> tuple[Callable[..., Any], Any]:
     """Trace ``fn`` over the call's tree into one ATen graph, compile it with TorchInductor
     (and capture it in a CUDA graph on CUDA); returns the program and the output template."""
-    from torch._inductor import compile as inductor_compile
-
     values = list(flat)
     positions = [i for i, x in enumerate(values) if isinstance(x, torch.Tensor) or type(x) is float]
     template: dict[str, Any] = {}
@@ -403,12 +414,34 @@ def _trace_and_compile(
             # TorchInductor imports torch.utils.mkldnn, which PyTorch 2.13 builds with
             # its own deprecated torch.jit.script_method: nothing a user can act on.
             warnings.filterwarnings("ignore", ".*script_method", DeprecationWarning)
-            run = inductor_compile(graph, list[Any](inputs), options=INDUCTOR_OPTIONS)
+            run = _inductor(graph, inputs)
         if inputs and inputs[0].device.type == "cuda":
             run = _cuda_graph(run, inputs)
         elif any(node.target is torch.ops.higher_order.cond for node in graph.graph.nodes):
             run = _branching_on_the_host(run)
     return run, template["out"]
+
+
+def _inductor(graph: torch.fx.GraphModule, inputs: list[torch.Tensor]) -> Callable[..., Any]:
+    """TorchInductor's program for ``graph``. The graph is pure ATen already (traced
+    with TorchInductor's decompositions, no mutation, no autograd), so it goes
+    straight to TorchInductor's backend, without the AOT Autograd wrappers that
+    ``torch._inductor.compile`` adds (about 4 us a call on the CPU); where this
+    PyTorch lacks that entry point, through ``torch._inductor.compile``."""
+    try:
+        from torch._inductor import config
+        from torch._inductor.compile_fx import compile_fx_inner
+    except ImportError:  # pragma: no cover - another PyTorch
+        from torch._inductor import compile as inductor_compile
+
+        return inductor_compile(graph, list[Any](inputs), options=INDUCTOR_OPTIONS)  # type: ignore[no-any-return]
+    with config.patch(INDUCTOR_OPTIONS):
+        program = compile_fx_inner(graph, list(inputs))
+
+    def run(*tensors: torch.Tensor) -> Any:
+        return program(list(tensors))
+
+    return run
 
 
 def _branching_on_the_host(run: Callable[..., Any]) -> Callable[..., Any]:
