@@ -33,6 +33,7 @@ class Calls:
         self.sum_along = 0
         self.imports = 0
         self.exports = 0
+        self.on_host: list[Any] = []
 
 
 @pytest.fixture
@@ -53,6 +54,10 @@ def toy() -> Iterator[tuple[axp.Backend, Calls]]:
             raise ValueError(f"toy arrays live on the cpu, not {device!r}")
         return x if isinstance(x, ToyArray) else ToyArray(np.array(axp.to_numpy(x)))
 
+    def on_host(x: ToyArray) -> bool:
+        calls.on_host.append(x)
+        return x._a.ndim > 0  # the toy's 0-d arrays play a device's
+
     backend = axp.register_backend(
         axp.Backend(
             "toy",
@@ -63,6 +68,7 @@ def toy() -> Iterator[tuple[axp.Backend, Calls]]:
             from_array=from_array,
             jit=jit,
             has_float64=lambda device: False,  # like JAX without x64
+            on_host=on_host,
             aliases=("toyarray",),
         )
     )
@@ -89,6 +95,13 @@ def test_queries_answer_from_the_registration(toy):
     assert axp.namespace(x) is TOY and axp.library_name(x) == "toy"
     assert axp.describe(x) == "toy.ToyArray(shape=(2, 3), dtype=float32, device=cpu)"
     assert not axp.has_float64(TOY) and axp.resolve_dtype(TOY, "float64") == np.float32
+
+
+def test_where_an_array_lives_is_the_hooks_answer(toy):
+    _, calls = toy
+    vector, scalar = ToyArray(np.zeros(3)), ToyArray(np.float32(1.0))
+    assert axp.is_on_host(vector) and not axp.is_on_host(scalar)
+    assert calls.on_host == [vector, scalar]
 
 
 def test_routed_op_takes_the_registered_kernel(toy):

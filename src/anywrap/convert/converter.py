@@ -84,6 +84,9 @@ class Converter:
         return (type(self), (self.to, self.device, self.writable, self.who, self.accept))
 
     def __call__(self, tree: Any) -> Any:
+        fn = self._leaves.get(type(tree))
+        if fn is not None:  # a leaf of a known type (an observation): no tree walk
+            return fn(tree)
         return tree_map(self._leaf, tree)
 
     def _leaf(self, v: Any) -> Any:

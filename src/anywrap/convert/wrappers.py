@@ -73,11 +73,19 @@ def _first_array(tree: Any) -> Any:
     return None
 
 
+_HOST_VIEWS: dict[type, Callable[[Any], Any]] = {}
+"""Per array type, its backend's host view (found once: this runs three times a step)."""
+
+
 def _as_python(x: Any, cast: type) -> Any:
-    """``float(x)`` or ``bool(x)`` of a 0-d array (a host sync for device arrays)."""
-    if axp.is_host(x):
-        return cast(x)
-    host = axp.to_numpy(x)
+    """``float(x)`` or ``bool(x)`` of a 0-d array (a host sync for device arrays),
+    through its NumPy view (several times cheaper than JAX's own ``float``)."""
+    view = _HOST_VIEWS.get(type(x))
+    if view is None:
+        if axp.is_host(x):
+            return cast(x)
+        view = _HOST_VIEWS[type(x)] = axp.backend_of(x).host_array
+    host = view(x)
     return cast(host) if host.ndim == 0 else cast(x)
 
 

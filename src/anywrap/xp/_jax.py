@@ -99,7 +99,7 @@ def _constant(host: np.ndarray) -> Any:
     (dtype, value) instead. One that a jitted step donated (deleted) is made anew.
     """
     value = host.item()
-    key = (str(host.dtype), value, jax.config.read("jax_enable_x64"))
+    key = (host.dtype, value, jax.config.read("jax_enable_x64"))
     y = _constants.get(key)
     if y is None or y.is_deleted():
         y = jnp.asarray(host)
@@ -108,9 +108,14 @@ def _constant(host: np.ndarray) -> Any:
     return y
 
 
+def _is_float64(dtype: Any) -> bool:
+    """Whether ``dtype`` (of any library) is float64: its name, read only for an
+    8-byte type (a NumPy dtype's name costs about a microsecond)."""
+    return getattr(dtype, "itemsize", 0) == 8 and str(dtype).rpartition(".")[2] == "float64"
+
+
 def _from_array(x: Any, device: Any) -> Any:
     if not isinstance(x, jax.Array):
-        src_dtype = str(getattr(x, "dtype", "")).rpartition(".")[2]
         y = None
         if is_on_host(x):
             try:
@@ -127,10 +132,15 @@ def _from_array(x: Any, device: Any) -> Any:
             except Exception:  # a stride JAX cannot share, or an unshareable source
                 y = jnp.asarray(np.ascontiguousarray(to_numpy(x)))
         # Narrowed integers (actions, counts) are harmless; narrowed floats lose precision.
-        if src_dtype == "float64" and y.dtype != jnp.float64 and not _warned_narrowing:
-            _warned_narrowing.add(src_dtype)
+        if (
+            not _warned_narrowing
+            and y.dtype.kind == "f"
+            and y.dtype.itemsize < 8
+            and _is_float64(getattr(x, "dtype", None))
+        ):
+            _warned_narrowing.add("float64")
             warnings.warn(
-                f"JAX holds {src_dtype} as {y.dtype} (jax_enable_x64 is off): the conversion "
+                f"JAX holds float64 as {y.dtype} (jax_enable_x64 is off): the conversion "
                 "narrowed and copied it. Set jax.config.update('jax_enable_x64', True) to keep it.",
                 stacklevel=_caller_stacklevel(),
             )

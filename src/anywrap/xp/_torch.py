@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import torch
 from array_api_compat import torch as torch_xp
+from torch.utils.dlpack import from_dlpack as _capsule_to_torch
 
 from anywrap.tree import leaves, unflatten
 from anywrap.xp import ops
@@ -52,9 +53,7 @@ def _from_dlpack(x: Any) -> Any:
             # On the host there is no stream to synchronise with: a capsule skips
             # torch's version probing. (NumPy's read-only arrays need the
             # versioned protocol, which torch.from_dlpack speaks.)
-            from torch.utils.dlpack import from_dlpack
-
-            return from_dlpack(src.__dlpack__())
+            return _capsule_to_torch(src.__dlpack__())
         return torch.from_dlpack(src)
     except (AttributeError, BufferError, RuntimeError, TypeError, ValueError):
         host = to_numpy(x)
@@ -95,6 +94,7 @@ TORCH: Backend = register_backend(
         to_device=_to_device,
         exportable=lambda x: x.detach() if x.requires_grad else x,
         check_device=_check_device,
+        on_host=lambda x: x.is_cpu,
         jit=compile_torch,
         aliases=("pytorch",),
     )

@@ -113,6 +113,8 @@ class Backend:
         check_device: ``device -> None``: raises ``ValueError`` for a device that
             this library cannot use here (a CUDA device without a GPU), so that
             wrappers refuse it when they are built; default: no check.
+        on_host: ``x -> `` whether ``x``'s memory is host memory, read without a
+            sync (default: its DLPack device).
         aliases: Other names of the library (``"pytorch"``, ``"tf"``).
     """
 
@@ -128,6 +130,7 @@ class Backend:
     has_float64: Callable[[Any], bool] | None = None
     exportable: Callable[[Any], Any] | None = None
     check_device: Callable[[Any], None] | None = None
+    on_host: Callable[[Any], bool] | None = None
     aliases: tuple[str, ...] = ()
     _float64: dict[str, bool] = field(default_factory=dict, repr=False)
 
@@ -521,6 +524,9 @@ def is_on_host(x: Any) -> bool:
     if isinstance(x, _HOST_TYPES):
         return True
     try:
+        b = backend_of(x)
+        if b.on_host is not None:
+            return b.on_host(x)
         return bool(exportable(x).__dlpack_device__()[0] == 1)
     except Exception:
         return False
