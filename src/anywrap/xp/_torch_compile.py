@@ -341,7 +341,7 @@ def _trace(flat_fn: Callable[..., Any], inputs: list[torch.Tensor], branches: bo
         with _NoValueReads():
             # functionalize: a transform's in-place steps on its own temporaries
             # (a rounding in place) become plain operations, as TorchInductor needs.
-            pure = torch.func.functionalize(flat_fn, remove="mutations_and_views")
+            pure = torch.func.functionalize(flat_fn, remove="mutations")
             return make_fx(pure, decomposition_table=_decompositions(), tracing_mode="real")(
                 *inputs
             )
