@@ -128,3 +128,20 @@ def test_mean_var_kernels_agree_with_numpy(backend):
     wide = batch.astype(np.float64)
     np.testing.assert_allclose(backend.to_numpy(mean), wide.mean(0), rtol=1e-6)
     np.testing.assert_allclose(backend.to_numpy(var), wide.var(0), rtol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_host_batch_merge_is_the_generic_merge_to_the_bit(dtype):
+    """The vector shells' host short cut against the generic merge it stands for,
+    on a float32 batch (the batch moments stay float32 until they meet the stats)."""
+    rng = np.random.default_rng(11)
+    m = moments.init_moments((4,), xp=np, dtype=dtype)
+    for _ in range(5):  # a few merges, so that counts and variances are not round
+        batch = rng.normal(3.0, 2.0, (16, 4)).astype(np.float32)
+        mean, var, n = moments.batch_moments(batch)
+        want = moments.merge_moments(m, mean, var, n)
+        got = moments._merge_batch_on_host(m, mean, var, n)
+        for a, b in zip(got, want):
+            assert np.asarray(a).dtype == np.asarray(b).dtype
+            np.testing.assert_array_equal(a, b)
+        m = got

@@ -310,7 +310,10 @@ def update_moments(
             keep = ok if keep is None else np.logical_and(keep, ok)
         if keep is not None and not keep.all():
             x = x[keep]
-        return merge_moments(m, *batch_moments(x)) if x.shape[0] else m
+        if not x.shape[0]:
+            return m
+        merge = _merge_batch_on_host if m.count.dtype == np.float64 else merge_moments
+        return merge(m, *batch_moments(x))
     if mask is None and reduce is None:
         # The NaN guard's masked passes (a row mask, selects) run only where a
         # moment came out non-finite (see fast_path): the common update reads
@@ -384,6 +387,27 @@ def _merge_one_on_host(m: Moments, sample: Any) -> Moments:
     mean = m.mean + delta / tot
     var = (m.var * count + np.square(delta) * count / tot) / tot
     return Moments(mean=mean, var=var, count=hi, count_lo=m.count_lo)
+
+
+def _merge_batch_on_host(m: Moments, batch_mean: Any, batch_var: Any, n: int) -> Moments:
+    """``merge_moments(m, batch_mean, batch_var, n)`` on host values with a host count
+    (the float64 count of the host: added plainly), operation for operation, without
+    the generic path's dispatch: it runs at every step of a vector env."""
+    dtype = m.mean.dtype
+    cast = dtype.type
+    hi = m.count + n
+    count, tot = cast(m.count + m.count_lo), cast(hi + m.count_lo)
+    if batch_mean.dtype != dtype:
+        batch_mean = batch_mean.astype(dtype)
+    delta = batch_mean - m.mean
+    mean = m.mean + delta * n / tot
+    m2 = m.var * count
+    if batch_var.dtype == dtype:
+        m2 = m2 + batch_var * n
+    else:
+        m2 = m2 + (batch_var * n).astype(dtype)
+    m2 = m2 + np.square(delta) * count * n / tot
+    return Moments(mean=mean, var=m2 / tot, count=hi, count_lo=m.count_lo)
 
 
 def normalize(m: Moments, x: Array, epsilon: float) -> Array:
