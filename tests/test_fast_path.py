@@ -145,3 +145,38 @@ def test_the_host_batch_merge_is_the_generic_merge_to_the_bit(dtype):
             assert np.asarray(a).dtype == np.asarray(b).dtype
             np.testing.assert_array_equal(a, b)
         m = got
+
+
+@pytest.mark.parametrize("same_step", [False, True])
+@pytest.mark.parametrize("buffer_length", [0, 3, 100])
+def test_the_host_episode_step_is_the_generic_one_to_the_bit(same_step, buffer_length):
+    """A vector env's episode step on NumPy (a host short cut) against the generic
+    path over array-api-strict, on the same rewards, ends and clock, every field."""
+    xps = pytest.importorskip("array_api_strict")
+    from anywrap.transforms import episodes as ep
+
+    rng = np.random.default_rng(4)
+    n = 7
+
+    def init(xp):
+        return ep.init_episodes((n,), xp=xp, buffer_length=buffer_length, now=1.5)
+
+    host, strict = init(np), init(xps)
+    for t in range(60):
+        reward = rng.normal(size=n)
+        term, trunc = rng.random(n) < 0.15, rng.random(n) < 0.05
+        now = 2.0 + 0.37 * t
+        host, out_h = ep.step_episodes(host, reward, term, trunc, now, same_step=same_step)
+        strict, out_s = ep.step_episodes(
+            strict,
+            xps.asarray(reward),
+            xps.asarray(term),
+            xps.asarray(trunc),
+            now,
+            same_step=same_step,
+        )
+        for a, b in zip((*host, *out_h), (*strict, *out_s)):
+            a, b = np.asarray(a), np.asarray(b)
+            assert a.dtype == b.dtype and a.shape == b.shape
+            np.testing.assert_array_equal(a, b)
+    assert float(ep.episode_total(host)) > 10  # episodes did end, and were counted

@@ -207,6 +207,16 @@ def step_episodes(
             state, reward, terminated, truncated, now, same_step, report, timed
         )
     if (
+        report
+        and reduce is None
+        and type(state.returns) is np.ndarray
+        and state.returns.ndim == 1
+        and type(reward) is np.ndarray
+        and type(terminated) is np.ndarray
+        and type(truncated) is np.ndarray
+    ):
+        return _step_batch_on_host(state, reward, terminated, truncated, now, same_step, timed)
+    if (
         not report
         and type(reward) is np.ndarray
         and type(state.prev_done) is np.ndarray
@@ -317,6 +327,63 @@ def _step_one_on_host(
         state.episode_count_lo,
     )
     return new, out
+
+
+def _step_batch_on_host(
+    state: Episodes,
+    reward: np.ndarray,
+    terminated: np.ndarray,
+    truncated: np.ndarray,
+    now: Any,
+    same_step: bool,
+    timed: bool,
+) -> tuple[Episodes, EpisodeOutput]:
+    """:func:`step_episodes` with its report, for a batch of host values.
+
+    The same formulas with NumPy's own functions (no dispatch), and the envs
+    whose episodes ended listed by index, as host values may be: a vector
+    env's episode end costs what Gymnasium's does. (The suite holds this to
+    Gymnasium's numbers, and the generic path to the same, step by step.)
+    """
+    if reward.dtype != state.returns.dtype:
+        reward = reward.astype(state.returns.dtype)
+    returns, lengths, start = state.returns + reward, state.lengths + 1, state.start_time
+    done = np.logical_or(terminated, truncated)
+    now = np.asarray(now, dtype=start.dtype)
+    if not same_step and state.prev_done.any():  # the reset step of NEXT_STEP autoreset
+        fresh = state.prev_done
+        returns = np.where(fresh, 0.0, returns)
+        lengths = np.where(fresh, 0, lengths)
+        start = np.where(fresh, now, start)
+    elapsed = ((now - start) * 1e6).round() / 1e6
+    out = EpisodeOutput(
+        np.where(done, returns, 0.0), np.where(done, lengths, 0), np.where(done, elapsed, 0.0), done
+    )
+    ended = done.nonzero()[0]
+    hi, lo, _ = add_count(state.episode_count, state.episode_count_lo, ended.shape[0])
+    recent = tuple(state[4:8])
+    size = state.recent_returns.shape[0]
+    if size and ended.shape[0]:
+        newest = ended[::-1][:size]  # the highest index is the newest, as in Gymnasium
+        k = newest.shape[0]
+
+        def push(buffer: np.ndarray, values: np.ndarray) -> np.ndarray:
+            out = np.empty_like(buffer)
+            out[:k] = values[newest]
+            out[k:] = buffer[: size - k]
+            return out
+
+        recent = (
+            push(state.recent_returns, returns),
+            push(state.recent_lengths, lengths),
+            push(state.recent_times, elapsed) if timed else state.recent_times,
+            np.minimum(state.recent_size + ended.shape[0], size),
+        )
+    if same_step:  # the envs that ended restart within this step
+        returns = np.where(done, 0.0, returns)
+        lengths = np.where(done, 0, lengths)
+        start = np.where(done, now, start) if timed else start
+    return Episodes(returns, lengths, start, done, *recent, hi, lo), out
 
 
 def _push_one(buffer: np.ndarray, value: Any) -> np.ndarray:
