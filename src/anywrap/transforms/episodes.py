@@ -361,7 +361,7 @@ def _step_batch_on_host(
     )
     ended = done.nonzero()[0]
     hi, lo, _ = add_count(state.episode_count, state.episode_count_lo, ended.shape[0])
-    recent = tuple(state[4:8])
+    recent_returns, recent_lengths, recent_times, recent_size = state[4:8]
     size = state.recent_returns.shape[0]
     if size and ended.shape[0]:
         newest = ended[::-1][:size]  # the highest index is the newest, as in Gymnasium
@@ -373,17 +373,27 @@ def _step_batch_on_host(
             out[k:] = buffer[: size - k]
             return out
 
-        recent = (
-            push(state.recent_returns, returns),
-            push(state.recent_lengths, lengths),
-            push(state.recent_times, elapsed) if timed else state.recent_times,
-            np.minimum(state.recent_size + ended.shape[0], size),
-        )
+        recent_returns = push(recent_returns, returns)
+        recent_lengths = push(recent_lengths, lengths)
+        recent_times = push(recent_times, elapsed) if timed else recent_times
+        recent_size = np.minimum(recent_size + ended.shape[0], size)
     if same_step:  # the envs that ended restart within this step
         returns = np.where(done, 0.0, returns)
         lengths = np.where(done, 0, lengths)
         start = np.where(done, now, start) if timed else start
-    return Episodes(returns, lengths, start, done, *recent, hi, lo), out
+    new = Episodes(
+        returns,
+        lengths,
+        start,
+        done,
+        recent_returns,
+        recent_lengths,
+        recent_times,
+        recent_size,
+        hi,
+        lo,
+    )
+    return new, out
 
 
 def _push_one(buffer: np.ndarray, value: Any) -> np.ndarray:
