@@ -73,7 +73,7 @@ def test_the_generic_form_selects_without_a_sync():
 
 @pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
 @pytest.mark.parametrize("bad", [None, "nan"])
-def test_a_compiled_torch_update_takes_the_guard_only_in_a_branch(bad):
+def test_a_compiled_torch_update_leaves_out_the_bad_rows(bad):
     torch = pytest.importorskip("torch")
     from anywrap.xp import switch
 

@@ -202,7 +202,13 @@ def step_episodes(
     A buffer over a split batch needs both. The per-env values and the report
     stay the participant's own.
     """
-    if reduce is None and _one_on_host(state.returns) and is_host(reward):
+    if (
+        reduce is None
+        and _one_on_host(state.returns)
+        and is_host(reward)
+        and is_host(terminated)
+        and is_host(truncated)
+    ):  # every value on the host: branching on them reads no device
         return _step_one_on_host(
             state, reward, terminated, truncated, now, same_step, report, timed
         )

@@ -117,14 +117,6 @@ def mean_var(x: Any) -> tuple[Any, Any]:
     return mean, sum_along(namespace(x).square(x - mean), axis=0) / rows
 
 
-@mean_var.register(np.ndarray)
-def _mean_var_numpy(x: np.ndarray) -> tuple[Any, Any]:
-    rows = x.shape[0]  # the same formula, without the routes' dispatch
-    mean = x.sum(axis=0) / rows
-    d = x - mean
-    return mean, np.square(d).sum(axis=0) / rows
-
-
 @Route
 def sum_rows(x: Any, rows: Any) -> Any:
     """Sum over axis 0 of the rows of ``x`` where ``rows`` (broadcastable bool) is True:
