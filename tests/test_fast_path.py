@@ -72,23 +72,28 @@ def test_the_generic_form_selects_without_a_sync():
 
 
 @pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
-@pytest.mark.parametrize("bad", [None, "nan"])
-def test_a_compiled_torch_update_leaves_out_the_bad_rows(bad):
+@pytest.mark.parametrize("bad", [None, "nan", "nan in the origin's rows"])
+@pytest.mark.parametrize(("rows", "cols"), [(64, 5), (1000, 16)])
+def test_a_compiled_torch_update_leaves_out_the_bad_rows(bad, rows, cols):
+    """The shifted sums, plain (64 x 5) and by blocks of 256 rows (1000 x 16: three
+    blocks and a remainder), their origin thrown off by an outlying row."""
     torch = pytest.importorskip("torch")
     from anywrap.xp import switch
 
     rng = np.random.default_rng(5)
-    batch = rng.normal(300.0, 2.0, (64, 5)).astype(np.float32)
-    keep = np.ones(64, bool)
+    batch = rng.normal(300.0, 2.0, (rows, cols)).astype(np.float32)
+    batch[0] += 40.0  # in the origin's rows: 20 spreads from the mean
+    keep = np.ones(rows, bool)
     if bad:
-        batch[9, 1] = np.nan
-        keep[9] = False
+        at = 3 if "origin" in bad else rows - 7
+        batch[at, 1] = np.nan
+        keep[at] = False
     previous = axp.set_compile(True, after_calls=1)
     start = len(axp.compile_log())
     try:
         update = axp.jit(torch.zeros(1), moments.update_moments)
-        m = moments.init_moments((5,), xp=axp.namespace(torch.zeros(1)), dtype=torch.float32)
-        clean = torch.as_tensor(rng.normal(300.0, 2.0, (64, 5)).astype(np.float32))
+        m = moments.init_moments((cols,), xp=axp.namespace(torch.zeros(1)), dtype=torch.float32)
+        clean = torch.as_tensor(rng.normal(300.0, 2.0, (rows, cols)).astype(np.float32))
         update(m, clean)  # compiles (the call itself runs eagerly)
         out = update(m, torch.as_tensor(batch))  # the compiled program
     finally:
@@ -128,6 +133,45 @@ def test_mean_var_kernels_agree_with_numpy(backend):
     wide = batch.astype(np.float64)
     np.testing.assert_allclose(backend.to_numpy(mean), wide.mean(0), rtol=1e-6)
     np.testing.assert_allclose(backend.to_numpy(var), wide.var(0), rtol=1e-5)
+
+
+@pytest.mark.parametrize("offset", [0.0, 1e4])
+def test_shifted_moments_keep_float32_precision_far_from_zero(backend, offset):
+    """One read of the batch (sums of deviations from the first rows' mean) against
+    NumPy's two passes in float64: far from zero, the plain sum of squares minus the
+    squared sum would lose every digit of a spread of 1 in float32."""
+    rng = np.random.default_rng(9)
+    batch = rng.normal(offset, 1.0, (1000, 3)).astype(np.float32)
+    batch[0] += 25.0  # an outlier among the origin's rows
+    batch[:, 2] = offset + 0.5  # a constant column: variance 0, not below
+    mean, var = axp.shifted_mean_var(backend.to_backend(batch))
+    wide = batch.astype(np.float64)
+    np.testing.assert_allclose(backend.to_numpy(mean), wide.mean(0), rtol=1e-6, atol=1e-5)
+    np.testing.assert_allclose(backend.to_numpy(var)[:2], wide.var(0)[:2], rtol=1e-4)
+    assert backend.to_numpy(var)[2] == 0.0
+
+
+def test_a_compiled_torch_program_reads_the_batch_once():
+    """In a program, the torch route takes the shifted sums (one fused pass), by
+    blocks of rows for a wide batch of two blocks or more; eagerly, Welford's."""
+    torch = pytest.importorskip("torch")
+    from anywrap.xp import _torch_compile
+
+    def sums(rows, cols):
+        def fn(x):
+            return list(axp.mean_var(x))
+
+        graph = str(_torch_compile._trace(fn, [torch.ones(rows, cols)], False).graph)
+        assert "var_mean" not in graph
+        return graph.count("aten.sum")
+
+    plain = sums(4096, 3)  # the origin's rows, the deviations, their squares
+    assert plain == 3
+    assert sums(511, 16) == plain
+    assert sums(512, 16) == plain + 2  # each of the two sums by blocks, then of blocks
+    assert not _torch_compile.in_program()
+    mean, var = axp.mean_var(torch.arange(6.0).reshape(3, 2))
+    assert mean.tolist() == [2.0, 3.0] and var.tolist() == pytest.approx([8 / 3, 8 / 3])
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

@@ -21,7 +21,7 @@ from torch.utils.dlpack import from_dlpack as _capsule_to_torch
 
 from anywrap.tree import leaves, unflatten
 from anywrap.xp import ops
-from anywrap.xp._torch_compile import compile_torch, tracing
+from anywrap.xp._torch_compile import compile_torch, in_program, tracing
 from anywrap.xp.policy import same_device
 from anywrap.xp.registry import Backend, exportable, register_backend, to_numpy
 
@@ -141,7 +141,31 @@ from anywrap.xp import _torch_random  # noqa: E402, F401  (random ops: xp/random
 
 @TORCH.route(ops.mean_var)
 def _mean_var_torch(x: Any) -> tuple[Any, Any]:
-    # One reduction (Welford's): eagerly one kernel where the generic formula
-    # takes five, and one read of the batch in a compiled program, not two.
+    if in_program() and x.ndim:
+        # In a compiled program, the shifted sums: TorchInductor fuses them into
+        # one pass over the batch. A wide batch is summed by blocks of rows (its
+        # reduction over axis 0 runs a parallel loop per 16 columns otherwise).
+        wide = x.shape[0] >= 2 * _BLOCK_ROWS and x[0].numel() >= _BLOCK_MIN_WIDTH
+        return ops.shifted_mean_var(x, _sum_by_blocks if wide else None)
+    # Eagerly one reduction (Welford's): one kernel where the generic formula
+    # takes five.
     var, mean = torch.var_mean(x, dim=0, correction=0)
     return mean, var
+
+
+_BLOCK_ROWS = 256
+"""Rows summed together first by :func:`_sum_by_blocks`."""
+
+_BLOCK_MIN_WIDTH = 16
+"""Elements a row needs for sums by blocks to pay (measured on 2 CPU cores: 3
+columns run faster as one plain sum, 17 to 376 faster by blocks)."""
+
+
+def _sum_by_blocks(y: Any) -> Any:
+    """The sum of ``y`` along axis 0 as sums of blocks of rows, then of the blocks:
+    TorchInductor parallelises that over the blocks, reading whole rows."""
+    rows = y.shape[0]
+    whole = rows - rows % _BLOCK_ROWS
+    blocks = y[:whole].reshape(whole // _BLOCK_ROWS, _BLOCK_ROWS, *y.shape[1:])
+    out = blocks.sum(1).sum(0)
+    return out if whole == rows else out + y[whole:].sum(0)

@@ -324,6 +324,17 @@ def tracing() -> bool:
     return _tracing > 0
 
 
+_programs = 0
+"""How many traces for a compiled program are running (never more than one)."""
+
+
+def in_program() -> bool:
+    """Whether a transform is being traced into a compiled program, branching or not:
+    the routes may then pick the formula that compiles best over the one that runs
+    best as separate eager kernels."""
+    return _programs > 0
+
+
 @functools.cache
 def _decompositions() -> dict[Any, Any]:
     """TorchInductor's decompositions, applied while tracing (as AOT Autograd would)."""
@@ -335,8 +346,9 @@ def _decompositions() -> dict[Any, Any]:
 def _trace(flat_fn: Callable[..., Any], inputs: list[torch.Tensor], branches: bool) -> Any:
     from torch.fx.experimental.proxy_tensor import make_fx
 
-    global _tracing
+    global _tracing, _programs
     _tracing += branches
+    _programs += 1
     try:
         with _NoValueReads():
             # functionalize: a transform's in-place steps on its own temporaries
@@ -347,6 +359,7 @@ def _trace(flat_fn: Callable[..., Any], inputs: list[torch.Tensor], branches: bo
             )
     finally:
         _tracing -= branches
+        _programs -= 1
 
 
 def _inline_branch_constants(graph: torch.fx.GraphModule) -> bool:

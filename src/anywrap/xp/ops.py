@@ -36,6 +36,7 @@ __all__ = [
     "last_true_indices",
     "mean_var",
     "push_front",
+    "shifted_mean_var",
     "sum_along",
     "sum_rows",
     "take",
@@ -115,6 +116,40 @@ def mean_var(x: Any) -> tuple[Any, Any]:
     rows = x.shape[0]
     mean = sum_along(x, axis=0) / rows
     return mean, sum_along(namespace(x).square(x - mean), axis=0) / rows
+
+
+SHIFT_ROWS = 16
+"""How many leading rows :func:`shifted_mean_var` averages for its origin."""
+
+
+def shifted_mean_var(x: Any, total: Callable[[Any], Any] | None = None) -> tuple[Any, Any]:
+    """:func:`mean_var` in one read of ``x``: the sums of the deviations from an
+    origin and of their squares, taken together.
+
+    The origin is the mean of the first :data:`SHIFT_ROWS` rows, near the batch's
+    mean on the scale of its spread, so the difference of the two terms keeps the
+    dtype's precision even for data far from zero (the plain sum of squares
+    minus the squared sum would lose it). A compiler fuses the two sums into one
+    pass over the batch; ``total`` sums along axis 0 (``sum_along`` by default),
+    for a backend to lay the reduction out as its compiler likes best. A NaN or
+    infinity anywhere in ``x`` reaches the mean, as in the two-pass formula.
+
+    Example:
+        >>> import numpy as np
+        >>> mean, var = shifted_mean_var(np.array([[1.0, 2.0], [3.0, 6.0]]))
+        >>> mean, var
+        (array([2., 4.]), array([1., 4.]))
+    """
+    xp = namespace(x)
+    rows = x.shape[0]
+    head = min(rows, SHIFT_ROWS)
+    origin = sum_along(x[:head, ...], axis=0) / head
+    y = x - origin
+    sums = total or (lambda a: sum_along(a, axis=0))
+    first, second = sums(y), sums(y * y)
+    offset = first / rows
+    # Rounding can take a constant column's variance a hair below zero.
+    return origin + offset, xp.maximum(second / rows - offset * offset, xp.zeros_like(offset))
 
 
 @Route
