@@ -106,7 +106,8 @@ def mean_var(x: Any) -> tuple[Any, Any]:
     The generic formula takes two passes: the sum, then the sum of squared
     deviations from the mean (NumPy's ``np.mean`` and ``np.var``, to the bit).
     A kernel may read the batch once instead (PyTorch's ``var_mean``, a Welford
-    reduction), the same moments to the rounding of the dtype.
+    reduction, or :func:`shifted_mean_var` in a compiled program), the same
+    moments to the rounding of the dtype.
 
     Example:
         >>> import numpy as np
