@@ -116,7 +116,7 @@ def save_state(env: Any, path: str | os.PathLike[str]) -> None:
         ValueError: the stack holds no anywrap wrapper with statistics.
         FileNotFoundError: the folder of ``path`` does not exist.
     """
-    from safetensors.numpy import save_file
+    from safetensors.numpy import save
 
     path = os.fspath(path)
     layers = _stateful_layers(env)
@@ -135,12 +135,14 @@ def save_state(env: Any, path: str | os.PathLike[str]) -> None:
     # np.ascontiguousarray would turn 0-d counts into 1-d arrays.
     tensors = {k: np.array(to_numpy(v), order="C") for k, v in stack_state_dict(env).items()}
     mode = _file_mode(path)
+    # The bytes are written here, into a file that this module's orphan sweep
+    # knows: safetensors' own save_file goes through a temporary file of its
+    # own, which a killed save would leave behind under a name of its choosing.
+    data = save(tensors, metadata={"format": _FORMAT, "layers": ",".join(p for p, _ in layers)})
     fd, tmp = tempfile.mkstemp(prefix=f".anywrap-{os.getpid()}-", suffix=".tmp", dir=folder)
-    os.close(fd)
     try:
-        save_file(
-            tensors, tmp, metadata={"format": _FORMAT, "layers": ",".join(p for p, _ in layers)}
-        )
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
