@@ -158,6 +158,10 @@ def step_values(
             return axp.namespace(reward).reshape(reward, ())
         raise ValueError(f"{owner}: expected a scalar reward (one env), got {axp.describe(reward)}")
     expected = (num_envs,)
+    if type(reward) is type(terminated) is type(truncated) is np.ndarray and (
+        reward.shape == terminated.shape == truncated.shape == expected
+    ):
+        return reward  # the common case on the host, checked at once
     for name, x in (("reward", reward), ("terminated", terminated), ("truncated", truncated)):
         shape = getattr(x, "shape", None)
         if shape != expected and (shape is None or tuple(shape) != expected):

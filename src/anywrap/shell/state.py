@@ -63,6 +63,8 @@ class StatefulShell:
     def _state_for(self, like: Any) -> Any:
         """The state in ``like``'s library and on its device: converted if it is
         not there yet, but not committed (see :meth:`_commit`)."""
+        if type(like) is self._data_type:  # an array of the state's own kind
+            return self._state
         leaf = first_leaf(like)
         if type(leaf) is self._data_type:
             return self._state
@@ -81,6 +83,8 @@ class StatefulShell:
         failed call leaves the state, its library and its dtypes as they were.
         """
         self._state = state
+        if type(like) is self._data_type:
+            return
         leaf = first_leaf(like)
         if type(leaf) is not self._data_type:
             self._xp, self._device = axp.namespace(leaf), axp.device(leaf)

@@ -353,37 +353,48 @@ def _step_batch_on_host(
     """
     if reward.dtype != state.returns.dtype:
         reward = reward.astype(state.returns.dtype)
+    # New arrays, which this step may write into; the state's own are left alone.
     returns, lengths, start = state.returns + reward, state.lengths + 1, state.start_time
     done = np.logical_or(terminated, truncated)
-    now = np.asarray(now, dtype=start.dtype)
-    if not same_step and state.prev_done.any():  # the reset step of NEXT_STEP autoreset
-        fresh = state.prev_done
-        returns = np.where(fresh, 0.0, returns)
-        lengths = np.where(fresh, 0, lengths)
-        start = np.where(fresh, now, start)
+    # `now` as it comes (a Python float meets the state's float dtype as
+    # np.asarray(now, dtype) would, without the call).
+    if not same_step:  # the reset step of NEXT_STEP autoreset
+        fresh = state.prev_done.nonzero()[0]
+        if fresh.shape[0]:
+            returns[fresh] = 0.0
+            lengths[fresh] = 0
+            start = start.copy()
+            start[fresh] = now
     elapsed = ((now - start) * 1e6).round() / 1e6
     out = EpisodeOutput(
         np.where(done, returns, 0.0), np.where(done, lengths, 0), np.where(done, elapsed, 0.0), done
     )
     ended = done.nonzero()[0]
-    hi, lo, _ = add_count(state.episode_count, state.episode_count_lo, ended.shape[0])
+    k = ended.shape[0]
+    if state.episode_count.dtype == np.float64:  # exact to 2^53 added plainly (add_count)
+        hi, lo = np.float64(float(state.episode_count) + k), state.episode_count_lo
+    else:
+        hi, lo, _ = add_count(state.episode_count, state.episode_count_lo, k)
     recent_returns, recent_lengths, recent_times, recent_size = state[4:8]
     size = state.recent_returns.shape[0]
-    if size and ended.shape[0]:
-        newest = ended[::-1][:size]  # the highest index is the newest, as in Gymnasium
-        k = newest.shape[0]
-
-        def push(buffer: np.ndarray, values: np.ndarray) -> np.ndarray:
-            out = np.empty_like(buffer)
-            out[:k] = values[newest]
-            out[k:] = buffer[: size - k]
-            return out
-
-        recent_returns = push(recent_returns, returns)
-        recent_lengths = push(recent_lengths, lengths)
-        recent_times = push(recent_times, elapsed) if timed else recent_times
-        recent_size = np.minimum(recent_size + ended.shape[0], size)
-    if same_step:  # the envs that ended restart within this step
+    if size and k:
+        newest = ended[::-1]  # the highest index is the newest, as in Gymnasium
+        if k > size:
+            newest = newest[:size]
+        kept = size - newest.shape[0]
+        # Newest first: the ended envs' values, then the buffer's, as push_front.
+        recent_returns = np.concatenate(
+            (returns[newest], recent_returns[:kept]), dtype=recent_returns.dtype
+        )
+        recent_lengths = np.concatenate(
+            (lengths[newest], recent_lengths[:kept]), dtype=recent_lengths.dtype
+        )
+        if timed:
+            recent_times = np.concatenate(
+                (elapsed[newest], recent_times[:kept]), dtype=recent_times.dtype
+            )
+        recent_size = recent_size.dtype.type(min(int(recent_size) + k, size))
+    if same_step and k:  # the envs that ended restart within this step
         returns = np.where(done, 0.0, returns)
         lengths = np.where(done, 0, lengths)
         start = np.where(done, now, start) if timed else start

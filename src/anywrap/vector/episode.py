@@ -105,7 +105,7 @@ class RecordEpisodeStatistics(EpisodeRecords, VectorWrapper, RecordsArguments):
         # On the host, a step where no episode ends reports nothing (as in
         # Gymnasium) and skips the report's work; device values are never read.
         host = axp.is_host(terminated) and axp.is_host(truncated)
-        report = not host or bool(np.asarray(terminated).any() or np.asarray(truncated).any())
+        report = not host or bool(np.count_nonzero(terminated) or np.count_nonzero(truncated))
         key = self._stats_key
         if report and (key in info or f"_{key}" in info):
             raise ValueError(

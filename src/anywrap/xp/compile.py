@@ -69,7 +69,11 @@ class Compiled:
                 first_leaf(args),
             )
         else:
-            like = first_leaf(args[self.dispatch_arg])
+            like = args[self.dispatch_arg]
+            f = self._by_type.get(type(like))  # an array met before: no tree to walk
+            if f is not None:
+                return f(*args, **kwargs)
+            like = first_leaf(like)
         f = self._by_type.get(type(like))
         if f is None:
             f = self._by_type[type(like)] = jit(like, self.fn, donate=self.donate)
