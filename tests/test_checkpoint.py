@@ -224,8 +224,6 @@ def test_file_is_safetensors_and_loading_never_unpickles(tmp_path, monkeypatch):
 
 
 def test_interrupted_save_keeps_the_previous_file(tmp_path, monkeypatch):
-    import safetensors.numpy
-
     env = stack(ReplayVectorEnv(record_vector_trajectory(), make_backend("numpy")))
     replay = env
     while not isinstance(replay, ReplayVectorEnv):
@@ -235,16 +233,14 @@ def test_interrupted_save_keeps_the_previous_file(tmp_path, monkeypatch):
     anywrap.save_state(env, path)
     good, good_state = path.read_bytes(), flat_state(env)
     run_vector(env, steps=10)  # the statistics move on
-    real = safetensors.numpy.save_file
 
-    def crash_halfway(tensors, filename, metadata=None):
-        real(tensors, filename, metadata=metadata)
-        data = open(filename, "rb").read()
-        with open(filename, "wb") as f:
+    def crash_halfway(src, dst):  # killed with half the new file written
+        data = open(src, "rb").read()
+        with open(src, "wb") as f:
             f.write(data[: len(data) // 2])
         raise KeyboardInterrupt("killed mid-write")
 
-    monkeypatch.setattr(safetensors.numpy, "save_file", crash_halfway)
+    monkeypatch.setattr(os, "replace", crash_halfway)
     with pytest.raises(KeyboardInterrupt):
         anywrap.save_state(env, path)
     assert path.read_bytes() == good
