@@ -357,3 +357,23 @@ def test_b4_rows_and_verdicts_use_the_same_statistic() -> None:
     assert sum_verdicts and all(
         "0.95x the bare" in v and "1.05x bare, as in the table" in v for v in sum_verdicts
     )
+
+
+def test_the_episode_end_script_runs_every_case(capsys: pytest.CaptureFixture[str]) -> None:
+    """benchmarks/episode_end.py, shrunk to a few calls: four cases, each with
+    Gymnasium's time, anywrap's and their ratio."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "episode_end.py"
+    spec = importlib.util.spec_from_file_location("episode_end", path)
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    script.CALLS, script.ROUNDS = 50, 1
+    script.main()
+    rows = capsys.readouterr().out.strip().splitlines()[1:]
+    assert len(rows) == 4
+    for row in rows:
+        gym_us, ours_us, ratio = row.split()[-3:]
+        assert gym_us.endswith("us") and ours_us.endswith("us")
+        assert math.isfinite(float(ratio))
