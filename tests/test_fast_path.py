@@ -224,3 +224,86 @@ def test_the_host_episode_step_is_the_generic_one_to_the_bit(same_step, buffer_l
             assert a.dtype == b.dtype and a.shape == b.shape
             np.testing.assert_array_equal(a, b)
     assert float(ep.episode_total(host)) > 10  # episodes did end, and were counted
+
+
+@pytest.mark.parametrize("buffer_length", [0, 3, 100])
+def test_a_host_run_catches_up_to_the_generic_step_to_the_bit(buffer_length):
+    """A single env's episode as Python numbers (HostRun), read back at random
+    moments, against the generic path over array-api-strict on the same rewards,
+    ends and clock: every field of the state, and every report."""
+    xps = pytest.importorskip("array_api_strict")
+    from anywrap.transforms import episodes as ep
+
+    rng = np.random.default_rng(6)
+    host = ep.init_episodes((), xp=np, buffer_length=buffer_length, now=1.5)
+    strict = ep.init_episodes((), xp=xps, buffer_length=buffer_length, now=1.5)
+    run = ep.HostRun(host)
+    ends = 0
+    for t in range(400):
+        reward = [1, 0.25, np.float32(-0.7), np.float64(rng.normal())][t % 4]
+        done = bool(rng.random() < 0.2)
+        now = 2.0 + 0.37 * t
+        report = run.step(reward, done, now)
+        strict, out = ep.step_episodes(
+            strict,
+            xps.asarray(float(reward), dtype=xps.float64),
+            xps.asarray(done),
+            xps.asarray(False),
+            now,
+            same_step=True,
+        )
+        ends += done
+        if done:
+            assert report == (float(out.returns), int(out.lengths), float(out.times))
+            assert [type(v) for v in report] == [float, int, float]  # Gymnasium's types
+        else:
+            assert report is None
+        if rng.random() < 0.05 or t == 399:  # a read: the state catches up
+            host = run.caught_up(host)
+            assert not run.ended
+            for a, b in zip(host, strict, strict=True):
+                a, b = np.asarray(a), np.asarray(b)
+                assert a.dtype == b.dtype and a.shape == b.shape
+                np.testing.assert_array_equal(a, b)
+    assert ends > 60 and float(ep.episode_total(host)) == ends
+
+
+def test_the_single_wrapper_reads_its_host_run_back_everywhere():
+    """The state, the queues, the count and a checkpoint see every episode that
+    ended on the Python-number path, and a load replaces the run."""
+    import gymnasium as gym
+
+    import anywrap
+
+    class Ends(gym.Env):
+        observation_space = gym.spaces.Box(-1.0, 1.0, (1,), np.float32)
+        action_space = gym.spaces.Discrete(2)
+
+        def __init__(self):
+            self.t = 0
+
+        def reset(self, *, seed=None, options=None):
+            return np.zeros(1, np.float32), {}
+
+        def step(self, action):
+            self.t += 1
+            return np.zeros(1, np.float32), float(self.t), self.t % 3 == 0, False, {}
+
+    env = anywrap.RecordEpisodeStatistics(Ends(), buffer_length=4)
+    ref = gym.wrappers.RecordEpisodeStatistics(Ends(), buffer_length=4)
+    env.reset(seed=0)
+    ref.reset(seed=0)
+    for _ in range(3 * 250):  # past the list's bound (2 x 4 + 64 episodes)
+        got, want = env.step(0)[4], ref.step(0)[4]
+        if "episode" in want:
+            assert got["episode"]["r"] == want["episode"]["r"]
+            assert got["episode"]["l"] == want["episode"]["l"]
+            env.reset()
+            ref.reset()
+    assert env.episode_count == ref.episode_count == 250
+    assert list(env.return_queue) == list(ref.return_queue)
+    assert list(env.length_queue) == list(ref.length_queue)
+    saved = env.state_dict()
+    env.step(0)
+    env.load_state_dict(saved)  # the run goes; the loaded state is the truth
+    assert env.episode_count == 250 and int(env.episode_lengths) == 0

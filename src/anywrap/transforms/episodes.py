@@ -49,6 +49,7 @@ __all__ = [
     "EpisodeOutput",
     "Episodes",
     "Gather",
+    "HostRun",
     "LastEpisodes",
     "episode_total",
     "init_episodes",
@@ -411,6 +412,90 @@ def _step_batch_on_host(
         lo,
     )
     return new, out
+
+
+class HostRun:
+    """One env's episode, stepped with Python numbers while everything is on the host.
+
+    A single env on NumPy pays for every array operation in Python's own
+    time: this keeps the running return, length and start as Python numbers
+    and lists the episodes that end, so that a step costs what Gymnasium's
+    costs. :meth:`caught_up` writes all of it into an :class:`Episodes`
+    state, the same state that :func:`step_episodes` (``same_step=True``)
+    would have reached over the same steps; the owner calls it whenever the
+    state is read.
+
+    Example:
+        >>> import numpy as np
+        >>> state = init_episodes((), xp=np, buffer_length=3)
+        >>> run = HostRun(state)
+        >>> run.step(1.0, False, 0.5), run.step(2.0, True, 1.25)
+        (None, (3.0, 2, 1.25))
+        >>> state = run.caught_up(state)
+        >>> state.recent_returns, int(state.recent_size)
+        (array([3., 0., 0.]), 1)
+    """
+
+    __slots__ = ("done", "ended", "lengths", "returns", "start")
+
+    def __init__(self, state: Episodes) -> None:
+        self.returns = float(state.returns)
+        self.lengths = int(state.lengths)
+        self.start = float(state.start_time)
+        self.done = bool(state.prev_done)
+        self.ended: list[tuple[float, int, float]] = []
+        """``(return, length, seconds)`` of each episode ended since the last catch-up."""
+
+    def step(self, reward: Any, done: bool, now: float) -> tuple[float, int, float] | None:
+        """Add one step; the episode's ``(return, length, seconds)`` if it ended, which
+        then restarts at ``now`` (Gymnasium's rounding of the seconds to 1 us)."""
+        returns = self.returns + float(reward)
+        lengths = self.lengths + 1
+        self.done = done
+        if not done:
+            self.returns, self.lengths = returns, lengths
+            return None
+        ended = (returns, lengths, round(now - self.start, 6))
+        self.ended.append(ended)
+        self.returns, self.lengths, self.start = 0.0, 0, now
+        return ended
+
+    def restart(self, now: float) -> None:
+        """A reset: the episode starts again at ``now``."""
+        self.returns, self.lengths, self.start, self.done = 0.0, 0, now, False
+
+    def caught_up(self, state: Episodes) -> Episodes:
+        """``state`` with this run's values and ended episodes written in."""
+        ended, self.ended = self.ended, []
+        k = len(ended)
+        recent = state[4:8]
+        size = state.recent_returns.shape[0]
+        if k and size:
+            newest = ended[: -size - 1 : -1]  # newest first
+            kept = size - len(newest)
+            columns = zip(*newest)
+            recent = (
+                *(
+                    np.concatenate((np.asarray(c, dtype=b.dtype), b[:kept]))
+                    for c, b in zip(columns, recent[:3])
+                ),
+                state.recent_size.dtype.type(min(int(state.recent_size) + k, size)),
+            )
+        hi, lo = state.episode_count, state.episode_count_lo
+        if k:
+            if hi.dtype == np.float64:  # exact to 2^53 added plainly (add_count)
+                hi = np.float64(float(hi) + k)
+            else:
+                hi, lo, _ = add_count(hi, lo, k)
+        return Episodes(
+            state.returns.dtype.type(self.returns),
+            state.lengths.dtype.type(self.lengths),
+            state.start_time.dtype.type(self.start),
+            np.bool_(self.done),
+            *recent,
+            hi,
+            lo,
+        )
 
 
 def _push_one(buffer: np.ndarray, value: Any) -> np.ndarray:

@@ -13,13 +13,19 @@ from anywrap import xp as axp
 from anywrap.shell.checks import step_values
 from anywrap.shell.episodes import EpisodeRecords
 from anywrap.shell.specs import RecordsArguments
-from anywrap.transforms.episodes import init_episodes, reset_episodes, step_episodes
+from anywrap.transforms.episodes import (
+    Episodes,
+    HostRun,
+    init_episodes,
+    reset_episodes,
+    step_episodes,
+)
 from anywrap.xp import to_numpy
 
 __all__ = ["RecordEpisodeStatistics"]
 
 _NAME = "anywrap.RecordEpisodeStatistics"
-_HOST_NUMBERS = (float, int, np.float64, np.float32)
+_HOST_NUMBERS = frozenset((float, int, np.float64, np.float32))
 
 
 class RecordEpisodeStatistics(EpisodeRecords, gym.Wrapper, RecordsArguments):
@@ -70,6 +76,7 @@ class RecordEpisodeStatistics(EpisodeRecords, gym.Wrapper, RecordsArguments):
         self.buffer_length = buffer_length
         self._t0 = time.perf_counter()
         self._state = init_episodes((), xp=np, buffer_length=buffer_length)
+        self._run_bound = 2 * buffer_length + 64
         self._step = {
             # A single env never autoresets: an episode restarts at reset() or,
             # failing that, right after it ends (SAME_STEP bookkeeping is the cheapest).
@@ -78,10 +85,28 @@ class RecordEpisodeStatistics(EpisodeRecords, gym.Wrapper, RecordsArguments):
         }
         self._reset = axp.Compiled(reset_episodes, 0)
 
+    _run: HostRun | None = None
+    """The episode as Python numbers while the env steps on the host (see _state)."""
+    _arrays: Episodes
+
+    @property
+    def _state(self) -> Episodes:
+        """The transform's state; a host run is written into it first."""
+        if self._run is not None:
+            self._arrays = self._run.caught_up(self._arrays)
+        return self._arrays
+
+    @_state.setter
+    def _state(self, state: Episodes) -> None:
+        self._arrays, self._run = state, None
+
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         """Reset the env and start a new episode."""
         obs, info = self.env.reset(seed=seed, options=options)
-        self._state = self._reset(self._state, None, self._now())
+        if self._run is not None:
+            self._run.restart(self._now())
+        else:
+            self._state = self._reset(self._state, None, self._now())
         return obs, info
 
     def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
@@ -92,21 +117,19 @@ class RecordEpisodeStatistics(EpisodeRecords, gym.Wrapper, RecordsArguments):
             and type(terminated) is bool
             and type(truncated) is bool
             and self._xp is np
-        ):  # the common NumPy case: no dispatch, no conversion to weigh
+        ):  # the common NumPy case: Python numbers, no array to touch
             done = terminated or truncated
             if done and self._stats_key in info:
                 raise self._key_taken(info)
-            self._state, out = step_episodes(
-                self._state,
-                reward,
-                terminated,
-                truncated,
-                self._now() if done else 0.0,
-                same_step=True,
-                report=done,
-            )
-            if out is not None:
-                info[self._stats_key] = {"r": out.returns, "l": out.lengths, "t": out.times}
+            run = self._run
+            if run is None:
+                run = self._run = HostRun(self._arrays)
+            ended = run.step(reward, done, time.perf_counter() - self._t0 if done else 0.0)
+            if ended is not None:
+                r, length, t = ended
+                info[self._stats_key] = {"r": r, "l": length, "t": t}
+                if len(run.ended) > self._run_bound:  # the list stays short
+                    self._arrays = run.caught_up(self._arrays)
             return obs, reward, terminated, truncated, info
         value = step_values(_NAME, reward, terminated, truncated, None)
         host = axp.is_host(terminated) and axp.is_host(truncated)
