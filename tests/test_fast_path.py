@@ -268,7 +268,8 @@ def test_a_host_run_catches_up_to_the_generic_step_to_the_bit(buffer_length):
     assert ends > 60 and float(ep.episode_total(host)) == ends
 
 
-def test_the_single_wrapper_reads_its_host_run_back_everywhere():
+@pytest.mark.parametrize("flag", [bool, np.bool_])
+def test_the_single_wrapper_reads_its_host_run_back_everywhere(flag):
     """The state, the queues, the count and a checkpoint see every episode that
     ended on the Python-number path, and a load replaces the run."""
     import gymnasium as gym
@@ -287,7 +288,7 @@ def test_the_single_wrapper_reads_its_host_run_back_everywhere():
 
         def step(self, action):
             self.t += 1
-            return np.zeros(1, np.float32), float(self.t), self.t % 3 == 0, False, {}
+            return np.zeros(1, np.float32), float(self.t), flag(self.t % 3 == 0), flag(False), {}
 
     env = anywrap.RecordEpisodeStatistics(Ends(), buffer_length=4)
     ref = gym.wrappers.RecordEpisodeStatistics(Ends(), buffer_length=4)
@@ -300,6 +301,7 @@ def test_the_single_wrapper_reads_its_host_run_back_everywhere():
             assert got["episode"]["l"] == want["episode"]["l"]
             env.reset()
             ref.reset()
+    assert env._run is not None  # the episodes went the Python-number way
     assert env.episode_count == ref.episode_count == 250
     assert list(env.return_queue) == list(ref.return_queue)
     assert list(env.length_queue) == list(ref.length_queue)

@@ -26,6 +26,7 @@ __all__ = ["RecordEpisodeStatistics"]
 
 _NAME = "anywrap.RecordEpisodeStatistics"
 _HOST_NUMBERS = frozenset((float, int, np.float64, np.float32))
+_NP_BOOL = np.bool_
 
 
 class RecordEpisodeStatistics(EpisodeRecords, gym.Wrapper, RecordsArguments):
@@ -114,8 +115,8 @@ class RecordEpisodeStatistics(EpisodeRecords, gym.Wrapper, RecordsArguments):
         obs, reward, terminated, truncated, info = self.env.step(action)
         if (
             type(reward) in _HOST_NUMBERS
-            and type(terminated) is bool
-            and type(truncated) is bool
+            and (type(terminated) is bool or type(terminated) is _NP_BOOL)
+            and (type(truncated) is bool or type(truncated) is _NP_BOOL)
             and self._xp is np
         ):  # the common NumPy case: Python numbers, no array to touch
             done = terminated or truncated
