@@ -2,9 +2,11 @@
 
 A stub env returns the same arrays every step, so the figures are the
 wrapper's cost alone: a single env and a vector env of 16, each on steps
-where an episode ends (one sub-env of the 16) and where none does. The
-three cases (bare, Gymnasium, anywrap) run interleaved, and each figure is
-the median over rounds of the best of a few repeats.
+where an episode ends (one sub-env of the 16) and where none does. As in a
+training loop, the single env is reset when its episode ends (the vector
+env resets its sub-envs itself, on the next step). The three cases (bare,
+Gymnasium, anywrap) run interleaved, and each figure is the median over
+rounds of the best of a few repeats.
 
     python benchmarks/episode_end.py            # a few seconds
 """
@@ -73,6 +75,13 @@ class StubVectorEnv(gym.vector.VectorEnv):
         return self.obs, self.reward, terminated, self.never, {}
 
 
+def _step_and_reset(env: Any, action: Any) -> None:
+    """One step of a single env's training loop: a reset where the episode ended."""
+    _, _, terminated, truncated, _ = env.step(action)
+    if terminated or truncated:
+        env.reset()
+
+
 def _added(make: Callable[[], Any], wrappers: dict[str, Any], action: Any) -> dict[str, float]:
     """Median over interleaved rounds of each wrapper's time added to the bare step, in µs."""
     envs = {"bare": make()}
@@ -82,7 +91,11 @@ def _added(make: Callable[[], Any], wrappers: dict[str, Any], action: Any) -> di
     times: dict[str, list[float]] = {name: [] for name in envs}
     for _ in range(ROUNDS):
         for name, env in envs.items():
-            best = min(timeit.repeat(lambda e=env: e.step(action), number=CALLS, repeat=3))
+            if isinstance(env, gym.vector.VectorEnv):
+                call = partial(env.step, action)
+            else:
+                call = partial(_step_and_reset, env, action)
+            best = min(timeit.repeat(call, number=CALLS, repeat=3))
             times[name].append(best / CALLS * 1e6)
     bare = statistics.median(times["bare"])
     return {name: statistics.median(t) - bare for name, t in times.items() if name != "bare"}

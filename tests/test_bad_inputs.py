@@ -230,6 +230,33 @@ def test_an_info_that_already_holds_the_stats_key_is_refused_before_any_update(v
     )
 
 
+@pytest.mark.parametrize("vector", [False, True])
+@pytest.mark.parametrize("info", [None, ["episode"]])
+def test_an_info_that_is_not_a_dict_is_refused_before_any_update(vector, info):
+    env = ScriptedVectorEnv(BOX) if vector else ScriptedEnv()
+    stack = started(
+        anywrap.vector.RecordEpisodeStatistics(env)
+        if vector
+        else anywrap.RecordEpisodeStatistics(env),
+        env,
+    )
+    env.next = {"terminated": np.ones(N, bool) if vector else True, "info": info}
+    action = np.zeros((N, 1) if vector else (1,), np.float32)
+    refused(
+        stack,
+        lambda: stack.step(action),
+        TypeError,
+        r"RecordEpisodeStatistics: expected `info` to be a dict, got <class '(NoneType|list)'>",
+    )
+
+
+def test_a_host_run_refuses_a_state_that_is_not_one_envs_numpy_values():
+    from anywrap.transforms.episodes import HostRun, init_episodes
+
+    with pytest.raises(TypeError, match=r"HostRun: expected one env's state of NumPy values"):
+        HostRun(init_episodes((3,), xp=np))
+
+
 def test_same_step_final_obs_without_its_mask():
     env = ScriptedVectorEnv(BOX, mode=AutoresetMode.SAME_STEP)
     stack = started(anywrap.vector.NormalizeObservation(env), env)

@@ -34,6 +34,7 @@ from anywrap.xp import (
     Array,
     astype,
     count_true,
+    describe,
     device,
     flat,
     is_host,
@@ -439,6 +440,11 @@ class HostRun:
     __slots__ = ("done", "ended", "lengths", "returns", "start")
 
     def __init__(self, state: Episodes) -> None:
+        if not (_one_on_host(state.returns) and is_host(state.recent_returns)):
+            raise TypeError(
+                "anywrap.transforms.episodes.HostRun: expected one env's state of NumPy "
+                f"values, got returns {describe(state.returns)}"
+            )
         self.returns = float(state.returns)
         self.lengths = int(state.lengths)
         self.start = float(state.start_time)

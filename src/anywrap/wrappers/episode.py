@@ -113,6 +113,8 @@ class RecordEpisodeStatistics(EpisodeRecords, gym.Wrapper, RecordsArguments):
     def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         """Step the env; report the episode's statistics when it ends."""
         obs, reward, terminated, truncated, info = self.env.step(action)
+        if type(info) is not dict and not isinstance(info, dict):
+            raise TypeError(f"{_NAME}: expected `info` to be a dict, got {type(info)}")
         if (
             type(reward) in _HOST_NUMBERS
             and (type(terminated) is bool or type(terminated) is _NP_BOOL)
