@@ -209,18 +209,19 @@ def test_single_reward_of_one_element_is_a_number_and_others_are_refused(tmp_pat
     )
 
 
+def ending_episode_stats(vector: bool, info: Any) -> tuple[Any, Any]:
+    """A started RecordEpisodeStatistics whose env's next step ends every episode and
+    returns ``info``; and the action for that step."""
+    env = ScriptedVectorEnv(BOX) if vector else ScriptedEnv()
+    wrapper = anywrap.vector.RecordEpisodeStatistics if vector else anywrap.RecordEpisodeStatistics
+    stack = started(wrapper(env), env)
+    env.next = {"terminated": np.ones(N, bool) if vector else True, "info": info}
+    return stack, np.zeros((N, 1) if vector else (1,), np.float32)
+
+
 @pytest.mark.parametrize("vector", [False, True])
 def test_an_info_that_already_holds_the_stats_key_is_refused_before_any_update(vector):
-    env = ScriptedVectorEnv(BOX) if vector else ScriptedEnv()
-    stack = started(
-        anywrap.vector.RecordEpisodeStatistics(env)
-        if vector
-        else anywrap.RecordEpisodeStatistics(env),
-        env,
-    )
-    flags = np.ones(N, bool) if vector else True
-    env.next = {"terminated": flags, "info": {"episode": "the env's own"}}
-    action = np.zeros((N, 1) if vector else (1,), np.float32)
+    stack, action = ending_episode_stats(vector, {"episode": "the env's own"})
     refused(
         stack,
         lambda: stack.step(action),
@@ -233,15 +234,7 @@ def test_an_info_that_already_holds_the_stats_key_is_refused_before_any_update(v
 @pytest.mark.parametrize("vector", [False, True])
 @pytest.mark.parametrize("info", [None, ["episode"]])
 def test_an_info_that_is_not_a_dict_is_refused_before_any_update(vector, info):
-    env = ScriptedVectorEnv(BOX) if vector else ScriptedEnv()
-    stack = started(
-        anywrap.vector.RecordEpisodeStatistics(env)
-        if vector
-        else anywrap.RecordEpisodeStatistics(env),
-        env,
-    )
-    env.next = {"terminated": np.ones(N, bool) if vector else True, "info": info}
-    action = np.zeros((N, 1) if vector else (1,), np.float32)
+    stack, action = ending_episode_stats(vector, info)
     refused(
         stack,
         lambda: stack.step(action),
