@@ -93,3 +93,29 @@ def test_unmasked_moments_on_jax_take_the_routed_row_sums():
     np.testing.assert_allclose(np.asarray(var), x.astype(np.float64).var(0), rtol=1e-4)
     assert int(n) == 4096
     assert "128,96" in _traced(moments.batch_moments, jnp.asarray(x)).replace(" ", "")
+
+
+@pytest.mark.parametrize("bounds_dtype", ["float32", "float64", "python"])
+def test_torch_clip_is_numpys_clip(bounds_dtype):
+    """PyTorch's route takes two elementwise kernels where the bounds are tensors of
+    the input's dtype, and the Array API's clip otherwise: NumPy's values and dtype
+    either way, NaN included."""
+    torch = pytest.importorskip("torch")
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    x = np.array([[-3.0], [0.5], [np.nan], [2.0], [-np.inf]], dtype=np.float32)
+    low, high = np.array([-1.0]), np.array([1.5])
+    if bounds_dtype == "python":
+        lo, hi = -1.0, 1.5
+    else:
+        lo, hi = (torch.tensor(b, dtype=getattr(torch, bounds_dtype)) for b in (low, high))
+    got = xp.clip(torch.from_numpy(x), lo, hi)
+    if bounds_dtype == "python":
+        want = np.clip(x, lo, hi)
+    else:
+        want = np.clip(x, low.astype(bounds_dtype), high.astype(bounds_dtype))
+    assert str(got.dtype) == f"torch.{want.dtype}"
+    np.testing.assert_array_equal(got.numpy(), want)
+    traced = str(make_fx(lambda a: xp.clip(a, lo, hi))(torch.from_numpy(x)).code)
+    routed = "aten.maximum" in traced and "aten.minimum" in traced
+    assert routed == (bounds_dtype == "float32"), traced

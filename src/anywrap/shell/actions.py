@@ -49,7 +49,7 @@ class ActionBounds:
         self.owner, self.space = owner, space
         self.shape = batch + tuple(space.shape)
         self.batched = bool(batch)
-        self._cache: dict[tuple[type, str], tuple[Any, Any, Any]] = {}
+        self._cache: dict[tuple[type, Any], tuple[Any, Any, Any]] = {}
         self.env_type: type | None = None
         self.env_device: Any = None
         self._env_backend: axp.Backend | None = None
@@ -84,12 +84,12 @@ class ActionBounds:
         if isinstance(action, (list, tuple, int, float, np.generic)):
             action = np.asarray(action)
         host = axp.is_host(action)
-        if not host:
+        if not host and type(action) is not self.env_type:  # the env's own type is known
             try:
                 axp.namespace(action)
             except axp.UnknownArrayTypeError as e:
                 raise axp.UnknownArrayTypeError(f"{wrapper_name(self.owner)}: {e}") from e
-            if self.env_type is not None and type(action) is not self.env_type:
+            if self.env_type is not None:
                 lib = "NumPy (a NumPy env)" if self._env_backend is None else "the env's library"
                 raise self._refuse(
                     action,
@@ -110,8 +110,12 @@ class ActionBounds:
                 f"{wrapper_name(self.owner)}: expected an action on the env's device "
                 f"{self.env_device}, got {axp.describe(action)}"
             )
-        key = (type(action), str(dev))
-        bounds = self._cache.get(key)
+        key: tuple[type, Any] = (type(action), dev)
+        try:
+            bounds = self._cache.get(key)
+        except TypeError:  # a device object that cannot be hashed: its name
+            key = (type(action), str(dev))
+            bounds = self._cache.get(key)
         if bounds is None:
             xp = axp.namespace(action)
             low, high = self.space.low, self.space.high

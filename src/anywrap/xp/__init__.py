@@ -38,9 +38,10 @@ from __future__ import annotations
 from typing import Any
 
 from anywrap.xp.compile import Compiled, jit
-from anywrap.xp.host import all_true, astype, clip, flat, is_floating, result_dtype, where
+from anywrap.xp.host import all_true, astype, flat, is_floating, result_dtype, where
 from anywrap.xp.ops import (
     Route,
+    clip,
     count_true,
     cumulative_sum,
     fast_path,

@@ -139,6 +139,20 @@ from anywrap.xp import _torch_images as _torch_images  # noqa: E402  (image ops)
 from anywrap.xp import _torch_random  # noqa: E402, F401  (random ops: xp/random.py)
 
 
+@TORCH.route(ops.clip)
+def _clip_torch(x: Any, low: Any, high: Any) -> Any:
+    # The Array API's clip (torch.clamp underneath) with tensor bounds costs
+    # twice the two elementwise kernels of the same formula (NaN propagates).
+    if (
+        type(low) is torch.Tensor
+        and type(high) is torch.Tensor
+        and low.dtype == x.dtype
+        and high.dtype == x.dtype
+    ):
+        return torch.minimum(torch.maximum(x, low), high)
+    return ops.clip.default(x, low, high)
+
+
 @TORCH.route(ops.mean_var)
 def _mean_var_torch(x: Any) -> tuple[Any, Any]:
     if in_program() and x.ndim:

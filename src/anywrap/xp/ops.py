@@ -25,11 +25,13 @@ from typing import Any
 import numpy as np
 
 from anywrap.tree import tree_map
+from anywrap.xp import host
 from anywrap.xp.host import astype, where
 from anywrap.xp.registry import device, namespace
 
 __all__ = [
     "Route",
+    "clip",
     "count_true",
     "cumulative_sum",
     "fast_path",
@@ -242,6 +244,13 @@ def _push_front_numpy(buffer: np.ndarray, fresh: Any, k: Any) -> np.ndarray:
     out[:k] = fresh[:k]
     out[k:] = buffer[: size - k]
     return out
+
+
+clip = Route(host.clip)
+"""``xp.clip(x, low, high)`` (NaN propagates); NumPy's kernel skips ``np.clip``'s wrapper
+(:func:`anywrap.xp.host.clip`), and PyTorch's takes ``minimum(maximum(x, low), high)``
+where the bounds are tensors of ``x``'s dtype (``torch.clamp`` with tensor bounds costs
+twice as much)."""
 
 
 @Route
