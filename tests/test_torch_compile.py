@@ -81,8 +81,24 @@ def assert_compiled(records, names):
 
 
 # ----------------------------------------------------------------- numbers
+@pytest.fixture(params=["vector", "scalar"])
+def build(request, monkeypatch):
+    """Keep one of a CPU program's two builds, whichever is faster here: a user's
+    machine may keep the other one, so each must give the same numbers."""
+    from anywrap.xp import _torch_compile
+
+    timed = _torch_compile._faster
+
+    def keep(vector, scalar, inputs):
+        timed(vector, scalar, inputs)  # the timing runs as it would
+        return (vector if request.param == "vector" else scalar), f"{request.param} (test)"
+
+    monkeypatch.setattr(_torch_compile, "_faster", keep)
+    return request.param
+
+
 @pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.DISABLED])
-def test_compiled_vector_stack_matches_gymnasium(compiled, mode):
+def test_compiled_vector_stack_matches_gymnasium(compiled, build, mode):
     traj = record_vector_trajectory(autoreset_mode=mode)
     numpy_backend, torch_backend = make_backend("numpy"), make_backend("torch")
     ref_stack = vector_stack(ReplayVectorEnv(traj, numpy_backend), lib=GYM_VECTOR)
@@ -106,6 +122,7 @@ def test_compiled_vector_stack_matches_gymnasium(compiled, mode):
     ours, theirs = stack.env, ref_stack.env  # NormalizeReward, below TransformReward
     np.testing.assert_allclose(ours.return_rms.var.numpy(), theirs.return_rms.var, rtol=REWARD_RTOL)
     assert_compiled(compiled(), STEP_TRANSFORMS)
+    assert {r.kernels for r in compiled() if r.compiled} == {f"{build} (test)"}
 
 
 def test_compiled_single_stack_matches_gymnasium(compiled):
@@ -290,6 +307,115 @@ def test_a_transform_holding_a_callback_stays_eager(compiled):
         m = update(m, torch.ones((4, 2), dtype=torch.float64))
     assert compiled() == [] and len(calls) >= 3
     np.testing.assert_allclose(m.mean.numpy(), 12 / (12 + 1e-4))
+
+
+# ------------------------------------------------------- the two CPU builds
+def test_the_faster_cpu_build_is_kept_and_a_tie_keeps_the_vector_one(monkeypatch):
+    import time
+
+    from anywrap.xp import _torch_compile
+    from anywrap.xp._torch_compile import _faster
+
+    calls = Counter()
+
+    def slow(*tensors):
+        calls["slow"] += 1
+        time.sleep(0.002)
+        return tensors
+
+    def fast(*tensors):
+        calls["fast"] += 1
+        return tensors
+
+    x = [torch.ones(2)]
+    for vector, scalar, kept in [(slow, fast, "scalar"), (fast, slow, "vector")]:
+        run, note = _faster(vector, scalar, x)
+        assert run is (fast if kept == "scalar" else vector), note
+        assert note.startswith(f"{kept} (") and "us a call" in note, note
+    assert calls["slow"] == calls["fast"] > 2  # both timed, on the same number of calls
+    monkeypatch.setattr(_torch_compile, "TIE", 1e9)  # 2 ms against none: a tie now
+    run, note = _faster(slow, fast, x)
+    assert run is slow and note.startswith("vector"), note
+
+
+def test_the_scalar_build_picks_no_vector_instructions():
+    """``SCALAR_OPTIONS`` must turn TorchInductor's vectorisation off: with it, no
+    vector instruction set is picked (on a machine that has one)."""
+    from torch._inductor import config
+    from torch._inductor.cpu_vec_isa import pick_vec_isa
+
+    from anywrap.xp._torch_compile import SCALAR_OPTIONS
+
+    assert pick_vec_isa(), "this machine has no vector instruction set to turn off"
+    with config.patch(SCALAR_OPTIONS):
+        assert not pick_vec_isa()
+
+
+def test_a_cpu_compile_records_both_builds_timings(compiled):
+    step = axp.Compiled(lambda x, y: (x * 2 + y).sum() + (x > y).sum())
+    for _ in range(3):
+        out = step(torch.arange(64.0), torch.ones(64))
+    assert float(out) == 2 * sum(range(64)) + 64 + 62  # x > 1 for x in 2..63
+    (record,) = compiled()
+    kept, rest = record.kernels.split(" ", 1)
+    assert kept in ("vector", "scalar") and "us a call" in rest and rest.count("us") == 2
+
+
+# ---------------------------------------------------- the state fed back
+def test_a_state_fed_back_is_checked_by_identity(compiled, monkeypatch):
+    """A wrapper's state goes round its program: once the program has seen its own
+    outputs come back, it checks them by identity and checks only the other leaves
+    in full. Any change in those, or a state from elsewhere, takes the full check."""
+    from anywrap.xp import _torch_compile
+
+    full = Counter()
+    signature = _torch_compile._signature
+
+    def counted(structure, flat):
+        full["checks"] += 1
+        return signature(structure, flat)
+
+    monkeypatch.setattr(_torch_compile, "_signature", counted)
+    step = axp.Compiled(lambda s, x, now: (s[0] + x, s[1] * 2 + now, (s[0] * x).sum()))
+
+    def eager(s, x, now):
+        return s[0] + x, s[1] * 2 + now, (s[0] * x).sum()
+
+    state = (torch.zeros(8, dtype=torch.float64), torch.ones(3))
+    want = state
+    for t in range(10):
+        x = torch.full((8,), float(t), dtype=torch.float64)
+        *state_out, total = step(state, x, 0.5)
+        *want_out, want_total = eager(want, x, 0.5)
+        state, want = tuple(state_out), tuple(want_out)
+        assert float(total) == float(want_total)
+    torch.testing.assert_close(state, want, rtol=0, atol=0)
+    assert full["checks"] == 4  # two calls to compile, one run, one to learn; then none
+
+    # A non-fed leaf of another dtype, shape or kind is checked in full.
+    for x, now in [
+        (torch.ones(8, dtype=torch.float32), 0.5),
+        (torch.ones(4, dtype=torch.float64), 0.5),
+        (torch.ones(8, dtype=torch.float64), 1),
+    ]:
+        before = full["checks"]
+        s0 = (torch.zeros(x.shape[0], dtype=torch.float64), torch.ones(3))
+        got = step((s0[0] if x.shape[0] != 8 else state[0], state[1]), x, now)
+        ref = eager((s0[0] if x.shape[0] != 8 else state[0], state[1]), x, now)
+        torch.testing.assert_close(got, ref, rtol=0, atol=0)
+        assert full["checks"] == before + 1
+        state = tuple(got[:2]) if x.shape[0] == 8 and x.dtype == torch.float64 else state
+
+    # A state that did not come out of the program (a checkpoint loaded), and one of
+    # another shape in a fed slot: checked in full, and right.
+    for s in [
+        (torch.ones(8, dtype=torch.float64), torch.ones(3)),
+        (torch.ones(5, dtype=torch.float64), torch.ones(3)),
+    ]:
+        before = full["checks"]
+        x = torch.ones(s[0].shape[0], dtype=torch.float64)
+        torch.testing.assert_close(step(s, x, 0.5), eager(s, x, 0.5), rtol=0, atol=0)
+        assert full["checks"] == before + 1
 
 
 # ------------------------------------------------------------------ switch

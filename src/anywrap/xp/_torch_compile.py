@@ -18,11 +18,20 @@ A :class:`TorchProgram` wraps one pure transform (what
    tensors, so that the transform's caches (constant tables) fill with real
    tensors, and it refuses any read of a tensor's value on the host, which
    would be baked into the program;
-3. then runs the compiled program. Its call checks no guards (the signature
-   is the guard), so a step costs the program's kernels and about 10 us of
+3. on the CPU, compiles the graph twice, with TorchInductor's vector kernels
+   and with scalar ones, times both on the call's tensors and keeps the
+   faster (:func:`_faster`: on some CPUs the vector kernels lose wherever a
+   kernel writes ``bool`` values). The compile log says which was kept;
+4. then runs the compiled program. Its call checks no guards (the signature
+   is the guard), so a step costs the program's kernels and a few us of
    Python, where ``torch.compile``'s guarded entry costs 40 to 80 us on these
-   transforms (measured on the development machine; see the README);
-4. on CUDA, the compiled program is captured in a CUDA graph at the same
+   transforms (measured on the development machine; see the README). A
+   wrapper's state goes round its program, so the leaves that are the last
+   call's own outputs are checked by identity and the others in full
+   (:meth:`_Signature.fits`). An output whose layout is changed in place
+   (``resize_``, ``as_strided_``, ``set_``) between two calls is not seen:
+   the wrappers never do that to their state, and neither should a user;
+5. on CUDA, the compiled program is captured in a CUDA graph at the same
    time: a call copies its inputs into the graph's buffers, replays the graph
    once, and copies the outputs out (one multi-tensor copy per dtype each
    way, whatever the number of kernels inside), so that outputs belong to the
@@ -53,6 +62,7 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import copy
 import functools
 import time
 import warnings
@@ -76,6 +86,16 @@ fixed cost (about 7 us on a CPU) is more than such kernels cost (a clip: 2 to 5 
 
 INDUCTOR_OPTIONS = {"size_asserts": False, "alignment_asserts": False, "scalar_asserts": False}
 """TorchInductor's checks of its inputs' sizes and strides are the signature's job."""
+
+SCALAR_OPTIONS = {"cpp.simdlen": 1}
+"""TorchInductor options for scalar CPU kernels: no vector instruction set is 1 bit wide,
+so none is picked and every loop is written element by element."""
+
+TIMING_ROUNDS = 3
+TIMING_CALLS = 10
+TIE = 0.05
+"""How :func:`_faster` times a program's two CPU builds, and the margin under which the
+vector build is kept."""
 
 _SLOT = object()
 """Marks, in an output template, where a tensor of the program's outputs goes."""
@@ -117,17 +137,96 @@ def _calls_back(fn: Callable[..., Any]) -> bool:
 
 
 class _Signature:
-    """One signature of a program: how often it ran, and its compiled form."""
+    """One signature of a program: how often it ran, and its compiled form.
 
-    __slots__ = ("calls", "eager", "out", "out_consts", "out_slots", "run")
+    Once compiled, a signature also knows which of its inputs were, at the
+    last call, outputs of the call before (``fed``: a wrapper's state goes
+    round the program). :meth:`fits` checks those by identity: an output of
+    this program for this signature has the layout the program gives it,
+    whatever the step. The other leaves are checked in full.
+    """
 
-    def __init__(self) -> None:
+    __slots__ = (
+        "calls",
+        "eager",
+        "fed",
+        "key",
+        "out",
+        "out_consts",
+        "out_slots",
+        "plan",
+        "rest_consts",
+        "rest_floats",
+        "rest_tensors",
+        "run",
+        "structure",
+    )
+
+    def __init__(self, structure: Structure, key: tuple[Any, ...]) -> None:
         self.calls = 0
         self.eager = False
+        self.structure = structure
+        self.key = key
         self.run: Callable[..., Any] | None = None
         self.out: Structure | None = None
         self.out_consts: list[Any] = []
         self.out_slots: list[int] = []
+        self.plan: list[tuple[int, torch.dtype | None, torch.device | None]] = []
+        self.fed: tuple[tuple[int, int], ...] = ()
+        self.rest_tensors: tuple[tuple[int, Any], ...] = ()
+        self.rest_floats: tuple[int, ...] = ()
+        self.rest_consts: tuple[tuple[int, Any], ...] = ()
+
+    def learn(self, flat: list[Any], last_outs: Sequence[torch.Tensor]) -> None:
+        """Note which of ``flat``'s leaves are outputs of the last call (whose
+        signature was this one); a call where none are keeps what was noted."""
+        by_id = {id(t): j for j, t in enumerate(last_outs)}
+        fed = tuple(
+            (i, by_id[id(x)])
+            for i, x in enumerate(flat)
+            if isinstance(x, torch.Tensor) and id(x) in by_id
+        )
+        if not fed:
+            return
+        self.fed = fed
+        taken = {i for i, _ in fed}
+        rest = [(i, x, self.key[1 + i]) for i, x in enumerate(flat) if i not in taken]
+        self.rest_tensors = tuple((i, m) for i, x, m in rest if isinstance(x, torch.Tensor))
+        self.rest_floats = tuple(i for i, x, _ in rest if type(x) is float)
+        self.rest_consts = tuple(
+            (i, m) for i, x, m in rest if not isinstance(x, torch.Tensor) and type(x) is not float
+        )
+
+    def fits(self, flat: list[Any], last_outs: Sequence[torch.Tensor]) -> bool:
+        """Whether ``flat`` (laid out by :attr:`structure`) has this signature."""
+        if not self.fed:
+            return False
+        for i, j in self.fed:
+            if flat[i] is not last_outs[j]:
+                return False
+        for i, meta in self.rest_tensors:
+            x = flat[i]
+            if (
+                not isinstance(x, torch.Tensor)
+                or x.requires_grad
+                or (x.shape, x.stride(), x.dtype, x.device) != meta
+            ):
+                return False
+        for i in self.rest_floats:
+            if type(flat[i]) is not float:
+                return False
+        for i, (tp, value) in self.rest_consts:
+            x = flat[i]
+            if type(x) is not tp or x != value:
+                return False
+        return True
+
+    def inputs(self, flat: list[Any]) -> list[torch.Tensor]:
+        """The program's inputs (see :func:`_inputs`), by the plan made at compile time."""
+        return [
+            flat[i] if dtype is None else torch.full((), flat[i], dtype=dtype, device=dev)
+            for i, dtype, dev in self.plan
+        ]
 
 
 class TorchProgram:
@@ -138,7 +237,7 @@ class TorchProgram:
         name: Its name, for warnings and the compile log.
     """
 
-    __slots__ = ("_eager_only", "_signatures", "_structures", "_warned", "fn", "name")
+    __slots__ = ("_eager_only", "_last", "_signatures", "_structures", "_warned", "fn", "name")
 
     def __init__(self, fn: Callable[..., Any]) -> None:
         self.fn = fn
@@ -147,11 +246,20 @@ class TorchProgram:
         self._signatures: dict[Any, _Signature] = {}
         self._warned = False
         self._eager_only = _calls_back(fn)  # such a transform stays eager, silently
+        self._last: tuple[_Signature, Sequence[torch.Tensor]] | None = None
+        """The compiled signature of the last call and its outputs (kept alive, so
+        that their identities cannot pass to other tensors)."""
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self._eager_only or not switch.compile_enabled():
             return self.fn(*args, **kwargs)
         tree = (args, kwargs)
+        last = self._last
+        if last is not None:  # the common step: the state the last call gave back
+            sig = last[0]
+            flat = sig.structure.leaves(tree)
+            if flat is not None and sig.fits(flat, last[1]):
+                return self._run(sig, flat)
         for structure in self._structures:  # nearly always one
             flat = structure.leaves(tree)
             if flat is not None:
@@ -162,18 +270,18 @@ class TorchProgram:
             structure, flat, key = self._new_structure(tree)
         if key is None:  # a leaf no program can take (a generator, a NumPy array, grad)
             return self.fn(*args, **kwargs)
-        sig = self._signatures.get(key)
-        if sig is None:
+        found = self._signatures.get(key)
+        if found is None:
             if len(self._signatures) >= MAX_SIGNATURES:
                 self._warn(f"more than {MAX_SIGNATURES} signatures; the others run eagerly")
                 return self.fn(*args, **kwargs)
-            sig = self._signatures[key] = _Signature()
+            found = self._signatures[key] = _Signature(structure, key)
+        sig = found
         if sig.run is not None:
-            outs = sig.run(*_inputs(flat))
-            values = list(sig.out_consts)
-            for i, out in zip(sig.out_slots, outs):
-                values[i] = out
-            return sig.out.unflatten(values)  # type: ignore[union-attr]
+            if last is not None and last[0] is sig:
+                sig.learn(flat, last[1])
+            return self._run(sig, flat)
+        self._last = None
         if sig.eager:
             return self.fn(*args, **kwargs)
         sig.calls += 1
@@ -182,6 +290,14 @@ class TorchProgram:
         expected = self.fn(*args, **kwargs)  # the eager result: the program must match its form
         self._compile(sig, flat, structure, expected)
         return expected
+
+    def _run(self, sig: _Signature, flat: list[Any]) -> Any:
+        outs = sig.run(*sig.inputs(flat))  # type: ignore[misc]
+        self._last = (sig, outs)
+        values = list(sig.out_consts)
+        for i, out in zip(sig.out_slots, outs):
+            values[i] = out
+        return sig.out.unflatten(values)  # type: ignore[union-attr]
 
     def _new_structure(self, tree: Any) -> tuple[Any, Any, Any]:
         try:
@@ -210,7 +326,7 @@ class TorchProgram:
         start = time.perf_counter()
         described = _describe(flat)
         try:
-            run, template = _trace_and_compile(self.fn, flat, structure)
+            run, template, kernels = _trace_and_compile(self.fn, flat, structure)
             _check_form(template, expected)
             out = Structure(template)
         except _Small as exc:  # cheaper eagerly, whatever the shapes: no warning
@@ -232,11 +348,14 @@ class TorchProgram:
             self._warn(f"it could not be compiled for {described} ({reason})")
             return
         sig.out = out
+        sig.plan = _plan(flat)
         sig.out_consts = leaves(template)
         sig.out_slots = [i for i, leaf in enumerate(sig.out_consts) if leaf is _SLOT]
         sig.run = run
         switch.record_compile(
-            switch.CompileRecord("torch", self.name, described, time.perf_counter() - start)
+            switch.CompileRecord(
+                "torch", self.name, described, time.perf_counter() - start, kernels=kernels
+            )
         )
 
     def __repr__(self) -> str:
@@ -300,6 +419,19 @@ def _inputs(flat: list[Any]) -> list[torch.Tensor]:
                 device = _device_of(flat)
             out.append(torch.full((), x, dtype=_float_dtype(device), device=device))
     return out
+
+
+def _plan(flat: list[Any]) -> list[tuple[int, torch.dtype | None, torch.device | None]]:
+    """Where :func:`_inputs` finds each input in ``flat``: ``(position, None, None)``
+    for a tensor, ``(position, dtype, device)`` for a float made a 0-d tensor."""
+    device = _device_of(flat)
+    plan: list[tuple[int, torch.dtype | None, torch.device | None]] = []
+    for i, x in enumerate(flat):
+        if isinstance(x, torch.Tensor):
+            plan.append((i, None, None))
+        elif type(x) is float:
+            plan.append((i, _float_dtype(device), device))
+    return plan
 
 
 def _describe(flat: list[Any]) -> str:
@@ -392,9 +524,11 @@ def _inline_branch_constants(graph: torch.fx.GraphModule) -> bool:
 
 def _trace_and_compile(
     fn: Callable[..., Any], flat: list[Any], structure: Structure
-) -> tuple[Callable[..., Any], Any]:
-    """Trace ``fn`` over the call's tree into one ATen graph, compile it with TorchInductor
-    (and capture it in a CUDA graph on CUDA); returns the program and the output template."""
+) -> tuple[Callable[..., Any], Any, str | None]:
+    """Trace ``fn`` over the call's tree into one ATen graph and compile it with
+    TorchInductor: on CUDA, captured in a CUDA graph; on the CPU, twice (vector
+    and scalar kernels), keeping the faster (:func:`_faster`). Returns the
+    program, the output template, and which CPU kernels were kept."""
     values = list(flat)
     positions = [i for i, x in enumerate(values) if isinstance(x, torch.Tensor) or type(x) is float]
     template: dict[str, Any] = {}
@@ -423,20 +557,28 @@ def _trace_and_compile(
         ops = sum(node.op == "call_function" for node in graph.graph.nodes)
         if ops <= SMALL_PROGRAM:
             raise _Small(f"{ops} operation(s): cheaper eagerly than as a compiled call")
+        branches = any(node.target is torch.ops.higher_order.cond for node in graph.graph.nodes)
         with warnings.catch_warnings():
             # TorchInductor imports torch.utils.mkldnn, which PyTorch 2.13 builds with
             # its own deprecated torch.jit.script_method: nothing a user can act on.
             warnings.filterwarnings("ignore", ".*script_method", DeprecationWarning)
-            run = _inductor(graph, inputs)
-        if inputs and inputs[0].device.type == "cuda":
-            run = _cuda_graph(run, inputs)
-        elif any(node.target is torch.ops.higher_order.cond for node in graph.graph.nodes):
-            run = _branching_on_the_host(run)
-    return run, template["out"]
+            if inputs and inputs[0].device.type == "cuda":
+                return _cuda_graph(_inductor(graph, inputs), inputs), template["out"], None
+            vector = _inductor(copy.deepcopy(graph), inputs)
+            scalar = _inductor(graph, inputs, SCALAR_OPTIONS)
+        if branches:
+            vector, scalar = _branching_on_the_host(vector), _branching_on_the_host(scalar)
+        run, kernels = _faster(vector, scalar, inputs)
+    return run, template["out"], kernels
 
 
-def _inductor(graph: torch.fx.GraphModule, inputs: list[torch.Tensor]) -> Callable[..., Any]:
-    """TorchInductor's program for ``graph``. The graph is pure ATen already (traced
+def _inductor(
+    graph: torch.fx.GraphModule,
+    inputs: list[torch.Tensor],
+    options: dict[str, Any] | None = None,
+) -> Callable[..., Any]:
+    """TorchInductor's program for ``graph``, with ``options`` on top of
+    :data:`INDUCTOR_OPTIONS`. The graph is pure ATen already (traced
     with TorchInductor's decompositions, no mutation, no autograd), so it goes
     straight to TorchInductor's backend, without the AOT Autograd wrappers that
     ``torch._inductor.compile`` adds (about 4 us a call on the CPU); where this
@@ -447,14 +589,50 @@ def _inductor(graph: torch.fx.GraphModule, inputs: list[torch.Tensor]) -> Callab
     except ImportError:  # pragma: no cover - another PyTorch
         from torch._inductor import compile as inductor_compile
 
-        return inductor_compile(graph, list[Any](inputs), options=INDUCTOR_OPTIONS)  # type: ignore[no-any-return]
-    with config.patch(INDUCTOR_OPTIONS):
+        return inductor_compile(  # type: ignore[no-any-return]
+            graph, list[Any](inputs), options={**INDUCTOR_OPTIONS, **(options or {})}
+        )
+    with config.patch({**INDUCTOR_OPTIONS, **(options or {})}):
         program = compile_fx_inner(graph, list(inputs))
 
     def run(*tensors: torch.Tensor) -> Any:
         return program(list(tensors))
 
     return run
+
+
+def _faster(
+    vector: Callable[..., Any], scalar: Callable[..., Any], inputs: list[torch.Tensor]
+) -> tuple[Callable[..., Any], str]:
+    """The faster of a program's two CPU builds, timed on the call's own tensors.
+
+    TorchInductor's vector kernels win on wide float batches (the roofline's
+    normaliser), but on some CPUs they lose to scalar loops where a kernel
+    reads or writes ``bool`` tensors: its vector ``bool`` masks go through
+    memory a lane at a time (measured on the development machine: a 4096-env
+    episode step 52 us vectorised against 36 us scalar). Which wins depends on
+    the CPU and the program, so both are timed: ``TIMING_ROUNDS`` rounds of
+    ``TIMING_CALLS`` calls each, alternating, the best round of each kept. The
+    programs are pure, so the extra calls change nothing. A tie (within
+    ``TIE``) keeps the vector kernels, TorchInductor's default.
+    """
+    best = {"vector": float("inf"), "scalar": float("inf")}
+    runs = {"vector": vector, "scalar": scalar}
+    for run in runs.values():
+        run(*inputs)  # first calls: lazy set-up stays out of the timing
+    for _ in range(TIMING_ROUNDS):
+        for name, run in runs.items():
+            start = time.perf_counter()
+            for _ in range(TIMING_CALLS):
+                run(*inputs)
+            best[name] = min(best[name], time.perf_counter() - start)
+    if best["scalar"] * (1 + TIE) < best["vector"]:
+        kept = "scalar"
+    else:
+        kept = "vector"
+    other = "vector" if kept == "scalar" else "scalar"
+    per_call = {k: v / TIMING_CALLS * 1e6 for k, v in best.items()}
+    return runs[kept], f"{kept} ({per_call[kept]:.1f} us a call; {other} {per_call[other]:.1f} us)"
 
 
 def _branching_on_the_host(run: Callable[..., Any]) -> Callable[..., Any]:

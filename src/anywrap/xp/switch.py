@@ -71,6 +71,8 @@ class CompileRecord:
         seconds: Wall time of the trace and compilation.
         compiled: False when the transform could not be compiled and runs eagerly.
         reason: Why it could not (``None`` when it was compiled).
+        kernels: On the CPU, which of the two builds was kept, with both timings
+            (``"scalar (21.3 us a call; vector 35.0 us)"``); ``None`` elsewhere.
     """
 
     library: str
@@ -79,6 +81,7 @@ class CompileRecord:
     seconds: float
     compiled: bool = True
     reason: str | None = None
+    kernels: str | None = None
 
 
 _log: list[CompileRecord] = []
