@@ -119,3 +119,29 @@ def test_torch_clip_is_numpys_clip(bounds_dtype):
     traced = str(make_fx(lambda a: xp.clip(a, lo, hi))(torch.from_numpy(x)).code)
     routed = "aten.maximum" in traced and "aten.minimum" in traced
     assert routed == (bounds_dtype == "float32"), traced
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    mask=st.lists(st.booleans(), min_size=1, max_size=300),
+    k=st.integers(min_value=1, max_value=120),
+)
+def test_last_true_indices_torch_lists_the_last_trues(mask, k):
+    """PyTorch's CPU route (one ``nonzero_static``) against the Trues listed by NumPy:
+    the filled slots agree, and the others still index the mask safely."""
+    torch = pytest.importorskip("torch")
+    m = np.array(mask)
+    got = xp.last_true_indices(torch.from_numpy(m), k).numpy()
+    filled = min(int(m.sum()), k)
+    assert got.shape == (k,)
+    np.testing.assert_array_equal(got[:filled], np.flatnonzero(m)[::-1][:filled])
+    assert np.all((got >= 0) & (got < m.size))
+
+
+def test_last_true_indices_torch_route_is_one_operator_on_the_cpu():
+    torch = pytest.importorskip("torch")
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    mask = torch.arange(4096) % 3 == 0
+    traced = str(make_fx(lambda m: xp.last_true_indices(m, 100))(mask).code)
+    assert "nonzero_static" in traced and "cumsum" not in traced, traced

@@ -153,6 +153,20 @@ def _clip_torch(x: Any, low: Any, high: Any) -> Any:
     return ops.clip.default(x, low, high)
 
 
+@TORCH.route(ops.last_true_indices)
+def _last_true_indices_torch(mask: Any, k: int) -> Any:
+    # On the CPU one operator lists the first k Trues of the flipped mask, padded
+    # with index 0 (so n - 1, a valid index): one call where the generic
+    # formula's cumulative sum and binary search are two ATen calls in a
+    # compiled program (TorchInductor compiles neither on the CPU) and seven
+    # eagerly. On other devices the generic formula stays (Triton compiles a
+    # cumulative sum).
+    if mask.device.type != "cpu":
+        return ops.last_true_indices.default(mask, k)
+    found = torch.ops.aten.nonzero_static.default(torch.flip(mask, (0,)), size=k, fill_value=0)
+    return mask.shape[0] - 1 - found[:, 0]
+
+
 @TORCH.route(ops.mean_var)
 def _mean_var_torch(x: Any) -> tuple[Any, Any]:
     if in_program() and x.ndim:
