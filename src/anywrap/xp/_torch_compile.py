@@ -93,6 +93,7 @@ so none is picked and every loop is written element by element."""
 
 TIMING_ROUNDS = 3
 TIMING_CALLS = 10
+TIMING_SECONDS = 0.005
 TIE = 0.05
 """How :func:`_faster` times a program's two CPU builds, and the margin under which the
 vector build is kept."""
@@ -611,28 +612,32 @@ def _faster(
     reads or writes ``bool`` tensors: its vector ``bool`` masks go through
     memory a lane at a time (measured on the development machine: a 4096-env
     episode step 52 us vectorised against 36 us scalar). Which wins depends on
-    the CPU and the program, so both are timed: ``TIMING_ROUNDS`` rounds of
-    ``TIMING_CALLS`` calls each, alternating, the best round of each kept. The
-    programs are pure, so the extra calls change nothing. A tie (within
-    ``TIE``) keeps the vector kernels, TorchInductor's default.
+    the CPU and the program, so both are timed: ``TIMING_ROUNDS`` rounds,
+    alternating, the best round of each kept. A round is ``TIMING_CALLS``
+    calls, or fewer where a call is slow (at least one, about
+    ``TIMING_SECONDS`` a round), so that timing a large program costs about
+    what compiling it does. The programs are pure, so the extra calls change
+    nothing. A tie (within ``TIE``) keeps the vector kernels, TorchInductor's
+    default.
     """
-    best = {"vector": float("inf"), "scalar": float("inf")}
     runs = {"vector": vector, "scalar": scalar}
-    for run in runs.values():
-        run(*inputs)  # first calls: lazy set-up stays out of the timing
+    first = {}
+    for name, run in runs.items():  # first calls: lazy set-up stays out of the timing
+        start = time.perf_counter()
+        run(*inputs)
+        first[name] = time.perf_counter() - start
+    calls = max(1, min(TIMING_CALLS, int(TIMING_SECONDS / max(first.values()))))
+    best = {name: float("inf") for name in runs}
     for _ in range(TIMING_ROUNDS):
         for name, run in runs.items():
             start = time.perf_counter()
-            for _ in range(TIMING_CALLS):
+            for _ in range(calls):
                 run(*inputs)
-            best[name] = min(best[name], time.perf_counter() - start)
-    if best["scalar"] * (1 + TIE) < best["vector"]:
-        kept = "scalar"
-    else:
-        kept = "vector"
+            best[name] = min(best[name], (time.perf_counter() - start) / calls)
+    kept = "scalar" if best["scalar"] * (1 + TIE) < best["vector"] else "vector"
     other = "vector" if kept == "scalar" else "scalar"
-    per_call = {k: v / TIMING_CALLS * 1e6 for k, v in best.items()}
-    return runs[kept], f"{kept} ({per_call[kept]:.1f} us a call; {other} {per_call[other]:.1f} us)"
+    us = {k: v * 1e6 for k, v in best.items()}
+    return runs[kept], f"{kept} ({us[kept]:.1f} us a call; {other} {us[other]:.1f} us)"
 
 
 def _branching_on_the_host(run: Callable[..., Any]) -> Callable[..., Any]:
