@@ -102,6 +102,7 @@ def bench_b5(ctx: Context) -> dict[str, Any]:
     timings: dict[int, dict[str, Timing | Failure]] = {}
     extras: dict[int, dict[str, str]] = {}
     compile_seconds: dict[int, list[float]] = {}
+    kept: dict[int, str] = {}
     xp.set_compile(compiled, after_calls=early)
     with quiet(), _finally(lambda: xp.set_compile(compiled, after_calls=after_calls)):
         for n in sizes:
@@ -133,7 +134,11 @@ def bench_b5(ctx: Context) -> dict[str, Any]:
                 ]
             before = len(xp.compile_log())
             timings[n] = ctx.time(f"B5 N={n}", cases)
-            compile_seconds[n] = [r.seconds for r in xp.compile_log()[before:] if r.compiled]
+            records = [r for r in xp.compile_log()[before:] if r.compiled]
+            compile_seconds[n] = [r.seconds for r in records]
+            kept[n] = ", ".join(
+                f"{r.function} {r.kernels.split(' ')[0]}" for r in records if r.kernels
+            )
             extras[n] = {
                 name: f"out: {out_types.get(name, 'tensordict.TensorDict')}" for name in timings[n]
             }
@@ -143,6 +148,7 @@ def bench_b5(ctx: Context) -> dict[str, Any]:
             notes.append(
                 f"N={n}: {len(secs)} transform signature(s) compiled in {sum(secs):.1f} s "
                 f"(longest {max(secs):.1f} s), once per shape and dtype, in the warm-up"
+                + (f"; CPU kernels kept: {kept[n]}" if kept.get(n) else "")
             )
         summary[f"compile_seconds_N{n}"] = sum(secs)
     return result(
