@@ -94,7 +94,7 @@ so none is picked and every loop is written element by element."""
 TIMING_ROUNDS = 3
 TIMING_CALLS = 10
 TIMING_SECONDS = 0.005
-TIE = 0.05
+TIE = 0.10
 """How :func:`_faster` times a program's two CPU builds, and the margin under which the
 vector build is kept."""
 
