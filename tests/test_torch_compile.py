@@ -361,6 +361,32 @@ def test_a_cpu_compile_records_both_builds_timings(compiled):
     assert kept in ("vector", "scalar") and "us a call" in rest and rest.count("us") == 2
 
 
+@pytest.mark.parametrize("build", ["vector", "scalar"])
+def test_the_environment_can_name_one_cpu_build(compiled, monkeypatch, build):
+    """``ANYWRAP_TORCH_CPU_KERNELS`` compiles the build it names, alone, untimed."""
+    from anywrap.xp import _torch_compile
+
+    def untimed(*args):
+        raise AssertionError("the builds were timed")
+
+    monkeypatch.setattr(_torch_compile, "_faster", untimed)
+    monkeypatch.setenv(switch.KERNELS_VAR, build.upper())
+    step = axp.Compiled(lambda x, y: (x * 2 + y, (x > y).sum()))
+    for _ in range(3):
+        out, above = step(torch.arange(8.0), torch.ones(8))
+    assert out.tolist() == [2.0 * i + 1 for i in range(8)] and int(above) == 6
+    (record,) = compiled()
+    assert record.compiled and record.kernels == f"{build} ({switch.KERNELS_VAR})"
+
+
+def test_a_wrong_cpu_build_name_is_an_error_at_the_compiling_call(compiled, monkeypatch):
+    monkeypatch.setenv(switch.KERNELS_VAR, "avx512")
+    step = axp.Compiled(lambda x, y: (x * 2 + y, (x > y).sum()))
+    step(torch.ones(2), torch.ones(2))  # the first call runs eagerly: nothing compiled
+    with pytest.raises(ValueError, match="ANYWRAP_TORCH_CPU_KERNELS='avx512'"):
+        step(torch.ones(2), torch.ones(2))
+
+
 # ---------------------------------------------------- the state fed back
 def test_a_state_fed_back_is_checked_by_identity(compiled, monkeypatch):
     """A wrapper's state goes round its program: once the program has seen its own

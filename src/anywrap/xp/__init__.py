@@ -82,6 +82,7 @@ from anywrap.xp.switch import (
     compile_after_calls,
     compile_enabled,
     compile_log,
+    cpu_kernels,
     set_compile,
 )
 
@@ -102,6 +103,7 @@ __all__ = [
     "compile_enabled",
     "compile_log",
     "count_true",
+    "cpu_kernels",
     "cumulative_sum",
     "describe",
     "device",

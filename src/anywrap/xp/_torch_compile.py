@@ -324,10 +324,11 @@ class TorchProgram:
     def _compile(
         self, sig: _Signature, flat: list[Any], structure: Structure, expected: Any
     ) -> None:
+        build = switch.cpu_kernels()  # a wrong value is the user's to see, not a warning
         start = time.perf_counter()
         described = _describe(flat)
         try:
-            run, template, kernels = _trace_and_compile(self.fn, flat, structure)
+            run, template, kernels = _trace_and_compile(self.fn, flat, structure, build)
             _check_form(template, expected)
             out = Structure(template)
         except _Small as exc:  # cheaper eagerly, whatever the shapes: no warning
@@ -524,11 +525,12 @@ def _inline_branch_constants(graph: torch.fx.GraphModule) -> bool:
 
 
 def _trace_and_compile(
-    fn: Callable[..., Any], flat: list[Any], structure: Structure
+    fn: Callable[..., Any], flat: list[Any], structure: Structure, build: str = "auto"
 ) -> tuple[Callable[..., Any], Any, str | None]:
     """Trace ``fn`` over the call's tree into one ATen graph and compile it with
     TorchInductor: on CUDA, captured in a CUDA graph; on the CPU, twice (vector
-    and scalar kernels), keeping the faster (:func:`_faster`). Returns the
+    and scalar kernels), keeping the faster (:func:`_faster`), or once where
+    ``build`` (:func:`anywrap.xp.switch.cpu_kernels`) names one. Returns the
     program, the output template, and which CPU kernels were kept."""
     values = list(flat)
     positions = [i for i, x in enumerate(values) if isinstance(x, torch.Tensor) or type(x) is float]
@@ -565,6 +567,10 @@ def _trace_and_compile(
             warnings.filterwarnings("ignore", ".*script_method", DeprecationWarning)
             if inputs and inputs[0].device.type == "cuda":
                 return _cuda_graph(_inductor(graph, inputs), inputs), template["out"], None
+            if build != "auto":  # one build, as the environment asks
+                only = _inductor(graph, inputs, SCALAR_OPTIONS if build == "scalar" else None)
+                run = _branching_on_the_host(only) if branches else only
+                return run, template["out"], f"{build} ({switch.KERNELS_VAR})"
             vector = _inductor(copy.deepcopy(graph), inputs)
             scalar = _inductor(graph, inputs, SCALAR_OPTIONS)
         if branches:

@@ -39,16 +39,24 @@ from dataclasses import dataclass
 
 __all__ = [
     "ENV_VAR",
+    "KERNELS_VAR",
     "CompileRecord",
     "compile_after_calls",
     "compile_enabled",
     "compile_log",
+    "cpu_kernels",
     "record_compile",
     "set_compile",
 ]
 
 ENV_VAR = "ANYWRAP_TORCH_COMPILE"
 """The environment variable that turns PyTorch's compiled path on (1) or off (0)."""
+
+KERNELS_VAR = "ANYWRAP_TORCH_CPU_KERNELS"
+"""The environment variable that picks a CPU program's build: ``vector`` or ``scalar``
+compiles that build alone; unset (or ``auto``), both are compiled and the faster kept."""
+
+_KERNELS = ("auto", "vector", "scalar")
 
 AFTER_CALLS = 64
 """Default: a signature is compiled on its 64th call (the first 63 run eagerly)."""
@@ -97,6 +105,26 @@ def _from_environment() -> bool:
         f"anywrap: environment variable {ENV_VAR}={os.environ[ENV_VAR]!r}: expected one of "
         f"{sorted(_ON | _OFF)}"
     )
+
+
+def cpu_kernels() -> str:
+    """Which build a CPU program gets: ``"auto"`` (both compiled, the faster kept),
+    ``"vector"`` or ``"scalar"``, from :data:`KERNELS_VAR` (read at each compilation).
+
+    One build compiles in half the time, and every run keeps the same one; with
+    ``"auto"`` two runs may keep different builds, whose results agree to the
+    rounding of their dtype.
+
+    Raises:
+        ValueError: the variable holds another value.
+    """
+    value = os.environ.get(KERNELS_VAR, "").strip().lower() or "auto"
+    if value not in _KERNELS:
+        raise ValueError(
+            f"anywrap: environment variable {KERNELS_VAR}={os.environ[KERNELS_VAR]!r}: "
+            f"expected one of {list(_KERNELS)}"
+        )
+    return value
 
 
 def compile_enabled() -> bool:
