@@ -444,6 +444,23 @@ def test_a_state_fed_back_is_checked_by_identity(compiled, monkeypatch):
         assert full["checks"] == before + 1
 
 
+def test_a_program_keeps_only_the_outputs_that_come_back(compiled):
+    """The check by identity keeps the fed outputs alive (their ids must not pass to
+    other tensors), and nothing else: an output the caller drops (a normalised
+    batch, a report) is freed at once, as eagerly."""
+    import weakref
+
+    step = axp.Compiled(lambda s, x: (s + x, x * 2 + s))
+    state = torch.zeros(4)
+    dropped = []
+    for t in range(6):
+        state, out = step(state, torch.full((4,), float(t)))
+        dropped.append(weakref.ref(out))
+        del out
+    assert dropped[-1]() is None and dropped[-2]() is None
+    assert state.tolist() == [15.0] * 4 and [r.compiled for r in compiled()] == [True]
+
+
 # ------------------------------------------------------------------ switch
 def test_switch_off_runs_eagerly_and_back_on_compiles(compiled):
     double = axp.Compiled(lambda x: x * 2)

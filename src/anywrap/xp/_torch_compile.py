@@ -142,15 +142,17 @@ class _Signature:
 
     Once compiled, a signature also knows which of its inputs were, at the
     last call, outputs of the call before (``fed``: a wrapper's state goes
-    round the program). :meth:`fits` checks those by identity: an output of
-    this program for this signature has the layout the program gives it,
-    whatever the step. The other leaves are checked in full.
+    round the program), and keeps only those outputs from one call to the
+    next. :meth:`fits` checks those inputs by identity: an output of this
+    program for this signature has the layout the program gives it, whatever
+    the step. The other leaves are checked in full.
     """
 
     __slots__ = (
         "calls",
         "eager",
         "fed",
+        "keep",
         "key",
         "out",
         "out_consts",
@@ -174,23 +176,31 @@ class _Signature:
         self.out_slots: list[int] = []
         self.plan: list[tuple[int, torch.dtype | None, torch.device | None]] = []
         self.fed: tuple[tuple[int, int], ...] = ()
+        """(input position, position among the kept outputs) of each fed input."""
+        self.keep: tuple[int, ...] | None = None
+        """The outputs a call keeps for the next one's check: those that came back
+        (the state), once :meth:`learn` has seen them; all until then."""
         self.rest_tensors: tuple[tuple[int, Any], ...] = ()
         self.rest_floats: tuple[int, ...] = ()
         self.rest_consts: tuple[tuple[int, Any], ...] = ()
 
     def learn(self, flat: list[Any], last_outs: Sequence[torch.Tensor]) -> None:
         """Note which of ``flat``'s leaves are outputs of the last call (whose
-        signature was this one); a call where none are keeps what was noted."""
-        by_id = {id(t): j for j, t in enumerate(last_outs)}
-        fed = tuple(
+        signature was this one, and which kept ``last_outs``: all its outputs, or
+        those in :attr:`keep`); a call where none are keeps what was noted."""
+        keep = self.keep
+        by_id = {id(t): (k if keep is None else keep[k]) for k, t in enumerate(last_outs)}
+        found = [
             (i, by_id[id(x)])
             for i, x in enumerate(flat)
             if isinstance(x, torch.Tensor) and id(x) in by_id
-        )
-        if not fed:
+        ]
+        if not found:
             return
-        self.fed = fed
-        taken = {i for i, _ in fed}
+        self.keep = tuple(sorted({j for _, j in found}))
+        slot = {j: k for k, j in enumerate(self.keep)}
+        self.fed = tuple((i, slot[j]) for i, j in found)
+        taken = {i for i, _ in found}
         rest = [(i, x, self.key[1 + i]) for i, x in enumerate(flat) if i not in taken]
         self.rest_tensors = tuple((i, m) for i, x, m in rest if isinstance(x, torch.Tensor))
         self.rest_floats = tuple(i for i, x, _ in rest if type(x) is float)
@@ -248,8 +258,10 @@ class TorchProgram:
         self._warned = False
         self._eager_only = _calls_back(fn)  # such a transform stays eager, silently
         self._last: tuple[_Signature, Sequence[torch.Tensor]] | None = None
-        """The compiled signature of the last call and its outputs (kept alive, so
-        that their identities cannot pass to other tensors)."""
+        """The compiled signature of the last call and the outputs it keeps (alive,
+        so that their identities cannot pass to other tensors): those that come
+        back as inputs. An output the caller drops (a normalised batch, a
+        report) is not kept, so its memory goes back at once."""
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self._eager_only or not switch.compile_enabled():
@@ -294,7 +306,8 @@ class TorchProgram:
 
     def _run(self, sig: _Signature, flat: list[Any]) -> Any:
         outs = sig.run(*sig.inputs(flat))  # type: ignore[misc]
-        self._last = (sig, outs)
+        keep = sig.keep
+        self._last = (sig, outs if keep is None else [outs[j] for j in keep])
         values = list(sig.out_consts)
         for i, out in zip(sig.out_slots, outs):
             values[i] = out
