@@ -331,6 +331,26 @@ def test_device_cuda_fails_clearly_without_gpu(tmp_path: Path) -> None:
     assert not (tmp_path / "r.json").exists()
 
 
+def test_a_benchmark_whose_library_does_not_import_is_not_available(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A GPU host may have PyTorch and not JAX: the JAX benchmarks are reported
+    # as not available (naming the library), and the devices are resolved
+    # without importing it, also for --device cuda, which would otherwise stop
+    # at the import before saying anything about the GPU.
+    from anywrap.bench.runner import run_suite
+
+    monkeypatch.setitem(sys.modules, "jax", None)  # `import jax` raises ImportError
+    for device in ("cpu", "cuda"):
+        report = run_suite(Settings(quick=True, device=device), ["B3", "B4"], progress=False)
+        for bid in ("B3", "B4"):
+            res = report["benchmarks"][bid]
+            assert res["status"] == "not available", res
+            assert res["reason"].startswith("jax: "), res["reason"]
+            assert not res["rows"]
+        assert report["machine"]["jax_device"] is None
+
+
 def test_b4_rows_and_verdicts_use_the_same_statistic() -> None:
     from anywrap.bench.b4_functional import bench_b4
     from anywrap.bench.suite import Context

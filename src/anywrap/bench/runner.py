@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator, Sequence
 from importlib import metadata
 from typing import Any
 
+from anywrap.bench.common import unavailable
 from anywrap.bench.suite import BENCHMARKS, USES, Context, DeviceUnavailable, Settings
 
 __all__ = ["parse_only", "resolve_devices", "run_suite"]
@@ -80,6 +81,19 @@ def resolve_devices(device: str, needs: set[str]) -> dict[str, Any]:
     return out
 
 
+def _missing(libraries: set[str]) -> dict[str, str]:
+    """The libraries of ``libraries`` that do not import, each with its error. A
+    benchmark that runs on one of them is reported as not available; one that
+    only adds rows from it (B8's PyTorch rows) leaves them out and says so."""
+    out = {}
+    for name in sorted(libraries):
+        try:
+            __import__(name)
+        except ImportError as exc:
+            out[name] = f"{type(exc).__name__}: {exc}"
+    return out
+
+
 def _versions() -> dict[str, str | None]:
     out: dict[str, str | None] = {}
     for name in (
@@ -137,7 +151,8 @@ def run_suite(
     """
     ids = list(only) if only is not None else list(BENCHMARKS)
     needs = {lib for b in ids for lib in USES.get(b, ())}
-    devices = resolve_devices(settings.device, needs)
+    missing = _missing(needs)
+    devices = resolve_devices(settings.device, needs - set(missing))
     ctx = Context(
         settings=settings,
         progress=lambda desc, total: _tqdm_progress(desc, total, progress),
@@ -148,8 +163,14 @@ def run_suite(
     results: dict[str, Any] = {}
     for bid in ids:
         t0 = time.perf_counter()
+        main_lib = next(iter(USES.get(bid, ())), None)
         try:
-            res = BENCHMARKS[bid](ctx)
+            if main_lib in missing:  # a GPU host may lack one of the libraries
+                res = unavailable(
+                    bid, BENCHMARKS[bid].__doc__ or bid, f"{main_lib}: {missing[main_lib]}"
+                )
+            else:
+                res = BENCHMARKS[bid](ctx)
         except DeviceUnavailable:
             raise
         except Exception as exc:

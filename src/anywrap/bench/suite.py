@@ -63,5 +63,5 @@ USES: dict[str, tuple[str, ...]] = {
     "B7": ("jax",),
     "B8": ("jax", "torch"),
 }
-"""The libraries whose device each benchmark runs on (B7 places its own arrays)."""
-"""Which device library each benchmark runs on (B1, B2: host only; B7 uses JAX and PyTorch)."""
+"""The libraries whose device each benchmark runs on, the one it cannot run without
+first (B1 and B2 run on the host; B7 places its own arrays)."""
