@@ -4,11 +4,15 @@
 # compiled stack, the eager one and TorchRL's, each with the time it adds per step).
 #
 # Usage (from the repository root, on a machine with an NVIDIA GPU):
-#     bash benchmarks/gpu_check.sh [--install] [--quick]
+#     bash benchmarks/gpu_check.sh [--install] [--wheels DIR] [--quick]
 #
 #   --install   pip-install what is missing (anywrap itself, editable, without deps;
 #               and, if $ANYWRAP_JAX_CUDA is set, that pip requirement, e.g. "jax[cuda12]").
 #               Without it nothing is installed: a missing GPU backend is reported as SKIP.
+#   --wheels DIR  for a host with no network that has its own torch and JAX: install every
+#               wheel in DIR (see benchmarks/gpu-wheels.txt) without an index or their
+#               dependencies, into $OUT/site, put first on PYTHONPATH after src/; nothing
+#               of the host's own Python changes.
 #   --quick     pass --quick to `anywrap bench` (sizes as on CPU).
 #
 # Environment: PYTHON (default: .venv/bin/python if present, else python3),
@@ -29,12 +33,19 @@ STEP_TIMEOUT=${STEP_TIMEOUT:-60}
 BENCH_TIMEOUT=${BENCH_TIMEOUT:-180}
 INSTALL=0
 QUICK=""
-for arg in "$@"; do
-    case "$arg" in
+WHEELS=""
+while [ $# -gt 0 ]; do
+    case "$1" in
         --install) INSTALL=1 ;;
         --quick) QUICK="--quick" ;;
-        *) echo "gpu_check: unknown argument $arg" >&2; exit 2 ;;
+        --wheels)
+            if [ $# -lt 2 ] || [ ! -d "$2" ]; then
+                echo "gpu_check: --wheels expects a folder of .whl files, got '${2:-}'" >&2; exit 2
+            fi
+            WHEELS=$2; shift ;;
+        *) echo "gpu_check: unknown argument $1" >&2; exit 2 ;;
     esac
+    shift
 done
 export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
 mkdir -p "$OUT"
@@ -48,6 +59,15 @@ result() {  # result STATUS NAME [DETAIL]
 echo "== anywrap gpu_check $(date -u +%Y-%m-%dT%H:%M:%SZ) =="
 
 # ---------------------------------------------------------------- 1. install
+if [ -n "$WHEELS" ]; then
+    SITE="$(cd "$OUT" && pwd)/site"
+    set -- "$WHEELS"/*.whl
+    if [ ! -e "$1" ]; then echo "gpu_check: no .whl file in $WHEELS" >&2; exit 2; fi
+    "$PYTHON" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+        --target "$SITE" "$@" || { echo "gpu_check: installing the wheels of $WHEELS failed" >&2; exit 2; }
+    echo "[info] install: $# wheel(s) from $WHEELS into $SITE"
+    export PYTHONPATH="$PWD/src:$SITE${PYTHONPATH#"$PWD/src"}"
+fi
 if [ "$INSTALL" = 1 ]; then
     "$PYTHON" -c "import anywrap" 2>/dev/null || "$PYTHON" -m pip install -q --no-deps -e . \
         && echo "[info] install: anywrap importable"
@@ -164,7 +184,14 @@ except Exception as exc:
     report("FAIL", "torch-cuda six-wrapper vector stack", f"{type(exc).__name__}: {exc}"[:400])
 
 # -- JAX on GPU, under jax.transfer_guard_device_to_host("disallow")
+import importlib.util
 try:
+    if importlib.util.find_spec("jax") is None:
+        raise ModuleNotFoundError("jax")
+except ModuleNotFoundError:
+    report("SKIP", "jax-gpu six-wrapper vector stack", "JAX is not installed")
+else:
+  try:
     import jax
     import jax.numpy as jnp
     import gymnasium as gym
@@ -203,7 +230,7 @@ try:
                 report("PASS", "jax-gpu six-wrapper vector stack",
                        f"25 steps x {n} envs under transfer_guard_device_to_host('disallow'), "
                        f"outputs on {','.join(sorted(devs))}")
-except Exception as exc:
+  except Exception as exc:
     report("FAIL", "jax-gpu six-wrapper vector stack", f"{type(exc).__name__}: {exc}"[:400])
 PY
 )
