@@ -11,8 +11,8 @@
 #               Without it nothing is installed: a missing GPU backend is reported as SKIP.
 #   --wheels DIR  for a host with no network that has its own torch and JAX: install every
 #               wheel in DIR (see benchmarks/gpu-wheels.txt) without an index or their
-#               dependencies, into $OUT/site, put first on PYTHONPATH after src/; nothing
-#               of the host's own Python changes.
+#               dependencies, into a temporary folder (removed at exit) put on PYTHONPATH
+#               after src/; nothing of the host's own Python changes.
 #   --quick     pass --quick to `anywrap bench` (sizes as on CPU).
 #
 # Environment: PYTHON (default: .venv/bin/python if present, else python3),
@@ -60,7 +60,8 @@ echo "== anywrap gpu_check $(date -u +%Y-%m-%dT%H:%M:%SZ) =="
 
 # ---------------------------------------------------------------- 1. install
 if [ -n "$WHEELS" ]; then
-    SITE="$(cd "$OUT" && pwd)/site"
+    SITE=$(mktemp -d "${TMPDIR:-/tmp}/anywrap-gpu-site.XXXXXX")
+    trap 'rm -rf "$SITE"' EXIT
     set -- "$WHEELS"/*.whl
     if [ ! -e "$1" ]; then echo "gpu_check: no .whl file in $WHEELS" >&2; exit 2; fi
     "$PYTHON" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \

@@ -351,6 +351,66 @@ def test_a_benchmark_whose_library_does_not_import_is_not_available(
         assert report["machine"]["jax_device"] is None
 
 
+GPU_CHECK = Path(__file__).resolve().parents[1] / "benchmarks" / "gpu_check.sh"
+
+
+def _gpu_check(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHON": sys.executable, "OUT": str(tmp_path / "out")}
+    env.update(STEP_TIMEOUT="120", BENCH_TIMEOUT="120")
+    return subprocess.run(
+        ["bash", str(GPU_CHECK), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
+def test_gpu_check_script_reports_each_step_on_a_machine_without_gpu(tmp_path: Path) -> None:
+    # The script that a GPU machine runs must not rot where CI runs: here every
+    # GPU step is a SKIP, the no-sync tests pass, and the CUDA benchmark fails
+    # with bench's own message, so the script exits 1.
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("jax")
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    proc = _gpu_check(tmp_path, "--quick")
+    out = proc.stdout
+    assert proc.returncode == 1, out + proc.stderr
+    for line in (
+        "[SKIP] torch-cuda six-wrapper vector stack, compiled: torch.cuda.is_available() is False",
+        "[SKIP] torch-cuda six-wrapper vector stack, eager: torch.cuda.is_available() is False",
+        "[SKIP] jax-gpu six-wrapper vector stack: no JAX GPU backend",
+        "[PASS] pytest tests/test_nosync.py: ",
+        "[FAIL] anywrap bench --device cuda: exit 2; error: anywrap bench --device cuda: "
+        "no usable CUDA GPU",
+        "== summary: 1 passed, 1 failed, 3 skipped ==",
+    ):
+        assert line in out, (line, out)
+    assert (tmp_path / "out" / "pytest_nosync.txt").is_file()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--bogus"], "unknown argument --bogus"),
+        (["--wheels"], "--wheels expects a folder of .whl files"),
+        (["--wheels", "no-such-folder"], "--wheels expects a folder of .whl files"),
+        (["--wheels", "EMPTY"], "no .whl file in"),
+    ],
+)
+def test_gpu_check_script_refuses_bad_arguments(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
+    (tmp_path / "empty").mkdir()
+    args = [str(tmp_path / "empty") if a == "EMPTY" else a for a in args]
+    proc = _gpu_check(tmp_path, *args)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert message in proc.stderr
+    assert "[PASS]" not in proc.stdout  # nothing ran
+
+
 def test_b4_rows_and_verdicts_use_the_same_statistic() -> None:
     from anywrap.bench.b4_functional import bench_b4
     from anywrap.bench.suite import Context
