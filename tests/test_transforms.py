@@ -59,18 +59,36 @@ def test_masked_update_equals_update_on_selected_rows(x, data):
             np.testing.assert_array_equal(new, old)
 
 
+@pytest.mark.filterwarnings("error")  # left out quietly: no NumPy warning on the bad rows
 def test_nonfinite_rows_are_left_out_of_the_statistics():
-    x = np.array([[1.0, 2.0], [np.nan, 0.0], [3.0, np.inf], [5.0, 6.0]])
+    x = np.array([[1.0, 2.0], [np.nan, 0.0], [3.0, np.inf], [5.0, -np.inf], [5.0, 6.0]])
     m0 = moments.init_moments((2,), xp=np, dtype=np.float64)
     got = moments.update_moments(m0, x)
     want = RunningMeanStd(shape=(2,))  # Gymnasium's, on the two finite rows
-    want.update(x[[0, 3]])
+    want.update(x[[0, 4]])
     np.testing.assert_allclose(got.mean, want.mean, rtol=1e-12)
     np.testing.assert_allclose(got.var, want.var, rtol=1e-12)
     assert float(moments.total_count(got)) == want.count == 2 + 1e-4
     single = moments.update_moments_one(m0, np.array([np.nan, 1.0]))
     for new, old in zip(single, m0):
         np.testing.assert_array_equal(new, old)
+
+
+def test_a_float32_count_on_the_host_stays_exact_past_2_24():
+    """A host state whose count words are float32 (not the host's own float64
+    count) is merged with the double-word count, one sample or a batch."""
+    start = moments.Moments(
+        mean=np.zeros(2, np.float32),
+        var=np.ones(2, np.float32),
+        count=np.float32(2**24),
+        count_lo=np.float32(0),
+    )
+    one = start
+    for _ in range(3):
+        one = moments.update_moments_one(one, np.ones(2, np.float32))
+    assert float(one.count) + float(one.count_lo) == 2**24 + 3
+    batch = moments.update_moments(start, np.ones((3, 2), np.float32))
+    assert float(batch.count) + float(batch.count_lo) == 2**24 + 3
 
 
 def test_count_is_exact_past_float32_precision():

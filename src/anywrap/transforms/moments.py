@@ -223,12 +223,15 @@ def batch_moments(
     the whole batch, the same on every participant: the count and the sum are
     reduced first, then the squared deviations from the global mean.
     """
+    if mask is None and reduce is None and not isinstance(x, tuple):
+        # On the host, NumPy's own np.mean and np.var: Gymnasium's numbers to the bit.
+        mean, var = mean_var(x)
+        return mean, var, x.shape[0]
     parts = x if isinstance(x, tuple) else (x,)
     masks = mask if isinstance(mask, tuple) else (mask,)
     first = parts[0]
     xp = namespace(first)
     if len(parts) == 1 and masks[0] is None and reduce is None:
-        # On the host, NumPy's own np.mean and np.var: Gymnasium's numbers to the bit.
         mean, var = mean_var(first)
         return mean, var, first.shape[0]
     rows = [
@@ -302,6 +305,9 @@ def update_moments(
         keep = None if mask is None else mask[0]
         return update_moments_one(m, x[0, ...], keep, skip_nonfinite=skip_nonfinite)
     if xp is np and reduce is None:
+        merge = _merge_batch_on_host if m.count.dtype == np.float64 else merge_moments
+        if mask is None and x.shape[0] and (not skip_nonfinite or np.isfinite(x).all()):
+            return merge(m, *batch_moments(x))  # the common update: every row counts
         # Host values: the rows left out are dropped, as Gymnasium drops them
         # (the same moments, with its own arithmetic; no shape to keep static).
         keep = mask
@@ -312,7 +318,6 @@ def update_moments(
             x = x[keep]
         if not x.shape[0]:
             return m
-        merge = _merge_batch_on_host if m.count.dtype == np.float64 else merge_moments
         return merge(m, *batch_moments(x))
     if mask is None and reduce is None:
         # The NaN guard's masked passes (a row mask, selects) run only where a
@@ -361,7 +366,11 @@ def update_moments_one(
     if xp is np:  # host values: leave the sample out with a branch, not four selects
         if skip_nonfinite and not np.isfinite(sample).all():
             return m
-        return m if keep is not None and not keep else _merge_one_on_host(m, sample)
+        if keep is not None and not keep:
+            return m
+        if m.count.dtype == np.float64:  # the host's count, added plainly
+            return _merge_one_on_host(m, sample)
+        return merge_moments(m, sample, 0.0, 1)
     if skip_nonfinite:
         ok = xp.isfinite(sample)
         if sample.ndim:
@@ -379,14 +388,21 @@ def _merge_one_on_host(m: Moments, sample: Any) -> Moments:
     path's dispatch: it runs at every step of a single env."""
     dtype = m.mean.dtype
     cast = dtype.type
-    hi = m.count + 1.0
-    count, tot = cast(m.count + m.count_lo), cast(hi + m.count_lo)
+    c, lo = _host_count(m)
+    hi = c + 1.0
+    count, tot = cast(c + lo), cast(hi + lo)
     if sample.dtype != dtype:
         sample = sample.astype(dtype)
     delta = sample - m.mean
     mean = m.mean + delta / tot
     var = (m.var * count + np.square(delta) * count / tot) / tot
-    return Moments(mean=mean, var=var, count=hi, count_lo=m.count_lo)
+    return Moments(mean=mean, var=var, count=np.float64(hi), count_lo=m.count_lo)
+
+
+def _host_count(m: Moments) -> tuple[float, float]:
+    """The two words of a float64 host count as Python floats: the same IEEE doubles
+    (so the same sums, to the bit), added without NumPy's per-call cost."""
+    return float(m.count), float(m.count_lo)
 
 
 def _merge_batch_on_host(m: Moments, batch_mean: Any, batch_var: Any, n: int) -> Moments:
@@ -395,8 +411,9 @@ def _merge_batch_on_host(m: Moments, batch_mean: Any, batch_var: Any, n: int) ->
     the generic path's dispatch: it runs at every step of a vector env."""
     dtype = m.mean.dtype
     cast = dtype.type
-    hi = m.count + n
-    count, tot = cast(m.count + m.count_lo), cast(hi + m.count_lo)
+    c, lo = _host_count(m)
+    hi = c + n
+    count, tot = cast(c + lo), cast(hi + lo)
     if batch_mean.dtype != dtype:
         batch_mean = batch_mean.astype(dtype)
     delta = batch_mean - m.mean
@@ -407,7 +424,7 @@ def _merge_batch_on_host(m: Moments, batch_mean: Any, batch_var: Any, n: int) ->
     else:
         m2 = m2 + (batch_var * n).astype(dtype)
     m2 = m2 + np.square(delta) * count * n / tot
-    return Moments(mean=mean, var=m2 / tot, count=hi, count_lo=m.count_lo)
+    return Moments(mean=mean, var=m2 / tot, count=np.float64(hi), count_lo=m.count_lo)
 
 
 def normalize(m: Moments, x: Array, epsilon: float) -> Array:
