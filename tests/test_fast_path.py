@@ -309,3 +309,127 @@ def test_the_single_wrapper_reads_its_host_run_back_everywhere(flag):
     env.step(0)
     env.load_state_dict(saved)  # the run goes; the loaded state is the truth
     assert env.episode_count == 250 and int(env.episode_lengths) == 0
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+@pytest.mark.parametrize("update", [True, False])
+def test_the_host_reward_step_is_the_generic_one_to_the_bit(update):
+    """A single env's NormalizeReward step on Python floats against the generic
+    path over array-api-strict, on the same rewards (Python and NumPy floats,
+    NaN and infinities among them) and ends: every field, and the scaled reward."""
+    xps = pytest.importorskip("array_api_strict")
+    from anywrap.transforms import returns
+
+    rng = np.random.default_rng(8)
+    host = returns.init_returns((), xp=np, acc_dtype=np.float64, stats_dtype=np.float64)
+    strict = returns.init_returns((), xp=xps, acc_dtype=xps.float64, stats_dtype=xps.float64)
+    kinds = [float, np.float64]
+    finite = 0
+    for t in range(300):
+        value = [rng.normal(-3.0, 2.0), 1e6 * rng.random(), np.nan, np.inf, -np.inf][
+            0 if t % 23 else (t // 23) % 5
+        ]
+        reward = kinds[t % 2](value)
+        finite += bool(np.isfinite(value))
+        term = [bool, np.bool_][t % 3 % 2](rng.random() < 0.1)
+        out = returns.normalize_reward_on_host(
+            host, reward, term, gamma=0.97, epsilon=1e-8, update=update
+        )
+        assert out is not None
+        host, scaled = out
+        strict, want = returns.normalize_reward(
+            strict,
+            xps.asarray(float(reward), dtype=xps.float64),
+            xps.asarray(bool(term)),
+            None,
+            gamma=0.97,
+            epsilon=1e-8,
+            update=update,
+        )
+        assert type(scaled) is np.float64
+        np.testing.assert_array_equal(scaled, np.asarray(want))
+        for a, b in zip(
+            (host.accumulated, *host.rms, host.prev_done),
+            (strict.accumulated, *strict.rms, strict.prev_done),
+        ):
+            a, b = np.asarray(a), np.asarray(b)
+            assert a.dtype == b.dtype and a.shape == b.shape
+            np.testing.assert_array_equal(a, b)
+    # the non-finite rewards were left out of the statistics, the others all counted
+    assert finite < 300
+    assert float(moments.total_count(host.rms)) == pytest.approx(finite + 1e-4 if update else 1e-4)
+
+
+def test_the_host_reward_step_declines_what_it_does_not_take():
+    """A float32 state, a vector state or a device state goes the generic way."""
+    from anywrap.transforms import returns
+
+    def state(shape, dtype):
+        return returns.init_returns(shape, xp=np, acc_dtype=dtype, stats_dtype=dtype)
+
+    step = returns.normalize_reward_on_host
+    assert step(state((), np.float32), 1.0, False, gamma=0.9, epsilon=1e-8) is None
+    assert step(state((3,), np.float64), 1.0, False, gamma=0.9, epsilon=1e-8) is None
+    torch = pytest.importorskip("torch")
+    on_torch = returns.init_returns(
+        (), xp=torch, acc_dtype=torch.float64, stats_dtype=torch.float64
+    )
+    assert step(on_torch, 1.0, False, gamma=0.9, epsilon=1e-8) is None
+
+
+def test_the_single_reward_wrapper_steps_on_host_numbers_beside_gymnasium():
+    """anywrap.NormalizeReward takes the Python-number step for Python and NumPy
+    float rewards (its compiled step is not called), the generic one for others,
+    and either way gives Gymnasium's numbers to the bit, with statistics shared
+    by an evaluation wrapper and frozen by ``update_running_mean``."""
+    import gymnasium as gym
+
+    import anywrap
+
+    class Rewards(gym.Env):
+        observation_space = gym.spaces.Box(-1.0, 1.0, (1,), np.float32)
+        action_space = gym.spaces.Discrete(2)
+
+        def __init__(self):
+            self.t = 0
+            self.rng = np.random.default_rng(2)
+            self.kinds = []
+
+        def reset(self, *, seed=None, options=None):
+            return np.zeros(1, np.float32), {}
+
+        def step(self, action):
+            self.t += 1
+            value = self.rng.normal(1.0, 3.0)
+            reward = self.last = [float, np.float64, np.float32, int][self.t % 7 // 2](value)
+            self.kinds.append(type(reward))
+            return np.zeros(1, np.float32), reward, self.t % 9 == 0, False, {}
+
+    train, ref = anywrap.NormalizeReward(Rewards()), gym.wrappers.NormalizeReward(Rewards())
+    evals, ref_eval = anywrap.NormalizeReward(Rewards()), gym.wrappers.NormalizeReward(Rewards())
+    evals.return_rms, ref_eval.return_rms = train.return_rms, ref.return_rms
+    evals.update_running_mean = ref_eval.update_running_mean = False
+    generic = []
+    for env in (train, evals):
+        for update, fn in env._step.items():
+            env._step[update] = lambda *a, _fn=fn, **k: generic.append(1) or _fn(*a, **k)
+    for env in (train, ref, evals, ref_eval):
+        env.reset(seed=0)
+    for t in range(200):
+        for ours, theirs in ((train, ref), (evals, ref_eval)):
+            got, want = ours.step(0)[1], theirs.step(0)[1]
+            if type(ours.unwrapped.last) is np.float32:  # anywrap keeps a float's dtype
+                assert type(got) is np.float32 and got == np.float32(want)
+            else:
+                assert type(got) is type(want) is np.float64 and got == want
+        if t == 100:  # the switch, both ways
+            train.update_running_mean = ref.update_running_mean = False
+        if t == 150:
+            train.update_running_mean = ref.update_running_mean = True
+    assert float(train.return_rms.var) == float(ref.return_rms.var)
+    assert float(train.return_rms.count) == ref.return_rms.count
+    assert float(evals.discounted_reward[0]) == float(ref_eval.discounted_reward[0])
+    assert float(evals.return_rms.mean) == float(ref.return_rms.mean)  # one shared object
+    # the np.float32 and int rewards took the generic step, and only they
+    kinds = train.unwrapped.kinds + evals.unwrapped.kinds
+    assert len(generic) == sum(k in (np.float32, int) for k in kinds) > 100

@@ -13,11 +13,17 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from anywrap import xp as axp
 from anywrap.shell.checks import step_values
 from anywrap.shell.stats import HoldsStatistics, RunningMeanSwitch, RunningStats
+from anywrap.transforms.returns import normalize_reward_on_host
 
 __all__ = ["ScalesRewards"]
+
+_NP_FLOAT = np.float64
+_NP_BOOL = np.bool_
 
 
 class ScalesRewards(HoldsStatistics, RunningMeanSwitch):
@@ -41,9 +47,25 @@ class ScalesRewards(HoldsStatistics, RunningMeanSwitch):
     def return_rms(self, value: Any) -> None:
         self._share("return_rms", value, ("rms",))
 
+    _host_args: dict[str, float] | None = None
+    """A single env's ``gamma`` and ``epsilon``, for its steps on host numbers."""
+
     def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         """Step the env and return its reward scaled."""
         obs, reward, terminated, truncated, info = self.env.step(action)
+        host = self._host_args
+        if (
+            host is not None
+            and (type(reward) is float or type(reward) is _NP_FLOAT)
+            and (type(terminated) is bool or type(terminated) is _NP_BOOL)
+            and self._xp is np
+        ):  # one env on NumPy: Python numbers, no array to touch
+            done = normalize_reward_on_host(
+                self._state, reward, terminated, update=self._update_running_mean, **host
+            )
+            if done is not None:
+                self._state = done[0]
+                return obs, done[1], terminated, truncated, info
         value = step_values(self._name, reward, terminated, truncated, self._num_envs)
         state = self._state_for(value)
         state, scaled = self._step[self._update_running_mean](

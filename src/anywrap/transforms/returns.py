@@ -29,8 +29,11 @@ Example:
 
 from __future__ import annotations
 
+import math
 from types import ModuleType
 from typing import Any, NamedTuple
+
+import numpy as np
 
 from anywrap.transforms.moments import (
     Moments,
@@ -45,6 +48,7 @@ __all__ = [
     "Returns",
     "init_returns",
     "normalize_reward",
+    "normalize_reward_on_host",
     "reset_returns",
     "scale_reward",
     "update_returns",
@@ -184,6 +188,71 @@ def normalize_reward(
         reduce=reduce,
     )
     return state, scale_reward(state, reward, epsilon)
+
+
+_F64 = np.dtype(np.float64)
+
+
+def normalize_reward_on_host(
+    state: Returns,
+    reward: float | np.float64,
+    terminated: bool | np.bool_,
+    *,
+    gamma: float,
+    epsilon: float,
+    update: bool = True,
+) -> tuple[Returns, Any] | None:
+    """:func:`normalize_reward` for one env whose state and step are host values,
+    in Python floats; ``None`` where the state is not one env's float64 NumPy state.
+
+    A single env on NumPy pays for every array operation in Python's own time
+    (about 1 us each, some twenty a step). This takes the same steps in the
+    same order on Python floats, which are the same IEEE doubles: the same
+    numbers to the bit, at the cost of a few scalar operations. It keeps the
+    generic path's types (NumPy float64 scalars, a 0-d ``bool`` array for the
+    done flag) and leaves ``count_lo`` as it is (a float64 count is added
+    plainly). The caller gives a Python or NumPy float reward and a Python or
+    NumPy bool; the test suite runs the generic path over the same steps and
+    compares them to the bit.
+
+    Example:
+        >>> import numpy as np
+        >>> s = init_returns((), xp=np, acc_dtype=np.float64, stats_dtype=np.float64)
+        >>> s, scaled = normalize_reward_on_host(s, 2.0, False, gamma=0.9, epsilon=1e-8)
+        >>> float(s.accumulated), float(s.rms.mean), round(float(scaled), 6)
+        (2.0, 1.9998000199980002, 89.449874)
+    """
+    acc, m = state.accumulated, state.rms
+    if not (
+        acc.dtype == m.mean.dtype == m.var.dtype == m.count.dtype == _F64
+        and acc.shape == m.mean.shape == m.var.shape == ()
+        and type(acc) in _HOST_SCALARS
+        and type(m.mean) in _HOST_SCALARS
+        and type(m.var) in _HOST_SCALARS
+    ):
+        return None
+    g = float(acc)
+    r = float(reward)
+    new = (0.0 if terminated else g * gamma) + r
+    active = math.isfinite(r)
+    if active:
+        g = new
+    mean, var = float(m.mean), float(m.var)
+    if update and active:  # update_moments_one's merge of one sample, step for step
+        c, lo = float(m.count), float(m.count_lo)
+        hi = c + 1.0
+        count, tot = c + lo, hi + lo
+        delta = g - mean
+        mean = mean + delta / tot
+        var = (var * count + delta * delta * count / tot) / tot
+        m = Moments(
+            mean=np.float64(mean), var=np.float64(var), count=np.float64(hi), count_lo=m.count_lo
+        )
+    new_state = Returns(accumulated=np.float64(g), rms=m, prev_done=np.asarray(bool(terminated)))
+    return new_state, np.float64(r) / math.sqrt(var + epsilon)
+
+
+_HOST_SCALARS = (np.float64, np.ndarray)
 
 
 def reset_returns(state: Returns, mask: Array | None = None) -> Returns:

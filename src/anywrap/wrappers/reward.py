@@ -96,6 +96,7 @@ class NormalizeReward(ScalesRewards, gym.Wrapper, RecordsArguments):
             u: axp.Compiled(partial(normalize_reward, gamma=gamma, epsilon=epsilon, update=u), 1)
             for u in (True, False)
         }
+        self._host_args = {"gamma": gamma, "epsilon": epsilon}
 
     @property
     def discounted_reward(self) -> Any:
