@@ -433,3 +433,18 @@ def test_the_single_reward_wrapper_steps_on_host_numbers_beside_gymnasium():
     # the np.float32 and int rewards took the generic step, and only they
     kinds = train.unwrapped.kinds + evals.unwrapped.kinds
     assert len(generic) == sum(k in (np.float32, int) for k in kinds) > 100
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+def test_the_host_reward_step_takes_a_variance_set_below_zero_as_numpy_does():
+    """A variance a user set below zero (or to NaN) gives NumPy's NaN, not an error."""
+    from anywrap.transforms import returns
+
+    for bad in (-1.0, np.nan):
+        state = returns.init_returns((), xp=np, acc_dtype=np.float64, stats_dtype=np.float64)
+        state = state._replace(rms=state.rms._replace(var=np.float64(bad)))
+        kw = {"gamma": 0.9, "epsilon": 1e-8, "update": False}
+        out = returns.normalize_reward_on_host(state, 1.0, False, **kw)
+        assert out is not None
+        _, want = returns.normalize_reward(state, np.float64(1.0), np.asarray(False), None, **kw)
+        assert np.isnan(out[1]) and np.isnan(want)

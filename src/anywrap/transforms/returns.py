@@ -249,7 +249,8 @@ def normalize_reward_on_host(
             mean=np.float64(mean), var=np.float64(var), count=np.float64(hi), count_lo=m.count_lo
         )
     new_state = Returns(accumulated=np.float64(g), rms=m, prev_done=np.asarray(bool(terminated)))
-    return new_state, np.float64(r) / math.sqrt(var + epsilon)
+    d = var + epsilon  # below zero (or NaN) only if a user set such a variance: NumPy's answer
+    return new_state, np.float64(r) / (math.sqrt(d) if d >= 0.0 else np.sqrt(np.float64(d)))
 
 
 _HOST_SCALARS = (np.float64, np.ndarray)
