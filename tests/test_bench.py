@@ -457,3 +457,26 @@ def test_the_episode_end_script_runs_every_case(capsys: pytest.CaptureFixture[st
         gym_us, ours_us, ratio = row.split()[-3:]
         assert gym_us.endswith("us") and ours_us.endswith("us")
         assert math.isfinite(float(ratio))
+
+
+def test_the_wrapper_steps_script_runs_every_wrapper(capsys: pytest.CaptureFixture[str]) -> None:
+    """benchmarks/wrapper_steps.py, shrunk to a few steps: one row per wrapper with
+    Gymnasium's added time, anywrap's and their ratio; an unknown name is refused."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "wrapper_steps.py"
+    spec = importlib.util.spec_from_file_location("wrapper_steps", path)
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    script.WARMUP = 2
+    script.main(["--steps", "5"])
+    rows = capsys.readouterr().out.strip().splitlines()[1:]
+    assert [row.split()[0] for row in rows] == list(script.WRAPPERS)
+    for row in rows:
+        fields = row.split()
+        assert fields[2] == "us" and fields[4] == "us"
+        assert math.isfinite(float(fields[1])) and math.isfinite(float(fields[3]))
+    with pytest.raises(SystemExit):
+        script.main(["NoSuchWrapper"])
+    assert "unknown wrapper(s) ['NoSuchWrapper']" in capsys.readouterr().err
