@@ -470,13 +470,14 @@ def test_the_wrapper_steps_script_runs_every_wrapper(capsys: pytest.CaptureFixtu
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
     script.WARMUP = 2
-    script.main(["--steps", "5"])
-    rows = capsys.readouterr().out.strip().splitlines()[1:]
-    assert [row.split()[0] for row in rows] == list(script.WRAPPERS)
-    for row in rows:
-        fields = row.split()
-        assert fields[2] == "us" and fields[4] == "us"
-        assert math.isfinite(float(fields[1])) and math.isfinite(float(fields[3]))
+    for args in (["--steps", "5"], ["--steps", "250", "--single"]):  # 250: past an episode
+        script.main(args)
+        rows = capsys.readouterr().out.strip().splitlines()[1:]
+        assert [row.split()[0] for row in rows] == list(script.WRAPPERS)
+        for row in rows:
+            fields = row.split()
+            assert fields[2] == "us" and fields[4] == "us"
+            assert math.isfinite(float(fields[1])) and math.isfinite(float(fields[3]))
     with pytest.raises(SystemExit):
         script.main(["NoSuchWrapper"])
     assert "unknown wrapper(s) ['NoSuchWrapper']" in capsys.readouterr().err
