@@ -224,7 +224,8 @@ def batch_moments(
     reduced first, then the squared deviations from the global mean.
     """
     if mask is None and reduce is None and not isinstance(x, tuple):
-        # On the host, NumPy's own np.mean and np.var: Gymnasium's numbers to the bit.
+        # One whole batch: the mean_var route (on NumPy, np.mean's and np.var's
+        # numbers, so Gymnasium's to the bit), before any tree handling.
         mean, var = mean_var(x)
         return mean, var, x.shape[0]
     parts = x if isinstance(x, tuple) else (x,)

@@ -223,12 +223,14 @@ def normalize_reward_on_host(
         (2.0, 1.9998000199980002, 89.449874)
     """
     acc, m = state.accumulated, state.rms
-    if not (
-        acc.dtype == m.mean.dtype == m.var.dtype == m.count.dtype == _F64
-        and acc.shape == m.mean.shape == m.var.shape == ()
-        and type(acc) in _HOST_SCALARS
+    if not (  # NumPy values first: nothing below reads a device array
+        type(acc) in _HOST_SCALARS
         and type(m.mean) in _HOST_SCALARS
         and type(m.var) in _HOST_SCALARS
+        and type(m.count) in _HOST_SCALARS
+        and type(m.count_lo) in _HOST_SCALARS
+        and acc.dtype == m.mean.dtype == m.var.dtype == m.count.dtype == _F64
+        and acc.shape == m.mean.shape == m.var.shape == ()
     ):
         return None
     g = float(acc)
