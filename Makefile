@@ -48,5 +48,17 @@ bench: $(VENV)/.test-ready
 bench-quick: $(VENV)/.test-ready
 	$(VENV)/bin/anywrap bench --quick
 
+# The docs site (docs/, tests/docs/): Sphinx with Furo and MyST from the docs extra,
+# built into build/docs/html with warnings as errors. Nothing is fetched while it
+# builds: no intersphinx, no remote fonts or scripts, math as MathML.
+.PHONY: docs
+$(VENV)/.docs-ready: pyproject.toml $(VENV)/.demo-ready
+	$(PIP) -e ".[docs]"
+	touch $@
+
+docs: $(VENV)/.docs-ready
+	$(PY) -m sphinx -W --keep-going -q -b html docs build/docs/html
+	@echo "docs: build/docs/html/index.html"
+
 clean:
 	rm -rf $(VENV) bench-results .pytest_cache .mypy_cache .ruff_cache
