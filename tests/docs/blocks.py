@@ -38,6 +38,7 @@ class Block:
     output: str | None = None  # what the ``text`` block right after says it prints
     argument: str = ""  # a directive's argument (``{literalinclude} ../x.py``)
     directive: bool = False  # a MyST directive (``{note}``), not a code block
+    fragment: bool = False  # marked ``<!-- fragment ... -->``: not run (README only)
 
     @property
     def where(self) -> str:
@@ -69,7 +70,17 @@ def blocks(page: Path) -> list[Block]:
         argument = info.split(None, 1)[1].strip() if len(info.split(None, 1)) > 1 else ""
         line = text.count("\n", 0, m.start()) + 1
         code = "\n".join(lines) + "\n"
-        block = Block(page, line, lang, code, argument=argument, directive=info.startswith("{"))
+        before = text[pos : m.start()].rstrip()
+        fragment = before.endswith("-->") and "<!-- fragment" in before[before.rfind("<!--") :]
+        block = Block(
+            page,
+            line,
+            lang,
+            code,
+            argument=argument,
+            directive=info.startswith("{"),
+            fragment=fragment,
+        )
         found.append((m.start(), c.end(), block))
         pos = c.end()
     result: list[Block] = []

@@ -26,7 +26,7 @@ def main(page: Path) -> int:
     namespace: dict[str, object] = {"__name__": "__docs__"}
     checker = doctest.OutputChecker()
     for block in blocks(page):
-        if block.lang != "python":
+        if block.lang != "python" or block.fragment:
             continue
         out = io.StringIO()
         try:

@@ -63,47 +63,54 @@ def browser() -> Iterator[Any]:
         b.close()
 
 
-def visit(browser: Any, base: str, url: str, screenshot: Path | None = None) -> dict[str, list]:
-    """Load ``url``; what went wrong, and the internal links on the page."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    found: dict[str, list] = {"errors": [], "remote": [], "failed": [], "links": []}
+class Visitor:
+    """One browser tab that loads pages and records what goes wrong on each."""
 
-    def route(r: Any) -> None:
-        if r.request.url.startswith(base) or r.request.url.startswith(("data:", "blob:")):
+    def __init__(self, browser: Any, base: str) -> None:
+        self.base = base
+        self.found: dict[str, list] = {}
+        self.context = browser.new_context(viewport={"width": 1280, "height": 900})
+        self.context.route("**/*", self._route)
+        self.page = page = self.context.new_page()
+        page.on("console", self._console)
+        page.on("pageerror", lambda e: self.found["errors"].append(f"page error: {e}"))
+        page.on("response", self._response)
+        page.on("requestfailed", self._failed)
+
+    def _route(self, r: Any) -> None:
+        if r.request.url.startswith((self.base, "data:", "blob:")):
             r.continue_()
-        else:
-            found["remote"].append(r.request.url)
+        else:  # nothing may leave the machine: blocked, and recorded
+            self.found["remote"].append(r.request.url)
             r.abort()
 
-    context.route("**/*", route)
-    page = context.new_page()
-    page.on(
-        "console",
-        lambda m: (
-            found["errors"].append(f"console {m.type}: {m.text}") if m.type == "error" else None
-        ),
-    )
-    page.on("pageerror", lambda e: found["errors"].append(f"page error: {e}"))
-    page.on(
-        "response",
-        lambda r: found["failed"].append(f"{r.status} {r.url}") if r.status >= 400 else None,
-    )
-    page.on(
-        "requestfailed",
-        lambda r: (
-            None if not r.url.startswith(base) else found["failed"].append(f"{r.failure} {r.url}")
-        ),
-    )
-    response = page.goto(url, wait_until="load")
-    assert response is not None and response.ok, (url, response and response.status)
-    page.wait_for_load_state("networkidle")
-    hrefs = page.eval_on_selector_all("a[href]", "els => els.map(e => e.href)")
-    found["links"] = sorted({urldefrag(h)[0] for h in hrefs if h.startswith(base)})
-    if screenshot is not None:
-        ARTIFACTS.mkdir(exist_ok=True)
-        page.screenshot(path=str(screenshot))
-    context.close()
-    return found
+    def _console(self, m: Any) -> None:
+        if m.type == "error":
+            self.found["errors"].append(f"console {m.type}: {m.text}")
+
+    def _response(self, r: Any) -> None:
+        if r.status >= 400:
+            self.found["failed"].append(f"{r.status} {r.url}")
+
+    def _failed(self, r: Any) -> None:
+        if r.url.startswith(self.base):
+            self.found["failed"].append(f"{r.failure} {r.url}")
+
+    def visit(self, url: str, screenshot: Path | None = None) -> dict[str, list]:
+        """Load ``url``; what went wrong there, and the internal links on the page."""
+        self.found = {"errors": [], "remote": [], "failed": [], "links": []}
+        response = self.page.goto(url, wait_until="load")
+        assert response is not None and response.ok, (url, response and response.status)
+        self.page.wait_for_load_state("networkidle")
+        hrefs = self.page.eval_on_selector_all("a[href]", "els => els.map(e => e.href)")
+        self.found["links"] = sorted({urldefrag(h)[0] for h in hrefs if h.startswith(self.base)})
+        if screenshot is not None:
+            ARTIFACTS.mkdir(exist_ok=True)
+            self.page.screenshot(path=str(screenshot))
+        return self.found
+
+    def close(self) -> None:
+        self.context.close()
 
 
 def test_every_page_loads_cleanly(site, served, browser):
@@ -111,12 +118,14 @@ def test_every_page_loads_cleanly(site, served, browser):
     assert len(pages) > 20, pages
     problems = {}
     links: set[str] = set()
+    visitor = Visitor(browser, served)
     for rel in pages:
-        found = visit(browser, served, urljoin(served, rel))
+        found = visitor.visit(urljoin(served, rel))
         links |= set(found.pop("links"))
         bad = {k: v for k, v in found.items() if v}
         if bad:
             problems[rel] = bad
+    visitor.close()
     assert not problems, problems
     # Every internal link answers (anchors are checked in test_site.py).
     import urllib.request
@@ -139,6 +148,8 @@ def test_screenshots(served, browser):
         (served, "docs-home.png"),
         (urljoin(served, "api/vector.html"), "docs-api.png"),
     ):
-        found = visit(browser, served, url, screenshot=ARTIFACTS / name)
+        visitor = Visitor(browser, served)
+        found = visitor.visit(url, screenshot=ARTIFACTS / name)
+        visitor.close()
         assert not found["errors"] and not found["remote"], found
         assert (ARTIFACTS / name).stat().st_size > 10_000

@@ -49,6 +49,8 @@ def test_every_block_is_run_or_checked():
         if (b.lang in CODE_DIRECTIVES or not b.directive) and b.lang not in known
     ]
     assert not strays, strays
+    fragments = [b.where for p in PAGES for b in blocks(p) if b.fragment]
+    assert not fragments, f"every block of the site runs: no fragments ({fragments})"
 
 
 def _extras() -> set[str]:
