@@ -17,6 +17,9 @@ sys.path.insert(0, str(HERE / "_ext"))
 # in docstrings and recipes are short).
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 os.environ.setdefault("ANYWRAP_TORCH_COMPILE", "0")
+# The RecordHTML example renders offscreen (rgb_array): with no display to look
+# for, SDL (pygame) does not print its harmless XDG_RUNTIME_DIR message.
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 
 import anywrap  # noqa: E402
 
