@@ -24,7 +24,16 @@ from typing import Any
 
 from anywrap import convert, transforms, tree, vector, xp
 from anywrap.checkpoint import load_state, save_state
-from anywrap.convert.wrappers import CONVERSION_NAMES
+from anywrap.convert.wrappers import (
+    ArrayConversion,
+    JaxToNumpy,
+    JaxToTorch,
+    NumpyToTorch,
+    ToJax,
+    ToNumpy,
+    ToTensorFlow,
+    ToTorch,
+)
 from anywrap.wrappers import (
     ClipAction,
     ClipReward,
@@ -51,7 +60,7 @@ from anywrap.wrappers import (
 __version__ = "0.1.0"
 
 __all__ = [
-    *CONVERSION_NAMES,
+    "ArrayConversion",
     "ClipAction",
     "ClipReward",
     "DelayObservation",
@@ -59,9 +68,12 @@ __all__ = [
     "FlattenObservation",
     "FrameStackObservation",
     "GrayscaleObservation",
+    "JaxToNumpy",
+    "JaxToTorch",
     "MaxAndSkipObservation",
     "NormalizeObservation",
     "NormalizeReward",
+    "NumpyToTorch",
     "RecordEpisodeStatistics",
     "RecordHTML",
     "RescaleAction",
@@ -71,6 +83,10 @@ __all__ = [
     "StickyAction",
     "TimeAwareObservation",
     "TimeLimit",
+    "ToJax",
+    "ToNumpy",
+    "ToTensorFlow",
+    "ToTorch",
     "TransformObservation",
     "TransformReward",
     "distributed",
@@ -82,8 +98,6 @@ __all__ = [
     "vector",
     "xp",
 ]
-
-globals().update({name: getattr(convert, name) for name in CONVERSION_NAMES})
 
 _LAZY_MODULES = {"functional", "distributed", "demo", "record"}
 

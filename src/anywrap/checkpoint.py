@@ -45,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from anywrap.shell.state import StatefulShell
+from anywrap.shell.base import Shell
 from anywrap.xp import to_numpy
 
 __all__ = ["CheckpointError", "load_state", "save_state", "stack_state_dict"]
@@ -58,12 +58,12 @@ class CheckpointError(ValueError):
     """A checkpoint file that cannot be read, or that does not fit the stack."""
 
 
-def _stateful_layers(env: Any) -> list[tuple[str, StatefulShell]]:
+def _stateful_layers(env: Any) -> list[tuple[str, Shell]]:
     """``(prefix, wrapper)`` for each anywrap stateful wrapper, outermost first."""
     layers = []
     depth = 0
     while env is not None:
-        if isinstance(env, StatefulShell):
+        if isinstance(env, Shell) and env._state is not None:
             layers.append((f"{depth}.{type(env).__name__}", env))
         env = getattr(env, "env", None)
         depth += 1
@@ -200,4 +200,4 @@ def load_state(env: Any, path: str | os.PathLike[str]) -> None:
                 f"anywrap.load_state: {prefix} in {path!r} does not fit this stack: {msg}"
             ) from e
     for layer, state in states:
-        layer._state = state
+        layer._install(state)

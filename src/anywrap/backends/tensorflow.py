@@ -28,7 +28,7 @@ Example:
     >>> import tensorflow as tf
     >>> from anywrap import xp
     >>> import anywrap.backends.tensorflow as tfb
-    >>> xp.namespace(tf.zeros(2)) is tfb.namespace, xp.backend_of(tf.zeros(2)).name
+    >>> xp.namespace(tf.zeros(2)) is tfb.namespace, xp.library_name(tf.zeros(2))
     (True, 'tensorflow')
 """
 
@@ -427,38 +427,35 @@ namespace = TensorFlowNamespace()
 """The namespace registered for ``tf.Tensor``."""
 
 
+def _on_host(x: Any) -> bool:
+    try:
+        return bool(x.__dlpack_device__()[0] == 1)
+    except Exception:
+        return False
+
+
 def _from_array(x: Any, device: Any) -> Any:
     if not isinstance(x, tf.Tensor):
         try:
-            host = _xp.to_numpy(x) if _xp.is_on_host(x) else None
+            host = _xp.to_numpy(x) if _on_host(x) else None
             # TensorFlow (Eigen) aborts the process on buffers not aligned to 64 bytes.
             if host is not None and (host.ctypes.data % 64 or not host.flags.c_contiguous):
                 x = tf.convert_to_tensor(np.ascontiguousarray(host))
             else:
-                x = tf.experimental.dlpack.from_dlpack(_xp.exportable(x).__dlpack__())
+                x = tf.experimental.dlpack.from_dlpack(x.__dlpack__())
         except Exception:  # read-only NumPy, a stride TensorFlow cannot share, ...
             x = tf.convert_to_tensor(_xp.to_numpy(x))
-    return x if device is None else _to_device(x, device)
-
-
-def _to_device(x: Any, device: Any) -> Any:
+    if device is None:
+        return x
     with tf.device(str(device)):
         return tf.identity(x)
 
 
-def _device(x: Any) -> Any:
-    return x.device or "cpu"
-
-
-BACKEND = _xp.register_backend(
-    _xp.Backend(
-        "tensorflow",
-        (tf.Tensor,),
-        namespace=lambda x: namespace,
-        device=_device,
-        from_array=_from_array,
-        to_device=_to_device,
-        aliases=("tf",),
-    )
+_xp.register_backend(
+    tf.Tensor,
+    namespace=namespace,
+    name="tensorflow",
+    device=lambda x: x.device or "cpu",
+    from_array=_from_array,
+    aliases=("tf",),
 )
-"""TensorFlow's record in anywrap's backend registry (no compiler: see above)."""

@@ -15,8 +15,9 @@ The ladder, per array (``to_library``):
 The per-step path (:func:`converter`, which the wrappers hold) resolves each
 leaf type once. Each library's side of a conversion (its DLPack import, its
 host view, its device moves, the cheapest zero-copy route from a given
-source) is a hook of its :class:`anywrap.xp.Backend`, so the same code serves
-every pair, and a library registered from outside converts like the others.
+source) is a hook of its backend (:func:`anywrap.xp.register_backend`), so the
+same code serves every pair, and a library registered from outside converts
+like the others.
 
 Then an explicit ``device=`` moves the result once. dtypes are preserved
 (bool and integers included), with one exception imposed by JAX: without
@@ -56,9 +57,9 @@ What to know, honestly:
   generic path: its own ``from_dlpack``, and a host copy where DLPack cannot
   share. It is never imported unless it is the target.
 
-Layout: :mod:`~anywrap.convert.ladder` (one array),
-:mod:`~anywrap.convert.converter` (a tree), :mod:`~anywrap.convert.wrappers`
-(the wrapper family, single and vector).
+Layout: :mod:`~anywrap.convert.converter` (one array, and a tree),
+:mod:`~anywrap.convert.wrappers` (the single-env family; the vector one is
+:mod:`anywrap.vector.convert`).
 
 Example:
     >>> import numpy as np
@@ -71,28 +72,38 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
-
-import gymnasium as gym
-
-from anywrap.convert.converter import Converter, convert, converter
-from anywrap.convert.ladder import library_of, resolve_library, to_library
-from anywrap.convert.wrappers import CONVERSION_NAMES, conversion_family
+from anywrap.convert.converter import (
+    Converter,
+    convert,
+    converter,
+    library_of,
+    resolve_library,
+    to_library,
+)
+from anywrap.convert.wrappers import (
+    ArrayConversion,
+    JaxToNumpy,
+    JaxToTorch,
+    NumpyToTorch,
+    ToJax,
+    ToNumpy,
+    ToTensorFlow,
+    ToTorch,
+)
 
 __all__ = [
-    *CONVERSION_NAMES,
+    "ArrayConversion",
     "Converter",
+    "JaxToNumpy",
+    "JaxToTorch",
+    "NumpyToTorch",
+    "ToJax",
+    "ToNumpy",
+    "ToTensorFlow",
+    "ToTorch",
     "convert",
     "converter",
     "library_of",
     "resolve_library",
     "to_library",
 ]
-
-globals().update(conversion_family(gym.Wrapper, vector=False, module=__name__))
-
-
-def __getattr__(name: str) -> Any:
-    # The family is defined above, by conversion_family; this only names the error
-    # (and tells type checkers that the module has attributes they cannot see).
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -22,11 +22,105 @@ from typing import Any
 
 import numpy as np
 
-from anywrap import xp as axp
-from anywrap.convert.ladder import check_known, resolve_library, target_backend
+from anywrap import xp
 from anywrap.tree import tree_map
 
-__all__ = ["CONVERTER_CACHE_SIZE", "Converter", "convert", "converter"]
+__all__ = [
+    "CONVERTER_CACHE_SIZE",
+    "Converter",
+    "check_known",
+    "convert",
+    "converter",
+    "library_of",
+    "resolve_library",
+    "to_library",
+]
+
+
+def resolve_library(lib: str | ModuleType) -> str:
+    """The canonical name of a library given as a name, an alias or a module
+    (``"np"``, ``"jnp"``, ``"tf"``, ``torch``, ``array_api_compat.torch``, or the
+    import name of any Array API library with ``from_dlpack``).
+
+    Example:
+        >>> import numpy as np
+        >>> resolve_library(np), resolve_library("jnp"), resolve_library("array_api_strict")
+        ('numpy', 'jax', 'array_api_strict')
+    """
+    return xp.library_name(lib)
+
+
+_LIBRARY_OF_TYPE: dict[type, str] = {}
+
+
+def library_of(x: Any) -> str:
+    """The canonical library name of the array ``x`` (resolved once per type).
+
+    Example:
+        >>> library_of(np.float32(1.0)), library_of(np.zeros(2))
+        ('numpy', 'numpy')
+    """
+    lib = _LIBRARY_OF_TYPE.get(type(x))
+    if lib is None:
+        lib = _LIBRARY_OF_TYPE[type(x)] = check_known(x, "library_of")
+    return lib
+
+
+def check_known(x: Any, who: str) -> str:
+    """The library of ``x``, or an error naming ``who`` and the registration that fixes it."""
+    try:
+        xp.namespace(x)
+        return xp.library_name(x)
+    except xp.UnknownArrayTypeError:
+        tp = type(x)
+        raise xp.UnknownArrayTypeError(
+            f"{who}: cannot convert {xp.describe(x)}: anywrap does not know the array type "
+            f"{tp.__module__}.{tp.__qualname__}; it is not an array of a known library. "
+            f"Register it with `anywrap.xp.register_namespace({tp.__qualname__}, <namespace>)` "
+            "(or anywrap.xp.register_backend for its conversions); the type must also "
+            "implement __dlpack__ to be converted."
+        ) from None
+
+
+def to_library(x: Any, to: str | ModuleType, device: Any = None, *, who: str = "to_library") -> Any:
+    """Convert one array to the library ``to``, zero-copy where DLPack allows.
+
+    Already the target library: returned as it is (moved if ``device`` asks).
+    Otherwise DLPack, which shares the buffer on the host between every pair of
+    NumPy, JAX, PyTorch and TensorFlow and keeps the device (a CUDA tensor becomes
+    a CUDA JAX array); where the source cannot be shared as it is (a read-only
+    NumPy array into TensorFlow, a non-compact stride into JAX, a device array
+    into NumPy), one copy made by the source library.
+
+    Raises:
+        anywrap.xp.UnknownArrayTypeError: an array type anywrap does not know.
+        ValueError: ``to`` is not a known array library.
+
+    Example:
+        >>> to_library(np.float32(2.5), "numpy")
+        array(2.5, dtype=float32)
+    """
+    target = _target(to, who)
+    if check_known(x, who) == target and not isinstance(x, np.generic):
+        return x if device is None else xp.to_library(x, target, device)
+    return xp.to_library(_exportable(x), target, device)
+
+
+def _target(to: str | ModuleType, who: str) -> str:
+    try:
+        return xp.library_name(to)
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"{who}: {e}") from None
+
+
+def _exportable(x: Any) -> Any:
+    """``x`` ready for a DLPack export: a NumPy scalar as a 0-d array, a tensor that
+    requires grad detached (the view shares its memory)."""
+    if isinstance(x, np.generic):
+        return np.asarray(x)
+    if getattr(x, "requires_grad", False) and hasattr(x, "detach"):
+        return x.detach()
+    return x
 
 
 def _identity(x: Any) -> Any:
@@ -72,10 +166,10 @@ class Converter:
         self.writable = writable and to == "numpy"
         self.who = who
         self.accept = accept
-        self._target = target_backend(to, who or "convert")
-        if device is not None and self._target.check_device is not None:
+        self._target = _target(to, who or "convert")
+        if device is not None:  # a device the target cannot use is refused now
             try:
-                self._target.check_device(device)
+                xp.to_library(np.zeros(0, np.float32), self._target, device)
             except ValueError as e:
                 raise ValueError(f"{who or 'convert'}: {e}") from None
         self._leaves: dict[type, Callable[[Any], Any]] = {}
@@ -104,7 +198,7 @@ class Converter:
         elif isinstance(v, numbers.Number) and not isinstance(v, np.generic):
             fn = self._number
         elif isinstance(v, np.ndarray):
-            array = self._array_leaf()
+            array = self._array_leaf(same=self._target == "numpy")
 
             def fn(x: np.ndarray) -> Any:
                 if x.dtype.kind == "O":  # Gymnasium's final_obs: element by element
@@ -117,26 +211,26 @@ class Converter:
         elif not _is_array(v):
             return _identity  # not cached: any object may pass through
         else:
-            b = check_known(v, self.who)  # raises for an unknown array type
-            if self.accept is not None and b.name not in self.accept:
+            lib = check_known(v, self.who)  # raises for an unknown array type
+            if self.accept is not None and lib not in self.accept:
                 raise TypeError(  # not cached: the next leaf of this type is refused too
                     f"{self.who}: expected arrays of {' or '.join(sorted(self.accept))} "
-                    f"(or Python numbers), got {axp.describe(v)}"
+                    f"(or Python numbers), got {xp.describe(v)}"
                 )
-            fn = self._array_leaf()
+            fn = self._array_leaf(same=lib == self._target and not isinstance(v, np.generic))
         self._leaves[tp] = fn
         return fn
 
-    def _array_leaf(self) -> Callable[[Any], Any]:
+    def _array_leaf(self, same: bool) -> Callable[[Any], Any]:
+        """The conversion of one array leaf; ``same``: already the target library."""
         target, device = self._target, self.device
         if device is not None and self.to == "numpy" and str(device) == "cpu":
             device = None  # where NumPy arrays are anyway
-        same = target.array_types
 
         def leaf(x: Any) -> Any:
-            if isinstance(x, same) and not isinstance(x, np.generic):
-                return x if device is None else target.move(x, device)
-            return target.import_array(x, device)
+            if same:
+                return x if device is None else xp.to_library(x, target, device)
+            return xp.to_library(_exportable(x), target, device)
 
         return (lambda x: _writable(leaf(x))) if self.writable else leaf
 

@@ -27,13 +27,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from anywrap.shell.base import Shell
 from anywrap.record.recorder import Recorder
-from anywrap.shell.specs import RecordsArguments
 
 __all__ = ["RecordShell"]
 
 
-class RecordShell(RecordsArguments):
+class RecordShell(Shell):
     """The recorder, saved arguments and RecordVideo-style attributes of a RecordHTML."""
 
     env: Any

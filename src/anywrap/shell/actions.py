@@ -17,12 +17,12 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from anywrap import xp as axp
+from anywrap import xp
 from anywrap.shell.checks import wrapper_name
 from anywrap.transforms.actions import clip_action
 from anywrap.tree import first_leaf
 
-__all__ = ["ActionBounds", "ObservesEnvLibrary"]
+__all__ = ["ActionBounds", "observing_reset"]
 
 
 class ActionBounds:
@@ -49,24 +49,24 @@ class ActionBounds:
         self.owner, self.space = owner, space
         self.shape = batch + tuple(space.shape)
         self.batched = bool(batch)
-        self._cache: dict[tuple[type, Any], tuple[Any, Any, Any]] = {}
+        self._cache: dict[tuple[type, str], tuple[Any, Any, Any]] = {}
         self.env_type: type | None = None
         self.env_device: Any = None
-        self._env_backend: axp.Backend | None = None
+        self.env_library: str | None = None  # None: a NumPy env (or none seen yet)
 
     def observe(self, observation: Any) -> None:
         """Learn the env's array library and device from an observation it returned."""
         leaf = first_leaf(observation)
-        if axp.is_host(leaf):
-            self.env_type, self.env_device, self._env_backend = np.ndarray, "cpu", None
+        if xp.is_host(leaf):
+            self.env_type, self.env_device, self.env_library = np.ndarray, "cpu", None
         else:
-            self.env_type, self.env_device = type(leaf), axp.device(leaf)
-            self._env_backend = axp.backend_of(leaf)
+            self.env_type, self.env_device = type(leaf), xp.device(leaf)
+            self.env_library = xp.library_name(leaf)
 
     def _refuse(self, action: Any, expected: str) -> TypeError:
         return TypeError(
             f"{wrapper_name(self.owner)}: expected an action of {expected}, "
-            f"got {axp.describe(action)}"
+            f"got {xp.describe(action)}"
         )
 
     def check(self, action: Any) -> tuple[Any, Any, Any, Any]:
@@ -75,7 +75,7 @@ class ActionBounds:
         ``clip(action, low, high)`` is the compiled transform; for a batched
         (vector) action it casts to the space's dtype, as Gymnasium does.
         """
-        if type(action) is np.ndarray and action.shape == self.shape and self._env_backend is None:
+        if type(action) is np.ndarray and action.shape == self.shape and self.env_library is None:
             bounds = self._cache.get((np.ndarray, "cpu"))  # the common case: NumPy to NumPy
             if bounds is not None:
                 return (action, *bounds)
@@ -83,14 +83,14 @@ class ActionBounds:
             raise self._refuse(action, f"shape {self.shape} (action space {self.space})")
         if isinstance(action, (list, tuple, int, float, np.generic)):
             action = np.asarray(action)
-        host = axp.is_host(action)
+        host = xp.is_host(action)
         if not host and type(action) is not self.env_type:  # the env's own type is known
             try:
-                axp.namespace(action)
-            except axp.UnknownArrayTypeError as e:
-                raise axp.UnknownArrayTypeError(f"{wrapper_name(self.owner)}: {e}") from e
+                xp.namespace(action)
+            except xp.UnknownArrayTypeError as e:
+                raise xp.UnknownArrayTypeError(f"{wrapper_name(self.owner)}: {e}") from e
             if self.env_type is not None:
-                lib = "NumPy (a NumPy env)" if self._env_backend is None else "the env's library"
+                lib = "NumPy (a NumPy env)" if self.env_library is None else "the env's library"
                 raise self._refuse(
                     action,
                     f"{lib}: {self.env_type.__module__}.{self.env_type.__qualname__} on "
@@ -100,34 +100,29 @@ class ActionBounds:
         if shape != self.shape:
             raise ValueError(
                 f"{wrapper_name(self.owner)}: expected an action of shape {self.shape} "
-                f"(action space {self.space}), got {axp.describe(action)}"
+                f"(action space {self.space}), got {xp.describe(action)}"
             )
-        if host and self._env_backend is not None:  # a host value for a device env
-            action = self._env_backend.import_array(action, self.env_device)
-        dev = axp.device(action)
-        if self.env_device is not None and not axp.same_device(dev, self.env_device):
+        if host and self.env_library is not None:  # a host value for a device env
+            action = xp.to_library(action, self.env_library, self.env_device)
+        dev = xp.device(action)
+        if self.env_device is not None and str(dev) != str(self.env_device):
             raise ValueError(
                 f"{wrapper_name(self.owner)}: expected an action on the env's device "
-                f"{self.env_device}, got {axp.describe(action)}"
+                f"{self.env_device}, got {xp.describe(action)}"
             )
-        key: tuple[type, Any] = (type(action), dev)
-        try:
-            bounds = self._cache.get(key)
-        except TypeError:  # a device object that cannot be hashed: its name
-            key = (type(action), str(dev))
-            bounds = self._cache.get(key)
+        key = (type(action), str(dev))
+        bounds = self._cache.get(key)
         if bounds is None:
-            xp = axp.namespace(action)
+            ns = xp.namespace(action)
             low, high = self.space.low, self.space.high
-            if xp is not np:
-                low = xp.asarray(low, device=dev)
-                high = xp.asarray(high, device=dev)
-            dtype = getattr(xp, self.space.dtype.name) if self.batched else None
-            # One compiled call per step on JAX (clip and cast fused); the host
-            # has nothing to compile.
+            if ns is not np:
+                low, high = ns.asarray(low, device=dev), ns.asarray(high, device=dev)
+            dtype = getattr(ns, self.space.dtype.name) if self.batched else None
+            # One compiled call per step on JAX (clip and cast fused); the host has
+            # nothing to compile.
             clip: Any = partial(clip_action, dtype=dtype)
-            if xp is not np:
-                clip = axp.Compiled(clip, 0)
+            if ns is not np:
+                clip = xp.Compiled(clip, 0)
             bounds = self._cache[key] = (low, high, clip)
         return action, *bounds
 
@@ -137,14 +132,11 @@ class ActionBounds:
         return clip(action, low, high)
 
 
-class ObservesEnvLibrary:
-    """Mixin: learn the env's array library from the reset observation."""
-
-    env: Any
-    _bounds: ActionBounds
-
-    def reset(self, *, seed: Any = None, options: dict[str, Any] | None = None) -> Any:
-        """Reset the env and learn its array library and device from the observation."""
-        obs, info = self.env.reset(seed=seed, options=options)
-        self._bounds.observe(obs)
-        return obs, info
+def observing_reset(
+    self: Any, *, seed: int | None = None, options: dict[str, Any] | None = None
+) -> tuple[Any, dict[str, Any]]:
+    """The ``reset`` of an action wrapper (``reset = observing_reset`` in its class):
+    reset the env and learn its array library and device from the observation."""
+    obs, info = self.env.reset(seed=seed, options=options)
+    self._bounds.observe(obs)
+    return obs, info

@@ -35,8 +35,8 @@ from gymnasium.error import InvalidBound
 from gymnasium.vector.utils import concatenate, create_empty_array
 
 from anywrap import xp as axp
+from anywrap.shell.base import Shell
 from anywrap.shell.checks import reset_mask_of, wrapper_name
-from anywrap.shell.state import StatefulShell
 from anywrap.transforms.rescale import rescale_coefficients
 from anywrap.tree import first_leaf, tree_map
 
@@ -248,7 +248,7 @@ class MapsObservations:
         return out, reward, terminated, truncated, {**info, "final_obs": final}
 
 
-class ResetsSubEnvs(StatefulShell):
+class ResetsSubEnvs(Shell):
     """Mixin of the stateful vector shells: a reset of every sub-env, or of those in
     ``options["reset_mask"]``."""
 

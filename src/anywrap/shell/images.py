@@ -26,7 +26,7 @@ import numpy as np
 
 from anywrap import xp as axp
 from anywrap.shell.arrays import ResetsSubEnvs
-from anywrap.shell.state import StatefulShell, convert_tree
+from anywrap.shell.base import Shell
 from anywrap.transforms.images import grayscale, resize
 from anywrap.tree import tree_map
 from anywrap.xp.images import METHODS
@@ -192,7 +192,7 @@ def _copy(x: Any) -> Any:
     return axp.namespace(x).asarray(x, copy=True)
 
 
-class OwnedState(StatefulShell):
+class OwnedState(Shell):
     """A :class:`StatefulShell` whose state is written in place by its step (a ring
     buffer): ``state_dict()`` hands out copies and ``load_state_dict`` takes
     copies, so that no array outside the wrapper is ever overwritten."""

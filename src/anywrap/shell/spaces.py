@@ -16,7 +16,14 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-__all__ = ["ObservationCheck", "leaf_boxes", "map_space", "tree_of", "unbounded_float32"]
+__all__ = [
+    "ObservationCheck",
+    "leaf_boxes",
+    "map_space",
+    "observation_stats",
+    "tree_of",
+    "unbounded_float32",
+]
 
 
 def unbounded_float32(box: gym.spaces.Box) -> gym.spaces.Box:
@@ -55,8 +62,28 @@ def tree_of(space: gym.Space, fn: Callable[[Any], Any]) -> Any:
     return fn(space)
 
 
+def observation_stats(space: gym.Space, stats_dtype: Any) -> Any:
+    """Fresh NumPy moments, in :class:`~anywrap.shell.base.RunningMeanStd` boxes, for
+    each Box leaf of ``space``, in ``stats_dtype`` or Gymnasium's default."""
+    from anywrap.shell.base import RunningMeanStd
+    from anywrap.transforms.moments import default_stats_dtype, init_moments
+
+    return tree_of(
+        space,
+        lambda b: RunningMeanStd(
+            init_moments(
+                tuple(b.shape), xp=np, dtype=np.dtype(stats_dtype or default_stats_dtype(b.dtype))
+            )
+        ),
+    )
+
+
 def _shape(space: gym.Space) -> tuple[int, ...]:
     return tuple(space.shape or ())
+
+
+_TREE = object()
+"""The shape of a Dict or Tuple space's observations: none (they are always walked)."""
 
 
 class ObservationCheck:
@@ -77,12 +104,13 @@ class ObservationCheck:
         self.owner = owner
         self.space = space
         self.batch: tuple[int, ...] = () if batch is None else (batch,)
-        self._box_shape = self.batch + _shape(space) if isinstance(space, gym.spaces.Box) else None
+        self.shape: Any = self.batch + _shape(space) if isinstance(space, gym.spaces.Box) else _TREE
+        """A Box's shape, with the batch in front: a shell that sees it needs no check."""
 
     def __call__(self, obs: Any) -> None:
         """Raise a ``ValueError`` (``TypeError`` for a wrong structure) naming the wrapper."""
-        if self._box_shape is not None:  # the common case: one Box
-            if getattr(obs, "shape", None) != self._box_shape:
+        if self.shape is not _TREE:  # the common case: one Box
+            if getattr(obs, "shape", None) != self.shape:
                 self._leaf(obs, self.space, "")
             return
         self._walk(obs, self.space, "")

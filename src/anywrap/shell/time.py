@@ -22,8 +22,8 @@ import numpy as np
 from gymnasium.vector import VectorEnv
 
 from anywrap import xp as axp
+from anywrap.shell.base import Shell
 from anywrap.shell.checks import wrapper_name
-from anywrap.shell.state import StatefulShell
 from anywrap.transforms.arrays import flatten_plan
 from anywrap.transforms.time import TimeFeature, init_clock, time_aware, time_aware_reset
 
@@ -152,7 +152,7 @@ class TimeAwareArguments:
         raise NotImplementedError
 
 
-class CountsTime(TimeAwareArguments, StatefulShell):
+class CountsTime(TimeAwareArguments, Shell):
     """Mixin of the single and vector ``TimeAwareObservation``: the clocks (one count
     per env, in the env's library) and ``reset``.
 

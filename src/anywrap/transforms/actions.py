@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from anywrap.xp import Array, astype, clip
+from anywrap.xp import Array, clip, namespace
 
 __all__ = ["clip_action"]
 
@@ -24,5 +24,5 @@ def clip_action(action: Array, low: Array, high: Array, dtype: Any = None) -> Ar
     """
     out = clip(action, low, high)
     if dtype is not None and out.dtype != dtype:
-        out = astype(out, dtype)
+        out = namespace(out).astype(out, dtype)
     return out

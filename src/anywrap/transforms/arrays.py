@@ -35,7 +35,7 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap.tree import Path, get_at
-from anywrap.xp import Array, astype, device, namespace, resolve_dtype
+from anywrap.xp import Array, device, namespace, resolve_dtype
 
 __all__ = [
     "FlatLeaf",
@@ -90,18 +90,18 @@ def clip_reward(reward: Array, low: Any, high: Any, dtype: Any = None) -> Array:
         bounds = [b for b in (low, high) if b is not None and not isinstance(b, float | int)]
         if bounds:
             common = promote(xp, reward.dtype, *(b.dtype for b in bounds), device=device(reward))
-            reward = astype(reward, common)
-            low = low if low is None or isinstance(low, float | int) else astype(low, common)
-            high = high if high is None or isinstance(high, float | int) else astype(high, common)
+            reward = xp.astype(reward, common, copy=False)
+            low = low if low is None or isinstance(low, float | int) else xp.astype(low, common, copy=False)
+            high = high if high is None or isinstance(high, float | int) else xp.astype(high, common, copy=False)
         out = xp.clip(reward, low, high)
-    return out if dtype is None else astype(out, dtype)
+    return out if dtype is None else xp.astype(out, dtype, copy=False)
 
 
 def cast(x: Array, dtype: Any) -> Array:
     """``x`` in ``dtype``; a host scalar becomes a NumPy scalar of that dtype."""
     if isinstance(x, float | int | bool | np.generic):
         return np.dtype(dtype).type(x)
-    return astype(x, dtype)
+    return namespace(x).astype(x, dtype, copy=False)
 
 
 # -------------------------------------------------------------------- flatten
@@ -177,12 +177,12 @@ def _flat_leaf(x: Any, leaf: FlatLeaf, batch_ndim: int) -> Array:
     dtype = resolve_dtype(xp, leaf.dtype, dev)
     batch = tuple(x.shape[:batch_ndim])
     if leaf.kind == "box":
-        return xp.reshape(astype(x, dtype), (*batch, leaf.size))
+        return xp.reshape(xp.astype(x, dtype, copy=False), (*batch, leaf.size))
     x = xp.reshape(x, (*batch, len(leaf.counts)))
     parts = []
     for j, (n, start) in enumerate(zip(leaf.counts, leaf.starts)):
         values = xp.arange(start, start + n, dtype=x.dtype, device=dev)
-        parts.append(astype(x[..., j : j + 1] == values, dtype))
+        parts.append(xp.astype(x[..., j : j + 1] == values, dtype, copy=False))
     return parts[0] if len(parts) == 1 else xp.concat(parts, axis=-1)
 
 
@@ -196,7 +196,7 @@ def flatten_observation(obs: Any, plan: FlatPlan, batch_ndim: int = 0) -> Array:
         return parts[0]
     xp = namespace(*parts)
     dtype = resolve_dtype(xp, plan.dtype, device(parts[0]))
-    return xp.concat([astype(p, dtype) for p in parts], axis=-1)
+    return xp.concat([xp.astype(p, dtype, copy=False) for p in parts], axis=-1)
 
 
 def reshape_observation(obs: Array, shape: tuple[int, ...], batch_ndim: int = 0) -> Array:

@@ -43,7 +43,7 @@ from types import ModuleType
 from typing import Any, NamedTuple
 
 from anywrap.tree import tree_map
-from anywrap.xp import Array, namespace, where
+from anywrap.xp import Array, namespace
 
 __all__ = [
     "DelayCounts",
@@ -103,7 +103,7 @@ def _rows(mask: Array, x: Array) -> Array:
 
 def _select(mask: Array, a: Any, b: Any) -> Any:
     """Per environment, the tree ``a`` where ``mask`` and ``b`` elsewhere."""
-    return tree_map(lambda x, y: where(_rows(mask, x), x, y), a, b)
+    return tree_map(lambda x, y: namespace(x).where(_rows(mask, x), x, y), a, b)
 
 
 class DelayCounts(NamedTuple):
@@ -140,7 +140,7 @@ def _read(count: Array, off_ring: Array, first: Any, oldest: Any, zero: Any, del
     due_first = xp.logical_and(count == delay, off_ring)
     ready = count >= delay
     out = _select(due_first, first, oldest)
-    return tree_map(lambda o, z: where(_rows(ready, o), o, z), out, _broadcast_zero(zero, out))
+    return tree_map(lambda o, z: xp.where(_rows(ready, o), o, z), out, _broadcast_zero(zero, out))
 
 
 def _broadcast_zero(zero: Any, like: Any) -> Any:
@@ -179,7 +179,7 @@ def release(
     xp = namespace(counts.count)
     count, off_ring = counts.count, counts.off_ring
     if next_step:
-        count = where(counts.prev_done, xp.zeros_like(count), count)
+        count = xp.where(counts.prev_done, xp.zeros_like(count), count)
         off_ring = xp.logical_and(off_ring, xp.logical_not(counts.prev_done))
     out = _read(count, off_ring, first, oldest, zero, delay)
     prev_done = counts.prev_done
@@ -202,7 +202,7 @@ def release_with_final(
     xp = namespace(counts.count)
     done = xp.logical_or(terminated, truncated)
     final_out = _read(counts.count, counts.off_ring, first, oldest, zero, delay)
-    count = where(done, xp.zeros_like(counts.count), counts.count)
+    count = xp.where(done, xp.zeros_like(counts.count), counts.count)
     off_ring = xp.logical_and(counts.off_ring, xp.logical_not(done))
     out = _select(done, _broadcast_zero(zero, final_out), final_out)
     return DelayCounts(_pushed(count, delay), off_ring, done), out, final_out
@@ -261,7 +261,7 @@ def reset_delay(
         return advance(state, counts, obs, out), out
     out = _select(mask, _broadcast_zero(zero, state.last), state.last)
     new = state._replace(
-        count=where(mask, xp.ones_like(state.count), state.count),
+        count=xp.where(mask, xp.ones_like(state.count), state.count),
         first=_select(mask, obs, state.first),
         off_ring=xp.logical_or(state.off_ring, mask),
         prev_done=xp.logical_and(state.prev_done, xp.logical_not(mask)),

@@ -52,7 +52,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from anywrap.xp import Array, astype, device, namespace, where
+from anywrap.xp import Array, device, namespace
 from anywrap.xp.images import write_rows
 
 __all__ = [
@@ -107,7 +107,7 @@ def init_frame_stack(
     pads short episodes when ``pad_with_first`` is off (default zeros)."""
     frames = xp.zeros((num_envs * depth + 1, *frame_shape), dtype=dtype, device=device)
     if padding is not None:
-        pad = xp.reshape(astype(xp.asarray(padding, device=device), dtype), (1, *frame_shape))
+        pad = xp.reshape(xp.astype(xp.asarray(padding, device=device), dtype, copy=False), (1, *frame_shape))
         frames = xp.concat([frames[:-1, ...], pad], axis=0)
     return FrameStack(
         frames=frames,
@@ -139,16 +139,16 @@ def _write(state: FrameStack, obs: Array, advance: Array | bool, start: Array | 
     overwrite their newest frame; rows with ``start`` begin an episode."""
     xp = namespace(state.frames)
     n, depth = _depth(state)
-    step = astype(advance, xp.int32) if not isinstance(advance, bool) else int(advance)
+    step = xp.astype(advance, xp.int32, copy=False) if not isinstance(advance, bool) else int(advance)
     newest = (state.newest + step) % depth
     grown = xp.minimum(state.count + step, depth)
     count = (
-        where(start, xp.ones_like(grown), grown)
+        xp.where(start, xp.ones_like(grown), grown)
         if not isinstance(start, bool)
         else (xp.ones_like(grown) if start else grown)
     )
     flat = xp.arange(n, dtype=xp.int32, device=device(state.newest)) * depth + newest
-    rows = astype(xp.reshape(obs, (n, *state.frames.shape[1:])), state.frames.dtype)
+    rows = xp.astype(xp.reshape(obs, (n, *state.frames.shape[1:])), state.frames.dtype, copy=False)
     frames = write_rows(state.frames, flat, rows)
     return state._replace(frames=frames, newest=newest, count=count)
 
@@ -199,8 +199,8 @@ def reset_frame_stack(
         newest = xp.arange(n, dtype=xp.int32, device=device(state.newest)) * depth + state.newest
         frame = state.frames.shape[1:]
         kept = xp.take(state.frames, newest, axis=0)  # rewritten as they are
-        rows = astype(xp.reshape(obs, (n, *frame)), state.frames.dtype)
-        rows = where(xp.reshape(mask, (n,) + (1,) * len(frame)), rows, kept)
+        rows = xp.astype(xp.reshape(obs, (n, *frame)), state.frames.dtype, copy=False)
+        rows = xp.where(xp.reshape(mask, (n,) + (1,) * len(frame)), rows, kept)
         state = _write(state, rows, mask, mask)
         state = state._replace(restart=state.restart & ~mask)
     return state, read_stack(state, pad_with_first=pad_with_first)
@@ -268,8 +268,8 @@ def push_frame_with_final(
     state = state._replace(restart=xp.zeros_like(state.restart))
     stacked = read_stack(state, pad_with_first=pad_with_first)
     frame = state.frames.shape[1:]
-    final = astype(xp.reshape(final_obs, (n, 1, *frame)), state.frames.dtype)
-    final = where(xp.reshape(done, (n, 1) + (1,) * len(frame)), final, stacked[:, -1:, ...])
+    final = xp.astype(xp.reshape(final_obs, (n, 1, *frame)), state.frames.dtype, copy=False)
+    final = xp.where(xp.reshape(done, (n, 1) + (1,) * len(frame)), final, stacked[:, -1:, ...])
     if depth == 1:
         return state, stacked, final
     older = _slots(state, pad_with_first, final_count)[:, :-1]
@@ -328,7 +328,7 @@ def reset_max_frames(state: MaxFrames, mask: Array | None = None) -> MaxFrames:
     xp = namespace(state.pending)
     if mask is None:
         return state._replace(pending=xp.zeros_like(state.pending))
-    return state._replace(pending=where(mask, xp.zeros_like(state.pending), state.pending))
+    return state._replace(pending=xp.where(mask, xp.zeros_like(state.pending), state.pending))
 
 
 def max_of_two(
@@ -338,8 +338,8 @@ def max_of_two(
     reached, the slot keeps its old frame) and return the maximum of the two slots."""
     xp = namespace(state.frames)
     dtype = state.frames.dtype
-    a = state.frames[0, ...] if last_but_one is None else astype(xp.asarray(last_but_one), dtype)
-    b = state.frames[1, ...] if last is None else astype(xp.asarray(last), dtype)
+    a = state.frames[0, ...] if last_but_one is None else xp.astype(xp.asarray(last_but_one), dtype, copy=False)
+    b = state.frames[1, ...] if last is None else xp.astype(xp.asarray(last), dtype, copy=False)
     return state._replace(frames=xp.stack([a, b])), xp.maximum(a, b)
 
 
@@ -378,9 +378,9 @@ def max_and_skip(
     for i in range(skip):
         live = xp.ones_like(terminated[i]) if running is None else running
         alive.append(live)
-        r = astype(rewards[i], total.dtype)
-        total = total + where(live, r, xp.zeros_like(r))
-        pending = pending + where(live, xp.zeros_like(r), r)
+        r = xp.astype(rewards[i], total.dtype, copy=False)
+        total = total + xp.where(live, r, xp.zeros_like(r))
+        pending = pending + xp.where(live, xp.zeros_like(r), r)
         t_i, u_i = live & terminated[i], live & truncated[i]
         term = t_i if term is None else term | t_i
         trunc = u_i if trunc is None else trunc | u_i
@@ -394,20 +394,20 @@ def max_and_skip(
     dtype = state.frames.dtype
     seen = []
     for j, i in enumerate((skip - 2, skip - 1)):
-        frame = astype(obs[j], dtype)
+        frame = xp.astype(obs[j], dtype, copy=False)
         if final_obs is not None:  # a done step's own frame is its final observation
             done_i = terminated[i] | truncated[i]
-            frame = where(rows(done_i), astype(final_obs[j], dtype), frame)
-        seen.append(where(rows(alive[i]), frame, state.frames[j, ...]))
+            frame = xp.where(rows(done_i), xp.astype(final_obs[j], dtype, copy=False), frame)
+        seen.append(xp.where(rows(alive[i]), frame, state.frames[j, ...]))
     pooled = xp.maximum(seen[0], seen[1])
     state = MaxFrames(frames=xp.stack(seen), pending=pending)
-    total = astype(total, rewards[0].dtype)
+    total = xp.astype(total, rewards[0].dtype, copy=False)
     if final_obs is None:
         return state, SkipOutput(pooled, total, term, trunc, None)
     done = term | trunc
     # The new episode's frames: the last step's alone if it was the reset step.
     last_done = terminated[skip - 1] | truncated[skip - 1]
-    a, b = astype(obs[0], dtype), astype(obs[1], dtype)
-    fresh = where(rows(last_done), b, xp.maximum(a, b))
-    out = where(rows(done), fresh, pooled)
+    a, b = xp.astype(obs[0], dtype, copy=False), xp.astype(obs[1], dtype, copy=False)
+    fresh = xp.where(rows(last_done), b, xp.maximum(a, b))
+    out = xp.where(rows(done), fresh, pooled)
     return state, SkipOutput(out, total, term, trunc, pooled)

@@ -36,7 +36,7 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap.transforms.arrays import promote
-from anywrap.xp import Array, astype, namespace
+from anywrap.xp import Array, namespace
 
 __all__ = ["affine", "affine_inverse", "rescale_coefficients", "target_bounds"]
 
@@ -100,19 +100,20 @@ def _common(x: Array, gradient: Array, intercept: Array) -> tuple[Array, Array, 
     """The three operands in one dtype: NumPy's promotion of ``x`` with the Box's dtype."""
     if type(x) is np.ndarray and type(gradient) is np.ndarray:  # NumPy promotes by itself
         return x, gradient, intercept
-    dtype = promote(namespace(x, gradient), x.dtype, gradient.dtype)
-    return astype(x, dtype), astype(gradient, dtype), astype(intercept, dtype)
+    xp = namespace(x, gradient)
+    dtype = promote(xp, x.dtype, gradient.dtype)
+    return tuple(xp.astype(a, dtype, copy=False) for a in (x, gradient, intercept))  # type: ignore[return-value]
 
 
 def affine(x: Array, gradient: Array, intercept: Array, dtype: Any = None) -> Array:
     """``gradient * x + intercept`` (then cast to ``dtype`` when given)."""
     x, g, c = _common(x, gradient, intercept)
     out = g * x + c
-    return out if dtype is None else astype(out, dtype)
+    return out if dtype is None else namespace(out).astype(out, dtype, copy=False)
 
 
 def affine_inverse(x: Array, gradient: Array, intercept: Array, dtype: Any = None) -> Array:
     """``(x - intercept) / gradient`` (then cast to ``dtype`` when given)."""
     x, g, c = _common(x, gradient, intercept)
     out = (x - c) / g
-    return out if dtype is None else astype(out, dtype)
+    return out if dtype is None else namespace(out).astype(out, dtype, copy=False)

@@ -32,7 +32,7 @@ from types import ModuleType
 from typing import Any, NamedTuple
 
 from anywrap.tree import tree_map
-from anywrap.xp import Array, astype, device, namespace, where
+from anywrap.xp import Array, device, namespace
 
 __all__ = [
     "StickyParams",
@@ -101,8 +101,8 @@ def _forget(state: StickyState, keep: Array) -> StickyState:
     return state._replace(
         has_last=xp.logical_and(state.has_last, keep),
         sticky=xp.logical_and(state.sticky, keep),
-        length=where(keep, state.length, zero),
-        taken=where(keep, state.taken, zero),
+        length=xp.where(keep, state.length, zero),
+        taken=xp.where(keep, state.taken, zero),
     )
 
 
@@ -136,13 +136,13 @@ def sticky_action(
     draws = xp.asarray(draws, device=dev)
     u, v = draws[..., 0], draws[..., 1]
     repeat = xp.logical_or(state.sticky, xp.logical_and(state.has_last, u < p))
-    drawn = xp.minimum(astype(xp.floor(v * (high - low + 1)), length.dtype) + low, high + zero)
-    length = where(xp.logical_and(repeat, length == 0), drawn, length)
-    taken = where(repeat, taken + 1, taken)
+    drawn = xp.minimum(xp.astype(xp.floor(v * (high - low + 1)), length.dtype, copy=False) + low, high + zero)
+    length = xp.where(xp.logical_and(repeat, length == 0), drawn, length)
+    taken = xp.where(repeat, taken + 1, taken)
 
     def choose(last: Array, a: Array) -> Array:
         a = xp.asarray(a, device=dev)  # the action keeps its dtype (the env sees it unchanged)
-        return where(_rows(repeat, a), astype(last, a.dtype), a)
+        return xp.where(_rows(repeat, a), xp.astype(last, a.dtype, copy=False), a)
 
     out = tree_map(choose, state.last, action)
     over = xp.logical_and(repeat, length == taken)  # the series is done
@@ -150,8 +150,8 @@ def sticky_action(
         last=out,
         has_last=xp.ones_like(state.has_last),
         sticky=xp.logical_and(repeat, xp.logical_not(over)),
-        length=where(over, zero, length),
-        taken=where(over, zero, taken),
+        length=xp.where(over, zero, length),
+        taken=xp.where(over, zero, taken),
     )
     return new, out
 

@@ -37,7 +37,7 @@ from typing import Any, NamedTuple
 
 from anywrap.transforms.arrays import FlatPlan, flatten_observation
 from anywrap.tree import tree_map
-from anywrap.xp import Array, astype, device, namespace, resolve_dtype, where, wide_float
+from anywrap.xp import Array, device, namespace, resolve_dtype, wide_float
 
 __all__ = [
     "AUTORESET",
@@ -82,7 +82,7 @@ def reset_clock(clock: Clock, mask: Array | None = None) -> Clock:
     if mask is None:
         return Clock(xp.zeros_like(clock.elapsed), xp.zeros_like(clock.prev_done))
     return Clock(
-        where(mask, xp.zeros_like(clock.elapsed), clock.elapsed),
+        xp.where(mask, xp.zeros_like(clock.elapsed), clock.elapsed),
         xp.logical_and(clock.prev_done, xp.logical_not(mask)),
     )
 
@@ -102,11 +102,11 @@ def advance_clock(
     zeros = xp.zeros_like(clock.elapsed)
     done = xp.logical_or(terminated, truncated)
     if autoreset == "next_step":
-        elapsed = where(clock.prev_done, zeros, clock.elapsed + xp.ones_like(zeros))
+        elapsed = xp.where(clock.prev_done, zeros, clock.elapsed + xp.ones_like(zeros))
         return Clock(elapsed, done), elapsed, elapsed
     final = clock.elapsed + xp.ones_like(zeros)
     if autoreset == "same_step":
-        restarted = where(done, zeros, final)
+        restarted = xp.where(done, zeros, final)
         return Clock(restarted, done), restarted, final
     return Clock(final, done), final, final
 
@@ -130,7 +130,7 @@ def time_limit(
     xp = namespace(clock.elapsed)
     zeros = xp.zeros_like(clock.elapsed)
     if autoreset == "next_step":
-        count = where(clock.prev_done, zeros, clock.elapsed + xp.ones_like(zeros))
+        count = xp.where(clock.prev_done, zeros, clock.elapsed + xp.ones_like(zeros))
     else:
         count = clock.elapsed + xp.ones_like(zeros)
     over = count >= max_steps
@@ -138,7 +138,7 @@ def time_limit(
     truncated = xp.logical_or(truncated, over)
     done = xp.logical_or(terminated, truncated)
     if autoreset == "same_step":
-        count = where(done, zeros, count)
+        count = xp.where(done, zeros, count)
     return Clock(count, done), truncated, forced
 
 
@@ -166,10 +166,10 @@ def time_feature(elapsed: Array, *, max_steps: int, normalize: bool) -> Array:
     xp = namespace(elapsed)
     dev = device(elapsed)
     if normalize:
-        wide = astype(elapsed, wide_float(xp, dev))
-        value = astype(wide / max_steps, resolve_dtype(xp, "float32", dev))
+        wide = xp.astype(elapsed, wide_float(xp, dev), copy=False)
+        value = xp.astype(wide / max_steps, resolve_dtype(xp, "float32", dev), copy=False)
     else:
-        value = astype(elapsed, xp.int32)
+        value = xp.astype(elapsed, xp.int32, copy=False)
     return xp.reshape(value, (*tuple(elapsed.shape), 1))
 
 
@@ -225,8 +225,8 @@ def restart_rows(
     def rows(m: Array, x: Array) -> Array:
         return xp.reshape(m, (*tuple(m.shape), *(1,) * (x.ndim - m.ndim)))
 
-    obs = tree_map(lambda r, o: where(rows(mask, o), r, o), reset_obs, obs)
-    reward = where(mask, xp.zeros_like(reward), reward)
+    obs = tree_map(lambda r, o: xp.where(rows(mask, o), r, o), reset_obs, obs)
+    reward = xp.where(mask, xp.zeros_like(reward), reward)
     keep = xp.logical_not(mask)
     return obs, reward, xp.logical_and(terminated, keep), xp.logical_and(truncated, keep)
 
@@ -236,7 +236,7 @@ def select_rows(mask: Array, a: Any, b: Any) -> Any:
     xp = namespace(mask)
 
     def leaf(x: Array, y: Array) -> Array:
-        return where(xp.reshape(mask, (*tuple(mask.shape), *(1,) * (y.ndim - mask.ndim))), x, y)
+        return xp.where(xp.reshape(mask, (*tuple(mask.shape), *(1,) * (y.ndim - mask.ndim))), x, y)
 
     return tree_map(leaf, a, b)
 

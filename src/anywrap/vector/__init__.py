@@ -5,9 +5,6 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from anywrap.convert.wrappers import CONVERSION_NAMES
-from anywrap.vector import convert as _convert
-from anywrap.vector.action import ClipAction
 from anywrap.vector.arrays import (
     ClipReward,
     DtypeObservation,
@@ -16,21 +13,35 @@ from anywrap.vector.arrays import (
     RescaleObservation,
     ReshapeObservation,
 )
+from anywrap.vector.clip_action import ClipAction
+from anywrap.vector.convert import (
+    ArrayConversion,
+    JaxToNumpy,
+    JaxToTorch,
+    NumpyToTorch,
+    ToJax,
+    ToNumpy,
+    ToTensorFlow,
+    ToTorch,
+    VectorArrayConversion,
+)
 from anywrap.vector.delay import DelayObservation
-from anywrap.vector.episode import RecordEpisodeStatistics
 from anywrap.vector.images import (
     FrameStackObservation,
     GrayscaleObservation,
     MaxAndSkipObservation,
     ResizeObservation,
 )
-from anywrap.vector.observation import NormalizeObservation, TransformObservation
-from anywrap.vector.reward import NormalizeReward, TransformReward
+from anywrap.vector.normalize_observation import NormalizeObservation
+from anywrap.vector.normalize_reward import NormalizeReward
+from anywrap.vector.record_episode_statistics import RecordEpisodeStatistics
 from anywrap.vector.sticky import StickyAction
 from anywrap.vector.time import TimeAwareObservation, TimeLimit
+from anywrap.vector.transform_observation import TransformObservation
+from anywrap.vector.transform_reward import TransformReward
 
 __all__ = [
-    *CONVERSION_NAMES,
+    "ArrayConversion",
     "ClipAction",
     "ClipReward",
     "DelayObservation",
@@ -38,9 +49,12 @@ __all__ = [
     "FlattenObservation",
     "FrameStackObservation",
     "GrayscaleObservation",
+    "JaxToNumpy",
+    "JaxToTorch",
     "MaxAndSkipObservation",
     "NormalizeObservation",
     "NormalizeReward",
+    "NumpyToTorch",
     "RecordEpisodeStatistics",
     "RecordHTML",
     "RescaleAction",
@@ -50,11 +64,13 @@ __all__ = [
     "StickyAction",
     "TimeAwareObservation",
     "TimeLimit",
+    "ToJax",
+    "ToNumpy",
+    "ToTensorFlow",
+    "ToTorch",
     "TransformObservation",
     "TransformReward",
 ]
-
-globals().update({name: getattr(_convert, name) for name in CONVERSION_NAMES})
 
 
 def __getattr__(name: str) -> Any:

@@ -19,10 +19,10 @@ from gymnasium.vector import VectorActionWrapper, VectorEnv, VectorRewardWrapper
 from gymnasium.vector.utils import batch_space
 
 from anywrap import xp as axp
-from anywrap.shell.actions import ActionBounds, ObservesEnvLibrary
+from anywrap.shell.actions import ActionBounds, observing_reset
 from anywrap.shell.arrays import LibraryConstants, MapsObservations, RescalesBox, map_both
+from anywrap.shell.base import Shell
 from anywrap.shell.checks import wrapper_name
-from anywrap.shell.specs import RecordsArguments
 from anywrap.transforms import arrays
 from anywrap.transforms.rescale import affine, affine_inverse
 from anywrap.tree import first_leaf
@@ -38,7 +38,7 @@ __all__ = [
 ]
 
 
-class _ObservationMap(MapsObservations, VectorWrapper, RecordsArguments):
+class _ObservationMap(MapsObservations, VectorWrapper, Shell):
     """A batch map of the observations (and of ``info["final_obs"]``), in the space's dtype."""
 
     def __init__(self, env: VectorEnv, single: gym.Space, **arguments: Any) -> None:
@@ -80,7 +80,7 @@ class _ObservationMap(MapsObservations, VectorWrapper, RecordsArguments):
         return out, final
 
 
-class RescaleObservation(RescalesBox, _ObservationMap, RecordsArguments):
+class RescaleObservation(RescalesBox, _ObservationMap, Shell):
     """Affinely rescales each sub-env's Box observation to ``[min_obs, max_obs]``.
 
     Drop-in for :class:`gymnasium.wrappers.vector.RescaleObservation`; see
@@ -110,7 +110,7 @@ class RescaleObservation(RescalesBox, _ObservationMap, RecordsArguments):
         return affine(obs, gradient, intercept, dtype)
 
 
-class DtypeObservation(_ObservationMap, RecordsArguments):
+class DtypeObservation(_ObservationMap, Shell):
     """Casts each sub-env's observation to ``dtype``.
 
     Drop-in for :class:`gymnasium.wrappers.vector.DtypeObservation`; see
@@ -139,7 +139,7 @@ class DtypeObservation(_ObservationMap, RecordsArguments):
         return arrays.cast(obs, dtype)
 
 
-class FlattenObservation(_ObservationMap, RecordsArguments):
+class FlattenObservation(_ObservationMap, Shell):
     """Flattens each sub-env's observation into one 1-D array (a batch of them).
 
     Drop-in for :class:`gymnasium.wrappers.vector.FlattenObservation`; see
@@ -170,7 +170,7 @@ class FlattenObservation(_ObservationMap, RecordsArguments):
         return arrays.cast(arrays.flatten_observation(obs, self._plan, batch_ndim=1), dtype)
 
 
-class ReshapeObservation(_ObservationMap, RecordsArguments):
+class ReshapeObservation(_ObservationMap, Shell):
     """Reshapes each sub-env's Box observation to ``shape``.
 
     Drop-in for :class:`gymnasium.wrappers.vector.ReshapeObservation`; see
@@ -199,7 +199,7 @@ class ReshapeObservation(_ObservationMap, RecordsArguments):
         return arrays.cast(arrays.reshape_observation(obs, shape, batch_ndim=1), dtype)
 
 
-class RescaleAction(RescalesBox, ObservesEnvLibrary, VectorActionWrapper, RecordsArguments):
+class RescaleAction(RescalesBox, VectorActionWrapper, Shell):
     """Affinely rescales each sub-env's Box action space to ``[min_action, max_action]``.
 
     Drop-in for :class:`gymnasium.wrappers.vector.RescaleAction`; see
@@ -232,6 +232,8 @@ class RescaleAction(RescalesBox, ObservesEnvLibrary, VectorActionWrapper, Record
         self._env_dtype = np.dtype(env.single_action_space.dtype).name
         self._maps: dict[Any, Any] = {}
 
+    reset = observing_reset
+
     def actions(self, actions: Any) -> Any:
         """The batch of actions mapped back onto the env's bounds."""
         actions, *_ = self._bounds.check(actions)
@@ -244,7 +246,7 @@ class RescaleAction(RescalesBox, ObservesEnvLibrary, VectorActionWrapper, Record
         return fn(actions, *self._consts_for(actions))
 
 
-class ClipReward(VectorRewardWrapper, RecordsArguments):
+class ClipReward(VectorRewardWrapper, Shell):
     """Clips each sub-env's reward to ``[min_reward, max_reward]``, in the rewards' library.
 
     Drop-in for :class:`gymnasium.wrappers.vector.ClipReward`. The rewards

@@ -10,8 +10,8 @@ from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap import xp as axp
 from anywrap.shell.arrays import LibraryConstants, ResetsSubEnvs, pack_final_obs
+from anywrap.shell.base import Shell
 from anywrap.shell.checks import autoreset_mode
-from anywrap.shell.specs import RecordsArguments
 from anywrap.transforms.delay import (
     advance,
     init_delay,
@@ -25,7 +25,7 @@ from anywrap.wrappers.delay import check_delay, zero_observation
 __all__ = ["DelayObservation"]
 
 
-class DelayObservation(ResetsSubEnvs, VectorWrapper, RecordsArguments):
+class DelayObservation(ResetsSubEnvs, VectorWrapper, Shell):
     """Each sub-env returns its observation of ``delay`` steps ago (the space's zero until
     its episode has one).
 

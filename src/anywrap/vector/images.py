@@ -12,6 +12,7 @@ from gymnasium.vector.utils import batch_space
 
 from anywrap import xp as axp
 from anywrap.shell.arrays import MapsObservations, map_both
+from anywrap.shell.base import Shell
 from anywrap.shell.checks import autoreset_mode
 from anywrap.shell.images import (
     ImageMap,
@@ -25,7 +26,6 @@ from anywrap.shell.images import (
     padding_of,
     resize_map,
 )
-from anywrap.shell.specs import RecordsArguments
 from anywrap.transforms.frames import (
     FrameStack,
     init_frame_stack,
@@ -72,7 +72,7 @@ class _ImageTransform(MapsObservations, VectorWrapper):
         return out, final
 
 
-class GrayscaleObservation(_ImageTransform, RecordsArguments):
+class GrayscaleObservation(_ImageTransform, Shell):
     """Converts a vector env's RGB image observations to grayscale, on any array library.
 
     Drop-in for :class:`gymnasium.wrappers.vector.GrayscaleObservation` (same
@@ -109,7 +109,7 @@ class GrayscaleObservation(_ImageTransform, RecordsArguments):
         self.keep_dim = keep_dim
 
 
-class ResizeObservation(_ImageTransform, RecordsArguments):
+class ResizeObservation(_ImageTransform, Shell):
     """Resizes a vector env's image observations, on any array library.
 
     Drop-in for :class:`gymnasium.wrappers.vector.ResizeObservation` (same
@@ -176,7 +176,7 @@ def _push_final(
     )
 
 
-class FrameStackObservation(VectorFrames, VectorWrapper, RecordsArguments):
+class FrameStackObservation(VectorFrames, VectorWrapper, Shell):
     """Stacks each sub-env's last ``stack_size`` observations, on any array library.
 
     Gymnasium has no vector frame stack (its ``FrameStackObservation`` wraps
@@ -284,7 +284,7 @@ class FrameStackObservation(VectorFrames, VectorWrapper, RecordsArguments):
 
 
 # ------------------------------------------------------------- max and skip
-class MaxAndSkipObservation(VectorFrames, VectorWrapper, RecordsArguments):
+class MaxAndSkipObservation(VectorFrames, VectorWrapper, Shell):
     """Repeats each action ``skip`` times over a vector env; returns each sub-env's
     maximum of its last two frames and its summed reward, on any array library.
 

@@ -10,8 +10,8 @@ from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap import xp as axp
 from anywrap.shell.arrays import ResetsSubEnvs
+from anywrap.shell.base import Shell
 from anywrap.shell.checks import autoreset_mode, wrapper_name
-from anywrap.shell.specs import RecordsArguments
 from anywrap.transforms.sticky import sticky_step
 from anywrap.wrappers.sticky import StickyShell
 
@@ -24,7 +24,7 @@ _MODES = {
 }
 
 
-class StickyAction(StickyShell, ResetsSubEnvs, VectorWrapper, RecordsArguments):
+class StickyAction(StickyShell, ResetsSubEnvs, VectorWrapper, Shell):
     """Each sub-env, with probability ``repeat_action_probability``, gets its previous action
     again for a run of ``repeat_action_duration`` steps; drawn on the env's device.
 

@@ -11,8 +11,8 @@ from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap import xp as axp
 from anywrap.shell.arrays import ResetsSubEnvs, final_obs_batch, pack_final_obs
+from anywrap.shell.base import Shell
 from anywrap.shell.checks import autoreset_mode, wrapper_name
-from anywrap.shell.specs import RecordsArguments
 from anywrap.shell.time import CountsTime, check_max_episode_steps
 from anywrap.transforms.time import (
     Clock,
@@ -46,7 +46,7 @@ class LimitState(NamedTuple):
     """Episodes the limit ended on the last step that the env must still reset (bool)."""
 
 
-class TimeLimit(ResetsSubEnvs, VectorWrapper, RecordsArguments):
+class TimeLimit(ResetsSubEnvs, VectorWrapper, Shell):
     """Truncates each sub-env's episode once it has taken ``max_episode_steps`` steps.
 
     Gymnasium has no vector ``TimeLimit`` (it puts one inside each sub-env);
@@ -187,7 +187,7 @@ def _reset_limit(state: LimitState, mask: Array | None) -> LimitState:
     return LimitState(clock, xp.logical_and(state.pending, xp.logical_not(mask)))
 
 
-class TimeAwareObservation(ResetsSubEnvs, CountsTime, VectorWrapper, RecordsArguments):
+class TimeAwareObservation(ResetsSubEnvs, CountsTime, VectorWrapper, Shell):
     """Adds each sub-env's episode step count to its observation, counted on the env's device.
 
     Gymnasium has no vector ``TimeAwareObservation``; this one gives, row by

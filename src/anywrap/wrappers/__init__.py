@@ -1,25 +1,27 @@
 """Single-env shells: Gymnasium wrappers whose arithmetic lives in ``anywrap.transforms``."""
 
-from anywrap.wrappers.action import ClipAction
 from anywrap.wrappers.arrays import (
     ClipReward,
     DtypeObservation,
     FlattenObservation,
     ReshapeObservation,
 )
+from anywrap.wrappers.clip_action import ClipAction
 from anywrap.wrappers.delay import DelayObservation
-from anywrap.wrappers.episode import RecordEpisodeStatistics
 from anywrap.wrappers.images import (
     FrameStackObservation,
     GrayscaleObservation,
     MaxAndSkipObservation,
     ResizeObservation,
 )
-from anywrap.wrappers.observation import NormalizeObservation, TransformObservation
+from anywrap.wrappers.normalize_observation import NormalizeObservation
+from anywrap.wrappers.normalize_reward import NormalizeReward
+from anywrap.wrappers.record_episode_statistics import RecordEpisodeStatistics
 from anywrap.wrappers.rescale import RescaleAction, RescaleObservation
-from anywrap.wrappers.reward import NormalizeReward, TransformReward
 from anywrap.wrappers.sticky import StickyAction
 from anywrap.wrappers.time import TimeAwareObservation, TimeLimit
+from anywrap.wrappers.transform_observation import TransformObservation
+from anywrap.wrappers.transform_reward import TransformReward
 
 __all__ = [
     "ClipAction",

@@ -12,7 +12,7 @@ from gymnasium.error import InvalidBound
 
 from anywrap import xp as axp
 from anywrap.shell.arrays import LibraryConstants
-from anywrap.shell.specs import RecordsArguments
+from anywrap.shell.base import Shell
 from anywrap.transforms.arrays import (
     cast,
     clip_reward,
@@ -51,7 +51,7 @@ def _bound(value: Any) -> Any:
     return np.asarray(value)
 
 
-class ClipReward(gym.RewardWrapper, RecordsArguments):
+class ClipReward(gym.RewardWrapper, Shell):
     """Clips every reward to ``[min_reward, max_reward]``, in the reward's own library.
 
     Drop-in for :class:`gymnasium.wrappers.ClipReward`: same arguments,
@@ -106,7 +106,7 @@ def dtype_space(owner: str, space: gym.Space, dtype: Any) -> gym.Space:
     )
 
 
-class DtypeObservation(gym.ObservationWrapper, RecordsArguments):
+class DtypeObservation(gym.ObservationWrapper, Shell):
     """Casts every observation to ``dtype``, in the observation's library.
 
     Drop-in for :class:`gymnasium.wrappers.DtypeObservation`: same argument,
@@ -148,7 +148,7 @@ class DtypeObservation(gym.ObservationWrapper, RecordsArguments):
         return fn(observation)
 
 
-class FlattenObservation(gym.ObservationWrapper, RecordsArguments):
+class FlattenObservation(gym.ObservationWrapper, Shell):
     """Flattens every observation into one 1-D array, in the observation's library.
 
     Drop-in for :class:`gymnasium.wrappers.FlattenObservation` for Box,
@@ -211,7 +211,7 @@ def reshape_space(owner: str, space: gym.Space, shape: Any) -> gym.spaces.Box:
     )
 
 
-class ReshapeObservation(gym.ObservationWrapper, RecordsArguments):
+class ReshapeObservation(gym.ObservationWrapper, Shell):
     """Reshapes every Box observation to ``shape``, in the observation's library.
 
     Drop-in for :class:`gymnasium.wrappers.ReshapeObservation` (same argument,

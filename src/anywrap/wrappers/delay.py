@@ -11,8 +11,7 @@ from gymnasium.wrappers.utils import create_zero_array
 
 from anywrap import xp as axp
 from anywrap.shell.arrays import LibraryConstants
-from anywrap.shell.specs import RecordsArguments
-from anywrap.shell.state import StatefulShell
+from anywrap.shell.base import Shell
 from anywrap.transforms.delay import advance, init_delay, release, release_inputs, reset_delay
 from anywrap.tree import tree_map
 
@@ -38,7 +37,7 @@ def zero_observation(owner: str, space: gym.Space) -> Any:
     return tree_map(lambda z: np.asarray(z), zero)
 
 
-class DelayObservation(StatefulShell, gym.ObservationWrapper, RecordsArguments):
+class DelayObservation(Shell, gym.ObservationWrapper):
     """Returns the observation of ``delay`` steps ago (the space's zero until there is one).
 
     Drop-in for :class:`gymnasium.wrappers.DelayObservation`: same argument,

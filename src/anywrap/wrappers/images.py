@@ -11,6 +11,7 @@ import numpy as np
 from gymnasium.vector.utils import batch_space
 
 from anywrap import xp as axp
+from anywrap.shell.base import Shell
 from anywrap.shell.images import (
     ImageMap,
     OwnedState,
@@ -21,7 +22,6 @@ from anywrap.shell.images import (
     padding_of,
     resize_map,
 )
-from anywrap.shell.specs import RecordsArguments
 from anywrap.transforms.frames import (
     FrameStack,
     MaxFrames,
@@ -57,7 +57,7 @@ class _ImageObservation(gym.ObservationWrapper):
         return self._fn(observation)
 
 
-class GrayscaleObservation(_ImageObservation, RecordsArguments):
+class GrayscaleObservation(_ImageObservation, Shell):
     """Converts RGB image observations to grayscale, on any array library.
 
     .. math:: y = \\lfloor 0.2125 r + 0.7154 g + 0.0721 b \\rfloor
@@ -97,7 +97,7 @@ class GrayscaleObservation(_ImageObservation, RecordsArguments):
         self.keep_dim = keep_dim
 
 
-class ResizeObservation(_ImageObservation, RecordsArguments):
+class ResizeObservation(_ImageObservation, Shell):
     """Resizes image observations to ``shape``, on any array library.
 
     Drop-in for :class:`gymnasium.wrappers.ResizeObservation` (same
@@ -155,7 +155,7 @@ def _stack_push(state: FrameStack, obs: Any, *, pad_with_first: bool) -> Any:
     return state, out[0, ...]
 
 
-class FrameStackObservation(OwnedState, gym.Wrapper, RecordsArguments):
+class FrameStackObservation(OwnedState, gym.Wrapper, Shell):
     """Stacks the last ``stack_size`` observations, oldest first, on any array library.
 
     Drop-in for :class:`gymnasium.wrappers.FrameStackObservation` (same
@@ -238,7 +238,7 @@ def _max_of_two(state: MaxFrames, a: Any, b: Any, rewards: tuple[Any, ...]) -> A
     return state, out, total
 
 
-class MaxAndSkipObservation(OwnedState, gym.Wrapper, RecordsArguments):
+class MaxAndSkipObservation(OwnedState, gym.Wrapper, Shell):
     """Repeats each action ``skip`` times; returns the maximum of the last two
     frames and the summed reward, on any array library.
 

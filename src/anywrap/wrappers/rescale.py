@@ -7,15 +7,15 @@ from typing import Any
 import gymnasium as gym
 
 from anywrap import xp as axp
-from anywrap.shell.actions import ActionBounds, ObservesEnvLibrary
+from anywrap.shell.actions import ActionBounds, observing_reset
 from anywrap.shell.arrays import RescalesBox
-from anywrap.shell.specs import RecordsArguments
+from anywrap.shell.base import Shell
 from anywrap.transforms.rescale import affine, affine_inverse
 
 __all__ = ["RescaleAction", "RescaleObservation"]
 
 
-class RescaleAction(RescalesBox, ObservesEnvLibrary, gym.ActionWrapper, RecordsArguments):
+class RescaleAction(RescalesBox, gym.ActionWrapper, Shell):
     """Affinely rescales a Box action space to ``[min_action, max_action]``, in any library.
 
     The agent acts in ``[min_action, max_action]``; the env receives
@@ -53,13 +53,15 @@ class RescaleAction(RescalesBox, ObservesEnvLibrary, gym.ActionWrapper, RecordsA
         self._bounds = ActionBounds(self, box)
         self._map = axp.Compiled(affine_inverse, 0)
 
+    reset = observing_reset
+
     def action(self, action: Any) -> Any:
         """The action mapped back onto the env's bounds."""
         action, *_ = self._bounds.check(action)
         return self._map(action, *self._consts_for(action))
 
 
-class RescaleObservation(RescalesBox, gym.ObservationWrapper, RecordsArguments):
+class RescaleObservation(RescalesBox, gym.ObservationWrapper, Shell):
     """Affinely rescales a Box observation space to ``[min_obs, max_obs]``, in the data's library.
 
     .. math:: o' = g \\, o + c

@@ -10,9 +10,8 @@ import numpy as np
 from gymnasium.error import InvalidBound, InvalidProbability
 
 from anywrap import xp as axp
+from anywrap.shell.base import Shell
 from anywrap.shell.checks import wrapper_name
-from anywrap.shell.specs import RecordsArguments
-from anywrap.shell.state import StatefulShell, convert_leaf, convert_tree
 from anywrap.transforms.sticky import (
     StickyParams,
     StickyState,
@@ -68,7 +67,7 @@ class StickyKeyed(NamedTuple):
     state, taken when the state is read (``state_dict``, a checkpoint)."""
 
 
-class StickyShell(StatefulShell):
+class StickyShell(Shell):
     """What the single and vector ``StickyAction`` share: the arguments' checks and
     record (:meth:`_setup`), the generator, how ``reset(seed=...)`` seeds it, the
     action checks, and the draw.
@@ -187,7 +186,7 @@ class StickyShell(StatefulShell):
             raise ValueError(f"{name}: the action does not fit {self.env.action_space}") from e
 
 
-class StickyAction(StickyShell, gym.ActionWrapper, RecordsArguments):
+class StickyAction(StickyShell, gym.ActionWrapper, Shell):
     """With probability ``repeat_action_probability`` the env gets the previous action again,
     for a run of ``repeat_action_duration`` steps, drawn from the env library's own generator.
 

@@ -9,8 +9,7 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap import xp as axp
-from anywrap.shell.specs import RecordsArguments
-from anywrap.shell.state import StatefulShell
+from anywrap.shell.base import Shell
 from anywrap.shell.time import CountsTime, check_max_episode_steps
 from anywrap.transforms.time import (
     TimeFeature,
@@ -22,7 +21,7 @@ from anywrap.transforms.time import (
 __all__ = ["TimeAwareObservation", "TimeLimit"]
 
 
-class TimeLimit(StatefulShell, gym.wrappers.TimeLimit):
+class TimeLimit(Shell, gym.wrappers.TimeLimit):
     """Truncates an episode once it has taken ``max_episode_steps`` steps.
 
     Drop-in for :class:`gymnasium.wrappers.TimeLimit` (and an instance of it,
@@ -94,7 +93,7 @@ class TimeLimit(StatefulShell, gym.wrappers.TimeLimit):
         return obs, reward, terminated, truncated, info
 
 
-class TimeAwareObservation(CountsTime, gym.ObservationWrapper, RecordsArguments):
+class TimeAwareObservation(CountsTime, gym.ObservationWrapper, Shell):
     """Adds the episode's step count to every observation, counted on the data's device.
 
     Drop-in for :class:`gymnasium.wrappers.TimeAwareObservation`: same

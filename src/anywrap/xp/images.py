@@ -17,10 +17,10 @@
 * :func:`write_rows`: ``buffer[index] = rows`` along axis 0, the one write of a
   ring buffer. NumPy and PyTorch write into ``buffer`` and return it; JAX
   returns a new array, which a compiled step reuses in place when it is
-  compiled with ``Compiled(fn, donate=True)``.
+  compiled with ``anywrap.xp.Compiled(fn, donate=True)``.
 
-Each is a :class:`~anywrap.xp.Route`: JAX and PyTorch register their kernels
-with :meth:`anywrap.xp.Backend.route` (``_jax_images.py``, ``_torch_images.py``).
+Each is a ``functools.singledispatch`` function: JAX and PyTorch register their
+kernels in :mod:`anywrap.backends.jax` and :mod:`anywrap.backends.torch`.
 
 * :func:`gray_fix_table`: where Gymnasium's float64 grayscale lands below an
   integer (see :mod:`anywrap.transforms.images`).
@@ -57,7 +57,7 @@ from typing import Any
 
 import numpy as np
 
-from anywrap.xp import Array, Route, astype, device, namespace
+from anywrap.xp import Array, device, namespace
 
 __all__ = [
     "GRAY_WEIGHTS",
@@ -197,7 +197,7 @@ def host_constant(table: np.ndarray, like: Array) -> Array:
 
 
 # ------------------------------------------------------------------- resize
-@Route
+@functools.singledispatch
 def resize_images(images: Array, size: tuple[int, int], method: str = "area") -> Array:
     """Resize ``uint8`` images ``(B, H, W, C)`` to ``(B, size[0], size[1], C)``.
 
@@ -218,7 +218,7 @@ def resize_separable(images: Array, size: tuple[int, int], method: str) -> Array
     xp = namespace(images)
     h_in, w_in = images.shape[1], images.shape[2]
     both = shrinks_both((h_in, w_in), size)
-    x = astype(images, xp.float32)
+    x = xp.astype(images, xp.float32)
     ky, kx = h_in // size[0], w_in // size[1]
     if method == "area" and (ky * size[0], kx * size[1]) == (h_in, w_in):
         # Whole-number ratios: OpenCV sums each block in integers, then scales
@@ -230,12 +230,12 @@ def resize_separable(images: Array, size: tuple[int, int], method: str) -> Array
             out = xp.floor((total + 2.0) / 4.0)
         else:
             out = xp.round(total * float(np.float32(1.0 / (ky * kx))))
-        return astype(xp.clip(out, 0, 255), xp.uint8)
+        return xp.astype(xp.clip(out, 0, 255), xp.uint8)
     if method == "area" and not both:
         return _grow_fixed_point(xp, images, size)
     rows = _apply_taps(xp, x, tap_rows(w_in, size[1], method, both), axis=2, like=images)
     out = _apply_taps(xp, rows, tap_rows(h_in, size[0], method, both), axis=1, like=images)
-    return astype(xp.clip(xp.round(out), 0, 255), xp.uint8)
+    return xp.astype(xp.clip(xp.round(out), 0, 255), xp.uint8)
 
 
 def _grow_fixed_point(xp: Any, images: Array, size: tuple[int, int]) -> Array:
@@ -245,7 +245,7 @@ def _grow_fixed_point(xp: Any, images: Array, size: tuple[int, int]) -> Array:
     rows: its vectorised rounding,
     ``(((b0 * (r0 >> 4)) >> 16) + ((b1 * (r1 >> 4)) >> 16) + 2) >> 2``.
     """
-    x = astype(images, xp.int32)
+    x = xp.astype(images, xp.int32)
     h_in, w_in = images.shape[1], images.shape[2]
     (ix0, ax0), (ix1, ax1) = fixed_rows(w_in, size[1])
     (iy0, ay0), (iy1, ay1) = fixed_rows(h_in, size[0])
@@ -265,7 +265,7 @@ def _grow_fixed_point(xp: Any, images: Array, size: tuple[int, int]) -> Array:
         return shr(r * xp.reshape(c(weight), lines), 16)
 
     out = shr(part(iy0, ay0) + part(iy1, ay1) + 2, 2)
-    return astype(xp.clip(out, 0, 255), xp.uint8)
+    return xp.astype(xp.clip(out, 0, 255), xp.uint8)
 
 
 @functools.lru_cache(maxsize=64)
@@ -336,7 +336,7 @@ def _opencv() -> Any:
 
 
 # ------------------------------------------------------- the ring buffer's write
-@Route
+@functools.singledispatch
 def write_rows(buffer: Array, index: Array, rows: Array) -> Array:
     """``buffer`` with ``buffer[index[i]] = rows[i]`` along axis 0.
 
@@ -344,7 +344,7 @@ def write_rows(buffer: Array, index: Array, rows: Array) -> Array:
     write into ``buffer`` and return it: the caller gives up the old value
     (a ring buffer owns its memory and hands out only copies). JAX returns a
     new array, reusing ``buffer``'s memory when the step is compiled with
-    ``Compiled(fn, donate=True)``. The generic form (any other library) builds a
+    ``anywrap.xp.Compiled(fn, donate=True)``. The generic form (any other library) builds a
     new array with ``where``: correct, but it copies the whole buffer.
     """
     xp = namespace(buffer)
@@ -356,7 +356,7 @@ def write_rows(buffer: Array, index: Array, rows: Array) -> Array:
     owner_c = xp.clip(owner, 0, n - 1)
     hit = xp.take(index, owner_c) == slots
     hit = xp.reshape(hit, (m,) + (1,) * (buffer.ndim - 1))
-    return xp.where(hit, xp.take(astype(rows, buffer.dtype), owner_c, axis=0), buffer)
+    return xp.where(hit, xp.take(xp.astype(rows, buffer.dtype), owner_c, axis=0), buffer)
 
 
 @write_rows.register(np.ndarray)
@@ -400,7 +400,7 @@ def gray_fix_table() -> np.ndarray:
     return table
 
 
-@Route
+@functools.singledispatch
 def rgb_to_gray(images: Array) -> Array:
     """Gymnasium's grayscale of ``uint8`` RGB images ``(..., 3)`` -> ``(...)``, exactly.
 
@@ -410,13 +410,13 @@ def rgb_to_gray(images: Array) -> Array:
     lookups instead (fewer passes over the image; JAX fuses these into one).
     """
     xp = namespace(images)
-    x = astype(images, xp.int32)
+    x = xp.astype(images, xp.int32)
     r, g, b = x[..., 0], x[..., 1], x[..., 2]
     gray = (r * 2125 + g * 7154 + b * 721) // 10000
     table = host_constant(gray_fix_table(), images)
     below = xp.take(table, xp.reshape(r * 256 + g, (-1,))) == xp.reshape(b, (-1,))
-    gray = gray - xp.reshape(astype(below, xp.int32), gray.shape)
-    return astype(gray, xp.uint8)
+    gray = gray - xp.reshape(xp.astype(below, xp.int32), gray.shape)
+    return xp.astype(gray, xp.uint8)
 
 
 @functools.cache

@@ -4,7 +4,7 @@ A *key* is whatever a library draws from: a :class:`numpy.random.Generator`
 (the default, for NumPy and any library that registers nothing), a JAX key
 (raw ``uint32`` key data, so that it is a plain array that a jitted step
 takes and returns), or a :class:`torch.Generator` on the tensors' device.
-Four routed operations (:class:`anywrap.xp.Route`) cover what a wrapper needs:
+Four ``functools.singledispatch`` functions cover what a wrapper needs:
 
 * :func:`new_key` ``(like, seed)``: a key for ``like``'s library and device;
 * :func:`uniform` ``(key, shape)``: ``(key, values in [0, 1))``. Pure on
@@ -16,7 +16,7 @@ Four routed operations (:class:`anywrap.xp.Route`) cover what a wrapper needs:
 
 A library registers its own with ``new_key.register(ArrayType)`` and
 ``uniform.register(KeyType)`` (and the two ``key_*``); JAX and PyTorch do so
-in ``_jax_random.py`` and ``_torch_random.py``, loaded with the backend.
+in :mod:`anywrap.backends.jax` and :mod:`anywrap.backends.torch`.
 
 :func:`derive_seed` turns a user's seed and a stream name into the 64-bit
 seed of an independent stream, so that a wrapper seeded with the same integer
@@ -36,12 +36,11 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import zlib
 from typing import Any
 
 import numpy as np
-
-from anywrap.xp.ops import Route
 
 __all__ = ["derive_seed", "key_data", "key_from_data", "new_key", "uniform"]
 
@@ -55,26 +54,23 @@ def derive_seed(seed: int, stream: str) -> int:
     return (hi << 32) | lo
 
 
-def _load(like: Any) -> None:
-    # Looking up a device loads the library's backend module, which registers
-    # its random ops too.
-    from anywrap.xp import device
+def _load_backend(x: Any) -> bool:
+    """Load the backend of ``x``'s library if it is not loaded yet (it registers
+    its random ops); whether it was loaded now."""
+    from anywrap import xp
 
-    device(like)
+    return xp._load(type(x).__module__.split(".", 1)[0])
 
 
+@functools.singledispatch
 def new_key(like: Any, seed: int) -> Key:
     """A key for ``like``'s library and device, seeded with the 64-bit ``seed``."""
-    _load(like)
-    return _new_key(like, seed)
-
-
-@Route
-def _new_key(like: Any, seed: int) -> Key:
+    if _load_backend(like):
+        return new_key(like, seed)
     return np.random.Generator(np.random.PCG64(seed))
 
 
-@Route
+@functools.singledispatch
 def uniform(key: Key, shape: tuple[int, ...]) -> tuple[Key, Any]:
     """``(key, values)``: uniform values in [0, 1) of ``shape`` drawn from ``key``."""
     raise TypeError(
@@ -88,7 +84,7 @@ def _uniform_numpy(key: np.random.Generator, shape: tuple[int, ...]) -> tuple[Ke
     return key, key.random(shape)
 
 
-@Route
+@functools.singledispatch
 def key_data(key: Key) -> Any:
     """The key's state as a plain array (NumPy: PCG64's 128-bit state and increment
     and its buffered 32 bits, as six ``uint64`` words)."""
@@ -108,7 +104,7 @@ def _key_data_numpy(key: np.random.Generator) -> Any:
     return np.array(words, dtype=np.uint64)
 
 
-@Route
+@functools.singledispatch
 def key_from_data(key: Key, data: Any) -> Key:
     """A key like ``key`` (library, device) whose state is ``data`` (from :func:`key_data`)."""
     raise TypeError(f"anywrap.xp.random.key_from_data: unknown key type {type(key).__qualname__}")

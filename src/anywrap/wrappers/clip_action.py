@@ -7,13 +7,13 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from anywrap.shell.actions import ActionBounds, ObservesEnvLibrary
-from anywrap.shell.specs import RecordsArguments
+from anywrap.shell.actions import ActionBounds, observing_reset
+from anywrap.shell.base import Shell
 
 __all__ = ["ClipAction"]
 
 
-class ClipAction(ObservesEnvLibrary, gym.ActionWrapper, RecordsArguments):
+class ClipAction(Shell, gym.ActionWrapper):
     """Clips each action to the env's Box bounds, in the action's own library.
 
     .. math:: a' = \\min(\\max(a, \\text{low}), \\text{high})
@@ -56,6 +56,8 @@ class ClipAction(ObservesEnvLibrary, gym.ActionWrapper, RecordsArguments):
         space = env.action_space
         self.action_space = gym.spaces.Box(-np.inf, np.inf, shape=space.shape, dtype=space.dtype)
         self._bounds = ActionBounds(self, space)
+
+    reset = observing_reset
 
     def action(self, action: Any) -> Any:
         """The action clipped to the env's bounds."""

@@ -2,29 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import partial
 from typing import Any
 
 import gymnasium as gym
-import numpy as np
 
-from anywrap import xp as axp
+from anywrap.shell.base import Shell, statistics_property, switch_property
 from anywrap.shell.checks import check_epsilon
-from anywrap.shell.spaces import ObservationCheck, leaf_boxes, map_space, unbounded_float32
-from anywrap.shell.specs import RecordsArguments
-from anywrap.shell.stats import ObservationStatistics, observation_stats
-from anywrap.transforms.observations import (
-    normalize_single_observation,
+from anywrap.shell.spaces import (
+    ObservationCheck,
+    leaf_boxes,
+    map_space,
+    observation_stats,
+    unbounded_float32,
 )
+from anywrap.transforms.normalize_observation import normalize_observation
 
-__all__ = ["NormalizeObservation", "TransformObservation"]
-
+__all__ = ["NormalizeObservation"]
 
 _NAME = "anywrap.NormalizeObservation"
 
 
-class NormalizeObservation(ObservationStatistics, gym.ObservationWrapper, RecordsArguments):
+class NormalizeObservation(Shell, gym.ObservationWrapper):
     """Normalises observations to zero mean and unit variance, on any array library.
 
     .. math:: \\tilde o = (o - \\mu) / \\sqrt{\\sigma^2 + \\epsilon}
@@ -110,48 +109,19 @@ class NormalizeObservation(ObservationStatistics, gym.ObservationWrapper, Record
         leaf_boxes(_NAME, env.observation_space)
         gym.ObservationWrapper.__init__(self, env)
         self.observation_space = map_space(unbounded_float32, env.observation_space)
-        self.epsilon = epsilon
-        self.stats_dtype = stats_dtype
+        self.epsilon, self.stats_dtype = epsilon, stats_dtype
         self.update_running_mean = update_running_mean
         self._check = ObservationCheck(_NAME, env.observation_space)
-        self._state = observation_stats(env.observation_space, stats_dtype, np, "cpu")
-        self._step = {
-            u: axp.Compiled(partial(normalize_single_observation, epsilon=epsilon, update=u), 1)
-            for u in (True, False)
-        }
+        self._state = observation_stats(env.observation_space, stats_dtype)
+        self._boxed = True
+        step = partial(normalize_observation, epsilon=epsilon, batched=False)
+        self._use({u: partial(step, update=u) for u in (True, False)})
+
+    obs_rms = statistics_property("obs_rms")
+    update_running_mean = switch_property()
 
     def observation(self, observation: Any) -> Any:
         """Update the statistics with ``observation`` and return it normalised."""
-        self._check(observation)
-        state = self._state_for(observation)
-        state, out = self._step[self._update_running_mean](state, observation)
-        self._commit(state, observation)
-        return out
-
-
-class TransformObservation(gym.wrappers.TransformObservation):
-    """Applies ``func`` to every observation; any array library passes through untouched.
-
-    Identical to :class:`gymnasium.wrappers.TransformObservation` (same
-    arguments): anywrap adds nothing but the promise that no array is converted
-    on the way. Give ``observation_space`` when ``func`` changes the bounds.
-
-    Example:
-        >>> import gymnasium as gym
-        >>> import anywrap
-        >>> raw, _ = gym.make("CartPole-v1").reset(seed=0)
-        >>> env = anywrap.TransformObservation(gym.make("CartPole-v1"), lambda o: o * 2, None)
-        >>> obs, _ = env.reset(seed=0)
-        >>> raw.round(4), obs.round(4)
-        (array([ 0.0137, -0.023 , -0.0459, -0.0483], dtype=float32),
-         array([ 0.0274, -0.046 , -0.0918, -0.0967], dtype=float32))
-    """
-
-    def __init__(
-        self,
-        env: gym.Env,
-        func: Callable[[Any], Any],
-        observation_space: gym.Space | None,
-    ) -> None:
-        """Wrap ``env`` so that observations pass through ``func``."""
-        super().__init__(env, func, observation_space)
+        if getattr(observation, "shape", None) != self._check.shape:
+            self._check(observation)
+        return self._run(self._update_running_mean, observation, observation)

@@ -2,34 +2,34 @@
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
 
-from anywrap import xp as axp
-from anywrap.shell.arrays import map_final_obs
+from anywrap.shell.base import Shell, statistics_property, switch_property
 from anywrap.shell.checks import autoreset_mode, check_epsilon, reset_mask_of
-from anywrap.shell.spaces import ObservationCheck, leaf_boxes, map_space, unbounded_float32
-from anywrap.shell.specs import RecordsArguments
-from anywrap.shell.stats import ObservationStatistics, observation_stats
-from anywrap.transforms.observations import (
+from anywrap.shell.spaces import (
+    ObservationCheck,
+    leaf_boxes,
+    map_space,
+    observation_stats,
+    unbounded_float32,
+)
+from anywrap.transforms.normalize_observation import (
     normalize_observation,
     normalize_observation_with_final,
 )
 from anywrap.tree import tree_map
 
-__all__ = ["NormalizeObservation", "TransformObservation"]
+__all__ = ["NormalizeObservation"]
 
 _NAME = "anywrap.vector.NormalizeObservation"
 
 
-class NormalizeObservation(ObservationStatistics, VectorWrapper, RecordsArguments):
+class NormalizeObservation(Shell, VectorWrapper):
     """Normalises a vector env's observations to zero mean and unit variance, on any library.
 
     .. math:: \\tilde o_i = (o_i - \\mu) / \\sqrt{\\sigma^2 + \\epsilon}
@@ -128,39 +128,31 @@ class NormalizeObservation(ObservationStatistics, VectorWrapper, RecordsArgument
         self.learn_final_obs = learn_final_obs
         self.update_running_mean = update_running_mean
         self._check = ObservationCheck(_NAME, single, self.num_envs)
-        self._state = observation_stats(single, stats_dtype, np, "cpu")
+        self._state = observation_stats(single, stats_dtype)
+        self._boxed = True
         reduce = None
         if process_group is not None:
             from anywrap.distributed import torch_allreduce_sum
 
             reduce = torch_allreduce_sum(process_group)
-        self._norm = {
-            u: axp.Compiled(
-                partial(normalize_observation, epsilon=epsilon, update=u, reduce=reduce), 1
-            )
-            for u in (True, False)
-        }
-        self._with_final = {
-            u: axp.Compiled(
-                partial(
-                    normalize_observation_with_final,
-                    epsilon=epsilon,
-                    update=u,
-                    learn_final=learn_final_obs,
-                    reduce=reduce,
-                ),
-                1,
-            )
-            for u in (True, False)
-        }
+        args = {"epsilon": epsilon, "reduce": reduce}
+        with_final = partial(normalize_observation_with_final, learn_final=learn_final_obs, **args)
+        self._use(
+            {
+                **{u: partial(normalize_observation, update=u, **args) for u in (True, False)},
+                **{("final", u): partial(with_final, update=u) for u in (True, False)},
+            }
+        )
+
+    obs_rms = statistics_property("obs_rms")
+    update_running_mean = switch_property()
 
     def _normalize(self, obs: Any, mask: Any = None) -> Any:
-        self._check(obs)
-        state = self._state_for(obs)
-        fn = self._norm[self._update_running_mean]
-        state, out = fn(state, obs, mask=self._mask_for(mask, obs))
-        self._commit(state, obs)
-        return out
+        if getattr(obs, "shape", None) != self._check.shape:
+            self._check(obs)
+        if mask is not None:
+            mask = self._mask_for(mask, obs)
+        return self._run(self._update_running_mean, obs, obs, mask)
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -175,8 +167,10 @@ class NormalizeObservation(ObservationStatistics, VectorWrapper, RecordsArgument
         obs, reward, terminated, truncated, info = self.env.step(actions)
         if self._mode is AutoresetMode.SAME_STEP and "final_obs" in info:
             obs, info = self._with_final_obs(obs, info)
-        else:
-            obs = self._normalize(obs)
+        else:  # _normalize, written out: the common step
+            if getattr(obs, "shape", None) != self._check.shape:
+                self._check(obs)
+            obs = self._run(self._update_running_mean, obs, obs, None)
         return obs, reward, terminated, truncated, info
 
     def _with_final_obs(self, obs: Any, info: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
@@ -196,10 +190,8 @@ class NormalizeObservation(ObservationStatistics, VectorWrapper, RecordsArgument
         else:
             self._check(final)
         n = self.num_envs
-        state = self._state_for(obs)
-        fn = self._with_final[self._update_running_mean]
-        state, obs, final = fn(state, obs, final, self._mask_for(mask, obs))
-        self._commit(state, obs)
+        key = ("final", self._update_running_mean)
+        obs, final = self._run(key, obs, obs, final, self._mask_for(mask, obs))
         if packed:
             out_final = np.empty(n, dtype=object)
             for i in range(n):
@@ -212,70 +204,3 @@ class NormalizeObservation(ObservationStatistics, VectorWrapper, RecordsArgument
 
 def _row(tree: Any, i: int) -> Any:
     return tree_map(lambda x: x[i], tree)
-
-
-class TransformObservation(VectorWrapper, RecordsArguments):
-    """Applies ``func`` to every batch of observations; arrays pass through untouched.
-
-    Same arguments as :class:`gymnasium.wrappers.vector.TransformObservation`,
-    which refuses SAME_STEP envs. This one accepts every autoreset mode: in
-    SAME_STEP mode ``func`` is applied to ``info["final_obs"]`` too (to the
-    batch, or to each entry as a batch of one in Gymnasium's object-array
-    layout), so the final observations stay comparable with the others.
-
-    Example:
-        >>> import numpy as np
-        >>> import gymnasium as gym
-        >>> import anywrap
-        >>> bare = gym.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync")
-        >>> envs = gym.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync")
-        >>> envs = anywrap.vector.TransformObservation(envs, lambda o: np.clip(o, -0.02, 0.02))
-        >>> bare.reset(seed=0)[0].round(3)
-        array([[ 0.014, -0.023, -0.046, -0.048],
-               [ 0.001,  0.045, -0.036,  0.045]], dtype=float32)
-        >>> envs.reset(seed=0)[0].round(3)
-        array([[ 0.014, -0.02 , -0.02 , -0.02 ],
-               [ 0.001,  0.02 , -0.02 ,  0.02 ]], dtype=float32)
-    """
-
-    def __init__(
-        self,
-        env: VectorEnv,
-        func: Callable[[Any], Any],
-        observation_space: gym.Space | None = None,
-        single_observation_space: gym.Space | None = None,
-    ) -> None:
-        """Wrap ``env`` so that observations (and final observations) pass through ``func``.
-
-        As in Gymnasium, a warning says so when ``observation_space`` is not the
-        batch of ``single_observation_space``.
-        """
-        VectorWrapper.__init__(self, env)
-        if single_observation_space is not None:
-            self.single_observation_space = single_observation_space
-        if observation_space is not None:
-            self.observation_space = observation_space
-        elif single_observation_space is not None:
-            self.observation_space = batch_space(single_observation_space, self.num_envs)
-        batched = batch_space(self.single_observation_space, self.num_envs)
-        if self.observation_space != batched:
-            warnings.warn(
-                f"anywrap.vector.TransformObservation: the observation space and the batched "
-                f"single observation space do not match: observation_space="
-                f"{self.observation_space}, batched single_observation_space={batched}",
-                stacklevel=2,
-            )
-        self.func = func
-
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Any, dict[str, Any]]:
-        """Reset and transform the observations."""
-        obs, info = self.env.reset(seed=seed, options=options)
-        return self.func(obs), info
-
-    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
-        """Step and transform the observations (and, in SAME_STEP mode, the final ones:
-        the batch, or each entry as a batch of one in Gymnasium's object-array layout)."""
-        obs, reward, terminated, truncated, info = self.env.step(actions)
-        return self.func(obs), reward, terminated, truncated, map_final_obs(info, self.func)

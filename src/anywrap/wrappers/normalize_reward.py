@@ -2,26 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import partial
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
-from anywrap import xp as axp
-from anywrap.shell.checks import check_epsilon, check_gamma
-from anywrap.shell.rewards import ScalesRewards
-from anywrap.shell.specs import RecordsArguments
-from anywrap.transforms.returns import init_returns, normalize_reward
+from anywrap import xp
+from anywrap.shell.base import RunningMeanStd, Shell, statistics_property, switch_property
+from anywrap.shell.checks import check_epsilon, check_gamma, step_values
+from anywrap.transforms.normalize_reward import init_returns, normalize_reward
 
-__all__ = ["NormalizeReward", "TransformReward"]
+__all__ = ["NormalizeReward"]
 
 
 _NAME = "anywrap.NormalizeReward"
 
 
-class NormalizeReward(ScalesRewards, gym.Wrapper, RecordsArguments):
+class NormalizeReward(Shell, gym.Wrapper):
     """Scales rewards by the running standard deviation of the discounted return.
 
     .. math::
@@ -87,39 +85,29 @@ class NormalizeReward(ScalesRewards, gym.Wrapper, RecordsArguments):
         """
         gamma, epsilon = check_gamma(_NAME, gamma), check_epsilon(_NAME, epsilon)
         gym.Wrapper.__init__(self, env)
-        self._name = _NAME
         self.gamma, self.epsilon, self.stats_dtype = gamma, epsilon, stats_dtype
         self.update_running_mean = update_running_mean
-        dtype = axp.resolve_dtype(np, self.stats_dtype or "float64", "cpu")
-        self._state = init_returns((), xp=np, acc_dtype=dtype, stats_dtype=dtype, device="cpu")
-        self._step = {
-            u: axp.Compiled(partial(normalize_reward, gamma=gamma, epsilon=epsilon, update=u), 1)
-            for u in (True, False)
-        }
-        self._host_args = {"gamma": gamma, "epsilon": epsilon}
+        dtype = np.dtype(stats_dtype or "float64")
+        state = init_returns((), xp=np, acc_dtype=dtype, stats_dtype=dtype)
+        self._state = state._replace(rms=RunningMeanStd(state.rms))
+        self._boxed = True
+        step = partial(normalize_reward, gamma=gamma, epsilon=epsilon)
+        self._use({u: partial(step, update=u) for u in (True, False)})
+
+    return_rms = statistics_property("return_rms", "rms")
+    update_running_mean = switch_property()
 
     @property
     def discounted_reward(self) -> Any:
         """The running discounted return ``G`` (Gymnasium keeps it in a 1-element array)."""
-        xp = self._xp
-        return xp.reshape(self._state.accumulated, (1,))
+        acc = self._state.accumulated
+        return xp.namespace(acc).reshape(acc, (1,))
 
-
-class TransformReward(gym.wrappers.TransformReward):
-    """Applies ``func`` to every reward; any array library passes through untouched.
-
-    Identical to :class:`gymnasium.wrappers.TransformReward` (same arguments).
-
-    Example:
-        >>> import gymnasium as gym
-        >>> import anywrap
-        >>> bare = gym.make("CartPole-v1")
-        >>> env = anywrap.TransformReward(gym.make("CartPole-v1"), lambda r: 2 * r)
-        >>> _, _ = bare.reset(seed=0), env.reset(seed=0)
-        >>> bare.step(0)[1], env.step(0)[1]  # CartPole's reward, then the transformed one
-        (1.0, 2.0)
-    """
-
-    def __init__(self, env: gym.Env, func: Callable[[Any], Any]) -> None:
-        """Wrap ``env`` so that rewards pass through ``func``."""
-        super().__init__(env, func)
+    def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        """Step the env and return its reward scaled."""
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        value = step_values(_NAME, reward, terminated, truncated, None)
+        scaled = self._run(self._update_running_mean, value, value, terminated, None)
+        if value is not reward:  # a one-element array: given back in its shape
+            scaled = xp.namespace(scaled).reshape(scaled, reward.shape)
+        return obs, scaled, terminated, truncated, info

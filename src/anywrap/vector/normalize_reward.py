@@ -2,31 +2,29 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
-from anywrap import xp as axp
+from anywrap.shell.base import RunningMeanStd, Shell, statistics_property, switch_property
+from anywrap.shell.base import with_no_output as _with_no_output
 from anywrap.shell.checks import (
     autoreset_mode,
     check_epsilon,
     check_gamma,
     reset_mask_of,
+    step_values,
 )
-from anywrap.shell.rewards import ScalesRewards
-from anywrap.shell.specs import RecordsArguments
-from anywrap.transforms.returns import init_returns, normalize_reward, reset_returns
+from anywrap.transforms.normalize_reward import init_returns, normalize_reward, reset_returns
 
-__all__ = ["NormalizeReward", "TransformReward"]
+__all__ = ["NormalizeReward"]
 
 _NAME = "anywrap.vector.NormalizeReward"
 
 
-class NormalizeReward(ScalesRewards, VectorWrapper, RecordsArguments):
+class NormalizeReward(Shell, VectorWrapper):
     """Scales a vector env's rewards by the running std of the discounted return.
 
     .. math::
@@ -96,42 +94,44 @@ class NormalizeReward(ScalesRewards, VectorWrapper, RecordsArguments):
         """
         gamma, epsilon = check_gamma(_NAME, gamma), check_epsilon(_NAME, epsilon)
         VectorWrapper.__init__(self, env)
-        self._name, self._num_envs = _NAME, self.num_envs
         self._mode = autoreset_mode(_NAME, env)
         self.gamma, self.epsilon, self.stats_dtype = gamma, epsilon, stats_dtype
         self.update_running_mean = update_running_mean
-        stats = axp.resolve_dtype(np, self.stats_dtype or "float64", "cpu")
-        acc = axp.resolve_dtype(np, self.stats_dtype or "float32", "cpu")
-        self._state = init_returns(
-            (self.num_envs,), xp=np, acc_dtype=acc, stats_dtype=stats, device="cpu"
-        )
+        stats, acc = np.dtype(stats_dtype or "float64"), np.dtype(stats_dtype or "float32")
+        state = init_returns((self.num_envs,), xp=np, acc_dtype=acc, stats_dtype=stats)
+        self._state = state._replace(rms=RunningMeanStd(state.rms))
+        self._boxed = True
         reduce = None
         if process_group is not None:
             from anywrap.distributed import torch_allreduce_sum
 
             reduce = torch_allreduce_sum(process_group)
         same = self._mode is AutoresetMode.SAME_STEP
-        self._step = {
-            u: axp.Compiled(
-                partial(
-                    normalize_reward,
-                    gamma=gamma,
-                    epsilon=epsilon,
-                    update=u,
-                    skip_after_done=not same,
-                    zero_after_done=same,
-                    reduce=reduce,
-                ),
-                1,
-            )
-            for u in (True, False)
-        }
-        self._reset = axp.Compiled(reset_returns, 0)
+        step = partial(
+            normalize_reward,
+            gamma=gamma,
+            epsilon=epsilon,
+            skip_after_done=not same,
+            zero_after_done=same,
+            reduce=reduce,
+        )
+        steps = {u: partial(step, update=u) for u in (True, False)}
+        self._use({**steps, "reset": _with_no_output(reset_returns)})
+
+    return_rms = statistics_property("return_rms", "rms")
+    update_running_mean = switch_property()
 
     @property
     def accumulated_reward(self) -> Any:
         """The running discounted return ``G`` of each sub-env."""
         return self._state.accumulated
+
+    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        """Step the sub-envs and return their rewards scaled."""
+        obs, reward, terminated, truncated, info = self.env.step(actions)
+        step_values(_NAME, reward, terminated, truncated, self.num_envs)
+        scaled = self._run(self._update_running_mean, reward, reward, terminated, truncated)
+        return obs, scaled, terminated, truncated, info
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -139,29 +139,7 @@ class NormalizeReward(ScalesRewards, VectorWrapper, RecordsArguments):
         """Reset; zero the returns of the sub-envs reset (all, without a ``reset_mask``)."""
         mask = reset_mask_of(_NAME, options, self.num_envs)
         obs, info = self.env.reset(seed=seed, options=options)
-        state = self._state_for(obs)
-        self._commit(self._reset(state, self._mask_for(mask, obs)), obs)
+        if mask is not None:
+            mask = self._mask_for(mask, obs)
+        self._run("reset", obs, mask)
         return obs, info
-
-
-class TransformReward(gym.wrappers.vector.TransformReward):
-    """Applies ``func`` to every batch of rewards; arrays pass through untouched.
-
-    Identical to :class:`gymnasium.wrappers.vector.TransformReward`.
-
-    Example:
-        >>> import gymnasium as gym
-        >>> import anywrap
-        >>> import numpy as np
-        >>> bare = gym.make_vec("MountainCarContinuous-v0", num_envs=2, vectorization_mode="sync")
-        >>> envs = gym.make_vec("MountainCarContinuous-v0", num_envs=2, vectorization_mode="sync")
-        >>> envs = anywrap.vector.TransformReward(envs, lambda r: np.clip(r, -0.05, 0.05))
-        >>> _, _ = bare.reset(seed=0), envs.reset(seed=0)
-        >>> actions = np.array([[0.5], [1.0]])
-        >>> bare.step(actions)[1], envs.step(actions)[1]
-        (array([-0.025, -0.1  ]), array([-0.025, -0.05 ]))
-    """
-
-    def __init__(self, env: VectorEnv, func: Callable[[Any], Any]) -> None:
-        """Wrap ``env`` so that rewards pass through ``func``."""
-        super().__init__(env, func)

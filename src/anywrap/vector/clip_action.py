@@ -9,13 +9,13 @@ import numpy as np
 from gymnasium.vector import VectorActionWrapper, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from anywrap.shell.actions import ActionBounds, ObservesEnvLibrary
-from anywrap.shell.specs import RecordsArguments
+from anywrap.shell.actions import ActionBounds, observing_reset
+from anywrap.shell.base import Shell
 
 __all__ = ["ClipAction"]
 
 
-class ClipAction(ObservesEnvLibrary, VectorActionWrapper, RecordsArguments):
+class ClipAction(Shell, VectorActionWrapper):
     """Clips each sub-env's action to the Box bounds, in the actions' own library.
 
     Drop-in for :class:`gymnasium.wrappers.vector.ClipAction`, whose output
@@ -55,6 +55,8 @@ class ClipAction(ObservesEnvLibrary, VectorActionWrapper, RecordsArguments):
         )
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._bounds = ActionBounds(self, single, (self.num_envs,))
+
+    reset = observing_reset
 
     def actions(self, actions: Any) -> Any:
         """The batch of actions clipped to the bounds."""

@@ -9,19 +9,23 @@ from typing import Any
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
-from anywrap import xp as axp
+from anywrap import xp
+from anywrap.shell import episodes
+from anywrap.shell.base import Shell
+from anywrap.shell.base import with_no_output as _with_no_output
 from anywrap.shell.checks import autoreset_mode, reset_mask_of, step_values
-from anywrap.shell.episodes import EpisodeRecords
-from anywrap.shell.specs import RecordsArguments
-from anywrap.transforms.episodes import init_episodes, reset_episodes, step_episodes
-from anywrap.xp import to_numpy
+from anywrap.transforms.record_episode_statistics import (
+    init_episodes,
+    reset_episodes,
+    step_episodes,
+)
 
 __all__ = ["RecordEpisodeStatistics"]
 
 _NAME = "anywrap.vector.RecordEpisodeStatistics"
 
 
-class RecordEpisodeStatistics(EpisodeRecords, VectorWrapper, RecordsArguments):
+class RecordEpisodeStatistics(Shell, VectorWrapper):
     """Records each sub-env's episode return, length and wall time, on the env's device.
 
     On a step where some sub-envs end, ``info[stats_key]`` is ``{"r", "l",
@@ -76,24 +80,44 @@ class RecordEpisodeStatistics(EpisodeRecords, VectorWrapper, RecordsArguments):
         self._t0 = time.perf_counter()
         self._state = init_episodes((self.num_envs,), xp=np, buffer_length=buffer_length)
         same = self._mode is AutoresetMode.SAME_STEP
-        self._step = {
-            r: axp.Compiled(partial(step_episodes, same_step=same, report=r), 1)
-            for r in (True, False)
-        }
-        self._reset = axp.Compiled(reset_episodes, 0)
+        self._use(
+            {
+                **{r: partial(step_episodes, same_step=same, report=r) for r in (True, False)},
+                "reset": _with_no_output(reset_episodes),
+            }
+        )
+
+    _now = episodes.clock
+    _export = episodes.export_clock
+    _import = episodes.import_clock
+    episode_count = episodes.episode_count
+    return_queue = episodes.queue("returns")
+    length_queue = episodes.queue("lengths")
+    time_queue = episodes.queue("times")
+
+    @property
+    def episode_returns(self) -> Any:
+        """The running return of each sub-env's current episode."""
+        return self._state.returns
+
+    @property
+    def episode_lengths(self) -> Any:
+        """The running length of each sub-env's current episode."""
+        return self._state.lengths
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         """Reset; restart the statistics of the sub-envs reset (all, without a mask)."""
         mask = reset_mask_of(_NAME, options, self.num_envs)
-        if mask is not None and axp.is_host(mask) and not np.any(mask):  # host values only
+        if mask is not None and xp.is_host(mask) and not np.any(mask):  # host values only
             raise ValueError(
                 f"{_NAME}: options['reset_mask'] must select at least one sub-env, got {mask}"
             )
         obs, info = self.env.reset(seed=seed, options=options)
-        state = self._state_for(obs)
-        self._commit(self._reset(state, self._mask_for(mask, obs), self._now()), obs)
+        if mask is not None:
+            mask = self._mask_for(mask, obs)
+        self._run("reset", obs, mask, self._now())
         return obs, info
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
@@ -104,7 +128,7 @@ class RecordEpisodeStatistics(EpisodeRecords, VectorWrapper, RecordsArguments):
         step_values(_NAME, reward, terminated, truncated, self.num_envs)
         # On the host, a step where no episode ends reports nothing (as in
         # Gymnasium) and skips the report's work; device values are never read.
-        host = axp.is_host(terminated) and axp.is_host(truncated)
+        host = xp.is_host(terminated) and xp.is_host(truncated)
         report = not host or bool(np.count_nonzero(terminated) or np.count_nonzero(truncated))
         key = self._stats_key
         if report and (key in info or f"_{key}" in info):
@@ -112,9 +136,7 @@ class RecordEpisodeStatistics(EpisodeRecords, VectorWrapper, RecordsArguments):
                 f"{_NAME}: expected an info without the keys {key!r} and {'_' + key!r} (this "
                 f"wrapper writes them), got one with the keys {sorted(info)}"
             )
-        state = self._state_for(reward)
-        state, out = self._step[report](state, reward, terminated, truncated, now=self._now())
-        self._commit(state, reward)
+        out = self._run(report, reward, reward, terminated, truncated, now=self._now())
         if out is not None:
             info[key] = {"r": out.returns, "l": out.lengths, "t": out.times}
             # the state keeps `done` as its prev_done: hand out a copy on the host,
@@ -130,4 +152,4 @@ class RecordEpisodeStatistics(EpisodeRecords, VectorWrapper, RecordsArguments):
     @property
     def episode_start_times(self) -> np.ndarray:
         """``time.perf_counter()`` at the start of each sub-env's episode."""
-        return to_numpy(self._state.start_time) + self._t0
+        return xp.to_numpy(self._state.start_time) + self._t0

@@ -1,0 +1,281 @@
+"""The JAX backend, registered the first time a JAX array (or the name "jax") is met.
+
+JAX arrays speak the Array API (``jax.numpy``). This module adds what the
+standard lacks, through :func:`anywrap.xp.register_backend` and the routes'
+``register``: compilation with :func:`jax.jit`, the device of a traced value
+(none), DLPack imports tuned for the host, ``lax.cond``, and kernels that
+XLA's CPU backend runs faster for the same formulas. Every route is registered
+for ``jax.Array`` and ``jax.core.Tracer``: inside ``jit`` / ``vmap`` /
+``scan`` the values are tracers, which ``jax.Array`` does not cover.
+
+Example:
+    >>> import jax.numpy as jnp
+    >>> from anywrap import xp
+    >>> xp.library_name(jnp.zeros(2)), xp.namespace(jnp.zeros(2)) is jnp
+    ('jax', True)
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from anywrap import xp
+from anywrap.xp import images, random
+
+TYPES = (jax.Array, jax.core.Tracer)
+
+SMALL_HOST_COPY = 64 * 1024
+"""Host arrays up to this many bytes are copied into JAX rather than shared:
+``jax.dlpack.from_dlpack`` has a fixed cost that exceeds a copy of a small buffer
+(``python -m anywrap.bench.calibrate`` measures the crossover; on 2 shared
+x86-64 cores with JAX 0.10.2 it lay between 64 KiB and 1 MiB)."""
+
+_CONSTANTS_MAX = 4096
+"""At most this many discrete-action constants are kept (a bound on memory)."""
+_constants: dict[tuple[Any, ...], Any] = {}
+_warned: set[str] = set()
+
+
+def _device(x: Any) -> Any:
+    if isinstance(x, jax.core.Tracer):
+        return None
+    devices = x.devices()
+    return next(iter(devices)) if len(devices) == 1 else x.sharding
+
+
+def _jax_device(device: Any) -> Any:
+    """A ``jax.Device`` from a device or a name: ``"cpu"``, ``"gpu:1"``, ``"cuda:0"``."""
+    if not isinstance(device, str):
+        return device
+    kind, _, index = device.partition(":")
+    kind = {"cuda": "gpu", "rocm": "gpu"}.get(kind, kind)
+    try:
+        return jax.devices(kind)[int(index or 0)]
+    except (RuntimeError, IndexError, ValueError) as e:
+        names = sorted({str(d) for d in jax.devices()})
+        raise ValueError(
+            f"device {device!r}: JAX has no such device here ({type(e).__name__}); it has {names}"
+        ) from None
+
+
+def _stacklevel() -> int:
+    """The ``stacklevel`` of the first frame outside anywrap (for warnings)."""
+    frame, level = sys._getframe(1), 1
+    while frame.f_back is not None and frame.f_globals.get("__name__", "").startswith("anywrap"):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _constant(host: np.ndarray) -> Any:
+    """A 0-d integer or bool host value (a discrete action) as a reused JAX array:
+    each conversion would cost a dispatch. One that a program donated is made anew."""
+    value = host.item()
+    key = (host.dtype, value, jax.config.read("jax_enable_x64"))
+    y = _constants.get(key)
+    if y is None or y.is_deleted():
+        y = jnp.asarray(host)
+        if -(1 << 16) <= value < 1 << 16 and len(_constants) < _CONSTANTS_MAX:
+            _constants[key] = y
+    return y
+
+
+def _on_host(x: Any) -> bool:
+    try:
+        return bool(x.__dlpack_device__()[0] == 1)
+    except Exception:
+        return False
+
+
+def _from_array(x: Any, device: Any) -> Any:
+    if not isinstance(x, jax.Array):
+        y = None
+        if isinstance(x, (np.ndarray, np.generic)) or _on_host(x):
+            try:
+                host = xp.to_numpy(x)  # a view
+            except (TypeError, RuntimeError):  # a dtype NumPy lacks (bfloat16, ...)
+                host = None
+            if host is not None and host.ndim == 0 and host.dtype.kind in "biu":
+                y = _constant(host)
+            elif host is not None and host.nbytes <= SMALL_HOST_COPY:
+                y = jnp.asarray(host)
+        if y is None:
+            try:
+                y = jax.dlpack.from_dlpack(x)
+            except Exception:  # a stride JAX cannot share, or an unshareable source
+                y = jnp.asarray(np.ascontiguousarray(xp.to_numpy(x)))
+        dtype = getattr(x, "dtype", None)
+        wide = getattr(dtype, "itemsize", 0) == 8 and str(dtype).endswith("float64")
+        if wide and y.dtype.itemsize < 8 and "float64" not in _warned:
+            _warned.add("float64")
+            warnings.warn(
+                f"JAX holds float64 as {y.dtype} (jax_enable_x64 is off): the conversion "
+                "narrowed and copied it. Set jax.config.update('jax_enable_x64', True) to keep it.",
+                stacklevel=_stacklevel(),
+            )
+        x = y
+    if device is None:
+        return x
+    target = _jax_device(device)
+    return x if _device(x) == target else jax.device_put(x, target)
+
+
+def _jit(fn: Callable[..., Any], donate: bool = False) -> Callable[..., Any]:
+    return jax.jit(fn, donate_argnums=0) if donate else jax.jit(fn)
+
+
+xp.register_backend(
+    TYPES,
+    namespace=jnp,
+    name="jax",
+    device=_device,
+    to_numpy=np.asarray,  # a view of a host buffer; a device array is copied
+    from_array=_from_array,
+    jit=_jit,
+    aliases=("jnp", "jax.numpy"),
+)
+
+
+def _route(op: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
+        for tp in TYPES:
+            op.register(tp)(fn)
+        return fn
+
+    return deco
+
+
+@_route(xp.cond)
+def _cond(pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any], *ops: Any) -> Any:
+    return jax.lax.cond(pred, true_fn, false_fn, *ops)  # only the branch taken runs
+
+
+ROW_GROUP_MAX = 32
+"""At most this many rows are summed side by side (past 32 XLA splits the second sum)."""
+ROW_GROUP_VALUES = 256
+"""A group spans at most this many values."""
+ROW_GROUP_MIN_WIDTH = 64
+"""Rows at least this wide are summed as they are."""
+
+
+def row_group(n: int, width: int) -> int:
+    """How many rows of ``width`` values to sum side by side: the largest divisor of
+    ``n`` up to ``min(ROW_GROUP_MAX, ROW_GROUP_VALUES // width)`` that leaves at least
+    8 groups; 1 where grouping is no help (constants from ``anywrap.bench.calibrate``)."""
+    if width >= ROW_GROUP_MIN_WIDTH:
+        return 1
+    for g in range(min(ROW_GROUP_MAX, ROW_GROUP_VALUES // width), 1, -1):
+        if n % g == 0 and n // g >= 8:
+            return g
+    return 1
+
+
+def _row_sum(x: Any) -> Any:
+    # XLA's CPU kernel for a sum over the rows of a narrow batch (4096 x 3) is
+    # several times slower than for a wide one: sum groups of g rows laid side
+    # by side (a free reshape), then the g partial sums.
+    if x.ndim < 2:
+        return jnp.sum(x, axis=0)
+    n, rest = x.shape[0], x.shape[1:]
+    width = math.prod(rest)
+    g = row_group(n, width)
+    if g == 1:
+        return jnp.sum(x, axis=0)
+    partial = jnp.sum(jnp.reshape(x, (n // g, g * width)), axis=0)
+    return jnp.reshape(jnp.sum(jnp.reshape(partial, (g, width)), axis=0), rest)
+
+
+@_route(xp.mean_var)
+def _mean_var(x: Any, mask: Any = None) -> tuple[Any, Any]:
+    # The generic formulas, with the row sums grouped.
+    if mask is None:
+        rows = x.shape[0]
+        mean = _row_sum(x) / rows
+        return mean, _row_sum(jnp.square(x - mean)) / rows
+    keep = jnp.reshape(mask, (x.shape[0],) + (1,) * (x.ndim - 1))
+    n = jnp.maximum(xp.count_true(mask), 1).astype(x.dtype)
+    mean = _row_sum(jnp.where(keep, x, 0)) / n
+    return mean, _row_sum(jnp.where(keep, jnp.square(x - mean), 0)) / n
+
+
+@_route(xp.count_true)
+def _count_true(mask: Any) -> Any:
+    # XLA on the CPU sums integers through a chain of reduce-windows and floats in
+    # one kernel; float32 counts are exact below 2^24.
+    if mask.size >= 2**24:
+        return jnp.sum(mask, dtype=jnp.int32)
+    return jnp.sum(mask, dtype=jnp.float32).astype(jnp.int32)
+
+
+@_route(xp.last_true_indices)
+def _last_true_indices(mask: Any, k: int) -> Any:
+    # top_k of the indices of the True entries (others score -1): one XLA kernel,
+    # where the cumulative sum and binary search take a dozen. float32 scores are
+    # exact for indices below 2^24.
+    n = mask.shape[0]
+    if n >= 2**24:
+        return xp.last_true_indices.dispatch(object)(mask, k)
+    score = jnp.where(mask, jnp.arange(n, dtype=jnp.float32), -1.0)
+    _, idx = jax.lax.top_k(score, min(k, n))
+    if k > n:  # a buffer longer than the batch: pad with a valid index
+        idx = jnp.concatenate([idx, jnp.zeros((k - n,), idx.dtype)])
+    return idx
+
+
+# ------------------------------------------------------------------- images
+@_route(images.resize_images)
+def _resize(batch: Any, size: tuple[int, int], method: str = "area") -> Any:
+    if method != "bilinear":  # OpenCV's taps, fused into one loop by jax.jit
+        return images.resize_separable(batch, size, method)
+    b, _, _, c = batch.shape
+    out = jax.image.resize(
+        batch.astype(jnp.float32), (b, size[0], size[1], c), "linear", antialias=True
+    )
+    return jnp.clip(jnp.round(out), 0, 255).astype(jnp.uint8)
+
+
+@_route(images.write_rows)
+def _write_rows(buffer: Any, index: Any, rows: Any) -> Any:
+    # In place inside a program compiled with donate=True.
+    return buffer.at[index].set(
+        rows.astype(buffer.dtype), unique_indices=True, indices_are_sorted=True
+    )
+
+
+# ------------------------------------------------------------------- random
+# A key is raw threefry2x32 key data (two uint32 words): a plain array that a
+# jitted step takes and returns and a checkpoint saves as it is.
+_IMPL = "threefry2x32"
+
+
+def _on_device_of(words: Any, like: Any) -> Any:
+    return words if isinstance(like, jax.core.Tracer) else jax.device_put(words, like.sharding)
+
+
+@_route(random.new_key)
+def _new_key(like: Any, seed: int) -> Any:
+    words = jnp.asarray([(seed >> 32) & 0xFFFFFFFF, seed & 0xFFFFFFFF], dtype=jnp.uint32)
+    return _on_device_of(words, like)
+
+
+@_route(random.uniform)
+def _uniform(key: Any, shape: tuple[int, ...]) -> tuple[Any, Any]:
+    key, sub = jax.random.split(jax.random.wrap_key_data(key, impl=_IMPL))
+    return jax.random.key_data(key), jax.random.uniform(sub, shape, dtype=jnp.float32)
+
+
+@_route(random.key_data)
+def _key_data(key: Any) -> Any:
+    return key
+
+
+@_route(random.key_from_data)
+def _key_from_data(key: Any, data: Any) -> Any:
+    return _on_device_of(jnp.asarray(data, dtype=jnp.uint32), key)

@@ -1,0 +1,289 @@
+"""The PyTorch backend, registered the first time a tensor (or the name "torch") is met.
+
+Tensors reach the Array API through ``array_api_compat.torch``. This module adds,
+through :func:`anywrap.xp.register_backend` and the routes' ``register``: host
+views and DLPack imports that skip PyTorch's slower generic paths, the
+compiler (each transform as one program traced once per signature and compiled
+by TorchInductor, captured in a CUDA graph on CUDA: see
+:mod:`anywrap.backends.torch_compile`), and faster kernels of a few formulas.
+
+Example:
+    >>> import torch
+    >>> from anywrap import xp
+    >>> xp.library_name(torch.zeros(2)), xp.device(torch.zeros(2))
+    ('torch', device(type='cpu'))
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import torch
+from array_api_compat import torch as torch_xp
+from torch.utils.dlpack import from_dlpack as _capsule_to_torch
+
+from anywrap import xp
+from anywrap.backends.torch_compile import TorchProgram, in_program, tracing
+from anywrap.tree import leaves, unflatten
+from anywrap.xp import images, random
+
+
+def _to_numpy(x: Any) -> np.ndarray:
+    x = x.detach()
+    try:
+        return x.numpy()  # type: ignore[no-any-return]  # on the CPU: a view, no copy
+    except (TypeError, RuntimeError):  # on a device, or a dtype NumPy lacks
+        return x.cpu().numpy()  # type: ignore[no-any-return]
+
+
+def _from_dlpack(x: Any) -> Any:
+    try:
+        if type(x) is not np.ndarray and x.__dlpack_device__()[0] == 1:
+            # On the host there is no stream to synchronise with: a capsule skips
+            # torch's version probing. (NumPy's read-only arrays need the versioned
+            # protocol, which torch.from_dlpack speaks.)
+            return _capsule_to_torch(x.__dlpack__())
+        return torch.from_dlpack(x)
+    except (AttributeError, BufferError, RuntimeError, TypeError, ValueError):
+        host = xp.to_numpy(x)
+        return torch.as_tensor(host if host.flags.writeable else host.copy())
+
+
+def _check_device(device: Any) -> torch.device:
+    try:
+        target = torch.device(device)
+    except (RuntimeError, TypeError) as e:
+        raise ValueError(f"{device!r} is not a PyTorch device ({e})") from None
+    if target.type == "cuda":
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        if (target.index or 0) >= count:
+            raise ValueError(
+                f"device {device!r}: this PyTorch ({torch.__version__}) sees {count} CUDA GPU(s)"
+            )
+    elif target.type not in ("cpu", "meta") and not hasattr(torch, target.type):
+        raise ValueError(f"device {device!r}: PyTorch has no {target.type!r} backend here")
+    return target
+
+
+def _from_array(x: Any, device: Any) -> Any:
+    if not isinstance(x, torch.Tensor):
+        if type(x) is np.ndarray and x.flags.writeable:
+            try:  # torch.from_numpy warns on read-only buffers: DLPack shares those
+                x = torch.from_numpy(x)
+            except (TypeError, ValueError, RuntimeError):  # negative strides, byte order, ...
+                x = _from_dlpack(x)
+        else:
+            x = _from_dlpack(x)
+    if device is None:
+        return x
+    target = torch.device(device)
+    if x.device == target or str(x.device) == str(target):
+        return x
+    return x.to(_check_device(device))
+
+
+def _jit(fn: Callable[..., Any], donate: bool = False) -> Callable[..., Any]:
+    return TorchProgram(fn)
+
+
+xp.register_backend(
+    torch.Tensor,
+    namespace=torch_xp,
+    name="torch",
+    device=lambda x: x.device,
+    to_numpy=_to_numpy,
+    from_array=_from_array,
+    jit=_jit,
+    aliases=("pytorch",),
+)
+
+
+@xp.cond.register(torch.Tensor)
+def _cond(pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any], *ops: Any) -> Any:
+    # In a program traced for the CPU only the branch taken runs (torch's cond
+    # operator, like lax.cond). Eagerly it would read the predicate on the host,
+    # and TorchInductor's CUDA code reads it there too (a sync, and no CUDA
+    # graph): both branches are computed and selected.
+    if not (tracing() and pred.device.type == "cpu"):
+        return xp.cond.dispatch(object)(pred, true_fn, false_fn, *ops)
+    op_leaves = leaves(ops)
+    unique: dict[int, Any] = {}  # the branches take each tensor once (inputs may not alias)
+    for v in op_leaves:
+        if isinstance(v, torch.Tensor):
+            unique.setdefault(id(v), v)
+    slot = {key: i for i, key in enumerate(unique)}
+
+    def branch(fn: Callable[..., Any]) -> Callable[..., Any]:
+        def run(*tensors: Any) -> list[Any]:
+            rebuilt = [tensors[slot[id(v)]] if id(v) in slot else v for v in op_leaves]
+            out = leaves(fn(*unflatten(ops, rebuilt)))
+            given = {id(t) for t in tensors}
+            return [t.clone() if id(t) in given else t for t in out]  # nor return inputs
+
+        return run
+
+    template = true_fn(*ops)  # only its structure is used: the trace drops dead code
+    out = torch.ops.higher_order.cond(pred, branch(true_fn), branch(false_fn), tuple(unique.values()))
+    return unflatten(template, list(out))
+
+
+@xp.clip.register(torch.Tensor)
+def _clip(x: Any, low: Any, high: Any) -> Any:
+    # The Array API's clip (torch.clamp) with tensor bounds costs twice the two
+    # elementwise kernels of the same formula (NaN propagates).
+    if type(low) is torch.Tensor and type(high) is torch.Tensor and low.dtype == high.dtype == x.dtype:
+        return torch.minimum(torch.maximum(x, low), high)
+    return xp.clip.dispatch(object)(x, low, high)
+
+
+@xp.last_true_indices.register(torch.Tensor)
+def _last_true_indices(mask: Any, k: int) -> Any:
+    # On the CPU one operator lists the first k Trues of the flipped mask, padded
+    # with 0 (so n - 1, a valid index): one call, where the cumulative sum and
+    # binary search are two ATen calls in a compiled program and seven eagerly.
+    if mask.device.type != "cpu":
+        return xp.last_true_indices.dispatch(object)(mask, k)
+    found = torch.ops.aten.nonzero_static.default(torch.flip(mask, (0,)), size=k, fill_value=0)
+    return mask.shape[0] - 1 - found[:, 0]
+
+
+@xp.mean_var.register(torch.Tensor)
+def _mean_var(x: Any, mask: Any = None) -> tuple[Any, Any]:
+    if mask is not None:
+        return xp.mean_var.dispatch(object)(x, mask)
+    if in_program() and x.ndim:
+        # In a compiled program, the shifted sums: TorchInductor fuses them into one
+        # pass over the batch. A wide batch is summed by blocks of rows.
+        wide = x.shape[0] >= 2 * _BLOCK_ROWS and x[0].numel() >= _BLOCK_MIN_WIDTH
+        return _shifted_mean_var(x, _sum_by_blocks if wide else _sum0)
+    var, mean = torch.var_mean(x, dim=0, correction=0)  # eagerly one Welford reduction
+    return mean, var
+
+
+SHIFT_ROWS = 16
+"""How many leading rows :func:`_shifted_mean_var` averages for its origin."""
+_BLOCK_ROWS = 256
+_BLOCK_MIN_WIDTH = 16
+"""Sums by blocks of 256 rows pay from 16 elements a row (2 CPU cores: 3 columns run
+faster as one plain sum, 17 to 376 faster by blocks)."""
+
+
+def _sum0(y: Any) -> Any:
+    return y.sum(0)
+
+
+def _shifted_mean_var(x: Any, total: Callable[[Any], Any]) -> tuple[Any, Any]:
+    """The mean and population variance in one read of ``x``: the sums of the deviations
+    from an origin (the mean of the first rows, near the batch's mean on the scale of
+    its spread, so the two terms keep the dtype's precision) and of their squares."""
+    rows = x.shape[0]
+    head = min(rows, SHIFT_ROWS)
+    origin = x[:head].sum(0) / head
+    y = x - origin
+    offset = total(y) / rows
+    # Rounding can take a constant column's variance a hair below zero.
+    return origin + offset, torch.clamp_min(total(y * y) / rows - offset * offset, 0.0)
+
+
+def _sum_by_blocks(y: Any) -> Any:
+    """The sum along axis 0 as sums of blocks of rows, then of the blocks, which
+    TorchInductor parallelises over the blocks, reading whole rows."""
+    rows = y.shape[0]
+    whole = rows - rows % _BLOCK_ROWS
+    out = y[:whole].reshape(whole // _BLOCK_ROWS, _BLOCK_ROWS, *y.shape[1:]).sum(1).sum(0)
+    return out if whole == rows else out + y[whole:].sum(0)
+
+
+# ------------------------------------------------------------------- images
+@functools.lru_cache(maxsize=64)
+def _dense(n_in: int, n_out: int) -> np.ndarray:
+    """The area filter of one axis as an ``(n_out, n_in)`` float32 matrix."""
+    index, weight = images.resize_taps(n_in, n_out, "area", True)
+    m = np.zeros((n_out, n_in), np.float32)
+    for k in range(index.shape[0]):
+        np.add.at(m, (np.arange(n_out), index[k]), weight[k])
+    m.setflags(write=False)
+    return m
+
+
+@images.resize_images.register(torch.Tensor)
+def _resize(batch: Any, size: tuple[int, int], method: str = "area") -> Any:
+    _, h, w, _ = batch.shape
+    if method == "bilinear":  # torch's own antialiased filter
+        x = batch.permute(0, 3, 1, 2)
+        x = x if batch.dtype == torch.uint8 else x.float()
+        out = torch.nn.functional.interpolate(
+            x, size=size, mode="bilinear", antialias=True, align_corners=False
+        )
+        if out.dtype != torch.uint8:
+            out = out.round().clamp(0, 255).to(torch.uint8)
+        return out.permute(0, 2, 3, 1).contiguous()
+    whole = h % size[0] == 0 and w % size[1] == 0
+    if not images.shrinks_both((h, w), size) or whole:
+        return images.resize_separable(batch, size, method)
+    # OpenCV's area filter for a ratio that is not whole (210x160 to 84x84) as two
+    # plain matrix products with its dense weights (eager PyTorch runs the tap-by-tap
+    # form several times slower), height first: one copy lays the images out as
+    # (h, b, c, w).
+    my = images.host_constant(_dense(h, size[0]), batch)
+    mx = images.host_constant(_dense(w, size[1]), batch)
+    b, _, _, c = batch.shape
+    x = torch.empty((h, b, c, w), dtype=torch.float32, device=batch.device)
+    x.copy_(batch.permute(1, 0, 3, 2))
+    rows = my @ x.reshape(h, b * c * w)
+    out = rows.reshape(size[0] * b * c, w) @ mx.T
+    out = out.round_().clamp_(0, 255).to(torch.uint8)
+    return out.reshape(size[0], b, c, size[1]).permute(1, 0, 3, 2).contiguous()
+
+
+@images.rgb_to_gray.register(torch.Tensor)
+def _rgb_to_gray(batch: Any) -> Any:
+    # Eagerly a lookup in Gymnasium's results for every colour: four passes where
+    # the integer formula takes a dozen kernels. A compiled program fuses the
+    # integer formula into one pass (the lookup's random reads cost it more).
+    if tracing():
+        return images.rgb_to_gray.dispatch(object)(batch)
+    lut = images.host_constant(images.gray_lut(), batch)
+    if sys.byteorder != "little":  # pragma: no cover - no such machine in CI
+        x = batch.to(torch.int32)
+        keys = x[..., 0] | (x[..., 1] << 8) | (x[..., 2] << 16)
+    else:  # the bytes r, g, b, 0 read as one little-endian int32: one pass
+        keys = torch.nn.functional.pad(batch, (0, 1)).view(torch.int32)[..., 0]
+    return torch.index_select(lut, 0, keys.reshape(-1)).reshape(keys.shape)
+
+
+@images.write_rows.register(torch.Tensor)
+def _write_rows(buffer: Any, index: Any, rows: Any) -> Any:
+    return buffer.index_copy_(0, index.to(torch.int64), rows.to(buffer.dtype))
+
+
+# ------------------------------------------------------------------- random
+@random.new_key.register(torch.Tensor)
+def _new_key(like: Any, seed: int) -> Any:
+    gen = torch.Generator(device=like.device)
+    gen.manual_seed(seed)
+    return gen
+
+
+@random.uniform.register(torch.Generator)
+def _uniform(key: Any, shape: tuple[int, ...]) -> tuple[Any, Any]:
+    return key, torch.rand(shape, generator=key, device=key.device)
+
+
+@random.key_data.register(torch.Generator)
+def _key_data(key: Any) -> Any:
+    state = key.get_state()
+    # Whole 64-bit words where the bytes allow it: a checkpoint keeps 32 or 64-bit ints.
+    return state.view(torch.int64) if state.numel() % 8 == 0 else state
+
+
+@random.key_from_data.register(torch.Generator)
+def _key_from_data(key: Any, data: Any) -> Any:
+    words = torch.as_tensor(data, device="cpu").contiguous()
+    gen = torch.Generator(device=key.device)
+    gen.set_state(words.view(torch.uint8).clone() if words.dtype != torch.uint8 else words.clone())
+    return gen

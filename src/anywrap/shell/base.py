@@ -1,0 +1,449 @@
+"""The one class between an anywrap wrapper and Gymnasium's ``Wrapper`` / ``VectorWrapper``.
+
+:class:`Shell` does two things for every wrapper:
+
+* It records every constructor argument for the wrapper's spec through
+  :class:`gymnasium.utils.RecordConstructorArgs` (so ``gym.make(env.spec)``
+  rebuilds the stack), read from the constructor's signature so that none is
+  forgotten.
+* A stateful wrapper keeps its transform's state in one place, ``self._state``:
+  a tree (NamedTuples) of arrays, which starts in NumPy, so that statistics can
+  be read or loaded before the first reset, and moves to the library and device
+  of the first array the env returns. Statistics users may share
+  (``obs_rms``, ``return_rms``) sit in that tree as :class:`RunningMeanStd`
+  boxes: two wrappers that hold the same box use, and update, the same moments.
+  ``state_dict()`` / ``load_state_dict()`` give and take plain arrays.
+
+Example:
+    >>> import gymnasium as gym
+    >>> import anywrap
+    >>> env = anywrap.NormalizeReward(gym.make("CartPole-v1"), gamma=0.9)
+    >>> env.spec.additional_wrappers[-1].kwargs["gamma"], sorted(env.state_dict())[:2]
+    (0.9, ['accumulated', 'prev_done'])
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from anywrap import xp
+from anywrap.shell.checks import flag, wrapper_name
+from anywrap.transforms.moments import Moments
+from anywrap.tree import first_leaf, flatten_with_paths, key_path, tree_map, unflatten
+
+__all__ = [
+    "RunningMeanStd",
+    "Shell",
+    "statistics_property",
+    "switch_property",
+    "with_no_output",
+]
+
+
+class RunningMeanStd:
+    """Gymnasium's ``RunningMeanStd`` look (``mean``, ``var``, ``count``) over one
+    :class:`~anywrap.transforms.moments.Moments`: the box that wrappers share.
+
+    The values are arrays of the env's library, on its device. Assigning to
+    ``mean``, ``var`` or ``count`` changes the statistics the wrapper uses. As in
+    Gymnasium, the object is the statistics: ``eval_env.obs_rms = train_env.obs_rms``
+    makes both wrappers use, and see every update of, the same statistics.
+
+    Example:
+        >>> import numpy as np
+        >>> from anywrap.transforms.moments import init_moments
+        >>> rms = RunningMeanStd(init_moments((2,), xp=np, dtype=np.float32))
+        >>> rms.mean = np.array([1.0, 2.0])
+        >>> rms.mean, float(rms.count)
+        (array([1., 2.], dtype=float32), 0.0001)
+    """
+
+    __slots__ = ("moments",)
+
+    def __init__(self, moments: Moments) -> None:
+        self.moments = moments
+
+    mean = property(
+        lambda self: self.moments.mean,
+        lambda self, value: self._set("mean", value),
+        doc="The running mean (an array of the env's library, on its device).",
+    )
+    var = property(
+        lambda self: self.moments.var,
+        lambda self, value: self._set("var", value),
+        doc="The running population variance.",
+    )
+
+    @property
+    def count(self) -> Any:
+        """Samples seen plus Gymnasium's initial 1e-4 (a 0-d array)."""
+        return self.moments.count + self.moments.count_lo
+
+    @count.setter
+    def count(self, value: Any) -> None:
+        m = self.moments
+        ns = xp.namespace(m.count)
+        new = ns.asarray(xp.to_numpy(value), dtype=m.count.dtype, device=xp.device(m.count))
+        self.moments = m._replace(count=new, count_lo=ns.zeros_like(m.count_lo))
+
+    def _set(self, field: str, value: Any) -> None:
+        old = getattr(self.moments, field)
+        host = np.array(np.broadcast_to(xp.to_numpy(value), tuple(old.shape)))
+        new = xp.namespace(old).asarray(host, dtype=old.dtype, device=xp.device(old))
+        self.moments = self.moments._replace(**{field: new})
+
+    def __repr__(self) -> str:
+        return f"RunningMeanStd(mean={self.mean!r}, var={self.var!r}, count={self.count!r})"
+
+
+def _is_box(x: Any) -> bool:
+    return type(x) is RunningMeanStd
+
+
+def unboxed(tree: Any) -> Any:
+    """The state as transforms take it: each box replaced by its moments.
+
+    Boxes are the state itself, the fields of a NamedTuple state (NormalizeReward's
+    ``rms``), or the leaves of a dict / tuple (a Dict or Tuple observation space).
+    """
+    tp = type(tree)
+    if tp is RunningMeanStd:
+        return tree.moments
+    if hasattr(tp, "_fields"):
+        return tp(*[v.moments if type(v) is RunningMeanStd else v for v in tree])
+    return tree_map(lambda b: b.moments if _is_box(b) else b, tree, is_leaf=_is_box)
+
+
+def _put(box: Any, value: Any) -> Any:
+    if type(box) is not RunningMeanStd:
+        return value
+    box.moments = value
+    return box
+
+
+def reboxed(held: Any, state: Any) -> Any:
+    """``state`` with the boxes of ``held`` back in place, holding its moments."""
+    tp = type(held)
+    if tp is RunningMeanStd:
+        return _put(held, state)
+    if hasattr(tp, "_fields"):
+        return tp(*[_put(b, v) for b, v in zip(held, state)])
+    return tree_map(_put, held, state, is_leaf=_is_box)
+
+
+def moved(state: Any, like: Any) -> Any:
+    """Every array of ``state`` in the library of the array ``like``, on its device.
+
+    64-bit values that the target cannot hold (JAX without x64) become 32 bits.
+    """
+    ns, dev = xp.namespace(like), xp.device(like)
+
+    def move(x: Any) -> Any:
+        if xp.namespace(x) is ns and str(xp.device(x)) == str(dev):
+            return x
+        host = xp.to_numpy(x)
+        if ns is np:
+            return host
+        return ns.asarray(host, dtype=xp.resolve_dtype(ns, host.dtype.name, dev), device=dev)
+
+    return tree_map(move, state)
+
+
+def _no_output(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, None]:
+    return fn(*args, **kwargs), None
+
+
+def with_no_output(fn: Callable[..., Any]) -> Callable[..., tuple[Any, None]]:
+    """A transform ``state -> state`` (a reset) as :meth:`Shell._run` takes it:
+    ``state -> (state, None)``."""
+    return functools.partial(_no_output, fn)
+
+
+def _record_arguments(init: Callable[..., None]) -> Callable[..., None]:
+    signature = inspect.signature(init)
+
+    @functools.wraps(init)
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        if not hasattr(self, "_saved_kwargs"):  # the first (most derived) recording wins
+            try:
+                bound = signature.bind(self, *args, **kwargs)
+            except TypeError:
+                pass  # the call itself is wrong: the constructor says how
+            else:
+                bound.apply_defaults()
+                recorded: dict[str, Any] = {}
+                for name, value in bound.arguments.items():
+                    kind = signature.parameters[name].kind
+                    if name in ("self", "env"):
+                        continue
+                    if kind is inspect.Parameter.VAR_KEYWORD:
+                        recorded.update(value)
+                    elif kind is not inspect.Parameter.VAR_POSITIONAL:
+                        recorded[name] = value
+                # Not deep-copied: a process group or a callable cannot be copied.
+                gym.utils.RecordConstructorArgs.__init__(self, _disable_deepcopy=True, **recorded)
+        init(self, *args, **kwargs)
+
+    __init__._records_arguments = True  # type: ignore[attr-defined]
+    return __init__
+
+
+class Shell(gym.utils.RecordConstructorArgs):
+    """The base of anywrap's wrappers, listed before Gymnasium's wrapper class.
+
+    A subclass's constructor arguments are recorded for its spec. A stateful
+    subclass sets ``self._state`` in its constructor and, at each step, takes
+    the state for the data with :meth:`_state_for`, runs its compiled transform
+    and installs the result with :meth:`_commit` (only once the transform has
+    succeeded: a failed call leaves the state as it was).
+    """
+
+    _state: Any = None
+    _kind: type = np.ndarray
+    """The exact array type the state is held in now."""
+    _boxed: bool = False
+    """Whether the state holds :class:`RunningMeanStd` boxes."""
+    _transforms: dict[Any, Callable[..., Any]] = {}
+    _compiled: dict[Any, Callable[..., Any]] = {}
+    _donate: frozenset[Any] = frozenset()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if not getattr(cls.__init__, "_records_arguments", False):
+            cls.__init__ = _record_arguments(cls.__init__)  # type: ignore[method-assign]
+
+    def _use(self, transforms: dict[Any, Callable[..., Any]], donate: tuple[Any, ...] = ()) -> None:
+        """The pure transforms this shell runs with :meth:`_run`, by key: each takes the
+        state first and returns ``(state, output)``. ``donate`` names those whose
+        program may reuse the state's memory (a ring buffer of frames)."""
+        self._transforms, self._donate = dict(transforms), frozenset(donate)
+        self._by_kind: dict[type, dict[Any, Callable[..., Any]]] = {}
+        self._compiled = self._compiled_for(first_leaf(unboxed(self._state)))
+
+    def _compiled_for(self, leaf: Any) -> dict[Any, Callable[..., Any]]:
+        """The transforms compiled for arrays of ``leaf``'s type (once per type)."""
+        found = self._by_kind.get(type(leaf))
+        if found is None:
+            found = self._by_kind[type(leaf)] = {
+                key: xp.jit(leaf, fn, donate=key in self._donate)
+                for key, fn in self._transforms.items()
+            }
+        return found
+
+    def _run(self, key: Any, like: Any, *args: Any, **kwargs: Any) -> Any:
+        """Run the transform ``key`` on the state for the data ``like`` (an array, or a
+        tree of them) and ``args``; install the new state and return the output.
+
+        The common step (``like`` of the state's own array type) is one compiled
+        call; otherwise the state is moved to ``like``'s library and device first.
+        """
+        state = self._state
+        if type(like) is self._kind:
+            if type(state) is RunningMeanStd:
+                state.moments, out = self._compiled[key](state.moments, *args, **kwargs)
+                return out
+            if not self._boxed:
+                self._state, out = self._compiled[key](state, *args, **kwargs)
+                return out
+        fn = self._compiled_for(first_leaf(like))[key]
+        state, out = fn(self._state_for(like), *args, **kwargs)
+        self._commit(state, like)
+        return out
+
+    def _state_for(self, like: Any) -> Any:
+        """The state as transforms take it, in ``like``'s library and on its device
+        (converted, not installed, when it is not there yet)."""
+        state = self._state
+        if type(state) is RunningMeanStd:
+            state = state.moments
+        elif self._boxed:
+            state = unboxed(state)
+        if type(like) is self._kind:
+            return state
+        leaf = first_leaf(like)
+        if type(leaf) is self._kind:
+            return state
+        try:
+            return moved(state, leaf)
+        except xp.UnknownArrayTypeError as e:
+            raise xp.UnknownArrayTypeError(f"{wrapper_name(self)}: {e}") from None
+
+    def _commit(self, state: Any, like: Any) -> None:
+        """Install ``state``, which is in ``like``'s library and on its device; only once
+        the transform has succeeded, so that a failed call leaves the state as it was."""
+        held = self._state
+        if type(held) is RunningMeanStd:
+            held.moments = state
+        else:
+            self._state = reboxed(held, state) if self._boxed else state
+        leaf = first_leaf(like)
+        if type(leaf) is not self._kind:
+            self._kind = type(leaf)
+            if self._transforms:
+                self._compiled = self._compiled_for(leaf)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Compiled programs are not pickled (nor deep-copied): they are made again.
+        return {k: v for k, v in self.__dict__.items() if k not in ("_by_kind", "_compiled")}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if self._transforms:
+            self._by_kind = {}
+            self._compiled = self._compiled_for(first_leaf(unboxed(self._state)))
+
+    def _mask_for(self, mask: Any, like: Any) -> Any:
+        """``mask`` (a ``reset_mask``, often NumPy) in ``like``'s library and on its
+        device, where the state goes: following a host mask instead would move a
+        device state to the host and back."""
+        leaf = first_leaf(like)
+        if type(mask) is type(leaf):
+            return mask
+        return xp.to_library(mask, xp.library_name(leaf), xp.device(leaf))
+
+    def _export(self, state: Any) -> Any:
+        """The state as saved (a hook: episode clocks are saved relative to now)."""
+        return state
+
+    def _import(self, state: Any) -> Any:
+        """The inverse of :meth:`_export`."""
+        return state
+
+    def state_dict(self) -> dict[str, Any]:
+        """The state as a flat ``{name: array}`` dict, in the env's array library."""
+        if self._state is None:
+            return {}
+        flat = flatten_with_paths(self._export(unboxed(self._state)))
+        return {key_path(path): leaf for path, leaf in flat}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore a state saved by :meth:`state_dict` (arrays of any library).
+
+        Every entry is checked before anything changes: a failed load leaves the
+        wrapper as it was.
+
+        Raises:
+            KeyError: missing or unexpected entries.
+            ValueError: an entry of another shape or kind of dtype than this
+                wrapper's, or a variance or count that is negative or not finite.
+        """
+        self._install(self.checked_state(state_dict))
+
+    def _install(self, state: Any) -> None:
+        self._state = reboxed(self._state, state) if self._boxed else state
+
+    def checked_state(self, state_dict: dict[str, Any]) -> Any:
+        """The state that :meth:`load_state_dict` would install, without installing it."""
+        own = self.state_dict()
+        name = wrapper_name(self)
+        missing, extra = sorted(set(own) - set(state_dict)), sorted(set(state_dict) - set(own))
+        if missing or extra:
+            raise KeyError(
+                f"{name}.load_state_dict: expected keys {sorted(own)}, "
+                f"missing {missing}, unexpected {extra}"
+            )
+        values = []
+        like = first_leaf(unboxed(self._state))
+        for key, mine in own.items():
+            host = xp.to_numpy(state_dict[key])
+            if host.shape != tuple(mine.shape):
+                raise ValueError(
+                    f"{name}.load_state_dict: {key!r} has shape {host.shape}, this wrapper "
+                    f"expects {tuple(mine.shape)} (a stack of another shape?)"
+                )
+            kept = np.dtype(xp.to_numpy(mine).dtype)
+            _check_entry(name, key, host, kept)
+            values.append(host.astype(kept, copy=False))
+        return self._import(moved(unflatten(unboxed(self._state), values), like))
+
+
+_FLOATS = ("float32", "float64")
+
+
+def _check_entry(owner: str, key: str, value: np.ndarray, own: np.dtype) -> None:
+    """A saved entry holds the kind of number the wrapper keeps (a float32 or float64
+    where it keeps floats, integers that fit where it keeps integers, a bool where it
+    keeps bools), and a variance or count is a finite non-negative number."""
+    kind = own.kind
+    if kind == "f":
+        ok, expected = value.dtype.name in _FLOATS, " or ".join(_FLOATS)
+    elif kind in "iu":
+        ok = value.dtype.kind in "iu" and np.can_cast(value.dtype, own, "same_kind")
+        expected = f"integers that fit {own.name}"
+    else:
+        ok, expected = value.dtype == own, own.name
+    if not ok:
+        raise ValueError(
+            f"{owner}.load_state_dict: {key!r} holds {value.dtype.name} values, this wrapper "
+            f"keeps {own.name} (expected {expected})"
+        )
+    if key.rpartition(".")[2] in ("var", "count") and not bool(
+        np.all(np.isfinite(value) & (value >= 0))
+    ):
+        raise ValueError(
+            f"{owner}.load_state_dict: {key!r} must be finite and non-negative, got "
+            f"{np.asarray(value).ravel()[:4].tolist()}"
+        )
+
+
+def statistics_property(name: str, field: str | None = None) -> property:
+    """The ``obs_rms`` / ``return_rms`` attribute: the :class:`RunningMeanStd` box (a
+    dict / tuple of them for Dict / Tuple spaces) at ``field`` of the state.
+    Assigning another wrapper's makes both share it; a Gymnasium ``RunningMeanStd``
+    (or any object with ``mean``, ``var`` and ``count``) is copied in."""
+
+    def get(self: Shell) -> Any:
+        return self._state if field is None else getattr(self._state, field)
+
+    def set(self: Shell, value: Any) -> None:
+        own = get(self)
+        owner = wrapper_name(self)
+        try:
+            shared = tree_map(lambda mine, theirs: _box_like(owner, name, mine, theirs), own, value, is_leaf=_is_box)
+        except (KeyError, IndexError, TypeError) as e:
+            if isinstance(e, TypeError) and str(e).startswith(owner):
+                raise
+            raise TypeError(
+                f"{owner}: expected `{name}` to be shaped like this wrapper's statistics, "
+                f"got {value!r}"
+            ) from None
+        self._state = shared if field is None else self._state._replace(**{field: shared})
+
+    return property(get, set, doc=f"Running statistics (``mean``, ``var``, ``count``): ``{name}``.")
+
+
+def _box_like(owner: str, name: str, mine: RunningMeanStd, theirs: Any) -> RunningMeanStd:
+    """``theirs`` as a box this wrapper can use in place of ``mine``."""
+    if _is_box(theirs):
+        if tuple(theirs.mean.shape) != tuple(mine.mean.shape):
+            raise ValueError(
+                f"{owner}: expected `{name}` with statistics of shape {tuple(mine.mean.shape)}, "
+                f"got shape {tuple(theirs.mean.shape)}"
+            )
+        return theirs  # shared, as Gymnasium shares a RunningMeanStd
+    if all(hasattr(theirs, k) for k in ("mean", "var", "count")):  # Gymnasium's: copied
+        copy = RunningMeanStd(mine.moments)
+        copy.mean, copy.var, copy.count = theirs.mean, theirs.var, theirs.count
+        return copy
+    raise TypeError(
+        f"{owner}: expected `{name}` to be another wrapper's {name} (an anywrap "
+        f"RunningMeanStd) or an object with mean, var and count, got {type(theirs).__name__}"
+    )
+
+
+def switch_property() -> property:
+    """Gymnasium's ``update_running_mean`` switch (off: statistics frozen, to evaluate)."""
+
+    def get(self: Any) -> bool:
+        return self._update_running_mean  # type: ignore[no-any-return]
+
+    def set(self: Any, setting: bool) -> None:
+        self._update_running_mean = flag(wrapper_name(self), "update_running_mean", setting)
+
+    return property(get, set, doc="Whether the statistics learn from new data.")

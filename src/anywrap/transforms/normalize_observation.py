@@ -1,0 +1,132 @@
+"""NormalizeObservation's transform, over nested observations (Box, or Dict / Tuple of Box).
+
+Each leaf keeps its own :class:`~anywrap.transforms.moments.Moments`; the
+normalised leaf is ``(x - mean) / sqrt(var + epsilon)`` cast to ``out_dtype``
+(float32, as the wrapper's observation space says).
+
+Example:
+    >>> import numpy as np
+    >>> from anywrap.transforms import normalize_observation as T
+    >>> s = T.init_observation_stats({"a": (2,)}, xp=np, dtype=np.float32)
+    >>> s, y = T.normalize_observation(s, {"a": np.array([[1.0, 2.0]], np.float32)}, epsilon=1e-8)
+    >>> y["a"].dtype
+    dtype('float32')
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from types import ModuleType
+from typing import Any
+
+from anywrap.transforms.moments import Moments, Reduce, init_moments, normalize, update_moments
+from anywrap.tree import is_branch, tree_map, unzip
+from anywrap.xp import Array
+
+__all__ = ["init_observation_stats", "normalize_observation", "normalize_observation_with_final"]
+
+
+def _is_shape(x: Any) -> bool:
+    return type(x) is tuple and all(isinstance(d, int) for d in x)
+
+
+def _is_moments(x: Any) -> bool:
+    return isinstance(x, Moments)
+
+
+def init_observation_stats(shapes: Any, *, xp: ModuleType, dtype: Any, device: Any = None) -> Any:
+    """A tree of fresh :class:`Moments`, one per leaf shape of ``shapes`` (a shape
+    tuple, or a dict / tuple of them); ``dtype`` is one dtype or a tree of them."""
+    dtypes = dtype if is_branch(dtype) else tree_map(lambda _: dtype, shapes, is_leaf=_is_shape)
+    return tree_map(
+        lambda s, d: init_moments(s, xp=xp, dtype=d, device=device),
+        shapes,
+        dtypes,
+        is_leaf=_is_shape,
+    )
+
+
+def normalize_observation(
+    stats: Any,
+    obs: Any,
+    mask: Array | None = None,
+    *,
+    epsilon: float,
+    update: bool = True,
+    batched: bool = True,
+    out_dtype: str = "float32",
+    reduce: Reduce | None = None,
+) -> tuple[Any, Any]:
+    """Update each leaf's moments with ``obs``, then normalise it.
+
+    Args:
+        stats: A tree of :class:`Moments` shaped like ``obs``.
+        obs: A batch of observations (each leaf with the batch on axis 0), or one
+            observation with ``batched=False``.
+        mask: Optional bool ``(batch,)``: only these rows update the statistics
+            (every row is normalised).
+        epsilon: Added to the variance under the square root.
+        update: Whether the statistics learn from ``obs``.
+        batched: Whether ``obs`` has a batch axis.
+        out_dtype: The normalised observation's dtype name.
+        reduce: Sums over the participants of a distributed batch, so that every
+            shard learns the global statistics (see ``batch_moments``).
+
+    Returns:
+        ``(stats, normalised)``.
+    """
+
+    if type(stats) is not Moments:  # a Dict or Tuple space: leaf by leaf
+        leaf = partial(
+            normalize_observation,
+            mask=mask,
+            epsilon=epsilon,
+            update=update,
+            batched=batched,
+            out_dtype=out_dtype,
+            reduce=reduce,
+        )
+        return unzip(tree_map(leaf, stats, obs, is_leaf=_is_moments), stats, 2, _is_moments)
+    if update:
+        stats = update_moments(stats, obs, mask, batched=batched, reduce=reduce)
+    return stats, normalize(stats, obs, epsilon, out_dtype)
+
+
+def normalize_observation_with_final(
+    stats: Any,
+    obs: Any,
+    final_obs: Any,
+    final_mask: Array,
+    *,
+    epsilon: float,
+    update: bool = True,
+    learn_final: bool = False,
+    out_dtype: str = "float32",
+    reduce: Reduce | None = None,
+) -> tuple[Any, tuple[Any, Any]]:
+    """:func:`normalize_observation` for a SAME_STEP vector env: learn from ``obs`` and,
+    with ``learn_final``, from the rows of ``final_obs`` that ``final_mask`` selects (the
+    episodes that ended); then normalise both.
+
+    With ``learn_final`` the statistics see exactly what they would in NEXT_STEP
+    mode (every final and every first observation); the two are parts of one
+    batch, never concatenated. Without it ``final_obs`` is only normalised: no
+    reduction reads it, so a compiled program that never uses the normalised
+    final observations need not compute them at all.
+
+    Returns:
+        ``(stats, (normalised obs, normalised final_obs))``.
+    """
+
+    def leaf(m: Moments, x: Array, f: Array) -> tuple[Moments, tuple[Array, Array]]:
+        if update and learn_final:
+            m = update_moments(m, (x, f), (None, final_mask), reduce=reduce)
+        elif update:
+            m = update_moments(m, x, reduce=reduce)
+        return m, (normalize(m, x, epsilon, out_dtype), normalize(m, f, epsilon, out_dtype))
+
+    if type(stats) is Moments:
+        return leaf(stats, obs, final_obs)
+    stats, both = unzip(tree_map(leaf, stats, obs, final_obs, is_leaf=_is_moments), stats, 2, _is_moments)
+    normalised = unzip(both, stats, 2, _is_moments)
+    return stats, normalised  # type: ignore[return-value]

@@ -1,0 +1,179 @@
+"""NormalizeReward's transform: rewards scaled by the running variance of the discounted return.
+
+Each step, per environment,
+
+.. math::
+
+    G \\leftarrow \\gamma G (1 - \\text{terminated}) + r, \\qquad
+    \\tilde r = r / \\sqrt{\\operatorname{Var}[G] + \\epsilon}
+
+where :math:`\\operatorname{Var}[G]` is the running variance of every ``G``
+seen so far (see :mod:`anywrap.transforms.moments`). The mean is not
+subtracted: that would change the sign of rewards (OpenAI baselines #538).
+
+Gymnasium's quirks are kept, since they change the numbers:
+
+* ``G`` is reset only by ``terminated``, never by ``truncated``.
+* A vector env in NEXT_STEP or DISABLED autoreset mode skips the step that
+  follows a done (it is the reset step), and SAME_STEP zeroes ``G`` after a done.
+* The vector accumulator is float32 in Gymnasium, the single-env one float64.
+
+Example:
+    >>> import numpy as np
+    >>> from anywrap.transforms import normalize_reward as T
+    >>> s = T.init_returns((2,), xp=np, acc_dtype=np.float64, stats_dtype=np.float64)
+    >>> s = T.update_returns(s, np.array([1.0, 2.0]), np.array([False, True]), gamma=0.9)
+    >>> s.accumulated
+    array([1., 2.])
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any, NamedTuple
+
+from anywrap.transforms.moments import Moments, Reduce, init_moments, update_moments
+from anywrap.xp import Array, namespace
+
+__all__ = [
+    "Returns",
+    "init_returns",
+    "normalize_reward",
+    "reset_returns",
+    "scale_reward",
+    "update_returns",
+]
+
+
+class Returns(NamedTuple):
+    """Discounted-return accumulator and the running moments of its values."""
+
+    accumulated: Array
+    """``G`` per environment (shape ``batch_shape``)."""
+    rms: Moments
+    """Running moments of ``G`` (scalar statistics)."""
+    prev_done: Array
+    """Whether each environment ended on the previous step (bool)."""
+
+
+def init_returns(
+    batch_shape: tuple[int, ...],
+    *,
+    xp: ModuleType,
+    acc_dtype: Any,
+    stats_dtype: Any,
+    device: Any = None,
+) -> Returns:
+    """Zero accumulators, fresh moments, no env done."""
+    return Returns(
+        accumulated=xp.zeros(batch_shape, dtype=acc_dtype, device=device),
+        rms=init_moments((), xp=xp, dtype=stats_dtype, device=device),
+        prev_done=xp.zeros(batch_shape, dtype=xp.bool, device=device),
+    )
+
+
+def update_returns(
+    state: Returns,
+    reward: Array,
+    terminated: Array,
+    truncated: Array | None = None,
+    *,
+    gamma: float,
+    skip_after_done: bool = False,
+    zero_after_done: bool = False,
+    update_stats: bool = True,
+    reduce: Reduce | None = None,
+) -> Returns:
+    """Advance ``G`` by one step and fold it into the running moments.
+
+    Args:
+        state: The current state.
+        reward, terminated, truncated: This step's arrays, shaped like ``G``.
+        gamma: The discount factor.
+        skip_after_done: Leave out the environments that were done on the
+            previous step (the reset step of NEXT_STEP / DISABLED autoreset).
+        zero_after_done: Zero ``G`` of the environments done on this step
+            (SAME_STEP autoreset: they have already been reset).
+        update_stats: Whether the moments learn from this step.
+        reduce: Sums over the participants of a distributed batch (devices
+            or processes), so that every shard learns the global statistics.
+
+    Non-finite rewards are left out of ``G`` and of the statistics.
+    """
+    xp = namespace(state.accumulated)
+    reward, terminated = xp.asarray(reward), xp.asarray(terminated)
+    acc = state.accumulated
+    # Gymnasium multiplies in the accumulator's dtype, adds in the wider of the two
+    # (the casts are exact, as NumPy's promotion), and stores in the accumulator's.
+    decayed = xp.where(terminated, 0.0, acc * gamma)
+    if reward.dtype != acc.dtype:
+        wide = xp.result_type(reward.dtype, acc.dtype)
+        new_acc = xp.astype(xp.astype(decayed, wide) + xp.astype(reward, wide), acc.dtype)
+    else:
+        new_acc = decayed + reward
+    active = xp.isfinite(reward)
+    if skip_after_done:
+        active = xp.logical_and(active, xp.logical_not(state.prev_done))
+    acc = xp.where(active, new_acc, acc)
+    rms = state.rms
+    if update_stats:  # `active` already leaves non-finite rewards out
+        one = acc.ndim == 0 and reduce is None  # a single env
+        g, keep = (acc, active) if one or acc.ndim == 1 else (xp.reshape(acc, (-1,)), xp.reshape(active, (-1,)))
+        rms = update_moments(rms, g, keep, batched=not one, skip_nonfinite=False, reduce=reduce)
+    done = terminated if truncated is None else xp.logical_or(terminated, xp.asarray(truncated))
+    if zero_after_done:
+        acc = xp.where(done, 0.0, acc)
+    return Returns(accumulated=acc, rms=rms, prev_done=done)
+
+
+def scale_reward(state: Returns, reward: Array, epsilon: float) -> Array:
+    """``reward / sqrt(Var[G] + epsilon)``, keeping a float reward's dtype."""
+    var = state.rms.var
+    xp = namespace(var)
+    reward = xp.asarray(reward)
+    wide = reward if reward.dtype == var.dtype else xp.astype(reward, xp.result_type(reward.dtype, var.dtype))
+    scaled = wide / xp.sqrt(var + epsilon)
+    if scaled.dtype != reward.dtype and xp.isdtype(reward.dtype, "real floating"):
+        scaled = xp.astype(scaled, reward.dtype)
+    return scaled
+
+
+def normalize_reward(
+    state: Returns,
+    reward: Array,
+    terminated: Array,
+    truncated: Array | None,
+    *,
+    gamma: float,
+    epsilon: float,
+    update: bool = True,
+    skip_after_done: bool = False,
+    zero_after_done: bool = False,
+    reduce: Reduce | None = None,
+) -> tuple[Returns, Array]:
+    """One step of reward normalisation: :func:`update_returns`, then :func:`scale_reward`."""
+    state = update_returns(
+        state,
+        reward,
+        terminated,
+        truncated,
+        gamma=gamma,
+        skip_after_done=skip_after_done,
+        zero_after_done=zero_after_done,
+        update_stats=update,
+        reduce=reduce,
+    )
+    return state, scale_reward(state, reward, epsilon)
+
+
+def reset_returns(state: Returns, mask: Array | None = None) -> Returns:
+    """Zero ``G`` and forget the previous dones, for the envs in ``mask`` (all if ``None``)."""
+    xp = namespace(state.accumulated)
+    if mask is None:
+        return state._replace(
+            accumulated=xp.zeros_like(state.accumulated), prev_done=xp.zeros_like(state.prev_done)
+        )
+    return state._replace(
+        accumulated=xp.where(mask, 0.0, state.accumulated),
+        prev_done=xp.where(mask, False, state.prev_done),
+    )

@@ -1,0 +1,312 @@
+"""RecordEpisodeStatistics's transform: running return, length and wall time per environment,
+and a buffer of the most recent finished episodes, all on the data's device.
+
+Per step, for each environment (NEXT_STEP / DISABLED autoreset, Gymnasium's
+default), the step after a done is the reset step and starts a new episode
+at zero; in SAME_STEP mode a done environment restarts at zero at once.
+
+The recent-episode buffer replaces Gymnasium's ``deque`` without a host sync:
+it is newest-first, and each step pushes the finished episodes in the order
+Gymnasium appends them (ascending environment index), found with
+:func:`anywrap.xp.last_true_indices` instead of boolean indexing, so that
+shapes never depend on the data.
+
+Example:
+    >>> import numpy as np
+    >>> from anywrap.transforms import record_episode_statistics as T
+    >>> s = T.init_episodes((2,), xp=np, buffer_length=4)
+    >>> s, out = T.step_episodes(
+    ...     s, np.array([1.0, 2.0]), np.array([True, False]), np.array([False, False]), now=0.5)
+    >>> out.done, out.returns, out.lengths
+    (array([ True, False]), array([1., 0.]), array([1, 0]))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any, NamedTuple
+
+from anywrap.transforms.moments import Reduce, add_count
+from anywrap.xp import (
+    Array,
+    count_true,
+    device,
+    last_true_indices,
+    namespace,
+    push_front,
+    wide_float,
+)
+
+__all__ = [
+    "EpisodeOutput",
+    "Episodes",
+    "Gather",
+    "LastEpisodes",
+    "episode_total",
+    "init_episodes",
+    "init_last_episodes",
+    "reset_episodes",
+    "shift_clock",
+    "step_episodes",
+    "update_last_episodes",
+]
+
+
+Gather = Callable[[Array], Array]
+"""Concatenates a 1-D array along axis 0 over every participant of a distributed
+batch, in the participants' order (the global batch order)."""
+
+
+class Episodes(NamedTuple):
+    """Per-environment running episode statistics and the recent-episode buffer."""
+
+    returns: Array
+    lengths: Array
+    start_time: Array
+    prev_done: Array
+    recent_returns: Array
+    """Newest-first returns of the last ``buffer_length`` finished episodes."""
+    recent_lengths: Array
+    recent_times: Array
+    recent_size: Array
+    """How many entries of the recent buffers are filled (0-d int)."""
+    episode_count: Array
+    """Episodes finished so far: the high word of a double-word count (0-d,
+    widest float); ``episode_count + episode_count_lo`` is exact to about 2^48
+    episodes even in float32."""
+    episode_count_lo: Array
+    """The low word of the episode count."""
+
+
+class EpisodeOutput(NamedTuple):
+    """What a step reports: per-env values, zero where ``done`` is False."""
+
+    returns: Array
+    lengths: Array
+    times: Array
+    done: Array
+
+
+class LastEpisodes(NamedTuple):
+    """Each environment's most recent finished episode, and whether it has one yet."""
+
+    returns: Array
+    lengths: Array
+    valid: Array
+    """False until the environment's first episode ends: its values mean nothing."""
+
+
+def episode_total(state: Episodes) -> Array:
+    """Episodes finished so far, as one 0-d array (the two words summed)."""
+    return state.episode_count + state.episode_count_lo
+
+
+def init_last_episodes(episodes: Episodes) -> LastEpisodes:
+    """No finished episode yet, shaped and typed like ``episodes``' running sums."""
+    xp = namespace(episodes.returns)
+    return LastEpisodes(
+        returns=xp.zeros_like(episodes.returns),
+        lengths=xp.zeros_like(episodes.lengths),
+        valid=xp.zeros_like(episodes.prev_done),
+    )
+
+
+def update_last_episodes(last: LastEpisodes, out: EpisodeOutput) -> LastEpisodes:
+    """Keep the episodes that ended in ``out``; one elementwise pass, any batch size."""
+    xp = namespace(out.done)
+    return LastEpisodes(
+        returns=xp.where(out.done, xp.astype(out.returns, last.returns.dtype), last.returns),
+        lengths=xp.where(out.done, xp.astype(out.lengths, last.lengths.dtype), last.lengths),
+        valid=xp.logical_or(last.valid, out.done),
+    )
+
+
+def init_episodes(
+    batch_shape: tuple[int, ...],
+    *,
+    xp: ModuleType,
+    buffer_length: int = 100,
+    device: Any = None,
+    now: float = 0.0,
+) -> Episodes:
+    """Zeroed statistics; episode clocks started at ``now`` (seconds)."""
+    wide = wide_float(xp, device)
+
+    def zeros(shape: tuple[int, ...], dtype: Any) -> Array:
+        return xp.zeros(shape, dtype=dtype, device=device)
+
+    return Episodes(
+        returns=zeros(batch_shape, wide),
+        lengths=zeros(batch_shape, xp.int64 if wide == xp.float64 else xp.int32),
+        start_time=xp.full(batch_shape, now, dtype=wide, device=device),
+        prev_done=zeros(batch_shape, xp.bool),
+        recent_returns=zeros((buffer_length,), wide),
+        recent_lengths=zeros((buffer_length,), xp.int64 if wide == xp.float64 else xp.int32),
+        recent_times=zeros((buffer_length,), wide),
+        recent_size=zeros((), xp.int32),
+        episode_count=zeros((), wide),
+        episode_count_lo=zeros((), wide),
+    )
+
+
+def reset_episodes(state: Episodes, mask: Array | None, now: float) -> Episodes:
+    """Restart the episodes of the environments in ``mask`` (all if ``None``) at ``now``."""
+    xp = namespace(state.returns)
+    start = xp.asarray(now, dtype=state.start_time.dtype, device=device(state.start_time))
+    if mask is None:
+        return state._replace(
+            returns=xp.zeros_like(state.returns),
+            lengths=xp.zeros_like(state.lengths),
+            start_time=start + xp.zeros_like(state.start_time),
+            prev_done=xp.zeros_like(state.prev_done),
+        )
+    return state._replace(
+        returns=xp.where(mask, 0.0, state.returns),
+        lengths=xp.where(mask, 0, state.lengths),
+        start_time=xp.where(mask, start, state.start_time),
+        prev_done=xp.where(mask, False, state.prev_done),
+    )
+
+
+def step_episodes(
+    state: Episodes,
+    reward: Array,
+    terminated: Array,
+    truncated: Array,
+    now: Any = 0.0,
+    *,
+    same_step: bool = False,
+    report: bool = True,
+    timed: bool = True,
+    reduce: Reduce | None = None,
+    gather: Gather | None = None,
+) -> tuple[Episodes, EpisodeOutput | None]:
+    """Advance every environment's episode by one step.
+
+    ``now`` is the wall time in seconds (a scalar or 0-d array); the reported
+    time is ``round(now - start, 6)`` as in Gymnasium. ``report=False`` skips
+    the report, the recent-episode buffer and the episode count, and returns
+    ``None`` for the output: only valid when the caller knows that no episode
+    ended (a host value it may inspect). ``timed=False`` (a caller without a
+    clock) leaves the start times and the recent-episode times alone; the
+    reported times then mean nothing.
+
+    For a batch split over devices or processes (each participant passes its
+    own rows), ``reduce`` (a sum over the participants) makes the episode
+    count the global one, and ``gather`` (a concatenation over the
+    participants, in the global batch order) the recent-episode buffer: each
+    participant offers its ``buffer_length`` newest episodes, so a step
+    gathers ``buffer_length`` values per participant whatever the batch size.
+    A buffer over a split batch needs both. The per-env values and the report
+    stay the participant's own.
+    """
+    xp = namespace(state.returns)
+    reward = xp.astype(xp.asarray(reward), state.returns.dtype, copy=False)
+    returns, lengths, start = state.returns, state.lengths, state.start_time
+    if same_step and not report:  # nothing ended, and prev_done is not used: the bare sums
+        return Episodes(returns + reward, lengths + 1, *state[2:]), None
+    done = xp.logical_or(xp.asarray(terminated), xp.asarray(truncated))
+    if not same_step or report:
+        now = xp.asarray(now, dtype=start.dtype)
+    if not same_step:  # the step after a done is the reset step: restart there
+        fresh = state.prev_done
+        returns = xp.where(fresh, 0.0, returns + reward)
+        lengths = xp.where(fresh, 0, lengths + 1)
+        start = xp.where(fresh, now, start)
+    else:
+        returns = returns + reward
+        lengths = lengths + 1
+    new = state._replace(returns=returns, lengths=lengths, start_time=start, prev_done=done)
+    if not report:
+        return new, None
+    elapsed = xp.round((now - start) * 1e6) / 1e6
+    out = EpisodeOutput(
+        returns=xp.where(done, returns, 0.0),
+        lengths=xp.where(done, lengths, 0),
+        times=xp.where(done, elapsed, 0.0),
+        done=done,
+    )
+    new = _record(new, returns, lengths, elapsed if timed else None, done, reduce, gather)
+    if same_step:  # the done envs were reset within this step: restart them now
+        new = new._replace(
+            returns=xp.where(done, 0.0, returns),
+            lengths=xp.where(done, 0, lengths),
+            start_time=xp.where(done, now, start) if timed else start,
+        )
+    return new, out
+
+
+def _record(
+    state: Episodes,
+    returns: Array,
+    lengths: Array,
+    elapsed: Array | None,
+    done: Array,
+    reduce: Reduce | None = None,
+    gather: Gather | None = None,
+) -> Episodes:
+    """Push the episodes that ended this step into the recent buffers and count them.
+
+    Without ``elapsed`` the recent times are left as they are. With ``reduce``
+    the count, and with ``gather`` the buffers, are those of the whole
+    distributed batch.
+    """
+    xp = namespace(returns)
+    size = state.recent_returns.shape[0]
+    if size and (reduce is None) != (gather is None):
+        raise ValueError(
+            "step_episodes: a recent-episode buffer over a split batch needs both `reduce` "
+            "(for the count) and `gather` (for the buffer)"
+        )
+    flat_done = xp.reshape(done, (-1,))
+    k_here = count_true(flat_done)  # a Python int on the host
+    k = k_here if reduce is None else reduce(k_here)
+    k_size, k_count = (
+        (k, k)
+        if isinstance(k, int)
+        else (xp.astype(k, state.recent_size.dtype), xp.astype(k, state.episode_count.dtype))
+    )
+    hi, lo, _ = add_count(state.episode_count, state.episode_count_lo, k_count)
+    if size == 0:  # no buffer: only count
+        return state._replace(episode_count=hi, episode_count_lo=lo)
+    # Gymnasium appends finished episodes in ascending env order: the highest
+    # index is the newest.
+    values = (returns, lengths) + (() if elapsed is None else (elapsed,))
+    order = last_true_indices(flat_done, size)
+    fresh = [xp.take(xp.reshape(v, (-1,)), order) for v in values]
+    if gather is not None:
+        # Each participant offers its `size` newest episodes oldest first, so
+        # that their concatenation runs in the global env order; the last
+        # `size` offered entries are then the newest of the whole batch. This
+        # gathers `size` values per participant, whatever the batch size. A
+        # finished episode lasted at least one step: a zero length marks an
+        # empty slot, which saves gathering a mask.
+        j = xp.arange(size, device=device(order))
+        fresh = [xp.flip(f, axis=0) for f in fresh]
+        fresh[1] = xp.where(xp.flip(j < k_here, axis=0), fresh[1], 0)
+        fresh = [gather(f) for f in fresh]
+        newest = last_true_indices(fresh[1] > 0, size)
+        fresh = [xp.take(f, newest) for f in fresh]
+    return state._replace(
+        recent_returns=push_front(state.recent_returns, fresh[0], k),
+        recent_lengths=push_front(state.recent_lengths, fresh[1], k),
+        recent_times=(
+            state.recent_times if elapsed is None else push_front(state.recent_times, fresh[2], k)
+        ),
+        recent_size=xp.minimum(state.recent_size + k_size, size),
+        episode_count=hi,
+        episode_count_lo=lo,
+    )
+
+
+def shift_clock(state: Episodes, seconds: float) -> Episodes:
+    """Move every episode's start time by ``seconds`` (re-basing the clock).
+
+    Checkpoints store start times relative to the moment of saving, so that an
+    episode that spans a save and a load keeps its true duration.
+    """
+    xp = namespace(state.start_time)
+    return state._replace(
+        start_time=state.start_time + xp.asarray(seconds, dtype=state.start_time.dtype)
+    )

@@ -1,0 +1,83 @@
+"""TransformObservation for vector envs."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import gymnasium as gym
+from gymnasium.vector import VectorEnv, VectorWrapper
+from gymnasium.vector.utils import batch_space
+
+from anywrap.shell.arrays import map_final_obs
+from anywrap.shell.base import Shell
+
+__all__ = ["TransformObservation"]
+
+
+class TransformObservation(Shell, VectorWrapper):
+    """Applies ``func`` to every batch of observations; arrays pass through untouched.
+
+    Same arguments as :class:`gymnasium.wrappers.vector.TransformObservation`,
+    which refuses SAME_STEP envs. This one accepts every autoreset mode: in
+    SAME_STEP mode ``func`` is applied to ``info["final_obs"]`` too (to the
+    batch, or to each entry as a batch of one in Gymnasium's object-array
+    layout), so the final observations stay comparable with the others.
+
+    Example:
+        >>> import numpy as np
+        >>> import gymnasium as gym
+        >>> import anywrap
+        >>> bare = gym.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync")
+        >>> envs = gym.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync")
+        >>> envs = anywrap.vector.TransformObservation(envs, lambda o: np.clip(o, -0.02, 0.02))
+        >>> bare.reset(seed=0)[0].round(3)
+        array([[ 0.014, -0.023, -0.046, -0.048],
+               [ 0.001,  0.045, -0.036,  0.045]], dtype=float32)
+        >>> envs.reset(seed=0)[0].round(3)
+        array([[ 0.014, -0.02 , -0.02 , -0.02 ],
+               [ 0.001,  0.02 , -0.02 ,  0.02 ]], dtype=float32)
+    """
+
+    def __init__(
+        self,
+        env: VectorEnv,
+        func: Callable[[Any], Any],
+        observation_space: gym.Space | None = None,
+        single_observation_space: gym.Space | None = None,
+    ) -> None:
+        """Wrap ``env`` so that observations (and final observations) pass through ``func``.
+
+        As in Gymnasium, a warning says so when ``observation_space`` is not the
+        batch of ``single_observation_space``.
+        """
+        VectorWrapper.__init__(self, env)
+        if single_observation_space is not None:
+            self.single_observation_space = single_observation_space
+        if observation_space is not None:
+            self.observation_space = observation_space
+        elif single_observation_space is not None:
+            self.observation_space = batch_space(single_observation_space, self.num_envs)
+        batched = batch_space(self.single_observation_space, self.num_envs)
+        if self.observation_space != batched:
+            warnings.warn(
+                f"anywrap.vector.TransformObservation: the observation space and the batched "
+                f"single observation space do not match: observation_space="
+                f"{self.observation_space}, batched single_observation_space={batched}",
+                stacklevel=2,
+            )
+        self.func = func
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        """Reset and transform the observations."""
+        obs, info = self.env.reset(seed=seed, options=options)
+        return self.func(obs), info
+
+    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        """Step and transform the observations (and, in SAME_STEP mode, the final ones:
+        the batch, or each entry as a batch of one in Gymnasium's object-array layout)."""
+        obs, reward, terminated, truncated, info = self.env.step(actions)
+        return self.func(obs), reward, terminated, truncated, map_final_obs(info, self.func)

@@ -1,0 +1,34 @@
+"""TransformReward for vector envs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import gymnasium as gym
+from gymnasium.vector import VectorEnv
+
+__all__ = ["TransformReward"]
+
+
+class TransformReward(gym.wrappers.vector.TransformReward):
+    """Applies ``func`` to every batch of rewards; arrays pass through untouched.
+
+    Identical to :class:`gymnasium.wrappers.vector.TransformReward`.
+
+    Example:
+        >>> import gymnasium as gym
+        >>> import anywrap
+        >>> import numpy as np
+        >>> bare = gym.make_vec("MountainCarContinuous-v0", num_envs=2, vectorization_mode="sync")
+        >>> envs = gym.make_vec("MountainCarContinuous-v0", num_envs=2, vectorization_mode="sync")
+        >>> envs = anywrap.vector.TransformReward(envs, lambda r: np.clip(r, -0.05, 0.05))
+        >>> _, _ = bare.reset(seed=0), envs.reset(seed=0)
+        >>> actions = np.array([[0.5], [1.0]])
+        >>> bare.step(actions)[1], envs.step(actions)[1]
+        (array([-0.025, -0.1  ]), array([-0.025, -0.05 ]))
+    """
+
+    def __init__(self, env: VectorEnv, func: Callable[[Any], Any]) -> None:
+        """Wrap ``env`` so that rewards pass through ``func``."""
+        super().__init__(env, func)

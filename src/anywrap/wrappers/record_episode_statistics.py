@@ -1,0 +1,132 @@
+"""RecordEpisodeStatistics for a single env."""
+
+from __future__ import annotations
+
+import time
+from functools import partial
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from anywrap import xp
+from anywrap.shell import episodes
+from anywrap.shell.base import Shell
+from anywrap.shell.checks import step_values
+from anywrap.transforms.record_episode_statistics import (
+    init_episodes,
+    reset_episodes,
+    step_episodes,
+)
+
+__all__ = ["RecordEpisodeStatistics"]
+
+_NAME = "anywrap.RecordEpisodeStatistics"
+
+
+class RecordEpisodeStatistics(Shell, gym.Wrapper):
+    """Records each episode's cumulative reward, length and wall time.
+
+    When an episode ends, ``info[stats_key]`` holds ``{"r": return, "l":
+    length, "t": seconds}``, and the last ``buffer_length`` episodes are kept
+    in ``return_queue``, ``length_queue`` and ``time_queue``. Drop-in for
+    :class:`gymnasium.wrappers.RecordEpisodeStatistics` (same arguments,
+    attributes and info keys).
+
+    For an env whose ``terminated`` / ``truncated`` are device arrays (JAX,
+    torch), reading them would force a host sync, so ``info[stats_key]`` is
+    added on every step together with the mask ``info["_" + stats_key]``;
+    its values are zero where the mask is False.
+
+    Example:
+        Always pushing the cart right, the pole falls after 8 steps; CartPole
+        pays 1 per step, so the episode's return is 8 too.
+
+        >>> import gymnasium as gym
+        >>> import anywrap
+        >>> env = anywrap.RecordEpisodeStatistics(gym.make("CartPole-v1"))
+        >>> _ = env.reset(seed=0)
+        >>> total, done = 0.0, False
+        >>> while not done:
+        ...     _, reward, term, trunc, info = env.step(1)
+        ...     total, done = total + reward, term or trunc
+        >>> float(info["episode"]["r"]), int(info["episode"]["l"]), total
+        (8.0, 8, 8.0)
+        >>> sorted(info["episode"]), list(env.return_queue), list(env.length_queue)
+        (['l', 'r', 't'], [8.0], [8])
+
+    Change logs:
+     * v0.1.0 - Initially added, matching Gymnasium 1.4.
+    """
+
+    def __init__(self, env: gym.Env, buffer_length: int = 100, stats_key: str = "episode") -> None:
+        """Wrap ``env``.
+
+        Args:
+            env: The env to wrap.
+            buffer_length: How many recent episodes the queues keep.
+            stats_key: The info key of the episode statistics.
+        """
+        gym.Wrapper.__init__(self, env)
+        self._stats_key = stats_key
+        self.buffer_length = buffer_length
+        self._t0 = time.perf_counter()
+        self._state = init_episodes((), xp=np, buffer_length=buffer_length)
+        # A single env never autoresets: an episode restarts at reset() or, failing
+        # that, right after it ends (SAME_STEP bookkeeping is the cheapest).
+        self._use({r: partial(step_episodes, report=r, same_step=True) for r in (True, False)})
+
+    _now = episodes.clock
+    _export = episodes.export_clock
+    _import = episodes.import_clock
+    episode_count = episodes.episode_count
+    return_queue = episodes.queue("returns")
+    length_queue = episodes.queue("lengths")
+    time_queue = episodes.queue("times")
+
+    @property
+    def episode_returns(self) -> Any:
+        """The running return of the current episode."""
+        return self._state.returns
+
+    @property
+    def episode_lengths(self) -> Any:
+        """The running length of the current episode."""
+        return self._state.lengths
+
+    @property
+    def episode_start_time(self) -> float:
+        """``time.perf_counter()`` at the start of the current episode."""
+        return float(xp.to_numpy(self._state.start_time)) + self._t0
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
+        """Reset the env and start a new episode."""
+        obs, info = self.env.reset(seed=seed, options=options)
+        self._state = reset_episodes(self._state, None, self._now())
+        return obs, info
+
+    def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        """Step the env; report the episode's statistics when it ends."""
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        if not isinstance(info, dict):
+            raise TypeError(f"{_NAME}: expected `info` to be a dict, got {type(info)}")
+        value = step_values(_NAME, reward, terminated, truncated, None)
+        host = xp.is_host(terminated) and xp.is_host(truncated)
+        done = bool(terminated or truncated) if host else True  # device flags: every step
+        if done and self._stats_key in info:
+            raise ValueError(
+                f"{_NAME}: expected an info without the key {self._stats_key!r} (this wrapper "
+                f"writes it), got one with the keys {sorted(info)}"
+            )
+        now = self._now() if done else 0.0
+        out = self._run(done, value, value, terminated, truncated, now=now)
+        if out is not None and host:  # Gymnasium's Python numbers
+            info[self._stats_key] = {
+                "r": out.returns.item(),
+                "l": out.lengths.item(),
+                "t": out.times.item(),
+            }
+        elif out is not None:
+            info[self._stats_key] = {"r": out.returns, "l": out.lengths, "t": out.times}
+            info["_" + self._stats_key] = out.done
+        return obs, reward, terminated, truncated, info
