@@ -19,10 +19,13 @@ from typing import Any
 from urllib.parse import urldefrag, urljoin, urlsplit
 
 import pytest
-from conftest import ARTIFACTS
+from blocks import ROOT
+
+pytest_plugins = ["site_build"]  # the ``site`` fixture: the site, built once
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
+ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM = os.environ.get("ANYWRAP_CHROMIUM", "/usr/bin/chromium")
 FLAGS = [
     "--headless",

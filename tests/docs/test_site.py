@@ -10,6 +10,8 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
+pytest_plugins = ["site_build"]  # the ``site`` fixture: the site, built once
+
 NAMESPACES = ("anywrap", "anywrap.vector", "anywrap.functional")
 
 

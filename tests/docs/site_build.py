@@ -1,4 +1,7 @@
-"""The built site, shared by the tests of this folder (and by pytest-xdist's workers).
+"""The built site, a pytest plugin (``pytest_plugins = ["site_build"]``) for this folder's tests.
+
+It is not a ``conftest.py``: other folders' tests import names from their own
+``conftest`` module, which one here would shadow.
 
 The first worker to ask builds it with ``sphinx -W`` (warnings are errors)
 into a folder all workers share; the others wait on a lock and reuse it.
@@ -18,7 +21,6 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = ROOT / "test-artifacts"
 
 
 @dataclasses.dataclass
