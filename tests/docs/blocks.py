@@ -15,10 +15,16 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import shlex
+import subprocess
+import sys
 from pathlib import Path
+
+import tomllib
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
+RUNNER = Path(__file__).resolve().with_name("run_blocks.py")  # runs one page's blocks
 
 FENCE = re.compile(r"^(?P<indent> *)(?P<fence>`{3,}|~{3,})(?P<info>[^\n`]*)\n", re.M)
 SHELL = {"bash", "console", "shell", "sh"}
@@ -98,3 +104,48 @@ def blocks(page: Path) -> list[Block]:
 def pages() -> list[Path]:
     """The Markdown pages of the site (build outputs excluded)."""
     return sorted(p for p in DOCS.rglob("*.md") if "_build" not in p.parts)
+
+
+def _extras() -> set[str]:
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    return set(pyproject["project"]["optional-dependencies"])
+
+
+def _make_targets() -> set[str]:
+    text = (ROOT / "Makefile").read_text()
+    return set(re.findall(r"^([A-Za-z][\w-]*):", text, flags=re.M))
+
+
+def check_command(command: str, where: str) -> None:
+    """A shell line of the docs is one the tests check (see ``blocks.py``)."""
+    words = shlex.split(command)
+    if words[:2] == ["pip", "install"]:
+        for spec in words[2:]:
+            m = re.fullmatch(r"anywrap(?:\[([\w,-]+)\])?", spec)
+            assert m, f"{where}: pip installs {spec!r}, not anywrap or one of its extras"
+            missing = set((m.group(1) or "").split(",")) - {""} - _extras()
+            assert not missing, f"{where}: no extra {sorted(missing)} in pyproject.toml"
+    elif words[0] == "make":
+        missing = set(words[1:]) - _make_targets()
+        assert not missing, f"{where}: no make target {sorted(missing)}"
+    elif words[0] == "python" and words[1].startswith("docs/recipes/"):
+        assert (ROOT / words[1]).is_file(), f"{where}: no recipe {words[1]}"
+    elif words[0] == "anywrap":
+        sub = [w for w in words[1:2] if not w.startswith("-")]
+        script = Path(sys.executable).with_name("anywrap")  # the console script
+        cli = [str(script), *sub, "--help"]
+        done = subprocess.run(cli, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, f"{where}: {' '.join(words[:2])} --help: {done.stderr}"
+    else:
+        raise AssertionError(f"{where}: a shell line the tests neither run nor check: {command}")
+
+
+def shell_lines(block: Block) -> list[str]:
+    lines = []
+    for line in block.code.splitlines():
+        line = line.split(" #", 1)[0].strip()
+        if line.startswith("$ "):
+            line = line[2:]
+        if line and not line.startswith("#"):
+            lines.append(line)
+    return lines

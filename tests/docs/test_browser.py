@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import http.server
 import os
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +20,8 @@ from typing import Any
 from urllib.parse import urldefrag, urljoin, urlsplit
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # blocks.py, site_build.py
 from blocks import ROOT
 
 pytest_plugins = ["site_build"]  # the ``site`` fixture: the site, built once

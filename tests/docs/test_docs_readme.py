@@ -10,8 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from blocks import ROOT, SHELL, blocks
-from test_code_blocks import RUNNER, check_command, shell_lines
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # blocks.py, site_build.py
+from blocks import ROOT, RUNNER, SHELL, blocks, check_command, shell_lines
 
 README = ROOT / "README.md"
 

@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # blocks.py, site_build.py
 from blocks import DOCS, ROOT, SHELL, blocks, pages
 
 RECIPES = sorted((DOCS / "recipes").glob("*.py"))

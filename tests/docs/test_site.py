@@ -5,10 +5,13 @@ from __future__ import annotations
 import html.parser
 import importlib
 import re
+import sys
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # site_build.py
 
 pytest_plugins = ["site_build"]  # the ``site`` fixture: the site, built once
 
