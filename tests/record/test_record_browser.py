@@ -16,8 +16,8 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import pytest
-from conftest import ArrayVectorEnv
 from gymnasium.vector import AutoresetMode
+from record_envs import ArrayVectorEnv
 
 import anywrap
 

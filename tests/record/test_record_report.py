@@ -13,7 +13,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import pytest
-from conftest import ArrayEnv, SceneEnv, read_report
+from record_envs import ArrayEnv, SceneEnv, read_report
 
 import anywrap
 from anywrap.record.report import RESET, STEP, Track, json_for_html, render_html

@@ -8,8 +8,8 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import pytest
-from conftest import ArrayEnv, read_report
 from gymnasium.vector import AutoresetMode
+from record_envs import ArrayEnv, read_report
 
 import anywrap
 from anywrap.record.schedule import capped_cubic_schedule

@@ -12,9 +12,9 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import pytest
-from conftest import ArrayEnv, ArrayVectorEnv, column, grid, read_report
 from gymnasium.vector import AutoresetMode
 from helpers import Backend, jax_no_host_sync, make_backend, torch_no_host_sync
+from record_envs import ArrayEnv, ArrayVectorEnv, column, grid, read_report
 
 import anywrap
 

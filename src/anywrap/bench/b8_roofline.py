@@ -53,7 +53,10 @@ def _jax_cases(ctx: Context, calls: int) -> list[Case]:
     import jax
     import jax.numpy as jnp
 
-    from anywrap.transforms.observations import init_observation_stats, normalize_observation
+    from anywrap.transforms.normalize_observation import (
+        init_observation_stats,
+        normalize_observation,
+    )
 
     with ctx.on_jax_device():
         x = jax.random.normal(jax.random.key(0), (ROWS, COLS), dtype=jnp.float32)
@@ -73,7 +76,10 @@ def _jax_cases(ctx: Context, calls: int) -> list[Case]:
 def _torch_cases(ctx: Context, calls: int) -> list[Case]:
     import torch
 
-    from anywrap.transforms.observations import init_observation_stats, normalize_observation
+    from anywrap.transforms.normalize_observation import (
+        init_observation_stats,
+        normalize_observation,
+    )
     from anywrap.xp import namespace
     from anywrap.xp.compile import jit
 
@@ -101,7 +107,7 @@ def _compile_at_once() -> Iterator[bool]:
     """PyTorch's compiled path on, compiling a signature on its first call."""
     from anywrap import xp
 
-    enabled, after = xp.compile_enabled(), xp.compile_after_calls()
+    enabled, after = xp.compile_enabled(), xp.switch.compile_after_calls()
     xp.set_compile(True, after_calls=1)
     try:
         yield enabled

@@ -1,12 +1,12 @@
 """Re-derive the machine-specific constants of the JAX backend on this machine.
 
-Two choices in :mod:`anywrap.xp._jax` depend on the machine, and this module
+Two choices in :mod:`anywrap.backends.jax` depend on the machine, and this module
 measures both, so that their values rest on a measurement anyone can repeat:
 
 * ``SMALL_HOST_COPY``: below which size a host buffer is copied into JAX
   rather than shared through DLPack (a DLPack import has a fixed cost).
 * The row grouping of sums over the rows of a narrow batch
-  (:func:`anywrap.xp._jax.row_group`): how many rows XLA's CPU kernel should
+  (:func:`anywrap.backends.jax.row_group`): how many rows XLA's CPU kernel should
   sum side by side.
 
 Run ``python -m anywrap.bench.calibrate`` (add ``--quick`` for a short run).
@@ -89,12 +89,12 @@ def row_group_table(
     """Time a jitted row sum of each ``(rows, width)`` batch with each row grouping.
 
     Returns ``{"rows": [{"shape", "seconds": {g: s}, "best", "chosen"}]}``, where
-    ``chosen`` is what :func:`anywrap.xp._jax.row_group` picks.
+    ``chosen`` is what :func:`anywrap.backends.jax.row_group` picks.
     """
     import jax
     import jax.numpy as jnp
 
-    from anywrap.xp._jax import row_group
+    from anywrap.backends.jax import row_group
 
     def grouped(g: int, n: int, width: int) -> Callable[[Any], Any]:
         def f(x: Any) -> Any:

@@ -241,7 +241,7 @@ def run(
     cases = _pipeline_cases(num_envs, steps, backends, bank)
     depth_cases, sizes = _depth_cases(num_envs, steps, backends, depths)
     # PyTorch's transforms compile inside the untimed warm-up, as a long run's would.
-    enabled, after = xp.compile_enabled(), xp.compile_after_calls()
+    enabled, after = xp.compile_enabled(), xp.switch.compile_after_calls()
     xp.set_compile(enabled, after_calls=min(after, max(1, steps // 2)))
     try:
         timings = interleave([*cases, *depth_cases], reps=reps, warmup=warmup, on_block=on_block)

@@ -96,9 +96,9 @@ class InfoColumns:
         wide = axp.wide_float(xp, dev)
         cols = []
         for v, m in zip(values, masks):
-            x = axp.astype(as_array(xp, dev, v), wide)
+            x = xp.astype(as_array(xp, dev, v), wide, copy=False)
             if m is not None:
-                keep = axp.astype(as_array(xp, dev, m), xp.bool)
+                keep = xp.astype(as_array(xp, dev, m), xp.bool, copy=False)
                 x = xp.where(keep, x, xp.asarray(math.nan, dtype=wide, device=dev))
             cols.append(xp.reshape(pick_rows(xp, dev, x, self.batch, self.select), (-1,)))
         return xp.stack(cols, axis=-1)

@@ -135,7 +135,7 @@ class Layout:
                 if not used:
                     continue
                 x = self._pick(xp, dev, x)
-                x = xp.reshape(axp.astype(x, wide), (self.rows, size))
+                x = xp.reshape(xp.astype(x, wide, copy=False), (self.rows, size))
                 if summarised:
                     x = xp.stack([xp.mean(x, axis=1), xp.min(x, axis=1), xp.max(x, axis=1)], axis=1)
                 cols.append(x)
@@ -248,9 +248,10 @@ class Flags:
         r = as_array(xp, dev, reward)
         t = as_array(xp, dev, terminated)
         u = as_array(xp, dev, truncated)
-        done = xp.logical_or(axp.astype(t, xp.bool), axp.astype(u, xp.bool))
+        done = xp.logical_or(xp.astype(t, xp.bool, copy=False), xp.astype(u, xp.bool, copy=False))
         p = xp.zeros_like(done) if prev is None else as_array(xp, dev, prev)
         cols = [
-            axp.astype(pick_rows(xp, dev, v, self.batch, self.select), wide) for v in (r, t, u, p)
+            xp.astype(pick_rows(xp, dev, v, self.batch, self.select), wide, copy=False)
+            for v in (r, t, u, p)
         ]
         return xp.reshape(xp.stack(cols, axis=-1), (-1, 4)), done, xp.reshape(done, (-1,))[:1]

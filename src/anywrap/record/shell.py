@@ -27,13 +27,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from anywrap.shell.base import Shell
+import gymnasium as gym
+
 from anywrap.record.recorder import Recorder
 
 __all__ = ["RecordShell"]
 
 
-class RecordShell(Shell):
+class RecordShell(gym.utils.RecordConstructorArgs):
     """The recorder, saved arguments and RecordVideo-style attributes of a RecordHTML."""
 
     env: Any
@@ -47,6 +48,9 @@ class RecordShell(Shell):
         only the recorder sees (a vector env's size and autoreset mode).
         """
         options = {k: v for k, v in options.items() if k not in ("self", "env", "__class__")}
+        # Gymnasium's own record of the arguments, for the spec (RecordShell is this
+        # wrapper's one anywrap base: anywrap.shell.base.Shell holds no state here).
+        gym.utils.RecordConstructorArgs.__init__(self, _disable_deepcopy=True, **options)
         self._recorder = Recorder(owner, self.env, **options, **engine)
         self.report_folder = str(self._recorder.folder)
         self.name_prefix: str = self._recorder.schedule.prefix

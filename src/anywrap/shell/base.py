@@ -320,7 +320,8 @@ class Shell(gym.utils.RecordConstructorArgs):
         if self._state is None:
             return {}
         flat = flatten_with_paths(self._export(unboxed(self._state)))
-        return {key_path(path): leaf for path, leaf in flat}
+        # NumPy scalars (what arithmetic on 0-d arrays gives) as the 0-d arrays they are.
+        return {key_path(p): np.asarray(v) if isinstance(v, np.generic) else v for p, v in flat}
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Restore a state saved by :meth:`state_dict` (arrays of any library).

@@ -266,23 +266,23 @@ def update_moments(
     """
     if isinstance(x, tuple):  # the parts of one batch
         xp = namespace(x[0])
-        return _update_parts(xp, m, tuple(_widened(xp, p, m) for p in x), mask, skip_nonfinite, reduce)
-    xp = namespace(x)
+        parts = tuple(_widened(xp, p, m) for p in x)
+        return _update_parts(xp, m, parts, mask, skip_nonfinite, reduce)
     if not _wide_enough.get(x.dtype, False):
-        x = _widened(xp, x, m)
+        x = _widened(namespace(x), x, m)
     if not batched:
         keep = mask
         if skip_nonfinite:
             ok = all_finite(x)
-            keep = ok if keep is None else xp.logical_and(keep, ok)
+            keep = ok if keep is None else namespace(x).logical_and(keep, ok)
         new = merge_moments(m, x, 0.0, 1)
         return new if keep is None else cond(keep, _first, _second, new, m)
-    if mask is None and reduce is None:
+    if mask is None and reduce is None:  # the common update: no namespace needed here
         merged = merge_moments(m, *mean_var(x), x.shape[0])
         if not skip_nonfinite:
             return merged
         return cond(all_finite(merged.mean, merged.var), _first, _finite_only, merged, m, x)
-    return _update_parts(xp, m, (x,), (mask,), skip_nonfinite, reduce)
+    return _update_parts(namespace(x), m, (x,), (mask,), skip_nonfinite, reduce)
 
 
 def _update_parts(

@@ -46,7 +46,7 @@ from typing import Any
 import array_api_compat
 import numpy as np
 
-from anywrap.tree import first_leaf, tree_map
+from anywrap.tree import first_leaf, leaves, tree_map
 from anywrap.xp.switch import CompileRecord, compile_enabled, compile_log, set_compile
 
 __all__ = [
@@ -494,8 +494,10 @@ class Compiled:
     """A pure function, compiled the first time it meets each array type.
 
     ``Compiled(fn, dispatch_arg=i)`` dispatches on the type of positional
-    argument ``i`` (its first leaf, for a tree). Stateful shells hold one per
-    transform, so that a JAX step through a wrapper is one compiled program.
+    argument ``i`` (its first leaf, for a tree); ``dispatch_arg=None`` on the
+    first leaf of any argument that is not a host value (a function of a JAX
+    observation and a Python reward), the host values then being inputs of the
+    program.
 
     Example:
         >>> import numpy as np
@@ -506,12 +508,17 @@ class Compiled:
 
     __slots__ = ("_by_type", "dispatch_arg", "donate", "fn")
 
-    def __init__(self, fn: Callable[..., Any], dispatch_arg: int = 0, *, donate: bool = False):
+    def __init__(
+        self, fn: Callable[..., Any], dispatch_arg: int | None = 0, *, donate: bool = False
+    ) -> None:
         self.fn, self.dispatch_arg, self.donate = fn, dispatch_arg, donate
         self._by_type: dict[type, Callable[..., Any]] = {}
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        like = args[self.dispatch_arg]
+        if self.dispatch_arg is None:
+            like = next((x for x in leaves(args) if x is not None and not is_host(x)), args[0])
+        else:
+            like = args[self.dispatch_arg]
         f = self._by_type.get(type(like))
         if f is None:
             leaf = first_leaf(like)
@@ -520,6 +527,14 @@ class Compiled:
                 f = jit(leaf, self.fn, donate=self.donate)
                 self._by_type[type(leaf)] = f
         return f(*args, **kwargs)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Compiled programs are not pickled (nor deep-copied): they are made again.
+        return {"fn": self.fn, "dispatch_arg": self.dispatch_arg, "donate": self.donate}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.fn, self.dispatch_arg, self.donate = state["fn"], state["dispatch_arg"], state["donate"]
+        self._by_type = {}
 
 
 # ---------------------------------------------------------------- routed ops

@@ -1,12 +1,11 @@
-"""Property tests of the pure transforms, across backends.
+"""The running moments (transforms/moments.py): Chan's merge, the masks, the NaN
+policy and the double-word count, across backends.
 
-Oracles are plain NumPy on the selected data (boolean indexing is fine in a
-test), never a copy of the transform's own formula.
+Oracles are plain NumPy on the selected data (boolean indexing is fine in a test),
+or Gymnasium's own RunningMeanStd, never a copy of the transform's formula.
 """
 
 from __future__ import annotations
-
-from collections import deque
 
 import numpy as np
 import pytest
@@ -16,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from anywrap.transforms import episodes, moments, returns
+from anywrap.transforms import moments
 
 finite = st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False, width=64)
 
@@ -69,7 +68,7 @@ def test_nonfinite_rows_are_left_out_of_the_statistics():
     np.testing.assert_allclose(got.mean, want.mean, rtol=1e-12)
     np.testing.assert_allclose(got.var, want.var, rtol=1e-12)
     assert float(moments.total_count(got)) == want.count == 2 + 1e-4
-    single = moments.update_moments_one(m0, np.array([np.nan, 1.0]))
+    single = moments.update_moments(m0, np.array([np.nan, 1.0]), batched=False)
     for new, old in zip(single, m0):
         np.testing.assert_array_equal(new, old)
 
@@ -85,7 +84,7 @@ def test_a_float32_count_on_the_host_stays_exact_past_2_24():
     )
     one = start
     for _ in range(3):
-        one = moments.update_moments_one(one, np.ones(2, np.float32))
+        one = moments.update_moments(one, np.ones(2, np.float32), batched=False)
     assert float(one.count) + float(one.count_lo) == 2**24 + 3
     batch = moments.update_moments(start, np.ones((3, 2), np.float32))
     assert float(batch.count) + float(batch.count_lo) == 2**24 + 3
@@ -143,49 +142,30 @@ def test_masked_update_agrees_with_gymnasium_on_every_backend(lib):
     assert float(backend.to_numpy(moments.total_count(m))) == pytest.approx(want.count)
 
 
-@settings(max_examples=40, deadline=None)
-@given(data=st.data())
-def test_recent_episode_buffer_keeps_gymnasium_order(data):
-    """The device buffer holds the same episodes, in the same order, as a deque would.
-
-    The oracle keeps each env's return in plain Python, with Gymnasium's
-    NEXT_STEP rule (the step after an end is the reset step: it restarts the
-    return at zero and its reward is not counted), and appends finished
-    episodes in ascending env order to a ``deque``.
-    """
-    n, length = data.draw(st.integers(1, 5)), data.draw(st.integers(1, 6))
-    state = episodes.init_episodes((n,), xp=np, buffer_length=length)
-    oracle: deque = deque(maxlen=length)
-    oracle_lengths: deque = deque(maxlen=length)
-    running, steps, prev_done = [0.0] * n, [0] * n, [False] * n
-    for t in range(data.draw(st.integers(1, 12))):
-        reward = np.array(data.draw(st.lists(finite, min_size=n, max_size=n)))
-        term = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)))
-        trunc = np.zeros(n, dtype=bool)
-        state, out = episodes.step_episodes(state, reward, term, trunc, now=float(t))
-        for i in range(n):
-            if prev_done[i]:
-                running[i], steps[i] = 0.0, 0
-            else:
-                running[i], steps[i] = running[i] + float(reward[i]), steps[i] + 1
-            if term[i]:
-                oracle.append(running[i])
-                oracle_lengths.append(steps[i])
-            prev_done[i] = bool(term[i])
-        np.testing.assert_array_equal(out.done, term)
-        np.testing.assert_allclose(out.returns[term], [running[i] for i in np.flatnonzero(term)])
-    size = int(state.recent_size)
-    got = state.recent_returns[:size][::-1]  # newest-first buffer, oldest first
-    assert size == len(oracle)
-    np.testing.assert_allclose(got, np.array(oracle), rtol=1e-12)
-    np.testing.assert_array_equal(state.recent_lengths[:size][::-1], np.array(oracle_lengths))
+def oracle(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Gymnasium's start (count 1e-4, mean 0, var 1) merged with ``rows``, in float64."""
+    n, prior = rows.shape[0], 1e-4
+    mean = rows.mean(0)
+    tot = prior + n
+    new_mean = mean * n / tot
+    m2 = 1.0 * prior + rows.var(0) * n + mean**2 * prior * n / tot
+    return new_mean, m2 / tot
 
 
-def test_return_accumulator_resets_on_termination_only():
-    s = returns.init_returns((2,), xp=np, acc_dtype=np.float64, stats_dtype=np.float64)
-    s = returns.update_returns(s, np.array([1.0, 1.0]), np.array([False, False]), gamma=0.5)
-    s = returns.update_returns(
-        s, np.array([1.0, 1.0]), np.array([True, False]), np.array([False, True]), gamma=0.5
-    )
-    # env 0 terminated: its old return is dropped; env 1 was truncated: kept.
-    np.testing.assert_array_equal(s.accumulated, [1.0, 1.5])
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+@pytest.mark.parametrize("bad", [None, "nan", "inf"])
+def test_update_leaves_out_non_finite_rows_on_every_backend(backend, bad):
+    rng = np.random.default_rng(3)
+    batch = rng.normal(300.0, 2.0, (64, 5)).astype(np.float32)
+    keep = np.ones(64, bool)
+    if bad is not None:
+        batch[7, 2] = np.nan if bad == "nan" else np.inf
+        batch[40, 0] = -np.inf
+        keep[[7, 40]] = False
+    m = moments.init_moments((5,), xp=backend.xp, dtype=backend.xp.float32, device=backend.device)
+    out = moments.update_moments(m, backend.to_backend(batch))
+    mean, var = oracle(batch[keep].astype(np.float64))
+    np.testing.assert_allclose(backend.to_numpy(out.mean), mean, rtol=2e-6)
+    np.testing.assert_allclose(backend.to_numpy(out.var), var, rtol=2e-4)
+    count = float(backend.to_numpy(moments.total_count(out)))
+    assert count == pytest.approx(keep.sum() + 1e-4)

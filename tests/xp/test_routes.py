@@ -1,0 +1,112 @@
+"""The xp layer's routed operations: each NumPy route is the generic formula, to the bit.
+
+The generic form of a route (``route.dispatch(object)``) is what every library
+without a kernel of its own runs (array-api-strict, CuPy, ...); NumPy's routes
+skip NumPy's Python-level wrappers or, for masked moments, take the selected
+rows as Gymnasium does. Each test runs both on the same NumPy values.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from anywrap import xp
+
+
+def generic(route):  # the Array API formula, as a library without a kernel runs it
+    return route.dispatch(object)
+
+
+floats = hnp.arrays(
+    np.float32,
+    st.tuples(st.integers(1, 40), st.integers(1, 4)),
+    elements=st.floats(-1e3, 1e3, width=32),
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(x=floats, data=st.data())
+def test_the_numpy_masked_moments_are_the_moments_of_the_selected_rows(x, data):
+    """NumPy's masked ``mean_var`` is ``np.mean`` / ``np.var`` of the selected rows
+    (Gymnasium's numbers); the generic one, which zeroes the other rows, agrees to
+    the float32 rounding of its sums."""
+    mask = np.array(data.draw(st.lists(st.booleans(), min_size=len(x), max_size=len(x))))
+    if not mask.any():
+        mask[0] = True
+    mean, var = xp.mean_var(x, mask)
+    want_mean, want_var = generic(xp.mean_var)(x[mask])  # the unmasked formula on those rows
+    np.testing.assert_array_equal(mean, want_mean)
+    np.testing.assert_array_equal(var, want_var)
+    g_mean, g_var = generic(xp.mean_var)(x, mask)
+    np.testing.assert_allclose(g_mean, mean, rtol=2e-5, atol=2e-3)
+    np.testing.assert_allclose(g_var, var, rtol=2e-4, atol=2e-2)
+
+
+def test_numpy_moments_do_not_warn_on_the_rows_they_will_leave_out():
+    x = np.array([[1.0, 2.0], [np.inf, 0.0], [-np.inf, 1.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        mean, var = xp.mean_var(x)
+    assert np.isnan(mean[0]) and np.isfinite(mean[1])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    mask=st.lists(st.booleans(), min_size=1, max_size=200), k=st.integers(min_value=1, max_value=80)
+)
+def test_numpy_last_true_indices_is_the_generic_formula(mask, k):
+    m = np.array(mask)
+    got, want = xp.last_true_indices(m, k), generic(xp.last_true_indices)(m, k)
+    filled = min(int(m.sum()), k)
+    assert got.shape == want.shape == (k,)
+    np.testing.assert_array_equal(got[:filled], want[:filled])
+    np.testing.assert_array_equal(got[:filled], np.flatnonzero(m)[::-1][:filled])
+    assert np.all((got >= 0) & (got < m.size))  # unfilled slots still index safely
+
+
+@pytest.mark.parametrize("bounds", [(-1.0, 1.5), (np.float32(-1.0), np.float32(1.5))])
+def test_numpy_clip_is_the_generic_clip_nan_included(bounds):
+    x = np.array([-3.0, 0.5, np.nan, 2.0, -np.inf], dtype=np.float32)
+    got, want = xp.clip(x, *bounds), generic(xp.clip)(x, *bounds)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("arrays", [(np.ones(3),), (np.ones(3), np.array([1.0, np.nan]))])
+def test_numpy_all_finite_is_the_generic_one(arrays):
+    assert bool(xp.all_finite(*arrays)) == bool(generic(xp.all_finite)(*arrays))
+
+
+def test_numpy_count_true_is_an_exact_python_int():
+    mask = np.random.default_rng(0).random(1000) < 0.3
+    got = xp.count_true(mask)
+    assert type(got) is int and got == int(generic(xp.count_true)(mask))
+
+
+def test_push_front_puts_the_newest_first():
+    buffer, fresh = np.array([3, 2, 1]), np.array([5, 4, 0])
+    np.testing.assert_array_equal(xp.push_front(buffer, fresh, 2), [5, 4, 3])
+    np.testing.assert_array_equal(xp.push_front(buffer, fresh, np.int32(0)), buffer)
+
+
+def test_numpy_cond_runs_one_branch_and_the_generic_one_selects_both():
+    ran: list[str] = []
+
+    def branch(name, value):
+        def fn(x):
+            ran.append(name)
+            return x + value
+
+        return fn
+
+    assert xp.cond(np.True_, branch("a", 1.0), branch("b", 2.0), np.float64(1.0)) == 2.0
+    assert ran == ["a"]
+    out = generic(xp.cond)(np.array(False), branch("a", 1.0), branch("b", 2.0), np.ones(2))
+    np.testing.assert_array_equal(out, [3.0, 3.0])
+    assert ran == ["a", "a", "b"]  # both computed, then selected: no host read
