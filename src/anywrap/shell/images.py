@@ -1,13 +1,14 @@
 """What the image shells share: Gymnasium's space checks, per-call input checks,
-the checked image maps (:func:`grayscale_map`, :func:`resize_map`), and state
-that owns its memory (ring buffers written in place).
+the checked image maps (:func:`grayscale_map`, :func:`resize_map`), the
+``reset`` and ``step`` of the vector image maps (:func:`mapped_reset`,
+:func:`mapped_step`), and the copies that a state written in place (a ring
+buffer) is saved and loaded as (:func:`copied`).
 
 Every check raises before any state changes, and names the wrapper, what it
 expected and what it got.
 
 Example:
     >>> import gymnasium as gym
-    >>> import numpy as np
     >>> from anywrap.shell.images import image_space
     >>> image_space("anywrap.GrayscaleObservation", gym.spaces.Box(0, 1, (4, 4, 3)), rgb=True)
     Traceback (most recent call last):
@@ -23,29 +24,33 @@ from typing import Any, NamedTuple
 
 import gymnasium as gym
 import numpy as np
+from gymnasium.vector.utils import batch_space
 
 from anywrap import xp as axp
-from anywrap.shell.arrays import ResetsSubEnvs
-from anywrap.shell.base import Shell
-from anywrap.transforms.images import grayscale, resize
+from anywrap.shell.checks import autoreset_mode, reset_mask_of, wrapper_name
+from anywrap.transforms.grayscale_observation import grayscale
+from anywrap.transforms.resize_observation import resize
 from anywrap.tree import tree_map
 from anywrap.xp.images import METHODS
 
 __all__ = [
     "ImageMap",
-    "OwnedState",
-    "VectorFrames",
     "box_space",
     "check_frames",
     "check_positive_int",
-    "dtype_name",
+    "copied",
     "final_rows",
     "grayscale_map",
     "image_space",
+    "map_both",
+    "mapped_reset",
+    "mapped_step",
     "pack_final",
     "padding_of",
+    "reset_frames",
     "resize_map",
     "resize_shape",
+    "use_image_map",
 ]
 
 
@@ -136,7 +141,7 @@ def check_positive_int(owner: str, name: str, value: Any, minimum: int) -> int:
     return int(value)
 
 
-def dtype_name(x: Any) -> str:
+def _dtype_name(x: Any) -> str:
     """``x``'s dtype as a plain name (``'uint8'``) in any library."""
     dtype = getattr(x, "dtype", None)
     name = getattr(dtype, "name", None) or str(dtype)
@@ -144,7 +149,7 @@ def dtype_name(x: Any) -> str:
 
 
 def check_frames(
-    owner: str,
+    owner: Any,
     obs: Any,
     shape: tuple[int, ...],
     *,
@@ -152,19 +157,20 @@ def check_frames(
     what: str = "an observation",
 ) -> None:
     """``obs`` must be an array of ``shape`` (and ``dtype``, when given): metadata
-    only, no value is read."""
+    only, no value is read. ``owner`` is the wrapper or its name (for the message)."""
     got = getattr(obs, "shape", None)
-    if got is None:
-        raise TypeError(
-            f"{owner}: expected {what} array of shape {shape}, got {type(obs).__name__}"
-        )
     try:
-        axp.namespace(obs)
+        if got is not None and axp.namespace(obs) is not None and tuple(got) == shape:
+            if dtype is None or _dtype_name(obs) == dtype:
+                return
     except axp.UnknownArrayTypeError as e:
-        raise axp.UnknownArrayTypeError(f"{owner}: {e}") from e
-    if tuple(got) != tuple(shape) or (dtype is not None and dtype_name(obs) != dtype):
-        want = f"shape {tuple(shape)}" + (f" and dtype {dtype}" if dtype else "")
-        raise ValueError(f"{owner}: expected {what} of {want}, got {axp.describe(obs)}")
+        name = owner if isinstance(owner, str) else wrapper_name(owner)
+        raise axp.UnknownArrayTypeError(f"{name}: {e}") from e
+    name = owner if isinstance(owner, str) else wrapper_name(owner)
+    if got is None:
+        raise TypeError(f"{name}: expected {what} array of shape {shape}, got {type(obs).__name__}")
+    want = f"shape {shape}" + (f" and dtype {dtype}" if dtype else "")
+    raise ValueError(f"{name}: expected {what} of {want}, got {axp.describe(obs)}")
 
 
 def final_rows(final: Any, mask: Any, obs: Any) -> Any:
@@ -192,35 +198,73 @@ def _copy(x: Any) -> Any:
     return axp.namespace(x).asarray(x, copy=True)
 
 
-class OwnedState(Shell):
-    """A :class:`StatefulShell` whose state is written in place by its step (a ring
-    buffer): ``state_dict()`` hands out copies and ``load_state_dict`` takes
-    copies, so that no array outside the wrapper is ever overwritten."""
-
-    def _export(self, state: Any) -> Any:
-        return tree_map(_copy, state)
-
-    def _import(self, state: Any) -> Any:
-        return tree_map(_copy, state)
+def copied(self: Any, state: Any) -> Any:
+    """A copy of every array of ``state``: the ``_export`` and ``_import`` of a shell whose
+    state its step writes in place (``_export = _import = copied``), so that
+    ``state_dict()`` hands out, and ``load_state_dict`` takes, arrays that no step
+    overwrites (nor donates, on JAX)."""
+    return tree_map(_copy, state)
 
 
-class VectorFrames(OwnedState, ResetsSubEnvs):
-    """Mixin of the vector frame stack and max-and-skip: their checks of each batch of
-    frames, and the flags and masks they hand their compiled transforms, in the
-    state's library and on its device."""
+def reset_frames(
+    self: Any, seed: int | None, options: dict[str, Any] | None
+) -> tuple[Any, Any, Any]:
+    """A stateful vector image shell's reset: ``(obs, info, mask)``, its ``reset_mask``
+    checked before the env resets, the observations after (against ``self._batch``),
+    and the mask in their library and on their device (``None``: every sub-env)."""
+    mask = reset_mask_of(wrapper_name(self), options, self.num_envs)
+    obs, info = self.env.reset(seed=seed, options=options)
+    check_frames(self, obs, self._batch)
+    return obs, info, None if mask is None else self._mask_for(mask, obs)
 
-    _NAME: str
-    env: Any
-    num_envs: int
-    _frame_shape: tuple[int, ...]
 
-    def _check_batch(self, obs: Any, what: str = "an observation") -> None:
-        check_frames(self._NAME, obs, (self.num_envs, *self._frame_shape), what=what)
+def use_image_map(self: Any, image: ImageMap) -> None:
+    """Set up a vector image map (a shell whose ``reset`` and ``step`` are
+    :func:`mapped_reset` and :func:`mapped_step`): its autoreset mode checked, its
+    spaces, the batch shape it checks, and ``image``'s function compiled, alone
+    (``self._map``) and for two batches in one call (``self._map_both``)."""
+    autoreset_mode(wrapper_name(self), self.env)
+    self.single_observation_space = image.space
+    self.observation_space = batch_space(image.space, self.num_envs)
+    self._batch = (self.num_envs, *image.in_shape)
+    self._map = axp.Compiled(image.fn)
+    self._map_both = axp.Compiled(partial(map_both, image.fn))
 
-    def _like_state(self, x: Any) -> Any:
-        return x if type(x) is self._data_type else convert_tree(x, self._xp, self._device)
 
-    def _received(self, obs: Any) -> None:
-        """The frames of a reset checked; the state moves to their library and device."""
-        self._check_batch(obs)
-        self._follow(obs)
+def map_both(fn: Callable[[Any], Any], obs: Any, final: Any) -> tuple[Any, Any]:
+    """``fn`` of two batches, as one function (one compiled call maps both)."""
+    return fn(obs), fn(final)
+
+
+def mapped_reset(
+    self: Any, *, seed: int | None = None, options: dict[str, Any] | None = None
+) -> tuple[Any, dict[str, Any]]:
+    """The ``reset`` of a vector image map (``reset = mapped_reset``): the batch of
+    observations checked against ``self._batch``, then mapped by ``self._map``."""
+    obs, info = self.env.reset(seed=seed, options=options)
+    check_frames(self, obs, self._batch, dtype="uint8")
+    return self._map(obs), info
+
+
+def mapped_step(self: Any, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+    """The ``step`` of a vector image map (``step = mapped_step``): the observations
+    mapped, and ``info["final_obs"]`` too (SAME_STEP): a batch in the same compiled
+    call (``self._map_both``), Gymnasium's object array entry by entry. Every batch
+    and entry is checked before anything is mapped."""
+    obs, reward, terminated, truncated, info = self.env.step(actions)
+    check_frames(self, obs, self._batch, dtype="uint8")
+    final = info.get("final_obs")
+    if final is None:
+        return self._map(obs), reward, terminated, truncated, info
+    if isinstance(final, np.ndarray) and final.dtype == object:
+        frame = self._batch[1:]
+        for f in final:
+            if f is not None:
+                check_frames(self, f, frame, dtype="uint8", what="final observations")
+        mapped = np.empty(final.shape, dtype=object)
+        for i, f in enumerate(final):
+            mapped[i] = None if f is None else self._map(f)
+        return self._map(obs), reward, terminated, truncated, {**info, "final_obs": mapped}
+    check_frames(self, final, self._batch, dtype="uint8", what="final observations")
+    obs, final = self._map_both(obs, final)
+    return obs, reward, terminated, truncated, {**info, "final_obs": final}

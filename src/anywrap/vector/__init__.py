@@ -26,15 +26,13 @@ from anywrap.vector.convert import (
     VectorArrayConversion,
 )
 from anywrap.vector.delay import DelayObservation
-from anywrap.vector.images import (
-    FrameStackObservation,
-    GrayscaleObservation,
-    MaxAndSkipObservation,
-    ResizeObservation,
-)
+from anywrap.vector.frame_stack_observation import FrameStackObservation
+from anywrap.vector.grayscale_observation import GrayscaleObservation
+from anywrap.vector.max_and_skip_observation import MaxAndSkipObservation
 from anywrap.vector.normalize_observation import NormalizeObservation
 from anywrap.vector.normalize_reward import NormalizeReward
 from anywrap.vector.record_episode_statistics import RecordEpisodeStatistics
+from anywrap.vector.resize_observation import ResizeObservation
 from anywrap.vector.sticky import StickyAction
 from anywrap.vector.time import TimeAwareObservation, TimeLimit
 from anywrap.vector.transform_observation import TransformObservation

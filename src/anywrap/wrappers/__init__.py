@@ -8,16 +8,14 @@ from anywrap.wrappers.arrays import (
 )
 from anywrap.wrappers.clip_action import ClipAction
 from anywrap.wrappers.delay import DelayObservation
-from anywrap.wrappers.images import (
-    FrameStackObservation,
-    GrayscaleObservation,
-    MaxAndSkipObservation,
-    ResizeObservation,
-)
+from anywrap.wrappers.frame_stack_observation import FrameStackObservation
+from anywrap.wrappers.grayscale_observation import GrayscaleObservation
+from anywrap.wrappers.max_and_skip_observation import MaxAndSkipObservation
 from anywrap.wrappers.normalize_observation import NormalizeObservation
 from anywrap.wrappers.normalize_reward import NormalizeReward
 from anywrap.wrappers.record_episode_statistics import RecordEpisodeStatistics
 from anywrap.wrappers.rescale import RescaleAction, RescaleObservation
+from anywrap.wrappers.resize_observation import ResizeObservation
 from anywrap.wrappers.sticky import StickyAction
 from anywrap.wrappers.time import TimeAwareObservation, TimeLimit
 from anywrap.wrappers.transform_observation import TransformObservation

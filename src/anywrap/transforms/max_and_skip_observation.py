@@ -1,0 +1,180 @@
+"""MaxAndSkipObservation's transform: the element-wise maximum of the last two of ``skip`` frames.
+
+Gymnasium's ``MaxAndSkipObservation`` repeats an action ``skip`` times, sums
+the rewards, and returns the maximum of the frames of the last two steps,
+which it keeps in a two-frame buffer across calls (:class:`MaxFrames`). One
+env's call is :func:`max_of_two`; a vector env's, where every sub-env steps
+``skip`` times whatever its episode does, is :func:`max_and_skip`.
+
+Example:
+    >>> import numpy as np
+    >>> from anywrap.transforms import max_and_skip_observation as T
+    >>> s = T.init_max_frames((), (3,), xp=np, dtype=np.uint8)
+    >>> s, (pooled, reward) = T.max_of_two(s, np.array([1, 5, 2]), np.array([4, 0, 2]), (1.0, 0.5))
+    >>> pooled, reward
+    (array([4, 5, 2], dtype=uint8), 1.5)
+    >>> s, (pooled, reward) = T.max_of_two(s, None, np.array([0, 0, 9]))  # a step not reached
+    >>> pooled, reward  # the buffer's older frame stays, as in Gymnasium
+    (array([1, 5, 9], dtype=uint8), None)
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any, NamedTuple
+
+from anywrap.xp import Array, namespace
+
+__all__ = [
+    "MaxFrames",
+    "SkipOutput",
+    "init_max_frames",
+    "max_and_skip",
+    "max_of_two",
+    "reset_max_frames",
+]
+
+
+class MaxFrames(NamedTuple):
+    """Gymnasium's two-frame buffer of ``MaxAndSkipObservation``, per env.
+
+    Attributes:
+        frames: ``(2, *batch, *frame)``: the frames of the last-but-one and the
+            last of the ``skip`` steps (kept across calls, as Gymnasium keeps them).
+        pending: ``(*batch,)``: reward of steps taken after an env's episode
+            ended within a call; it belongs to the next episode and is added
+            to the next call's reward (vector envs only).
+    """
+
+    frames: Array
+    pending: Array
+
+
+class SkipOutput(NamedTuple):
+    """One vector max-and-skip call's results (``final_obs`` in SAME_STEP mode only)."""
+
+    obs: Array
+    reward: Array
+    terminated: Array
+    truncated: Array
+    final_obs: Array | None
+
+
+def init_max_frames(
+    batch: tuple[int, ...],
+    frame_shape: tuple[int, ...],
+    *,
+    xp: ModuleType,
+    dtype: Any,
+    device: Any = None,
+) -> MaxFrames:
+    """Zero frames (as Gymnasium starts) and no pending reward."""
+    return MaxFrames(
+        frames=xp.zeros((2, *batch, *frame_shape), dtype=dtype, device=device),
+        pending=xp.zeros(batch, dtype=xp.float64, device=device),
+    )
+
+
+def reset_max_frames(state: MaxFrames, mask: Array | None = None) -> MaxFrames:
+    """Drop the pending reward of the rows reset (all rows without ``mask``).
+
+    The frames stay, as in Gymnasium (its reset does not touch the buffer).
+    """
+    xp = namespace(state.pending)
+    if mask is None:
+        return state._replace(pending=xp.zeros_like(state.pending))
+    return state._replace(pending=xp.where(mask, xp.zeros_like(state.pending), state.pending))
+
+
+def max_of_two(
+    state: MaxFrames, last_but_one: Array | None, last: Array | None, rewards: tuple[Any, ...] = ()
+) -> tuple[MaxFrames, tuple[Array, Any]]:
+    """One env's call: store the frames given (``None``: the step was not
+    reached, the slot keeps its old frame) and return the maximum of the two
+    slots, with the sum of ``rewards`` (``None`` where there are none).
+
+    Returns:
+        ``(state, (pooled, reward))``.
+    """
+    xp = namespace(state.frames)
+    dtype = state.frames.dtype
+    a = (
+        state.frames[0, ...]
+        if last_but_one is None
+        else xp.astype(xp.asarray(last_but_one), dtype, copy=False)
+    )
+    b = state.frames[1, ...] if last is None else xp.astype(xp.asarray(last), dtype, copy=False)
+    total = None
+    for r in rewards:
+        total = r if total is None else total + r
+    return state._replace(frames=xp.stack([a, b])), (xp.maximum(a, b), total)
+
+
+def max_and_skip(
+    state: MaxFrames,
+    rewards: tuple[Array, ...],
+    terminated: tuple[Array, ...],
+    truncated: tuple[Array, ...],
+    obs: tuple[Array, Array],
+    final_obs: tuple[Array, Array] | None = None,
+) -> tuple[MaxFrames, SkipOutput]:
+    """A vector env's ``skip`` steps, each env seen as Gymnasium's wrapper sees one env.
+
+    Per env, the call ends at its first ``terminated | truncated``: the reward
+    is summed up to there, the flags are those of that step, and the frames
+    of the last two steps are stored only while the episode runs (an episode
+    that ends early leaves older frames in the buffer, as in Gymnasium).
+    Steps after the end belong to the env's next episode (a vector env steps
+    every env): their reward waits in ``pending`` for the next call.
+
+    Args:
+        rewards, terminated, truncated: The ``skip`` steps' values, ``(num_envs,)`` each.
+        obs: The observations of the last two steps.
+        final_obs: SAME_STEP autoreset only: ``info["final_obs"]`` of the last
+            two steps (as batches; meaningful where that step is done). Then
+            ``obs`` of the output is the new episode's (max of its frames in
+            the last two steps), and ``final_obs`` the finished one's.
+    """
+    xp = namespace(state.frames)
+    skip = len(rewards)
+    running = None
+    total = state.pending
+    pending = xp.zeros_like(state.pending)
+    term = trunc = None
+    alive: list[Array] = []
+    for i in range(skip):
+        live = xp.ones_like(terminated[i]) if running is None else running
+        alive.append(live)
+        r = xp.astype(rewards[i], total.dtype, copy=False)
+        total = total + xp.where(live, r, xp.zeros_like(r))
+        pending = pending + xp.where(live, xp.zeros_like(r), r)
+        t_i, u_i = live & terminated[i], live & truncated[i]
+        term = t_i if term is None else term | t_i
+        trunc = u_i if trunc is None else trunc | u_i
+        running = live & ~(terminated[i] | truncated[i])
+    assert term is not None and trunc is not None
+    frame_ndim = state.frames.ndim - 1 - state.pending.ndim
+
+    def rows(mask: Array) -> Array:
+        return xp.reshape(mask, tuple(mask.shape) + (1,) * frame_ndim)
+
+    dtype = state.frames.dtype
+    seen = []
+    for j, i in enumerate((skip - 2, skip - 1)):
+        frame = xp.astype(obs[j], dtype, copy=False)
+        if final_obs is not None:  # a done step's own frame is its final observation
+            done_i = terminated[i] | truncated[i]
+            frame = xp.where(rows(done_i), xp.astype(final_obs[j], dtype, copy=False), frame)
+        seen.append(xp.where(rows(alive[i]), frame, state.frames[j, ...]))
+    pooled = xp.maximum(seen[0], seen[1])
+    state = MaxFrames(frames=xp.stack(seen), pending=pending)
+    total = xp.astype(total, rewards[0].dtype, copy=False)
+    if final_obs is None:
+        return state, SkipOutput(pooled, total, term, trunc, None)
+    done = term | trunc
+    # The new episode's frames: the last step's alone if it was the reset step.
+    last_done = terminated[skip - 1] | truncated[skip - 1]
+    a, b = xp.astype(obs[0], dtype, copy=False), xp.astype(obs[1], dtype, copy=False)
+    fresh = xp.where(rows(last_done), b, xp.maximum(a, b))
+    out = xp.where(rows(done), fresh, pooled)
+    return state, SkipOutput(out, total, term, trunc, pooled)

@@ -1,0 +1,60 @@
+"""GrayscaleObservation for a single env."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+
+from anywrap import xp
+from anywrap.shell.base import Shell
+from anywrap.shell.images import check_frames, grayscale_map
+
+__all__ = ["GrayscaleObservation"]
+
+_NAME = "anywrap.GrayscaleObservation"
+
+
+class GrayscaleObservation(Shell, gym.ObservationWrapper):
+    """Converts RGB image observations to grayscale, on any array library.
+
+    .. math:: y = \\lfloor 0.2125 r + 0.7154 g + 0.0721 b \\rfloor
+
+    Drop-in for :class:`gymnasium.wrappers.GrayscaleObservation`: same
+    arguments, spaces and numbers, bit for bit on every backend (Gymnasium
+    truncates a float64 sum; see :mod:`anywrap.transforms.grayscale_observation`
+    for how the same numbers come out of float32-only backends). ``keep_dim``
+    keeps a channel axis of size 1. On JAX each call is one compiled program.
+
+    Example:
+        >>> import ale_py, gymnasium as gym
+        >>> import numpy as np
+        >>> import anywrap
+        >>> gym.register_envs(ale_py)
+        >>> env = anywrap.GrayscaleObservation(gym.make("ALE/Pong-v5"))
+        >>> env.observation_space
+        Box(0, 255, (210, 160), uint8)
+        >>> env.observation(np.full((210, 160, 3), 43, np.uint8))[0, :3]  # Gymnasium's 42
+        array([42, 42, 42], dtype=uint8)
+
+    Change logs:
+     * v0.1.0 - Initially added, matching Gymnasium 1.4.
+    """
+
+    def __init__(self, env: gym.Env, keep_dim: bool = False) -> None:
+        """Wrap ``env``, whose observation space is a uint8 ``(H, W, 3)`` Box with bounds 0 to 255.
+
+        Args:
+            env: The env to wrap.
+            keep_dim: Keep a channel axis of size 1 (``(H, W, 1)``).
+        """
+        self._image = grayscale_map(_NAME, env.observation_space, keep_dim)
+        gym.ObservationWrapper.__init__(self, env)
+        self.observation_space = self._image.space
+        self.keep_dim = keep_dim
+        self._map = xp.Compiled(self._image.fn)
+
+    def observation(self, observation: Any) -> Any:
+        """The observation in grayscale."""
+        check_frames(_NAME, observation, self._image.in_shape, dtype="uint8")
+        return self._map(observation)
