@@ -233,7 +233,7 @@ def test_axis_name_under_vmap_gives_every_env_the_batchs_count_and_buffer():
 
 
 def test_a_buffer_over_a_split_batch_needs_a_gather():
-    from anywrap.transforms import episodes
+    from anywrap.transforms import record_episode_statistics as episodes
 
     e = episodes.init_episodes((2,), xp=np, buffer_length=3)
     with pytest.raises(ValueError, match="gather"):
@@ -436,8 +436,9 @@ def test_split_batch_keeps_the_buffer_and_count_of_the_whole_batch(parts, per, b
     """The transform over ``parts`` participants of ``per`` envs (a vmap with the
     functional shell's hooks) equals the transform over the whole batch, step by
     step, with random ends: buffers shorter and longer than a participant's batch."""
-    from anywrap.functional.wrappers import _all_gather, _psum
-    from anywrap.transforms import episodes
+    from anywrap.functional.core import psum
+    from anywrap.functional.record_episode_statistics import all_gather
+    from anywrap.transforms import record_episode_statistics as episodes
 
     n = parts * per
     rng = np.random.default_rng(parts * 100 + per)
@@ -457,7 +458,7 @@ def test_split_batch_keeps_the_buffer_and_count_of_the_whole_batch(parts, per, b
 
     split_step = jax.jit(
         jax.vmap(
-            lambda s, r, d: step(s, r, d, reduce=_psum("p"), gather=_all_gather("p")),
+            lambda s, r, d: step(s, r, d, reduce=psum("p"), gather=all_gather("p")),
             axis_name="p",
         )
     )
@@ -479,11 +480,12 @@ def test_split_batch_keeps_the_buffer_and_count_of_the_whole_batch(parts, per, b
     np.testing.assert_array_equal(np.asarray(split.returns).reshape(-1), np.asarray(whole.returns))
 
 
-def test_readme_shows_the_functional_signatures():
-    """The README's table of the functional wrappers gives each one's real signature."""
+def test_the_guide_shows_the_functional_signatures():
+    """The guide's table of the functional wrappers gives each one's real signature."""
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    guide = Path(__file__).resolve().parents[2] / "docs" / "guide" / "functional.md"
+    readme = guide.read_text()
     for cls in (F.RecordEpisodeStatistics, F.NormalizeObservation, F.NormalizeReward):
         parts, star = [], False
         for p in inspect.signature(cls).parameters.values():

@@ -36,54 +36,36 @@ from .adapters import (
     from_gymnax,
     gymnax_to_gymnasium_space,
 )
-from .arrays import (
-    ClipReward,
-    DelayObservation,
-    DelayObservationState,
-    DtypeObservation,
-    FlattenObservation,
-    RescaleAction,
-    RescaleObservation,
-    ReshapeObservation,
-    StickyAction,
-    StickyActionState,
-    TimeAwareObservation,
-    TimeAwareObservationState,
-    TimeLimit,
-    TimeLimitState,
-)
-from .core import (
-    AutoReset,
-    AutoResetState,
-    FunctionalEnv,
-    Step,
-    VmapWrapper,
-    Wrapper,
-    batch_ndim,
-    find_state,
-)
-from .images import (
-    FrameStackObservation,
-    FrameStackState,
-    GrayscaleObservation,
-    ResizeObservation,
-)
-from .record import RecordTrajectory, Trajectory, write_report
-from .vector import FunctionalVectorEnv, to_vector_env
-from .wrappers import (
-    ClipAction,
+from .auto_reset import AutoReset, AutoResetState
+from .clip_action import ClipAction
+from .clip_reward import ClipReward
+from .core import FunctionalEnv, Step, Wrapper, batch_ndim, find_state
+from .delay_observation import DelayObservation, DelayObservationState
+from .dtype_observation import DtypeObservation
+from .flatten_observation import FlattenObservation
+from .frame_stack_observation import FrameStackObservation, FrameStackState
+from .grayscale_observation import GrayscaleObservation
+from .normalize_observation import NormalizeObservation, NormalizeObservationState
+from .normalize_reward import NormalizeReward, NormalizeRewardState
+from .record_episode_statistics import (
     EpisodeStatisticsState,
-    NormalizeObservation,
-    NormalizeObservationState,
-    NormalizeReward,
-    NormalizeRewardState,
     RecordEpisodeStatistics,
-    TransformObservation,
-    TransformReward,
     episode_count,
     last_episodes,
     recent_episodes,
 )
+from .record_trajectory import RecordTrajectory, Trajectory, write_report
+from .rescale_action import RescaleAction
+from .rescale_observation import RescaleObservation
+from .reshape_observation import ReshapeObservation
+from .resize_observation import ResizeObservation
+from .sticky_action import StickyAction, StickyActionState
+from .time_aware_observation import TimeAwareObservation, TimeAwareObservationState
+from .time_limit import TimeLimit, TimeLimitState
+from .transform_observation import TransformObservation
+from .transform_reward import TransformReward
+from .vector_env import FunctionalVectorEnv, to_vector_env
+from .vmap_wrapper import VmapWrapper
 
 __all__ = [
     "AutoReset",

@@ -31,7 +31,7 @@ import jax.numpy as jnp
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
-from .core import Step, _is_key_batch
+from .core import Step, is_key_batch
 
 __all__ = ["BraxEnv", "FuncEnvAdapter", "GymnaxEnv", "from_brax", "from_func_env", "from_gymnax"]
 
@@ -196,7 +196,7 @@ class GymnaxEnv:
             key, sub = jax.random.split(key)
             obs, st = self.env.reset(sub, self.params)
         else:
-            if _is_key_batch(key):  # one key per env: a shard of the batch
+            if is_key_batch(key):  # one key per env: a shard of the batch
                 keys, key = key, jax.random.fold_in(key[0], 0x5EED)
             else:
                 key, sub = jax.random.split(key)

@@ -1,4 +1,4 @@
-"""The functional environment protocol, the wrapper base class, batching and autoreset.
+"""The functional environment protocol, the wrapper base class, and what the shells share.
 
 A functional environment is an object with two pure methods and four attributes::
 
@@ -32,22 +32,23 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, NamedTuple, Protocol, TypeVar, runtime_checkable
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from gymnasium.vector import AutoresetMode
 
-__all__ = [
-    "AutoReset",
-    "AutoResetState",
-    "FunctionalEnv",
-    "Step",
-    "VmapWrapper",
-    "Wrapper",
-    "batch_ndim",
-    "find_state",
-]
+from anywrap.distributed import jax_psum
+from anywrap.transforms.moments import Reduce
+from anywrap.tree import first_leaf, tree_map
+from anywrap.xp import resolve_dtype
+
+__all__ = ["FunctionalEnv", "Step", "Wrapper", "batch_ndim", "find_state"]
+
+AxisName = Any
+"""A mapped axis name (``shard_map`` / ``pmap`` / ``vmap``), or a tuple of them."""
 
 
 class Step(NamedTuple):
@@ -158,126 +159,91 @@ class Wrapper:
         return f"<{type(self).__name__}{self.env!r}>"
 
 
-def _is_key_batch(key: jax.Array) -> bool:
+# ------------------------------------------------ what the shells share (no math)
+def map_reset(self: Any, key: jax.Array) -> tuple[Any, Any]:
+    """``reset`` of an observation map (a wrapper with ``_map(obs)``): used as
+    ``reset = map_reset``."""
+    obs, state = self.env.reset(key)
+    return self._map(obs), state
+
+
+def map_step(self: Any, state: Any, action: Any) -> Step:
+    """``step`` of an observation map: ``obs`` and ``info["final_obs"]`` through ``_map``."""
+    s = self.env.step(state, action)
+    return s._replace(obs=self._map(s.obs), info=with_final(s.info, self._map))
+
+
+def with_final(info: dict[str, Any], fn: Callable[[Any], Any]) -> dict[str, Any]:
+    """``info`` with ``info["final_obs"]`` (if there is one) replaced by ``fn`` of it."""
+    return {**info, "final_obs": fn(info["final_obs"])} if "final_obs" in info else info
+
+
+def same_step(env: FunctionalEnv) -> bool:
+    """Whether ``env`` resets a finished episode within the step that ends it."""
+    return bool(env.autoreset_mode == AutoresetMode.SAME_STEP)
+
+
+def autoreset(env: FunctionalEnv) -> str:
+    """The transforms' name of ``env``'s autoreset mode: ``"same_step"`` or ``"disabled"``."""
+    return "same_step" if same_step(env) else "disabled"
+
+
+def batch_shape(env: FunctionalEnv, obs: Any) -> tuple[int, ...]:
+    """The batch shape of this (possibly shard-local) observation."""
+    return tuple(first_leaf(obs).shape[: batch_ndim(env)])
+
+
+def as_rows(env: FunctionalEnv, tree: Any) -> Any:
+    """``tree`` with a batch axis: an unbatched env's values as a batch of one."""
+    return tree if batch_ndim(env) else tree_map(lambda x: jnp.asarray(x)[None], tree)
+
+
+def from_rows(env: FunctionalEnv, tree: Any) -> Any:
+    """The inverse of :func:`as_rows`."""
+    return tree if batch_ndim(env) else tree_map(lambda x: x[0], tree)
+
+
+def once(x: Any) -> Any:
+    """``x``, computed once into memory.
+
+    A wrapper reads the env's outputs in several reductions; without the
+    barrier XLA fuses the env's math (``cos``, ``sin``, the autoreset select)
+    into each of them and computes it again per reduction (about 1.5x slower
+    statistics on CPU).
+    """
+    return jax.lax.optimization_barrier(x)
+
+
+def constant(value: Any) -> jax.Array:
+    """A NumPy constant (a bound, a coefficient) as a JAX array (float64 held as
+    float32 without x64)."""
+    value = np.asarray(value)
+    return jnp.asarray(value, dtype=resolve_dtype(jnp, value.dtype.name))
+
+
+def psum(axis_name: AxisName | None) -> Reduce | None:
+    """The transforms' ``reduce`` hook for ``axis_name`` (None: no mapped axis)."""
+    return None if axis_name is None else jax_psum(axis_name)
+
+
+def is_key_batch(key: jax.Array) -> bool:
     """Whether ``key`` is a batch of PRNG keys (typed ``(n,)`` or raw ``(n, 2)``)."""
     if jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key):
-        return key.ndim == 1
-    return key.ndim == 2
+        return bool(key.ndim == 1)
+    return bool(key.ndim == 2)
 
 
-class VmapWrapper(Wrapper):
-    """A batch of ``num_envs`` copies of an unbatched env, stepped with one ``jax.vmap``.
-
-    ``reset(key)`` splits ``key`` into ``num_envs`` keys; it also accepts a
-    batch of keys (one per env, any count), which is how a shard of the batch
-    is reset inside ``shard_map``.
-
-    Wrappers applied *outside* a VmapWrapper see the whole batch, so their
-    statistics are shared by all its environments.
-
-    Example:
-        Three CartPoles, each reset from its own key:
-
-        >>> import jax, gymnax
-        >>> import numpy as np
-        >>> from anywrap import functional as F
-        >>> env = F.VmapWrapper(F.from_gymnax(gymnax.make("CartPole-v1")[0]), 3)
-        >>> env.num_envs, env.autoreset_mode.name
-        (3, 'SAME_STEP')
-        >>> obs, state = env.reset(jax.random.key(0))
-        >>> np.asarray(obs).round(3)
-        array([[-0.04 , -0.016, -0.037,  0.031],
-               [-0.041, -0.014,  0.012, -0.034],
-               [ 0.025, -0.015,  0.025, -0.023]], dtype=float32)
-    """
-
-    def __init__(self, env: FunctionalEnv, num_envs: int) -> None:
-        super().__init__(env)
-        if env.num_envs is not None:
-            raise ValueError(
-                f"VmapWrapper: the env is already batched (num_envs={env.num_envs}); "
-                "wrap an unbatched env"
-            )
-        if not isinstance(num_envs, int) or num_envs < 1:
-            raise ValueError(f"VmapWrapper: num_envs must be a positive int, got {num_envs!r}")
-        self._num_envs = num_envs
-
-    num_envs = property(lambda self: self._num_envs)  # type: ignore[assignment]
-
-    def reset(self, key: jax.Array) -> tuple[Any, Any]:
-        keys = key if _is_key_batch(key) else jax.random.split(key, self._num_envs)
-        return jax.vmap(self.env.reset)(keys)
-
-    def step(self, state: Any, action: Any) -> Step:
-        return jax.vmap(self.env.step)(state, action)
-
-
-class AutoResetState(NamedTuple):
-    """State of :class:`AutoReset`: the env's state and the key for the next reset."""
-
-    inner: Any
-    key: jax.Array
-
-
-class AutoReset(Wrapper):
-    """Reset a finished episode in the same step (Gymnasium's SAME_STEP autoreset).
-
-    On a step that ends an episode, the returned ``obs`` and state are those of
-    a fresh episode, and ``info["final_obs"]`` holds the last observation of
-    the finished one (for every env; meaningful where terminated or truncated).
-
-    Place it directly over the environment (below VmapWrapper and any anywrap
-    wrapper): everything in the state it wraps is reset on done.
-
-    Example:
-        Gymnasium's functional Pendulum, truncated after 3 steps: on step 3
-        ``obs`` is a fresh episode's and ``final_obs`` the old one's last.
-
-        >>> import jax, jax.numpy as jnp
-        >>> import numpy as np
-        >>> from gymnasium.envs.phys2d.pendulum import PendulumFunctional
-        >>> from anywrap import functional as F
-        >>> env = F.AutoReset(F.from_func_env(PendulumFunctional(), max_episode_steps=3))
-        >>> env.autoreset_mode.name
-        'SAME_STEP'
-        >>> _, state = env.reset(jax.random.key(0))
-        >>> for t in range(1, 5):
-        ...     s = env.step(state, jnp.zeros(1))
-        ...     state = s.state
-        ...     obs, final = np.asarray(s.obs).round(3), np.asarray(s.info["final_obs"]).round(3)
-        ...     print(t, bool(s.truncated), obs, final)
-        1 False [-0.859 -0.511 -0.681] [-0.859 -0.511 -0.681]
-        2 False [-0.885 -0.465 -1.064] [-0.885 -0.465 -1.064]
-        3 True [ 0.98  -0.2    0.152] [-0.916 -0.401 -1.413]
-        4 False [ 0.98  -0.2    0.002] [ 0.98  -0.2    0.002]
-    """
-
-    def __init__(self, env: FunctionalEnv) -> None:
-        super().__init__(env)
-        if env.autoreset_mode != AutoresetMode.DISABLED:
-            raise ValueError(
-                f"AutoReset: the env already resets itself ({env.autoreset_mode}); "
-                "wrapping it again would reset twice"
-            )
-
-    autoreset_mode = property(lambda self: AutoresetMode.SAME_STEP)  # type: ignore[assignment]
-
-    def reset(self, key: jax.Array) -> tuple[Any, Any]:
-        key, sub = jax.random.split(key)
-        obs, inner = self.env.reset(sub)
-        return obs, AutoResetState(inner, key)
-
-    def step(self, state: AutoResetState, action: Any) -> Step:
-        key, sub = jax.random.split(state.key)
-        obs, inner, reward, terminated, truncated, info = self.env.step(state.inner, action)
-        done = jnp.logical_or(terminated, truncated)
-        obs0, inner0 = self.env.reset(sub)
-
-        def pick(fresh: jax.Array, old: jax.Array) -> jax.Array:
-            d = jnp.reshape(done, done.shape + (1,) * (old.ndim - done.ndim))
-            return jnp.where(d, fresh, old)
-
-        new_obs = jax.tree.map(pick, obs0, obs)
-        new_inner = jax.tree.map(pick, inner0, inner)
-        info = {**info, "final_obs": obs}
-        return Step(new_obs, AutoResetState(new_inner, key), reward, terminated, truncated, info)
+def stats_dtype_name(owner: str, stats_dtype: Any) -> str | None:
+    """``stats_dtype`` checked: None (Gymnasium's default), or float32 / float64."""
+    if stats_dtype is None:
+        return None
+    try:
+        name = np.dtype(stats_dtype).name
+    except TypeError:
+        name = None
+    if name not in ("float32", "float64"):
+        raise ValueError(
+            f"{owner}: expected `stats_dtype` to be None, 'float32' or 'float64', "
+            f"got {stats_dtype!r}"
+        )
+    return name

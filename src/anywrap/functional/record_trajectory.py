@@ -40,6 +40,7 @@ import numpy as np
 from anywrap.record.describe import describe_env
 from anywrap.record.layout import Layout, select_sub_envs
 from anywrap.record.report import RESET, STEP, FrameEncoder, build_report, split_tracks, write_html
+from anywrap.transforms.time import select_rows
 from anywrap.tree import flatten_with_paths, tree_map
 from anywrap.xp import to_numpy
 
@@ -87,13 +88,7 @@ class RecordTrajectory(Wrapper):
         obs = s.obs
         final = s.info.get("final_obs")
         if final is not None:
-            done = jnp.logical_or(s.terminated, s.truncated)
-
-            def pick(f: jax.Array, o: jax.Array) -> jax.Array:
-                d = jnp.reshape(done, done.shape + (1,) * (o.ndim - done.ndim))
-                return jnp.where(d, f, o)
-
-            obs = jax.tree.map(pick, final, s.obs)
+            obs = select_rows(jnp.logical_or(s.terminated, s.truncated), final, s.obs)
         traj = Trajectory(obs, action, s.reward, s.terminated, s.truncated)
         return s._replace(info={**s.info, "trajectory": traj})
 

@@ -1,0 +1,45 @@
+"""FlattenObservation for functional envs: every observation as one flat vector."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import jax.numpy as jnp
+
+from anywrap.shell.checks import wrapper_name
+from anywrap.transforms.arrays import flatten_observation, flatten_plan
+from anywrap.tree import tree_map
+
+from .core import FunctionalEnv, Wrapper, batch_ndim, map_reset, map_step
+
+__all__ = ["FlattenObservation"]
+
+
+class FlattenObservation(Wrapper):
+    """Flatten every observation (Box, Discrete, MultiDiscrete, MultiBinary, Dict, Tuple).
+
+    Same space and numbers as :class:`anywrap.FlattenObservation` (Gymnasium's
+    ``flatten``: a one-hot for Discrete); ``info["final_obs"]`` is flattened too.
+
+    Example:
+        >>> import jax, gymnax
+        >>> from anywrap import functional as F
+        >>> env = F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=2)
+        >>> env = F.FlattenObservation(F.ReshapeObservation(env, (3, 1)))
+        >>> env.observation_space.shape, env.reset(jax.random.key(0))[0].shape
+        ((3,), (2, 3))
+    """
+
+    def __init__(self, env: FunctionalEnv) -> None:
+        super().__init__(env)
+        self._plan = flatten_plan(env.observation_space, wrapper_name(self))
+        self._space = gym.spaces.utils.flatten_space(env.observation_space)
+
+    observation_space = property(lambda self: self._space)  # type: ignore[assignment]
+
+    def _map(self, obs: Any) -> Any:
+        return flatten_observation(tree_map(jnp.asarray, obs), self._plan, batch_ndim(self.env))
+
+    reset = map_reset
+    step = map_step

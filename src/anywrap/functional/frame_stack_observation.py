@@ -1,0 +1,136 @@
+"""FrameStackObservation for functional envs: the last ``stack_size`` observations, jittable.
+
+For pixel envs on gymnax, Brax or MJX (rendered frames as observations), with
+:class:`~anywrap.functional.GrayscaleObservation` and
+:class:`~anywrap.functional.ResizeObservation` below. The arithmetic is
+:mod:`anywrap.transforms.frames`, as in ``anywrap.vector``; the ring buffer
+rides in the env state (:class:`FrameStackState`), so a rollout under
+``jax.lax.scan`` updates it in place.
+
+Example:
+    >>> import jax, jax.numpy as jnp
+    >>> import gymnasium as gym
+    >>> from gymnasium.vector import AutoresetMode
+    >>> from anywrap import functional as F
+    >>> class Pixels:  # a tiny batched pixel env: 8 envs, 12x10 RGB frames
+    ...     observation_space = gym.spaces.Box(0, 255, (12, 10, 3), "uint8")
+    ...     action_space = gym.spaces.Discrete(2)
+    ...     num_envs, autoreset_mode = 8, AutoresetMode.DISABLED
+    ...     def frame(self, t):
+    ...         return jnp.broadcast_to((t * 40) % 256, (8, 12, 10, 3)).astype(jnp.uint8)
+    ...     def reset(self, key):
+    ...         return self.frame(0), jnp.zeros((), jnp.int32)
+    ...     def step(self, t, action):
+    ...         no = jnp.zeros(8, bool)
+    ...         return F.Step(self.frame(t + 1), t + 1, jnp.zeros(8), no, no, {})
+    >>> env = F.ResizeObservation(F.GrayscaleObservation(Pixels()), (6, 5))
+    >>> env = F.FrameStackObservation(env, 4)
+    >>> env.observation_space
+    Box(0, 255, (4, 6, 5), uint8)
+    >>> obs, state = jax.jit(env.reset)(jax.random.key(0))
+    >>> step = jax.jit(env.step)
+    >>> for _ in range(2):
+    ...     obs, state, *_ = step(state, jnp.zeros(8, jnp.int32))
+    >>> obs.shape, obs[0, :, 0, 0].tolist()
+    ((8, 4, 6, 5), [0, 0, 40, 80])
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+from gymnasium.vector.utils import batch_space
+
+from anywrap.shell.checks import wrapper_name
+from anywrap.shell.images import box_space, check_positive_int, padding_of
+from anywrap.transforms.frames import (
+    FrameStack,
+    init_frame_stack,
+    push_frame,
+    push_frame_with_final,
+    reset_frame_stack,
+)
+
+from .core import FunctionalEnv, Step, Wrapper, as_rows, from_rows, same_step
+
+__all__ = ["FrameStackObservation", "FrameStackState"]
+
+
+class FrameStackState(NamedTuple):
+    """State of :class:`FrameStackObservation`: the inner state and the frame rings."""
+
+    inner: Any
+    frames: FrameStack
+
+
+class FrameStackObservation(Wrapper):
+    """Stack the last ``stack_size`` observations, oldest first, jittable.
+
+    Same arguments, space and padding as :class:`anywrap.FrameStackObservation`
+    (``padding_type`` ``"reset"``, ``"zero"`` or an observation). Over a
+    SAME_STEP env (one that resets itself, e.g. under :class:`AutoReset`) a
+    done env's stack restarts with its new episode and ``info["final_obs"]``
+    becomes the stack its episode ended on. ``reset`` restarts every stack.
+
+    The frames are a ring buffer in :class:`FrameStackState`: each step writes
+    one frame per env and reads the stacks with one gather.
+
+    Example:
+        >>> import jax, jax.numpy as jnp, gymnax
+        >>> from anywrap import functional as F
+        >>> bare = F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=2)
+        >>> env = F.FrameStackObservation(bare, 3)
+        >>> obs, state = env.reset(jax.random.key(0))
+        >>> env.observation_space.shape, obs.shape
+        ((3, 3), (2, 3, 3))
+        >>> bool((obs[:, 0] == obs[:, 2]).all())  # padded with the reset observation
+        True
+        >>> first = obs[:, 2]
+        >>> obs, state, *_ = env.step(state, jnp.zeros((2, 1)))
+        >>> bool((obs[:, 1] == first).all())  # the newest last: the reset one moved back
+        True
+    """
+
+    def __init__(
+        self, env: FunctionalEnv, stack_size: int, *, padding_type: str | Any = "reset"
+    ) -> None:
+        super().__init__(env)
+        name = wrapper_name(self)
+        self.stack_size = check_positive_int(name, "stack_size", stack_size, 1)
+        space = box_space(name, env.observation_space)
+        self.padding_type, self.padding_value = padding_of(name, space, padding_type)
+        self._frame, self._dtype = tuple(space.shape), space.dtype
+        self._space = batch_space(space, n=self.stack_size)
+        self._first = self.padding_type == "reset"
+
+    observation_space = property(lambda self: self._space)  # type: ignore[assignment]
+
+    def reset(self, key: jax.Array) -> tuple[Any, Any]:
+        obs, inner = self.env.reset(key)
+        rows = as_rows(self.env, obs)
+        pad = None if self._first else self.padding_value
+        state = init_frame_stack(
+            rows.shape[0], self.stack_size, self._frame, xp=jnp, dtype=self._dtype, padding=pad
+        )
+        state, out = reset_frame_stack(state, rows, pad_with_first=self._first)
+        return from_rows(self.env, out), FrameStackState(inner, state)
+
+    def step(self, state: FrameStackState, action: Any) -> Step:
+        obs, inner, reward, terminated, truncated, info = self.env.step(state.inner, action)
+        rows = as_rows(self.env, obs)
+        if not same_step(self.env):
+            st, out = push_frame(state.frames, rows, pad_with_first=self._first)
+        else:  # a done env's stack restarts with its new episode
+            done = as_rows(self.env, jnp.logical_or(terminated, truncated))
+            if "final_obs" in info:
+                final = as_rows(self.env, info["final_obs"])
+                st, out, final = push_frame_with_final(
+                    state.frames, rows, final, done, pad_with_first=self._first
+                )
+                info = {**info, "final_obs": from_rows(self.env, final)}
+            else:
+                st, out = push_frame(state.frames, rows, start=done, pad_with_first=self._first)
+        out = from_rows(self.env, out)
+        return Step(out, FrameStackState(inner, st), reward, terminated, truncated, info)

@@ -1,0 +1,259 @@
+"""RecordEpisodeStatistics for functional envs: episode returns and lengths, on the device.
+
+The arithmetic is :mod:`anywrap.transforms.record_episode_statistics`, as in
+the single and vector shells. With ``axis_name`` the episode count and the
+recent-episode buffer are those of the whole batch split over that axis
+(``psum``, and a gather built from it), typed as replicated, so that
+``shard_map`` accepts ``P()`` out_specs for them.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from anywrap.shell.checks import wrapper_name
+from anywrap.transforms import record_episode_statistics as episodes
+from anywrap.transforms.record_episode_statistics import Gather
+
+from .core import (
+    AxisName,
+    FunctionalEnv,
+    Step,
+    Wrapper,
+    batch_shape,
+    find_state,
+    once,
+    psum,
+    same_step,
+)
+
+__all__ = [
+    "EpisodeStatisticsState",
+    "RecordEpisodeStatistics",
+    "episode_count",
+    "last_episodes",
+    "recent_episodes",
+]
+
+
+def all_gather(axis_name: AxisName) -> Gather:
+    """Concatenate a 1-D array over ``axis_name`` in the axis' order (the global batch order).
+
+    Built from ``psum`` (each shard places its rows at its offset in zeros,
+    and the sum puts them together), so the result is typed as the same on
+    every shard under ``shard_map``'s replication check, and the one code
+    runs under ``shard_map``, ``pmap`` and ``vmap``. Adding zeros is exact.
+    """
+
+    def gather(x: jax.Array) -> jax.Array:
+        n = x.shape[0]
+        size = jax.lax.psum(1, axis_name)  # the axis size, a static int
+        mine = jax.lax.axis_index(axis_name) * n
+        as_bool = x.dtype == jnp.bool_
+        rows = x.astype(jnp.int32) if as_bool else x
+        full = jax.lax.dynamic_update_slice(jnp.zeros((size * n,), rows.dtype), rows, (mine,))
+        full = jax.lax.psum(full, axis_name)
+        return full > 0 if as_bool else full
+
+    return gather
+
+
+class EpisodeStatisticsState(NamedTuple):
+    """State of :class:`RecordEpisodeStatistics`."""
+
+    inner: Any
+    episodes: episodes.Episodes
+    last: episodes.LastEpisodes
+
+
+def last_episodes(state: Any) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """``(returns, lengths, valid)``: each environment's most recent finished episode.
+
+    Shaped like the batch. Where ``valid`` is False the env has not finished
+    an episode yet and its values mean nothing: average with the mask, e.g.
+    ``jnp.sum(jnp.where(valid, returns, 0)) / jnp.sum(valid)``.
+    """
+    last = find_state(state, EpisodeStatisticsState).last
+    return last.returns, last.lengths, last.valid
+
+
+def recent_episodes(state: Any) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """``(returns, lengths, valid)`` of the last ``buffer_length`` finished episodes
+    of the whole batch, newest first, like Gymnasium's ``return_queue`` and
+    ``length_queue`` reversed.
+
+    Only the entries where ``valid`` is True are episodes; the others are
+    unfilled buffer slots (their values mean nothing).
+    """
+    e = find_state(state, EpisodeStatisticsState).episodes
+    if e.recent_returns.shape[-1] == 0:
+        raise ValueError(
+            "recent_episodes: this RecordEpisodeStatistics keeps no buffer (buffer_length=0); "
+            "create it with buffer_length=n, or read each env's last episode with last_episodes"
+        )
+    valid = jnp.arange(e.recent_returns.shape[-1]) < e.recent_size[..., None]
+    return e.recent_returns, e.recent_lengths, valid
+
+
+def episode_count(state: Any) -> jax.Array:
+    """Episodes finished so far, by the whole batch (with ``axis_name``, of every shard).
+
+    A 0-d float: the two words of the double-word count summed, exact below
+    2^24 episodes in float32 (JAX without x64). The words themselves
+    (``episodes.episode_count`` and ``episodes.episode_count_lo`` of
+    :class:`EpisodeStatisticsState`) stay exact far beyond: past 2^24, add
+    them on the host, ``int(hi) + int(lo)``.
+    """
+    return episodes.episode_total(find_state(state, EpisodeStatisticsState).episodes)
+
+
+class RecordEpisodeStatistics(Wrapper):
+    """Track each environment's episode return and length; report them when episodes end.
+
+    Each step adds ``info[stats_key] = {"r": return, "l": length}`` and the
+    mask ``info["_" + stats_key]`` (True where an episode ended on this step),
+    with ``stats_key="episode"`` by default, as in Gymnasium. Where the mask
+    is False, ``r`` is NaN and ``l`` is 0, so nothing that is not an
+    episode's return ever looks like one (in particular before the first
+    episode ends). There is no ``"t"``: a compiled program has no wall clock.
+    The README's table of the three shells lists these differences.
+
+    The state keeps, on the device:
+
+    * each environment's most recent finished episode with a validity mask
+      (:func:`last_episodes`), one elementwise pass per step;
+    * the last ``buffer_length`` finished episodes of the whole batch, newest
+      first, like Gymnasium's ``return_queue`` and ``length_queue``
+      (:func:`recent_episodes`), with ``buffer_length=n``. Finding them is a
+      top-k over the batch every step, about 3% of the six-wrapper CleanRL
+      step (4096 Pendulums, benchmark B4), so the functional default is 0: no
+      buffer (the stateful shells keep Gymnasium's 100);
+    * the number of episodes finished (:func:`episode_count`), a double-word
+      count that stays exact far past 2^24 episodes even in float32.
+
+    Args:
+        env: A functional env (batched or not).
+        buffer_length: How many recent episodes the buffer keeps (default 0: none; see above).
+        stats_key: The info key of the statistics (and ``"_" + stats_key`` of the mask).
+        axis_name: A ``shard_map`` / ``pmap`` / ``vmap`` axis the batch is split
+            over. Every shard then holds the global episode count (the number
+            of episodes that ended is summed with ``psum``) and the global
+            buffer (each step every shard offers its ``buffer_length`` newest
+            episodes, and the newest of all of them, in the global env order,
+            are kept); the per-env sums, ``info[stats_key]`` and
+            :func:`last_episodes` stay the shard's own.
+
+    Example:
+        Two Pendulums with episodes of 5 steps: the return reported at the
+        end of an episode is the sum of its 5 rewards.
+
+        >>> import jax, jax.numpy as jnp, gymnax
+        >>> import numpy as np
+        >>> from anywrap import functional as F
+        >>> pendulum, params = gymnax.make("Pendulum-v1")
+        >>> params = params.replace(max_steps_in_episode=5)
+        >>> env = F.from_gymnax(pendulum, params, num_envs=2)
+        >>> env = F.RecordEpisodeStatistics(env, buffer_length=100)  # with the batch's buffer
+        >>> _, state = env.reset(jax.random.key(0))
+        >>> rewards = []
+        >>> for t in range(1, 7):
+        ...     s = env.step(state, jnp.ones((2, 1)))
+        ...     state = s.state
+        ...     rewards.append(s.reward)
+        ...     r, l = np.asarray(s.info["episode"]["r"]), np.asarray(s.info["episode"]["l"])
+        ...     print(t, np.asarray(s.info["_episode"]), r.round(3), l)  # NaN: no episode ended
+        1 [False False] [nan nan] [0 0]
+        2 [False False] [nan nan] [0 0]
+        3 [False False] [nan nan] [0 0]
+        4 [False False] [nan nan] [0 0]
+        5 [ True  True] [ -1.865 -35.369] [5 5]
+        6 [False False] [nan nan] [0 0]
+        >>> np.sum(rewards[:5], axis=0).round(3)
+        array([ -1.865, -35.369], dtype=float32)
+        >>> returns, lengths, valid = F.last_episodes(state)  # each env's latest episode
+        >>> np.asarray(returns).round(3), np.asarray(lengths), np.asarray(valid)
+        (array([ -1.865, -35.369], dtype=float32), array([5, 5], dtype=int32),
+         array([ True,  True]))
+        >>> returns, lengths, valid = F.recent_episodes(state)  # newest first: env 1, env 0
+        >>> np.asarray(returns)[:3].round(3), np.asarray(valid)[:3], float(F.episode_count(state))
+        (array([-35.369,  -1.865,   0.   ], dtype=float32), array([ True,  True, False]), 2.0)
+
+        Split over an axis (here a ``vmap`` of three unbatched Pendulums),
+        each holds the count of all three:
+
+        >>> one = F.RecordEpisodeStatistics(F.from_gymnax(pendulum, params), axis_name="i")
+        >>> _, state = jax.vmap(one.reset)(jax.random.split(jax.random.key(0), 3))
+        >>> for _ in range(5):
+        ...     state = jax.vmap(one.step, axis_name="i")(state, jnp.ones((3, 1))).state
+        >>> np.asarray(F.episode_count(state))
+        array([3., 3., 3.], dtype=float32)
+    """
+
+    def __init__(
+        self,
+        env: FunctionalEnv,
+        buffer_length: int = 0,
+        stats_key: str = "episode",
+        *,
+        axis_name: AxisName | None = None,
+    ) -> None:
+        super().__init__(env)
+        name = wrapper_name(self)
+        if not isinstance(buffer_length, numbers.Integral) or isinstance(buffer_length, bool):
+            raise TypeError(
+                f"{name}: expected `buffer_length` to be an int >= 0, "
+                f"got {type(buffer_length).__name__} {buffer_length!r}"
+            )
+        if buffer_length < 0:
+            raise ValueError(f"{name}: expected `buffer_length` >= 0, got {buffer_length!r}")
+        if not isinstance(stats_key, str) or not stats_key:
+            raise TypeError(
+                f"{name}: expected `stats_key` to be a non-empty str, "
+                f"got {type(stats_key).__name__} {stats_key!r}"
+            )
+        self.buffer_length: int = int(buffer_length)
+        self.stats_key: str = stats_key
+        self.axis_name: AxisName | None = axis_name
+
+    def reset(self, key: jax.Array) -> tuple[Any, Any]:
+        obs, inner = self.env.reset(key)
+        e = episodes.init_episodes(
+            batch_shape(self.env, obs), xp=jnp, buffer_length=self.buffer_length
+        )
+        return obs, EpisodeStatisticsState(inner, e, episodes.init_last_episodes(e))
+
+    def step(self, state: EpisodeStatisticsState, action: Any) -> Step:
+        obs, inner, reward, terminated, truncated, info = self.env.step(state.inner, action)
+        key = self.stats_key
+        if key in info or f"_{key}" in info:
+            raise ValueError(
+                f"{wrapper_name(self)}: the env's info already has the key {key!r} or "
+                f"{'_' + key!r} (keys: {sorted(info)}); pass another stats_key"
+            )
+        reward, terminated, truncated = once((reward, terminated, truncated))
+        split = self.axis_name is not None
+        e, out = episodes.step_episodes(
+            state.episodes,
+            reward,
+            terminated,
+            truncated,
+            now=0.0,
+            same_step=same_step(self.env),
+            timed=False,
+            reduce=psum(self.axis_name),
+            gather=all_gather(self.axis_name) if split and self.buffer_length else None,
+        )
+        assert out is not None  # report=True (the default) always reports
+        info = {
+            **info,
+            key: {"r": jnp.where(out.done, out.returns, jnp.nan), "l": out.lengths},
+            f"_{key}": out.done,
+        }
+        last = episodes.update_last_episodes(state.last, out)
+        return Step(
+            obs, EpisodeStatisticsState(inner, e, last), reward, terminated, truncated, info
+        )

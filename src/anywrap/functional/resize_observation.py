@@ -1,0 +1,54 @@
+"""ResizeObservation for functional envs: image observations resized, jittable."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from anywrap.shell.checks import wrapper_name
+from anywrap.shell.images import resize_map
+
+from .core import FunctionalEnv, Wrapper, map_reset, map_step
+
+__all__ = ["ResizeObservation"]
+
+
+class ResizeObservation(Wrapper):
+    """Resize image observations to ``shape`` (OpenCV's ``INTER_AREA`` filter
+    within 1 by default, or ``interpolation="bilinear"``), jittable.
+
+    Same arguments and spaces as :class:`anywrap.ResizeObservation`.
+
+    Example:
+        >>> import jax, jax.numpy as jnp, gymnasium as gym
+        >>> from gymnasium.vector import AutoresetMode
+        >>> from anywrap import functional as F
+        >>> class Ramp:  # two envs, each a 4x6 gray frame whose columns go 0, 50, ..., 250
+        ...     observation_space = gym.spaces.Box(0, 255, (4, 6), "uint8")
+        ...     action_space = gym.spaces.Discrete(2)
+        ...     num_envs, autoreset_mode = 2, AutoresetMode.DISABLED
+        ...     frame = jnp.broadcast_to(jnp.arange(0, 300, 50, dtype=jnp.uint8), (2, 4, 6))
+        ...     def reset(self, key):
+        ...         return self.frame, jnp.zeros((), jnp.int32)
+        ...     def step(self, t, action):
+        ...         no = jnp.zeros(2, bool)
+        ...         return F.Step(self.frame, t + 1, jnp.zeros(2), no, no, {})
+        >>> env = F.ResizeObservation(Ramp(), (2, 3))
+        >>> obs, _ = env.reset(jax.random.key(0))
+        >>> env.observation_space, obs[0].tolist()  # each pixel the mean of a 2x2 block
+        (Box(0, 255, (2, 3), uint8), [[25, 125, 225], [25, 125, 225]])
+    """
+
+    def __init__(
+        self, env: FunctionalEnv, shape: tuple[int, int], *, interpolation: str = "area"
+    ) -> None:
+        super().__init__(env)
+        self._image = resize_map(wrapper_name(self), env.observation_space, shape, interpolation)
+        self.shape, self.interpolation = self._image.space.shape[:2], interpolation
+
+    observation_space = property(lambda self: self._image.space)  # type: ignore[assignment]
+
+    def _map(self, obs: Any) -> Any:
+        return self._image.fn(obs)
+
+    reset = map_reset
+    step = map_step
