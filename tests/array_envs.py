@@ -62,6 +62,10 @@ class CounterVectorEnv(gym.vector.VectorEnv):
         xp = self.xp
         return xp.stack([xp.astype(t, xp.float32), self.ids], axis=1)
 
+    def sample_action(self) -> Any:
+        """A batch of zero actions in the env's library (the contract suite's driver)."""
+        return self.xp.zeros((self.num_envs, 1), dtype=self.xp.float32, device=self.device)
+
     def reset(self, *, seed: Any = None, options: dict[str, Any] | None = None) -> Any:
         xp = self.xp
         mask = (options or {}).get("reset_mask")
@@ -269,7 +273,7 @@ class ScriptedKey:
 def script(env: Any, table: np.ndarray, to_backend: Any = np.asarray) -> ScriptedKey:
     """Make a (reset) StickyAction shell draw from ``table`` from now on."""
     key = ScriptedKey(table, to_backend)
-    env._live, env._live_for = key, env._state.key
+    env._stream.live, env._stream.live_for = key, env._state.key
     return key
 
 

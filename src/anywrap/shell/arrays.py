@@ -1,32 +1,39 @@
-"""What the array wrappers' shells share: constants per library, and final observations.
+"""What the array wrappers' shells share: their checks and spaces, the constants they
+carry into the data's library, and the ``reset`` / ``step`` of the vector observation maps.
 
+* :func:`check_reward_bounds`, :func:`dtype_space`, :func:`reshape_space`,
+  :func:`rescaled_box`: Gymnasium's argument checks and new spaces, with the
+  wrapper named in every error (the single, vector and functional shells use them).
 * :class:`LibraryConstants`: NumPy constants of a wrapper (bounds, a
   rescaling's coefficients, a space's zero), converted once per library and
-  device of the data that meets them.
-* :func:`rescaled_box` and :class:`RescalesBox`: the Rescale wrappers' checks,
-  new Box and coefficients.
-* :class:`MapsObservations`: ``reset`` and ``step`` of the stateless vector
-  observation maps (the array and the image wrappers).
-* :class:`ResetsSubEnvs`: the masked ``reset`` of the stateful vector shells.
-* :func:`map_final_obs`, :func:`final_obs_batch` and :func:`pack_final_obs`:
+  device of the data that meets them; a stateless wrapper holds no state to
+  save, so its constants are arguments of its transform, not state.
+* :func:`stateless` and :func:`map_transforms`: a function of the data as the
+  transform of an empty state that :meth:`Shell._use <anywrap.shell.base.Shell._use>`
+  takes.
+* :func:`map_reset`, :func:`map_step`, :func:`map_observations`: a vector
+  observation map's methods (``reset = map_reset`` in its class). In SAME_STEP
+  mode ``info["final_obs"]`` is mapped too: a batch together with the
+  observations (one compiled call), Gymnasium's object array entry by entry.
+* :func:`masked_reset`: the ``reset`` of a stateful vector shell, with its
+  ``reset_mask`` checked and brought to the observations' library.
+* :func:`final_obs_batch`, :func:`pack_final_obs`, :func:`map_final_obs`:
   ``info["final_obs"]`` of a SAME_STEP vector env comes either as a batch (a
   device env) or, from Gymnasium's vector envs, as an object array holding
-  one observation per finished sub-env and ``None`` elsewhere. A stateless
-  wrapper maps it entry by entry; a stateful one works on a full batch (rows
-  that did not finish are filled with the current observation) and packs
-  the result back into the layout it came in.
+  one observation per finished sub-env and ``None`` elsewhere.
 
 Example:
     >>> import numpy as np
     >>> from anywrap.shell.arrays import LibraryConstants
-    >>> consts = LibraryConstants("demo", scale=np.array([2.0], dtype=np.float32))
-    >>> consts.get(np.zeros(3))["scale"]
-    array([2.], dtype=float32)
+    >>> consts = LibraryConstants("demo", np.array([2.0], dtype=np.float32))
+    >>> consts.get(np.zeros(3))
+    (array([2.], dtype=float32),)
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any, Literal
 
 import gymnasium as gym
@@ -35,59 +42,89 @@ from gymnasium.error import InvalidBound
 from gymnasium.vector.utils import concatenate, create_empty_array
 
 from anywrap import xp as axp
-from anywrap.shell.base import Shell
+from anywrap.shell.base import moved
 from anywrap.shell.checks import reset_mask_of, wrapper_name
+from anywrap.shell.spaces import ObservationCheck
 from anywrap.transforms.rescale import rescale_coefficients
 from anywrap.tree import first_leaf, tree_map
 
 __all__ = [
     "LibraryConstants",
-    "MapsObservations",
-    "RescalesBox",
-    "ResetsSubEnvs",
+    "box_check",
+    "check_reward_bounds",
+    "dtype_space",
     "final_obs_batch",
-    "map_both",
+    "is_packed",
     "map_final_obs",
+    "map_observations",
+    "map_reset",
+    "map_step",
+    "map_transforms",
+    "masked_reset",
     "pack_final_obs",
     "rescaled_box",
+    "reshape_space",
+    "reward_bound",
+    "stateless",
 ]
 
 
-class LibraryConstants:
-    """Named NumPy constants, converted to the library and device of an array on demand.
+# ------------------------------------------------------------------ checks and spaces
+def check_reward_bounds(owner: str, min_reward: Any, max_reward: Any) -> None:
+    """Gymnasium's checks on ``ClipReward``'s bounds, with the wrapper named."""
+    if min_reward is None and max_reward is None:
+        raise InvalidBound(f"{owner}: `min_reward` and `max_reward` cannot both be None")
+    if min_reward is not None and max_reward is not None:
+        if np.any(np.asarray(max_reward) - np.asarray(min_reward) < 0):
+            raise InvalidBound(
+                f"{owner}: `min_reward` ({min_reward}) must be smaller than `max_reward` "
+                f"({max_reward})"
+            )
 
-    Values stay NumPy for NumPy data. Elsewhere each array is converted once
-    per ``(library, device)`` and kept; a float64 constant becomes float32
-    where the library has no float64 (JAX without x64).
-    """
 
-    def __init__(self, owner: str, **values: Any) -> None:
-        self.owner = owner
-        self.values = values
-        self._cache: dict[tuple[type, str], dict[str, Any]] = {}
+def reward_bound(value: Any) -> Any:
+    """A ``ClipReward`` bound as its transform takes it: a Python number stays one (it
+    takes the reward's dtype), anything else becomes an array."""
+    if value is None or isinstance(value, float | int):
+        return value
+    return np.asarray(value)
 
-    def get(self, like: Any) -> dict[str, Any]:
-        """The constants in the library and on the device of ``like`` (any tree)."""
-        leaf = first_leaf(like)
-        if axp.is_host(leaf):
-            return self.values
-        key = (type(leaf), str(axp.device(leaf)))
-        hit = self._cache.get(key)
-        if hit is None:
-            try:
-                xp = axp.namespace(leaf)
-            except axp.UnknownArrayTypeError as e:
-                raise axp.UnknownArrayTypeError(f"{self.owner}: {e}") from e
-            dev = axp.device(leaf)
 
-            def convert(v: Any) -> Any:
-                if not isinstance(v, np.ndarray | np.generic):
-                    return v
-                dtype = axp.resolve_dtype(xp, np.dtype(v.dtype).name, dev)
-                return xp.asarray(np.asarray(v), dtype=dtype, device=dev)
+def dtype_space(owner: str, space: gym.Space, dtype: Any) -> gym.Space:
+    """Gymnasium's ``DtypeObservation`` space: ``space`` holding ``dtype``."""
+    if isinstance(space, gym.spaces.Box):
+        return gym.spaces.Box(space.low, space.high, space.shape, dtype=dtype)
+    if isinstance(space, gym.spaces.Discrete):
+        return gym.spaces.Box(space.start, space.start + space.n - 1, (), dtype=dtype)
+    if isinstance(space, gym.spaces.MultiDiscrete):
+        return gym.spaces.MultiDiscrete(space.nvec, dtype=dtype, start=space.start)
+    if isinstance(space, gym.spaces.MultiBinary):
+        return gym.spaces.Box(0, 1, space.shape, dtype=dtype)
+    raise TypeError(
+        f"{owner}: expected a Box, Discrete, MultiDiscrete or MultiBinary observation space, "
+        f"got {space}"
+    )
 
-            hit = self._cache[key] = {k: tree_map(convert, v) for k, v in self.values.items()}
-        return hit
+
+def reshape_space(owner: str, space: gym.Space, shape: Any) -> gym.spaces.Box:
+    """Gymnasium's ``ReshapeObservation`` checks and space, with the wrapper named."""
+    if not isinstance(space, gym.spaces.Box):
+        raise TypeError(f"{owner}: expected a Box observation space, got {space}")
+    if not isinstance(shape, tuple):
+        raise TypeError(f"{owner}: expected `shape` to be a tuple, got {shape!r}")
+    if not all(np.issubdtype(type(d), np.integer) for d in shape):
+        raise TypeError(f"{owner}: expected the entries of `shape` to be integers, got {shape}")
+    if not all(d > 0 or d == -1 for d in shape):
+        raise ValueError(f"{owner}: expected the entries of `shape` to be > 0 or -1, got {shape}")
+    size = int(np.prod(space.shape))
+    if -1 not in shape and int(np.prod(shape)) != size:
+        raise ValueError(
+            f"{owner}: `shape` {shape} holds {int(np.prod(shape))} values, the observation "
+            f"space {space} holds {size}"
+        )
+    low = np.reshape(np.ravel(space.low), shape)
+    high = np.reshape(np.ravel(space.high), shape)
+    return gym.spaces.Box(low=low, high=high, shape=low.shape, dtype=space.dtype)
 
 
 def rescaled_box(
@@ -122,28 +159,114 @@ def _exact(bound: Any, space: gym.spaces.Box) -> np.ndarray:
     return narrow if np.array_equal(narrow, wide) else wide
 
 
-class RescalesBox:
-    """Mixin of the single and vector Rescale wrappers: the bounds' checks and
-    the affine map's coefficients in the library of the data."""
-
-    _consts: LibraryConstants
-
-    def _rescale(
-        self, space: gym.Space, low: Any, high: Any, kind: Literal["action", "obs"]
-    ) -> gym.spaces.Box:
-        """The rescaled Box of ``space`` for the bounds ``low`` and ``high``."""
-        owner = wrapper_name(self)
-        box, gradient, intercept = rescaled_box(owner, space, low, high, kind)
-        self._consts = LibraryConstants(owner, g=gradient, c=intercept)
-        return box
-
-    def _consts_for(self, like: Any) -> tuple[Any, Any]:
-        """``(gradient, intercept)`` in the library and on the device of ``like``."""
-        k = self._consts.get(like)
-        return k["g"], k["c"]
+def box_check(owner: str, space: gym.Space, batch: int | None = None) -> Any:
+    """An :class:`~anywrap.shell.spaces.ObservationCheck` of a Box space's shape, or
+    ``None`` for other spaces (their leaves may be Python numbers)."""
+    return ObservationCheck(owner, space, batch) if isinstance(space, gym.spaces.Box) else None
 
 
-def _is_packed(final: Any) -> bool:
+# ------------------------------------------------------------------ constants
+class LibraryConstants:
+    """NumPy constants, converted to the library and device of an array on demand.
+
+    Values stay NumPy for host data. Elsewhere each array is converted once per
+    ``(library, device)`` and kept; a float64 constant becomes float32 where the
+    library has no float64 (JAX without x64). A Python number or ``None`` stays
+    as it is.
+    """
+
+    def __init__(self, owner: str, *values: Any) -> None:
+        self.owner, self.values = owner, values
+        self._cache: dict[tuple[type, str], tuple[Any, ...]] = {}
+
+    def get(self, like: Any) -> tuple[Any, ...]:
+        """The constants in the library and on the device of ``like`` (any tree)."""
+        leaf = first_leaf(like)
+        if not self.values or axp.is_host(leaf):
+            return self.values
+        key = (type(leaf), str(axp.device(leaf)))
+        found = self._cache.get(key)
+        if found is None:
+            try:
+                found = tree_map(lambda v: moved(v, leaf) if axp.is_host(v) else v, self.values)
+            except axp.UnknownArrayTypeError as e:
+                raise axp.UnknownArrayTypeError(f"{self.owner}: {e}") from e
+            self._cache[key] = found
+        return found
+
+
+# ------------------------------------------------------------------ stateless transforms
+def _stateless(fn: Callable[..., Any], state: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+    return state, fn(*args, **kwargs)
+
+
+def stateless(fn: Callable[..., Any]) -> Callable[..., tuple[Any, Any]]:
+    """A function of the data as a transform of the empty state ``()`` (``_state = ()``
+    in the shell), as :meth:`Shell._use <anywrap.shell.base.Shell._use>` takes it."""
+    return partial(_stateless, fn)
+
+
+def _both(fn: Callable[..., Any], obs: Any, final: Any, *consts: Any) -> tuple[Any, Any]:
+    return fn(obs, *consts), fn(final, *consts)
+
+
+def map_transforms(fn: Callable[..., Any]) -> dict[str, Callable[..., Any]]:
+    """A vector observation map's transforms: ``"map"`` (a batch) and ``"both"`` (the
+    observations and the final observations of a SAME_STEP step, in one program)."""
+    return {"map": stateless(fn), "both": stateless(partial(_both, fn))}
+
+
+# ------------------------------------------------------------------ vector observation maps
+def map_observations(self: Any, observations: Any) -> Any:
+    """The batch mapped (``observations = map_observations`` in a vector map's class, which
+    sets ``_check``, ``_consts`` and the transforms of :func:`map_transforms`)."""
+    check = self._check
+    if check is not None and getattr(observations, "shape", None) != check.shape:
+        check(observations)
+    return self._run("map", observations, observations, *self._consts.get(observations))
+
+
+def map_reset(
+    self: Any, *, seed: int | None = None, options: dict[str, Any] | None = None
+) -> tuple[Any, dict[str, Any]]:
+    """Reset and map the observations (``reset = map_reset`` in a vector map's class)."""
+    obs, info = self.env.reset(seed=seed, options=options)
+    return self.observations(obs), info
+
+
+def map_step(self: Any, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+    """Step and map the observations, and in SAME_STEP mode ``info["final_obs"]`` too
+    (``step = map_step`` in a vector map's class)."""
+    obs, reward, terminated, truncated, info = self.env.step(actions)
+    if "final_obs" not in info:
+        return self.observations(obs), reward, terminated, truncated, info
+    final = info["final_obs"]
+    if is_packed(final):  # entry by entry, each as a batch of one
+        consts = self._consts.get(obs)
+        info = map_final_obs(info, lambda f: self._run("map", f, f, *consts))
+        return self.observations(obs), reward, terminated, truncated, info
+    check = self._check
+    if check is not None:
+        check(obs)
+        check(final)
+    obs, final = self._run("both", obs, obs, final, *self._consts.get(obs))
+    return obs, reward, terminated, truncated, {**info, "final_obs": final}
+
+
+# ------------------------------------------------------------------ resets and final obs
+def masked_reset(
+    self: Any, seed: int | None, options: dict[str, Any] | None
+) -> tuple[Any, dict[str, Any], Any]:
+    """Reset a stateful vector shell's env, its ``reset_mask`` checked first:
+    ``(obs, info, mask)``, the mask in the library and on the device of ``obs``
+    (``None``: every sub-env)."""
+    mask = reset_mask_of(wrapper_name(self), options, self.num_envs)
+    obs, info = self.env.reset(seed=seed, options=options)
+    return obs, info, None if mask is None else self._mask_for(mask, obs)
+
+
+def is_packed(final: Any) -> bool:
+    """Whether ``info["final_obs"]`` is Gymnasium's object array (host envs)."""
     return isinstance(final, np.ndarray) and final.dtype == object
 
 
@@ -156,7 +279,7 @@ def map_final_obs(info: dict[str, Any], fn: Callable[[Any], Any]) -> dict[str, A
     if "final_obs" not in info:
         return info
     final = info["final_obs"]
-    if _is_packed(final):
+    if is_packed(final):
         out = np.empty(final.shape, dtype=object)
         for i, f in enumerate(final):
             if f is not None:
@@ -176,7 +299,7 @@ def final_obs_batch(
     never used). ``packed`` says the info held Gymnasium's object array.
     """
     final = info["final_obs"]
-    if not _is_packed(final):
+    if not is_packed(final):
         return final, False
     rows = [f if f is not None else tree_map(lambda x, i=i: x[i], obs) for i, f in enumerate(final)]
     out: Any = create_empty_array(space, num_envs)
@@ -194,76 +317,3 @@ def pack_final_obs(
             out[i] = tree_map(lambda x, i=i: x[i], batch) if m else None
         batch = out
     return {**info, "final_obs": batch}
-
-
-def map_both(fn: Callable[..., Any], obs: Any, final: Any, *consts: Any) -> tuple[Any, Any]:
-    """``fn`` applied to two batches, as one function (so one compiled call maps both)."""
-    return fn(obs, *consts), fn(final, *consts)
-
-
-class MapsObservations:
-    """Mixin of the stateless vector observation maps: ``reset`` and ``step`` map each
-    batch with :meth:`observations`, and in SAME_STEP mode ``info["final_obs"]`` too:
-    a batch together with the observations (:meth:`_observations_and_final`, one
-    compiled call where the wrapper fuses them), Gymnasium's object array entry by
-    entry, each as a batch of one. :meth:`_check` sees every batch and entry first."""
-
-    env: Any
-    num_envs: int
-
-    def observations(self, observations: Any) -> Any:
-        """The batch mapped."""
-        raise NotImplementedError
-
-    def _observations_and_final(self, obs: Any, final: Any) -> tuple[Any, Any]:
-        """Both batches mapped."""
-        return self.observations(obs), self.observations(final)
-
-    def _check(self, obs: Any, batch: tuple[int, ...], what: str = "an observation") -> None:
-        """Refuse ``obs`` (with the batch shape ``batch``) before anything is mapped."""
-
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Any, dict[str, Any]]:
-        """Reset and map the observations."""
-        obs, info = self.env.reset(seed=seed, options=options)
-        self._check(obs, (self.num_envs,))
-        return self.observations(obs), info
-
-    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
-        """Step and map the observations (and, in SAME_STEP mode, the final ones)."""
-        obs, reward, terminated, truncated, info = self.env.step(actions)
-        self._check(obs, (self.num_envs,))
-        if "final_obs" not in info:
-            return self.observations(obs), reward, terminated, truncated, info
-        final = info["final_obs"]
-        if _is_packed(final):
-            for f in final:
-                if f is not None:
-                    self._check(f, (), "final observations")
-            out, info = self.observations(obs), map_final_obs(info, self.observations)
-            return out, reward, terminated, truncated, info
-        self._check(final, (self.num_envs,), "final observations")
-        out, final = self._observations_and_final(obs, final)
-        return out, reward, terminated, truncated, {**info, "final_obs": final}
-
-
-class ResetsSubEnvs(Shell):
-    """Mixin of the stateful vector shells: a reset of every sub-env, or of those in
-    ``options["reset_mask"]``."""
-
-    env: Any
-    num_envs: int
-
-    def _reset_env(
-        self, seed: int | None, options: dict[str, Any] | None
-    ) -> tuple[Any, dict[str, Any], Any]:
-        """Reset the env (its ``reset_mask`` checked first): ``(obs, info, mask)``, the
-        mask in the library and on the device of ``obs`` (``None``: every sub-env)."""
-        mask = reset_mask_of(wrapper_name(self), options, self.num_envs)
-        obs, info = self.env.reset(seed=seed, options=options)
-        self._received(obs)
-        return obs, info, self._mask_for(mask, obs)
-
-    def _received(self, obs: Any) -> None:
-        """Hook: check the observations a reset returned, before anything uses them."""

@@ -1,7 +1,5 @@
 """What the single, vector and functional time wrappers share: the checks of
-``TimeLimit``'s limit, and ``TimeAwareObservation``'s constructor, space and
-time feature (:class:`TimeAwareArguments`), and the clock of the single and
-vector ones (:class:`CountsTime`).
+``TimeLimit``'s limit, and ``TimeAwareObservation``'s limit, space and time feature.
 
 Example:
     >>> import gymnasium as gym
@@ -14,29 +12,23 @@ Example:
 
 from __future__ import annotations
 
-from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from gymnasium.vector import VectorEnv
+from gymnasium.vector import AutoresetMode
 
-from anywrap import xp as axp
-from anywrap.shell.base import Shell
-from anywrap.shell.checks import wrapper_name
-from anywrap.transforms.arrays import flatten_plan
-from anywrap.transforms.time import TimeFeature, init_clock, time_aware, time_aware_reset
+from anywrap.transforms.flatten_observation import flatten_plan
+from anywrap.transforms.time_aware_observation import TimeFeature
 
-if TYPE_CHECKING:
-    from anywrap.functional.core import FunctionalEnv
+__all__ = ["AUTORESET", "check_max_episode_steps", "find_max_steps", "time_aware_space"]
 
-__all__ = [
-    "CountsTime",
-    "TimeAwareArguments",
-    "check_max_episode_steps",
-    "find_max_steps",
-    "time_aware_space",
-]
+AUTORESET = {
+    AutoresetMode.NEXT_STEP: "next_step",
+    AutoresetMode.SAME_STEP: "same_step",
+    AutoresetMode.DISABLED: "disabled",
+}
+"""Each autoreset mode as the transforms name it (their ``autoreset`` argument)."""
 
 
 def check_max_episode_steps(owner: str, max_episode_steps: Any) -> int:
@@ -104,85 +96,3 @@ def time_aware_space(
         return combined, feature
     plan = flatten_plan(combined, owner)
     return gym.spaces.utils.flatten_space(combined), feature._replace(plan=plan)
-
-
-class TimeAwareArguments:
-    """Mixin: ``TimeAwareObservation``'s constructor, with Gymnasium's arguments, for
-    the single, vector and functional shells alike.
-
-    It records the arguments (for a Gymnasium wrapper's spec), builds the space
-    and the :class:`~anywrap.transforms.time.TimeFeature`, and leaves the rest to
-    the shell: :meth:`_wrap` wraps ``env`` and says what its observations are,
-    :meth:`_max_steps` finds ``max_timesteps`` when it is not given, and
-    :meth:`_start` takes the new space and the feature.
-    """
-
-    flatten: bool
-    normalize_time: bool
-    max_timesteps: int
-
-    def __init__(
-        self,
-        env: gym.Env | VectorEnv | FunctionalEnv,
-        flatten: bool = True,
-        normalize_time: bool = False,
-        *,
-        dict_time_key: str = "time",
-        max_timesteps: int | None = None,
-    ) -> None:
-        """Wrap ``env``; see the class docstring for the arguments."""
-        space, batch_ndim = self._wrap(env)
-        steps = self._max_steps(env) if max_timesteps is None else int(max_timesteps)
-        new_space, feature = time_aware_space(
-            wrapper_name(self), space, steps, normalize_time, dict_time_key, flatten, batch_ndim
-        )
-        self.flatten, self.normalize_time, self.max_timesteps = flatten, normalize_time, steps
-        self._start(new_space, feature)
-
-    def _wrap(self, env: Any) -> tuple[gym.Space, int]:
-        """Wrap ``env``; ``(space, batch_ndim)`` of one observation it returns."""
-        raise NotImplementedError
-
-    def _max_steps(self, env: Any) -> int:
-        """``max_timesteps`` of ``env`` (see :func:`find_max_steps`)."""
-        return find_max_steps(wrapper_name(self), env)
-
-    def _start(self, space: gym.Space, feature: TimeFeature) -> None:
-        """Take the wrapper's observation ``space``, and add the time as ``feature`` says."""
-        raise NotImplementedError
-
-
-class CountsTime(TimeAwareArguments, Shell):
-    """Mixin of the single and vector ``TimeAwareObservation``: the clocks (one count
-    per env, in the env's library) and ``reset``.
-
-    A vector shell puts :class:`~anywrap.shell.arrays.ResetsSubEnvs` before this
-    mixin, so that its ``reset`` takes ``reset_mask``.
-    """
-
-    env: Any
-    _step: Any
-    _reset: Any
-
-    def _start_clock(
-        self, batch_shape: tuple[int, ...], feature: TimeFeature, autoreset: str = "disabled"
-    ) -> None:
-        """Zero counts of shape ``batch_shape``, and the compiled steps that add the time."""
-        self._state = init_clock(batch_shape, xp=np)
-        self._step = axp.Compiled(partial(time_aware, feature=feature, autoreset=autoreset), 0)
-        self._reset = axp.Compiled(partial(time_aware_reset, feature=feature), 0)
-
-    def _reset_env(
-        self, seed: int | None, options: dict[str, Any] | None
-    ) -> tuple[Any, dict[str, Any], Any]:
-        """Reset one env: ``(obs, info, None)``."""
-        obs, info = self.env.reset(seed=seed, options=options)
-        return obs, info, None
-
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
-        """Reset the env and the counts (of a vector env: all of them, or those of the
-        ``reset_mask`` option); the observations show time 0."""
-        obs, info, mask = self._reset_env(seed, options)
-        state, out = self._reset(self._state_for(obs), obs, mask)
-        self._commit(state, obs)
-        return out, info

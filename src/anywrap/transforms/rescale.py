@@ -1,4 +1,5 @@
-"""Affine rescaling of a Box: the coefficients (once, on the host) and the maps.
+"""RescaleAction's and RescaleObservation's transforms: the affine map of a Box onto
+new bounds, its coefficients (once, on the host) and its inverse.
 
 A Box ``[low, high]`` is mapped onto ``[new_min, new_max]`` by
 
@@ -13,7 +14,7 @@ The coefficients are Gymnasium's bit for bit: ``high - low`` is taken in
 extended precision (``np.longdouble``), the quotient and the intercept are
 rounded to the Box's dtype, and the intercept is computed from the rounded
 gradient. The maps then run in the input's dtype promoted with the Box's,
-as NumPy promotes ``g * x + c``.
+as NumPy promotes ``g * x + c`` (:mod:`~anywrap.transforms.promotion`).
 
 Example:
     >>> import numpy as np
@@ -33,21 +34,22 @@ from __future__ import annotations
 from typing import Any
 
 import gymnasium as gym
-import numpy as np
 
-from anywrap.transforms.arrays import promote
-from anywrap.xp import Array, namespace
+from anywrap.transforms.promotion import promote
+from anywrap.xp import Array, device, is_host, namespace, resolve_dtype
 
 __all__ = ["affine", "affine_inverse", "rescale_coefficients", "target_bounds"]
 
 
-def target_bounds(box: gym.spaces.Box, bound: Any, name: str) -> np.ndarray:
+def target_bounds(box: gym.spaces.Box, bound: Any, name: str) -> Any:
     """``bound`` (a number or an array of ``box``'s shape) as an array of that shape.
 
     Raises:
         TypeError: not a number nor a NumPy array (messages say which argument).
         ValueError: an array of another shape.
     """
+    import numpy as np  # host values, read once
+
     if not isinstance(bound, np.ndarray):
         if isinstance(bound, bool) or not (
             np.issubdtype(type(bound), np.integer) or np.issubdtype(type(bound), np.floating)
@@ -63,14 +65,17 @@ def target_bounds(box: gym.spaces.Box, bound: Any, name: str) -> np.ndarray:
 
 def rescale_coefficients(
     box: gym.spaces.Box, new_min: Any, new_max: Any, *, names: tuple[str, str] = ("min", "max")
-) -> tuple[np.ndarray, np.ndarray]:
-    """``(gradient, intercept)`` in ``box.dtype`` mapping ``box`` onto ``[new_min, new_max]``.
+) -> tuple[Any, Any]:
+    """``(gradient, intercept)``, NumPy arrays in ``box.dtype``, mapping ``box`` onto
+    ``[new_min, new_max]``.
 
     Raises:
         TypeError / ValueError: bounds of the wrong type or shape, an infinite
             bound that does not match the Box's, or ``new_min > new_max``. The
             messages name the argument (``names``).
     """
+    import numpy as np  # host values, read once
+
     lo = target_bounds(box, new_min, names[0])
     hi = target_bounds(box, new_max, names[1])
     for new, old, name in ((lo, box.low, names[0]), (hi, box.high, names[1])):
@@ -98,22 +103,28 @@ def rescale_coefficients(
 
 def _common(x: Array, gradient: Array, intercept: Array) -> tuple[Array, Array, Array]:
     """The three operands in one dtype: NumPy's promotion of ``x`` with the Box's dtype."""
-    if type(x) is np.ndarray and type(gradient) is np.ndarray:  # NumPy promotes by itself
+    if is_host(x) and is_host(gradient):  # NumPy promotes by itself
         return x, gradient, intercept
     xp = namespace(x, gradient)
-    dtype = promote(xp, x.dtype, gradient.dtype)
-    return tuple(xp.astype(a, dtype, copy=False) for a in (x, gradient, intercept))  # type: ignore[return-value]
+    dtype = promote(xp, x.dtype, gradient.dtype, device=device(x))
+    g, c = (xp.astype(a, dtype, copy=False) for a in (gradient, intercept))
+    return xp.astype(x, dtype, copy=False), g, c
+
+
+def _cast(out: Array, dtype: Any) -> Array:
+    if dtype is None:
+        return out
+    xp = namespace(out)
+    return xp.astype(out, resolve_dtype(xp, dtype, device(out)), copy=False)
 
 
 def affine(x: Array, gradient: Array, intercept: Array, dtype: Any = None) -> Array:
-    """``gradient * x + intercept`` (then cast to ``dtype`` when given)."""
+    """``gradient * x + intercept`` (then cast to ``dtype``, a dtype or its name, when given)."""
     x, g, c = _common(x, gradient, intercept)
-    out = g * x + c
-    return out if dtype is None else namespace(out).astype(out, dtype, copy=False)
+    return _cast(g * x + c, dtype)
 
 
 def affine_inverse(x: Array, gradient: Array, intercept: Array, dtype: Any = None) -> Array:
     """``(x - intercept) / gradient`` (then cast to ``dtype`` when given)."""
     x, g, c = _common(x, gradient, intercept)
-    out = (x - c) / g
-    return out if dtype is None else namespace(out).astype(out, dtype, copy=False)
+    return _cast((x - c) / g, dtype)

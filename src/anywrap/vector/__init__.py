@@ -5,15 +5,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from anywrap.vector.arrays import (
-    ClipReward,
-    DtypeObservation,
-    FlattenObservation,
-    RescaleAction,
-    RescaleObservation,
-    ReshapeObservation,
-)
 from anywrap.vector.clip_action import ClipAction
+from anywrap.vector.clip_reward import ClipReward
 from anywrap.vector.convert import (
     ArrayConversion,
     JaxToNumpy,
@@ -25,16 +18,22 @@ from anywrap.vector.convert import (
     ToTorch,
     VectorArrayConversion,
 )
-from anywrap.vector.delay import DelayObservation
+from anywrap.vector.delay_observation import DelayObservation
+from anywrap.vector.dtype_observation import DtypeObservation
+from anywrap.vector.flatten_observation import FlattenObservation
 from anywrap.vector.frame_stack_observation import FrameStackObservation
 from anywrap.vector.grayscale_observation import GrayscaleObservation
 from anywrap.vector.max_and_skip_observation import MaxAndSkipObservation
 from anywrap.vector.normalize_observation import NormalizeObservation
 from anywrap.vector.normalize_reward import NormalizeReward
 from anywrap.vector.record_episode_statistics import RecordEpisodeStatistics
+from anywrap.vector.rescale_action import RescaleAction
+from anywrap.vector.rescale_observation import RescaleObservation
+from anywrap.vector.reshape_observation import ReshapeObservation
 from anywrap.vector.resize_observation import ResizeObservation
-from anywrap.vector.sticky import StickyAction
-from anywrap.vector.time import TimeAwareObservation, TimeLimit
+from anywrap.vector.sticky_action import StickyAction
+from anywrap.vector.time_aware_observation import TimeAwareObservation
+from anywrap.vector.time_limit import TimeLimit
 from anywrap.vector.transform_observation import TransformObservation
 from anywrap.vector.transform_reward import TransformReward
 

@@ -1,23 +1,23 @@
 """Single-env shells: Gymnasium wrappers whose arithmetic lives in ``anywrap.transforms``."""
 
-from anywrap.wrappers.arrays import (
-    ClipReward,
-    DtypeObservation,
-    FlattenObservation,
-    ReshapeObservation,
-)
 from anywrap.wrappers.clip_action import ClipAction
-from anywrap.wrappers.delay import DelayObservation
+from anywrap.wrappers.clip_reward import ClipReward
+from anywrap.wrappers.delay_observation import DelayObservation
+from anywrap.wrappers.dtype_observation import DtypeObservation
+from anywrap.wrappers.flatten_observation import FlattenObservation
 from anywrap.wrappers.frame_stack_observation import FrameStackObservation
 from anywrap.wrappers.grayscale_observation import GrayscaleObservation
 from anywrap.wrappers.max_and_skip_observation import MaxAndSkipObservation
 from anywrap.wrappers.normalize_observation import NormalizeObservation
 from anywrap.wrappers.normalize_reward import NormalizeReward
 from anywrap.wrappers.record_episode_statistics import RecordEpisodeStatistics
-from anywrap.wrappers.rescale import RescaleAction, RescaleObservation
+from anywrap.wrappers.rescale_action import RescaleAction
+from anywrap.wrappers.rescale_observation import RescaleObservation
+from anywrap.wrappers.reshape_observation import ReshapeObservation
 from anywrap.wrappers.resize_observation import ResizeObservation
-from anywrap.wrappers.sticky import StickyAction
-from anywrap.wrappers.time import TimeAwareObservation, TimeLimit
+from anywrap.wrappers.sticky_action import StickyAction
+from anywrap.wrappers.time_aware_observation import TimeAwareObservation
+from anywrap.wrappers.time_limit import TimeLimit
 from anywrap.wrappers.transform_observation import TransformObservation
 from anywrap.wrappers.transform_reward import TransformReward
 

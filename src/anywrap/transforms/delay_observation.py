@@ -1,4 +1,4 @@
-"""Delayed observations: each environment sees what it observed ``delay`` steps ago.
+"""DelayObservation's transform: each environment sees what it observed ``delay`` steps ago.
 
 Gymnasium's ``DelayObservation`` keeps a queue per environment. Here the
 queue is a ring of ``delay`` batches, kept oldest first as a tuple: a step
@@ -26,7 +26,7 @@ Per observation, with ``c`` the episode's observations before it::
 
 Example:
     >>> import numpy as np
-    >>> from anywrap.transforms.delay import delay_observation, init_delay
+    >>> from anywrap.transforms.delay_observation import delay_observation, init_delay
     >>> zero = np.zeros(2)
     >>> s = init_delay(zero, delay=2, batch_shape=(2,), xp=np)
     >>> outs = []
@@ -42,6 +42,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any, NamedTuple
 
+from anywrap.transforms.time_limit import select_rows
 from anywrap.tree import tree_map
 from anywrap.xp import Array, namespace
 
@@ -95,17 +96,6 @@ def init_delay(
     )
 
 
-def _rows(mask: Array, x: Array) -> Array:
-    """``mask`` (batch shape) broadcast against the leaf ``x`` (batch + event shape)."""
-    xp = namespace(mask)
-    return xp.reshape(mask, (*tuple(mask.shape), *(1,) * (x.ndim - mask.ndim)))
-
-
-def _select(mask: Array, a: Any, b: Any) -> Any:
-    """Per environment, the tree ``a`` where ``mask`` and ``b`` elsewhere."""
-    return tree_map(lambda x, y: namespace(x).where(_rows(mask, x), x, y), a, b)
-
-
 class DelayCounts(NamedTuple):
     """The per-environment part of :class:`DelayState` that a step computes."""
 
@@ -137,10 +127,8 @@ def advance(state: DelayState, counts: DelayCounts, obs: Any, out: Any) -> Delay
 def _read(count: Array, off_ring: Array, first: Any, oldest: Any, zero: Any, delay: int) -> Any:
     """What an observation arriving now releases, for episodes at ``count``."""
     xp = namespace(count)
-    due_first = xp.logical_and(count == delay, off_ring)
-    ready = count >= delay
-    out = _select(due_first, first, oldest)
-    return tree_map(lambda o, z: xp.where(_rows(ready, o), o, z), out, _broadcast_zero(zero, out))
+    out = select_rows(xp.logical_and(count == delay, off_ring), first, oldest)
+    return select_rows(count >= delay, out, _broadcast_zero(zero, out))
 
 
 def _broadcast_zero(zero: Any, like: Any) -> Any:
@@ -197,15 +185,15 @@ def release_with_final(
     truncated: Array,
     *,
     delay: int,
-) -> tuple[DelayCounts, Any, Any]:
-    """SAME_STEP's arithmetic: ``(counts, out, final_out)``. See :func:`delay_with_final`."""
+) -> tuple[DelayCounts, tuple[Any, Any]]:
+    """SAME_STEP's arithmetic: ``(counts, (out, final_out))``. See :func:`delay_with_final`."""
     xp = namespace(counts.count)
     done = xp.logical_or(terminated, truncated)
     final_out = _read(counts.count, counts.off_ring, first, oldest, zero, delay)
     count = xp.where(done, xp.zeros_like(counts.count), counts.count)
     off_ring = xp.logical_and(counts.off_ring, xp.logical_not(done))
-    out = _select(done, _broadcast_zero(zero, final_out), final_out)
-    return DelayCounts(_pushed(count, delay), off_ring, done), out, final_out
+    out = select_rows(done, _broadcast_zero(zero, final_out), final_out)
+    return DelayCounts(_pushed(count, delay), off_ring, done), (out, final_out)
 
 
 def delay_observation(state: DelayState, obs: Any, zero: Any) -> tuple[DelayState, Any]:
@@ -224,8 +212,8 @@ def delay_with_final(
     terminated: Array,
     truncated: Array,
     zero: Any,
-) -> tuple[DelayState, Any, Any]:
-    """SAME_STEP autoreset: ``(state, out, final_out)``.
+) -> tuple[DelayState, tuple[Any, Any]]:
+    """SAME_STEP autoreset: ``(state, (out, final_out))``.
 
     An environment that ended released ``final_out`` from its old episode,
     and ``obs`` (already the new episode's first observation) starts a new
@@ -233,11 +221,11 @@ def delay_with_final(
     push ``obs`` as usual (their ``final_out`` equals ``out``).
     """
     if not state.queue:
-        return state, obs, final_obs
-    counts, out, final_out = release_with_final(
+        return state, (obs, final_obs)
+    counts, (out, final_out) = release_with_final(
         *release_inputs(state), zero, terminated, truncated, delay=len(state.queue)
     )
-    return advance(state, counts, obs, out), out, final_out
+    return advance(state, counts, obs, out), (out, final_out)
 
 
 def reset_delay(
@@ -259,10 +247,10 @@ def reset_delay(
         counts = DelayCounts(xp.zeros_like(state.count), no, no)
         counts, out = release(counts, state.queue[0], state.first, zero, delay=len(state.queue))
         return advance(state, counts, obs, out), out
-    out = _select(mask, _broadcast_zero(zero, state.last), state.last)
+    out = select_rows(mask, _broadcast_zero(zero, state.last), state.last)
     new = state._replace(
         count=xp.where(mask, xp.ones_like(state.count), state.count),
-        first=_select(mask, obs, state.first),
+        first=select_rows(mask, obs, state.first),
         off_ring=xp.logical_or(state.off_ring, mask),
         prev_done=xp.logical_and(state.prev_done, xp.logical_not(mask)),
         last=out,

@@ -1,24 +1,17 @@
-"""Stateless array transforms: reward clipping, dtype casts, flattening and reshaping.
-
-Every function takes an observation (or a batch of them, ``batch_ndim=1``)
-of any library and returns one of the same library, on its device. Where
-dtypes meet, the result takes the dtype NumPy's promotion gives
-(:func:`promote`), so that JAX and PyTorch, whose own promotion rules
-differ, return what Gymnasium returns on NumPy.
+"""FlattenObservation's transform: any observation as one 1-D array, in its own library.
 
 :func:`flatten_plan` reads a Gymnasium space once, on the host, into a plan of
 static leaves; :func:`flatten_observation` then flattens like
 ``gymnasium.spaces.utils.flatten``: a Box or MultiBinary leaf is cast to its
 space's dtype and raveled, a Discrete or MultiDiscrete leaf becomes a one-hot
-vector, and the leaves of a Dict or Tuple are joined in the space's order, in
-the dtype NumPy's concatenation gives.
+vector (compared with ``arange``: no indexing by values), and the leaves of a
+Dict or Tuple are joined in the space's order, in the dtype NumPy's
+concatenation gives.
 
 Example:
     >>> import numpy as np
     >>> import gymnasium as gym
-    >>> from anywrap.transforms.arrays import clip_reward, flatten_observation, flatten_plan
-    >>> clip_reward(np.array([-2.0, 0.5, 3.0]), -1.0, 1.0)
-    array([-1. ,  0.5,  1. ])
+    >>> from anywrap.transforms.flatten_observation import flatten_observation, flatten_plan
     >>> space = gym.spaces.Dict({"pos": gym.spaces.Box(-1, 1, (2,)), "id": gym.spaces.Discrete(3)})
     >>> obs = {"pos": np.array([0.5, -0.5], np.float32), "id": 2}
     >>> flatten_observation(obs, flatten_plan(space))
@@ -28,83 +21,16 @@ Example:
 from __future__ import annotations
 
 import math
-from types import ModuleType
 from typing import Any, NamedTuple
 
 import gymnasium as gym
-import numpy as np
 
 from anywrap.tree import Path, get_at
-from anywrap.xp import Array, device, namespace, resolve_dtype
+from anywrap.xp import Array, device, is_host, namespace, resolve_dtype
 
-__all__ = [
-    "FlatLeaf",
-    "cast",
-    "clip_reward",
-    "dtype_name",
-    "flatten_observation",
-    "flatten_plan",
-    "promote",
-    "reshape_observation",
-]
+__all__ = ["FlatLeaf", "FlatPlan", "flatten_observation", "flatten_plan"]
 
 
-def dtype_name(dtype: Any) -> str:
-    """The NumPy name of any library's dtype (``torch.float32`` -> ``'float32'``)."""
-    name = getattr(dtype, "name", None)
-    if isinstance(name, str):
-        return name
-    if isinstance(dtype, type):  # a scalar type, e.g. jax.numpy.float32
-        return np.dtype(dtype).name
-    return str(dtype).rsplit(".", 1)[-1]
-
-
-_promotions: dict[tuple[int, tuple[str, ...], str], Any] = {}
-
-
-def promote(xp: ModuleType, *dtypes: Any, device: Any = None) -> Any:
-    """``xp``'s dtype for NumPy's promotion of ``dtypes`` (float64 held as float32
-    where ``xp`` has none). JAX, PyTorch and the strict Array API promote
-    integers with floats differently, or not at all; NumPy's rule is Gymnasium's."""
-    names = tuple(dtype_name(d) for d in dtypes)
-    key = (id(xp), names, str(device))
-    hit = _promotions.get(key)
-    if hit is None:
-        name = np.result_type(*(np.dtype(n) for n in names)).name
-        hit = _promotions[key] = resolve_dtype(xp, name, device)
-    return hit
-
-
-def clip_reward(reward: Array, low: Any, high: Any, dtype: Any = None) -> Array:
-    """``min(max(reward, low), high)``; a ``None`` bound is left out.
-
-    A Python-number bound takes the reward's dtype; an array bound promotes
-    with it as NumPy's ``np.clip`` does. ``dtype`` casts the result (the
-    vector wrapper writes into Gymnasium's reward array, whose dtype it keeps).
-    NaN stays NaN.
-    """
-    if type(reward) in (float, int) or isinstance(reward, np.generic | np.ndarray):
-        out = np.clip(reward, low, high)
-    else:
-        xp = namespace(reward)
-        bounds = [b for b in (low, high) if b is not None and not isinstance(b, float | int)]
-        if bounds:
-            common = promote(xp, reward.dtype, *(b.dtype for b in bounds), device=device(reward))
-            reward = xp.astype(reward, common, copy=False)
-            low = low if low is None or isinstance(low, float | int) else xp.astype(low, common, copy=False)
-            high = high if high is None or isinstance(high, float | int) else xp.astype(high, common, copy=False)
-        out = xp.clip(reward, low, high)
-    return out if dtype is None else xp.astype(out, dtype, copy=False)
-
-
-def cast(x: Array, dtype: Any) -> Array:
-    """``x`` in ``dtype``; a host scalar becomes a NumPy scalar of that dtype."""
-    if isinstance(x, float | int | bool | np.generic):
-        return np.dtype(dtype).type(x)
-    return namespace(x).astype(x, dtype, copy=False)
-
-
-# -------------------------------------------------------------------- flatten
 class FlatLeaf(NamedTuple):
     """One leaf of a flattened space: where it is, how it flattens, what it holds."""
 
@@ -138,6 +64,8 @@ def flatten_plan(space: gym.Space, owner: str = "flatten") -> FlatPlan:
         TypeError: a space that Gymnasium does not flatten to one array
             (Graph, Sequence, Text, OneOf, or a Dict / Tuple holding one).
     """
+    import numpy as np  # the space's host values
+
     leaves: list[FlatLeaf] = []
 
     def visit(s: gym.Space, path: Path) -> None:
@@ -170,9 +98,9 @@ def flatten_plan(space: gym.Space, owner: str = "flatten") -> FlatPlan:
 
 
 def _flat_leaf(x: Any, leaf: FlatLeaf, batch_ndim: int) -> Array:
-    if not hasattr(x, "shape") or isinstance(x, np.generic):
-        x = np.asarray(x)
     xp = namespace(x)
+    if is_host(x):
+        x = xp.asarray(x)  # a Python or NumPy number (a Discrete observation)
     dev = device(x)
     dtype = resolve_dtype(xp, leaf.dtype, dev)
     batch = tuple(x.shape[:batch_ndim])
@@ -197,9 +125,3 @@ def flatten_observation(obs: Any, plan: FlatPlan, batch_ndim: int = 0) -> Array:
     xp = namespace(*parts)
     dtype = resolve_dtype(xp, plan.dtype, device(parts[0]))
     return xp.concat([xp.astype(p, dtype, copy=False) for p in parts], axis=-1)
-
-
-def reshape_observation(obs: Array, shape: tuple[int, ...], batch_ndim: int = 0) -> Array:
-    """``obs`` (or a batch of them) reshaped to ``shape`` (after the batch axes)."""
-    xp = namespace(obs)
-    return xp.reshape(obs, (*tuple(obs.shape[:batch_ndim]), *shape))

@@ -6,25 +6,27 @@ from functools import partial
 from typing import Any
 
 import numpy as np
-from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
+from gymnasium.vector import VectorEnv, VectorWrapper
 
-from anywrap import xp as axp
-from anywrap.shell.arrays import ResetsSubEnvs
-from anywrap.shell.base import Shell
-from anywrap.shell.checks import autoreset_mode, wrapper_name
-from anywrap.transforms.sticky import sticky_step
-from anywrap.wrappers.sticky import StickyShell
+from anywrap.shell.arrays import masked_reset
+from anywrap.shell.base import Shell, with_no_output
+from anywrap.shell.checks import autoreset_mode
+from anywrap.shell.sticky_action import (
+    StickyStream,
+    check_sticky,
+    checked_action,
+    export_stream,
+    init_keyed,
+)
+from anywrap.shell.time import AUTORESET
+from anywrap.transforms.sticky_action import reset_keyed, sticky_step
 
 __all__ = ["StickyAction"]
 
-_MODES = {
-    AutoresetMode.NEXT_STEP: "next_step",
-    AutoresetMode.SAME_STEP: "same_step",
-    AutoresetMode.DISABLED: "disabled",
-}
+_NAME = "anywrap.vector.StickyAction"
 
 
-class StickyAction(StickyShell, ResetsSubEnvs, VectorWrapper, Shell):
+class StickyAction(Shell, VectorWrapper):
     """Each sub-env, with probability ``repeat_action_probability``, gets its previous action
     again for a run of ``repeat_action_duration`` steps; drawn on the env's device.
 
@@ -34,8 +36,8 @@ class StickyAction(StickyShell, ResetsSubEnvs, VectorWrapper, Shell):
     episode restarts: on ``reset`` (only the masked sub-envs for
     ``options={"reset_mask": m}``), on a NEXT_STEP reset step (whose action
     the env ignores, so it is not remembered either) and after a SAME_STEP
-    end. ``reset(seed=s)`` restarts the wrapper's generator from ``s`` (a list
-    of seeds is hashed into one); see :class:`anywrap.wrappers.sticky.StickyShell`.
+    end. ``reset(seed=s)`` restarts the wrapper's stream from ``s`` (a list
+    of seeds is hashed into one); see :mod:`anywrap.shell.sticky_action`.
 
     Example:
         >>> import numpy as np
@@ -60,33 +62,34 @@ class StickyAction(StickyShell, ResetsSubEnvs, VectorWrapper, Shell):
         repeat_action_duration: int | tuple[int, int] = 1,
     ) -> None:
         """Wrap ``env``; see :class:`anywrap.StickyAction` for the arguments."""
-        params = self._setup(
-            env.single_action_space,
-            (env.num_envs,),
-            repeat_action_probability,
-            repeat_action_duration,
-        )
+        params = check_sticky(_NAME, repeat_action_probability, repeat_action_duration)
         VectorWrapper.__init__(self, env)
-        self._mode = autoreset_mode(wrapper_name(self), env)
-        autoreset = _MODES[self._mode]
-        self._step = axp.Compiled(partial(sticky_step, params=params, autoreset=autoreset), 0)
+        self._mode = autoreset_mode(_NAME, env)
+        self.repeat_action_probability = repeat_action_probability
+        self.repeat_action_duration_range = (params.low, params.high)
+        self._stream = StickyStream(_NAME)
+        self._state = init_keyed(_NAME, env.single_action_space, (self.num_envs,))
+        step = partial(sticky_step, params=params, autoreset=AUTORESET[self._mode])
+        self._use({"step": step, "reset": with_no_output(reset_keyed)})
+
+    _export = export_stream
 
     def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+        self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         """Reset; forget the last actions of the sub-envs reset (all, without a mask)."""
-        obs, info, mask = self._reset_env(seed, options)
-        state = self._state_for(obs)
-        machine = self._reset(state.machine, mask)
-        self._commit(state._replace(machine=machine), obs)
+        obs, info, mask = masked_reset(self, seed, options)  # type: ignore[arg-type]
+        self._run("reset", obs, mask)
         if isinstance(seed, list | tuple):
             seed = int(np.random.SeedSequence([int(s) for s in seed]).generate_state(1)[0])
-        self._reseed(seed)
+        self._stream.reseed(self, seed)
         return obs, info
 
     def actions(self, actions: Any) -> Any:
         """The batch the env gets: each sub-env's action, or its previous one again."""
-        return self._draw_step(actions)
+        gen = self._stream.generator(self._state)
+        actions = checked_action(_NAME, self.action_space, actions, self._state.machine.last)
+        return self._run("step", actions, gen, actions)
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         """Step with the sticky actions; remember the flags for the next step's restarts."""

@@ -1,5 +1,5 @@
-"""Sticky actions (Machado et al., 2018): with probability ``p`` the previous action
-is repeated, for a number of steps drawn from ``[low, high]``.
+"""StickyAction's transform (Machado et al., 2018): with probability ``p`` the previous
+action is repeated, for a number of steps drawn from ``[low, high]``.
 
 Per environment and step, with ``u`` and ``v`` uniform in [0, 1) drawn from
 the library's own generator (:mod:`anywrap.xp.random`)::
@@ -16,7 +16,7 @@ choices have the same distribution but not the same draws.
 
 Example:
     >>> import numpy as np
-    >>> from anywrap.transforms.sticky import init_sticky, sticky_action
+    >>> from anywrap.transforms.sticky_action import init_sticky, sticky_action
     >>> s = init_sticky(np.zeros(2), batch_shape=(), xp=np)
     >>> s, a = sticky_action(s, np.array([1.0, 1.0]), np.array([0.0, 0.0]), p=0.5, low=1, high=1)
     >>> a  # no previous action: nothing to repeat
@@ -31,13 +31,16 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any, NamedTuple
 
+from anywrap.transforms.time_limit import select_rows
 from anywrap.tree import tree_map
 from anywrap.xp import Array, device, namespace
 
 __all__ = [
+    "StickyKeyed",
     "StickyParams",
     "StickyState",
     "init_sticky",
+    "reset_keyed",
     "reset_sticky",
     "sticky_action",
     "sticky_step",
@@ -120,11 +123,6 @@ def reset_sticky(state: StickyState, mask: Array | None = None) -> StickyState:
     )
 
 
-def _rows(mask: Array, x: Array) -> Array:
-    xp = namespace(mask)
-    return xp.reshape(mask, (*tuple(mask.shape), *(1,) * (x.ndim - mask.ndim)))
-
-
 def sticky_action(
     state: StickyState, action: Any, draws: Array, *, p: float, low: int, high: int
 ) -> tuple[StickyState, Any]:
@@ -136,15 +134,16 @@ def sticky_action(
     draws = xp.asarray(draws, device=dev)
     u, v = draws[..., 0], draws[..., 1]
     repeat = xp.logical_or(state.sticky, xp.logical_and(state.has_last, u < p))
-    drawn = xp.minimum(xp.astype(xp.floor(v * (high - low + 1)), length.dtype, copy=False) + low, high + zero)
+    drawn = xp.minimum(
+        xp.astype(xp.floor(v * (high - low + 1)), length.dtype, copy=False) + low, high + zero
+    )
     length = xp.where(xp.logical_and(repeat, length == 0), drawn, length)
     taken = xp.where(repeat, taken + 1, taken)
 
-    def choose(last: Array, a: Array) -> Array:
-        a = xp.asarray(a, device=dev)  # the action keeps its dtype (the env sees it unchanged)
-        return xp.where(_rows(repeat, a), xp.astype(last, a.dtype, copy=False), a)
-
-    out = tree_map(choose, state.last, action)
+    # A repeat takes the action's dtype (the env sees one dtype, a compiled step too).
+    action = tree_map(lambda a: xp.asarray(a, device=dev), action)
+    last = tree_map(lambda b, a: xp.astype(b, a.dtype, copy=False), state.last, action)
+    out = select_rows(repeat, last, action)
     over = xp.logical_and(repeat, length == taken)  # the series is done
     new = state._replace(
         last=out,
@@ -156,26 +155,51 @@ def sticky_action(
     return new, out
 
 
-def sticky_step(
-    state: StickyState, key: Any, action: Any, *, params: StickyParams, autoreset: str = "disabled"
-) -> tuple[StickyState, Any, Any]:
-    """Draw from ``key`` and take one :func:`sticky_action` step: ``(state, key, action)``.
+class StickyKeyed(NamedTuple):
+    """A sticky-action shell's state: the state machine and its generator's state."""
 
-    ``autoreset`` says what the previous step's flags (kept in the state) mean
-    for a vector env: ``"next_step"``, an environment that ended is being reset
-    by this step and ignores its action, so it forgets its last action first
-    and remembers none; ``"same_step"``, it was reset after the previous step,
-    so it forgets its last action first; ``"disabled"`` (and a single env),
-    nothing (only ``reset`` restarts an episode).
+    machine: StickyState
+    key: Any
+    """JAX: the key itself. A stateful generator (NumPy's, torch's): a snapshot of its
+    state, taken when the state is saved (the generator lives beside the state)."""
+
+
+def sticky_step(
+    state: StickyKeyed,
+    generator: Any,
+    action: Any,
+    *,
+    params: StickyParams,
+    autoreset: str = "disabled",
+) -> tuple[StickyKeyed, Any]:
+    """Draw and take one :func:`sticky_action` step: ``(state, action sent)``.
+
+    The draws come from ``generator``, a stateful generator that advances in place,
+    or, when it is ``None``, from the state's own key (JAX), which the new key
+    replaces. ``autoreset`` says what the previous step's flags (kept in the
+    state) mean for a vector env: ``"next_step"``, an environment that ended is
+    being reset by this step and ignores its action, so it forgets its last
+    action first and remembers none; ``"same_step"``, it was reset after the
+    previous step, so it forgets its last action first; ``"disabled"`` (and a
+    single env), nothing (only ``reset`` restarts an episode).
     """
     from anywrap.xp.random import uniform
 
-    xp = namespace(state.sticky)
-    key, draws = uniform(key, (*tuple(state.sticky.shape), 2))
-    ended = xp.logical_or(state.prev_terminated, state.prev_truncated)
+    machine = state.machine
+    xp = namespace(machine.sticky)
+    drawn_from = state.key if generator is None else generator
+    key, draws = uniform(drawn_from, (*tuple(machine.sticky.shape), 2))
+    ended = xp.logical_or(machine.prev_terminated, machine.prev_truncated)
     if autoreset in ("next_step", "same_step"):
-        state = _forget(state, xp.logical_not(ended))
-    state, out = sticky_action(state, action, draws, p=params.p, low=params.low, high=params.high)
+        machine = _forget(machine, xp.logical_not(ended))
+    machine, out = sticky_action(
+        machine, action, draws, p=params.p, low=params.low, high=params.high
+    )
     if autoreset == "next_step":  # not sent to the env: nothing to remember
-        state = _forget(state, xp.logical_not(ended))
-    return state, key, out
+        machine = _forget(machine, xp.logical_not(ended))
+    return StickyKeyed(machine, state.key if generator is not None else key), out
+
+
+def reset_keyed(state: StickyKeyed, mask: Array | None = None) -> StickyKeyed:
+    """:func:`reset_sticky` of a shell's state (its generator's state unchanged)."""
+    return state._replace(machine=reset_sticky(state.machine, mask))

@@ -1,0 +1,65 @@
+"""What the single, vector and functional ``DelayObservation`` share: the checks of
+``delay``, the space's zero, and the step that turns the ring outside the compiled call.
+
+Example:
+    >>> import gymnasium as gym
+    >>> zero_observation("demo", gym.spaces.Box(1.0, 2.0, (2,)))
+    array([1., 1.], dtype=float32)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.wrappers.utils import create_zero_array
+
+from anywrap.transforms.delay_observation import advance, release_inputs
+from anywrap.tree import first_leaf, tree_map
+
+__all__ = ["check_delay", "host_scalars", "turn_ring", "zero_observation"]
+
+
+def check_delay(owner: str, delay: Any) -> int:
+    """Gymnasium's checks on ``delay``, with the wrapper named."""
+    if isinstance(delay, bool) or not np.issubdtype(type(delay), np.integer):
+        raise TypeError(f"{owner}: expected `delay` to be an int, got {delay!r}")
+    if delay < 0:
+        raise ValueError(f"{owner}: expected `delay` >= 0, got {delay}")
+    return int(delay)
+
+
+def zero_observation(owner: str, space: gym.Space) -> Any:
+    """The space's observation closest to zero (Gymnasium's ``create_zero_array``), as
+    NumPy arrays (a tree for Dict / Tuple spaces)."""
+    try:
+        zero = create_zero_array(space)
+    except Exception as e:
+        raise TypeError(f"{owner}: no zero observation for the space {space}: {e}") from e
+    return tree_map(lambda z: np.asarray(z), zero)
+
+
+def turn_ring(shell: Any, key: str, obs: Any, *args: Any) -> Any:
+    """Run the shell's compiled ``release`` transform ``key`` on what a step reads of the
+    ring, then turn the ring outside it: ``obs`` goes in by reference. (Through
+    ``Shell._run`` the program would return, so copy, every batch the ring keeps.)
+
+    Returns the transform's output: the released observations, or with the key
+    ``"final"`` (SAME_STEP) the pair ``(released, final released)``.
+    """
+    state = shell._state_for(obs)
+    counts, out = shell._compiled_for(first_leaf(obs))[key](*release_inputs(state), *args)
+    released = out[0] if key == "final" else out
+    shell._commit(advance(state, counts, obs, released), obs)
+    return out
+
+
+def _scalar(x: Any) -> Any:
+    return x[()] if type(x) is np.ndarray and x.ndim == 0 else x
+
+
+def host_scalars(tree: Any) -> Any:
+    """``tree`` with its 0-d NumPy arrays as NumPy scalars, as a single env's zero
+    observation of a Discrete space comes from Gymnasium."""
+    return tree_map(_scalar, tree)

@@ -1,0 +1,168 @@
+"""What the single, vector and functional ``StickyAction`` share: the arguments' checks,
+the first state, the action checks, and the wrapper's random stream.
+
+The stream (:class:`StickyStream`): ``reset(seed=s)`` starts the stream
+``derive_seed(s, "StickyAction")`` (:mod:`anywrap.xp.random`), reproducible from
+``s`` alone and apart from the env's own stream, which Gymnasium's wrapper draws
+from (so the two differ in draws, not in distribution). ``reset()`` without a
+seed continues the stream; before any seed it starts from operating-system
+entropy. The generator's state is part of the wrapper's state, so ``state_dict``
+and checkpoints restore it: a JAX key is held in the state itself, a stateful
+generator (NumPy's, torch's) beside it, its state snapshotted into the state
+when the state is saved.
+
+Example:
+    >>> check_sticky("demo", 0.25, (1, 3))
+    StickyParams(p=0.25, low=1, high=3)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.error import InvalidBound, InvalidProbability
+
+from anywrap import xp as axp
+from anywrap.shell.base import moved
+from anywrap.transforms.sticky_action import StickyKeyed, StickyParams, init_sticky
+from anywrap.tree import tree_map
+from anywrap.xp import random
+
+__all__ = [
+    "StickyStream",
+    "check_sticky",
+    "checked_action",
+    "export_stream",
+    "init_keyed",
+    "sample_action",
+]
+
+
+def check_sticky(owner: str, probability: Any, duration: Any) -> StickyParams:
+    """Gymnasium's checks on the arguments; the state machine's parameters."""
+    if not (isinstance(probability, int | float) and 0 <= probability < 1):
+        raise InvalidProbability(
+            f"{owner}: `repeat_action_probability` should be in [0, 1), got {probability!r}"
+        )
+    bounds = (duration, duration) if isinstance(duration, int) else duration
+    if not isinstance(bounds, tuple):
+        raise ValueError(
+            f"{owner}: `repeat_action_duration` should be an int or a tuple, got {duration!r}"
+        )
+    if len(bounds) != 2:
+        raise ValueError(
+            f"{owner}: `repeat_action_duration` should be a tuple of two ints, got {duration!r}"
+        )
+    if bounds[0] > bounds[1]:
+        raise InvalidBound(f"{owner}: `repeat_action_duration` is not a valid range: {duration!r}")
+    if bounds[0] < 1:
+        raise ValueError(f"{owner}: `repeat_action_duration` should be >= 1, got {duration!r}")
+    return StickyParams(float(probability), int(bounds[0]), int(bounds[1]))
+
+
+def sample_action(owner: str, space: gym.Space, batch: tuple[int, ...]) -> Any:
+    """A NumPy action (tree) of ``space``'s shapes and dtypes, with a batch of ``batch``."""
+    if isinstance(space, gym.spaces.Dict):
+        return {k: sample_action(owner, s, batch) for k, s in space.spaces.items()}
+    if isinstance(space, gym.spaces.Tuple):
+        return tuple(sample_action(owner, s, batch) for s in space.spaces)
+    if space.shape is None or space.dtype is None:
+        raise TypeError(f"{owner}: expected an action space of arrays, got {space}")
+    return np.zeros((*batch, *space.shape), dtype=space.dtype)
+
+
+def _entropy() -> int:
+    return int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
+
+
+def init_keyed(owner: str, space: gym.Space, batch: tuple[int, ...]) -> StickyKeyed:
+    """A shell's first state, on NumPy: no last action, and a placeholder generator state
+    (the first ``reset`` seeds the stream in the env's library)."""
+    machine = init_sticky(sample_action(owner, space, batch), batch_shape=batch, xp=np)
+    placeholder = random.key_data(random.new_key(np.zeros(()), _entropy()))
+    return StickyKeyed(machine, placeholder)
+
+
+class StickyStream:
+    """The wrapper's random stream, held beside its state (one per wrapper)."""
+
+    def __init__(self, owner: str) -> None:
+        self.owner = owner
+        self.live: Any = None
+        """A stateful generator; ``None`` where the state's key is the generator (JAX)."""
+        self.live_for: Any = None
+        """The state's ``key`` entry that ``live`` was last made from or saved into."""
+        self.home: tuple[str, str] | None = None
+        """The library and device the stream lives in; ``None`` before the first reset."""
+        self.pure = False
+        """Whether the key is a plain array that the step replaces (JAX's)."""
+
+    def reseed(self, shell: Any, seed: int | None) -> None:
+        """After a reset: restart from ``seed``, or continue (a new stream where the
+        state has moved to another library or device)."""
+        like = shell._state.machine.has_last
+        home = (axp.library_name(like), str(axp.device(like)))
+        if seed is None and home == self.home:
+            return
+        key = random.new_key(
+            like, random.derive_seed(_entropy() if seed is None else seed, "StickyAction")
+        )
+        data = random.key_data(key)
+        self.pure = data is key
+        data = moved(data, like)
+        self.live, self.live_for, self.home = None if self.pure else key, data, home
+        shell._state = shell._state._replace(key=data)
+
+    def generator(self, state: StickyKeyed) -> Any:
+        """What the step draws from: ``None`` (the state's own key), or the live generator
+        (made again from the state's key after a load)."""
+        if self.home is None:
+            raise gym.error.ResetNeeded(f"{self.owner}: call reset() before step()")
+        if not self.pure and self.live_for is not state.key:
+            self.live = random.key_from_data(random.new_key(state.machine.has_last, 0), state.key)
+            self.live_for = state.key
+        return self.live
+
+    def export(self, state: StickyKeyed) -> StickyKeyed:
+        """``state`` with a fresh snapshot of a stateful generator, which has moved on."""
+        if self.live is None or state.key is not self.live_for:
+            return state
+        return state._replace(key=moved(random.key_data(self.live), state.machine.has_last))
+
+
+def export_stream(self: Any, state: StickyKeyed) -> StickyKeyed:
+    """The shells' ``_export`` (``_export = export_stream``): the state as saved."""
+    return self._stream.export(state)  # type: ignore[no-any-return]
+
+
+def checked_action(owner: str, space: gym.Space, action: Any, last: Any) -> Any:
+    """``action`` as a tree of the library of ``last`` (the state's last action), or an
+    error naming ``owner``: a host value is moved there, another library refused, and
+    each leaf must have the shape of the state's."""
+
+    def leaf(ref: Any, a: Any) -> Any:
+        if isinstance(a, int | float | bool | list | tuple | np.generic):
+            a = np.asarray(a, dtype=ref.dtype if isinstance(a, list | tuple) else None)
+        host = axp.is_host(a)
+        if not host and type(a) is not type(ref):
+            raise TypeError(
+                f"{owner}: expected an action of the env's library ({axp.describe(ref)}), "
+                f"got {axp.describe(a)}"
+            )
+        if tuple(getattr(a, "shape", ())) != tuple(ref.shape):
+            raise ValueError(
+                f"{owner}: expected an action of shape {tuple(ref.shape)} (action space "
+                f"{space}), got {axp.describe(a)}"
+            )
+        if host and not axp.is_host(ref):
+            return axp.to_library(a, axp.library_name(ref), axp.device(ref))
+        return a
+
+    try:
+        return tree_map(leaf, last, action)
+    except (KeyError, IndexError, TypeError) as e:
+        if str(e).startswith(owner):
+            raise
+        raise ValueError(f"{owner}: the action {action!r} does not fit {space}") from e

@@ -1,0 +1,28 @@
+"""DtypeObservation's transform: an observation cast to a dtype, in its own library.
+
+The dtype is given by its NumPy name and taken from the observation's
+library (float64 is float32 where the library has none: JAX without x64). A
+host scalar, or a 0-d NumPy array, becomes a NumPy scalar of that dtype, as
+Gymnasium's ``dtype.type(obs)`` gives.
+
+Example:
+    >>> import numpy as np
+    >>> from anywrap.transforms.dtype_observation import cast
+    >>> cast(np.array([1, 2]), "float32"), cast(3, "float64")
+    (array([1., 2.], dtype=float32), np.float64(3.0))
+"""
+
+from __future__ import annotations
+
+from anywrap.xp import Array, device, is_host, namespace, resolve_dtype
+
+__all__ = ["cast"]
+
+
+def cast(x: Array, dtype: str) -> Array:
+    """``x`` in the dtype named ``dtype`` (no copy where it has it already)."""
+    xp = namespace(x)
+    target = resolve_dtype(xp, dtype, device(x))
+    if is_host(x) and getattr(x, "ndim", 0) == 0:
+        return xp.asarray(x, dtype=target)[()]
+    return xp.astype(x, target, copy=False)

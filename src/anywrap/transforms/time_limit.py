@@ -1,0 +1,225 @@
+"""TimeLimit's transform: each environment's episode clock, and the truncation it causes.
+
+:class:`Clock` counts the steps of each environment's current episode. How
+an episode restarts depends on who resets the environment (``autoreset``):
+
+* ``"next_step"``: an environment that ended on the previous step is reset
+  on this one, without stepping; its count is 0 after it.
+* ``"same_step"``: an environment that ends is reset at once; the
+  observation it returns already belongs to the new episode (count 0), and
+  the final observation keeps the old count.
+* ``"disabled"`` (and a single env): only :func:`reset_clock` restarts a count.
+
+:func:`time_limit` truncates an episode once its count reaches the limit, as
+Gymnasium's ``TimeLimit`` does (``elapsed >= max_episode_steps``). The vector
+wrapper also has the env reset the episodes that the limit ended and the env
+did not (``pending``): :func:`limit_step`, :func:`restart_step` (NEXT_STEP:
+those rows become the reset observation on the next step) and
+:func:`restart_same_step` (SAME_STEP: at once).
+
+Example:
+    >>> import numpy as np
+    >>> from anywrap.transforms.time_limit import init_clock, time_limit
+    >>> clock = init_clock((2,), xp=np)
+    >>> no = np.array([False, False])
+    >>> for _ in range(3):
+    ...     clock, (truncated, over) = time_limit(clock, no, no, max_steps=3)
+    >>> clock.elapsed, truncated
+    (array([3, 3], dtype=int32), array([ True,  True]))
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any, NamedTuple
+
+from anywrap.tree import tree_map
+from anywrap.xp import Array, namespace
+
+__all__ = [
+    "Clock",
+    "LimitState",
+    "advance_clock",
+    "init_clock",
+    "init_limit",
+    "limit_step",
+    "reset_clock",
+    "reset_limit",
+    "restart_same_step",
+    "restart_step",
+    "select_rows",
+    "time_limit",
+]
+
+
+class Clock(NamedTuple):
+    """Per-environment step counts of the current episodes."""
+
+    elapsed: Array
+    """Steps taken in the current episode (int32)."""
+    prev_done: Array
+    """Whether each environment ended on the previous step (bool)."""
+
+
+def init_clock(batch_shape: tuple[int, ...], *, xp: ModuleType, device: Any = None) -> Clock:
+    """Every count at zero, no episode ended."""
+    return Clock(
+        elapsed=xp.zeros(batch_shape, dtype=xp.int32, device=device),
+        prev_done=xp.zeros(batch_shape, dtype=xp.bool, device=device),
+    )
+
+
+def reset_clock(clock: Clock, mask: Array | None = None) -> Clock:
+    """Restart the episodes in ``mask`` (all of them when ``None``)."""
+    xp = namespace(clock.elapsed)
+    if mask is None:
+        return Clock(xp.zeros_like(clock.elapsed), xp.zeros_like(clock.prev_done))
+    return Clock(
+        xp.where(mask, xp.zeros_like(clock.elapsed), clock.elapsed),
+        xp.logical_and(clock.prev_done, xp.logical_not(mask)),
+    )
+
+
+def _count(clock: Clock, autoreset: str) -> Array:
+    """The count of the observation this step returns, before a same-step restart."""
+    xp = namespace(clock.elapsed)
+    count = clock.elapsed + xp.ones_like(clock.elapsed)
+    if autoreset == "next_step":  # an env that ended is being reset by this step
+        return xp.where(clock.prev_done, xp.zeros_like(count), count)
+    return count
+
+
+def advance_clock(
+    clock: Clock,
+    terminated: Array | None = None,
+    truncated: Array | None = None,
+    *,
+    autoreset: str = "disabled",
+) -> tuple[Clock, Array, Array]:
+    """Count one step; ``(clock, elapsed, final_elapsed)``.
+
+    ``elapsed`` belongs to the observation returned by this step, and
+    ``final_elapsed`` to the final observation of an episode that ended
+    (they differ only in ``"same_step"`` mode). The clock remembers
+    ``terminated | truncated`` for the next step; without flags (a single
+    env) it remembers nothing new.
+    """
+    xp = namespace(clock.elapsed)
+    count = _count(clock, autoreset)
+    done = clock.prev_done
+    if terminated is not None and truncated is not None:
+        done = xp.logical_or(terminated, truncated)
+    if autoreset == "same_step":
+        restarted = xp.where(done, xp.zeros_like(count), count)
+        return Clock(restarted, done), restarted, count
+    return Clock(count, done), count, count
+
+
+def time_limit(
+    clock: Clock,
+    terminated: Array,
+    truncated: Array,
+    *,
+    max_steps: int,
+    autoreset: str = "disabled",
+) -> tuple[Clock, tuple[Array, Array]]:
+    """Count one step and truncate the episodes that reach ``max_steps``.
+
+    Returns ``(clock, (truncated, over))``: ``truncated`` is the env's flag
+    or'ed with ``over``, which marks the episodes at the limit. (In
+    ``"next_step"`` mode a reset step counts 0, so it is never truncated.)
+    """
+    xp = namespace(clock.elapsed)
+    over = _count(clock, autoreset) >= max_steps
+    truncated = xp.logical_or(truncated, over)
+    clock, _, _ = advance_clock(clock, terminated, truncated, autoreset=autoreset)
+    return clock, (truncated, over)
+
+
+class LimitState(NamedTuple):
+    """The vector ``TimeLimit``'s state."""
+
+    clock: Clock
+    pending: Array
+    """Episodes the limit ended on the last step that the env did not end, and must
+    still reset (bool)."""
+
+
+def init_limit(batch_shape: tuple[int, ...], *, xp: ModuleType, device: Any = None) -> LimitState:
+    """Every count at zero, nothing pending."""
+    return LimitState(
+        init_clock(batch_shape, xp=xp, device=device),
+        xp.zeros(batch_shape, dtype=xp.bool, device=device),
+    )
+
+
+def reset_limit(state: LimitState, mask: Array | None = None) -> LimitState:
+    """Restart the episodes in ``mask`` (all when ``None``): their counts, and what was
+    pending for them."""
+    xp = namespace(state.pending)
+    keep = xp.zeros_like(state.pending) if mask is None else xp.logical_not(mask)
+    return LimitState(reset_clock(state.clock, mask), xp.logical_and(state.pending, keep))
+
+
+def limit_step(
+    state: LimitState, terminated: Array, truncated: Array, *, max_steps: int, autoreset: str
+) -> tuple[LimitState, Array]:
+    """:func:`time_limit` for a vector env, keeping the episodes the limit ended (and the
+    env did not) as ``pending``; ``(state, truncated)``."""
+    xp = namespace(state.pending)
+    clock, (truncated_out, over) = time_limit(
+        state.clock, terminated, truncated, max_steps=max_steps, autoreset=autoreset
+    )
+    ended = xp.logical_or(terminated, truncated)
+    return LimitState(clock, xp.logical_and(over, xp.logical_not(ended))), truncated_out
+
+
+def select_rows(mask: Array, a: Any, b: Any) -> Any:
+    """Per environment, the tree ``a`` where ``mask`` and ``b`` elsewhere."""
+    xp = namespace(mask)
+
+    def leaf(x: Array, y: Array) -> Array:
+        ndim = max(getattr(x, "ndim", 0), getattr(y, "ndim", 0))  # a leaf may be a number
+        return xp.where(xp.reshape(mask, (*tuple(mask.shape), *(1,) * (ndim - mask.ndim))), x, y)
+
+    return tree_map(leaf, a, b)
+
+
+def restart_step(
+    state: LimitState,
+    fresh: Any,
+    obs: Any,
+    reward: Array,
+    terminated: Array,
+    truncated: Array,
+    *,
+    max_steps: int,
+    autoreset: str,
+) -> tuple[LimitState, tuple[Any, Array, Array, Array]]:
+    """A NEXT_STEP step on which the env has reset the ``pending`` episodes: their rows
+    become the reset observation ``fresh``, reward 0 and no end (what an env that
+    resets itself returns); then :func:`limit_step`. Returns
+    ``(state, (obs, reward, terminated, truncated))``."""
+    xp = namespace(state.pending)
+    mask, keep = state.pending, xp.logical_not(state.pending)
+    obs = select_rows(mask, fresh, obs)
+    reward = xp.where(mask, xp.zeros_like(reward), reward)
+    terminated, truncated = xp.logical_and(terminated, keep), xp.logical_and(truncated, keep)
+    state, truncated = limit_step(
+        state, terminated, truncated, max_steps=max_steps, autoreset=autoreset
+    )
+    return state, (obs, reward, terminated, truncated)
+
+
+def restart_same_step(
+    state: LimitState, fresh: Any, obs: Any, final_obs: Any, final_mask: Array | None
+) -> tuple[LimitState, tuple[Any, Any, Array]]:
+    """A SAME_STEP restart of the ``pending`` episodes, which the env has just reset:
+    ``(state, (obs, final_obs, final_mask))``, their rows of ``obs`` becoming the reset
+    observation ``fresh`` and their last observation going to ``final_obs`` (whose mask
+    grows by them). Nothing is pending after it."""
+    xp = namespace(state.pending)
+    forced = state.pending
+    mask = forced if final_mask is None else xp.logical_or(final_mask, forced)
+    out = (select_rows(forced, fresh, obs), select_rows(forced, obs, final_obs), mask)
+    return state._replace(pending=xp.zeros_like(forced)), out

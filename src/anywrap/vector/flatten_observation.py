@@ -1,0 +1,66 @@
+"""FlattenObservation for vector envs."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import VectorEnv, VectorWrapper
+from gymnasium.vector.utils import batch_space
+
+from anywrap.shell.arrays import (
+    LibraryConstants,
+    map_observations,
+    map_reset,
+    map_step,
+    map_transforms,
+)
+from anywrap.shell.base import Shell
+from anywrap.transforms.dtype_observation import cast
+from anywrap.transforms.flatten_observation import FlatPlan, flatten_observation, flatten_plan
+
+__all__ = ["FlattenObservation"]
+
+_NAME = "anywrap.vector.FlattenObservation"
+
+
+def _flatten_batch(obs: Any, plan: FlatPlan, dtype: str) -> Any:
+    return cast(flatten_observation(obs, plan, batch_ndim=1), dtype)
+
+
+class FlattenObservation(Shell, VectorWrapper):
+    """Flattens each sub-env's observation into one 1-D array (a batch of them).
+
+    Drop-in for :class:`gymnasium.wrappers.vector.FlattenObservation`; see
+    :class:`anywrap.FlattenObservation` for the spaces it takes. The batch
+    takes the flat space's dtype, as in Gymnasium; unlike Gymnasium's, it never
+    writes into the env's observation array.
+
+    Example:
+        >>> import gymnasium as gym
+        >>> import anywrap
+        >>> envs = gym.make_vec("Blackjack-v1", num_envs=3, vectorization_mode="sync")
+        >>> envs = anywrap.vector.FlattenObservation(envs)
+        >>> envs.reset(seed=0)[0].shape
+        (3, 45)
+
+    Change logs:
+     * v0.1.0 - Initially added, matching Gymnasium 1.4.
+    """
+
+    def __init__(self, env: VectorEnv) -> None:
+        """Wrap ``env``."""
+        plan = flatten_plan(env.single_observation_space, _NAME)
+        VectorWrapper.__init__(self, env)
+        self.single_observation_space = gym.spaces.utils.flatten_space(env.single_observation_space)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self._check, self._consts = None, LibraryConstants(_NAME)
+        self._state = ()
+        dtype = np.dtype(self.single_observation_space.dtype).name
+        self._use(map_transforms(partial(_flatten_batch, plan=plan, dtype=dtype)))
+
+    reset = map_reset
+    step = map_step
+    observations = map_observations

@@ -1,0 +1,67 @@
+"""ReshapeObservation for vector envs."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import numpy as np
+from gymnasium.vector import VectorEnv, VectorWrapper
+from gymnasium.vector.utils import batch_space
+
+from anywrap.shell.arrays import (
+    LibraryConstants,
+    box_check,
+    map_observations,
+    map_reset,
+    map_step,
+    map_transforms,
+    reshape_space,
+)
+from anywrap.shell.base import Shell
+from anywrap.transforms.dtype_observation import cast
+from anywrap.transforms.reshape_observation import reshape_observation
+
+__all__ = ["ReshapeObservation"]
+
+_NAME = "anywrap.vector.ReshapeObservation"
+
+
+def _reshape_batch(obs: Any, shape: tuple[int, ...], dtype: str) -> Any:
+    return cast(reshape_observation(obs, shape, batch_ndim=1), dtype)
+
+
+class ReshapeObservation(Shell, VectorWrapper):
+    """Reshapes each sub-env's Box observation to ``shape``.
+
+    Drop-in for :class:`gymnasium.wrappers.vector.ReshapeObservation`; see
+    :class:`anywrap.ReshapeObservation`. A batch of another shape is refused.
+
+    Example:
+        >>> import gymnasium as gym
+        >>> import anywrap
+        >>> envs = gym.make_vec("CartPole-v1", num_envs=3, vectorization_mode="sync")
+        >>> envs = anywrap.vector.ReshapeObservation(envs, (2, 2))
+        >>> envs.reset(seed=0)[0].shape
+        (3, 2, 2)
+
+    Change logs:
+     * v0.1.0 - Initially added, matching Gymnasium 1.4.
+    """
+
+    def __init__(self, env: VectorEnv, shape: int | tuple[int, ...]) -> None:
+        """Wrap ``env`` (a Box single observation space); ``shape``: a tuple of ints."""
+        space = reshape_space(_NAME, env.single_observation_space, shape)
+        VectorWrapper.__init__(self, env)
+        self.shape = shape
+        self.single_observation_space = space
+        self.observation_space = batch_space(space, self.num_envs)
+        self._check = box_check(_NAME, env.single_observation_space, self.num_envs)
+        self._consts = LibraryConstants(_NAME)
+        self._state = ()
+        new_shape, dtype = tuple(space.shape), np.dtype(space.dtype).name
+        self._use(map_transforms(partial(_reshape_batch, shape=new_shape, dtype=dtype)))
+
+    reset = map_reset
+    step = map_step
+    observations = map_observations

@@ -1,0 +1,52 @@
+"""ClipReward for a single env."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+
+from anywrap.shell.arrays import LibraryConstants, check_reward_bounds, reward_bound, stateless
+from anywrap.shell.base import Shell
+from anywrap.transforms.clip_reward import clip_reward
+
+__all__ = ["ClipReward"]
+
+_NAME = "anywrap.ClipReward"
+
+
+class ClipReward(Shell, gym.RewardWrapper):
+    """Clips every reward to ``[min_reward, max_reward]``, in the reward's own library.
+
+    .. math:: r' = \\min(\\max(r, \\text{min\\_reward}), \\text{max\\_reward})
+
+    Drop-in for :class:`gymnasium.wrappers.ClipReward`: same arguments,
+    errors and numbers (NumPy's ``np.clip``, so a Python float reward comes
+    back as ``np.float64``; a bound given as an array promotes the reward's
+    dtype as ``np.clip`` does). Either bound may be ``None``, not both. A
+    tensor reward is clipped on its device.
+
+    Example:
+        >>> import gymnasium as gym
+        >>> import anywrap
+        >>> env = anywrap.ClipReward(gym.make("CartPole-v1"), 0.0, 0.5)
+        >>> _ = env.reset(seed=0)
+        >>> env.step(1)[1]
+        np.float64(0.5)
+
+    Change logs:
+     * v0.1.0 - Initially added, matching Gymnasium 1.4.
+    """
+
+    def __init__(self, env: gym.Env, min_reward: Any = None, max_reward: Any = None) -> None:
+        """Wrap ``env``; ``min_reward`` / ``max_reward``: numbers, arrays or ``None``."""
+        check_reward_bounds(_NAME, min_reward, max_reward)
+        gym.RewardWrapper.__init__(self, env)
+        self.min_reward, self.max_reward = min_reward, max_reward
+        self._consts = LibraryConstants(_NAME, reward_bound(min_reward), reward_bound(max_reward))
+        self._state = ()
+        self._use({"clip": stateless(clip_reward)})
+
+    def reward(self, reward: Any) -> Any:
+        """The reward clipped."""
+        return self._run("clip", reward, reward, *self._consts.get(reward))

@@ -1,0 +1,50 @@
+"""DtypeObservation for a single env."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from anywrap.shell.arrays import dtype_space, stateless
+from anywrap.shell.base import Shell
+from anywrap.transforms.dtype_observation import cast
+
+__all__ = ["DtypeObservation"]
+
+
+class DtypeObservation(Shell, gym.ObservationWrapper):
+    """Casts every observation to ``dtype``, in the observation's library.
+
+    Drop-in for :class:`gymnasium.wrappers.DtypeObservation`: same argument,
+    spaces (a Discrete space becomes a 0-d Box, a MultiBinary one a Box) and
+    numbers. On a library without float64 (JAX without x64) a float64 cast
+    gives float32.
+
+    Example:
+        >>> import numpy as np
+        >>> import gymnasium as gym
+        >>> import anywrap
+        >>> env = anywrap.DtypeObservation(gym.make("CartPole-v1"), np.float64)
+        >>> obs, _ = env.reset(seed=0)
+        >>> obs.dtype, env.observation_space.dtype
+        (dtype('float64'), dtype('float64'))
+
+    Change logs:
+     * v0.1.0 - Initially added, matching Gymnasium 1.4.
+    """
+
+    def __init__(self, env: gym.Env, dtype: Any) -> None:
+        """Wrap ``env``; ``dtype``: a NumPy dtype, scalar type or name."""
+        space = dtype_space("anywrap.DtypeObservation", env.observation_space, dtype)
+        gym.ObservationWrapper.__init__(self, env)
+        self.dtype = dtype
+        self.observation_space = space
+        self._state = ()
+        self._use({"cast": stateless(partial(cast, dtype=np.dtype(space.dtype).name))})
+
+    def observation(self, observation: Any) -> Any:
+        """The observation in the new dtype."""
+        return self._run("cast", observation, observation)

@@ -1,0 +1,66 @@
+"""RescaleAction for a single env."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+
+from anywrap.shell.actions import ActionBounds, observing_reset
+from anywrap.shell.arrays import LibraryConstants, rescaled_box, stateless
+from anywrap.shell.base import Shell
+from anywrap.transforms.rescale import affine_inverse
+
+__all__ = ["RescaleAction"]
+
+_NAME = "anywrap.RescaleAction"
+
+
+class RescaleAction(Shell, gym.ActionWrapper):
+    """Affinely rescales a Box action space to ``[min_action, max_action]``, in any library.
+
+    The agent acts in ``[min_action, max_action]``; the env receives
+
+    .. math:: a_{env} = (a - c) / g
+
+    with the gradient ``g`` and intercept ``c`` that map the env's Box onto
+    the new bounds (see :mod:`anywrap.transforms.rescale`), computed as
+    Gymnasium computes them, so that on NumPy the env gets the same bits.
+    Drop-in for :class:`gymnasium.wrappers.RescaleAction`: same arguments,
+    action space and errors. The result takes NumPy's promotion of the
+    action's dtype with the space's (a float64 action stays float64, as in
+    Gymnasium); an action of the wrong shape, library or device is refused
+    with a clear error.
+
+    Example:
+        >>> import numpy as np
+        >>> import gymnasium as gym
+        >>> import anywrap
+        >>> env = anywrap.RescaleAction(gym.make("Pendulum-v1"), min_action=-1.0, max_action=1.0)
+        >>> env.action_space
+        Box(-1.0, 1.0, (1,), float32)
+        >>> env.action(np.array([0.5], dtype=np.float32))
+        array([1.], dtype=float32)
+
+    Change logs:
+     * v0.1.0 - Initially added, matching Gymnasium 1.4.
+    """
+
+    def __init__(self, env: gym.Env, min_action: Any, max_action: Any) -> None:
+        """Wrap ``env`` (a Box action space); ``min_action`` / ``max_action``: numbers or arrays."""
+        box, gradient, intercept = rescaled_box(
+            _NAME, env.action_space, min_action, max_action, "action"
+        )
+        gym.ActionWrapper.__init__(self, env)
+        self.action_space = box
+        self._bounds = ActionBounds(self, box)
+        self._consts = LibraryConstants(_NAME, gradient, intercept)
+        self._state = ()
+        self._use({"rescale": stateless(affine_inverse)})
+
+    reset = observing_reset
+
+    def action(self, action: Any) -> Any:
+        """The action mapped back onto the env's bounds."""
+        action, *_ = self._bounds.check(action)
+        return self._run("rescale", action, action, *self._consts.get(action))

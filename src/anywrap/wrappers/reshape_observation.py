@@ -1,0 +1,51 @@
+"""ReshapeObservation for a single env."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import gymnasium as gym
+
+from anywrap.shell.arrays import box_check, reshape_space, stateless
+from anywrap.shell.base import Shell
+from anywrap.transforms.reshape_observation import reshape_observation
+
+__all__ = ["ReshapeObservation"]
+
+_NAME = "anywrap.ReshapeObservation"
+
+
+class ReshapeObservation(Shell, gym.ObservationWrapper):
+    """Reshapes every Box observation to ``shape``, in the observation's library.
+
+    Drop-in for :class:`gymnasium.wrappers.ReshapeObservation` (same argument,
+    space and values). The reshape is a view wherever the library allows one;
+    an observation of another shape than the env's space is refused.
+
+    Example:
+        >>> import gymnasium as gym
+        >>> import anywrap
+        >>> env = anywrap.ReshapeObservation(gym.make("CartPole-v1"), (2, 2))
+        >>> env.observation_space.shape, env.reset(seed=0)[0].shape
+        ((2, 2), (2, 2))
+
+    Change logs:
+     * v0.1.0 - Initially added, matching Gymnasium 1.4.
+    """
+
+    def __init__(self, env: gym.Env, shape: int | tuple[int, ...]) -> None:
+        """Wrap ``env`` (a Box observation space); ``shape``: a tuple of ints (one may be -1)."""
+        space = reshape_space(_NAME, env.observation_space, shape)
+        gym.ObservationWrapper.__init__(self, env)
+        self.shape = shape
+        self.observation_space = space
+        self._check = box_check(_NAME, env.observation_space)
+        self._state = ()
+        self._use({"reshape": stateless(partial(reshape_observation, shape=space.shape))})
+
+    def observation(self, observation: Any) -> Any:
+        """The observation reshaped."""
+        if getattr(observation, "shape", None) != self._check.shape:
+            self._check(observation)
+        return self._run("reshape", observation, observation)

@@ -1,0 +1,114 @@
+"""StickyAction for a single env."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from anywrap import xp
+from anywrap.shell.base import Shell, with_no_output
+from anywrap.shell.sticky_action import (
+    StickyStream,
+    check_sticky,
+    checked_action,
+    export_stream,
+    init_keyed,
+)
+from anywrap.transforms.sticky_action import reset_keyed, sticky_step
+
+__all__ = ["StickyAction"]
+
+_NAME = "anywrap.StickyAction"
+
+
+class StickyAction(Shell, gym.ActionWrapper):
+    """With probability ``repeat_action_probability`` the env gets the previous action again,
+    for a run of ``repeat_action_duration`` steps, drawn from the env library's own generator.
+
+    Drop-in for :class:`gymnasium.wrappers.StickyAction` (Machado et al.,
+    2018): same arguments, errors and state machine
+    (:mod:`anywrap.transforms.sticky_action`). The choices are drawn from the
+    generator of the env's array library, on its device (NumPy's PCG64, a JAX
+    key, a ``torch.Generator``), so that a JAX or CUDA env never waits for the
+    host; on JAX the draw and the choice are one compiled call.
+
+    Seeding differs from Gymnasium's, which draws from the env's
+    ``np_random``: here ``reset(seed=s)`` restarts the wrapper's own stream
+    from ``s`` (see :mod:`anywrap.shell.sticky_action`), so the same seed gives
+    the same choices on every run, and the wrapper never moves the env's
+    stream. The distribution of the choices is Gymnasium's; the draws are not.
+    A repeated action takes the dtype of the action it replaces (so a compiled
+    step sees one dtype). ``state_dict()`` holds the state machine and the
+    generator's state.
+
+    Example:
+        >>> import gymnasium as gym
+        >>> import anywrap
+        >>> env = anywrap.StickyAction(gym.make("CartPole-v1"), repeat_action_probability=0.9)
+        >>> _ = env.reset(seed=0)
+        >>> sent = [int(env.action(a)) for a in [0, 1, 1, 1, 1, 1]]
+        >>> sent[0], len(sent)
+        (0, 6)
+
+    Change logs:
+     * v0.1.0 - Initially added, matching Gymnasium 1.4.
+    """
+
+    def __init__(
+        self,
+        env: gym.Env,
+        repeat_action_probability: float,
+        repeat_action_duration: int | tuple[int, int] = 1,
+    ) -> None:
+        """Wrap ``env``; ``repeat_action_probability`` in [0, 1), ``repeat_action_duration`` an
+        int or an inclusive ``(low, high)`` range of run lengths."""
+        params = check_sticky(_NAME, repeat_action_probability, repeat_action_duration)
+        gym.ActionWrapper.__init__(self, env)
+        self.repeat_action_probability = repeat_action_probability
+        self.repeat_action_duration_range = (params.low, params.high)
+        self._stream = StickyStream(_NAME)
+        self._state = init_keyed(_NAME, env.action_space, ())
+        self._use(
+            {"step": partial(sticky_step, params=params), "reset": with_no_output(reset_keyed)}
+        )
+
+    _export = export_stream
+
+    # Gymnasium's attributes, read from the state (reading copies to the host: not per step).
+    @property
+    def last_action(self) -> Any:
+        """The last action sent to the env (``None`` before the first of the episode)."""
+        m = self._state.machine
+        return m.last if bool(xp.to_numpy(m.has_last)) else None
+
+    @property
+    def is_sticky_actions(self) -> bool:
+        """Whether a run of repeats is going on."""
+        return bool(xp.to_numpy(self._state.machine.sticky))
+
+    @property
+    def num_repeats(self) -> int:
+        """The running series' length (0 when none)."""
+        return int(xp.to_numpy(self._state.machine.length))
+
+    @property
+    def repeats_taken(self) -> int:
+        """Repeats taken in the running series."""
+        return int(xp.to_numpy(self._state.machine.taken))
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
+        """Reset the env and forget the last action; ``seed`` restarts the wrapper's stream."""
+        obs, info = self.env.reset(seed=seed, options=options)
+        self._run("reset", obs)
+        self._stream.reseed(self, seed)
+        return obs, info
+
+    def action(self, action: Any) -> Any:
+        """The action the env gets: ``action``, or the previous one again."""
+        gen = self._stream.generator(self._state)
+        action = checked_action(_NAME, self.env.action_space, action, self._state.machine.last)
+        out = self._run("step", action, gen, action)
+        return out[()] if isinstance(out, np.ndarray) and out.ndim == 0 else out

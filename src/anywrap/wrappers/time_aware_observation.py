@@ -1,0 +1,108 @@
+"""TimeAwareObservation for a single env."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from anywrap import xp
+from anywrap.shell.arrays import box_check
+from anywrap.shell.base import Shell
+from anywrap.shell.time import find_max_steps, time_aware_space
+from anywrap.transforms.time_aware_observation import show_time, time_aware, time_aware_reset
+from anywrap.transforms.time_limit import init_clock
+
+__all__ = ["TimeAwareObservation"]
+
+_NAME = "anywrap.TimeAwareObservation"
+
+
+class TimeAwareObservation(Shell, gym.ObservationWrapper):
+    """Adds the episode's step count to every observation, counted on the data's device.
+
+    Drop-in for :class:`gymnasium.wrappers.TimeAwareObservation`: same
+    arguments, spaces and values. The time is an ``int32`` count, or with
+    ``normalize_time`` the ``float32`` fraction ``t / max_timesteps``; it goes
+    under ``dict_time_key`` of a Dict observation, at the end of a Tuple one,
+    or next to the observation as ``{"obs": ..., "time": ...}``, and with
+    ``flatten`` (the default) everything is flattened into one array.
+
+    Gymnasium's quirk, kept because it changes the values:
+
+    * flattening a float32 observation with the int32 count gives float64
+      (NumPy's common dtype of the two), both in the space and the values;
+      ``normalize_time=True`` keeps float32. (JAX without x64 gives float32.)
+
+    ``max_timesteps`` comes from the env's spec or a ``TimeLimit`` in the
+    stack, as in Gymnasium; anywrap adds the keyword ``max_timesteps`` for
+    envs that have neither.
+
+    Example:
+        >>> import gymnasium as gym
+        >>> import anywrap
+        >>> env = anywrap.TimeAwareObservation(gym.make("CartPole-v1"))
+        >>> env.observation_space.shape, env.observation_space.dtype
+        ((5,), dtype('float64'))
+        >>> _ = env.reset(seed=0)
+        >>> obs, *_ = env.step(0)
+        >>> obs[-1]
+        np.float64(1.0)
+
+    Change logs:
+     * v0.1.0 - Initially added, matching Gymnasium 1.4.
+    """
+
+    def __init__(
+        self,
+        env: gym.Env,
+        flatten: bool = True,
+        normalize_time: bool = False,
+        *,
+        dict_time_key: str = "time",
+        max_timesteps: int | None = None,
+    ) -> None:
+        """Wrap ``env``; see the class docstring for the arguments."""
+        steps = find_max_steps(_NAME, env) if max_timesteps is None else int(max_timesteps)
+        space, feature = time_aware_space(
+            _NAME, env.observation_space, steps, normalize_time, dict_time_key, flatten
+        )
+        gym.ObservationWrapper.__init__(self, env)
+        self.observation_space = space
+        self.flatten, self.normalize_time, self.max_timesteps = flatten, normalize_time, steps
+        self._check = box_check(_NAME, env.observation_space)
+        self._state = init_clock((), xp=np)
+        self._use(
+            {
+                "step": partial(time_aware, feature=feature),
+                "reset": partial(time_aware_reset, feature=feature),
+                "show": partial(show_time, feature=feature),
+            }
+        )
+
+    @property
+    def timesteps(self) -> int:
+        """Steps taken in the current episode (reading it copies the count to the host)."""
+        return int(xp.to_numpy(self._state.elapsed))
+
+    def _checked(self, obs: Any) -> Any:
+        if self._check is not None and getattr(obs, "shape", None) != self._check.shape:
+            self._check(obs)
+        return obs
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
+        """Reset the env and the count; the observation shows time 0."""
+        obs, info = self.env.reset(seed=seed, options=options)
+        return self._run("reset", obs, self._checked(obs)), info
+
+    def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        """Step the env and add the new count to its observation."""
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        out, _ = self._run("step", obs, self._checked(obs))
+        return out, reward, terminated, truncated, info
+
+    def observation(self, observation: Any) -> Any:
+        """Gymnasium's hook: ``observation`` with the current count added (nothing counted)."""
+        return self._run("show", observation, self._checked(observation))

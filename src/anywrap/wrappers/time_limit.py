@@ -1,0 +1,87 @@
+"""TimeLimit for a single env."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from anywrap import xp
+from anywrap.shell.base import Shell, with_no_output
+from anywrap.shell.time import check_max_episode_steps
+from anywrap.transforms.time_limit import init_clock, reset_clock, time_limit
+
+__all__ = ["TimeLimit"]
+
+_NAME = "anywrap.TimeLimit"
+
+
+class TimeLimit(Shell, gym.wrappers.TimeLimit):
+    """Truncates an episode once it has taken ``max_episode_steps`` steps.
+
+    Drop-in for :class:`gymnasium.wrappers.TimeLimit` (and an instance of it,
+    so that code looking for a time limit in the stack finds this one): same
+    argument, errors, ``spec`` (with ``max_episode_steps`` set) and flags.
+    ``truncated`` becomes ``True`` on the step where the count reaches the
+    limit, as a Python bool for a host env; for a device env (JAX, torch) the
+    count lives on the device and ``truncated`` comes back as an array of the
+    env's library, without a host sync. ``state_dict()`` saves the count.
+
+    Example:
+        >>> from gymnasium.envs.classic_control import CartPoleEnv
+        >>> import anywrap
+        >>> env = anywrap.TimeLimit(CartPoleEnv(), max_episode_steps=2)
+        >>> _ = env.reset(seed=0)
+        >>> [env.step(0)[3] for _ in range(2)]
+        [False, True]
+
+    Change logs:
+     * v0.1.0 - Initially added, matching Gymnasium 1.4.
+    """
+
+    def __init__(self, env: gym.Env, max_episode_steps: int) -> None:
+        """Wrap ``env``; ``max_episode_steps`` > 0 is the step at which episodes truncate."""
+        max_episode_steps = check_max_episode_steps(_NAME, max_episode_steps)
+        gym.Wrapper.__init__(self, env)
+        self._max_episode_steps = max_episode_steps
+        self._started = False
+        self._state = init_clock((), xp=np)
+        self._use(
+            {
+                "step": partial(time_limit, max_steps=max_episode_steps),
+                "reset": with_no_output(reset_clock),
+            }
+        )
+
+    @property  # type: ignore[override]
+    def _elapsed_steps(self) -> int | None:
+        """Steps taken in the current episode (``None`` before the first reset); reading
+        it copies the count to the host."""
+        return int(xp.to_numpy(self._state.elapsed)) if self._started else None
+
+    @_elapsed_steps.setter
+    def _elapsed_steps(self, value: int | None) -> None:
+        if value is None:
+            return  # gymnasium.wrappers.TimeLimit.__init__'s placeholder
+        old = self._state.elapsed
+        new = xp.namespace(old).asarray(value, dtype=old.dtype, device=xp.device(old))
+        self._state = self._state._replace(elapsed=new)
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
+        """Reset the env and the step count (which stays where the env's flags put it)."""
+        obs, info = self.env.reset(seed=seed, options=options)
+        self._run("reset", self._state.elapsed)
+        self._started = True
+        return obs, info
+
+    def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        """Step the env; truncate once the episode reaches the limit."""
+        if not self._started:
+            raise gym.error.ResetNeeded(f"{_NAME}: call reset() before step()")
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        limited, over = self._run("step", terminated, terminated, truncated)
+        if xp.is_host(truncated):  # Gymnasium's branch, and its Python True
+            limited = True if over else truncated
+        return obs, reward, terminated, limited, info
