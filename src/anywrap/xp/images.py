@@ -23,7 +23,7 @@ Each is a ``functools.singledispatch`` function: JAX and PyTorch register their
 kernels in :mod:`anywrap.backends.jax` and :mod:`anywrap.backends.torch`.
 
 * :func:`gray_fix_table`: where Gymnasium's float64 grayscale lands below an
-  integer (see :mod:`anywrap.transforms.images`).
+  integer (see :mod:`anywrap.transforms.grayscale_observation`).
 
 How far the ``area`` backends are from OpenCV (measured by the tests on
 random and Atari frames; all ``uint8``):
