@@ -11,19 +11,31 @@
 * :func:`gym_reference`: Gymnasium's own outputs for the same trajectory,
   from its single-env wrappers applied to each sub-env (the only way
   Gymnasium stacks frames of a vector env).
+* :class:`DeviceImageEnv`: :class:`ImageEnv`'s frames pre-rendered in a library,
+  for single wrappers on device arrays; ``ImageReplayVectorEnv(..., cycle=True)``
+  for vector ones. Both have the ``sample_action()`` of the contract suite's
+  ``array_env``.
+* :func:`torch_compiling`: PyTorch's compiled path switched on (each signature
+  compiled on its second call), yielding the compile log from there.
+* :func:`count_compiled_calls`: the compiled calls each layer of a wrapper stack makes.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode
+from helpers import make_backend
 
 SHAPE = (210, 160, 3)
+SMALL = (42, 32, 3)
+"""A small frame, where the size does not matter (the contract cases, the no-sync runs)."""
 
 
 class ImageEnv(gym.Env):
@@ -62,6 +74,12 @@ class ImageEnv(gym.Env):
         terminated = end and self.episode % 2 == 0
         truncated = end and not terminated
         return self.frame(), float(self.t + 0.5 * int(action)), terminated, truncated, {}
+
+
+ENV_ID = "anywrap-test/Images-v0"
+""":class:`ImageEnv` registered, so that a spec can name it (``gym.make(env.spec)``)."""
+if ENV_ID not in gym.registry:
+    gym.register(ENV_ID, entry_point=ImageEnv)
 
 
 def env_fns(num_envs: int, shape: tuple[int, ...] = SHAPE, wrap: Any = None) -> list[Any]:
@@ -136,10 +154,11 @@ def gym_reference(traj: ImageTrajectory, wrap: Any) -> list[tuple]:
 
 
 class ImageReplayVectorEnv(gym.vector.VectorEnv):
-    """Replays an :class:`ImageTrajectory` as arrays of ``backend`` (converted up front)."""
+    """Replays an :class:`ImageTrajectory` as arrays of ``backend`` (converted up front);
+    ``cycle``: past the end, the steps again from the first (no reset between)."""
 
-    def __init__(self, traj: ImageTrajectory, backend: Any) -> None:
-        self.traj, self.backend = traj, backend
+    def __init__(self, traj: ImageTrajectory, backend: Any, cycle: bool = False) -> None:
+        self.traj, self.backend, self.cycle = traj, backend, cycle
         self.num_envs = traj.num_envs
         self.single_observation_space = gym.spaces.Box(0, 255, traj.shape, np.uint8)
         self.single_action_space = gym.spaces.Discrete(3)
@@ -159,6 +178,8 @@ class ImageReplayVectorEnv(gym.vector.VectorEnv):
         return self._calls[self.position][0] if self.position < len(self._calls) else None
 
     def _next(self, kind: str) -> tuple:
+        if self.cycle and self.position == len(self._calls):
+            self.position = 1
         c = self._calls[self.position]
         assert c[0] == kind, (kind, c[0], self.position)
         self.position += 1
@@ -173,6 +194,79 @@ class ImageReplayVectorEnv(gym.vector.VectorEnv):
         if final is not None:
             info = {"final_obs": final, "_final_obs": fmask}
         return obs, rew, term, trunc, info
+
+    def sample_action(self) -> Any:
+        return np.zeros(self.num_envs, np.int64)  # replayed: the actions are not used
+
+
+class DeviceImageEnv(gym.Env):
+    """:class:`ImageEnv`'s first episode (its reset frame, then ``steps`` steps),
+    pre-rendered as arrays of ``library``; past the last step the steps come again
+    (without a reset). Rewards and flags are Python values, as Gymnasium's single
+    envs return them."""
+
+    metadata: dict[str, Any] = {"render_modes": []}
+
+    def __init__(self, library: str, length: int = 5, steps: int = 12, shape: Any = SMALL):
+        backend = make_backend(library)
+        src = ImageEnv(0, length, shape)
+        self.observation_space, self.action_space = src.observation_space, src.action_space
+        self.frames = [backend.to_backend(src.reset(seed=0)[0])]
+        self.flags = []
+        for _ in range(steps):
+            obs, reward, terminated, truncated, _ = src.step(0)
+            self.frames.append(backend.to_backend(obs))
+            self.flags.append((reward, terminated, truncated))
+        self.t = 0
+
+    def reset(self, *, seed: Any = None, options: Any = None) -> Any:
+        self.t = 0
+        return self.frames[0], {}
+
+    def step(self, action: Any) -> Any:
+        i = self.t % len(self.flags)
+        self.t += 1
+        return (self.frames[i + 1], *self.flags[i], {})
+
+    def sample_action(self) -> int:
+        return 0
+
+
+@contextlib.contextmanager
+def torch_compiling() -> Iterator[Callable[[], list[Any]]]:
+    """PyTorch's compiled path on, each signature compiled on its second call; yields
+    ``() -> `` the compile log from here."""
+    from anywrap import xp
+
+    previous = xp.set_compile(True, after_calls=2)
+    start = len(xp.compile_log())
+    try:
+        yield lambda: xp.compile_log()[start:]
+    finally:
+        xp.set_compile(previous, after_calls=xp.switch.AFTER_CALLS)
+
+
+def count_compiled_calls(stack: Any, inner: Any, calls: list[str]) -> None:
+    """Make every compiled program of each layer of ``stack`` above ``inner`` append
+    its layer's class name to ``calls`` when called (JAX: each must be a ``jax.jit``
+    function, so that a step through the layer is one compiled call)."""
+    from anywrap import xp
+
+    layer = stack
+    while layer is not inner:
+        name = type(layer).__name__
+        tables = [c._by_type for c in vars(layer).values() if isinstance(c, xp.Compiled)]
+        tables += [layer._compiled] if getattr(layer, "_transforms", None) else []
+        for table in tables:
+            for key, fn in list(table.items()):
+                assert hasattr(fn, "_cache_size"), (name, key)  # a jax.jit function
+
+                def counted(*a: Any, _fn: Any = fn, _name: str = name, **k: Any) -> Any:
+                    calls.append(_name)
+                    return _fn(*a, **k)
+
+                table[key] = counted
+        layer = layer.env
 
 
 def run_replay(stack: Any, replay: ImageReplayVectorEnv) -> list[tuple]:
