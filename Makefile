@@ -6,19 +6,29 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip install --quiet --disable-pip-version-check
 
-.PHONY: demo test lint bench bench-quick clean
+# The package declares ranges (pyproject.toml); the test environment pins what it
+# installs. torch goes in first: an open requirement with no torch installed takes
+# the newest release, which on Linux is a multi-GB CUDA build. Gymnasium 1.4 is the
+# version whose numbers anywrap reproduces (the parity tests).
+TORCH ?= 2.13.0
+GYMNASIUM ?= 1.4.*
+
+.PHONY: demo test test-compat lint bench bench-quick clean
 
 $(VENV)/.demo-ready: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) --upgrade pip
-	$(PIP) -e ".[jax,torch,progress,io,record]" "pygame>=2.1.3" "ale-py>=0.9"
+	$(PIP) "torch==$(TORCH)"
+	$(PIP) -e ".[jax,torch,progress,io,record]" "gymnasium==$(GYMNASIUM)" "pygame>=2.1.3" "ale-py>=0.9"
 	touch $@
 
 # Everything the test suite touches, so that no test is skipped: every backend
 # (torch CPU 2.13.0, jax, tensorflow-cpu, array-api-strict), brax and gymnax;
 # the dev extra brings OpenCV and ale-py (Atari, ROMs included) for the image wrappers.
-# gymnax 1.0.1 caps gymnasium below 1.4 although it runs with it: installed
-# without its dependency check, its other needs named here.
+# gymnax 1.0.1 asks gymnasium<1.4: installed in one command with the package, as a
+# user would, pip resolves them together (Gymnasium 1.3); the next line then moves
+# Gymnasium to 1.4, the parity target, past gymnax's cap (gymnax runs on 1.4).
+# The compatibility run below tests gymnax on Gymnasium 1.2 with its cap kept.
 # RecordHTML's browser test drives Debian's chromium with Playwright (the dev
 # extra); Playwright's own browser download is not used.
 # PyTorch's compiled path (tests/test_torch_compile.py) has TorchInductor build
@@ -26,9 +36,8 @@ $(VENV)/.demo-ready: pyproject.toml
 $(VENV)/.test-ready: pyproject.toml $(VENV)/.demo-ready
 	test -x /usr/bin/chromium || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
 	test -x /usr/bin/g++ || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq g++)
-	$(PIP) -e ".[dev,tf]"
-	$(PIP) brax seaborn
-	$(PIP) --no-deps "gymnax==1.0.1"
+	$(PIP) -e ".[dev,tf]" brax "gymnax==1.0.1"
+	$(PIP) "gymnasium==$(GYMNASIUM)"
 	touch $@
 
 demo: $(VENV)/.demo-ready
@@ -36,6 +45,45 @@ demo: $(VENV)/.demo-ready
 
 test: $(VENV)/.test-ready lint
 	$(PY) -m pytest -n 2 --durations=15 tests
+
+# The compatibility run: the oldest release that each range in pyproject.toml
+# admits (COMPAT_TORCH and COMPAT_PINS), installed as a user would install them
+# beside an existing torch: torch first, then the package, its extras and gymnax in
+# one pip command, which must keep that torch; `pip check` must be clean. It runs
+# COMPAT_TESTS: the parity tests against Gymnasium side by side, the torch tests
+# with compilation on and off, the functional tests, the checkpoint, image and
+# TensorFlow tests (the floors of safetensors, Pillow, OpenCV and tensorflow-cpu),
+# and tests/packaging (one import test per extra, the built wheel).
+# Keep COMPAT_TESTS in step with the test files' names.
+COMPAT_VENV ?= .venv-compat
+COMPAT_TORCH ?= 2.7.1
+COMPAT_PINS ?= "gymnasium==1.2.0" "numpy==2.1.0" "array-api-compat==1.16.0" "jax==0.8.0" \
+	"tensorflow-cpu==2.20.0" "safetensors==0.4.0" "pillow==10.0.0" \
+	"opencv-python-headless==4.10.0.84" "tqdm==4.60.0"
+COMPAT_TESTS ?= tests/packaging tests/contracts/test_same_numbers.py tests/test_cleanrl_stack.py \
+	tests/test_arrays_parity.py tests/wrappers tests/vector tests/transforms \
+	tests/test_torch_compile.py tests/test_backends.py tests/test_arrays_backends.py \
+	tests/contracts/test_no_sync.py tests/test_nosync.py tests/xp tests/test_distributed_torch.py \
+	tests/test_specs.py tests/test_phys2d.py tests/functional \
+	tests/test_checkpoint.py tests/test_tensorflow.py
+CPY := $(COMPAT_VENV)/bin/python
+CPIP := $(CPY) -m pip install --quiet --disable-pip-version-check
+
+$(COMPAT_VENV)/.compat-ready: pyproject.toml Makefile
+	test -x /usr/bin/g++ || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq g++)
+	rm -rf $(COMPAT_VENV)
+	$(PYTHON) -m venv $(COMPAT_VENV)
+	$(CPIP) --upgrade pip
+	$(CPIP) "torch==$(COMPAT_TORCH)"
+	$(CPIP) -e ".[dev,tf]" brax "gymnax==1.0.1" $(COMPAT_PINS)
+	$(CPY) -m pip check
+	$(CPY) -c "import sys, torch; sys.exit(torch.__version__.split('+')[0] != '$(COMPAT_TORCH)')"
+	touch $@
+
+test-compat: $(COMPAT_VENV)/.compat-ready
+	$(CPY) -c "from importlib.metadata import version as v; print(*(f'{n} {v(n)}' for n in \
+	'gymnasium torch numpy jax tensorflow-cpu safetensors pillow opencv-python-headless gymnax torchrl'.split()))"
+	$(CPY) -m pytest -n 2 --durations=10 $(COMPAT_TESTS)
 
 lint: $(VENV)/.test-ready
 	$(PY) -m ruff check src tests
@@ -61,4 +109,4 @@ docs: $(VENV)/.docs-ready
 	@echo "docs: build/docs/html/index.html"
 
 clean:
-	rm -rf $(VENV) bench-results .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(COMPAT_VENV) bench-results .pytest_cache .mypy_cache .ruff_cache
