@@ -243,13 +243,6 @@ def test_an_info_that_is_not_a_dict_is_refused_before_any_update(vector, info):
     )
 
 
-def test_a_host_run_refuses_a_state_that_is_not_one_envs_numpy_values():
-    from anywrap.transforms.episodes import HostRun, init_episodes
-
-    with pytest.raises(TypeError, match=r"HostRun: expected one env's state of NumPy values"):
-        HostRun(init_episodes((3,), xp=np))
-
-
 def test_same_step_final_obs_without_its_mask():
     env = ScriptedVectorEnv(BOX, mode=AutoresetMode.SAME_STEP)
     stack = started(anywrap.vector.NormalizeObservation(env), env)

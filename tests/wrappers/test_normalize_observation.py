@@ -7,15 +7,8 @@ import warnings
 import gymnasium as gym
 import numpy as np
 import pytest
-from gymnasium.vector import AutoresetMode
 
 import anywrap
-
-
-def make_vec(env_id: str, n: int, mode: AutoresetMode = AutoresetMode.NEXT_STEP):
-    return gym.make_vec(
-        env_id, num_envs=n, vectorization_mode="sync", vector_kwargs={"autoreset_mode": mode}
-    )
 
 
 @pytest.mark.parametrize("stats_dtype", ["float64"])

@@ -14,8 +14,14 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import pytest
-from helpers import GYM_VECTOR, Backend, ReplayVectorEnv, make_backend, record_vector_trajectory
-from helpers import run_vector
+from helpers import (
+    GYM_VECTOR,
+    Backend,
+    ReplayVectorEnv,
+    make_backend,
+    record_vector_trajectory,
+    run_vector,
+)
 from toy_array import TOY, ToyArray
 
 import anywrap

@@ -107,8 +107,11 @@ class Conversions:
         if target is None:
             raise TypeError(f"{name}: give the target library as `to=` (or target_xp)")
         self.name, self.vector = name, vector
-        self.target = resolve_library(target)
-        self.env_library: str | None = None if env_xp is None else resolve_library(env_xp)
+        try:
+            self.target = resolve_library(target)
+            self.env_library: str | None = None if env_xp is None else resolve_library(env_xp)
+        except (TypeError, ValueError) as e:
+            raise type(e)(f"{name}: {e}") from None
         self.env_device = env_device
         self.scalars = not vector and scalars is not False
         device = device if device is not None else target_device
@@ -248,10 +251,19 @@ class ToNumpy(ArrayConversion):
         *,
         env_xp: Library = None,
         env_device: Any = None,
-        **options: Any,
+        writable: bool = False,
+        scalars: bool | None = None,
     ) -> None:
-        """Wrap ``env``; ``options``: ``writable`` and ``scalars`` (see :class:`ArrayConversion`)."""
-        super().__init__(env, env_xp, env_device=env_device, to="numpy", device=device, **options)
+        """Wrap ``env``; ``writable`` and ``scalars``: see :class:`ArrayConversion`."""
+        super().__init__(
+            env,
+            env_xp,
+            env_device=env_device,
+            to="numpy",
+            device=device,
+            writable=writable,
+            scalars=scalars,
+        )
 
 
 class ToTorch(ArrayConversion):
@@ -271,10 +283,19 @@ class ToTorch(ArrayConversion):
         *,
         env_xp: Library = None,
         env_device: Any = None,
-        **options: Any,
+        writable: bool = False,
+        scalars: bool | None = None,
     ) -> None:
-        """Wrap ``env``; ``options``: ``writable`` and ``scalars`` (see :class:`ArrayConversion`)."""
-        super().__init__(env, env_xp, env_device=env_device, to="torch", device=device, **options)
+        """Wrap ``env``; ``writable`` and ``scalars``: see :class:`ArrayConversion`."""
+        super().__init__(
+            env,
+            env_xp,
+            env_device=env_device,
+            to="torch",
+            device=device,
+            writable=writable,
+            scalars=scalars,
+        )
 
 
 class ToJax(ArrayConversion):
@@ -294,10 +315,19 @@ class ToJax(ArrayConversion):
         *,
         env_xp: Library = None,
         env_device: Any = None,
-        **options: Any,
+        writable: bool = False,
+        scalars: bool | None = None,
     ) -> None:
-        """Wrap ``env``; ``options``: ``writable`` and ``scalars`` (see :class:`ArrayConversion`)."""
-        super().__init__(env, env_xp, env_device=env_device, to="jax", device=device, **options)
+        """Wrap ``env``; ``writable`` and ``scalars``: see :class:`ArrayConversion`."""
+        super().__init__(
+            env,
+            env_xp,
+            env_device=env_device,
+            to="jax",
+            device=device,
+            writable=writable,
+            scalars=scalars,
+        )
 
 
 class ToTensorFlow(ArrayConversion):
@@ -317,11 +347,20 @@ class ToTensorFlow(ArrayConversion):
         *,
         env_xp: Library = None,
         env_device: Any = None,
-        **options: Any,
+        writable: bool = False,
+        scalars: bool | None = None,
     ) -> None:
-        """Wrap ``env``; ``options``: ``writable`` and ``scalars`` (see :class:`ArrayConversion`)."""
+        """Wrap ``env``; ``writable`` and ``scalars``: see :class:`ArrayConversion`."""
         to = "tensorflow"
-        super().__init__(env, env_xp, env_device=env_device, to=to, device=device, **options)
+        super().__init__(
+            env,
+            env_xp,
+            env_device=env_device,
+            to=to,
+            device=device,
+            writable=writable,
+            scalars=scalars,
+        )
 
 
 class JaxToNumpy(ArrayConversion):

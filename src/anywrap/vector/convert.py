@@ -66,7 +66,8 @@ class ArrayConversion(Shell, VectorWrapper):
 
     Example:
         >>> import gymnasium as gym, anywrap
-        >>> env = anywrap.vector.ArrayConversion(gym.make_vec("CartPole-v1", num_envs=2), to="torch")
+        >>> envs = gym.make_vec("CartPole-v1", num_envs=2)
+        >>> env = anywrap.vector.ArrayConversion(envs, to="torch")
         >>> obs, info = env.reset(seed=0)
         >>> type(obs).__name__, obs.dtype, tuple(obs.shape)
         ('Tensor', torch.float32, (2, 4))
@@ -129,10 +130,12 @@ class ToNumpy(ArrayConversion):
         *,
         env_xp: Library = None,
         env_device: Any = None,
-        **options: Any,
+        writable: bool = False,
     ) -> None:
-        """Wrap ``env``; ``options``: ``writable`` (see :class:`ArrayConversion`)."""
-        super().__init__(env, env_xp, env_device=env_device, to="numpy", device=device, **options)
+        """Wrap ``env``; ``writable``: see :class:`ArrayConversion`."""
+        super().__init__(
+            env, env_xp, env_device=env_device, to="numpy", device=device, writable=writable
+        )
 
 
 class ToTorch(ArrayConversion):
@@ -152,10 +155,12 @@ class ToTorch(ArrayConversion):
         *,
         env_xp: Library = None,
         env_device: Any = None,
-        **options: Any,
+        writable: bool = False,
     ) -> None:
-        """Wrap ``env``; ``options``: ``writable`` (see :class:`ArrayConversion`)."""
-        super().__init__(env, env_xp, env_device=env_device, to="torch", device=device, **options)
+        """Wrap ``env``; ``writable``: see :class:`ArrayConversion`."""
+        super().__init__(
+            env, env_xp, env_device=env_device, to="torch", device=device, writable=writable
+        )
 
 
 class ToJax(ArrayConversion):
@@ -175,10 +180,12 @@ class ToJax(ArrayConversion):
         *,
         env_xp: Library = None,
         env_device: Any = None,
-        **options: Any,
+        writable: bool = False,
     ) -> None:
-        """Wrap ``env``; ``options``: ``writable`` (see :class:`ArrayConversion`)."""
-        super().__init__(env, env_xp, env_device=env_device, to="jax", device=device, **options)
+        """Wrap ``env``; ``writable``: see :class:`ArrayConversion`."""
+        super().__init__(
+            env, env_xp, env_device=env_device, to="jax", device=device, writable=writable
+        )
 
 
 class ToTensorFlow(ArrayConversion):
@@ -198,11 +205,13 @@ class ToTensorFlow(ArrayConversion):
         *,
         env_xp: Library = None,
         env_device: Any = None,
-        **options: Any,
+        writable: bool = False,
     ) -> None:
-        """Wrap ``env``; ``options``: ``writable`` (see :class:`ArrayConversion`)."""
+        """Wrap ``env``; ``writable``: see :class:`ArrayConversion`."""
         to = "tensorflow"
-        super().__init__(env, env_xp, env_device=env_device, to=to, device=device, **options)
+        super().__init__(
+            env, env_xp, env_device=env_device, to=to, device=device, writable=writable
+        )
 
 
 class JaxToNumpy(ArrayConversion):
@@ -236,7 +245,7 @@ class JaxToTorch(ArrayConversion):
 
 
 class NumpyToTorch(ArrayConversion):
-    """Gymnasium's ``NumpyToTorch``: a NumPy vector env seen through PyTorch, on ``device`` if given.
+    """Gymnasium's ``NumpyToTorch``: a NumPy vector env seen through PyTorch (on ``device``).
 
     Example:
         >>> import gymnasium as gym, anywrap

@@ -25,7 +25,7 @@ from anywrap.bench import (
     write_json,
 )
 
-SRC = str(Path(__file__).resolve().parents[1] / "src")
+SRC = str(Path(__file__).resolve().parents[2] / "src")
 
 
 class FakeClock:
@@ -351,7 +351,7 @@ def test_a_benchmark_whose_library_does_not_import_is_not_available(
         assert report["machine"]["jax_device"] is None
 
 
-GPU_CHECK = Path(__file__).resolve().parents[1] / "benchmarks" / "gpu_check.sh"
+GPU_CHECK = Path(__file__).resolve().parents[2] / "benchmarks" / "gpu_check.sh"
 
 
 def _gpu_check(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -444,7 +444,7 @@ def test_the_episode_end_script_runs_every_case(capsys: pytest.CaptureFixture[st
     Gymnasium's time, anywrap's and their ratio."""
     import importlib.util
 
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "episode_end.py"
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "episode_end.py"
     spec = importlib.util.spec_from_file_location("episode_end", path)
     assert spec is not None and spec.loader is not None
     script = importlib.util.module_from_spec(spec)
@@ -464,7 +464,7 @@ def test_the_wrapper_steps_script_runs_every_wrapper(capsys: pytest.CaptureFixtu
     Gymnasium's added time, anywrap's and their ratio; an unknown name is refused."""
     import importlib.util
 
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "wrapper_steps.py"
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "wrapper_steps.py"
     spec = importlib.util.spec_from_file_location("wrapper_steps", path)
     assert spec is not None and spec.loader is not None
     script = importlib.util.module_from_spec(spec)

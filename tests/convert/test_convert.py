@@ -82,7 +82,7 @@ def test_same_library_is_identity_and_device_moves_once() -> None:
     assert C.to_library(t, "torch") is t
     assert C.to_library(t, "torch", device="cpu") is t
     j = C.to_library(t, "jax", device="cpu")
-    assert axp.same_device(axp.device(j), jax.devices("cpu")[0])
+    assert str(axp.device(j)) == str(jax.devices("cpu")[0])
     with pytest.raises(ValueError, match="host"):
         C.to_library(t, "numpy", device="cuda:0")
 

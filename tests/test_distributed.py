@@ -14,7 +14,8 @@ import torch.distributed as dist  # noqa: E402
 import torch.multiprocessing as mp  # noqa: E402
 
 from anywrap.distributed import jax_psum, torch_allreduce_sum  # noqa: E402
-from anywrap.transforms import moments, returns  # noqa: E402
+from anywrap.transforms import moments  # noqa: E402
+from anywrap.transforms import normalize_reward as returns  # noqa: E402
 
 WORLD = 2
 

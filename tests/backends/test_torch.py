@@ -1,0 +1,183 @@
+"""The PyTorch backend (backends/torch.py): its routes give NumPy's values and are
+taken where they should be, the generic ``cond`` selects without a sync, and a compiled
+program branches on the NaN guard and reads the batch once."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from anywrap import xp
+from anywrap.transforms import moments
+
+torch = pytest.importorskip("torch")
+from anywrap.backends import torch_compile  # noqa: E402
+
+
+def oracle(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Gymnasium's start (count 1e-4, mean 0, var 1) merged with ``rows``, in float64."""
+    n, prior = rows.shape[0], 1e-4
+    mean = rows.mean(0)
+    tot = prior + n
+    m2 = 1.0 * prior + rows.var(0) * n + mean**2 * prior * n / tot
+    return mean * n / tot, m2 / tot
+
+
+@pytest.mark.parametrize("bounds_dtype", ["float32", "float64", "python"])
+def test_torch_clip_is_numpys_clip(bounds_dtype):
+    """PyTorch's route takes two elementwise kernels where the bounds are tensors of
+    the input's dtype, and the Array API's clip otherwise: NumPy's values and dtype
+    either way, NaN included."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    x = np.array([[-3.0], [0.5], [np.nan], [2.0], [-np.inf]], dtype=np.float32)
+    low, high = np.array([-1.0]), np.array([1.5])
+    if bounds_dtype == "python":
+        lo, hi = -1.0, 1.5
+    else:
+        lo, hi = (torch.tensor(b, dtype=getattr(torch, bounds_dtype)) for b in (low, high))
+    got = xp.clip(torch.from_numpy(x), lo, hi)
+    if bounds_dtype == "python":
+        want = np.clip(x, lo, hi)
+    else:
+        want = np.clip(x, low.astype(bounds_dtype), high.astype(bounds_dtype))
+    assert str(got.dtype) == f"torch.{want.dtype}"
+    np.testing.assert_array_equal(got.numpy(), want)
+    traced = str(make_fx(lambda a: xp.clip(a, lo, hi))(torch.from_numpy(x)).code)
+    routed = "aten.maximum" in traced and "aten.minimum" in traced
+    assert routed == (bounds_dtype == "float32"), traced
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    mask=st.lists(st.booleans(), min_size=1, max_size=300),
+    k=st.integers(min_value=1, max_value=120),
+)
+def test_last_true_indices_torch_lists_the_last_trues(mask, k):
+    """PyTorch's CPU route (one ``nonzero_static``) against the Trues listed by NumPy:
+    the filled slots agree, and the others still index the mask safely."""
+    m = np.array(mask)
+    got = xp.last_true_indices(torch.from_numpy(m), k).numpy()
+    filled = min(int(m.sum()), k)
+    assert got.shape == (k,)
+    np.testing.assert_array_equal(got[:filled], np.flatnonzero(m)[::-1][:filled])
+    assert np.all((got >= 0) & (got < m.size))
+
+
+def test_last_true_indices_torch_route_is_one_operator_on_the_cpu():
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    mask = torch.arange(4096) % 3 == 0
+    traced = str(make_fx(lambda m: xp.last_true_indices(m, 100))(mask).code)
+    assert "nonzero_static" in traced and "cumsum" not in traced, traced
+
+
+def test_the_generic_form_selects_without_a_sync():
+    from helpers import torch_no_host_sync
+
+    fast, calls = torch.tensor([1.0, 2.0]), []
+
+    def safe(f, x):
+        calls.append(1)
+        return x + 10.0
+
+    def keep(f, x):
+        return f
+
+    with torch_no_host_sync():
+        kept = xp.cond(torch.tensor(True), keep, safe, fast, torch.zeros(2))
+        redone = xp.cond(torch.tensor(False), keep, safe, fast, torch.zeros(2))
+    assert kept.tolist() == [1.0, 2.0] and redone.tolist() == [10.0, 10.0] and len(calls) == 2
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+@pytest.mark.parametrize("bad", [None, "nan", "nan in the origin's rows"])
+@pytest.mark.parametrize(("rows", "cols"), [(64, 5), (1000, 16)])
+def test_a_compiled_torch_update_leaves_out_the_bad_rows(bad, rows, cols):
+    """The shifted sums, plain (64 x 5) and by blocks of 256 rows (1000 x 16: three
+    blocks and a remainder), their origin thrown off by an outlying row."""
+    from anywrap.xp import switch
+
+    rng = np.random.default_rng(5)
+    batch = rng.normal(300.0, 2.0, (rows, cols)).astype(np.float32)
+    batch[0] += 40.0  # in the origin's rows: 20 spreads from the mean
+    keep = np.ones(rows, bool)
+    if bad:
+        at = 3 if "origin" in bad else rows - 7
+        batch[at, 1] = np.nan
+        keep[at] = False
+    previous = xp.set_compile(True, after_calls=1)
+    start = len(xp.compile_log())
+    try:
+        update = xp.jit(torch.zeros(1), moments.update_moments)
+        m = moments.init_moments((cols,), xp=xp.namespace(torch.zeros(1)), dtype=torch.float32)
+        clean = torch.as_tensor(rng.normal(300.0, 2.0, (rows, cols)).astype(np.float32))
+        update(m, clean)  # compiles (the call itself runs eagerly)
+        out = update(m, torch.as_tensor(batch))  # the compiled program
+    finally:
+        xp.set_compile(previous, after_calls=switch.AFTER_CALLS)
+    records = xp.compile_log()[start:]
+    assert [r.compiled for r in records] == [True]
+    mean, var = oracle(batch[keep].astype(np.float64))
+    np.testing.assert_allclose(out.mean.numpy(), mean, rtol=2e-6)
+    np.testing.assert_allclose(out.var.numpy(), var, rtol=2e-4)
+    assert float(moments.total_count(out)) == pytest.approx(keep.sum() + 1e-4)
+
+
+def test_the_torch_trace_branches_on_the_guard():
+
+    m = moments.init_moments((3,), xp=xp.namespace(torch.zeros(1)), dtype=torch.float32)
+    x = torch.ones(8, 3)
+
+    def ops_of(branches):
+        flat = [*m, x]
+
+        def fn(*t):
+            return list(moments.update_moments(moments.Moments(*t[:4]), t[4]))
+
+        return str(torch_compile._trace(fn, flat, branches=branches).graph)
+
+    assert "higher_order.cond" in ops_of(True)
+    assert "higher_order.cond" not in ops_of(False)  # eager form: both and a select
+    assert not torch_compile.tracing()
+
+
+@pytest.mark.parametrize("offset", [0.0, 1e4])
+def test_shifted_moments_keep_float32_precision_far_from_zero(offset):
+    """One read of the batch (sums of deviations from the first rows' mean) against
+    NumPy's two passes in float64: far from zero, the plain sum of squares minus the
+    squared sum would lose every digit of a spread of 1 in float32."""
+    rng = np.random.default_rng(9)
+    batch = rng.normal(offset, 1.0, (1000, 3)).astype(np.float32)
+    batch[0] += 25.0  # an outlier among the origin's rows
+    batch[:, 2] = offset + 0.5  # a constant column: variance 0, not below
+    from anywrap.backends.torch import _shifted_mean_var, _sum0
+
+    mean, var = (a.numpy() for a in _shifted_mean_var(torch.from_numpy(batch), _sum0))
+    wide = batch.astype(np.float64)
+    np.testing.assert_allclose(mean, wide.mean(0), rtol=1e-6, atol=1e-5)
+    np.testing.assert_allclose(var[:2], wide.var(0)[:2], rtol=1e-4)
+    assert var[2] == 0.0
+
+
+def test_a_compiled_torch_program_reads_the_batch_once():
+    """In a program, the torch route takes the shifted sums (one fused pass), by
+    blocks of rows for a wide batch of two blocks or more; eagerly, Welford's."""
+
+    def sums(rows, cols):
+        def fn(x):
+            return list(xp.mean_var(x))
+
+        graph = str(torch_compile._trace(fn, [torch.ones(rows, cols)], False).graph)
+        assert "var_mean" not in graph
+        return graph.count("aten.sum")
+
+    plain = sums(4096, 3)  # the origin's rows, the deviations, their squares
+    assert plain == 3
+    assert sums(511, 16) == plain
+    assert sums(512, 16) == plain + 2  # each of the two sums by blocks, then of blocks
+    assert not torch_compile.in_program()
+    mean, var = xp.mean_var(torch.arange(6.0).reshape(3, 2))
+    assert mean.tolist() == [2.0, 3.0] and var.tolist() == pytest.approx([8 / 3, 8 / 3])
