@@ -16,14 +16,17 @@
 
 * :func:`write_rows`: ``buffer[index] = rows`` along axis 0, the one write of a
   ring buffer. NumPy and PyTorch write into ``buffer`` and return it; JAX
-  returns a new array, which a compiled step reuses in place when it is
-  compiled with ``anywrap.xp.Compiled(fn, donate=True)``.
+  returns a new array, which a step compiled with buffer donation
+  (``anywrap.xp.jit(like, fn, donate=True)``, a shell's ``_use(..., donate=...)``)
+  writes in place.
+
+* :func:`rgb_to_gray`: Gymnasium's grayscale, exactly: the integer formula and
+  :func:`gray_fix_table` (where Gymnasium's float64 sum lands below an integer; see
+  :mod:`anywrap.transforms.grayscale_observation`), or, on NumPy and in eager
+  PyTorch, a lookup in :func:`gray_lut` (the same numbers in fewer passes).
 
 Each is a ``functools.singledispatch`` function: JAX and PyTorch register their
 kernels in :mod:`anywrap.backends.jax` and :mod:`anywrap.backends.torch`.
-
-* :func:`gray_fix_table`: where Gymnasium's float64 grayscale lands below an
-  integer (see :mod:`anywrap.transforms.grayscale_observation`).
 
 How far the ``area`` backends are from OpenCV (measured by the tests on
 random and Atari frames; all ``uint8``):
@@ -344,8 +347,8 @@ def write_rows(buffer: Array, index: Array, rows: Array) -> Array:
     write into ``buffer`` and return it: the caller gives up the old value
     (a ring buffer owns its memory and hands out only copies). JAX returns a
     new array, reusing ``buffer``'s memory when the step is compiled with
-    ``anywrap.xp.Compiled(fn, donate=True)``. The generic form (any other library) builds a
-    new array with ``where``: correct, but it copies the whole buffer.
+    ``anywrap.xp.jit(like, fn, donate=True)``. The generic form (any other library)
+    builds a new array with ``where``: correct, but it copies the whole buffer.
     """
     xp = namespace(buffer)
     m, n = buffer.shape[0], index.shape[0]
