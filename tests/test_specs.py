@@ -66,17 +66,3 @@ def test_spec_rebuilds_the_wrapper_with_its_arguments(name, env_id, kwargs):
     rebuilt = gym.make(env.spec)
     assert type(rebuilt) is type(env)
     assert rebuilt.spec.additional_wrappers[-1].kwargs == spec.kwargs
-
-
-def test_time_limit_puts_its_limit_in_the_spec_as_gymnasiums_does():
-    env = anywrap.TimeLimit(gym.make("Pendulum-v1"), max_episode_steps=17)
-    assert env.spec.max_episode_steps == 17
-    rebuilt = gym.make(env.spec)
-    rebuilt.reset(seed=0)
-    steps = 0
-    while True:
-        *_, terminated, truncated, _ = rebuilt.step(rebuilt.action_space.sample())
-        steps += 1
-        if terminated or truncated:
-            break
-    assert steps == 17
