@@ -52,6 +52,7 @@ __all__ = [
     "LibraryConstants",
     "box_check",
     "check_reward_bounds",
+    "checked",
     "dtype_space",
     "final_obs_batch",
     "is_packed",
@@ -165,6 +166,14 @@ def box_check(owner: str, space: gym.Space, batch: int | None = None) -> Any:
     return ObservationCheck(owner, space, batch) if isinstance(space, gym.spaces.Box) else None
 
 
+def checked(check: Any, obs: Any) -> Any:
+    """``obs``, refused by ``check`` (a :func:`box_check`, or ``None``) if it has another
+    shape than the space's; one comparison of host metadata when it fits."""
+    if check is not None and getattr(obs, "shape", None) != check.shape:
+        check(obs)
+    return obs
+
+
 # ------------------------------------------------------------------ constants
 class LibraryConstants:
     """NumPy constants, converted to the library and device of an array on demand.
@@ -220,9 +229,7 @@ def map_transforms(fn: Callable[..., Any]) -> dict[str, Callable[..., Any]]:
 def map_observations(self: Any, observations: Any) -> Any:
     """The batch mapped (``observations = map_observations`` in a vector map's class, which
     sets ``_check``, ``_consts`` and the transforms of :func:`map_transforms`)."""
-    check = self._check
-    if check is not None and getattr(observations, "shape", None) != check.shape:
-        check(observations)
+    checked(self._check, observations)
     return self._run("map", observations, observations, *self._consts.get(observations))
 
 

@@ -11,6 +11,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 from anywrap.shell.arrays import (
     LibraryConstants,
     box_check,
+    checked,
     is_packed,
     masked_reset,
     pack_final_obs,
@@ -80,22 +81,17 @@ class DelayObservation(Shell, VectorWrapper):
             }
         )
 
-    def _checked(self, obs: Any) -> Any:
-        if self._check is not None and getattr(obs, "shape", None) != self._check.shape:
-            self._check(obs)
-        return obs
-
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         """Reset; the queues of the sub-envs reset (all, without a ``reset_mask``) empty."""
         obs, info, mask = masked_reset(self, seed, options)
-        return self._run("reset", obs, self._checked(obs), *self._zero.get(obs), mask), info
+        return self._run("reset", obs, checked(self._check, obs), *self._zero.get(obs), mask), info
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         """Step; queue the new batch and return the one of ``delay`` steps ago."""
         obs, reward, terminated, truncated, info = self.env.step(actions)
-        self._checked(obs)
+        checked(self._check, obs)
         if not self.delay:
             return obs, reward, terminated, truncated, info
         zero = self._zero.get(obs)

@@ -9,7 +9,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 from gymnasium.vector.utils import batch_space
 
-from anywrap.shell.arrays import box_check, final_obs_batch, masked_reset, pack_final_obs
+from anywrap.shell.arrays import box_check, checked, final_obs_batch, masked_reset, pack_final_obs
 from anywrap.shell.base import Shell
 from anywrap.shell.checks import autoreset_mode
 from anywrap.shell.time import AUTORESET, find_max_steps, time_aware_space
@@ -83,22 +83,17 @@ class TimeAwareObservation(Shell, VectorWrapper):
         """Each sub-env's step count in its current episode (an array of the env's library)."""
         return self._state.elapsed
 
-    def _checked(self, obs: Any) -> Any:
-        if self._check is not None and getattr(obs, "shape", None) != self._check.shape:
-            self._check(obs)
-        return obs
-
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         """Reset; restart the counts of the sub-envs reset (all, without a ``reset_mask``)."""
         obs, info, mask = masked_reset(self, seed, options)
-        return self._run("reset", obs, self._checked(obs), mask), info
+        return self._run("reset", obs, checked(self._check, obs), mask), info
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         """Step and add each sub-env's new count to its observation."""
         obs, reward, terminated, truncated, info = self.env.step(actions)
-        self._checked(obs)
+        checked(self._check, obs)
         if self._mode is AutoresetMode.SAME_STEP and "final_obs" in info:
             single = self.env.single_observation_space
             final, packed = final_obs_batch(info, obs, single, self.num_envs)

@@ -8,7 +8,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from anywrap.shell.arrays import LibraryConstants, box_check
+from anywrap.shell.arrays import LibraryConstants, box_check, checked
 from anywrap.shell.base import Shell
 from anywrap.shell.delay_observation import (
     check_delay,
@@ -64,16 +64,11 @@ class DelayObservation(Shell, gym.ObservationWrapper):
         self._scalars = any(np.ndim(z) == 0 for z in leaves(zero))
         self._use({"release": partial(release, delay=delay), "reset": reset_delay})
 
-    def _checked(self, obs: Any) -> Any:
-        if self._check is not None and getattr(obs, "shape", None) != self._check.shape:
-            self._check(obs)
-        return obs
-
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         """Reset the env and empty the queue; the reset observation is queued."""
         obs, info = self.env.reset(seed=seed, options=options)
         return self._released(
-            self._run("reset", obs, self._checked(obs), *self._zero.get(obs))
+            self._run("reset", obs, checked(self._check, obs), *self._zero.get(obs))
         ), info
 
     def _released(self, out: Any) -> Any:
@@ -82,6 +77,6 @@ class DelayObservation(Shell, gym.ObservationWrapper):
     def observation(self, observation: Any) -> Any:
         """Queue ``observation`` and return the one of ``delay`` steps ago."""
         if not self.delay:
-            return self._checked(observation)
+            return checked(self._check, observation)
         zero = self._zero.get(observation)
-        return self._released(turn_ring(self, "release", self._checked(observation), *zero))
+        return self._released(turn_ring(self, "release", checked(self._check, observation), *zero))

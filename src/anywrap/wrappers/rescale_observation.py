@@ -6,7 +6,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from anywrap.shell.arrays import LibraryConstants, box_check, rescaled_box, stateless
+from anywrap.shell.arrays import LibraryConstants, box_check, checked, rescaled_box, stateless
 from anywrap.shell.base import Shell
 from anywrap.transforms.rescale import affine
 
@@ -55,6 +55,5 @@ class RescaleObservation(Shell, gym.ObservationWrapper):
 
     def observation(self, observation: Any) -> Any:
         """The observation rescaled."""
-        if getattr(observation, "shape", None) != self._check.shape:
-            self._check(observation)
+        checked(self._check, observation)
         return self._run("rescale", observation, observation, *self._consts.get(observation))

@@ -7,7 +7,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from anywrap.shell.arrays import box_check, reshape_space, stateless
+from anywrap.shell.arrays import box_check, checked, reshape_space, stateless
 from anywrap.shell.base import Shell
 from anywrap.transforms.reshape_observation import reshape_observation
 
@@ -46,6 +46,5 @@ class ReshapeObservation(Shell, gym.ObservationWrapper):
 
     def observation(self, observation: Any) -> Any:
         """The observation reshaped."""
-        if getattr(observation, "shape", None) != self._check.shape:
-            self._check(observation)
+        checked(self._check, observation)
         return self._run("reshape", observation, observation)

@@ -9,7 +9,7 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap import xp
-from anywrap.shell.arrays import box_check
+from anywrap.shell.arrays import box_check, checked
 from anywrap.shell.base import Shell
 from anywrap.shell.time import find_max_steps, time_aware_space
 from anywrap.transforms.time_aware_observation import show_time, time_aware, time_aware_reset
@@ -87,22 +87,17 @@ class TimeAwareObservation(Shell, gym.ObservationWrapper):
         """Steps taken in the current episode (reading it copies the count to the host)."""
         return int(xp.to_numpy(self._state.elapsed))
 
-    def _checked(self, obs: Any) -> Any:
-        if self._check is not None and getattr(obs, "shape", None) != self._check.shape:
-            self._check(obs)
-        return obs
-
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         """Reset the env and the count; the observation shows time 0."""
         obs, info = self.env.reset(seed=seed, options=options)
-        return self._run("reset", obs, self._checked(obs)), info
+        return self._run("reset", obs, checked(self._check, obs)), info
 
     def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         """Step the env and add the new count to its observation."""
         obs, reward, terminated, truncated, info = self.env.step(action)
-        out, _ = self._run("step", obs, self._checked(obs))
+        out, _ = self._run("step", obs, checked(self._check, obs))
         return out, reward, terminated, truncated, info
 
     def observation(self, observation: Any) -> Any:
         """Gymnasium's hook: ``observation`` with the current count added (nothing counted)."""
-        return self._run("show", observation, self._checked(observation))
+        return self._run("show", observation, checked(self._check, observation))
