@@ -144,8 +144,7 @@ def _broadcast_zero(zero: Any, like: Any) -> Any:
 
 
 def _pushed(count: Array, delay: int) -> Array:
-    xp = namespace(count)
-    return xp.minimum(count + xp.ones_like(count), xp.full_like(count, delay + 1))
+    return namespace(count).clip(count + 1, max=delay + 1)
 
 
 def release(

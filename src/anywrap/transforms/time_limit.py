@@ -82,11 +82,20 @@ def reset_clock(clock: Clock, mask: Array | None = None) -> Clock:
 
 def _count(clock: Clock, autoreset: str) -> Array:
     """The count of the observation this step returns, before a same-step restart."""
-    xp = namespace(clock.elapsed)
-    count = clock.elapsed + xp.ones_like(clock.elapsed)
+    count = clock.elapsed + 1
     if autoreset == "next_step":  # an env that ended is being reset by this step
+        xp = namespace(count)
         return xp.where(clock.prev_done, xp.zeros_like(count), count)
     return count
+
+
+def _advanced(count: Array, done: Array, autoreset: str) -> tuple[Clock, Array, Array]:
+    """``(clock, elapsed, final_elapsed)`` from this step's count and ends."""
+    if autoreset == "same_step":  # the env restarted at once
+        xp = namespace(count)
+        restarted = xp.where(done, xp.zeros_like(count), count)
+        return Clock(restarted, done), restarted, count
+    return Clock(count, done), count, count
 
 
 def advance_clock(
@@ -104,15 +113,10 @@ def advance_clock(
     ``terminated | truncated`` for the next step; without flags (a single
     env) it remembers nothing new.
     """
-    xp = namespace(clock.elapsed)
-    count = _count(clock, autoreset)
     done = clock.prev_done
     if terminated is not None and truncated is not None:
-        done = xp.logical_or(terminated, truncated)
-    if autoreset == "same_step":
-        restarted = xp.where(done, xp.zeros_like(count), count)
-        return Clock(restarted, done), restarted, count
-    return Clock(count, done), count, count
+        done = namespace(done).logical_or(terminated, truncated)
+    return _advanced(_count(clock, autoreset), done, autoreset)
 
 
 def time_limit(
@@ -130,9 +134,10 @@ def time_limit(
     ``"next_step"`` mode a reset step counts 0, so it is never truncated.)
     """
     xp = namespace(clock.elapsed)
-    over = _count(clock, autoreset) >= max_steps
+    count = _count(clock, autoreset)
+    over = count >= max_steps
     truncated = xp.logical_or(truncated, over)
-    clock, _, _ = advance_clock(clock, terminated, truncated, autoreset=autoreset)
+    clock, _, _ = _advanced(count, xp.logical_or(terminated, truncated), autoreset)
     return clock, (truncated, over)
 
 
