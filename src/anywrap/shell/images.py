@@ -27,6 +27,7 @@ import numpy as np
 from gymnasium.vector.utils import batch_space
 
 from anywrap import xp as axp
+from anywrap.shell.arrays import map_transforms
 from anywrap.shell.checks import autoreset_mode, reset_mask_of, wrapper_name
 from anywrap.transforms.grayscale_observation import grayscale
 from anywrap.transforms.resize_observation import resize
@@ -42,7 +43,6 @@ __all__ = [
     "final_rows",
     "grayscale_map",
     "image_space",
-    "map_both",
     "mapped_reset",
     "mapped_step",
     "pack_final",
@@ -221,41 +221,36 @@ def reset_frames(
 def use_image_map(self: Any, image: ImageMap) -> None:
     """Set up a vector image map (a shell whose ``reset`` and ``step`` are
     :func:`mapped_reset` and :func:`mapped_step`): its autoreset mode checked, its
-    spaces, the batch shape it checks, and ``image``'s function compiled, alone
-    (``self._map``) and for two batches in one call (``self._map_both``)."""
+    spaces, the batch shape it checks, and ``image``'s function as the transforms
+    ``"map"`` and ``"both"`` of an empty state (:func:`~anywrap.shell.arrays.map_transforms`)."""
     autoreset_mode(wrapper_name(self), self.env)
     self.single_observation_space = image.space
     self.observation_space = batch_space(image.space, self.num_envs)
     self._batch = (self.num_envs, *image.in_shape)
-    self._map = axp.Compiled(image.fn)
-    self._map_both = axp.Compiled(partial(map_both, image.fn))
-
-
-def map_both(fn: Callable[[Any], Any], obs: Any, final: Any) -> tuple[Any, Any]:
-    """``fn`` of two batches, as one function (one compiled call maps both)."""
-    return fn(obs), fn(final)
+    self._state = ()
+    self._use(map_transforms(image.fn))
 
 
 def mapped_reset(
     self: Any, *, seed: int | None = None, options: dict[str, Any] | None = None
 ) -> tuple[Any, dict[str, Any]]:
     """The ``reset`` of a vector image map (``reset = mapped_reset``): the batch of
-    observations checked against ``self._batch``, then mapped by ``self._map``."""
+    observations checked against ``self._batch``, then mapped."""
     obs, info = self.env.reset(seed=seed, options=options)
     check_frames(self, obs, self._batch, dtype="uint8")
-    return self._map(obs), info
+    return self._run("map", obs, obs), info
 
 
 def mapped_step(self: Any, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
     """The ``step`` of a vector image map (``step = mapped_step``): the observations
     mapped, and ``info["final_obs"]`` too (SAME_STEP): a batch in the same compiled
-    call (``self._map_both``), Gymnasium's object array entry by entry. Every batch
-    and entry is checked before anything is mapped."""
+    call, Gymnasium's object array entry by entry. Every batch and entry is checked
+    before anything is mapped."""
     obs, reward, terminated, truncated, info = self.env.step(actions)
     check_frames(self, obs, self._batch, dtype="uint8")
     final = info.get("final_obs")
     if final is None:
-        return self._map(obs), reward, terminated, truncated, info
+        return self._run("map", obs, obs), reward, terminated, truncated, info
     if isinstance(final, np.ndarray) and final.dtype == object:
         frame = self._batch[1:]
         for f in final:
@@ -263,8 +258,9 @@ def mapped_step(self: Any, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, 
                 check_frames(self, f, frame, dtype="uint8", what="final observations")
         mapped = np.empty(final.shape, dtype=object)
         for i, f in enumerate(final):
-            mapped[i] = None if f is None else self._map(f)
-        return self._map(obs), reward, terminated, truncated, {**info, "final_obs": mapped}
+            mapped[i] = None if f is None else self._run("map", f, f)
+        info = {**info, "final_obs": mapped}
+        return self._run("map", obs, obs), reward, terminated, truncated, info
     check_frames(self, final, self._batch, dtype="uint8", what="final observations")
-    obs, final = self._map_both(obs, final)
+    obs, final = self._run("both", obs, obs, final)
     return obs, reward, terminated, truncated, {**info, "final_obs": final}

@@ -37,8 +37,6 @@ class GrayscaleObservation(Shell, VectorWrapper):
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    _map: Any  # set by use_image_map
-
     def __init__(self, env: VectorEnv, keep_dim: bool = False) -> None:
         """Wrap ``env``, whose single observation space is a uint8 ``(H, W, 3)`` Box (0 to 255).
 
@@ -56,4 +54,4 @@ class GrayscaleObservation(Shell, VectorWrapper):
 
     def observations(self, observations: Any) -> Any:
         """The batch of observations in grayscale."""
-        return self._map(observations)
+        return self._run("map", observations, observations)

@@ -36,8 +36,6 @@ class ResizeObservation(Shell, VectorWrapper):
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    _map: Any  # set by use_image_map
-
     def __init__(
         self, env: VectorEnv, shape: tuple[int, int], *, interpolation: str = "area"
     ) -> None:
@@ -53,4 +51,4 @@ class ResizeObservation(Shell, VectorWrapper):
 
     def observations(self, observations: Any) -> Any:
         """The batch of observations resized."""
-        return self._map(observations)
+        return self._run("map", observations, observations)

@@ -6,7 +6,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from anywrap import xp
+from anywrap.shell.arrays import stateless
 from anywrap.shell.base import Shell
 from anywrap.shell.images import check_frames, grayscale_map
 
@@ -52,9 +52,10 @@ class GrayscaleObservation(Shell, gym.ObservationWrapper):
         gym.ObservationWrapper.__init__(self, env)
         self.observation_space = self._image.space
         self.keep_dim = keep_dim
-        self._map = xp.Compiled(self._image.fn)
+        self._state = ()
+        self._use({"map": stateless(self._image.fn)})
 
     def observation(self, observation: Any) -> Any:
         """The observation in grayscale."""
         check_frames(_NAME, observation, self._image.in_shape, dtype="uint8")
-        return self._map(observation)
+        return self._run("map", observation, observation)

@@ -6,7 +6,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from anywrap import xp
+from anywrap.shell.arrays import stateless
 from anywrap.shell.base import Shell
 from anywrap.shell.images import check_frames, resize_map
 
@@ -60,9 +60,10 @@ class ResizeObservation(Shell, gym.ObservationWrapper):
         gym.ObservationWrapper.__init__(self, env)
         self.observation_space = self._image.space
         self.shape, self.interpolation = self._image.space.shape[:2], interpolation
-        self._map = xp.Compiled(self._image.fn)
+        self._state = ()
+        self._use({"map": stateless(self._image.fn)})
 
     def observation(self, observation: Any) -> Any:
         """The observation resized."""
         check_frames(_NAME, observation, self._image.in_shape, dtype="uint8")
-        return self._map(observation)
+        return self._run("map", observation, observation)
