@@ -211,8 +211,8 @@ def delay_with_final(
     terminated: Array,
     truncated: Array,
     zero: Any,
-) -> tuple[DelayState, tuple[Any, Any]]:
-    """SAME_STEP autoreset: ``(state, (out, final_out))``.
+) -> tuple[DelayState, Any, Any]:
+    """SAME_STEP autoreset: ``(state, out, final_out)``.
 
     An environment that ended released ``final_out`` from its old episode,
     and ``obs`` (already the new episode's first observation) starts a new
@@ -220,11 +220,11 @@ def delay_with_final(
     push ``obs`` as usual (their ``final_out`` equals ``out``).
     """
     if not state.queue:
-        return state, (obs, final_obs)
+        return state, obs, final_obs
     counts, (out, final_out) = release_with_final(
         *release_inputs(state), zero, terminated, truncated, delay=len(state.queue)
     )
-    return advance(state, counts, obs, out), (out, final_out)
+    return advance(state, counts, obs, out), out, final_out
 
 
 def reset_delay(
