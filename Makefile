@@ -60,12 +60,10 @@ COMPAT_TORCH ?= 2.7.1
 COMPAT_PINS ?= "gymnasium==1.2.0" "numpy==2.1.0" "array-api-compat==1.16.0" "jax==0.8.0" \
 	"tensorflow-cpu==2.20.0" "safetensors==0.4.0" "pillow==10.0.0" \
 	"opencv-python-headless==4.10.0.84" "tqdm==4.60.0"
-COMPAT_TESTS ?= tests/packaging tests/contracts/test_same_numbers.py tests/test_cleanrl_stack.py \
-	tests/test_arrays_parity.py tests/wrappers tests/vector tests/transforms \
-	tests/test_torch_compile.py tests/test_backends.py tests/test_arrays_backends.py \
-	tests/contracts/test_no_sync.py tests/test_nosync.py tests/xp tests/test_distributed_torch.py \
-	tests/test_specs.py tests/test_phys2d.py tests/functional \
-	tests/test_checkpoint.py tests/test_tensorflow.py
+COMPAT_TESTS ?= tests/packaging tests/contracts/test_same_numbers.py tests/contracts/test_no_sync.py \
+	tests/test_cleanrl_stack.py tests/wrappers tests/vector tests/transforms tests/xp tests/backends \
+	tests/test_torch_compile.py tests/test_every_backend.py tests/test_no_sync.py tests/test_distributed.py \
+	tests/test_specs.py tests/test_phys2d.py tests/functional tests/test_checkpoint.py
 CPY := $(COMPAT_VENV)/bin/python
 CPIP := $(CPY) -m pip install --quiet --disable-pip-version-check
 
