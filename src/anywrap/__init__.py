@@ -89,6 +89,7 @@ __all__ = [
     "ToTorch",
     "TransformObservation",
     "TransformReward",
+    "convert",
     "distributed",
     "functional",
     "load_state",

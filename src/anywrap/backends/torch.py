@@ -27,7 +27,8 @@ from array_api_compat import torch as torch_xp
 from torch.utils.dlpack import from_dlpack as _capsule_to_torch
 
 from anywrap import xp
-from anywrap.backends.torch_compile import TorchProgram, in_program, tracing
+from anywrap.backends.torch_compile import TorchProgram
+from anywrap.backends.torch_inductor import in_program, tracing
 from anywrap.tree import leaves, unflatten
 from anywrap.xp import images, random
 
@@ -80,10 +81,8 @@ def _from_array(x: Any, device: Any) -> Any:
             x = _from_dlpack(x)
     if device is None:
         return x
-    target = torch.device(device)
-    if x.device == target or str(x.device) == str(target):
-        return x
-    return x.to(_check_device(device))
+    target = _check_device(device)
+    return x if x.device == target else x.to(target)
 
 
 def _jit(fn: Callable[..., Any], donate: bool = False) -> Callable[..., Any]:
@@ -127,7 +126,9 @@ def _cond(pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any], 
         return run
 
     template = true_fn(*ops)  # only its structure is used: the trace drops dead code
-    out = torch.ops.higher_order.cond(pred, branch(true_fn), branch(false_fn), tuple(unique.values()))
+    out = torch.ops.higher_order.cond(
+        pred, branch(true_fn), branch(false_fn), tuple(unique.values())
+    )
     return unflatten(template, list(out))
 
 
@@ -135,7 +136,11 @@ def _cond(pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any], 
 def _clip(x: Any, low: Any, high: Any) -> Any:
     # The Array API's clip (torch.clamp) with tensor bounds costs twice the two
     # elementwise kernels of the same formula (NaN propagates).
-    if type(low) is torch.Tensor and type(high) is torch.Tensor and low.dtype == high.dtype == x.dtype:
+    if (
+        type(low) is torch.Tensor
+        and type(high) is torch.Tensor
+        and low.dtype == high.dtype == x.dtype
+    ):
         return torch.minimum(torch.maximum(x, low), high)
     return xp.clip.dispatch(object)(x, low, high)
 

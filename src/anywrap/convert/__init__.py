@@ -42,7 +42,7 @@ What to know, honestly:
 * **PyTorch views of JAX arrays are writable**: PyTorch ignores the read-only
   flag. Writing into such a tensor changes the JAX array too; do not.
 * **Host -> JAX** is zero-copy only for buffers aligned to 64 bytes (JAX's
-  requirement on CPU) and larger than ``anywrap.xp._jax.SMALL_HOST_COPY``
+  requirement on CPU) and larger than ``anywrap.backends.jax.SMALL_HOST_COPY``
   (64 KiB): below that, JAX's DLPack import costs more than a copy, so small
   arrays (actions, rewards) are copied. Integer and bool host scalars
   (discrete actions) are converted once per value and the immutable JAX

@@ -57,9 +57,9 @@ def derive_seed(seed: int, stream: str) -> int:
 def _load_backend(x: Any) -> bool:
     """Load the backend of ``x``'s library if it is not loaded yet (it registers
     its random ops); whether it was loaded now."""
-    from anywrap import xp
+    from anywrap.xp.core import _load
 
-    return xp._load(type(x).__module__.split(".", 1)[0])
+    return _load(type(x).__module__.split(".", 1)[0])
 
 
 @functools.singledispatch

@@ -1,7 +1,7 @@
 """The switch of PyTorch's compiled path, and the record of what it compiled.
 
 On PyTorch, :class:`anywrap.xp.Compiled` compiles each transform that a
-stateful shell calls (see :mod:`anywrap.xp._torch_compile`): it is traced
+stateful shell calls (see :mod:`anywrap.backends.torch_compile`): it is traced
 once per signature (the shapes, strides, dtypes and devices of its tensors)
 and compiled by TorchInductor, so that a wrapper's step is one fused program
 instead of dozens of small kernels. Compiling costs seconds per transform and
@@ -28,7 +28,7 @@ Example:
     >>> xp.compile_enabled()
     False
     >>> _ = xp.set_compile(previous)
-    >>> xp.compile_after_calls()
+    >>> xp.switch.compile_after_calls()
     64
 """
 

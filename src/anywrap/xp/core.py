@@ -1,0 +1,382 @@
+"""The registry: which array libraries exist, which backend an array belongs to and
+where it lives, how it becomes another library's array, and the dtype policy
+(re-exported by :mod:`anywrap.xp`, which documents them). The functions that
+transforms call on arrays, :func:`~anywrap.xp.namespace` first, are in
+:mod:`anywrap.xp.ops`."""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import threading
+import warnings
+from collections.abc import Callable
+from importlib import metadata
+from types import ModuleType
+from typing import Any
+
+import array_api_compat
+import numpy as np
+
+Array = Any
+"""Any array of a supported library (the Array API has no common base class)."""
+
+ENTRY_POINT_GROUP = "anywrap.backends"
+"""Entry points of this group name a module that calls :func:`register_backend`."""
+
+_CORE = dict.fromkeys(("jax", "jaxlib", "jnp"), "anywrap.backends.jax")
+_CORE.update(dict.fromkeys(("torch", "pytorch"), "anywrap.backends.torch"))
+"""The built-in backends, by the names (and aliases) that load them on first use."""
+_HOST_TYPES: tuple[type, ...] = (np.ndarray, np.generic, float, int, bool)
+_SCALARS = (float, int, bool)
+
+
+class UnknownArrayTypeError(TypeError):
+    """An array type that neither the registry nor array-api-compat knows."""
+
+
+# ------------------------------------------------------------------ registry
+class _Backend:
+    """One library: its name, its namespace, and how to bring any array into it."""
+
+    __slots__ = ("from_array", "name", "namespace")
+
+    def __init__(self, name: str, namespace: Any, from_array: Any = None) -> None:
+        self.name, self.namespace, self.from_array = name, namespace, from_array
+
+    def module(self) -> Any:
+        """The namespace, for a lookup by name (no array at hand)."""
+        ns = self.namespace
+        return ns(None) if callable(ns) and not isinstance(ns, ModuleType) else ns
+
+
+_NUMPY = _Backend("numpy", np)
+_by_type: dict[type, _Backend] = {tp: _NUMPY for tp in _HOST_TYPES}
+_by_name: dict[str, _Backend] = {"numpy": _NUMPY, "np": _NUMPY}
+_namespaces: dict[type, Any] = {tp: np for tp in (np.ndarray, np.float64, np.float32, *_SCALARS)}
+"""Per exact type, its namespace: the hot path of :func:`namespace`."""
+_loaded: set[str] = set()
+_lock = threading.RLock()
+_entry_points: dict[str, Any] | None = None
+
+
+def register_backend(
+    array_types: type | tuple[type, ...],
+    *,
+    namespace: Any,
+    name: str | None = None,
+    device: Callable[[Any], Any] | None = None,
+    to_numpy: Callable[[Any], np.ndarray] | None = None,
+    from_array: Callable[[Any, Any], Any] | None = None,
+    jit: Callable[..., Callable[..., Any]] | None = None,
+    aliases: tuple[str, ...] = (),
+) -> None:
+    """Teach anywrap an array library, in one call.
+
+    Only ``array_types`` and ``namespace`` are needed; each other hook has a
+    default that follows the Array API standard and DLPack. A registration
+    takes precedence over array-api-compat and over an earlier one.
+
+    Args:
+        array_types: The library's array types (JAX lists its tracers too).
+        namespace: The Array API namespace of those arrays, or ``x -> namespace``.
+        name: The library's name for ``to=`` arguments (default: the top-level
+            module of the first type).
+        device: ``device(x)``: where ``x`` lives (default: ``array_api_compat.device``).
+        to_numpy: ``to_numpy(x)``: a NumPy view or copy on the host (default: DLPack).
+        from_array: ``from_array(x, device)``: an array of any library (this
+            one's included) as one of this library, on ``device`` (``None``:
+            where it is); default: the namespace's ``from_dlpack``, else a host copy.
+        jit: ``jit(fn, donate=False)``: ``fn`` compiled (default: ``fn`` itself).
+        aliases: Other names of the library (``"tf"``, ``"pytorch"``).
+
+    Example:
+        >>> import numpy as np
+        >>> from anywrap import xp
+        >>> class Tagged(np.ndarray): ...
+        >>> xp.register_backend(Tagged, namespace=np, name="tagged")
+        >>> xp.library_name(np.zeros(2).view(Tagged)), xp.namespace(np.zeros(2).view(Tagged)) is np
+        ('tagged', True)
+    """
+    types = array_types if isinstance(array_types, tuple) else (array_types,)
+    if not types:
+        raise ValueError("register_backend: expected at least one array type")
+    name = name or types[0].__module__.split(".", 1)[0]
+    backend = _Backend(name, namespace, from_array)
+    with _lock:
+        for tp in types:
+            _by_type[tp] = backend
+            for hook, fn in ((_device, device), (_to_numpy, to_numpy), (_jit, jit)):
+                if fn is not None:
+                    hook.register(tp)(_adapt(hook, fn))
+        for key in (name, *aliases):
+            _by_name[key] = backend
+        _namespaces.clear()
+        _namespaces.update({tp: np for tp in (np.ndarray, np.float64, np.float32, *_SCALARS)})
+
+
+def _adapt(hook: Any, fn: Callable[..., Any]) -> Callable[..., Any]:
+    if hook is _jit:  # the hook is jit(fn, donate); dispatch is on an example array
+        return lambda like, f, donate=False: fn(f, donate=donate)
+    return fn
+
+
+def register_namespace(array_type: type, namespace: Any) -> None:
+    """:func:`register_backend` with every default: teach anywrap the Array API
+    namespace (or ``x -> namespace``) of ``array_type`` and its subclasses."""
+    register_backend(array_type, namespace=namespace)
+
+
+def _entry_point_map() -> dict[str, Any]:
+    global _entry_points
+    if _entry_points is None:
+        try:
+            found = metadata.entry_points(group=ENTRY_POINT_GROUP)
+        except Exception:  # broken metadata must not break anywrap
+            found = ()  # type: ignore[assignment]
+        _entry_points = {ep.name: ep for ep in found}
+    return _entry_points
+
+
+def _load(top: str) -> bool:
+    """Import the module that registers the library ``top``, once; whether one
+    was imported by this call. Thread-safe: a second thread waits for the import,
+    which is marked done only once it has finished."""
+    if top in _loaded:
+        return False
+    with _lock:
+        if top in _loaded:
+            return False
+        try:
+            module = _CORE.get(top)
+            if module is not None:
+                importlib.import_module(module)
+            elif top in _entry_point_map():
+                _entry_point_map()[top].load()
+            else:
+                return False
+        finally:
+            _loaded.add(top)
+        return True
+
+
+def _top(tp: type) -> str:
+    return tp.__module__.split(".", 1)[0]
+
+
+def _backend_of_type(tp: type, x: Any) -> _Backend:
+    for attempt in range(2):
+        for base in tp.__mro__:
+            found = _by_type.get(base)
+            if found is not None:
+                return found
+        if attempt or not _load(_top(tp)):
+            break
+    try:
+        ns = array_api_compat.array_namespace(x)
+    except TypeError:
+        raise UnknownArrayTypeError(
+            f"anywrap does not know the array type {tp.__module__}.{tp.__qualname__}: it is not "
+            "an array of a known library. Teach anywrap its Array API namespace with "
+            f"`anywrap.xp.register_namespace({tp.__qualname__}, <namespace module>)`, or a whole "
+            "backend with `anywrap.xp.register_backend`"
+        ) from None
+    name = ns.__name__.removeprefix("array_api_compat.").split(".", 1)[0]
+    with _lock:  # a library that array-api-compat knows (CuPy, array-api-strict, ...)
+        backend = _by_type[tp] = _by_name.setdefault(name, _Backend(name, ns))
+    return backend
+
+
+def _backend_named(library: str | ModuleType) -> _Backend:
+    """The backend of a library given as a name or alias (``"torch"``, ``"tf"``) or a
+    module (``numpy``, ``jax.numpy``, ``array_api_compat.torch``)."""
+    key = library if isinstance(library, str) else getattr(library, "__name__", None)
+    if not isinstance(key, str):
+        raise TypeError(f"expected a library name or module, got {library!r}")
+    key = key.removeprefix("array_api_compat.").removeprefix("anywrap.backends.")
+    for attempt in (key, key.split(".", 1)[0]):
+        found = _by_name.get(attempt)
+        if found is None and _load(attempt):
+            found = _by_name.get(attempt)
+        if found is not None:
+            return found
+    top = key.split(".", 1)[0]
+    try:
+        module = importlib.import_module(top)
+    except ImportError:
+        known = sorted({*_by_name, *_CORE, *_entry_point_map()} - {"jaxlib", "jnp", "pytorch"})
+        raise ValueError(
+            f"unknown array library {library!r}: expected one of {known}, or the import "
+            "name of an installed Array API library"
+        ) from None
+    if not hasattr(module, "from_dlpack"):
+        raise ValueError(f"{top!r} is not an array library (it has no from_dlpack)")
+    with _lock:
+        return _by_name.setdefault(top, _Backend(top, module))
+
+
+def library_name(x: Any) -> str:
+    """The name of ``x``'s library (``'numpy'``, ``'jax'``, ``'torch'``), or of a
+    library given by name, alias or module (``'np'`` -> ``'numpy'``)."""
+    if isinstance(x, (str, ModuleType)):
+        return _backend_named(x).name
+    try:
+        return _backend_of_type(type(x), x).name
+    except UnknownArrayTypeError:
+        return _top(type(x))
+
+
+def _lazy(hook: Callable[..., Any], generic: Callable[..., Any]) -> Callable[..., Any]:
+    """The default of a hook: load the backend of the argument's library if it has
+    one that is not loaded yet (then dispatch again), else the generic form."""
+
+    def default(x: Any, *args: Any, **kwargs: Any) -> Any:
+        if _load(_top(type(x))):
+            return hook(x, *args, **kwargs)
+        return generic(x, *args, **kwargs)
+
+    return default
+
+
+def _generic_to_numpy(x: Any) -> np.ndarray:
+    try:
+        return np.from_dlpack(x)
+    except Exception:
+        pass
+    try:  # DLPack 1.0: ask the producer for a copy on the host
+        return np.from_dlpack(x, device="cpu", copy=True)
+    except Exception:
+        return np.asarray(x)
+
+
+@functools.singledispatch
+def _device(x: Any) -> Any:
+    return _lazy(_device, array_api_compat.device)(x)
+
+
+@functools.singledispatch
+def _to_numpy(x: Any) -> np.ndarray:
+    return _lazy(_to_numpy, _generic_to_numpy)(x)
+
+
+@functools.singledispatch
+def _jit(like: Any, fn: Callable[..., Any], donate: bool = False) -> Callable[..., Any]:
+    return _lazy(_jit, lambda like, fn, donate=False: fn)(like, fn, donate)
+
+
+for _tp in _HOST_TYPES:
+    _device.register(_tp)(lambda x: "cpu")
+    _to_numpy.register(_tp)(np.asarray)
+for _tp in (list, tuple):
+    _to_numpy.register(_tp)(np.asarray)
+
+
+def device(x: Any) -> Any:
+    """The device ``x`` lives on (``'cpu'`` for NumPy arrays and Python scalars;
+    ``None`` for a value traced by a compiler that places it later)."""
+    return _device(x)
+
+
+def to_numpy(x: Any) -> np.ndarray:
+    """A host view or copy of any array, for checkpoints, reports and display.
+
+    Never on the step path: for a device array this is a host sync.
+
+    Example:
+        >>> to_numpy([1.0, 2.0])
+        array([1., 2.])
+    """
+    return _to_numpy(x)
+
+
+def to_library(x: Any, library: str | ModuleType, device: Any = None) -> Any:
+    """``x`` (an array of any library) as an array of ``library``, on ``device``
+    (``None``: where it is). Zero-copy where DLPack lets the two share the buffer;
+    otherwise one copy, made by the source.
+
+    Raises:
+        ValueError: an unknown library, or a device it cannot use here.
+
+    Example:
+        >>> import numpy as np
+        >>> x = np.arange(3.0)
+        >>> to_library(x, "numpy") is x
+        True
+    """
+    backend = _backend_named(library)
+    if backend.from_array is not None:
+        return backend.from_array(x, device)
+    if backend is _NUMPY:
+        if device is not None and str(device) != "cpu":
+            raise ValueError(f"NumPy arrays live on the host ('cpu'), not on {device!r}")
+        return x if type(x) is np.ndarray else to_numpy(x)
+    xp = backend.module()
+    if _backend_of_type(type(x), x) is not backend:
+        try:
+            x = xp.from_dlpack(x)
+        except Exception:  # a source that DLPack cannot share (another device, read-only, ...)
+            x = xp.asarray(to_numpy(x))
+    return x if device is None else array_api_compat.to_device(x, device)
+
+
+def is_host(x: Any) -> bool:
+    """Whether ``x`` is a NumPy value or a Python scalar: already on the host.
+
+    Shells may branch on host values (as Gymnasium does), never on others.
+    """
+    return isinstance(x, _HOST_TYPES)
+
+
+def describe(x: Any) -> str:
+    """A line for error messages: library, type, shape, dtype and device."""
+    tp = type(x)
+    if x is None or isinstance(x, _SCALARS):
+        return "None" if x is None else f"{tp.__name__} {x!r}"
+    name = f"{library_name(x)}.{tp.__qualname__}"
+    shape = getattr(x, "shape", None)
+    if shape is None:
+        return name
+    try:
+        shape = tuple(int(s) for s in shape)
+    except TypeError:
+        shape = tuple(shape)
+    dtype = getattr(x, "dtype", "?")
+    dtype_name = getattr(dtype, "name", None) or str(dtype).rpartition(".")[2]
+    try:
+        dev = device(x)
+    except Exception:  # describing must never fail
+        dev = "?"
+    return f"{name}(shape={shape}, dtype={dtype_name}, device={dev})"
+
+
+# --------------------------------------------------------------- dtype policy
+def _has_float64(xp: Any, dev: Any = None) -> bool:
+    """Whether ``xp`` holds float64 on ``dev`` (not JAX without x64, nor Apple's MPS).
+    A probe, not cached: JAX's switch can change at any time."""
+    if xp is np:
+        return True
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return bool(xp.zeros((), dtype=xp.float64, device=dev).dtype == xp.float64)
+        except Exception:
+            return False
+
+
+def wide_float(xp: Any, device: Any = None) -> Any:
+    """float64 where ``xp`` has it on ``device``, else float32."""
+    return xp.float64 if _has_float64(xp, device) else xp.float32
+
+
+def resolve_dtype(xp: Any, name: Any, device: Any = None) -> Any:
+    """``xp``'s dtype called ``name``; 64-bit types fall back to 32 bits where absent.
+
+    Example:
+        >>> import numpy as np
+        >>> resolve_dtype(np, "float32")
+        <class 'numpy.float32'>
+    """
+    name = name if isinstance(name, str) else np.dtype(name).name
+    if name in ("float64", "int64", "uint64") and not _has_float64(xp, device):
+        name = name.replace("64", "32")  # JAX without x64 holds none of them
+    return getattr(xp, name)

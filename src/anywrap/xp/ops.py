@@ -1,0 +1,295 @@
+"""What transforms call on arrays: :func:`namespace`, compilation (:func:`jit`,
+:class:`Compiled`) and the routed operations, standard formulas that a backend may
+register a faster form of (re-exported by :mod:`anywrap.xp`). The registry they
+read is :mod:`anywrap.xp.core`."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from anywrap.tree import first_leaf, leaves, tree_map
+from anywrap.xp.core import (
+    _SCALARS,
+    Array,
+    _backend_of_type,
+    _jit,
+    _namespaces,
+    device,
+    is_host,
+)
+
+__all__ = [
+    "Compiled",
+    "all_finite",
+    "clip",
+    "cond",
+    "count_true",
+    "jit",
+    "last_true_indices",
+    "mean_var",
+    "namespace",
+    "push_front",
+]
+
+
+def namespace(*arrays: Any) -> Any:
+    """The Array API namespace shared by ``arrays``.
+
+    NumPy arrays and Python scalars map to the ``numpy`` module itself, which
+    follows the standard since NumPy 2.0. Python scalars and ``None`` do not
+    vote when an array is present.
+
+    Raises:
+        UnknownArrayTypeError: a type that no backend knows (the message says how
+            to register it).
+        TypeError: arrays of different libraries, or no array at all.
+    """
+    if len(arrays) == 1:  # the hot path: one array of a type met before
+        found = _namespaces.get(type(arrays[0]))
+        if found is not None:
+            return found
+    found = None
+    for x in arrays:
+        if x is None or type(x) in _SCALARS:
+            continue
+        xp = _namespaces.get(type(x))
+        if xp is None:
+            tp = type(x)
+            ns = _backend_of_type(tp, x).namespace
+            xp = ns(x) if callable(ns) and not isinstance(ns, ModuleType) else ns
+            _namespaces[tp] = xp
+        if found is None:
+            found = xp
+        elif xp is not found:
+            raise TypeError(
+                f"arrays of different libraries are mixed: {found.__name__} and {xp.__name__}"
+            )
+    if found is None:
+        if arrays:  # only Python scalars (and None)
+            return np
+        raise TypeError("namespace() needs at least one array")
+    return found
+
+
+# ---------------------------------------------------------------- compilation
+def jit(like: Any, fn: Callable[..., Any], *, donate: bool = False) -> Callable[..., Any]:
+    """``fn`` compiled by the backend of the array ``like`` (NumPy: ``fn`` itself).
+
+    ``donate=True`` lets the program reuse the memory of ``fn``'s first argument
+    (the caller gives it up).
+    """
+    return _jit(like, fn, donate)
+
+
+class Compiled:
+    """A pure function, compiled the first time it meets each array type.
+
+    ``Compiled(fn, dispatch_arg=i)`` dispatches on the type of positional
+    argument ``i`` (its first leaf, for a tree); ``dispatch_arg=None`` on the
+    first leaf of any argument that is not a host value (a function of a JAX
+    observation and a Python reward), the host values then being inputs of the
+    program.
+
+    Example:
+        >>> import numpy as np
+        >>> double = Compiled(lambda x: 2 * x)
+        >>> double(np.arange(3))  # NumPy has no compiler: the function runs as it is
+        array([0, 2, 4])
+    """
+
+    __slots__ = ("_by_type", "dispatch_arg", "donate", "fn")
+
+    def __init__(
+        self, fn: Callable[..., Any], dispatch_arg: int | None = 0, *, donate: bool = False
+    ) -> None:
+        self.fn, self.dispatch_arg, self.donate = fn, dispatch_arg, donate
+        self._by_type: dict[type, Callable[..., Any]] = {}
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.dispatch_arg is None:
+            like = next((x for x in leaves(args) if x is not None and not is_host(x)), args[0])
+        else:
+            like = args[self.dispatch_arg]
+        f = self._by_type.get(type(like))
+        if f is None:
+            leaf = first_leaf(like)
+            f = self._by_type.get(type(leaf))
+            if f is None:
+                f = jit(leaf, self.fn, donate=self.donate)
+                self._by_type[type(leaf)] = f
+        return f(*args, **kwargs)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Compiled programs are not pickled (nor deep-copied): they are made again.
+        return {"fn": self.fn, "dispatch_arg": self.dispatch_arg, "donate": self.donate}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.fn, self.dispatch_arg, self.donate = (
+            state["fn"],
+            state["dispatch_arg"],
+            state["donate"],
+        )
+        self._by_type = {}
+
+
+# ---------------------------------------------------------------- routed ops
+@functools.singledispatch
+def cond(pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any], *operands: Any):
+    """``true_fn(*operands)`` where the 0-d bool ``pred`` holds, else ``false_fn(*operands)``;
+    both return trees of one structure.
+
+    The generic form computes both and selects, with no host sync. NumPy
+    branches on its host value; JAX takes ``lax.cond``, which runs one branch.
+
+    Example:
+        >>> import numpy as np
+        >>> cond(np.True_, lambda x: x, lambda x: x + 1.0, np.float64(5.0))
+        np.float64(5.0)
+    """
+    a, b = true_fn(*operands), false_fn(*operands)
+    return tree_map(lambda x, y: namespace(x).where(pred, x, y), a, b)
+
+
+@cond.register(bool)
+@cond.register(np.bool_)
+@cond.register(np.ndarray)
+def _cond_host(pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any], *ops: Any):
+    return true_fn(*ops) if pred else false_fn(*ops)
+
+
+@functools.singledispatch
+def mean_var(x: Array, mask: Array | None = None) -> tuple[Array, Array]:
+    """The mean and population variance along axis 0 of the rows of ``x`` where the
+    bool ``mask`` (shape ``(batch,)``) holds, of every row without one.
+
+    Without a mask, ``xp.mean`` and ``xp.var`` (on NumPy ``np.mean`` and
+    ``np.var``: Gymnasium's numbers). With one, the rows left out are zeroed and
+    the sums divided by the count (the shape never depends on the data); NumPy,
+    whose mask is a host value, takes the rows themselves instead, as Gymnasium
+    does. A backend may read the batch once (PyTorch's ``var_mean``), for the
+    same moments to the rounding of the dtype.
+
+    Example:
+        >>> import numpy as np
+        >>> mean_var(np.array([[1.0, 2.0], [3.0, 6.0]]))
+        (array([2., 4.]), array([1., 4.]))
+    """
+    xp = namespace(x)
+    if mask is None:
+        return xp.mean(x, axis=0), xp.var(x, axis=0)
+    rows = xp.reshape(mask, (x.shape[0],) + (1,) * (x.ndim - 1))
+    n = xp.astype(xp.maximum(xp.sum(xp.astype(mask, xp.int32)), 1), x.dtype)
+    mean = xp.sum(xp.where(rows, x, 0), axis=0) / n
+    return mean, xp.sum(xp.where(rows, xp.square(x - mean), 0), axis=0) / n
+
+
+@mean_var.register(np.ndarray)
+def _mean_var_numpy(x: np.ndarray, mask: Any = None) -> tuple[Any, Any]:
+    # np.mean and np.var, of the selected rows (the selection is exact); a row
+    # with a NaN or infinity, which the statistics will leave out, must not make
+    # NumPy warn.
+    if mask is not None:
+        x = x[np.asarray(mask)]
+        if not x.shape[0]:  # nothing selected: no moments (a merge of 0 rows ignores them)
+            return np.zeros(x.shape[1:], x.dtype), np.zeros(x.shape[1:], x.dtype)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return np.mean(x, axis=0), np.var(x, axis=0)
+
+
+@functools.singledispatch
+def all_finite(x: Array, *more: Array) -> Any:
+    """Whether every entry of every array is finite: a 0-d bool (NumPy: a host bool).
+
+    Example:
+        >>> import numpy as np
+        >>> bool(all_finite(np.ones(3), np.array([1.0, np.inf])))
+        False
+    """
+    xp = namespace(x)
+    ok = xp.all(xp.isfinite(x))
+    for y in more:
+        ok = xp.logical_and(ok, xp.all(xp.isfinite(y)))
+    return ok
+
+
+@all_finite.register(np.ndarray)
+@all_finite.register(np.generic)
+def _all_finite_numpy(x: Any, *more: Any) -> Any:
+    ok = np.isfinite(x).all()  # the method: np.all's Python wrapper costs more
+    for y in more:
+        ok = ok and np.isfinite(y).all()
+    return ok
+
+
+@functools.singledispatch
+def count_true(mask: Array) -> Any:
+    """How many entries of the bool ``mask`` are True: a 0-d int32 array (NumPy: an
+    exact Python int, which the merges then treat as a host value)."""
+    xp = namespace(mask)
+    return xp.sum(xp.astype(mask, xp.int32))
+
+
+@count_true.register(np.ndarray)
+def _count_true_numpy(mask: np.ndarray) -> int:
+    return int(np.count_nonzero(mask))
+
+
+@functools.singledispatch
+def last_true_indices(mask: Array, k: int) -> Array:
+    """Indices of the last ``k`` True entries of the 1-D bool ``mask``, last first.
+
+    Where ``mask`` has fewer than ``k`` Trues the other slots hold valid indices
+    whose values mean nothing (callers mask them with the count). The shape is
+    always ``(k,)``: no boolean indexing, no host sync.
+
+    Example:
+        >>> import numpy as np
+        >>> last_true_indices(np.array([True, False, True, True, False]), 2)
+        array([3, 2])
+    """
+    xp = namespace(mask)
+    n = mask.shape[0]
+    seen = xp.cumulative_sum(xp.astype(xp.flip(mask, axis=0), xp.int32))
+    j = xp.arange(1, k + 1, dtype=seen.dtype, device=device(mask))
+    return n - 1 - xp.clip(xp.searchsorted(seen, j), 0, n - 1)
+
+
+@last_true_indices.register(np.ndarray)
+def _last_true_indices_numpy(mask: np.ndarray, k: int) -> np.ndarray:
+    found = np.flatnonzero(mask)[::-1][:k]  # host values: the Trues can be listed
+    return np.concatenate([found, np.zeros(k - found.shape[0], dtype=found.dtype)])
+
+
+@functools.singledispatch
+def push_front(buffer: Array, fresh: Array, k: Any) -> Array:
+    """A newest-first ``buffer`` with the first ``k`` entries of ``fresh`` in front and
+    its oldest ``k`` dropped: slot ``j`` holds ``fresh[j]`` where ``j < k``, else
+    ``buffer[j - k]``. ``k`` may be a 0-d array; ``fresh`` has the buffer's length.
+
+    Example:
+        >>> import numpy as np
+        >>> push_front(np.array([3, 2, 1]), np.array([5, 4, 0]), 2)
+        array([5, 4, 3])
+    """
+    xp = namespace(buffer)
+    size = buffer.shape[0]
+    j = xp.arange(size, device=device(buffer))
+    older = xp.take(buffer, xp.clip(j - k, 0, size - 1))
+    return xp.where(j < k, xp.astype(fresh, buffer.dtype), older)
+
+
+@functools.singledispatch
+def clip(x: Array, low: Any, high: Any) -> Array:
+    """``xp.clip(x, low, high)`` (NaN propagates); NumPy takes ``minimum(maximum(x, low),
+    high)``, ``np.clip``'s own definition without its Python wrapper."""
+    return namespace(x).clip(x, low, high)
+
+
+@clip.register(np.ndarray)
+def _clip_numpy(x: np.ndarray, low: Any, high: Any) -> np.ndarray:
+    return np.minimum(np.maximum(x, low), high)
