@@ -31,7 +31,7 @@ $(VENV)/.demo-ready: pyproject.toml
 # The compatibility run below tests gymnax on Gymnasium 1.2 with its cap kept.
 # RecordHTML's browser test drives Debian's chromium with Playwright (the dev
 # extra); Playwright's own browser download is not used.
-# PyTorch's compiled path (tests/test_torch_compile.py) has TorchInductor build
+# PyTorch's compiled path (tests/backends/test_torch_compile.py) has TorchInductor build
 # C++ kernels: it needs a C++ compiler (Debian's g++).
 $(VENV)/.test-ready: pyproject.toml $(VENV)/.demo-ready
 	test -x /usr/bin/chromium || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
@@ -62,7 +62,7 @@ COMPAT_PINS ?= "gymnasium==1.2.0" "numpy==2.1.0" "array-api-compat==1.16.0" "jax
 	"opencv-python-headless==4.10.0.84" "tqdm==4.60.0"
 COMPAT_TESTS ?= tests/packaging tests/contracts/test_same_numbers.py tests/contracts/test_no_sync.py \
 	tests/test_cleanrl_stack.py tests/wrappers tests/vector tests/transforms tests/xp tests/backends \
-	tests/test_torch_compile.py tests/test_every_backend.py tests/test_no_sync.py tests/test_distributed.py \
+	tests/test_every_backend.py tests/test_no_sync.py tests/test_distributed.py \
 	tests/test_specs.py tests/test_phys2d.py tests/functional tests/test_checkpoint.py
 CPY := $(COMPAT_VENV)/bin/python
 CPIP := $(CPY) -m pip install --quiet --disable-pip-version-check

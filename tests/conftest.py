@@ -10,7 +10,7 @@ import pytest
 # JAX runs on CPU here; say so before anything imports it (no accelerator probing).
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 # PyTorch's transforms run eagerly in the suite: compiling costs seconds per
-# transform and shape. tests/test_torch_compile.py switches it on where it is tested.
+# transform and shape. tests/backends/test_torch_compile.py switches it on where it is tested.
 os.environ.setdefault("ANYWRAP_TORCH_COMPILE", "0")
 
 sys.path.insert(0, os.path.dirname(__file__))

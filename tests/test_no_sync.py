@@ -161,9 +161,13 @@ def test_jax_each_step_is_compiled_once(mode):
     run_vector(env)  # ~60 more steps, more ends and resets
     after = {(w, n, id(fn)): fn._cache_size() for w, n, fn in _compiled_functions(env)}
     assert after == before, "a jitted transform was compiled again for the same shapes"
+    masked = mode is AutoresetMode.DISABLED
     for (w, n, _), size in after.items():
-        # Each program is a per-shell partial and sees one signature.
-        assert size <= 1, (w, n, size)
+        # Each program is a per-shell partial and sees one signature; a program that a
+        # reset runs sees two (the first reset has no mask, the later ones do): the
+        # resets, and NormalizeObservation's update, which a masked reset runs too.
+        two = n == "reset" or (masked and w == "NormalizeObservation" and n is True)
+        assert size <= (2 if two else 1), (w, n, size)
 
 
 def test_jax_step_traces_transform_once(monkeypatch):

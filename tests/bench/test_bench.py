@@ -382,13 +382,13 @@ def test_gpu_check_script_reports_each_step_on_a_machine_without_gpu(tmp_path: P
         "[SKIP] torch-cuda six-wrapper vector stack, compiled: torch.cuda.is_available() is False",
         "[SKIP] torch-cuda six-wrapper vector stack, eager: torch.cuda.is_available() is False",
         "[SKIP] jax-gpu six-wrapper vector stack: no JAX GPU backend",
-        "[PASS] pytest tests/test_nosync.py: ",
+        "[PASS] pytest tests/test_no_sync.py: ",
         "[FAIL] anywrap bench --device cuda: exit 2; error: anywrap bench --device cuda: "
         "no usable CUDA GPU",
         "== summary: 1 passed, 1 failed, 3 skipped ==",
     ):
         assert line in out, (line, out)
-    assert (tmp_path / "out" / "pytest_nosync.txt").is_file()
+    assert (tmp_path / "out" / "pytest_no_sync.txt").is_file()
 
 
 @pytest.mark.parametrize(

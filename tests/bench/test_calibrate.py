@@ -7,8 +7,8 @@ import pytest
 
 pytest.importorskip("jax")
 
+from anywrap.backends.jax import row_group
 from anywrap.bench import calibrate
-from anywrap.xp._jax import row_group
 
 
 def test_host_copy_crossover_reports_every_size() -> None:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import tempfile
 
+import array_api_compat.numpy as np_xp
+import array_api_compat.torch as torch_xp
 import gymnasium as gym
-import numpy as np
 from contracts.case import Case
 
 
@@ -33,7 +34,8 @@ _RECORD = "RecordHTML copies what it records to the host (its report is a host f
 def _cases(vector_: bool) -> list[Case]:
     env, jax_env = (vector, jax_vector) if vector_ else (single, jax_single)
     replay = vector_  # a vector conversion keeps everything an array
-    torch_args = {"env_xp": np, "target_xp": "torch"}
+    # Gymnasium's ArrayConversion takes Array API namespaces (array-api-compat's).
+    torch_args = {"env_xp": np_xp, "target_xp": torch_xp}
     return [
         Case("ArrayConversion", vector_, env, kwargs=torch_args, replay=False, note=_NUMPY),
         Case("NumpyToTorch", vector_, env, replay=False, note=_NUMPY),

@@ -16,7 +16,9 @@ def single() -> gym.Env:
     return gym.make(ENV_ID, max_episode_steps=STEPS)
 
 
-def vector(mode: gym.vector.AutoresetMode = gym.vector.AutoresetMode.NEXT_STEP) -> gym.vector.VectorEnv:
+def vector(
+    mode: gym.vector.AutoresetMode = gym.vector.AutoresetMode.NEXT_STEP,
+) -> gym.vector.VectorEnv:
     return gym.make_vec(
         ENV_ID,
         num_envs=4,
@@ -55,7 +57,13 @@ CASES: list[Case] = [
         for v, make in _BOTH
     ),
     *(
-        Case("RecordEpisodeStatistics", v, make, kwargs={"buffer_length": 5}, consumes=frozenset({"reward"}))
+        Case(
+            "RecordEpisodeStatistics",
+            v,
+            make,
+            kwargs={"buffer_length": 5},
+            consumes=frozenset({"reward"}),
+        )
         for v, make in _BOTH
     ),
     *(Case("ClipAction", v, make, consumes=frozenset({"action"})) for v, make in _BOTH),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 from contracts.case import Case, cases_where
 from helpers import (
@@ -48,14 +49,18 @@ def test_the_step_path_never_reads_the_device(case: Case, library: str) -> None:
     with _GUARDS[library]():
         out = run(env, steps=case.steps)
     arrays = [x for x in leaves(out[-1][1:]) if hasattr(x, "shape")]
-    assert arrays and all(isinstance(x, backend.array_type) for x in arrays[:1])
+    assert arrays and not any(isinstance(x, np.ndarray) for x in arrays)  # nothing to NumPy
+    if "To" not in case.name:  # a conversion's outputs are its target's
+        assert isinstance(arrays[0], backend.array_type)
 
 
 def _drive(env: Any, steps: int) -> list[tuple]:
     """Steps an ``array_env`` case with its own actions (``env.sample_action()`` of the
     innermost env, in its library), resetting at the start only."""
     inner = env.unwrapped
-    out: list[tuple] = [("reset", *env.reset(seed=0))] if not getattr(inner, "_driven", False) else []
+    out: list[tuple] = (
+        [("reset", *env.reset(seed=0))] if not getattr(inner, "_driven", False) else []
+    )
     inner._driven = True
     for _ in range(steps):
         out.append(("step", *env.step(inner.sample_action())))

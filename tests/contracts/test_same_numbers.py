@@ -53,7 +53,7 @@ def test_the_outputs_are_gymnasiums(case: Case) -> None:
         got = ours.step(np.copy(action))
         want = theirs.step(np.copy(action))
         _same(got, want, case.rtol, f"step {t}")
-        done = np.logical_or(want[2], want[3])
+        done = np.logical_or(np.asarray(want[2]), np.asarray(want[3]))  # torch flags too
         ends += int(np.sum(done))
         if not case.vector and done:
             _same(ours.reset(), theirs.reset(), case.rtol, f"reset after step {t}")

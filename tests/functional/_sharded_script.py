@@ -1,4 +1,4 @@
-"""Run by test_functional_sharding.py in a subprocess with 4 host CPU devices.
+"""Run by test_shard_map.py in a subprocess with 4 host CPU devices.
 
 (a) jax.jit over a NamedSharding-sharded batch, and (b) shard_map with the
 wrappers' ``axis_name``, must both give the single-device numbers; (c) the

@@ -1,4 +1,4 @@
-"""Run by test_functional_sharding.py in a subprocess with 4 host CPU devices.
+"""Run by test_shard_map.py in a subprocess with 4 host CPU devices.
 
 The whole six-wrapper CleanRL stack (RecordEpisodeStatistics, ClipAction,
 NormalizeObservation, TransformObservation, NormalizeReward, TransformReward)

@@ -61,8 +61,9 @@ def _run(*args: str | os.PathLike, **kwargs) -> subprocess.CompletedProcess:
 def dist(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     out = tmp_path_factory.mktemp("dist")
     # No isolation: no build environment to download; the sdist is built, then
-    # the wheel from the unpacked sdist.
-    _run(sys.executable, "-m", "build", "--no-isolation", "--outdir", out, ROOT)
+    # the wheel from the unpacked sdist. It runs outside the checkout, whose build/
+    # (the docs site's output) would shadow the build package.
+    _run(sys.executable, "-m", "build", "--no-isolation", "--outdir", out, ROOT, cwd=out)
     (wheel,) = out.glob("anywrap-*.whl")
     (sdist,) = out.glob("anywrap-*.tar.gz")
     return {"wheel": wheel, "sdist": sdist}

@@ -142,7 +142,7 @@ def test_an_unknown_array_type_says_how_to_register_it() -> None:
 
     with pytest.raises(xp.UnknownArrayTypeError, match=r"not an array of a known library.*"):
         xp.namespace(Opaque())
-    with pytest.raises(TypeError, match=r"register_namespace\(Opaque"):
+    with pytest.raises(TypeError, match=r"register_namespace\(.*Opaque"):
         xp.namespace(Opaque())
 
 
@@ -192,7 +192,7 @@ def test_tensorflow_arrives_through_its_entry_point_only_when_met() -> None:
         TF_CPP_MIN_LOG_LEVEL="3",
     )
     assert (before, middle, name, after) == (False, False, "tensorflow", True)
-    assert "tensorflow" not in xp._CORE  # the core names JAX and PyTorch only
+    assert "tensorflow" not in xp.core._CORE  # the core names JAX and PyTorch only
 
 
 def test_backends_load_safely_from_many_threads_at_once() -> None:

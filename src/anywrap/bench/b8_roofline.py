@@ -80,8 +80,7 @@ def _torch_cases(ctx: Context, calls: int) -> list[Case]:
         init_observation_stats,
         normalize_observation,
     )
-    from anywrap.xp import namespace
-    from anywrap.xp.compile import jit
+    from anywrap.xp import jit, namespace
 
     dev = torch.device(ctx.torch_device or "cpu")
     gen = torch.Generator().manual_seed(0)

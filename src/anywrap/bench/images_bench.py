@@ -50,7 +50,7 @@ from gymnasium.vector import AutoresetMode
 
 import anywrap
 from anywrap.bench.harness import Case, Failure, Timing, interleave
-from anywrap.transforms import frames as fr
+from anywrap.transforms import frame_stack_observation as fr
 
 __all__ = ["main", "run"]
 

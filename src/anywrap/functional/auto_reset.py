@@ -9,7 +9,7 @@ import jax
 import jax.numpy as jnp
 from gymnasium.vector import AutoresetMode
 
-from anywrap.transforms.time import select_rows
+from anywrap.transforms.time_limit import select_rows
 
 from .core import FunctionalEnv, Step, Wrapper
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from anywrap.shell.arrays import check_reward_bounds
 from anywrap.shell.checks import wrapper_name
-from anywrap.transforms.arrays import clip_reward
-from anywrap.wrappers.arrays import check_reward_bounds
+from anywrap.transforms.clip_reward import clip_reward
 
 from .core import FunctionalEnv, Step, Wrapper, constant
 

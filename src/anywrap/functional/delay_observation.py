@@ -8,7 +8,8 @@ import jax
 import jax.numpy as jnp
 
 from anywrap.shell.checks import wrapper_name
-from anywrap.transforms.delay import (
+from anywrap.shell.delay_observation import check_delay, zero_observation
+from anywrap.transforms.delay_observation import (
     DelayState,
     delay_observation,
     delay_with_final,
@@ -16,7 +17,6 @@ from anywrap.transforms.delay import (
     reset_delay,
 )
 from anywrap.tree import tree_map
-from anywrap.wrappers.delay import check_delay, zero_observation
 
 from .core import FunctionalEnv, Step, Wrapper, batch_shape, constant, same_step
 

@@ -7,10 +7,9 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
+from anywrap.shell.arrays import dtype_space
 from anywrap.shell.checks import wrapper_name
-from anywrap.transforms.arrays import cast
-from anywrap.wrappers.arrays import dtype_space
-from anywrap.xp import resolve_dtype
+from anywrap.transforms.dtype_observation import cast
 
 from .core import FunctionalEnv, Wrapper, map_reset, map_step
 
@@ -41,7 +40,7 @@ class DtypeObservation(Wrapper):
     observation_space = property(lambda self: self._space)  # type: ignore[assignment]
 
     def _map(self, obs: Any) -> Any:
-        return cast(jnp.asarray(obs), resolve_dtype(jnp, np.dtype(self._space.dtype).name))
+        return cast(jnp.asarray(obs), np.dtype(self._space.dtype).name)
 
     reset = map_reset
     step = map_step

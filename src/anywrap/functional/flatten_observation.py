@@ -8,7 +8,7 @@ import gymnasium as gym
 import jax.numpy as jnp
 
 from anywrap.shell.checks import wrapper_name
-from anywrap.transforms.arrays import flatten_observation, flatten_plan
+from anywrap.transforms.flatten_observation import flatten_observation, flatten_plan
 from anywrap.tree import tree_map
 
 from .core import FunctionalEnv, Wrapper, batch_ndim, map_reset, map_step

@@ -3,7 +3,7 @@
 For pixel envs on gymnax, Brax or MJX (rendered frames as observations), with
 :class:`~anywrap.functional.GrayscaleObservation` and
 :class:`~anywrap.functional.ResizeObservation` below. The arithmetic is
-:mod:`anywrap.transforms.frames`, as in ``anywrap.vector``; the ring buffer
+:mod:`anywrap.transforms.frame_stack_observation`, as in ``anywrap.vector``; the ring buffer
 rides in the env state (:class:`FrameStackState`), so a rollout under
 ``jax.lax.scan`` updates it in place.
 
@@ -45,7 +45,7 @@ from gymnasium.vector.utils import batch_space
 
 from anywrap.shell.checks import wrapper_name
 from anywrap.shell.images import box_space, check_positive_int, padding_of
-from anywrap.transforms.frames import (
+from anywrap.transforms.frame_stack_observation import (
     FrameStack,
     init_frame_stack,
     push_frame,

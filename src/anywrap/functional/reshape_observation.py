@@ -6,9 +6,9 @@ from typing import Any
 
 import jax.numpy as jnp
 
+from anywrap.shell.arrays import reshape_space
 from anywrap.shell.checks import wrapper_name
-from anywrap.transforms.arrays import reshape_observation
-from anywrap.wrappers.arrays import reshape_space
+from anywrap.transforms.reshape_observation import reshape_observation
 
 from .core import FunctionalEnv, Wrapper, batch_ndim, map_reset, map_step
 

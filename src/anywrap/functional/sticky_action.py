@@ -8,9 +8,9 @@ import jax
 import jax.numpy as jnp
 
 from anywrap.shell.checks import wrapper_name
-from anywrap.transforms.sticky import StickyState, init_sticky, sticky_step
+from anywrap.shell.sticky_action import check_sticky, sample_action
+from anywrap.transforms.sticky_action import StickyKeyed, StickyState, init_sticky, sticky_step
 from anywrap.tree import tree_map
-from anywrap.wrappers.sticky import check_sticky, sample_action
 from anywrap.xp import resolve_dtype
 
 from .core import FunctionalEnv, Step, Wrapper, autoreset, batch_shape
@@ -77,9 +77,9 @@ class StickyAction(Wrapper):
         return obs, StickyActionState(inner, s, mine)
 
     def step(self, state: StickyActionState, action: Any) -> Step:
-        s, key, action = sticky_step(
-            state.sticky,
-            state.key,
+        (s, key), action = sticky_step(
+            StickyKeyed(state.sticky, state.key),
+            None,  # the draws come from the key in the state
             tree_map(jnp.asarray, action),
             params=self._params,
             autoreset=autoreset(self.env),

@@ -9,7 +9,8 @@ import jax.numpy as jnp
 
 from anywrap.shell.checks import wrapper_name
 from anywrap.shell.time import time_aware_space
-from anywrap.transforms.time import Clock, init_clock, time_aware, time_aware_reset
+from anywrap.transforms.time_aware_observation import time_aware, time_aware_reset
+from anywrap.transforms.time_limit import Clock, init_clock
 
 from .core import FunctionalEnv, Step, Wrapper, autoreset, batch_ndim, batch_shape
 from .time_limit import TimeLimit
@@ -81,7 +82,7 @@ class TimeAwareObservation(Wrapper):
 
     def step(self, state: TimeAwareObservationState, action: Any) -> Step:
         obs, inner, reward, terminated, truncated, info = self.env.step(state.inner, action)
-        clock, out, final = time_aware(
+        clock, (out, final) = time_aware(
             state.clock,
             obs,
             terminated,

@@ -10,7 +10,7 @@ from gymnasium.vector import AutoresetMode
 
 from anywrap.shell.checks import wrapper_name
 from anywrap.shell.time import check_max_episode_steps
-from anywrap.transforms.time import Clock, init_clock, time_limit
+from anywrap.transforms.time_limit import Clock, init_clock, time_limit
 
 from .core import FunctionalEnv, Step, Wrapper, batch_shape
 
@@ -66,7 +66,7 @@ class TimeLimit(Wrapper):
 
     def step(self, state: TimeLimitState, action: Any) -> Step:
         obs, inner, reward, terminated, truncated, info = self.env.step(state.inner, action)
-        clock, truncated, _ = time_limit(
+        clock, (truncated, _) = time_limit(
             state.clock, terminated, truncated, max_steps=self.max_episode_steps
         )
         return Step(obs, TimeLimitState(inner, clock), reward, terminated, truncated, info)

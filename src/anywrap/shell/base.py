@@ -155,14 +155,22 @@ def moved(state: Any, like: Any) -> Any:
     return tree_map(move, state)
 
 
-def _no_output(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, None]:
-    return fn(*args, **kwargs), None
+class _NoOutput:
+    """``fn`` returning ``(state, None)``: named as ``fn`` (the compile log, a profile)
+    and picklable where ``fn`` is."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.fn = fn
+        functools.update_wrapper(self, fn)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> tuple[Any, None]:
+        return self.fn(*args, **kwargs), None
 
 
 def with_no_output(fn: Callable[..., Any]) -> Callable[..., tuple[Any, None]]:
     """A transform ``state -> state`` (a reset) as :meth:`Shell._run` takes it:
     ``state -> (state, None)``."""
-    return functools.partial(_no_output, fn)
+    return _NoOutput(fn)
 
 
 def _record_arguments(init: Callable[..., None]) -> Callable[..., None]:
@@ -406,7 +414,12 @@ def statistics_property(name: str, field: str | None = None) -> property:
         own = get(self)
         owner = wrapper_name(self)
         try:
-            shared = tree_map(lambda mine, theirs: _box_like(owner, name, mine, theirs), own, value, is_leaf=_is_box)
+            shared = tree_map(
+                lambda mine, theirs: _box_like(owner, name, mine, theirs),
+                own,
+                value,
+                is_leaf=_is_box,
+            )
         except (KeyError, IndexError, TypeError) as e:
             if isinstance(e, TypeError) and str(e).startswith(owner):
                 raise

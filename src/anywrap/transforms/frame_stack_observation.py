@@ -60,22 +60,19 @@ __all__ = [
 
 
 class FrameStack(NamedTuple):
-    """The frame rings of ``num_envs`` envs.
-
-    Attributes:
-        frames: ``(num_envs * depth + 1, *frame)``: env ``n``'s ring in rows
-            ``n * depth`` to ``n * depth + depth - 1``, then the padding frame.
-        newest: ``(num_envs,)`` int32, the ring slot of each env's newest frame.
-        count: ``(num_envs,)`` int32, frames of the current episode in the
-            ring (1 to ``depth``; 0 before the first reset).
-        restart: ``(num_envs,)`` bool, whether the next frame starts a new
-            episode (NEXT_STEP autoreset: the step after a done).
-    """
+    """The frame rings of ``num_envs`` envs."""
 
     frames: Array
+    """``(num_envs * depth + 1, *frame)``: env ``n``'s ring in rows ``n * depth`` to
+    ``n * depth + depth - 1``, then the padding frame."""
     newest: Array
+    """``(num_envs,)`` int32, the ring slot of each env's newest frame."""
     count: Array
+    """``(num_envs,)`` int32, frames of the current episode in the ring (1 to
+    ``depth``; 0 before the first reset)."""
     restart: Array
+    """``(num_envs,)`` bool, whether the next frame starts a new episode (NEXT_STEP
+    autoreset: the step after a done)."""
 
 
 def init_frame_stack(

@@ -36,18 +36,15 @@ __all__ = [
 
 
 class MaxFrames(NamedTuple):
-    """Gymnasium's two-frame buffer of ``MaxAndSkipObservation``, per env.
-
-    Attributes:
-        frames: ``(2, *batch, *frame)``: the frames of the last-but-one and the
-            last of the ``skip`` steps (kept across calls, as Gymnasium keeps them).
-        pending: ``(*batch,)``: reward of steps taken after an env's episode
-            ended within a call; it belongs to the next episode and is added
-            to the next call's reward (vector envs only).
-    """
+    """Gymnasium's two-frame buffer of ``MaxAndSkipObservation``, per env."""
 
     frames: Array
+    """``(2, *batch, *frame)``: the frames of the last-but-one and the last of the
+    ``skip`` steps (kept across calls, as Gymnasium keeps them)."""
     pending: Array
+    """``(*batch,)``: reward of steps taken after an env's episode ended within a
+    call; it belongs to the next episode and is added to the next call's reward
+    (vector envs only)."""
 
 
 class SkipOutput(NamedTuple):

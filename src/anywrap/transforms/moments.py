@@ -34,8 +34,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from anywrap.xp import Array, all_finite, cond, count_true, device, mean_var, namespace
-from anywrap.xp import wide_float
+from anywrap.xp import Array, all_finite, cond, count_true, device, mean_var, namespace, wide_float
 
 __all__ = [
     "Batch",

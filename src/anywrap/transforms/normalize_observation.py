@@ -127,6 +127,8 @@ def normalize_observation_with_final(
 
     if type(stats) is Moments:
         return leaf(stats, obs, final_obs)
-    stats, both = unzip(tree_map(leaf, stats, obs, final_obs, is_leaf=_is_moments), stats, 2, _is_moments)
+    stats, both = unzip(
+        tree_map(leaf, stats, obs, final_obs, is_leaf=_is_moments), stats, 2, _is_moments
+    )
     normalised = unzip(both, stats, 2, _is_moments)
     return stats, normalised  # type: ignore[return-value]

@@ -118,7 +118,11 @@ def update_returns(
     rms = state.rms
     if update_stats:  # `active` already leaves non-finite rewards out
         one = acc.ndim == 0 and reduce is None  # a single env
-        g, keep = (acc, active) if one or acc.ndim == 1 else (xp.reshape(acc, (-1,)), xp.reshape(active, (-1,)))
+        g, keep = (
+            (acc, active)
+            if one or acc.ndim == 1
+            else (xp.reshape(acc, (-1,)), xp.reshape(active, (-1,)))
+        )
         rms = update_moments(rms, g, keep, batched=not one, skip_nonfinite=False, reduce=reduce)
     done = terminated if truncated is None else xp.logical_or(terminated, xp.asarray(truncated))
     if zero_after_done:
@@ -131,7 +135,11 @@ def scale_reward(state: Returns, reward: Array, epsilon: float) -> Array:
     var = state.rms.var
     xp = namespace(var)
     reward = xp.asarray(reward)
-    wide = reward if reward.dtype == var.dtype else xp.astype(reward, xp.result_type(reward.dtype, var.dtype))
+    wide = (
+        reward
+        if reward.dtype == var.dtype
+        else xp.astype(reward, xp.result_type(reward.dtype, var.dtype))
+    )
     scaled = wide / xp.sqrt(var + epsilon)
     if scaled.dtype != reward.dtype and xp.isdtype(reward.dtype, "real floating"):
         scaled = xp.astype(scaled, reward.dtype)

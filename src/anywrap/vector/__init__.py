@@ -16,7 +16,6 @@ from anywrap.vector.convert import (
     ToNumpy,
     ToTensorFlow,
     ToTorch,
-    VectorArrayConversion,
 )
 from anywrap.vector.delay_observation import DelayObservation
 from anywrap.vector.dtype_observation import DtypeObservation

@@ -135,7 +135,7 @@ class NormalizeObservation(Shell, VectorWrapper):
             from anywrap.distributed import torch_allreduce_sum
 
             reduce = torch_allreduce_sum(process_group)
-        args = {"epsilon": epsilon, "reduce": reduce}
+        args: dict[str, Any] = {"epsilon": epsilon, "reduce": reduce}
         with_final = partial(normalize_observation_with_final, learn_final=learn_final_obs, **args)
         self._use(
             {
@@ -146,6 +146,7 @@ class NormalizeObservation(Shell, VectorWrapper):
 
     obs_rms = statistics_property("obs_rms")
     update_running_mean = switch_property()
+    _update_running_mean: bool
 
     def _normalize(self, obs: Any, mask: Any = None) -> Any:
         if getattr(obs, "shape", None) != self._check.shape:

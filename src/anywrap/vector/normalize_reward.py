@@ -99,7 +99,7 @@ class NormalizeReward(Shell, VectorWrapper):
         self.update_running_mean = update_running_mean
         stats, acc = np.dtype(stats_dtype or "float64"), np.dtype(stats_dtype or "float32")
         state = init_returns((self.num_envs,), xp=np, acc_dtype=acc, stats_dtype=stats)
-        self._state = state._replace(rms=RunningMeanStd(state.rms))
+        self._state = state._replace(rms=RunningMeanStd(state.rms))  # type: ignore[arg-type]
         self._boxed = True
         reduce = None
         if process_group is not None:
@@ -120,6 +120,7 @@ class NormalizeReward(Shell, VectorWrapper):
 
     return_rms = statistics_property("return_rms", "rms")
     update_running_mean = switch_property()
+    _update_running_mean: bool
 
     @property
     def accumulated_reward(self) -> Any:

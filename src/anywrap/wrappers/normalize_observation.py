@@ -119,6 +119,7 @@ class NormalizeObservation(Shell, gym.ObservationWrapper):
 
     obs_rms = statistics_property("obs_rms")
     update_running_mean = switch_property()
+    _update_running_mean: bool
 
     def observation(self, observation: Any) -> Any:
         """Update the statistics with ``observation`` and return it normalised."""

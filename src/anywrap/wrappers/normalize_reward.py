@@ -89,13 +89,14 @@ class NormalizeReward(Shell, gym.Wrapper):
         self.update_running_mean = update_running_mean
         dtype = np.dtype(stats_dtype or "float64")
         state = init_returns((), xp=np, acc_dtype=dtype, stats_dtype=dtype)
-        self._state = state._replace(rms=RunningMeanStd(state.rms))
+        self._state = state._replace(rms=RunningMeanStd(state.rms))  # type: ignore[arg-type]
         self._boxed = True
         step = partial(normalize_reward, gamma=gamma, epsilon=epsilon)
         self._use({u: partial(step, update=u) for u in (True, False)})
 
     return_rms = statistics_property("return_rms", "rms")
     update_running_mean = switch_property()
+    _update_running_mean: bool
 
     @property
     def discounted_reward(self) -> Any:
@@ -109,5 +110,5 @@ class NormalizeReward(Shell, gym.Wrapper):
         value = step_values(_NAME, reward, terminated, truncated, None)
         scaled = self._run(self._update_running_mean, value, value, terminated, None)
         if value is not reward:  # a one-element array: given back in its shape
-            scaled = xp.namespace(scaled).reshape(scaled, reward.shape)
+            scaled = xp.namespace(scaled).reshape(scaled, reward.shape)  # type: ignore[attr-defined]
         return obs, scaled, terminated, truncated, info

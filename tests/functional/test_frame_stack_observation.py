@@ -1,9 +1,7 @@
-"""anywrap.functional's image wrappers: jitted rollouts against Gymnasium's wrappers."""
+"""anywrap.functional's image pipeline (GrayscaleObservation, ResizeObservation,
+FrameStackObservation): jitted rollouts against Gymnasium's wrappers."""
 
 from __future__ import annotations
-
-import os
-import sys
 
 import gymnasium as gym
 import numpy as np
@@ -13,8 +11,6 @@ from gymnasium.vector import AutoresetMode
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
 pytest.importorskip("cv2")
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))
 
 from image_helpers import ImageEnv, gym_reference, record_image_vector  # noqa: E402
 
@@ -137,15 +133,11 @@ def test_an_unbatched_env_stacks_as_gymnasiums_single_wrapper(padding):
         close(s.obs, ref.step(0)[0])
 
 
-def test_bad_spaces_are_refused_by_name():
-    class Floats(OnePixelEnv):
-        pass
-
-    env = Floats(np.zeros((2, 8, 8, 3), np.uint8))
-    env.observation_space = gym.spaces.Box(0.0, 1.0, (8, 8, 3), np.float32)
-    with pytest.raises(ValueError, match=r"anywrap\.functional\.GrayscaleObservation"):
-        F.GrayscaleObservation(env)
-    with pytest.raises(ValueError, match=r"anywrap\.functional\.ResizeObservation.*shape"):
-        F.ResizeObservation(OnePixelEnv(np.zeros((2, 8, 8, 3), np.uint8)), (0, 4))
-    with pytest.raises(ValueError, match=r"anywrap\.functional\.FrameStackObservation"):
-        F.FrameStackObservation(OnePixelEnv(np.zeros((2, 8, 8, 3), np.uint8)), 0)
+@pytest.mark.parametrize(("size", "error"), [(0, ValueError), (2.0, TypeError)])
+def test_bad_stack_sizes_and_spaces_are_refused_by_name(size, error):
+    with pytest.raises(error, match=r"anywrap\.functional\.FrameStackObservation.*stack_size"):
+        F.FrameStackObservation(OnePixelEnv(np.zeros((2, 8, 8, 3), np.uint8)), size)
+    env = OnePixelEnv(np.zeros((2, 8, 8, 3), np.uint8))
+    env.observation_space = gym.spaces.Discrete(3)
+    with pytest.raises(TypeError, match=r"anywrap\.functional\.FrameStackObservation.*Box"):
+        F.FrameStackObservation(env, 2)

@@ -1,4 +1,4 @@
-"""PyTorch's compiled path: :func:`anywrap.xp.set_compile` and ``anywrap.xp._torch_compile``.
+"""PyTorch's compiled path: :func:`anywrap.xp.set_compile` and ``anywrap.backends.torch_compile``.
 
 The suite runs eagerly (``conftest.py`` sets ``ANYWRAP_TORCH_COMPILE=0``); the
 tests here switch compilation on, compiling a signature on its second call
@@ -85,15 +85,15 @@ def assert_compiled(records, names):
 def build(request, monkeypatch):
     """Keep one of a CPU program's two builds, whichever is faster here: a user's
     machine may keep the other one, so each must give the same numbers."""
-    from anywrap.xp import _torch_compile
+    from anywrap.backends import torch_inductor
 
-    timed = _torch_compile._faster
+    timed = torch_inductor._faster
 
     def keep(vector, scalar, inputs):
         timed(vector, scalar, inputs)  # the timing runs as it would
         return (vector if request.param == "vector" else scalar), f"{request.param} (test)"
 
-    monkeypatch.setattr(_torch_compile, "_faster", keep)
+    monkeypatch.setattr(torch_inductor, "_faster", keep)
     return request.param
 
 
@@ -149,7 +149,7 @@ def test_compiled_single_stack_matches_gymnasium(compiled):
             if "episode" in want[5]:
                 assert float(got[5]["episode"]["r"]) == pytest.approx(want[5]["episode"]["r"])
     records = compiled()
-    assert_compiled(records, {"normalize_single_observation", "normalize_reward"})
+    assert_compiled(records, {"normalize_observation", "normalize_reward"})
 
 
 def test_compiled_same_step_learns_final_observations(compiled):
@@ -206,7 +206,7 @@ def test_compiled_stacks_never_sync(compiled):
     with torch_no_host_sync():
         run_vector(vector)
         run_single(single)
-    assert_compiled(compiled(), STEP_TRANSFORMS | {"normalize_single_observation"})
+    assert_compiled(compiled(), STEP_TRANSFORMS | {"normalize_observation"})
 
 
 # ------------------------------------------------------------- compile once
@@ -313,8 +313,8 @@ def test_a_transform_holding_a_callback_stays_eager(compiled):
 def test_the_faster_cpu_build_is_kept_and_a_tie_keeps_the_vector_one(monkeypatch):
     import time
 
-    from anywrap.xp import _torch_compile
-    from anywrap.xp._torch_compile import _faster
+    from anywrap.backends import torch_inductor
+    from anywrap.backends.torch_inductor import _faster
 
     calls = Counter()
 
@@ -333,7 +333,7 @@ def test_the_faster_cpu_build_is_kept_and_a_tie_keeps_the_vector_one(monkeypatch
         assert run is (fast if kept == "scalar" else vector), note
         assert note.startswith(f"{kept} (") and "us a call" in note, note
     assert calls["slow"] == calls["fast"] > 2  # both timed, on the same number of calls
-    monkeypatch.setattr(_torch_compile, "TIE", 1e9)  # 2 ms against none: a tie now
+    monkeypatch.setattr(torch_inductor, "TIE", 1e9)  # 2 ms against none: a tie now
     run, note = _faster(slow, fast, x)
     assert run is slow and note.startswith("vector"), note
 
@@ -344,7 +344,7 @@ def test_the_scalar_build_picks_no_vector_instructions():
     from torch._inductor import config
     from torch._inductor.cpu_vec_isa import pick_vec_isa
 
-    from anywrap.xp._torch_compile import SCALAR_OPTIONS
+    from anywrap.backends.torch_inductor import SCALAR_OPTIONS
 
     assert pick_vec_isa(), "this machine has no vector instruction set to turn off"
     with config.patch(SCALAR_OPTIONS):
@@ -364,12 +364,12 @@ def test_a_cpu_compile_records_both_builds_timings(compiled):
 @pytest.mark.parametrize("build", ["vector", "scalar"])
 def test_the_environment_can_name_one_cpu_build(compiled, monkeypatch, build):
     """``ANYWRAP_TORCH_CPU_KERNELS`` compiles the build it names, alone, untimed."""
-    from anywrap.xp import _torch_compile
+    from anywrap.backends import torch_inductor
 
     def untimed(*args):
         raise AssertionError("the builds were timed")
 
-    monkeypatch.setattr(_torch_compile, "_faster", untimed)
+    monkeypatch.setattr(torch_inductor, "_faster", untimed)
     monkeypatch.setenv(switch.KERNELS_VAR, build.upper())
     step = axp.Compiled(lambda x, y: (x * 2 + y, (x > y).sum()))
     for _ in range(3):
@@ -392,7 +392,7 @@ def test_a_state_fed_back_is_checked_by_identity(compiled, monkeypatch):
     """A wrapper's state goes round its program: once the program has seen its own
     outputs come back, it checks them by identity and checks only the other leaves
     in full. Any change in those, or a state from elsewhere, takes the full check."""
-    from anywrap.xp import _torch_compile
+    from anywrap.backends import torch_compile as _torch_compile
 
     full = Counter()
     signature = _torch_compile._signature

@@ -1,4 +1,4 @@
-"""Adapters (brax, gymnax 5- and 6-tuple, Gymnasium FuncEnv), AutoReset and to_vector_env."""
+"""Adapters (brax, gymnax 5- and 6-tuple, Gymnasium FuncEnv), VmapWrapper and AutoReset."""
 
 from __future__ import annotations
 
@@ -7,32 +7,16 @@ import numpy as np
 import pytest
 
 jax = pytest.importorskip("jax")
+gymnax = pytest.importorskip("gymnax")
 import jax.numpy as jnp  # noqa: E402
+from functional_envs import rollout as scan  # noqa: E402
 
 from anywrap import functional as F  # noqa: E402
 
 SAME_STEP = gym.vector.AutoresetMode.SAME_STEP
 
 
-def scan(env, actions, key=0):
-    """Jitted rollout with the given (T, ...) actions; returns reset obs, state and outputs."""
-
-    @jax.jit
-    def run(key, actions):
-        obs, state = env.reset(key)
-
-        def body(state, a):
-            s = env.step(state, a)
-            return s.state, (s.obs, s.reward, s.terminated, s.truncated, s.info)
-
-        state, out = jax.lax.scan(body, state, actions)
-        return obs, state, out
-
-    return run(jax.random.key(key), actions)
-
-
 # ---------------------------------------------------------------------- gymnax
-gymnax = pytest.importorskip("gymnax")
 
 
 @pytest.mark.parametrize("batched", ["vmap", "num_envs"])
@@ -167,34 +151,3 @@ def test_func_env_pendulum_time_limit_and_autoreset():
 def test_func_env_error_on_non_func_env():
     with pytest.raises(TypeError, match="expected a gymnasium FuncEnv"):
         F.from_func_env(object())
-
-
-# -------------------------------------------------------------- to_vector_env
-def test_to_vector_env_is_a_gymnasium_vector_env():
-    base = F.VmapWrapper(F.from_gymnax(gymnax.make("Pendulum-v1")[0]), 4)
-    venv = F.to_vector_env(F.NormalizeObservation(base))
-    assert isinstance(venv, gym.vector.VectorEnv)
-    assert venv.metadata["autoreset_mode"] == SAME_STEP
-    assert venv.observation_space.shape == (4, 3) and venv.single_action_space.shape == (1,)
-    obs1, _ = venv.reset(seed=7)
-    a = np.zeros((4, 1), np.float32)
-    steps1 = [venv.step(a) for _ in range(3)]
-    obs2, _ = venv.reset(seed=7)
-    steps2 = [venv.step(a) for _ in range(3)]
-    np.testing.assert_array_equal(np.asarray(obs1), np.asarray(obs2))
-    for s1, s2 in zip(steps1, steps2):
-        np.testing.assert_array_equal(np.asarray(s1[0]), np.asarray(s2[0]))
-    obs, rew, _term, _trunc, info = steps1[-1]
-    assert isinstance(obs, jax.Array) and rew.shape == (4,)
-    assert info["_final_obs"].shape == (4,) and not bool(info["_final_obs"].any())
-
-
-def test_to_vector_env_errors():
-    single = F.from_gymnax(gymnax.make("Pendulum-v1")[0])
-    with pytest.raises(ValueError, match="VmapWrapper"):
-        F.to_vector_env(single)
-    venv = F.to_vector_env(F.VmapWrapper(single, 2))
-    with pytest.raises(RuntimeError, match="reset"):
-        venv.step(np.zeros((2, 1)))
-    with pytest.raises(NotImplementedError, match="reset_mask"):
-        venv.reset(options={"reset_mask": np.ones(2, bool)})

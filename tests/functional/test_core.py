@@ -1,0 +1,58 @@
+"""The functional package's surface: wrappers refuse what is not a functional env or not
+their space, by name; the guide's table shows the real signatures."""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+import gymnasium as gym
+import pytest
+
+jax = pytest.importorskip("jax")
+gymnax = pytest.importorskip("gymnax")
+from functional_envs import pendulum  # noqa: E402
+
+from anywrap import functional as F  # noqa: E402
+
+
+def test_bad_envs_and_arguments_fail_loudly():
+    with pytest.raises(TypeError, match="ClipAction: expected a Box"):
+        F.ClipAction(F.VmapWrapper(F.from_gymnax(gymnax.make("CartPole-v1")[0]), 2))
+    with pytest.raises(ValueError, match="already batched"):
+        F.VmapWrapper(pendulum(), 2)
+    with pytest.raises(ValueError, match="num_envs must be a positive int"):
+        F.VmapWrapper(pendulum(None), 0)
+    with pytest.raises(TypeError, match="expected a functional env"):
+        F.TimeLimit(gym.make("Pendulum-v1"), 5)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="already resets itself"):
+        F.AutoReset(pendulum(None))
+    with pytest.raises(TypeError, match="expected `func` to be callable"):
+        F.TransformReward(pendulum(), 3)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="expected `func` to be callable"):
+        F.TransformObservation(pendulum(), None)  # type: ignore[arg-type]
+
+
+def test_find_state_names_what_it_did_not_find():
+    _, state = F.NormalizeReward(pendulum()).reset(jax.random.key(0))
+    assert F.find_state(state, F.NormalizeRewardState) is state
+    with pytest.raises(LookupError, match="no EpisodeStatisticsState"):
+        F.find_state(state, F.EpisodeStatisticsState)
+
+
+def test_the_guide_shows_the_functional_signatures():
+    """The guide's table of the functional wrappers gives each one's real signature."""
+    guide = Path(__file__).resolve().parents[2] / "docs" / "guide" / "functional.md"
+    text = guide.read_text()
+    for cls in (F.RecordEpisodeStatistics, F.NormalizeObservation, F.NormalizeReward):
+        parts, star = [], False
+        for p in inspect.signature(cls).parameters.values():
+            if p.kind is p.KEYWORD_ONLY and not star:
+                parts.append("*")
+                star = True
+            default = p.default
+            shown = f'"{default}"' if isinstance(default, str) else repr(default)
+            shown = shown.replace("e-0", "e-")  # 1e-8, as written
+            parts.append(p.name if default is p.empty else f"{p.name}={shown}")
+        row = f"| `{cls.__name__}({', '.join(parts)})` |"
+        assert row in text, row
