@@ -243,12 +243,12 @@ else
 fi
 
 # ---------------------------------------------------------------- 4. no-sync test file
-# tests/test_nosync.py: JAX cases run on the default (GPU) device when jax has one.
-if timeout "$((STEP_TIMEOUT * 3 / 2))" "$PYTHON" -m pytest -q -p no:cacheprovider tests/test_nosync.py \
-        >"$OUT/pytest_nosync.txt" 2>&1; then
-    result PASS "pytest tests/test_nosync.py" "$(tail -n 1 "$OUT/pytest_nosync.txt")"
+# tests/test_no_sync.py: JAX cases run on the default (GPU) device when jax has one.
+if timeout "$((STEP_TIMEOUT * 3 / 2))" "$PYTHON" -m pytest -q -p no:cacheprovider tests/test_no_sync.py \
+        >"$OUT/pytest_no_sync.txt" 2>&1; then
+    result PASS "pytest tests/test_no_sync.py" "$(tail -n 1 "$OUT/pytest_no_sync.txt")"
 else
-    result FAIL "pytest tests/test_nosync.py" "$(tail -n 1 "$OUT/pytest_nosync.txt"); see $OUT/pytest_nosync.txt"
+    result FAIL "pytest tests/test_no_sync.py" "$(tail -n 1 "$OUT/pytest_no_sync.txt"); see $OUT/pytest_no_sync.txt"
 fi
 
 # ---------------------------------------------------------------- 5. benchmarks on the GPU

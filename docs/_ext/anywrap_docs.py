@@ -313,11 +313,6 @@ class PublicAPI(SphinxDirective):
 # there: name -> (pattern, replacement, what is wrong). When a fix finds
 # nothing to mend, the build warns, so the entry goes with the bug.
 DOCSTRING_FIXES: dict[str, tuple[str, str, str]] = {
-    "anywrap.xp.Backend": (
-        r" -> ``(?=\s)",
-        r" ->``",
-        "inline literals that end in a space (``x -> ``) are not literals to docutils",
-    ),
 }
 
 
