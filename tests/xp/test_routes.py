@@ -48,6 +48,39 @@ def test_the_numpy_masked_moments_are_the_moments_of_the_selected_rows(x, data):
     np.testing.assert_allclose(g_var, var, rtol=2e-4, atol=2e-2)
 
 
+@settings(max_examples=120, deadline=None)
+@given(
+    x=hnp.arrays(
+        st.sampled_from([np.float32, np.float64]),
+        st.one_of(
+            st.tuples(st.integers(1, 70)),
+            st.tuples(st.integers(1, 70), st.integers(1, 5)),
+            st.tuples(st.integers(1, 9), st.integers(1, 3), st.integers(1, 3)),
+        ),
+        elements=st.floats(-1e6, 1e6, width=32),
+    )
+)
+def test_the_numpy_moments_are_np_mean_and_np_var_to_the_bit(x):
+    """The NumPy route takes np.var's ufunc calls without its wrappers: the same bits,
+    dtypes and types (a NumPy scalar for a 1-D batch) as np.mean and np.var, which
+    are what Gymnasium's RunningMeanStd calls."""
+    mean, var = xp.mean_var(x)
+    want_mean, want_var = np.mean(x, axis=0), np.var(x, axis=0)
+    for got, want in ((mean, want_mean), (var, want_var)):
+        assert type(got) is type(want) and got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+        assert np.asarray(got).tobytes() == np.asarray(want).tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.int64, np.bool_])
+def test_numpy_moments_of_other_dtypes_are_numpys(dtype):
+    x = (np.arange(12).reshape(6, 2) % 3).astype(dtype)
+    mean, var = xp.mean_var(x)
+    np.testing.assert_array_equal(mean, np.mean(x, axis=0))
+    np.testing.assert_array_equal(var, np.var(x, axis=0))
+    assert mean.dtype == np.mean(x, axis=0).dtype
+
+
 def test_numpy_moments_do_not_warn_on_the_rows_they_will_leave_out():
     x = np.array([[1.0, 2.0], [np.inf, 0.0], [-np.inf, 1.0]])
     with warnings.catch_warnings():

@@ -102,6 +102,10 @@ class RunningMeanStd:
         return f"RunningMeanStd(mean={self.mean!r}, var={self.var!r}, count={self.count!r})"
 
 
+_HOST_NUMBERS = frozenset({float, int, bool, np.float64, np.float32, np.bool_, np.int64})
+"""Host numbers that say nothing of where the state lives (a single env's reward)."""
+
+
 def _is_box(x: Any) -> bool:
     return type(x) is RunningMeanStd
 
@@ -252,13 +256,19 @@ class Shell(gym.utils.RecordConstructorArgs):
         call; otherwise the state is moved to ``like``'s library and device first.
         """
         state = self._state
-        if type(like) is self._kind:
+        kind = type(like)
+        # The common step: data of the state's own array type, or a host number
+        # (a single env's reward) beside a NumPy state, which has nowhere to move.
+        if kind is self._kind or (kind in _HOST_NUMBERS and self._kind is np.ndarray):
+            fn = self._compiled[key]
             if type(state) is RunningMeanStd:
-                state.moments, out = self._compiled[key](state.moments, *args, **kwargs)
-                return out
-            if not self._boxed:
-                self._state, out = self._compiled[key](state, *args, **kwargs)
-                return out
+                state.moments, out = fn(state.moments, *args, **kwargs)
+            elif self._boxed:
+                new, out = fn(unboxed(state), *args, **kwargs)
+                self._state = reboxed(state, new)
+            else:
+                self._state, out = fn(state, *args, **kwargs)
+            return out
         fn = self._compiled_for(first_leaf(like))[key]
         state, out = fn(self._state_for(like), *args, **kwargs)
         self._commit(state, like)

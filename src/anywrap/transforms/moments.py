@@ -139,8 +139,11 @@ def merge_moments(m: Moments, batch_mean: Array, batch_var: Any, batch_count: An
         return m
     xp = namespace(m.mean)
     dtype = m.mean.dtype
-    # Casts by asarray: the same values, and NumPy's asarray is a C function.
-    count = xp.asarray(m.count + m.count_lo, dtype=dtype)
+    # Casts by asarray, only where the dtypes differ: the same values (a NumPy
+    # scalar kept as one is several times cheaper to compute with than a 0-d array).
+    count = m.count + m.count_lo
+    if count.dtype != dtype:
+        count = xp.asarray(count, dtype=dtype)
     if host_count:
         n = n_count = batch_count
     else:
@@ -148,10 +151,11 @@ def merge_moments(m: Moments, batch_mean: Array, batch_var: Any, batch_count: An
         n_count = xp.asarray(batch_count, dtype=m.count.dtype)
     if m.count.dtype == xp.float64:  # exact to 2^53 added plainly (see add_count)
         hi, lo = m.count + n_count, m.count_lo
-        tot = xp.asarray(hi + lo, dtype=dtype)
+        tot = hi + lo
     else:
-        hi, lo, new_total = add_count(m.count, m.count_lo, n_count)
-        tot = xp.asarray(new_total, dtype=dtype)
+        hi, lo, tot = add_count(m.count, m.count_lo, n_count)
+    if tot.dtype != dtype:
+        tot = xp.asarray(tot, dtype=dtype)
     # Widening the batch mean is exact, and is what NumPy's promotion does; the
     # batch's variance stays in its dtype until it meets the statistics, as in
     # Gymnasium (a float32 product for a float32 batch). The order of operations

@@ -202,7 +202,8 @@ def step_episodes(
     stay the participant's own.
     """
     xp = namespace(state.returns)
-    reward = xp.astype(xp.asarray(reward), state.returns.dtype, copy=False)
+    if type(reward) not in (float, int):  # a Python number takes the array's dtype
+        reward = xp.astype(xp.asarray(reward), state.returns.dtype, copy=False)
     returns, lengths, start = state.returns, state.lengths, state.start_time
     if same_step and not report:  # nothing ended, and prev_done is not used: the bare sums
         return Episodes(returns + reward, lengths + 1, *state[2:]), None
