@@ -106,9 +106,11 @@ def update_returns(
     # Gymnasium multiplies in the accumulator's dtype, adds in the wider of the two
     # (the casts are exact, as NumPy's promotion), and stores in the accumulator's.
     decayed = xp.where(terminated, 0.0, acc * gamma)
-    if reward.dtype != acc.dtype:
+    if reward.dtype != acc.dtype:  # casts by asarray (NumPy's is a C function)
         wide = xp.result_type(reward.dtype, acc.dtype)
-        new_acc = xp.astype(xp.astype(decayed, wide) + xp.astype(reward, wide), acc.dtype)
+        new_acc = xp.asarray(
+            xp.asarray(decayed, dtype=wide) + xp.asarray(reward, dtype=wide), dtype=acc.dtype
+        )
     else:
         new_acc = decayed + reward
     active = xp.isfinite(reward)

@@ -198,21 +198,21 @@ def _mean_var_numpy(x: np.ndarray, mask: Any = None) -> tuple[Any, Any]:
         if not x.shape[0]:  # nothing selected: no moments (a merge of 0 rows ignores them)
             return np.zeros(x.shape[1:], x.dtype), np.zeros(x.shape[1:], x.dtype)
     with np.errstate(invalid="ignore", over="ignore"):
-        if x.dtype.kind != "f" or x.dtype.itemsize < 4:
+        if x.dtype.kind != "f" or x.dtype.itemsize < 4 or x.shape[0] > 1 << 24:
             return np.mean(x, axis=0), np.var(x, axis=0)
-        # np.var's own ufunc calls (numpy/_core/_methods.py), in its order, without
-        # its Python wrappers: its sum, divided by the count, is also np.mean's
-        # (one reduction where np.mean and np.var make two): the same bits, a third
-        # of the time on a small batch.
-        n = np.intp(x.shape[0])
-        total = np.add.reduce(x, axis=0, keepdims=True)
-        np.true_divide(total, n, out=total, casting="unsafe")
-        dev = np.subtract(x, total)
+        # np.var's own ufunc calls (numpy/_core/_methods.py) in its order, without
+        # its Python wrappers; its sum, divided by the count, is also np.mean's (one
+        # reduction where np.mean and np.var make two). NumPy divides by the count
+        # as an intp, in float64, into the batch's dtype; dividing by it as a Python
+        # int divides in the batch's dtype: both round the exact quotient once
+        # (float64 holds more than twice float32's digits, and the count is exact in
+        # float32 up to 2^24 rows), so the bits are the same.
+        n = x.shape[0]
+        mean = np.add.reduce(x, axis=0, keepdims=True) / n
+        dev = x - mean
         np.square(dev, out=dev)
-        var = np.add.reduce(dev, axis=0)
-    if isinstance(var, np.ndarray):
-        return total[0], np.true_divide(var, n, out=var, casting="unsafe")
-    return total[0], var.dtype.type(var / n)
+        var = np.add.reduce(dev, axis=0) / n
+    return mean[0], var
 
 
 @functools.singledispatch
