@@ -190,9 +190,11 @@ def main(argv: list[str] | None = None) -> int:
         try:
             import torch
 
-            # Compile PyTorch's transforms in the warm-up, as JAX does, not at their
-            # 64th call in the timed loop (unless ANYWRAP_TORCH_COMPILE=0 said no).
+            # Compile PyTorch's transforms in the warm-up, as JAX does, not in the timed
+            # loop (unless ANYWRAP_TORCH_COMPILE=0 said no); the bar says so meanwhile.
             anywrap.xp.set_compile(anywrap.xp.compile_enabled(), after_calls=2)
+            anywrap.xp.switch.add_listener(_compiling(bar))
+            warnings.filterwarnings("ignore", category=anywrap.xp.switch.CompileNotice)
             tenvs = torch_pendulum_vector_env(args.num_envs, args.torch_device)
             tstack = cleanrl_stack(tenvs, anywrap.vector, torch.clamp)
             gen = torch.Generator(device=args.torch_device).manual_seed(0)
@@ -226,9 +228,27 @@ def main(argv: list[str] | None = None) -> int:
         f"\n{args.num_envs} envs x {args.steps} vector steps on each backend, random actions, "
         "six wrappers; env steps/s counts every sub-env's step."
     )
+    compiled = [r for r in anywrap.xp.compile_log() if r.compiled]
+    if compiled:
+        seconds = sum(r.seconds for r in compiled)
+        print(
+            f"PyTorch compiled {len(compiled)} transforms in the warm-up, {seconds:.1f} s in "
+            "all (untimed; once per shape, and cheaper from TorchInductor's cache next time; "
+            "ANYWRAP_TORCH_COMPILE=0 turns it off)."
+        )
     if not rows:
         return 1
     return 0 if args.no_report else _reports(args.report_dir)
+
+
+def _compiling(bar: Any) -> Callable[[str, str, str], None]:
+    """A compile listener that says on the progress bar what is compiling."""
+
+    def listener(event: str, function: str, signature: str) -> None:
+        text = f"compiling {function} for PyTorch (once)" if event == "start" else ""
+        bar.set_postfix_str(text, refresh=True)
+
+    return listener
 
 
 def _check(args: argparse.Namespace) -> str | None:

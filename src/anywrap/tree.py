@@ -264,7 +264,7 @@ class Structure:
         4
     """
 
-    __slots__ = ("leaves", "size", "unflatten")
+    __slots__ = ("key", "leaves", "size", "unflatten")
 
     def __init__(self, tree: Any) -> None:
         names: dict[str, Any] = {}
@@ -318,6 +318,8 @@ class Structure:
         build = walk(tree, "t")
         body = "\n    ".join([*checks, f"return [{', '.join(out)}]"])
         source = f"def leaves(t):\n    {body}\ndef unflatten(v):\n    return {build}\n"
+        self.key = (source, tuple(frozenset(v) if type(v) is set else v for v in names.values()))
+        """The structure as plain, hashable data: equal for trees of one structure."""
         exec(compile(source, "<anywrap.tree.Structure>", "exec"), names)
         self.leaves: Callable[[Any], list[Any] | None] = names["leaves"]
         self.unflatten: Callable[[Sequence[Any]], Any] = names["unflatten"]

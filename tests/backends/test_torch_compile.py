@@ -17,6 +17,7 @@ agrees to 1e-9.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import warnings
@@ -57,8 +58,12 @@ REWARD_RTOL = 1e-6
 
 
 @pytest.fixture
-def compiled():
-    """Compilation on, each signature compiled on its second call; the log from here."""
+def compiled(monkeypatch):
+    """Compilation on, each signature compiled on its second call; the log from here.
+    Programs compiled by earlier tests are not shared with this one."""
+    from anywrap.backends import torch_compile
+
+    monkeypatch.setattr(torch_compile, "_shared", {})
     previous = axp.set_compile(True, after_calls=2)
     start = len(axp.compile_log())
     try:
@@ -83,17 +88,10 @@ def assert_compiled(records, names):
 # ----------------------------------------------------------------- numbers
 @pytest.fixture(params=["vector", "scalar"])
 def build(request, monkeypatch):
-    """Keep one of a CPU program's two builds, whichever is faster here: a user's
-    machine may keep the other one, so each must give the same numbers."""
-    from anywrap.backends import torch_inductor
-
-    timed = torch_inductor._faster
-
-    def keep(vector, scalar, inputs):
-        timed(vector, scalar, inputs)  # the timing runs as it would
-        return (vector if request.param == "vector" else scalar), f"{request.param} (test)"
-
-    monkeypatch.setattr(torch_inductor, "_faster", keep)
+    """Each CPU build, named by the environment: the rule keeps scalar kernels for the
+    programs that write bools and vector kernels for the others, and both builds must
+    give the same numbers."""
+    monkeypatch.setenv(switch.KERNELS_VAR, request.param)
     return request.param
 
 
@@ -122,7 +120,7 @@ def test_compiled_vector_stack_matches_gymnasium(compiled, build, mode):
     ours, theirs = stack.env, ref_stack.env  # NormalizeReward, below TransformReward
     np.testing.assert_allclose(ours.return_rms.var.numpy(), theirs.return_rms.var, rtol=REWARD_RTOL)
     assert_compiled(compiled(), STEP_TRANSFORMS)
-    assert {r.kernels for r in compiled() if r.compiled} == {f"{build} (test)"}
+    assert {r.kernels for r in compiled() if r.compiled} == {f"{build} ({switch.KERNELS_VAR})"}
 
 
 def test_compiled_single_stack_matches_gymnasium(compiled):
@@ -310,32 +308,21 @@ def test_a_transform_holding_a_callback_stays_eager(compiled):
 
 
 # ------------------------------------------------------- the two CPU builds
-def test_the_faster_cpu_build_is_kept_and_a_tie_keeps_the_vector_one(monkeypatch):
-    import time
-
-    from anywrap.backends import torch_inductor
-    from anywrap.backends.torch_inductor import _faster
-
-    calls = Counter()
-
-    def slow(*tensors):
-        calls["slow"] += 1
-        time.sleep(0.002)
-        return tensors
-
-    def fast(*tensors):
-        calls["fast"] += 1
-        return tensors
-
-    x = [torch.ones(2)]
-    for vector, scalar, kept in [(slow, fast, "scalar"), (fast, slow, "vector")]:
-        run, note = _faster(vector, scalar, x)
-        assert run is (fast if kept == "scalar" else vector), note
-        assert note.startswith(f"{kept} (") and "us a call" in note, note
-    assert calls["slow"] == calls["fast"] > 2  # both timed, on the same number of calls
-    monkeypatch.setattr(torch_inductor, "TIE", 1e9)  # 2 ms against none: a tie now
-    run, note = _faster(slow, fast, x)
-    assert run is slow and note.startswith("vector"), note
+def test_the_cpu_build_follows_a_rule_not_a_timing(compiled, monkeypatch):
+    """Scalar kernels for a program that writes bool tensors, vector kernels for one
+    that writes floats only; nothing is timed, so every run keeps the same build."""
+    monkeypatch.delenv(switch.KERNELS_VAR, raising=False)
+    floats = axp.Compiled(lambda x, y: ((x * 2 + y).exp(), x - y))
+    flags = axp.Compiled(lambda x, y: (x * 2 + y, x > y))
+    for _ in range(3):
+        out, _ = floats(torch.arange(8.0), torch.ones(8))
+        _, above = flags(torch.arange(8.0), torch.ones(8))
+    np.testing.assert_allclose(out.numpy(), np.exp(2 * np.arange(8.0) + 1), rtol=1e-6)
+    assert above.tolist() == [False, False] + [True] * 6
+    assert [r.kernels for r in compiled()] == [
+        "vector (float outputs)",
+        "scalar (writes bool tensors)",
+    ]
 
 
 def test_the_scalar_build_picks_no_vector_instructions():
@@ -351,25 +338,9 @@ def test_the_scalar_build_picks_no_vector_instructions():
         assert not pick_vec_isa()
 
 
-def test_a_cpu_compile_records_both_builds_timings(compiled):
-    step = axp.Compiled(lambda x, y: (x * 2 + y).sum() + (x > y).sum())
-    for _ in range(3):
-        out = step(torch.arange(64.0), torch.ones(64))
-    assert float(out) == 2 * sum(range(64)) + 64 + 62  # x > 1 for x in 2..63
-    (record,) = compiled()
-    kept, rest = record.kernels.split(" ", 1)
-    assert kept in ("vector", "scalar") and "us a call" in rest and rest.count("us") == 2
-
-
 @pytest.mark.parametrize("build", ["vector", "scalar"])
 def test_the_environment_can_name_one_cpu_build(compiled, monkeypatch, build):
-    """``ANYWRAP_TORCH_CPU_KERNELS`` compiles the build it names, alone, untimed."""
-    from anywrap.backends import torch_inductor
-
-    def untimed(*args):
-        raise AssertionError("the builds were timed")
-
-    monkeypatch.setattr(torch_inductor, "_faster", untimed)
+    """``ANYWRAP_TORCH_CPU_KERNELS`` compiles the build it names, whatever the rule says."""
     monkeypatch.setenv(switch.KERNELS_VAR, build.upper())
     step = axp.Compiled(lambda x, y: (x * 2 + y, (x > y).sum()))
     for _ in range(3):
@@ -540,3 +511,188 @@ def test_structure_leaves_and_rebuilds_one_structure_only():
         from types import MappingProxyType
 
         Structure(MappingProxyType({"a": 1}))
+    a, b = Structure(tree), Structure(((Moments(7, 8, 9, 0), [1, 2]), {"now": 0.5, "mask": 3}))
+    assert a.key == b.key and hash(a.key) == hash(b.key)  # one structure, other leaves
+    assert Structure(((Moments(1, 2, 3, 4), (5, 6)), {"now": 6.0, "mask": None})).key != a.key
+
+
+# ------------------------------------------------- what a user waits for
+def test_a_short_run_never_compiles_by_default():
+    """The default compiles a signature on its 2000th call: a run of 1500 steps (a
+    debugging run, an evaluation, a short training iteration) never waits for it."""
+    assert switch.AFTER_CALLS == switch.compile_after_calls() == 2000
+    previous = axp.set_compile(True)
+    start = len(axp.compile_log())
+    try:
+        step = axp.Compiled(lambda x, y: (x * 2 + y).exp() - y)
+        for _ in range(1500):
+            step(torch.ones(4), torch.ones(4))
+        assert axp.compile_log()[start:] == []
+    finally:
+        axp.set_compile(previous)
+
+
+def test_a_second_stack_of_the_same_shapes_shares_the_programs(compiled):
+    """Programs are shared by (transform, signature): a second stack, or an evaluation
+    stack beside a training one, compiles nothing and gives the same numbers."""
+    from anywrap.bench.envs import cleanrl_stack, torch_pendulum_vector_env
+
+    def run():
+        envs = cleanrl_stack(torch_pendulum_vector_env(16), anywrap.vector, torch.clamp)
+        obs, _ = envs.reset(seed=0)
+        outs = []
+        for _ in range(6):
+            obs, reward, *_ = envs.step(torch.zeros((16, 1)))
+            outs.append((obs.clone(), reward.clone()))
+        return outs
+
+    first = run()
+    made = compiled()
+    assert_compiled(made, STEP_TRANSFORMS)
+    assert {r.source for r in made if r.compiled} <= {"compiled", "cache"}
+    second = run()
+    again = compiled()[len(made) :]
+    shared = {r.function for r in again if r.source == "shared"}
+    assert shared >= STEP_TRANSFORMS and all(r.seconds == 0.0 for r in again if r.compiled)
+    for (o1, r1), (o2, r2) in zip(first, second):  # the first ran eagerly one step longer
+        torch.testing.assert_close(o2, o1, rtol=1e-5, atol=1e-5)
+        torch.testing.assert_close(r2, r1, rtol=1e-5, atol=1e-5)
+
+
+def test_a_program_from_torchinductors_cache_says_so(compiled):
+    """Where TorchInductor's kernel cache has every kernel of the program (here:
+    compiled earlier in this process, and no longer shared), no compiler runs and
+    the log says "cache"."""
+    from anywrap.backends import torch_compile
+
+    def fn(x, y):
+        return (x * 3 - y).exp() + y
+
+    for _ in range(2):
+        torch_compile._shared.clear()
+        step = axp.Compiled(fn)
+        for _ in range(3):
+            step(torch.arange(5.0), torch.ones(5))
+    first, second = [r.source for r in compiled() if r.function.endswith("fn")]
+    assert first in ("compiled", "cache") and second == "cache"
+
+
+def test_the_first_compile_is_announced_once(compiled, monkeypatch):
+    from anywrap.backends import torch_compile
+
+    monkeypatch.setattr(torch_compile, "_announced", False)
+    heard = []
+    listener = lambda event, function, signature: heard.append((event, function))  # noqa: E731
+    switch.add_listener(listener)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            one = axp.Compiled(lambda x: (x * 2).exp() + x)
+            two = axp.Compiled(lambda x: (x * 3).exp() - x)
+            for _ in range(3):
+                one(torch.ones(3))
+                two(torch.ones(3))
+    finally:
+        switch.remove_listener(listener)
+    notices = [w for w in caught if issubclass(w.category, switch.CompileNotice)]
+    assert len(notices) == 1, [str(w.message) for w in caught]
+    text = str(notices[0].message)
+    assert "float32[3]@cpu" in text and "ANYWRAP_TORCH_COMPILE=0" in text
+    assert [e for e, _ in heard] == ["start", "done", "start", "done"]
+
+
+# ------------------------------------------------------- public fallbacks
+def test_the_private_path_is_kept_to_the_tested_releases(monkeypatch):
+    from anywrap.backends import torch_inductor
+
+    low, high = torch_inductor.PRIVATE_PATH
+    assert low <= torch_inductor.torch_version() < high  # the torch the tests run on
+    for version, private in [("2.6.0", False), ("2.7.1+cpu", True), ("2.14.1", True)]:
+        monkeypatch.setattr(torch, "__version__", version)
+        assert torch_inductor.private_path() is private, version
+    monkeypatch.setattr(torch, "__version__", "2.15.0")
+    assert not torch_inductor.private_path()
+
+
+def test_outside_the_tested_releases_torch_compile_compiles(compiled, monkeypatch):
+    """On a PyTorch outside :data:`PRIVATE_PATH` the program is ``torch.compile``'s,
+    with Gymnasium's numbers; the log says which path made it."""
+    from anywrap.backends import torch_inductor
+
+    monkeypatch.setattr(torch_inductor, "private_path", lambda: False)
+    from anywrap.bench.envs import torch_pendulum_vector_env
+
+    class Seen(gym.vector.VectorWrapper):  # keeps the raw observations for the reference
+        def reset(self, **kwargs):
+            obs, info = self.env.reset(**kwargs)
+            self.raw = obs.numpy().copy()
+            return obs, info
+
+        def step(self, actions):
+            out = self.env.step(actions)
+            self.raw = out[0].numpy().copy()
+            return out
+
+    seen = Seen(torch_pendulum_vector_env(8))
+    envs = anywrap.vector.NormalizeObservation(seen)
+    ref = RunningMeanStd(shape=(3,), dtype=np.float32)
+    envs.reset(seed=0)
+    ref.update(seen.raw)
+    for _ in range(5):
+        obs = envs.step(torch.zeros((8, 1)))[0]
+        ref.update(seen.raw)
+        want = (seen.raw - ref.mean) / np.sqrt(ref.var + 1e-8)
+        np.testing.assert_allclose(obs.numpy(), want, rtol=1e-5, atol=1e-5)
+    records = compiled()
+    assert_compiled(records, {"normalize_observation"})
+    assert {r.path for r in records if r.compiled} == {"torch.compile"}
+
+
+def test_a_missing_entry_point_falls_back_to_torch_compile_then_eager(compiled, monkeypatch):
+    """An entry point of the private path missing (as on a PyTorch that renamed it):
+    one warning naming the version, then ``torch.compile``; and if that fails too,
+    eager, with one warning naming the version."""
+    from anywrap.backends import torch_inductor
+
+    def missing(*args, **kwargs):
+        raise ImportError("cannot import name 'compile_fx_inner'")
+
+    monkeypatch.setattr(torch_inductor, "_inductor_path", missing)
+    step = axp.Compiled(lambda x, y: (x * 2 + y).exp() - y)
+    with pytest.warns(RuntimeWarning, match=re.escape(f"PyTorch {torch.__version__} lacks")):
+        for _ in range(3):
+            out = step(torch.arange(4.0), torch.ones(4))
+    np.testing.assert_allclose(out.numpy(), np.exp(2 * np.arange(4.0) + 1) - 1, rtol=1e-6)
+    assert [r.path for r in compiled()] == ["torch.compile"]
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("no compiler here")
+
+    monkeypatch.setattr(torch, "compile", broken)
+    eager = axp.Compiled(lambda x, y: (x * 3 + y).exp() - y)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(4):
+            out = eager(torch.arange(4.0), torch.ones(4))
+    np.testing.assert_allclose(out.numpy(), np.exp(3 * np.arange(4.0) + 1) - 1, rtol=1e-6)
+    eager_warnings = [str(w.message) for w in caught if "runs eagerly" in str(w.message)]
+    assert len(eager_warnings) == 1 and f"PyTorch {torch.__version__}" in eager_warnings[0]
+    assert not compiled()[-1].compiled and compiled()[-1].path is None
+
+
+def test_a_trace_on_one_thread_leaves_the_formulas_of_another_alone():
+    """The routes pick program-only formulas while a transform is traced: that choice
+    is per thread, so a user's other thread keeps the eager formulas meanwhile."""
+    import threading
+
+    from anywrap.backends import torch_inductor
+
+    seen = []
+    torch_inductor._local.programs = 1
+    try:
+        worker = threading.Thread(target=lambda: seen.append(torch_inductor.in_program()))
+        worker.start()
+        worker.join()
+        assert torch_inductor.in_program() and seen == [False]
+    finally:
+        torch_inductor._local.programs = 0

@@ -10,19 +10,22 @@ A :class:`TorchProgram` wraps one pure transform (what
    0-d tensor, so that a wall clock passed at every step (``now``) is an
    input, not a constant that would make every step a new program;
 2. runs the transform eagerly until that signature has been called
-   :func:`anywrap.xp.compile_after_calls` times, then traces it once with
-   ``make_fx`` into one graph of ATen operations, and compiles that graph with
-   TorchInductor (``torch._inductor.compile``, the entry point for graphs
-   captured without TorchDynamo). The whole transform is one graph or
-   nothing, as ``fullgraph=True`` asks. The trace runs on the call's own
+   :func:`anywrap.xp.switch.compile_after_calls` times (2000 by default: a
+   short run never waits for a compile), then traces it once with ``make_fx``
+   into one graph of ATen operations, and compiles that graph with
+   TorchInductor's backend (:mod:`anywrap.backends.torch_inductor`, which
+   falls back to ``torch.compile`` on a PyTorch it is not tested on). The
+   whole transform is one graph or nothing. The trace runs on the call's own
    tensors, so that the transform's caches (constant tables) fill with real
    tensors, and it refuses any read of a tensor's value on the host, which
    would be baked into the program;
-3. on the CPU, compiles the graph twice, with TorchInductor's vector kernels
-   and with scalar ones, times both on the call's tensors and keeps the
-   faster (:mod:`anywrap.backends.torch_inductor`: on some CPUs the vector
-   kernels lose wherever a kernel writes ``bool`` values). The compile log
-   says which was kept;
+3. on the CPU, compiles one build: TorchInductor's scalar kernels for a
+   program that writes ``bool`` tensors, its vector kernels otherwise (a rule,
+   not a timing: see :func:`anywrap.backends.torch_inductor._cpu_build`). The
+   program is shared with every other wrapper that calls the same transform
+   (the same function, partially applied to the same values) with the same
+   signature, and the compile log says where each came from: ``compiled``,
+   ``cache`` (TorchInductor's kernel cache had it) or ``shared``;
 4. then runs the compiled program. Its call checks no guards (the signature
    is the guard), so a step costs the program's kernels and a few us of
    Python, where ``torch.compile``'s guarded entry costs 40 to 80 us on these
@@ -57,7 +60,7 @@ Example:
     >>> record = xp.compile_log()[-1]
     >>> record.compiled, record.signature
     (True, 'float32[3]@cpu, float')
-    >>> _ = xp.set_compile(previous, after_calls=64)
+    >>> _ = xp.set_compile(previous, after_calls=xp.switch.AFTER_CALLS)
 """
 
 from __future__ import annotations
@@ -72,10 +75,11 @@ import torch
 
 from anywrap.backends.torch_inductor import (
     _SLOT,
+    Built,
     _device_of,
     _float_dtype,
     _Small,
-    _trace_and_compile,
+    trace_and_compile,
 )
 from anywrap.tree import Structure, flatten_with_paths, is_branch, leaves
 from anywrap.xp import switch
@@ -146,12 +150,15 @@ class _Signature:
         "rest_floats",
         "rest_tensors",
         "run",
+        "shared",
         "structure",
     )
 
     def __init__(self, structure: Structure, key: tuple[Any, ...]) -> None:
         self.calls = 0
         self.eager = False
+        self.shared: Any = None
+        """The key under which programs are shared between wrappers (None: not shared)."""
         self.structure = structure
         self.key = key
         self.run: Callable[..., Any] | None = None
@@ -223,6 +230,84 @@ class _Signature:
             for i, dtype, dev in self.plan
         ]
 
+    def install(self, program: _Program) -> None:
+        """Run ``program`` from the next call on."""
+        self.out, self.plan = program.out, program.plan
+        self.out_consts, self.out_slots = program.out_consts, program.out_slots
+        self.run = program.run
+
+
+class _Program:
+    """A compiled program and how to read its outputs: what wrappers share."""
+
+    __slots__ = ("kernels", "out", "out_consts", "out_slots", "plan", "run")
+
+    def __init__(self, built: Built, flat: list[Any]) -> None:
+        self.run = built.run
+        self.out = Structure(built.template)
+        self.plan = _plan(flat)
+        self.out_consts = leaves(built.template)
+        self.out_slots = [i for i, leaf in enumerate(self.out_consts) if leaf is _SLOT]
+        self.kernels = built.kernels
+
+
+_shared: dict[Any, _Program] = {}
+"""Programs by (transform, signature): a second wrapper or stack takes the first's."""
+
+
+_announced = False
+
+
+def _announce(name: str, described: str) -> None:
+    """The first compile of the process says what it is doing, once, before it starts."""
+    global _announced
+    if _announced:
+        return
+    _announced = True
+    warnings.warn(
+        f"anywrap: compiling {name} for PyTorch ({described}): the first compile in a "
+        "process takes 10 to 20 s on a small CPU (TorchInductor and the C++ compiler "
+        "start), the next ones about a second, and TorchInductor's disk cache makes them "
+        "cheaper in later runs. A compiled step is 0.7 to 2 ms faster on the CPU (the "
+        "CleanRL stack, 8 to 4096 envs). Turn compiling off with ANYWRAP_TORCH_COMPILE=0 or "
+        "anywrap.xp.set_compile(False).",
+        switch.CompileNotice,
+        stacklevel=5,
+    )
+
+
+def _share_key(fn: Callable[..., Any], key: tuple[Any, ...]) -> Any:
+    """A key for sharing ``fn``'s program for the signature ``key`` between wrappers:
+    the function and the values it was partially applied to, and the signature with
+    the call's structure as plain data. None where something in it is not hashable
+    (it is then compiled for this wrapper alone)."""
+    try:
+        return (_fn_key(fn), _structure_key(key[0]), key[1:])
+    except TypeError:
+        return None
+
+
+def _fn_key(fn: Any) -> Any:
+    if isinstance(fn, functools.partial):
+        keywords = tuple(sorted((k, _value_key(v)) for k, v in fn.keywords.items()))
+        return ("partial", _fn_key(fn.func), tuple(_value_key(v) for v in fn.args), keywords)
+    wrapped = getattr(fn, "__wrapped__", None)
+    if wrapped is not None and not callable(getattr(fn, "__code__", None)):
+        return ("wrapped", type(fn), _fn_key(wrapped))
+    hash(fn)
+    return fn
+
+
+def _value_key(v: Any) -> Any:
+    if callable(v) and not isinstance(v, type):
+        return _fn_key(v)
+    hash(v)
+    return (type(v), v)
+
+
+def _structure_key(structure: Structure) -> Any:
+    return structure.key
+
 
 class TorchProgram:
     """A pure transform over tensors, compiled once per signature (see the module).
@@ -273,6 +358,7 @@ class TorchProgram:
                 self._warn(f"more than {MAX_SIGNATURES} signatures; the others run eagerly")
                 return self.fn(*args, **kwargs)
             found = self._signatures[key] = _Signature(structure, key)
+            found.shared = _share_key(self.fn, key)
         sig = found
         if sig.run is not None:
             if last is not None and last[0] is sig:
@@ -284,8 +370,15 @@ class TorchProgram:
         sig.calls += 1
         if sig.calls < switch.compile_after_calls():
             return self.fn(*args, **kwargs)
+        program = _shared.get(sig.shared) if sig.shared is not None else None
+        if program is not None:  # another wrapper or stack compiled it: take it
+            sig.install(program)
+            self._record(_describe(flat), 0.0, kernels=program.kernels, source="shared")
+            return self._run(sig, flat)
         expected = self.fn(*args, **kwargs)  # the eager result: the program must match its form
-        self._compile(sig, flat, structure, expected)
+        program = self._compile(sig, flat, structure, expected)
+        if program is not None:
+            sig.install(program)
         return expected
 
     def _run(self, sig: _Signature, flat: list[Any]) -> Any:
@@ -319,41 +412,67 @@ class TorchProgram:
             )
 
     def _compile(
-        self, sig: _Signature, flat: list[Any], structure: Structure, expected: Any
-    ) -> None:
+        self,
+        sig: _Signature,
+        flat: list[Any],
+        structure: Structure,
+        expected: Any,
+    ) -> _Program | None:
+        """The program for ``sig``, or None (the signature then runs eagerly)."""
         build = switch.cpu_kernels()  # a wrong value is the user's to see, not a warning
-        start = time.perf_counter()
         described = _describe(flat)
+        _announce(self.name, described)
+        switch.notify("start", self.name, described)
+        start = time.perf_counter()
         try:
-            run, template, kernels = _trace_and_compile(self.fn, flat, structure, build)
-            _check_form(template, expected)
-            out = Structure(template)
+            built = trace_and_compile(self.fn, flat, structure, build)
+            _check_form(built.template, expected)
+            program = _Program(built, flat)
         except _Small as exc:  # cheaper eagerly, whatever the shapes: no warning
             sig.eager = self._eager_only = True
-            switch.record_compile(
-                switch.CompileRecord(
-                    "torch", self.name, described, time.perf_counter() - start, False, str(exc)
-                )
-            )
-            return
+            self._record(described, time.perf_counter() - start, reason=str(exc), path=None)
+            return None
         except Exception as exc:  # anything the tracer or compiler refuses: stay eager
             reason = f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
             sig.eager = True
-            switch.record_compile(
-                switch.CompileRecord(
-                    "torch", self.name, described, time.perf_counter() - start, False, reason
-                )
+            self._record(described, time.perf_counter() - start, reason=reason, path=None)
+            self._warn(
+                f"it could not be compiled for {described} on PyTorch {torch.__version__} "
+                f"({reason})"
             )
-            self._warn(f"it could not be compiled for {described} ({reason})")
-            return
-        sig.out = out
-        sig.plan = _plan(flat)
-        sig.out_consts = leaves(template)
-        sig.out_slots = [i for i, leaf in enumerate(sig.out_consts) if leaf is _SLOT]
-        sig.run = run
+            return None
+        if sig.shared is not None:
+            _shared.setdefault(sig.shared, program)
+        self._record(
+            described,
+            time.perf_counter() - start,
+            kernels=built.kernels,
+            source="cache" if built.cached else "compiled",
+            path=built.path,
+        )
+        return program
+
+    def _record(
+        self,
+        described: str,
+        seconds: float,
+        *,
+        reason: str | None = None,
+        kernels: str | None = None,
+        source: str = "compiled",
+        path: str | None = "inductor",
+    ) -> None:
         switch.record_compile(
             switch.CompileRecord(
-                "torch", self.name, described, time.perf_counter() - start, kernels=kernels
+                "torch",
+                self.name,
+                described,
+                seconds,
+                compiled=reason is None,
+                reason=reason,
+                kernels=kernels,
+                source=source,
+                path=path,
             )
         )
 
@@ -407,15 +526,23 @@ def _describe(flat: list[Any]) -> str:
     return ", ".join(parts) or "no tensors"
 
 
+def _form(expected: Any) -> list[tuple[Any, Any]]:
+    """The eager outputs' tree and constants, without their tensors' values (what
+    :func:`_check_form` compares)."""
+    return [
+        (p, _SLOT if isinstance(w, torch.Tensor) else w) for p, w in flatten_with_paths(expected)
+    ]
+
+
 def _check_form(template: Any, expected: Any) -> None:
     """The program's outputs must have the eager outputs' tree, and its constants."""
     got = flatten_with_paths(template)
-    want = flatten_with_paths(expected)
+    want = expected if isinstance(expected, list) else _form(expected)
     if [p for p, _ in got] != [p for p, _ in want]:
         raise ValueError("the traced outputs' tree differs from the eager outputs'")
     for (path, g), (_, w) in zip(got, want):
         if g is _SLOT:
-            if not isinstance(w, torch.Tensor):
+            if w is not _SLOT:
                 raise ValueError(f"output {path}: a tensor when traced, {type(w)} eagerly")
-        elif isinstance(w, torch.Tensor) or type(g) is not type(w) or g != w:
+        elif w is _SLOT or type(g) is not type(w) or g != w:
             raise ValueError(f"output {path}: {g!r} when traced, {w!r} eagerly")

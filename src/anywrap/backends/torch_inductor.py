@@ -1,15 +1,28 @@
 """How a traced transform becomes a program: the ATen trace (``make_fx``, no host
-reads), TorchInductor's compilation, the choice between its vector and scalar CPU
-kernels (:func:`_faster`), and the CUDA graph around a device program. The cache
-of programs per signature that calls these is :mod:`anywrap.backends.torch_compile`.
+reads), TorchInductor's compilation, the choice of CPU kernels, and the CUDA graph
+around a device program. The cache of programs per signature that calls these is
+:mod:`anywrap.backends.torch_compile`.
+
+Two paths, chosen by PyTorch's version (:func:`private_path`):
+
+* ``"inductor"``, on the releases anywrap is tested on (:data:`PRIVATE_PATH`):
+  the transform is traced to ATen with ``make_fx`` and handed to TorchInductor's
+  backend (``compile_fx_inner``) without TorchDynamo's guards, which cost 40 to
+  80 us a call on these transforms;
+* ``"torch.compile"`` elsewhere, or where an entry point of the first path is
+  missing: the public ``torch.compile(dynamic=False)`` (TorchDynamo may split a
+  transform where it cannot trace, as at ``torch.result_type``).
+
+If neither compiles, the transform runs eagerly after one warning that names
+PyTorch's version.
 """
 
 from __future__ import annotations
 
 import contextlib
-import copy
 import functools
-import time
+import math
+import threading
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -24,19 +37,37 @@ SMALL_PROGRAM = 2
 """A transform of at most this many operations runs eagerly: the compiled call's
 fixed cost (about 7 us on a CPU) is more than such kernels cost (a clip: 2 to 5 us)."""
 
-INDUCTOR_OPTIONS = {"size_asserts": False, "alignment_asserts": False, "scalar_asserts": False}
-"""TorchInductor's checks of its inputs' sizes and strides are the signature's job."""
+INDUCTOR_OPTIONS = {
+    "size_asserts": False,
+    "alignment_asserts": False,
+    "scalar_asserts": False,
+    "compile_threads": 1,
+}
+"""TorchInductor's checks of its inputs' sizes and strides are the signature's job. One
+compile thread: no pool of compiler processes to start (seconds on two cores) or to
+wait for at exit; the C++ compiler still runs in its own process. Options a PyTorch
+release lacks are left out."""
 
 SCALAR_OPTIONS = {"cpp.simdlen": 1}
 """TorchInductor options for scalar CPU kernels: no vector instruction set is 1 bit wide,
 so none is picked and every loop is written element by element."""
 
-TIMING_ROUNDS = 3
-TIMING_CALLS = 10
-TIMING_SECONDS = 0.005
-TIE = 0.10
-"""How :func:`_faster` times a program's two CPU builds, and the margin under which the
-vector build is kept."""
+PRIVATE_PATH = ((2, 7), (2, 15))
+"""The PyTorch releases (from, up to but not including) whose private entry points
+the ``"inductor"`` path uses: the oldest and the newest that the test runs cover."""
+
+
+def torch_version() -> tuple[int, int]:
+    """PyTorch's (major, minor) version."""
+    major, minor = torch.__version__.split(".")[:2]
+    return int(major), int("".join(c for c in minor if c.isdigit()) or 0)
+
+
+def private_path() -> bool:
+    """Whether this PyTorch takes the ``"inductor"`` path (see the module)."""
+    low, high = PRIVATE_PATH
+    return low <= torch_version() < high
+
 
 _SLOT = object()
 """Marks, in an output template, where a tensor of the program's outputs goes."""
@@ -79,26 +110,24 @@ def _inputs(flat: list[Any]) -> list[torch.Tensor]:
     return out
 
 
-_tracing = 0
-"""How many traces for a program that may branch are running (never more than one)."""
+_local = threading.local()
+"""Per thread: how many traces run there (a user may step wrappers from several
+threads: one thread's trace must not change the formulas another runs eagerly)."""
 
 
 def tracing() -> bool:
-    """Whether a transform is being traced into a program that may branch: the routes
-    may then emit what only a program can run (``torch.ops.higher_order.cond``, which
-    eagerly would read its predicate on the host)."""
-    return _tracing > 0
-
-
-_programs = 0
-"""How many traces for a compiled program are running (never more than one)."""
+    """Whether a transform is being traced, on this thread, into a program that may
+    branch: the routes may then emit what only a program can run
+    (``torch.ops.higher_order.cond``, which eagerly would read its predicate on the
+    host)."""
+    return getattr(_local, "branching", 0) > 0
 
 
 def in_program() -> bool:
-    """Whether a transform is being traced into a compiled program, branching or not:
-    the routes may then pick the formula that compiles best over the one that runs
-    best as separate eager kernels."""
-    return _programs > 0
+    """Whether a transform is being traced, on this thread, into a compiled program,
+    branching or not: the routes may then pick the formula that compiles best over
+    the one that runs best as separate eager kernels."""
+    return getattr(_local, "programs", 0) > 0
 
 
 @functools.cache
@@ -109,12 +138,26 @@ def _decompositions() -> dict[Any, Any]:
     return select_decomp_table()  # type: ignore[no-any-return]
 
 
+def _compiler_imports() -> None:
+    """Import the tracer and the compiler before the trace's guard is on: some torch
+    releases (2.7) run module-level code that reads tensors' values as they import
+    ``torch._dynamo``, which the guard would refuse, leaving the module half made."""
+    import torch._dynamo
+    import torch._inductor.compile_fx
+    import torch._inductor.decomposition
+    import torch.fx.experimental.proxy_tensor  # noqa: F401
+
+
 def _trace(flat_fn: Callable[..., Any], inputs: list[torch.Tensor], branches: bool) -> Any:
     from torch.fx.experimental.proxy_tensor import make_fx
 
-    global _tracing, _programs
-    _tracing += branches
-    _programs += 1
+    with warnings.catch_warnings():
+        # TorchInductor imports torch.utils.mkldnn, which PyTorch 2.13 builds with
+        # its own deprecated torch.jit.script_method: nothing a user can act on.
+        warnings.filterwarnings("ignore", ".*script_method", DeprecationWarning)
+        _compiler_imports()
+    _local.branching = getattr(_local, "branching", 0) + branches
+    _local.programs = getattr(_local, "programs", 0) + 1
     try:
         with _NoValueReads():
             # functionalize: a transform's in-place steps on its own temporaries
@@ -124,8 +167,8 @@ def _trace(flat_fn: Callable[..., Any], inputs: list[torch.Tensor], branches: bo
                 *inputs
             )
     finally:
-        _tracing -= branches
-        _programs -= 1
+        _local.branching -= branches
+        _local.programs -= 1
 
 
 def _inline_branch_constants(graph: torch.fx.GraphModule) -> bool:
@@ -156,14 +199,24 @@ def _inline_branch_constants(graph: torch.fx.GraphModule) -> bool:
     return ok
 
 
-def _trace_and_compile(
+class Built:
+    """What :func:`trace_and_compile` made: the program, the output template, the CPU
+    build kept (and why), the path, and whether TorchInductor's cache had it."""
+
+    __slots__ = ("cached", "kernels", "path", "run", "template")
+
+    def __init__(
+        self, run: Callable[..., Any], template: Any, kernels: str | None, path: str, cached: bool
+    ) -> None:
+        self.run, self.template, self.kernels = run, template, kernels
+        self.path, self.cached = path, cached
+
+
+def trace_and_compile(
     fn: Callable[..., Any], flat: list[Any], structure: Structure, build: str = "auto"
-) -> tuple[Callable[..., Any], Any, str | None]:
-    """Trace ``fn`` over the call's tree into one ATen graph and compile it with
-    TorchInductor: on CUDA, captured in a CUDA graph; on the CPU, twice (vector
-    and scalar kernels), keeping the faster (:func:`_faster`), or once where
-    ``build`` (:func:`anywrap.xp.switch.cpu_kernels`) names one. Returns the
-    program, the output template, and which CPU kernels were kept."""
+) -> Built:
+    """Compile ``fn`` for the call's leaves ``flat`` (laid out by ``structure``), by
+    the path this PyTorch takes; on CUDA, captured in a CUDA graph."""
     values = list(flat)
     positions = [i for i, x in enumerate(values) if isinstance(x, torch.Tensor) or type(x) is float]
     template: dict[str, Any] = {}
@@ -175,7 +228,9 @@ def _trace_and_compile(
         args, kwargs = structure.unflatten(vals)
         out = fn(*args, **kwargs)
         template["out"] = tree_map(lambda x: _SLOT if isinstance(x, torch.Tensor) else x, out)
-        return [x for x in leaves(out) if isinstance(x, torch.Tensor)]
+        outs = [x for x in leaves(out) if isinstance(x, torch.Tensor)]
+        template["bool"] = any(x.dtype == torch.bool for x in outs)
+        return outs
 
     # Distinct tensors for the trace: the tracer knows a tensor by its identity, so a
     # tensor passed twice (an observation that is also the final observation) would
@@ -185,6 +240,26 @@ def _trace_and_compile(
     for t in _inputs(flat):
         inputs.append(t.clone() if id(t) in seen else t)
         seen.add(id(t))
+    if private_path():
+        try:
+            return _inductor_path(flat_fn, inputs, template, build)
+        except (ImportError, AttributeError) as exc:  # an entry point this PyTorch lacks
+            _private_failed(exc)
+    return _public_path(flat_fn, inputs, template)
+
+
+def _private_failed(exc: BaseException) -> None:
+    warnings.warn(
+        f"anywrap: PyTorch {torch.__version__} lacks an entry point of anywrap's compiled "
+        f"path ({type(exc).__name__}: {exc}); compiling with torch.compile instead",
+        RuntimeWarning,
+        stacklevel=2,
+    )
+
+
+def _inductor_path(
+    flat_fn: Callable[..., Any], inputs: list[torch.Tensor], template: dict[str, Any], build: str
+) -> Built:
     with torch.no_grad(), _without_function_modes():
         graph = _trace(flat_fn, inputs, branches=True)
         if not _inline_branch_constants(graph):  # a branch TorchInductor cannot take
@@ -193,22 +268,66 @@ def _trace_and_compile(
         if ops <= SMALL_PROGRAM:
             raise _Small(f"{ops} operation(s): cheaper eagerly than as a compiled call")
         branches = any(node.target is torch.ops.higher_order.cond for node in graph.graph.nodes)
-        with warnings.catch_warnings():
-            # TorchInductor imports torch.utils.mkldnn, which PyTorch 2.13 builds with
-            # its own deprecated torch.jit.script_method: nothing a user can act on.
-            warnings.filterwarnings("ignore", ".*script_method", DeprecationWarning)
-            if inputs and inputs[0].device.type == "cuda":
-                return _cuda_graph(_inductor(graph, inputs), inputs), template["out"], None
-            if build != "auto":  # one build, as the environment asks
-                only = _inductor(graph, inputs, SCALAR_OPTIONS if build == "scalar" else None)
-                run = _branching_on_the_host(only) if branches else only
-                return run, template["out"], f"{build} ({switch.KERNELS_VAR})"
-            vector = _inductor(copy.deepcopy(graph), inputs)
-            scalar = _inductor(graph, inputs, SCALAR_OPTIONS)
-        if branches:
-            vector, scalar = _branching_on_the_host(vector), _branching_on_the_host(scalar)
-        run, kernels = _faster(vector, scalar, inputs)
-    return run, template["out"], kernels
+        hits = _compiler_seconds()
+        if inputs and inputs[0].device.type == "cuda":
+            run = _cuda_graph(_inductor(graph, inputs), inputs)
+            return Built(run, template["out"], None, "inductor", _from_cache(hits))
+        kept, why = _cpu_build(build, template["bool"])
+        run = _inductor(graph, inputs, SCALAR_OPTIONS if kept == "scalar" else None)
+        cached = _from_cache(hits)
+    if branches:
+        run = _branching_on_the_host(run)
+    return Built(run, template["out"], f"{kept} ({why})", "inductor", cached)
+
+
+def _cpu_build(build: str, writes_bool: bool) -> tuple[str, str]:
+    """Which CPU build a program gets, and why: the one the environment names, else
+    scalar kernels for a program that writes ``bool`` tensors and vector kernels
+    otherwise. TorchInductor's vector kernels store a ``bool`` result a lane at a
+    time through memory (on the development machine a 4096-env episode step took
+    52 us vectorised, 36 us scalar; the reward normaliser 34 and 14 us), and win
+    on float batches (the observation normaliser 47 against 54 us, the roofline's
+    wide batch 28 against 47 ms). A rule, not a timing: every run on every
+    machine keeps the same build, whatever the load."""
+    if build != "auto":
+        return build, switch.KERNELS_VAR
+    return ("scalar", "writes bool tensors") if writes_bool else ("vector", "float outputs")
+
+
+def _compiler_seconds() -> float:
+    """CPU seconds of the child processes this process has waited for (the C++
+    compiler, with one compile thread); NaN where the platform does not say."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on Windows
+        return math.nan
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _from_cache(before: float) -> bool:
+    """Whether no compiler ran since ``before``: TorchInductor's kernel cache (on disk,
+    shared by every process of this user) had every kernel of the program. Its graph
+    cache needs TorchDynamo's shape environment, which a ``make_fx`` trace has not."""
+    return _compiler_seconds() - before == 0.0
+
+
+def _public_path(
+    flat_fn: Callable[..., Any], inputs: list[torch.Tensor], template: dict[str, Any]
+) -> Built:
+    """``torch.compile`` of the flat transform, run once here so that it compiles now
+    (and fails now, rather than at a later step)."""
+    compiled = torch.compile(flat_fn, dynamic=False)
+    with torch.no_grad(), _without_function_modes():
+        hits = _compiler_seconds()
+        compiled(*inputs)
+        cached = _from_cache(hits)
+
+    def run(*tensors: torch.Tensor) -> Any:
+        with torch.no_grad():
+            return compiled(*tensors)
+
+    return Built(run, template["out"], None, "torch.compile", cached)
 
 
 def _inductor(
@@ -220,18 +339,12 @@ def _inductor(
     :data:`INDUCTOR_OPTIONS`. The graph is pure ATen already (traced
     with TorchInductor's decompositions, no mutation, no autograd), so it goes
     straight to TorchInductor's backend, without the AOT Autograd wrappers that
-    ``torch._inductor.compile`` adds (about 4 us a call on the CPU); where this
-    PyTorch lacks that entry point, through ``torch._inductor.compile``."""
-    try:
-        from torch._inductor import config
-        from torch._inductor.compile_fx import compile_fx_inner
-    except ImportError:  # pragma: no cover - another PyTorch
-        from torch._inductor import compile as inductor_compile
+    ``torch._inductor.compile`` adds (about 4 us a call on the CPU)."""
+    from torch._inductor import config
+    from torch._inductor.compile_fx import compile_fx_inner
 
-        return inductor_compile(  # type: ignore[no-any-return]
-            graph, list[Any](inputs), options={**INDUCTOR_OPTIONS, **(options or {})}
-        )
-    with config.patch({**INDUCTOR_OPTIONS, **(options or {})}):
+    wanted = {**INDUCTOR_OPTIONS, **(options or {})}
+    with config.patch({k: v for k, v in wanted.items() if _has_option(config, k)}):
         program = compile_fx_inner(graph, list(inputs))
 
     def run(*tensors: torch.Tensor) -> Any:
@@ -240,42 +353,13 @@ def _inductor(
     return run
 
 
-def _faster(
-    vector: Callable[..., Any], scalar: Callable[..., Any], inputs: list[torch.Tensor]
-) -> tuple[Callable[..., Any], str]:
-    """The faster of a program's two CPU builds, timed on the call's own tensors.
-
-    TorchInductor's vector kernels win on wide float batches (the roofline's
-    normaliser), but on some CPUs they lose to scalar loops where a kernel
-    reads or writes ``bool`` tensors: its vector ``bool`` masks go through
-    memory a lane at a time (measured on the development machine: a 4096-env
-    episode step 52 us vectorised against 36 us scalar). Which wins depends on
-    the CPU and the program, so both are timed: ``TIMING_ROUNDS`` rounds,
-    alternating, the best round of each kept. A round is ``TIMING_CALLS``
-    calls, or fewer where a call is slow (at least one, about
-    ``TIMING_SECONDS`` a round), so that timing a large program costs about
-    what compiling it does. The programs are pure, so the extra calls change
-    nothing. A tie (within ``TIE``) keeps the vector kernels, TorchInductor's
-    default.
-    """
-    runs = {"vector": vector, "scalar": scalar}
-    first = {}
-    for name, run in runs.items():  # first calls: lazy set-up stays out of the timing
-        start = time.perf_counter()
-        run(*inputs)
-        first[name] = time.perf_counter() - start
-    calls = max(1, min(TIMING_CALLS, int(TIMING_SECONDS / max(first.values()))))
-    best = {name: float("inf") for name in runs}
-    for _ in range(TIMING_ROUNDS):
-        for name, run in runs.items():
-            start = time.perf_counter()
-            for _ in range(calls):
-                run(*inputs)
-            best[name] = min(best[name], (time.perf_counter() - start) / calls)
-    kept = "scalar" if best["scalar"] * (1 + TIE) < best["vector"] else "vector"
-    other = "vector" if kept == "scalar" else "scalar"
-    us = {k: v * 1e6 for k, v in best.items()}
-    return runs[kept], f"{kept} ({us[kept]:.1f} us a call; {other} {us[other]:.1f} us)"
+def _has_option(config: Any, key: str) -> bool:
+    node = config
+    for part in key.split("."):
+        if not hasattr(node, part):
+            return False
+        node = getattr(node, part)
+    return True
 
 
 def _branching_on_the_host(run: Callable[..., Any]) -> Callable[..., Any]:

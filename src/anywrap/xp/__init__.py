@@ -58,7 +58,12 @@ from anywrap.xp.ops import (
     namespace,
     push_front,
 )
-from anywrap.xp.switch import CompileRecord, compile_enabled, compile_log, set_compile
+from anywrap.xp.switch import (
+    CompileRecord,
+    compile_enabled,
+    compile_log,
+    set_compile,
+)
 
 __all__ = [
     "Array",
