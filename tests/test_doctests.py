@@ -40,6 +40,7 @@ NO_EXAMPLES = {
     "anywrap.bench.b6_conversion",
     "anywrap.bench.b7_images",
     "anywrap.bench.b8_roofline",
+    "anywrap.bench.b9_first_run",
     "anywrap.bench.suite",
     "anywrap.cli",
     "anywrap.demo",

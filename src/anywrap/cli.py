@@ -29,6 +29,7 @@ medians of >= 5 repetitions after a warm-up):
   B6  conversions vs Gymnasium's JaxToTorch / JaxToNumpy
   B7  image pipeline, 256 envs: grayscale, resize 84x84, stack 4, vs Gymnasium + OpenCV
   B8  roofline: jitted NormalizeObservation vs jitted copy, GB/s
+  B9  PyTorch first runs, compile included: fresh processes, compile on vs off
 """
 
 

@@ -128,7 +128,7 @@ def test_parse_only() -> None:
     assert parse_only(None) == list(BENCHMARKS)
     assert parse_only("b3, B1") == ["B1", "B3"]
     with pytest.raises(ValueError, match="unknown benchmark id"):
-        parse_only("B1,B9")
+        parse_only("B1,B10")
 
 
 def test_write_json_is_strict_json(tmp_path: Path) -> None:
@@ -481,3 +481,36 @@ def test_the_wrapper_steps_script_runs_every_wrapper(capsys: pytest.CaptureFixtu
     with pytest.raises(SystemExit):
         script.main(["NoSuchWrapper"])
     assert "unknown wrapper(s) ['NoSuchWrapper']" in capsys.readouterr().err
+
+
+def test_b9_rows_and_verdicts_are_the_median_ratio_of_alternated_pairs(monkeypatch) -> None:
+    from anywrap.bench import b9_first_run
+    from anywrap.bench.suite import Context
+
+    order = []
+    times = {("short", True): [4.0, 3.0], ("short", False): [2.0, 3.0]}
+    times |= {(c, on): [2.0, 2.0] for c in ("4096", "third") for on in (True, False)}
+
+    def fake(case, on):
+        order.append((case, on))
+        seconds = times[(case, on)].pop(0)
+        return {"seconds": seconds, "compiled": 0, "compile_seconds": 0.0, "sources": []}
+
+    monkeypatch.setattr(b9_first_run, "run_script", fake)
+    ctx = Context(settings=Settings(reps=2), progress=_no_progress)
+    res = b9_first_run.bench_b9(ctx)
+    assert order[:2] == [("short", True), ("short", False)]  # on and off alternate
+    assert res["summary"]["short"] == pytest.approx((4 / 2 + 3 / 3) / 2)
+    assert res["summary"]["4096"] == 1.0 and res["summary"]["third"] == 1.0
+    assert "short: compile on / off: 1.50" in res["verdicts"][0] and "MISSED" in res["verdicts"][0]
+    assert all("MET" in v for v in res["verdicts"][1:])
+
+
+def test_b9_script_runs_in_a_fresh_process_and_a_short_run_compiles_nothing() -> None:
+    """The short case as a user runs it: 300 steps, compile on (the default); its
+    process reports what was compiled (nothing: a short run never waits for it)."""
+    pytest.importorskip("torch")
+    from anywrap.bench.b9_first_run import run_script
+
+    report = run_script("short", True)
+    assert report["compiled"] == 0 and report["seconds"] == report["wall"] > 0

@@ -1,6 +1,6 @@
 """``anywrap bench``: anywrap's wrappers side by side with Gymnasium, Brax/gymnax and TorchRL.
 
-The suite (B1 to B8, see :mod:`anywrap.bench.suite`) runs each benchmark's
+The suite (B1 to B9, see :mod:`anywrap.bench.suite`) runs each benchmark's
 cases interleaved (A, B, A, B, ...), reports the median of at least five
 repetitions after a warm-up, and prints ratios beside absolute times.
 

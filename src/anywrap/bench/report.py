@@ -36,12 +36,15 @@ def format_table(report: dict[str, Any]) -> str:
             if "error" in r:
                 lines.append(f"    {r['label']:<40} {'FAILED':>11}  {r['error']}")
                 continue
-            sec = r.get("seconds_per_step")
-            if sec is None:
+            sec, whole = r.get("seconds_per_step"), r.get("seconds")
+            if sec is None and whole is None:
                 lines.append(f"    {r['label']:<40} {r.get('extra', '')}".rstrip())
                 continue
+            time_text = _num(sec * 1e6 if sec else None, "11.2f")
+            if whole is not None:  # a whole run (B9), in seconds
+                time_text = f"{_num(whole, '9.2f')} s"
             lines.append(
-                f"    {r['label']:<40} {_num(sec * 1e6 if sec else None, '11.2f')} "
+                f"    {r['label']:<40} {time_text} "
                 f"{_num(r.get('env_steps_per_s'), '14,.0f')} {_num(r.get('ratio'), '7.2f')}  "
                 f"{r.get('ratio_to', '') if r.get('ratio') is not None else '':<12} "
                 f"{r.get('extra', '')}".rstrip()

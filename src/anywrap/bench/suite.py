@@ -1,4 +1,4 @@
-"""The benchmarks behind ``anywrap bench``: B1 to B8.
+"""The benchmarks behind ``anywrap bench``: B1 to B9.
 
 Each benchmark lives in its own module (``anywrap.bench.bN_*``); its
 ``bench_bN(ctx)`` returns a result dict (see
@@ -23,6 +23,8 @@ B7     Image pipeline: grayscale, resize 84x84, stack 4 over 256 RGB envs, anywr
        (JAX, PyTorch, NumPy) vs Gymnasium with OpenCV (``anywrap.bench.images_bench``).
 B8     Roofline: compiled NormalizeObservation (JAX, PyTorch) on a 65536 x 256 float32 batch
        vs a jitted elementwise copy, in GB/s.
+B9     PyTorch first runs, compile included: whole scripts in fresh processes with a
+       fresh TorchInductor cache, compile on against off.
 =====  =====================================================================
 """
 
@@ -39,6 +41,7 @@ from anywrap.bench.b5_torch import bench_b5
 from anywrap.bench.b6_conversion import bench_b6
 from anywrap.bench.b7_images import bench_b7
 from anywrap.bench.b8_roofline import bench_b8
+from anywrap.bench.b9_first_run import bench_b9
 from anywrap.bench.common import Context, DeviceUnavailable, Settings, result
 
 __all__ = ["BENCHMARKS", "USES", "Context", "DeviceUnavailable", "Settings", "result"]
@@ -52,6 +55,7 @@ BENCHMARKS: dict[str, Callable[[Context], dict[str, Any]]] = {
     "B6": bench_b6,
     "B7": bench_b7,
     "B8": bench_b8,
+    "B9": bench_b9,
 }
 """Every benchmark, by id, in run order."""
 
@@ -62,6 +66,7 @@ USES: dict[str, tuple[str, ...]] = {
     "B6": ("jax",),
     "B7": ("jax",),
     "B8": ("jax", "torch"),
+    "B9": ("torch",),
 }
 """The libraries whose device each benchmark runs on, the one it cannot run without
 first (B1 and B2 run on the host; B7 places its own arrays)."""
