@@ -53,7 +53,10 @@ test: $(VENV)/.test-ready lint
 # COMPAT_TESTS: the parity tests against Gymnasium side by side, the torch tests
 # with compilation on and off, the functional tests, the checkpoint, image and
 # TensorFlow tests (the floors of safetensors, Pillow, OpenCV and tensorflow-cpu),
-# and tests/packaging (one import test per extra, the built wheel).
+# tests/packaging (one import test per extra, the built wheel), and
+# tests/test_gymnasium_versions.py (Gymnasium 1.4's numbers on the oldest Gymnasium).
+# A test that compares with what Gymnasium changed in 1.4 must fail on the older one
+# (OLDER_GYMNASIUM in tests/conftest.py: strict xfail).
 # Keep COMPAT_TESTS in step with the test files' names.
 COMPAT_VENV ?= .venv-compat
 COMPAT_TORCH ?= 2.7.1
@@ -63,7 +66,8 @@ COMPAT_PINS ?= "gymnasium==1.2.0" "numpy==2.1.0" "array-api-compat==1.16.0" "jax
 COMPAT_TESTS ?= tests/packaging tests/contracts/test_same_numbers.py tests/contracts/test_no_sync.py \
 	tests/test_cleanrl_stack.py tests/wrappers tests/vector tests/transforms tests/xp tests/backends \
 	tests/test_every_backend.py tests/test_no_sync.py tests/test_distributed.py \
-	tests/test_specs.py tests/test_phys2d.py tests/functional tests/test_checkpoint.py
+	tests/test_specs.py tests/test_phys2d.py tests/functional tests/test_checkpoint.py \
+	tests/test_gymnasium_versions.py
 CPY := $(COMPAT_VENV)/bin/python
 CPIP := $(CPY) -m pip install --quiet --disable-pip-version-check
 

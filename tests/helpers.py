@@ -746,11 +746,15 @@ class _GymNormalizeReward(gym.wrappers.vector.NormalizeReward):
 
     def reset(self, *, seed: Any = None, options: dict[str, Any] | None = None) -> Any:
         mask = _mask_of(options)
-        acc, dones = self.accumulated_reward.copy(), self._prev_dones.copy()
+        # Gymnasium before 1.4 keeps no done flags (its step resets G on the done
+        # step itself: see OLDER_GYMNASIUM in conftest.py).
+        dones = getattr(self, "_prev_dones", None)
+        acc, dones = self.accumulated_reward.copy(), None if dones is None else dones.copy()
         out = super().reset(seed=seed, options=options)
         if mask is not None:
             self.accumulated_reward[~mask] = acc[~mask]
-            self._prev_dones[~mask] = dones[~mask]
+            if dones is not None:
+                self._prev_dones[~mask] = dones[~mask]
         return out
 
 
