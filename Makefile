@@ -87,6 +87,17 @@ test-compat: $(COMPAT_VENV)/.compat-ready
 	'gymnasium torch numpy jax tensorflow-cpu safetensors pillow opencv-python-headless gymnax torchrl'.split()))"
 	$(CPY) -m pytest -n 2 --durations=10 $(COMPAT_TESTS)
 
+# The stacks users install anywrap beside: pip must resolve each pair in one command
+# (a dry run: it reads the package index, installs nothing). Not in CI: each pair
+# takes a minute of resolving.
+BESIDE ?= '"gymnax==1.0.1"' '"playground" "brax"' '"gymnasium==1.2.*"' '"stable-baselines3"' \
+	'"torchrl>=0.14,<0.15"'
+.PHONY: check-installs
+check-installs: $(VENV)/.demo-ready
+	@for pair in $(BESIDE); do echo "anywrap[jax,torch] beside $$pair"; \
+	eval $(PY) -m pip install --dry-run --quiet --ignore-installed '".[jax,torch]"' $$pair \
+	|| exit 1; done
+
 lint: $(VENV)/.test-ready
 	$(PY) -m ruff check src tests
 	$(PY) -m ruff format --check src tests
