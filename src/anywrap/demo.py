@@ -17,6 +17,7 @@ the ``.html`` reports.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 import warnings
@@ -89,6 +90,9 @@ def swing_up(obs: np.ndarray) -> np.ndarray:
 
 def write_reports(folder: str, atari: bool = True) -> list[Any]:
     """Record a Pendulum-v1 episode (and Breakout where ale-py is installed); the paths."""
+    # Frames are drawn off screen (rgb_array): SDL needs no display, and without one it
+    # prints a harmless "XDG_RUNTIME_DIR is invalid or not set" unless told so.
+    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
     paths = []
     env = gym.make("Pendulum-v1", render_mode="rgb_array")
     env = anywrap.RecordEpisodeStatistics(env)
@@ -226,7 +230,10 @@ def main(argv: list[str] | None = None) -> int:
         )
     print(
         f"\n{args.num_envs} envs x {args.steps} vector steps on each backend, random actions, "
-        "six wrappers; env steps/s counts every sub-env's step."
+        "six wrappers; env steps/s counts every sub-env's step. The rows time two different "
+        "envs: Gymnasium's phys2d Pendulum, a functional env that its vector adapter steps "
+        "env by env, and a batched pure-PyTorch Pendulum; their speeds compare the envs, "
+        "not the wrappers (anywrap bench B3 and B5 time the wrappers beside each bare env)."
     )
     compiled = [r for r in anywrap.xp.compile_log() if r.compiled]
     if compiled:
