@@ -23,36 +23,21 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from anywrap.bench.envs import cleanrl_stack
+
 FILE = Path(__file__).parent / "data" / "gymnasium_1_4_cleanrl.npz"
 STEPS = 500
 
 
-def _single_stack(wrappers: ModuleType) -> Any:
-    env = wrappers.RecordEpisodeStatistics(gym.make("CartPole-v1"))
-    env = wrappers.NormalizeObservation(env)
-    env = wrappers.TransformObservation(env, lambda o: np.clip(o, -10, 10), env.observation_space)
-    env = wrappers.NormalizeReward(env, gamma=0.99)
-    return wrappers.TransformReward(env, lambda r: np.clip(r, -10, 10))
-
-
-def _vector_stack(wrappers: ModuleType) -> Any:
-    envs = gym.make_vec("Pendulum-v1", num_envs=4, vectorization_mode="sync")
-    envs = wrappers.RecordEpisodeStatistics(envs)
-    envs = wrappers.ClipAction(envs)
-    envs = wrappers.NormalizeObservation(envs)
-    envs = wrappers.TransformObservation(envs, lambda o: np.clip(o, -10, 10))
-    envs = wrappers.NormalizeReward(envs, gamma=0.99)
-    return wrappers.TransformReward(envs, lambda r: np.clip(r, -10, 10))
-
-
 def record(single: ModuleType, vector: ModuleType, steps: int = STEPS) -> dict[str, np.ndarray]:
-    """The CleanRL stacks' outputs over ``steps`` steps, by output name."""
+    """The CleanRL stacks' outputs over ``steps`` steps, by output name (the stacks are
+    composed by ``anywrap.bench.envs.cleanrl_stack``, which only builds them)."""
     out: dict[str, list[Any]] = {}
 
     def keep(name: str, value: Any) -> None:
         out.setdefault(name, []).append(np.asarray(value, dtype=np.float64))
 
-    env = _single_stack(single)
+    env = cleanrl_stack(gym.make("CartPole-v1"), single, np.clip, clip_action=False)
     rng = np.random.default_rng(0)
     obs, _ = env.reset(seed=0)
     keep("single/reset_obs", obs)
@@ -67,7 +52,9 @@ def record(single: ModuleType, vector: ModuleType, steps: int = STEPS) -> dict[s
         if terminated or truncated:
             obs, _ = env.reset()
             keep("single/reset_obs", obs)
-    envs = _vector_stack(vector)
+    envs = cleanrl_stack(
+        gym.make_vec("Pendulum-v1", num_envs=4, vectorization_mode="sync"), vector, np.clip
+    )
     obs, _ = envs.reset(seed=0)
     keep("vector/reset_obs", obs)
     actions = np.random.default_rng(1).uniform(-3, 3, (steps, 4, 1)).astype(np.float32)
