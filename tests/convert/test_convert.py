@@ -459,3 +459,43 @@ def test_convert_bench_reports_ratios_and_size_check() -> None:
     size = res["size_independent"]
     assert set(size["ratios"]) == {"JaxToTorch", "JaxToNumpy"} and size["tolerance"] == 3.0
     assert isinstance(size["ok"], bool)
+
+
+NEGATIVE_STRIDES = """
+import numpy as np, gymnasium as gym, anywrap
+from anywrap.convert import convert
+
+x = np.arange(24.0).reshape(4, 6)[::-1]
+assert (convert(x, "torch").numpy() == x).all()
+assert (convert(x[:, ::-2], "torch").numpy() == x[:, ::-2]).all()
+
+
+class Flipped(gym.ObservationWrapper):
+    def __init__(self, env):
+        super().__init__(env)
+        self.observation_space = gym.spaces.Box(-np.inf, np.inf, (2, 3), np.float32)
+
+    def observation(self, obs):
+        return np.flipud(np.stack([obs, 2 * obs]))
+
+
+env = anywrap.ToTorch(Flipped(gym.make("Pendulum-v1")))
+obs, _ = env.reset(seed=0)
+raw = Flipped(gym.make("Pendulum-v1")).reset(seed=0)[0]
+assert (obs.numpy() == raw).all()
+print("ok")
+"""
+
+
+def test_a_view_with_negative_strides_converts_by_one_copy() -> None:
+    """A flipped image (``np.flipud``) has negative strides, which PyTorch's DLPack import
+    turns into a process abort (SIGABRT): anywrap copies it once instead. Run in a
+    child process, which the abort would kill."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("torch")
+    proc = subprocess.run(
+        [sys.executable, "-c", NEGATIVE_STRIDES], capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-2000:]

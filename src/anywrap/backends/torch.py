@@ -72,6 +72,11 @@ def _check_device(device: Any) -> torch.device:
 
 def _from_array(x: Any, device: Any) -> Any:
     if not isinstance(x, torch.Tensor):
+        strides = getattr(x, "strides", None)
+        if strides and min(strides) < 0:
+            # A view with negative strides (a flipped image) has no DLPack form that
+            # PyTorch takes: it aborts the process. One copy, in the source's library.
+            x = xp.namespace(x).asarray(x, copy=True)
         if type(x) is np.ndarray and x.flags.writeable:
             try:  # torch.from_numpy warns on read-only buffers: DLPack shares those
                 x = torch.from_numpy(x)
