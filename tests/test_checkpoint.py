@@ -10,6 +10,7 @@ import pickle
 import struct
 import time
 
+import gymnasium as gym
 import numpy as np
 import pytest
 from helpers import (
@@ -23,6 +24,7 @@ from helpers import (
 )
 
 import anywrap
+from anywrap import xp as axp
 from anywrap.checkpoint import stack_state_dict
 from anywrap.xp import to_numpy
 
@@ -314,3 +316,45 @@ def test_count_exact_past_2_24_in_float32_jax(tmp_path):
     anywrap.load_state(fresh, path)
     sd2 = fresh.state_dict()
     assert float(np.float64(sd2["count"]) + np.float64(sd2["count_lo"])) == count
+
+
+@pytest.mark.parametrize("library", ["numpy", "torch"])
+@pytest.mark.parametrize("copier", ["deepcopy", "pickle"])
+def test_a_stack_survives_copies_at_any_point_with_its_statistics(library, copier):
+    """deepcopy and pickle of a stack, before its first step and after some: the copy
+    holds the same statistics and steps on exactly as the original does (evaluation
+    envs are cloned this way, and multiprocessing pickles)."""
+    import copy
+    import functools
+
+    if library == "torch":
+        pytest.importorskip("torch")
+
+    def clone(env):
+        return copy.deepcopy(env) if copier == "deepcopy" else pickle.loads(pickle.dumps(env))
+
+    def make():
+        envs = gym.vector.SyncVectorEnv([functools.partial(gym.make, "Pendulum-v1")] * 3)
+        if library == "torch":
+            envs = anywrap.vector.ToTorch(envs)
+        envs = anywrap.vector.RecordEpisodeStatistics(envs)
+        return anywrap.vector.NormalizeReward(anywrap.vector.NormalizeObservation(envs))
+
+    actions = np.random.default_rng(0).uniform(-2, 2, (12, 3, 1)).astype(np.float32)
+    env = make()
+    before = clone(env)  # never stepped
+    for envs in (env, before):
+        envs.reset(seed=0)
+    for a in actions[:6]:
+        for envs in (env, before):
+            envs.step(axp.to_library(a, library))
+    after = clone(env)
+    np.testing.assert_array_equal(
+        axp.to_numpy(after.env.obs_rms.mean), axp.to_numpy(env.env.obs_rms.mean)
+    )
+    for a in actions[6:]:
+        outs = [envs.step(axp.to_library(a, library)) for envs in (env, before, after)]
+        for out in outs[1:]:
+            np.testing.assert_array_equal(axp.to_numpy(out[0]), axp.to_numpy(outs[0][0]))
+            np.testing.assert_array_equal(axp.to_numpy(out[1]), axp.to_numpy(outs[0][1]))
+    assert float(axp.to_numpy(after.return_rms.count)) == float(axp.to_numpy(env.return_rms.count))
