@@ -597,11 +597,16 @@ def torch_no_host_sync() -> Iterator[None]:
 
 # ------------------------------------------------------------------ misc
 def flat_state(stack: Any) -> dict[str, np.ndarray]:
-    """Every anywrap wrapper's state in ``stack`` as NumPy copies (for before/after checks)."""
+    """Every anywrap wrapper's state in ``stack`` as NumPy copies (for before/after checks),
+    but the episode start times, which are saved relative to the clock and move with it."""
     from anywrap.checkpoint import stack_state_dict
     from anywrap.xp import to_numpy
 
-    return {k: np.array(to_numpy(v), copy=True) for k, v in stack_state_dict(stack).items()}
+    return {
+        k: np.array(to_numpy(v), copy=True)
+        for k, v in stack_state_dict(stack).items()
+        if not k.endswith("start_time")
+    }
 
 
 def assert_same_state(

@@ -5,6 +5,7 @@ follow the umask."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import stat
 import subprocess
@@ -27,7 +28,8 @@ SRC = os.path.join(os.path.dirname(os.path.dirname(__file__)), "src")
 
 
 def trained_stack(seed: int = 0) -> gym.Env:
-    env = anywrap.NormalizeReward(anywrap.NormalizeObservation(gym.make("Pendulum-v1")))
+    env = anywrap.RecordEpisodeStatistics(gym.make("Pendulum-v1"), buffer_length=4)
+    env = anywrap.NormalizeReward(anywrap.NormalizeObservation(env))
     env.reset(seed=seed)
     for _ in range(15):
         env.step(np.array([0.5], dtype=np.float32))
@@ -89,17 +91,32 @@ def _layers(saved) -> str:
         ("NormalizeObservation.mean", lambda v: v.astype(np.complex64), "complex64 values"),
         ("NormalizeObservation.mean", lambda v: v.astype(np.float16), "float16 values"),
         ("NormalizeObservation.var", lambda v: v.astype(np.int32), "int32 values"),
-        ("NormalizeObservation.var", lambda v: -v, "must be finite and non-negative"),
-        ("rms.var", lambda v: np.full_like(v, np.nan), "must be finite and non-negative"),
+        ("NormalizeObservation.var", lambda v: -v, "must be non-negative"),
+        ("rms.var", lambda v: np.full_like(v, np.nan), "must be finite"),
         ("NormalizeObservation.count", lambda v: np.full_like(v, -3.0), "non-negative"),
+        # Values no wrapper can hold (the adversarial probe's cases): every later
+        # step would be NaN, or the queues and lengths would be wrong.
+        ("NormalizeObservation.mean", lambda v: np.full_like(v, np.nan), "must be finite"),
+        ("NormalizeObservation.mean", lambda v: np.full_like(v, np.inf), "must be finite"),
+        ("NormalizeObservation.count_lo", lambda v: np.full_like(v, np.inf), "must be finite"),
+        ("NormalizeObservation.count_lo", lambda v: np.full_like(v, -1e9), "non-negative"),
+        ("accumulated", lambda v: np.full_like(v, np.nan), "must be finite"),
+        ("RecordEpisodeStatistics.recent_size", lambda v: np.full_like(v, -1), "non-negative"),
+        ("RecordEpisodeStatistics.recent_size", lambda v: np.full_like(v, 9), "at most"),
+        ("RecordEpisodeStatistics.lengths", lambda v: np.full_like(v, -5), "non-negative"),
+        (
+            "RecordEpisodeStatistics.lengths",
+            lambda v: np.full_like(v, 2**63, np.uint64),
+            "fit int64",
+        ),
     ],
 )
 def test_entries_of_the_wrong_kind_are_refused_by_name(saved, tmp_path, key_end, value, message):
     path, key = _edited(saved, tmp_path, key_end, value)
     env = trained_stack(seed=2)
     before = flat_state(env)
-    entry = key.split(".", 2)[2]
-    with pytest.raises(CheckpointError, match=rf"edited.safetensors.*{entry!r}.*{message}"):
+    entry = re.escape(key.split(".", 2)[2])
+    with pytest.raises(CheckpointError, match=rf"edited.safetensors.*'{entry}.*{message}"):
         anywrap.load_state(env, path)
     for k, v in flat_state(env).items():
         np.testing.assert_array_equal(v, before[k])
@@ -185,3 +202,38 @@ def test_a_killed_save_loop_never_corrupts_the_target_and_leaves_nothing_for_lon
     anywrap.save_state(env, target)
     left = sorted(p.name for p in tmp_path.iterdir())
     assert left == sorted(["stats.safetensors", mine.name]), left
+
+
+def test_float64_counts_load_exactly_into_float32_words_and_big_ints_are_refused():
+    """A NumPy-saved vector RecordEpisodeStatistics loaded into a JAX stack without x64:
+    the float64 episode count past 2^24 becomes the two float32 words of the same
+    number, and lengths past int32 are refused instead of wrapped."""
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+
+    from anywrap.xp import to_numpy
+
+    def stack(to_jax):
+        envs = gym.make_vec("Pendulum-v1", num_envs=2, vectorization_mode="sync")
+        if to_jax:
+            envs = anywrap.vector.ToJax(envs)
+        envs = anywrap.vector.RecordEpisodeStatistics(envs)
+        envs.reset(seed=0)
+        return envs
+
+    assert not jax.config.jax_enable_x64
+    saved = stack(False).state_dict()
+    saved["episode_count"] = np.asarray(2.0**31 - 3)
+    target = stack(True)
+    target.load_state_dict(saved)
+    state = target.state_dict()
+    assert state["episode_count"].dtype == jnp.float32
+    total = float(to_numpy(state["episode_count"])) + float(to_numpy(state["episode_count_lo"]))
+    assert total == 2**31 - 3 and target.episode_count == 2**31 - 3
+    saved["lengths"] = np.asarray([5, 2**33 + 5], dtype=np.int64)
+    before = {k: to_numpy(v).copy() for k, v in target.state_dict().items() if k != "start_time"}
+    with pytest.raises(ValueError, match=r"'lengths' holds int64 values .*fit int32"):
+        target.load_state_dict(saved)
+    after = {k: to_numpy(v) for k, v in target.state_dict().items() if k != "start_time"}
+    for k in before:
+        np.testing.assert_array_equal(after[k], before[k])

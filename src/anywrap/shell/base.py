@@ -33,7 +33,7 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap import xp
-from anywrap.shell.checks import flag, wrapper_name
+from anywrap.shell.checks import flag, loaded_values, wrapper_name
 from anywrap.transforms.moments import Moments
 from anywrap.tree import first_leaf, flatten_with_paths, key_path, tree_map, unflatten
 
@@ -350,7 +350,8 @@ class Shell(gym.utils.RecordConstructorArgs):
         Raises:
             KeyError: missing or unexpected entries.
             ValueError: an entry of another shape or kind of dtype than this
-                wrapper's, or a variance or count that is negative or not finite.
+                wrapper's, or a value the wrapper can never hold (see
+                :func:`anywrap.shell.checks.loaded_values`).
         """
         self._install(self.checked_state(state_dict))
 
@@ -367,48 +368,18 @@ class Shell(gym.utils.RecordConstructorArgs):
                 f"{name}.load_state_dict: expected keys {sorted(own)}, "
                 f"missing {missing}, unexpected {extra}"
             )
-        values = []
-        like = first_leaf(unboxed(self._state))
+        hosts, kept = {}, {}
         for key, mine in own.items():
-            host = xp.to_numpy(state_dict[key])
-            if host.shape != tuple(mine.shape):
+            hosts[key] = xp.to_numpy(state_dict[key])
+            if hosts[key].shape != tuple(mine.shape):
                 raise ValueError(
-                    f"{name}.load_state_dict: {key!r} has shape {host.shape}, this wrapper "
-                    f"expects {tuple(mine.shape)} (a stack of another shape?)"
+                    f"{name}.load_state_dict: {key!r} has shape {hosts[key].shape}, this "
+                    f"wrapper expects {tuple(mine.shape)} (a stack of another shape?)"
                 )
-            kept = np.dtype(xp.to_numpy(mine).dtype)
-            _check_entry(name, key, host, kept)
-            values.append(host.astype(kept, copy=False))
+            kept[key] = np.dtype(xp.to_numpy(mine).dtype)
+        values = loaded_values(name, hosts, kept)
+        like = first_leaf(unboxed(self._state))
         return self._import(moved(unflatten(unboxed(self._state), values), like))
-
-
-_FLOATS = ("float32", "float64")
-
-
-def _check_entry(owner: str, key: str, value: np.ndarray, own: np.dtype) -> None:
-    """A saved entry holds the kind of number the wrapper keeps (a float32 or float64
-    where it keeps floats, integers that fit where it keeps integers, a bool where it
-    keeps bools), and a variance or count is a finite non-negative number."""
-    kind = own.kind
-    if kind == "f":
-        ok, expected = value.dtype.name in _FLOATS, " or ".join(_FLOATS)
-    elif kind in "iu":
-        ok = value.dtype.kind in "iu" and np.can_cast(value.dtype, own, "same_kind")
-        expected = f"integers that fit {own.name}"
-    else:
-        ok, expected = value.dtype == own, own.name
-    if not ok:
-        raise ValueError(
-            f"{owner}.load_state_dict: {key!r} holds {value.dtype.name} values, this wrapper "
-            f"keeps {own.name} (expected {expected})"
-        )
-    if key.rpartition(".")[2] in ("var", "count") and not bool(
-        np.all(np.isfinite(value) & (value >= 0))
-    ):
-        raise ValueError(
-            f"{owner}.load_state_dict: {key!r} must be finite and non-negative, got "
-            f"{np.asarray(value).ravel()[:4].tolist()}"
-        )
 
 
 def statistics_property(name: str, field: str | None = None) -> property:

@@ -170,3 +170,82 @@ def step_values(
                 f"got {axp.describe(x)}"
             )
     return reward
+
+
+_FLOATS = ("float32", "float64")
+_FINITE = frozenset(
+    {"mean", "var", "count", "count_lo", "accumulated", "episode_count", "episode_count_lo"}
+)
+"""State entries that are finite by construction: statistics leave non-finite samples
+out, and the counts and returns are sums of finite numbers."""
+_NON_NEGATIVE = frozenset(
+    {"var", "count", "lengths", "recent_lengths", "recent_size", "newest", "episode_count"}
+)
+
+
+def loaded_values(
+    owner: str, values: dict[str, np.ndarray], kept: dict[str, np.dtype]
+) -> list[np.ndarray]:
+    """The entries of a saved state (host arrays, by key), checked and in the dtypes the
+    wrapper keeps (``kept``), in ``values``' order: what ``load_state_dict`` installs.
+
+    Refused, naming the wrapper, the entry and what it holds: another kind of
+    number than the wrapper keeps (a float32 or float64 where it keeps floats,
+    integers that fit its integer type, a bool where it keeps bools); a
+    non-finite statistic, count or return accumulator (the wrapper leaves
+    non-finite samples out, so it never holds one); a negative variance,
+    length or count (a double-word count is checked as its total); more recent
+    episodes than the buffer holds. A double-word count (``count`` and
+    ``count_lo``) kept in float32 is split into its two words again, so that a
+    float64 count past 2^24 loads exactly.
+    """
+    for key, value in values.items():
+        _check_kind(owner, key, value, kept[key])
+        field = key.rpartition(".")[2]
+        if field in _FINITE and value.dtype.kind == "f" and not np.isfinite(value).all():
+            _refuse(owner, key, value, "must be finite")
+        if field in _NON_NEGATIVE and not (value >= 0).all():
+            _refuse(owner, key, value, "must be non-negative")
+    out = dict(values)
+    for key in values:
+        if not key.endswith("_lo") or key[:-3] not in values:
+            continue
+        hi = key[:-3]
+        total = values[hi].astype(np.float64) + values[key].astype(np.float64)
+        if not (total >= 0).all():
+            _refuse(owner, key, total, f"and {hi!r} must total a non-negative count")
+        if kept[hi] == np.float32:  # the two float32 words of the float64 total
+            words = total.astype(np.float32)
+            out[hi], out[key] = words, (total - words.astype(np.float64)).astype(np.float32)
+    size, buffer = values.get("recent_size"), values.get("recent_returns")
+    if size is not None and buffer is not None and int(size) > buffer.shape[0]:
+        _refuse(owner, "recent_size", size, f"must be at most the buffer's {buffer.shape[0]}")
+    return [out[key].astype(kept[key], copy=False) for key in values]
+
+
+def _check_kind(owner: str, key: str, value: np.ndarray, own: np.dtype) -> None:
+    kind = own.kind
+    if kind == "f":
+        ok, expected = value.dtype.name in _FLOATS, " or ".join(_FLOATS)
+    elif kind in "iu":
+        ok = value.dtype.kind in "iu"
+        if ok and value.size:
+            info = np.iinfo(own)
+            ok = info.min <= int(value.min()) and int(value.max()) <= info.max
+        expected = f"integers that fit {own.name}"
+    else:
+        ok, expected = value.dtype == own, own.name
+    if not ok:
+        raise ValueError(
+            f"{owner}.load_state_dict: {key!r} holds {value.dtype.name} values "
+            f"{np.asarray(value).ravel()[:4].tolist()}, this wrapper keeps {own.name} "
+            f"(expected {expected})"
+        )
+
+
+def _refuse(owner: str, key: str, value: Any, what: str) -> None:
+    raise ValueError(
+        f"{owner}.load_state_dict: {key!r} {what}, got "
+        f"{np.asarray(value).ravel()[:4].tolist()} (a damaged or foreign checkpoint); "
+        "nothing was loaded"
+    )
