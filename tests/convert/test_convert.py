@@ -499,3 +499,30 @@ def test_a_view_with_negative_strides_converts_by_one_copy() -> None:
         [sys.executable, "-c", NEGATIVE_STRIDES], capture_output=True, text=True, timeout=300
     )
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-2000:]
+
+
+def test_bfloat16_tensors_reach_numpy_as_ml_dtypes_bfloat16_and_come_back() -> None:
+    """NumPy has no bfloat16 of its own: a bfloat16 tensor becomes ml_dtypes' bfloat16
+    (the dtype JAX gives NumPy), its bits viewed without rounding, and back."""
+    torch = pytest.importorskip("torch")
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    t = torch.tensor([1.5, -2.25, 3e38, float("nan")], dtype=torch.bfloat16)
+    a = C.convert(t, "numpy")
+    assert a.dtype == ml_dtypes.bfloat16
+    np.testing.assert_array_equal(a.view(np.int16), t.view(torch.int16).numpy())
+    back = C.convert(a, "torch")
+    assert back.dtype == torch.bfloat16
+    assert torch.equal(back.view(torch.int16), t.view(torch.int16))
+
+
+def test_int64_values_that_jax_without_x64_would_wrap_are_refused() -> None:
+    """JAX without x64 holds int64 as int32: values past int32 would wrap ([5, 2**33 + 7]
+    became [5, 7]); anywrap refuses them, naming the switch, and converts the rest."""
+    jax = pytest.importorskip("jax")
+    assert not jax.config.jax_enable_x64
+    fits = C.convert(np.array([5, -(2**31), 2**31 - 1]), "jax")
+    assert fits.tolist() == [5, -(2**31), 2**31 - 1]
+    with pytest.raises(OverflowError, match=r"from 5 to 8589934599.*jax_enable_x64"):
+        C.convert(np.array([5, 2**33 + 7]), "jax")
+    with pytest.raises(OverflowError, match="wrap"):
+        C.convert(np.array([2**40] * 100_000), "jax")  # the large path too

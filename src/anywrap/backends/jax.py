@@ -94,6 +94,23 @@ def _on_host(x: Any) -> bool:
         return False
 
 
+def _check_fits(host: np.ndarray) -> None:
+    """64-bit integers on the host that JAX without x64 would wrap into 32 bits are
+    refused (a device source is not read: that would be a host sync)."""
+    if host.dtype.kind not in "iu" or host.dtype.itemsize != 8 or not host.size:
+        return
+    if jax.dtypes.canonicalize_dtype(host.dtype).itemsize == 8:  # x64 is on
+        return
+    info = np.iinfo(np.int32 if host.dtype.kind == "i" else np.uint32)
+    low, high = int(host.min()), int(host.max())
+    if low < info.min or high > info.max:
+        raise OverflowError(
+            f"anywrap: JAX holds {host.dtype} as {info.dtype} here (jax_enable_x64 is off), "
+            f"and these values run from {low} to {high}: they would wrap. Turn x64 on with "
+            "jax.config.update('jax_enable_x64', True), or convert the values yourself"
+        )
+
+
 def _from_array(x: Any, device: Any) -> Any:
     if not isinstance(x, jax.Array):
         y = None
@@ -102,6 +119,8 @@ def _from_array(x: Any, device: Any) -> Any:
                 host = xp.to_numpy(x)  # a view
             except (TypeError, RuntimeError):  # a dtype NumPy lacks (bfloat16, ...)
                 host = None
+            if host is not None:
+                _check_fits(host)
             if host is not None and host.ndim == 0 and host.dtype.kind in "biu":
                 y = _constant(host)
             elif host is not None and host.nbytes <= SMALL_HOST_COPY:

@@ -35,10 +35,26 @@ from anywrap.xp import images, random
 
 def _to_numpy(x: Any) -> np.ndarray:
     x = x.detach()
+    if x.dtype == torch.bfloat16:  # NumPy's own dtypes have none: ml_dtypes' (JAX's)
+        return _bfloat16_to_numpy(x)
     try:
         return x.numpy()  # type: ignore[no-any-return]  # on the CPU: a view, no copy
     except (TypeError, RuntimeError):  # on a device, or a dtype NumPy lacks
         return x.cpu().numpy()  # type: ignore[no-any-return]
+
+
+def _bfloat16_to_numpy(x: Any) -> np.ndarray:
+    """A bfloat16 tensor as NumPy's ``ml_dtypes.bfloat16`` (the dtype JAX gives NumPy):
+    its bits, viewed, no rounding (a view on the CPU)."""
+    try:
+        import ml_dtypes
+    except ImportError:
+        raise TypeError(
+            "anywrap: NumPy has no bfloat16 of its own; install ml_dtypes (JAX brings it) "
+            "to convert a bfloat16 tensor, or cast it first (tensor.float())"
+        ) from None
+    bits = x.view(torch.int16)
+    return _to_numpy(bits).view(ml_dtypes.bfloat16)
 
 
 def _from_dlpack(x: Any) -> Any:
@@ -77,7 +93,9 @@ def _from_array(x: Any, device: Any) -> Any:
             # A view with negative strides (a flipped image) has no DLPack form that
             # PyTorch takes: it aborts the process. One copy, in the source's library.
             x = xp.namespace(x).asarray(x, copy=True)
-        if type(x) is np.ndarray and x.flags.writeable:
+        if type(x) is np.ndarray and x.dtype.name == "bfloat16":  # ml_dtypes' (JAX's)
+            x = torch.from_numpy(np.ascontiguousarray(x).view(np.int16)).view(torch.bfloat16)
+        elif type(x) is np.ndarray and x.flags.writeable:
             try:  # torch.from_numpy warns on read-only buffers: DLPack shares those
                 x = torch.from_numpy(x)
             except (TypeError, ValueError, RuntimeError):  # negative strides, byte order, ...
