@@ -380,7 +380,15 @@ class Recorder:
                 stacklevel=3,
             )
             return
-        self.paths.append(self._write(report))
+        try:
+            self.paths.append(self._write(report))
+        except OSError as e:  # the disk, not the data: say so, and go on recording
+            warnings.warn(
+                f"{self.owner}: could not write {report.name}.html into {self.folder} "
+                f"({type(e).__name__}: {e}); the report is lost, recording goes on",
+                RuntimeWarning,
+                stacklevel=3,
+            )
 
     def _write(self, report: Report) -> Path:
         d = 0 if self._obs is None else self._obs.width

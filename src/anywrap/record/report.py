@@ -394,8 +394,22 @@ def json_for_html(data: Any) -> str:
         >>> json_for_html({"id": "</script><script>alert(1)</script>"})
         '{"id":"\\\\u003c/script\\\\u003e\\\\u003cscript\\\\u003ealert(1)\\\\u003c/script\\\\u003e"}'
     """
-    text = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    # ASCII only: a lone surrogate (what os.fsdecode gives for a bad file name) is
+    # written as its \\u escape instead of failing the UTF-8 write. A number that is
+    # not finite (two infinite rewards make an infinite return) is a gap (null).
+    text = json.dumps(_finite(data), ensure_ascii=True, allow_nan=False, separators=(",", ":"))
     return _JSON_UNSAFE.sub(lambda m: _JSON_ESCAPES[m.group(0)], text)
+
+
+def _finite(data: Any) -> Any:
+    """``data`` with every float that is not finite replaced by None."""
+    if isinstance(data, float):
+        return data if math.isfinite(data) else None
+    if isinstance(data, dict):
+        return {k: _finite(v) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [_finite(v) for v in data]
+    return data
 
 
 # ------------------------------------------------------------------ HTML
@@ -443,6 +457,10 @@ def write_html(path: str | os.PathLike[str], report: dict[str, Any]) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(render_html(report), encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(render_html(report), encoding="utf-8")
+        os.replace(tmp, path)
+    except BaseException:  # a full disk, a read-only folder: no half file stays behind
+        tmp.unlink(missing_ok=True)
+        raise
     return path
