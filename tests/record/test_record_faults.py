@@ -91,3 +91,50 @@ def test_a_failed_write_leaves_no_temporary_file_and_recording_goes_on(
     names = sorted(p.name for p in tmp_path.iterdir())
     assert names == ["rl-report-episode-1.html", "rl-report-episode-2.html"]
     assert read_report(tmp_path / "rl-report-episode-2.html")["envs"][0]["episodes"]
+
+
+def test_frames_of_every_dtype_keep_their_picture() -> None:
+    """Floats in [0, 255] are not saturated, uint16 frames keep their high byte (not the
+    low one), bools are black and white (not black and 1/255)."""
+    from anywrap.record.report import to_uint8
+
+    ramp = np.array([[0.0, 63.75, 127.5, 255.0]])
+    np.testing.assert_array_equal(to_uint8(ramp.astype(np.float32)), [[0, 64, 128, 255]])
+    np.testing.assert_array_equal(to_uint8(ramp / 255.0), [[0, 64, 128, 255]])
+    wide = np.array([[0, 256, 32768, 65535]], np.uint16)
+    np.testing.assert_array_equal(to_uint8(wide), [[0, 1, 128, 255]])
+    np.testing.assert_array_equal(to_uint8(np.array([[True, False]])), [[255, 0]])
+    np.testing.assert_array_equal(to_uint8(np.array([[-5, 300]], np.int64)), [[0, 255]])
+    np.testing.assert_array_equal(to_uint8(np.array([[np.nan, 2.0]])), [[0, 2]])
+
+
+class Drawn(Scripted):
+    render_mode = "rgb_array"
+
+    def __init__(self, frame: np.ndarray, bad_from: int) -> None:
+        super().__init__([1.0])
+        self.frame, self.bad_from, self.calls = frame, bad_from, 0
+
+    def render(self) -> np.ndarray:
+        self.calls += 1
+        return self.frame if self.calls > self.bad_from else np.zeros((8, 8, 3), np.uint8)
+
+
+@pytest.mark.parametrize(
+    ("frame", "message"),
+    [
+        (np.zeros((0, 0, 3), np.uint8), "empty frame"),
+        (np.zeros((3, 16, 16), np.uint8), "channels first"),
+        (np.zeros((16,), np.uint8), r"got shape \(16,\)"),
+    ],
+)
+def test_a_frame_that_is_no_picture_is_refused_at_its_step(
+    tmp_path: Path, frame: np.ndarray, message: str
+) -> None:
+    """Refused at the step that rendered it (it failed only at close, losing the report)."""
+    rec = anywrap.RecordHTML(Drawn(frame, bad_from=3), tmp_path, episode_trigger=lambda e: True)
+    rec.reset(seed=0)
+    rec.step(0)
+    rec.step(0)
+    with pytest.raises(ValueError, match=rf"anywrap.RecordHTML: expected .*{message}"):
+        rec.step(0)

@@ -35,7 +35,7 @@ from anywrap.record.buffers import HostRows, Report, Row, to_host
 from anywrap.record.describe import describe_env
 from anywrap.record.info import InfoColumns
 from anywrap.record.layout import Flags, Layout, select_sub_envs, shape_of
-from anywrap.record.report import FrameEncoder, build_report, write_html
+from anywrap.record.report import FrameEncoder, build_report, check_frame, write_html
 from anywrap.record.schedule import Event, Schedule
 from anywrap.tree import flatten_with_paths, tree_map
 
@@ -356,11 +356,13 @@ class Recorder:
             self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="anywrap-frames")
         encode = self.encoder.encode if self.encoder is not None else None
         assert encode is not None
-        # A copy: an env may draw its next frame into the same buffer.
-        return [
-            None if f is None else self._pool.submit(encode, np.array(axp.to_numpy(f)))
-            for f in frames
-        ]
+        # A copy: an env may draw its next frame into the same buffer. Checked here, at
+        # the step that made it, not when the report is written.
+        copies = [None if f is None else np.array(axp.to_numpy(f)) for f in frames]
+        for f in copies:
+            if f is not None:
+                check_frame(self.owner, f)
+        return [None if f is None else self._pool.submit(encode, f) for f in copies]
 
     # ----------------------------------------------------------- writing
     def _finish(self) -> None:

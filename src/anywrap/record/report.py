@@ -54,8 +54,10 @@ __all__ = [
     "FrameEncoder",
     "Track",
     "build_report",
+    "check_frame",
     "render_html",
     "split_tracks",
+    "to_uint8",
     "write_html",
 ]
 
@@ -107,17 +109,10 @@ class FrameEncoder:
         """One ``(H, W, 3)`` or ``(H, W)`` uint8 frame (or ``(H, W, 4)``) -> image bytes."""
         from PIL import Image
 
-        a = np.asarray(frame)
-        if a.dtype != np.uint8:
-            if np.issubdtype(a.dtype, np.floating):  # 0..1 floats, as some renderers give
-                a = np.clip(np.nan_to_num(a) * 255.0 + 0.5, 0, 255)
-            a = a.astype(np.uint8)
+        a = to_uint8(np.asarray(frame))
         if a.ndim == 3 and a.shape[-1] == 1:
             a = a[..., 0]
-        if not (a.ndim == 2 or (a.ndim == 3 and a.shape[-1] in (3, 4))):
-            raise ValueError(
-                f"RecordHTML: expected render() to give an (H, W, 3) rgb_array, got shape {a.shape}"
-            )
+        check_frame("RecordHTML", a)
         img = Image.fromarray(a)
         if self.max_side is not None and max(img.size) > self.max_side:
             img.thumbnail((self.max_side, self.max_side), Image.Resampling.BILINEAR)
@@ -132,6 +127,42 @@ class FrameEncoder:
         else:
             img.save(buf, format="PNG", optimize=False)
         return buf.getvalue()
+
+
+def to_uint8(a: np.ndarray) -> np.ndarray:
+    """A frame's pixels as uint8, faithfully: bools as 0 and 255; floats as [0, 1]
+    where no value is above 1, else as [0, 255] (NaN as 0); uint16 by its high byte
+    (the scale of 16-bit images); other integers clipped to [0, 255]."""
+    if a.dtype == np.uint8:
+        return a
+    if a.dtype == np.bool_:
+        return a.astype(np.uint8) * np.uint8(255)
+    if a.dtype.kind == "f":
+        values = np.nan_to_num(a.astype(np.float64), nan=0.0, posinf=255.0, neginf=0.0)
+        scale = 255.0 if values.size and values.max() <= 1.0 else 1.0
+        return np.clip(values * scale + 0.5, 0, 255).astype(np.uint8)
+    if a.dtype == np.uint16:
+        return (a >> 8).astype(np.uint8)
+    if a.dtype.kind in "iu":
+        return np.clip(a, 0, 255).astype(np.uint8)
+    raise ValueError(f"RecordHTML: expected frames of numbers, got dtype {a.dtype}")
+
+
+def check_frame(owner: str, a: np.ndarray) -> None:
+    """An ``(H, W)``, ``(H, W, 1)``, ``(H, W, 3)`` or ``(H, W, 4)`` frame of at least one
+    pixel; a channels-first ``(3, H, W)`` frame is named as such."""
+    shape = a.shape
+    ok = a.ndim == 2 or (a.ndim == 3 and shape[-1] in (1, 3, 4))
+    if ok and min(shape[:2]) >= 1:
+        return
+    hint = ""
+    if a.ndim == 3 and shape[0] in (1, 3, 4) and shape[-1] not in (1, 3, 4):
+        hint = " (channels first? an rgb_array is (H, W, 3): np.moveaxis(frame, 0, -1))"
+    elif ok:
+        hint = " (an empty frame)"
+    raise ValueError(
+        f"{owner}: expected render() to give an (H, W, 3) rgb_array, got shape {shape}{hint}"
+    )
 
 
 # ------------------------------------------------------------------ tracks
