@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import os
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -138,3 +139,12 @@ def test_a_frame_that_is_no_picture_is_refused_at_its_step(
     rec.step(0)
     with pytest.raises(ValueError, match=rf"anywrap.RecordHTML: expected .*{message}"):
         rec.step(0)
+
+
+def test_a_second_run_into_the_same_folder_warns_before_it_overwrites(tmp_path: Path) -> None:
+    record(Scripted([1.0]), tmp_path).close()
+    with pytest.warns(UserWarning, match=r"overwriting the existing reports .* rl-report-\*"):
+        anywrap.RecordHTML(Scripted([1.0]), tmp_path, frames=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # another prefix: nothing to overwrite
+        anywrap.RecordHTML(Scripted([1.0]), tmp_path, name_prefix="eval", frames=False)

@@ -20,6 +20,7 @@ Example:
 
 from __future__ import annotations
 
+import glob
 import os
 import time
 import warnings
@@ -108,6 +109,14 @@ class Recorder:
             FrameEncoder(frame_format, frame_quality, max_frame_side) if self.frames else None
         )
         self.folder = Path(report_folder).absolute()
+        if self.folder.is_dir() and any(self.folder.glob(f"{glob.escape(name_prefix)}-*.html")):
+            warnings.warn(  # as Gymnasium's RecordVideo does
+                f"{owner}: overwriting the existing reports in {self.folder} named "
+                f"{name_prefix}-*.html (give another report_folder or name_prefix if this is "
+                "not wanted)",
+                UserWarning,
+                stacklevel=4,
+            )
         self.schedule = Schedule(episode_trigger, step_trigger, report_length, name_prefix)
         meta = getattr(env, "metadata", None) or {}
         self.fps = float(fps if fps is not None else meta.get("render_fps") or 30)
