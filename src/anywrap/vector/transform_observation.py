@@ -61,10 +61,11 @@ class TransformObservation(Shell, VectorWrapper):
             self.observation_space = batch_space(single_observation_space, self.num_envs)
         batched = batch_space(self.single_observation_space, self.num_envs)
         if self.observation_space != batched:
-            warnings.warn(
-                f"anywrap.vector.TransformObservation: the observation space and the batched "
-                f"single observation space do not match: observation_space="
-                f"{self.observation_space}, batched single_observation_space={batched}",
+            warnings.warn(  # Gymnasium's words, so that filters written for it match
+                f"anywrap.vector.TransformObservation: for {env}, the observation space and "
+                "the batched single observation space don't match as expected, "
+                f"observation_space={self.observation_space}, batched "
+                f"single_observation_space={batched}",
                 stacklevel=2,
             )
         self.func = func
