@@ -526,3 +526,21 @@ def test_int64_values_that_jax_without_x64_would_wrap_are_refused() -> None:
         C.convert(np.array([5, 2**33 + 7]), "jax")
     with pytest.raises(OverflowError, match="wrap"):
         C.convert(np.array([2**40] * 100_000), "jax")  # the large path too
+
+
+def test_numpy_into_jax_shares_exactly_where_the_docs_say() -> None:
+    """Shared when 64-byte aligned and over 64 KiB; one copy otherwise (docs: conversion)."""
+    pytest.importorskip("jax")
+    from anywrap.backends.jax import SMALL_HOST_COPY
+
+    n = 2 * SMALL_HOST_COPY // 4
+    shared = aligned((n,), np.float32)
+    assert pointer(C.to_library(shared, "jax")) == pointer(shared)
+    buf = aligned((n + 16,), np.float32)
+    unaligned = buf[4 : 4 + n]  # 16 bytes past a 64-byte boundary
+    unaligned[:] = np.arange(n, dtype=np.float32)
+    y = C.to_library(unaligned, "jax")
+    assert pointer(y) != pointer(unaligned)
+    np.testing.assert_array_equal(np.asarray(y), unaligned)
+    small = aligned((16,), np.float32)
+    assert pointer(C.to_library(small, "jax")) != pointer(small)
