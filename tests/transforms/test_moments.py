@@ -169,3 +169,18 @@ def test_update_leaves_out_non_finite_rows_on_every_backend(backend, bad):
     np.testing.assert_allclose(backend.to_numpy(out.var), var, rtol=2e-4)
     count = float(backend.to_numpy(moments.total_count(out)))
     assert count == pytest.approx(keep.sum() + 1e-4)
+
+
+def test_a_float64_count_splits_into_two_float32_words_that_sum_to_it():
+    """Counts past 2^24 (where float32 alone rounds) to 2^48: the two words hold them."""
+    from anywrap.transforms.moments import split_count
+
+    totals = np.array([0.0, 3.0, 2.0**24 + 1, 2.0**31 - 3, 2.0**40 + 7, 2.0**47 + 12345])
+    hi, lo = split_count(totals, np.float32)
+    assert hi.dtype == lo.dtype == np.float32
+    np.testing.assert_array_equal(hi.astype(np.float64) + lo.astype(np.float64), totals)
+    assert hi[3] != totals[3]  # float32 alone would have lost it
+    # Gymnasium's counts start at 1e-4: within two float32 mantissas of the total
+    hi, lo = split_count(totals + 1e-4, np.float32)
+    both = hi.astype(np.float64) + lo.astype(np.float64)
+    np.testing.assert_allclose(both, totals + 1e-4, rtol=2.0**-46, atol=1e-12)

@@ -18,6 +18,7 @@ from gymnasium.error import InvalidBound
 from gymnasium.vector import AutoresetMode
 
 from anywrap import xp as axp
+from anywrap.transforms.moments import split_count
 
 __all__ = [
     "autoreset_mode",
@@ -215,8 +216,7 @@ def loaded_values(
         if not (total >= 0).all():
             _refuse(owner, key, total, f"and {hi!r} must total a non-negative count")
         if kept[hi] == np.float32:  # the two float32 words of the float64 total
-            words = total.astype(np.float32)
-            out[hi], out[key] = words, (total - words.astype(np.float64)).astype(np.float32)
+            out[hi], out[key] = split_count(total, np.float32)
     size, buffer = values.get("recent_size"), values.get("recent_returns")
     if size is not None and buffer is not None and int(size) > buffer.shape[0]:
         _refuse(owner, "recent_size", size, f"must be at most the buffer's {buffer.shape[0]}")

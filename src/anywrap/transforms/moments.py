@@ -46,6 +46,7 @@ __all__ = [
     "init_moments",
     "merge_moments",
     "normalize",
+    "split_count",
     "total_count",
     "update_moments",
 ]
@@ -104,6 +105,24 @@ def init_moments(
 def total_count(m: Moments) -> Array:
     """The sample count (plus the initial ``epsilon``) as one 0-d array."""
     return m.count + m.count_lo
+
+
+def split_count(total: Any, dtype: Any) -> tuple[Any, Any]:
+    """The double-word form ``(hi, lo)`` in ``dtype`` of a count ``total`` held in a
+    wider float: ``hi`` is ``total`` rounded, ``lo`` what the rounding left out, so
+    that ``hi + lo`` is ``total`` (exact for whole counts to about 2^48 in float32,
+    within 2^-46 of it otherwise). How a float64
+    count enters a backend without float64 (JAX without x64).
+
+    Example:
+        >>> import numpy as np
+        >>> hi, lo = split_count(np.float64(2**31 - 3), np.float32)
+        >>> float(hi), float(lo), float(hi) + float(lo) == 2**31 - 3
+        (2147483648.0, -3.0, True)
+    """
+    xp = namespace(total)
+    hi = xp.astype(total, dtype)
+    return hi, xp.astype(total - xp.astype(hi, total.dtype), dtype)
 
 
 def add_count(hi: Array, lo: Array, n: Array | int) -> tuple[Array, Array, Array]:
