@@ -696,3 +696,22 @@ def test_a_trace_on_one_thread_leaves_the_formulas_of_another_alone():
         assert torch_inductor.in_program() and seen == [False]
     finally:
         torch_inductor._local.programs = 0
+
+
+def test_the_function_modes_are_set_aside_only_where_pytorch_has_the_api(monkeypatch):
+    """While compiling, a user's TorchFunctionMode is set aside through PyTorch's private
+    stack API; on a release without it the modes stay, and nothing fails."""
+    from torch.overrides import TorchFunctionMode, _get_current_function_mode_stack
+
+    from anywrap.backends import torch_inductor
+
+    class Watching(TorchFunctionMode):
+        pass
+
+    with Watching():
+        with torch_inductor._without_function_modes():
+            assert _get_current_function_mode_stack() == []
+        assert len(_get_current_function_mode_stack()) == 1
+        monkeypatch.setattr(torch_inductor, "_MODE_STACK", "_not_in_this_release")
+        with torch_inductor._without_function_modes():
+            assert len(_get_current_function_mode_stack()) == 1

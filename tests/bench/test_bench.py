@@ -514,3 +514,21 @@ def test_b9_script_runs_in_a_fresh_process_and_a_short_run_compiles_nothing() ->
 
     report = run_script("short", True)
     assert report["compiled"] == 0 and report["seconds"] == report["wall"] > 0
+
+
+def test_b9_rows_show_the_verdicts_statistic(monkeypatch) -> None:
+    """The table's ratio column is the verdict's median of pair ratios, not a ratio of
+    medians (they differ here: pairs 4/2 and 3/3 give 1.5; medians 3.5/2.5 give 1.4)."""
+    from anywrap.bench import b9_first_run
+    from anywrap.bench.suite import Context
+
+    times = {("short", True): [4.0, 3.0], ("short", False): [2.0, 3.0]}
+    times |= {(c, on): [2.0, 2.0] for c in ("4096", "third") for on in (True, False)}
+
+    def fake(case, on):
+        return {"seconds": times[(case, on)].pop(0), "compiled": 0, "compile_seconds": 0.0}
+
+    monkeypatch.setattr(b9_first_run, "run_script", fake)
+    res = b9_first_run.bench_b9(Context(settings=Settings(reps=2), progress=_no_progress))
+    row = next(r for r in res["rows"] if r["label"] == "short: compile on (default)")
+    assert row["ratio"] == res["summary"]["short"] == 1.5

@@ -401,13 +401,22 @@ class _NoValueReads(TorchFunctionMode):
         return func(*args, **(kwargs or {}))
 
 
+_MODE_STACK = "_len_torch_function_stack"
+"""PyTorch's private count of the torch function modes: where a release lacks it, the
+modes are left in place (the public ``torch.compile`` path still compiles)."""
+
+
 @contextlib.contextmanager
 def _without_function_modes() -> Iterator[None]:
     """No ``TorchFunctionMode`` (a user's, or a test's guard against host reads)
     while tracing and compiling: they would see the compiler's own work, which
     runs once and is not the transform's."""
+    stack = getattr(torch._C, _MODE_STACK, None)
+    if stack is None:  # a PyTorch without this private stack API: the modes stay
+        yield
+        return
     modes = []
-    while torch._C._len_torch_function_stack() > 0:
+    while stack() > 0:
         modes.append(torch._C._pop_torch_function_stack())
     try:
         yield
