@@ -60,8 +60,11 @@ def test_a_lone_surrogate_in_info_is_kept_escaped(tmp_path: Path) -> None:
     assert not list(tmp_path.glob(".*.tmp"))
 
 
-def test_infinite_returns_are_gaps_not_a_lost_report(tmp_path: Path) -> None:
-    rec = record(Scripted([1.0, np.inf, np.inf, -2.0]), tmp_path)
+@pytest.mark.parametrize(
+    "rewards", [[1.0, np.inf, -2.0], [1.0, np.inf, np.inf, -2.0], [1.0, np.inf, -np.inf]]
+)
+def test_infinite_returns_are_gaps_not_a_lost_report(tmp_path: Path, rewards: list[float]) -> None:
+    rec = record(Scripted(rewards), tmp_path)
     rec.close()
     (path,) = rec.report_paths
     text = Path(path).read_text(encoding="utf-8")

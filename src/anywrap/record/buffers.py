@@ -27,7 +27,7 @@ from anywrap.record.report import HOLD, RESET, STEP, Track, split_tracks
 __all__ = ["HostRows", "Report", "Row", "to_host"]
 
 
-@dataclass
+@dataclass(slots=True)
 class Row:
     """One reset or step as recorded: device arrays until the report ends.
 
@@ -75,7 +75,9 @@ class HostRows:
     action: np.ndarray  # (R, K, A), NaN on reset rows
     info: np.ndarray  # (R, K, I), NaN where absent
     done0: np.ndarray  # (R,) bool
-    rows: list[Row]
+    stepped: np.ndarray  # (R,) bool: a step row (a reset row has no flags)
+    has_next: np.ndarray  # (R,) bool: the row holds obs_next
+    rows: list[Row]  # what stays on the host side: clock, text, frames, masks
 
 
 def to_host(rows: list[Row], k: int, d: int, a: int, n_info: int) -> HostRows:
@@ -102,7 +104,7 @@ def to_host(rows: list[Row], k: int, d: int, a: int, n_info: int) -> HostRows:
     lazy = [i for i, row in enumerate(rows) if row.done0 is not None]
     if lazy:
         done0[lazy] = _stack_to_host([rows[i].done0 for i in lazy]).reshape(-1).astype(bool)
-    return HostRows(
+    host = HostRows(
         clock=np.array([row.clock for row in rows], dtype=np.float64),
         step=np.array([row.step for row in rows], dtype=np.int64),
         obs=gather("obs", d),
@@ -111,8 +113,13 @@ def to_host(rows: list[Row], k: int, d: int, a: int, n_info: int) -> HostRows:
         action=gather("action", a),
         info=info,
         done0=done0,
+        stepped=np.array([row.flags is not None for row in rows], dtype=bool),
+        has_next=np.array([row.obs_next is not None for row in rows], dtype=bool),
         rows=rows,
     )
+    for row in rows:  # the arrays now live in ``host``: a long report keeps one copy
+        row.obs = row.obs_next = row.flags = row.action = row.info = row.done0 = None
+    return host
 
 
 @dataclass
@@ -129,6 +136,9 @@ class Report:
     seed: str | None
     parts: list[tuple[HostRows, int, bool]] = field(default_factory=list)
     rows: int = 0
+    notes: list[str] = field(default_factory=list)  # said on the page (caps reached)
+    stride: int = 1  # frames are captured on every stride-th row (see Recorder)
+    framed: list[tuple[int, Row]] = field(default_factory=list)  # rows holding frames
 
     def tracks(
         self, indices: list[int], widths: tuple[int, int, int, int], mode: str | None, frames: bool
@@ -152,7 +162,7 @@ class Report:
             row = h.rows[i]
             clock[r], step[r] = h.clock[i], h.step[i]
             if as_autoreset or row.autoreset:
-                source = h.obs_next[i] if as_autoreset and row.obs_next is not None else h.obs[i]
+                source = h.obs_next[i] if as_autoreset and h.has_next[i] else h.obs[i]
                 obs[r, :, : source.shape[-1]] = source
                 restarted = (np.nan_to_num(h.flags[i, :, 1]) > 0) | (
                     np.nan_to_num(h.flags[i, :, 2]) > 0
@@ -163,7 +173,7 @@ class Report:
                 flags[r] = h.flags[i]
                 action[r, :, : h.action.shape[-1]] = h.action[i]
                 info[r, :, : h.info.shape[-1]] = h.info[i]
-                if row.flags is None:  # a reset
+                if not h.stepped[i]:  # a reset
                     m = row.reset_mask
                     kind[r] = RESET if m is None else np.where(m, RESET, HOLD)
                 elif mode == "NextStep":

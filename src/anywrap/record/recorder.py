@@ -24,6 +24,7 @@ import glob
 import os
 import time
 import warnings
+from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -41,6 +42,8 @@ from anywrap.record.schedule import Event, Schedule
 from anywrap.tree import flatten_with_paths, tree_map
 
 __all__ = ["Recorder"]
+
+_MAX_QUEUED = 32  # frames waiting for the encoder before a step waits for it
 
 
 class Recorder:
@@ -76,6 +79,8 @@ class Recorder:
         max_frame_side: int | None,
         max_dims: int,
         max_info: int,
+        max_frames: int = 2000,
+        max_rows: int = 100_000,
         batch: int | None = None,
         sub_envs: int | Sequence[int] | None = None,
         autoreset_mode: Any = None,
@@ -90,6 +95,8 @@ class Recorder:
             ("max_dims", max_dims, 1),
             ("max_info", max_info, 0),
             ("flush_every", flush_every, 1),
+            ("max_frames", max_frames, 1),
+            ("max_rows", max_rows, 1),
         ):
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise ValueError(f"{owner}: {name} must be an int >= {low}, got {value!r}")
@@ -125,6 +132,8 @@ class Recorder:
         self.k = 1 if batch is None else len(self.select or ())
         self.mode = None if autoreset_mode is None else str(autoreset_mode.value)
         self.flush_every = flush_every
+        self.max_frames = max_frames
+        self.max_rows = max_rows
         self.env_id, self.wrappers = describe_env(env)
         self.paths: list[Path] = []
         self.info = InfoColumns(batch, self.select, max_info)
@@ -141,6 +150,7 @@ class Recorder:
         self._seed: Any = None
         self._seed_episode = -1
         self._pool: ThreadPoolExecutor | None = None
+        self._encoding: deque[Future] = deque()  # frames submitted, oldest first
 
     @property
     def recording(self) -> bool:
@@ -203,6 +213,10 @@ class Recorder:
         """Live SAME_STEP step where sub-env 0 ended: the step ends the old report,
         the next episode's first observation opens the new one."""
         row = self._row(*step, frames=False)
+        # Read before the row is kept: keeping it may send it to the host, which
+        # empties its arrays.
+        first_obs = row.obs_next if row.obs_next is not None else row.obs
+        flags = row.flags
         if self.schedule.recording:
             self._keep(row)
         before = self._report
@@ -212,12 +226,11 @@ class Recorder:
             opening = Row(
                 clock=row.clock,
                 step=row.step,
-                obs=row.obs_next if row.obs_next is not None else row.obs,
-                flags=row.flags,
+                obs=first_obs,
+                flags=flags,
                 autoreset=True,
             )
-            if self.frames:
-                opening.frames = self._capture()
+            self._frames_for(opening)
             if self._report is before:  # the same report goes on: one step, two rows
                 self._pending.append(opening)
             else:
@@ -256,16 +269,29 @@ class Recorder:
             self._report = Report(event[1], seed)
 
     def _count(self) -> None:
-        """One more row in the report; stop it at the length limit."""
-        assert self._report is not None
-        self._report.rows += 1
-        if self.schedule.full(self._report.rows):
+        """One more row in the report; stop it at the length limit or at ``max_rows``."""
+        report = self._report
+        assert report is not None
+        report.rows += 1
+        capped = report.rows >= self.max_rows
+        if self.schedule.full(report.rows) or capped:
+            if capped and not self.schedule.full(report.rows):
+                report.notes.append(
+                    f"stopped at max_rows={self.max_rows} rows: the episode went on, "
+                    "and its later steps are not in this report"
+                )
             self.schedule.stop()
             self._finish()
 
     def _keep(self, row: Row) -> None:
-        """A row the schedule chose as it came (live)."""
+        """A row the schedule chose as it came (live).
+
+        Every ``flush_every`` rows they go to the host as compact arrays (one
+        transfer per field): a long report does not hold one array per row.
+        """
         self._pending.append(row)
+        if len(self._pending) >= self.flush_every and self._report is not None:
+            self.settle()
         self._count()
 
     def _take(self, host: HostRows, i: int, autoreset: bool = False, count: bool = True) -> None:
@@ -342,11 +368,41 @@ class Recorder:
             else:
                 row.obs, row.obs_next = self._obs.row_and_final(obs, final, done)
         self.info.record(row, info)
-        if self.frames and frames:
-            row.frames = self._capture()
+        if frames:
+            self._frames_for(row)
         return row
 
     # ----------------------------------------------------------- frames
+    def _frames_for(self, row: Row) -> None:
+        """Capture ``row``'s frames, keeping at most ``max_frames`` per report.
+
+        A long episode is thinned, not cut: when the report holds more than
+        ``max_frames`` frames, every other one is dropped and from then on only
+        every ``stride``-th row (doubled) is rendered. Memory stays bounded and
+        the frames stay spread evenly over the whole episode; the page shows
+        the last frame before a row that has none.
+        """
+        report = self._report
+        if not self.frames or report is None:
+            return
+        index = report.rows  # this row's place in the report (it is counted after)
+        if index % report.stride:
+            return
+        row.frames = self._capture()
+        report.framed.append((index, row))
+        if len(report.framed) > self.max_frames:
+            report.stride *= 2
+            kept = []
+            for i, r in report.framed:
+                if i % report.stride:
+                    for f in r.frames or ():
+                        if f is not None:
+                            f.cancel()
+                    r.frames = None
+                else:
+                    kept.append((i, r))
+            report.framed = kept
+
     def _capture(self) -> list[Future | None]:
         out = self.env.render()
         if isinstance(out, list) and self.batch is None:  # rgb_array_list
@@ -371,7 +427,15 @@ class Recorder:
         for f in copies:
             if f is not None:
                 check_frame(self.owner, f)
-        return [None if f is None else self._pool.submit(encode, f) for f in copies]
+        futures = [None if f is None else self._pool.submit(encode, f) for f in copies]
+        # Back-pressure: an env that renders faster than frames encode would
+        # otherwise queue raw frames without bound. Wait on the oldest.
+        self._encoding.extend(f for f in futures if f is not None)
+        while len(self._encoding) > _MAX_QUEUED:
+            oldest = self._encoding.popleft()
+            if not oldest.cancelled():  # a thinned frame may have been cancelled
+                oldest.exception()
+        return futures
 
     # ----------------------------------------------------------- writing
     def _finish(self) -> None:
@@ -406,7 +470,12 @@ class Recorder:
         a = 0 if self._action is None else self._action.width
         widths = (d, a, len(self.info.numbers), len(self.info.texts))
         tracks, clock, step = report.tracks(self._indices(), widths, self.mode, self.frames)
-        notes = []
+        notes = list(report.notes)
+        if report.stride > 1:
+            notes.append(
+                f"frames thinned to every {report.stride}th row to stay within "
+                f"max_frames={self.max_frames}; the player holds the last frame between them"
+            )
         if self.info.skipped:
             notes.append("info keys not charted: " + ", ".join(sorted(self.info.skipped)))
         if not self.frames:

@@ -217,13 +217,16 @@ class Track:
 
         A report that starts inside an episode counts from its first row.
         """
-        reward = np.where(self.kind == STEP, np.nan_to_num(self.reward, nan=0.0), 0.0)
+        # A NaN reward adds nothing; an infinite one stays infinite (the page shows
+        # a gap), where nan_to_num would make it 1.8e308.
+        reward = np.where((self.kind == STEP) & ~np.isnan(self.reward), self.reward, 0.0)
         out = np.empty(self.rows)
         acc = 0.0
         starts = self._starts()
-        for r in range(self.rows):
-            acc = (0.0 if starts[r] else acc) + reward[r]
-            out[r] = acc
+        with np.errstate(over="ignore", invalid="ignore"):  # inf + -inf: NaN, a gap
+            for r in range(self.rows):
+                acc = (0.0 if starts[r] else acc) + reward[r]
+                out[r] = acc
         return out
 
     def episodes(self) -> list[dict[str, Any]]:

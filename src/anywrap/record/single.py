@@ -40,9 +40,12 @@ class RecordHTML(RecordShell, gym.Wrapper):
 
     The observations, actions, rewards and flags of the episode being
     recorded stay on the env's device (NumPy, JAX, PyTorch) and are brought
-    to the host once, when the report is written; no step reads a device
-    value (``render()`` aside). Observation leaves with more than
-    ``max_dims`` values (images) are charted as their mean, min and max.
+    to the host in one transfer per field every 1,000 rows and when the
+    report is written; no step reads a device value (``render()`` aside). A
+    long episode stays in bounded memory: frames are thinned evenly to
+    ``max_frames`` and a report stops at ``max_rows``, and the page says so.
+    Observation leaves with more than ``max_dims`` values (images) are
+    charted as their mean, min and max.
 
     Example:
         >>> import gymnasium as gym, anywrap, tempfile
@@ -77,6 +80,8 @@ class RecordHTML(RecordShell, gym.Wrapper):
         max_frame_side: int | None = 512,
         max_dims: int = 64,
         max_info: int = 16,
+        max_frames: int = 2000,
+        max_rows: int = 100_000,
     ) -> None:
         """Wrap ``env``.
 
@@ -102,6 +107,11 @@ class RecordHTML(RecordShell, gym.Wrapper):
                 this is charted as its mean, min and max.
             max_info: At most this many numeric and this many text info keys
                 are recorded (the first seen).
+            max_frames: At most this many frames per report. A longer episode
+                keeps every other frame, then every fourth, and so on, spread
+                evenly over it (the page says so): memory stays bounded.
+            max_rows: A report stops after this many rows, and says so; the
+                bound on a report's memory when episodes never end.
         """
         options = dict(locals())  # the arguments; first, before any other name is bound
         gym.Wrapper.__init__(self, env)

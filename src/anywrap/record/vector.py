@@ -84,6 +84,8 @@ class RecordHTML(RecordShell, VectorWrapper):
         max_frame_side: int | None = 512,
         max_dims: int = 64,
         max_info: int = 16,
+        max_frames: int = 2000,
+        max_rows: int = 100_000,
         flush_every: int = 1000,
     ) -> None:
         """Wrap the vector env ``env``.
@@ -107,6 +109,11 @@ class RecordHTML(RecordShell, VectorWrapper):
             max_dims: A leaf with more values per sub-env than this is charted
                 as its mean, min and max.
             max_info: At most this many numeric and this many text info keys.
+            max_frames: At most this many frames per report. A longer episode
+                keeps every other frame, then every fourth, and so on, spread
+                evenly over it (the page says so): memory stays bounded.
+            max_rows: A report stops after this many rows, and says so; the
+                bound on a report's memory when episodes never end.
             flush_every: Without frames, on device arrays: steps between two
                 transfers of the rows to the host.
         """
