@@ -396,3 +396,93 @@ def test_vector_transform_observation_maps_discrete_final_observations():
                     ended += 1
                     assert got == want + 100
     assert ended > 5
+
+
+# --- The second look (issue 26's probe): paths that take data from an env, a user or a
+# file, each a case that failed with a raw error, or silently, before.
+
+
+@pytest.mark.parametrize("reward", [None, "1.0", [1.0]])
+def test_a_single_reward_that_is_no_number_is_refused(reward):
+    env = ScriptedEnv()
+    stack = started(single_stack(env), env)
+    env.next = {"reward": reward}
+    refused(
+        stack,
+        lambda: stack.step(np.zeros(1, np.float32)),
+        TypeError,
+        r"anywrap\.\w+: expected a number as the reward, got "
+        + re.escape(repr(reward)),
+    )
+
+
+def test_save_state_onto_a_folder_says_so_and_writes_nothing(tmp_path):
+    env = ScriptedEnv()
+    stack = started(single_stack(env), env)
+    with pytest.raises(IsADirectoryError, match=r"anywrap\.save_state: expected a file path"):
+        anywrap.save_state(stack, tmp_path)
+    assert list(tmp_path.iterdir()) == []  # no temporary file left
+
+
+def test_record_html_into_a_file_is_refused_at_construction(tmp_path):
+    pytest.importorskip("PIL")
+    path = tmp_path / "not-a-folder"
+    path.write_text("x")
+    with pytest.raises(NotADirectoryError, match=r"anywrap\.RecordHTML: expected a folder"):
+        anywrap.RecordHTML(ScriptedEnv(), path, frames=False)
+
+
+@pytest.mark.parametrize("vector", [False, True])
+def test_flatten_names_the_missing_dict_key(vector):
+    space = gym.spaces.Dict({"pos": BOX, "vel": gym.spaces.Box(-1.0, 1.0, (2,), np.float32)})
+    if vector:
+        env = ScriptedVectorEnv(space)
+        stack = anywrap.vector.FlattenObservation(env)
+        stack.reset(seed=0)
+        env.next = {"obs": {"pos": np.zeros((N, 3), np.float32)}}
+
+        def call():
+            return stack.step(np.zeros((N, 1), np.float32))
+    else:
+        env = ScriptedEnv()
+        env.observation_space = space
+        stack = anywrap.FlattenObservation(env)
+
+        def call():
+            return stack.observation({"pos": np.zeros(3, np.float32)})
+
+    with pytest.raises(
+        ValueError,
+        match=r"FlattenObservation: expected the observation to have "
+        r"the keys \['pos', 'vel'\], got \['pos'\] \(missing \['vel'\]",
+    ):
+        call()
+
+
+@pytest.mark.parametrize("to", ["torch", "jax"])
+def test_a_big_endian_array_converts_to_its_values(to):
+    lib = pytest.importorskip(to)
+    big = np.arange(6, dtype=">f4").reshape(2, 3) * 1.5  # as read from a FITS or HDF5 file
+    out = anywrap.convert.convert(big, to)
+    assert np.array_equal(np.asarray(out.tolist()), big.astype("<f4"))
+    assert str(out.dtype).endswith("float32"), (lib.__name__, out.dtype)
+
+
+@pytest.mark.parametrize(
+    ("array", "kind"),
+    [
+        (np.array(["a", "b"]), "strings"),
+        (np.array([b"a"]), "bytes"),
+        (np.array(["2026-01-01"], dtype="datetime64[D]"), "datetimes"),
+    ],
+)
+def test_arrays_no_other_library_holds_are_refused_with_a_reason(array, kind):
+    pytest.importorskip("torch")
+    with pytest.raises(TypeError, match=rf"convert: cannot convert .* to torch: NumPy {kind}"):
+        anywrap.convert.convert(array, "torch")
+    env = ScriptedEnv()
+    stack = anywrap.ToTorch(env)
+    stack.reset(seed=0)
+    env.next = {"obs": array}
+    with pytest.raises(TypeError, match=rf"anywrap\.ToTorch: cannot convert .* NumPy {kind}"):
+        stack.step(np.zeros(1, np.float32))

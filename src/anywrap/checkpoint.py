@@ -115,6 +115,7 @@ def save_state(env: Any, path: str | os.PathLike[str]) -> None:
     Raises:
         ValueError: the stack holds no anywrap wrapper with statistics.
         FileNotFoundError: the folder of ``path`` does not exist.
+        IsADirectoryError: ``path`` is a folder.
     """
     from safetensors.numpy import save
 
@@ -130,6 +131,11 @@ def save_state(env: Any, path: str | os.PathLike[str]) -> None:
     if not os.path.isdir(folder):
         raise FileNotFoundError(
             f"anywrap.save_state: cannot write {path!r}: its folder {folder!r} does not exist"
+        )
+    if os.path.isdir(path):
+        raise IsADirectoryError(
+            f"anywrap.save_state: expected a file path, got the folder {path!r} "
+            "(give a file name inside it, e.g. 'stats.safetensors'); nothing was written"
         )
     _remove_orphans(folder)
     # np.ascontiguousarray would turn 0-d counts into 1-d arrays.

@@ -9,6 +9,9 @@ import array_api_compat.torch as torch_xp
 import gymnasium as gym
 from contracts.case import Case
 
+# Removed when the test process ends (a mkdtemp here left a folder behind per run).
+_REPORTS = tempfile.TemporaryDirectory(prefix="anywrap-case-")
+
 
 def single(env_id: str = "Pendulum-v1") -> gym.Env:
     return gym.make(env_id, max_episode_steps=15)
@@ -49,7 +52,7 @@ def _cases(vector_: bool) -> list[Case]:
             "RecordHTML",
             vector_,
             env,
-            kwargs={"report_folder": tempfile.mkdtemp(prefix="anywrap-case-"), "frames": False},
+            kwargs={"report_folder": _REPORTS.name, "frames": False},
             reference=False,
             replay=False,
             note=_RECORD,

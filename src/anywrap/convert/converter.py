@@ -103,7 +103,7 @@ def to_library(x: Any, to: str | ModuleType, device: Any = None, *, who: str = "
     target = _target(to, who)
     if check_known(x, who) == target and not isinstance(x, np.generic):
         return x if device is None else xp.to_library(x, target, device)
-    return xp.to_library(_exportable(x), target, device)
+    return xp.to_library(_exportable(x, target, who), target, device)
 
 
 def _target(to: str | ModuleType, who: str) -> str:
@@ -113,11 +113,35 @@ def _target(to: str | ModuleType, who: str) -> str:
         raise ValueError(f"{who}: {e}") from None
 
 
-def _exportable(x: Any) -> Any:
-    """``x`` ready for a DLPack export: a NumPy scalar as a 0-d array, a tensor that
-    requires grad detached (the view shares its memory)."""
+_NO_ARRAY_KINDS = {
+    "U": "strings",
+    "S": "bytes",
+    "M": "datetimes",
+    "m": "timedeltas",
+}  # not "V": ml_dtypes' bfloat16 and float8 are NumPy "V" dtypes that do convert
+
+
+def _exportable(x: Any, target: str, who: str) -> Any:
+    """``x`` ready for a DLPack export to ``target``: a NumPy scalar as a 0-d array,
+    a big-endian array in native order (one copy: no other library takes it), a
+    tensor that requires grad detached (the view shares its memory).
+
+    Raises:
+        TypeError: NumPy strings, bytes, datetimes or timedeltas, which no other
+            library holds, naming ``who``.
+    """
     if isinstance(x, np.generic):
-        return np.asarray(x)
+        x = np.asarray(x)
+    if isinstance(x, np.ndarray):
+        kind = _NO_ARRAY_KINDS.get(x.dtype.kind)
+        if kind is not None:
+            raise TypeError(
+                f"{who}: cannot convert {xp.describe(x)} to {target}: NumPy {kind} have no "
+                f"{target} dtype (convert them to numbers first, or leave them out)"
+            )
+        if not x.dtype.isnative:  # a big-endian array (read from a file, say)
+            return x.astype(x.dtype.newbyteorder("="))
+        return x
     if getattr(x, "requires_grad", False) and hasattr(x, "detach"):
         return x.detach()
     return x
@@ -223,14 +247,14 @@ class Converter:
 
     def _array_leaf(self, same: bool) -> Callable[[Any], Any]:
         """The conversion of one array leaf; ``same``: already the target library."""
-        target, device = self._target, self.device
+        target, device, who = self._target, self.device, self.who or "convert"
         if device is not None and self.to == "numpy" and str(device) == "cpu":
             device = None  # where NumPy arrays are anyway
 
         def leaf(x: Any) -> Any:
             if same:
                 return x if device is None else xp.to_library(x, target, device)
-            return xp.to_library(_exportable(x), target, device)
+            return xp.to_library(_exportable(x, target, who), target, device)
 
         return (lambda x: _writable(leaf(x))) if self.writable else leaf
 

@@ -116,6 +116,10 @@ class Recorder:
             FrameEncoder(frame_format, frame_quality, max_frame_side) if self.frames else None
         )
         self.folder = Path(report_folder).absolute()
+        if self.folder.exists() and not self.folder.is_dir():  # as RecordVideo: at once
+            raise NotADirectoryError(
+                f"{owner}: expected a folder for the reports, got the file {str(self.folder)!r}"
+            )
         if self.folder.is_dir() and any(self.folder.glob(f"{glob.escape(name_prefix)}-*.html")):
             warnings.warn(  # as Gymnasium's RecordVideo does
                 f"{owner}: overwriting the existing reports in {self.folder} named "

@@ -152,7 +152,11 @@ def step_values(
     reshaped without reading it; any other array is refused.
     """
     if num_envs is None:
-        shape = getattr(reward, "shape", ())
+        shape = getattr(reward, "shape", None)
+        if shape is None:  # a Python number; anything else (None, a string) is refused
+            if isinstance(reward, numbers.Number):
+                return reward
+            raise TypeError(f"{owner}: expected a number as the reward, got {reward!r}")
         if shape == ():
             return reward
         if math.prod(shape) == 1:

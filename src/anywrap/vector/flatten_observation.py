@@ -18,6 +18,7 @@ from anywrap.shell.arrays import (
     map_transforms,
 )
 from anywrap.shell.base import Shell
+from anywrap.shell.spaces import ObservationCheck
 from anywrap.transforms.dtype_observation import cast
 from anywrap.transforms.flatten_observation import FlatPlan, flatten_observation, flatten_plan
 
@@ -63,4 +64,11 @@ class FlattenObservation(Shell, VectorWrapper):
 
     reset = map_reset
     step = map_step
-    observations = map_observations
+
+    def observations(self, observations: Any) -> Any:
+        """The batch flattened."""
+        try:
+            return map_observations(self, observations)
+        except (KeyError, IndexError, TypeError):  # say what differs from the space
+            ObservationCheck(_NAME, self.env.single_observation_space, self.num_envs)(observations)
+            raise

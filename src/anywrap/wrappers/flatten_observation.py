@@ -9,6 +9,7 @@ import gymnasium as gym
 
 from anywrap.shell.arrays import stateless
 from anywrap.shell.base import Shell
+from anywrap.shell.spaces import ObservationCheck
 from anywrap.transforms.flatten_observation import flatten_observation, flatten_plan
 
 __all__ = ["FlattenObservation"]
@@ -50,4 +51,8 @@ class FlattenObservation(Shell, gym.ObservationWrapper):
 
     def observation(self, observation: Any) -> Any:
         """The observation flattened."""
-        return self._run("flatten", observation, observation)
+        try:
+            return self._run("flatten", observation, observation)
+        except (KeyError, IndexError, TypeError):  # say what differs from the space
+            ObservationCheck("anywrap.FlattenObservation", self.env.observation_space)(observation)
+            raise
