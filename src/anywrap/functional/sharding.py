@@ -223,9 +223,11 @@ def shard_specs(env: Any, state: Any, axis_name: AxisName) -> Any:
 
 def global_entries(owner: str, env: Any, state: Any) -> dict[str, Any]:
     """The statistics of the whole batch in ``state``, by checkpoint key
-    (``depth.Wrapper.field``, ``depth`` counting every wrapper from the outermost)."""
+    (``depth.Wrapper.field``, ``depth`` counting every wrapper from the outermost),
+    outermost wrapper first."""
     labels = jax.tree.leaves(_labels(owner, env, state))
-    return {k: v for k, v in zip(labels, jax.tree.leaves(state)) if k}
+    found = [(k, v) for k, v in zip(labels, jax.tree.leaves(state)) if k]
+    return dict(sorted(found, key=lambda kv: int(kv[0].partition(".")[0])))
 
 
 def with_global_entries(owner: str, env: Any, state: Any, values: dict[str, np.ndarray]) -> Any:
