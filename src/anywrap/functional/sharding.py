@@ -44,7 +44,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import PartitionSpec
 
-from .core import AxisName, Wrapper
+from .core import AxisName, FunctionalEnv, Wrapper
 
 __all__ = ["global_entries", "shard_specs", "with_global_entries"]
 
@@ -145,7 +145,7 @@ def _labels(owner: str, env: Any, state: Any, depth: int = 0) -> Any:
     return jax.tree.map(lambda _: _PER_ENV, state)
 
 
-def shard_specs(env: Any, state: Any, axis_name: AxisName) -> Any:
+def shard_specs(env: FunctionalEnv, state: Any, axis_name: AxisName) -> Any:
     """The ``PartitionSpec`` of every leaf of ``state`` for a batch split over ``axis_name``.
 
     ``P()`` (replicated) for the statistics of the whole batch: the moments of
@@ -239,10 +239,11 @@ def with_global_entries(owner: str, env: Any, state: Any, values: dict[str, np.n
         if not label:
             return leaf
         host = values[label]
-        if isinstance(leaf, jax.Array):
-            return jax.make_array_from_callback(
-                host.shape, leaf.sharding, lambda index: np.asarray(host[index])
-            )
-        return jnp.asarray(host, dtype=leaf.dtype)
+        sharding = getattr(leaf, "sharding", None)  # a jax.Array's, or a ShapeDtypeStruct's
+        if sharding is None:
+            return jnp.asarray(host, dtype=leaf.dtype)
+        return jax.make_array_from_callback(
+            host.shape, sharding, lambda index: np.asarray(host[index])
+        )
 
     return jax.tree.map(put, _labels(owner, env, state), state)
