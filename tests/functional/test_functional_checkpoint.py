@@ -233,3 +233,20 @@ def test_a_float64_count_past_2_24_loads_exactly_into_float32_words(tmp_path):
     loaded = anywrap.load_state(env, tmp_path / "x64.safetensors", state=template).obs_stats
     assert loaded.count.dtype == jnp.float32 and loaded.mean.dtype == jnp.float32
     assert int(loaded.count) + int(loaded.count_lo) == 2**31 - 3
+
+
+def test_one_unbatched_env_saves_its_statistics_too(tmp_path):
+    env = F.NormalizeReward(F.NormalizeObservation(pendulum(None)))
+    _, state = env.reset(jax.random.key(0))
+    for _ in range(3):
+        state = env.step(state, jnp.ones(1)).state
+    anywrap.save_state(env, tmp_path / "one.safetensors", state=state)
+    assert sorted(load_file(str(tmp_path / "one.safetensors"))) == sorted(
+        [f"0.NormalizeReward.returns.rms.{f}" for f in ("count", "count_lo", "mean", "var")]
+        + [f"1.NormalizeObservation.obs_stats.{f}" for f in ("count", "count_lo", "mean", "var")]
+    )
+    loaded = anywrap.load_state(
+        env, tmp_path / "one.safetensors", state=env.reset(jax.random.key(1))[1]
+    )
+    np.testing.assert_array_equal(loaded.inner.obs_stats.mean, state.inner.obs_stats.mean)
+    assert float(loaded.inner.obs_stats.count) == pytest.approx(4.0001)

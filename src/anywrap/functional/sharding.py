@@ -105,19 +105,22 @@ def _field_labels(owner: str, wrapper: Wrapper, prefix: str, name: str, value: A
 def _labels(owner: str, env: Any, state: Any, depth: int = 0) -> Any:
     """A tree shaped like ``state``: each global leaf's checkpoint key, ``""`` for the rest.
 
-    Walks ``env``'s wrappers down to the batch: below it (under a
-    ``VmapWrapper``) and in the env's own state every leaf has one row per env.
+    Walks ``env``'s wrappers down to the one that makes the batch, if any: below
+    it (under a ``VmapWrapper``) and in the env's own state every leaf has one
+    row per env.
     """
-    while isinstance(env, Wrapper) and env.num_envs is not None:
+    while isinstance(env, Wrapper):
+        if env.num_envs is not None and getattr(env.env, "num_envs", None) is None:
+            return jax.tree.map(lambda _: _PER_ENV, state)  # VmapWrapper: rows below
         kind: Any = type(env).state_type
         if kind is None:  # a wrapper without state passes its env's state through
             env, depth = env.env, depth + 1
             continue
         if not isinstance(state, kind):
             raise ValueError(
-                f"{owner}: expected the state of {type(env).__name__} (wrapper {depth} of "
-                f"{env!r}) to be a {kind.__name__}, got {type(state).__name__}: "
-                "a state of another stack?"
+                f"{owner}: expected the state of wrapper {depth} (counting from the "
+                f"outermost), {type(env).__name__}, to be a {kind.__name__}, got "
+                f"{type(state).__name__}: a state of another stack?"
             )
         prefix = f"{depth}.{type(env).__name__}"
         labels = {}
@@ -127,21 +130,20 @@ def _labels(owner: str, env: Any, state: Any, depth: int = 0) -> Any:
                 continue
             labels[name] = _field_labels(owner, env, prefix, name, getattr(state, name))
         return kind(**labels)
-    if not isinstance(env, Wrapper):
-        # An object that is no anywrap wrapper ends the walk: statistics of a
-        # wrapper below it would be taken as per env, silently. Refuse instead.
-        kinds = tuple(_state_types())
-        hidden = [
-            type(x).__name__
-            for x in jax.tree.leaves(state, is_leaf=lambda x: isinstance(x, kinds))
-            if isinstance(x, kinds)
-        ]
-        if hidden:
-            raise ValueError(
-                f"{owner}: expected anywrap.functional wrappers down to the env, got "
-                f"{type(env).__qualname__} (not an anywrap.functional.Wrapper) above the "
-                f"states {hidden}; derive it from anywrap.functional.Wrapper"
-            )
+    # An object that is no anywrap wrapper ends the walk: statistics of a
+    # wrapper below it would be taken as per env, silently. Refuse instead.
+    kinds = tuple(_state_types())
+    hidden = [
+        type(x).__name__
+        for x in jax.tree.leaves(state, is_leaf=lambda x: isinstance(x, kinds))
+        if isinstance(x, kinds)
+    ]
+    if hidden:
+        raise ValueError(
+            f"{owner}: expected anywrap.functional wrappers down to the env, got "
+            f"{type(env).__qualname__} (not an anywrap.functional.Wrapper) above the "
+            f"states {hidden}; derive it from anywrap.functional.Wrapper"
+        )
     return jax.tree.map(lambda _: _PER_ENV, state)
 
 
