@@ -202,6 +202,29 @@ def test_save_and_load_whole_stack_round_trip(tmp_path):
     assert len(stack_state_dict(env)) >= 10
 
 
+def test_a_file_saved_before_functional_checkpoints_still_loads():
+    """tests/data/checkpoint_0_1_vector.safetensors was written by anywrap before
+    save_state took functional states (a NumPy vector stack, 2 Pendulums, 30 steps):
+    it loads into the same stack with the file's values, read by safetensors itself."""
+    from pathlib import Path
+
+    from safetensors.numpy import load_file
+
+    path = Path(__file__).with_name("data") / "checkpoint_0_1_vector.safetensors"
+    envs = gym.make_vec("Pendulum-v1", num_envs=2, vectorization_mode="sync")
+    envs = anywrap.vector.RecordEpisodeStatistics(envs)
+    envs = anywrap.vector.NormalizeObservation(envs)
+    envs = anywrap.vector.NormalizeReward(envs, gamma=0.99)
+    envs.reset(seed=1)
+    anywrap.load_state(envs, path)
+    saved, now = load_file(str(path)), stack_state_dict(envs)
+    assert sorted(saved) == sorted(now)
+    assert float(saved["1.NormalizeObservation.count"]) == 62.0001  # 2 resets + 2 x 30 steps
+    for key, value in saved.items():
+        if not key.endswith("start_time"):  # a clock, saved relative to the moment of saving
+            np.testing.assert_array_equal(to_numpy(now[key]), value, err_msg=key)
+
+
 def test_file_is_safetensors_and_loading_never_unpickles(tmp_path, monkeypatch):
     env = stack(ReplayVectorEnv(record_vector_trajectory(), make_backend("numpy")))
     run_vector(env, steps=10)

@@ -12,6 +12,12 @@ safetensors checkpoint, one saved from another stack, or one whose entries
 hold the wrong kind of number (or a negative or non-finite variance or count)
 is refused with an error that names the file and the entry.
 
+A functional stack (:mod:`anywrap.functional`) keeps its statistics in its
+state pytree, not in the wrappers, so the same two functions take the state
+too: ``save_state(env, path, state=state)`` and
+``state = load_state(env, path, state=template)``. The file holds the
+statistics of the whole batch only (see :func:`save_state`).
+
 Example:
     Statistics learned over 10 steps, saved, and loaded into a fresh stack:
 
@@ -40,17 +46,21 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import sys
 import tempfile
-from typing import Any
+from typing import Any, TypeVar, overload
 
 import numpy as np
 
 from anywrap.shell.base import Shell
+from anywrap.shell.checks import checked_entries
 from anywrap.xp import to_numpy
 
 __all__ = ["CheckpointError", "load_state", "save_state", "stack_state_dict"]
 
 _FORMAT = "anywrap.stack/1"
+_FUNCTIONAL = "anywrap.functional/1"
+T = TypeVar("T")
 _TEMPORARY = re.compile(r"^\.anywrap-(\d+)-[^/]*\.tmp$")
 
 
@@ -109,24 +119,18 @@ def _file_mode(path: str) -> int:
         return 0o666 & ~umask
 
 
-def save_state(env: Any, path: str | os.PathLike[str]) -> None:
-    """Save the statistics of ``env``'s wrapper stack to a safetensors file, atomically.
+def _is_functional(env: Any) -> bool:
+    """Whether ``env`` is an anywrap.functional wrapper or adapter (without importing JAX)."""
+    core = sys.modules.get("anywrap.functional.core")  # loaded wherever such an env exists
+    return core is not None and (
+        isinstance(env, core.Wrapper) or type(env).__module__.startswith("anywrap.functional.")
+    )
 
-    Raises:
-        ValueError: the stack holds no anywrap wrapper with statistics.
-        FileNotFoundError: the folder of ``path`` does not exist.
-        IsADirectoryError: ``path`` is a folder.
-    """
+
+def _write(path: str, tensors: dict[str, np.ndarray], metadata: dict[str, str]) -> None:
+    """Write ``tensors`` to ``path`` as safetensors, atomically (see the module's notes)."""
     from safetensors.numpy import save
 
-    path = os.fspath(path)
-    layers = _stateful_layers(env)
-    if not layers:
-        raise ValueError(
-            f"anywrap.save_state: expected a stack with at least one anywrap wrapper that "
-            f"keeps statistics (NormalizeObservation, NormalizeReward, RecordEpisodeStatistics, "
-            f"...), got {env!r}; nothing was written to {path!r}"
-        )
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise FileNotFoundError(
@@ -138,13 +142,11 @@ def save_state(env: Any, path: str | os.PathLike[str]) -> None:
             "(give a file name inside it, e.g. 'stats.safetensors'); nothing was written"
         )
     _remove_orphans(folder)
-    # np.ascontiguousarray would turn 0-d counts into 1-d arrays.
-    tensors = {k: np.array(to_numpy(v), order="C") for k, v in stack_state_dict(env).items()}
     mode = _file_mode(path)
     # The bytes are written here, into a file that this module's orphan sweep
     # knows: safetensors' own save_file goes through a temporary file of its
     # own, which a killed save would leave behind under a name of its choosing.
-    data = save(tensors, metadata={"format": _FORMAT, "layers": ",".join(p for p, _ in layers)})
+    data = save(tensors, metadata=metadata)
     fd, tmp = tempfile.mkstemp(prefix=f".anywrap-{os.getpid()}-", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as f:
@@ -155,6 +157,115 @@ def save_state(env: Any, path: str | os.PathLike[str]) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def save_state(env: Any, path: str | os.PathLike[str], *, state: Any = None) -> None:
+    """Save the statistics of ``env``'s wrapper stack to a safetensors file, atomically.
+
+    A functional stack's statistics live in its state: pass it as ``state``.
+    The file then holds the statistics of the whole batch, each once: the
+    moments of ``NormalizeObservation`` and ``NormalizeReward``, and the
+    episode count and recent-episode buffer of ``RecordEpisodeStatistics``
+    (the ``global_fields`` each wrapper declares). The parts with one row per
+    env (running returns, episode clocks, each env's last episode) are not
+    saved: they belong to the episodes in flight, whose env state the file
+    does not hold, so :func:`load_state` keeps the template's (a fresh
+    reset's). So the file does not depend on the number of envs, devices or
+    processes: one written by 2 processes over 4 devices loads into one
+    process, and the reverse.
+
+    Over several JAX processes (``jax.distributed``), process 0 writes the file
+    and the others write nothing; each may call this (the statistics are
+    replicated, so no process waits for another). Every statistic must be
+    readable on process 0: replicated, as :func:`anywrap.functional.shard_specs`
+    places it. To read the file from another process, wait for process 0 first
+    (e.g. ``jax.experimental.multihost_utils.sync_global_devices``).
+
+    Example:
+        >>> import os, tempfile
+        >>> import jax, jax.numpy as jnp, gymnax
+        >>> import anywrap
+        >>> from anywrap import functional as F
+        >>> env = F.NormalizeObservation(F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=4))
+        >>> _, state = env.reset(jax.random.key(0))
+        >>> for _ in range(10):
+        ...     state = env.step(state, jnp.ones((4, 1))).state
+        >>> path = os.path.join(tempfile.mkdtemp(), "stats.safetensors")
+        >>> anywrap.save_state(env, path, state=state)
+        >>> _, fresh = env.reset(jax.random.key(1))  # other episodes, 4 observations seen
+        >>> loaded = anywrap.load_state(env, path, state=fresh)
+        >>> round(float(loaded.obs_stats.count), 4), round(float(fresh.obs_stats.count), 4)
+        (44.0001, 4.0001)
+        >>> bool(jnp.array_equal(loaded.obs_stats.var, state.obs_stats.var))
+        True
+
+    Raises:
+        ValueError: the stack holds no anywrap wrapper with statistics, a
+            functional stack comes without its ``state`` (or a stateful one
+            with one), or a statistic is split over other processes' devices.
+        FileNotFoundError: the folder of ``path`` does not exist.
+        IsADirectoryError: ``path`` is a folder.
+    """
+    path = os.fspath(path)
+    if state is None:
+        prefixes = [p for p, _ in _stateful_layers(env)]
+        entries, fmt = stack_state_dict(env), _FORMAT
+    else:
+        prefixes, entries = _functional_entries(env, state, path)
+        fmt = _FUNCTIONAL
+    if not prefixes:
+        hint = (
+            "; a functional stack keeps its statistics in its state: pass it, "
+            "save_state(env, path, state=state)"
+            if _is_functional(env) and state is None
+            else ""
+        )
+        raise ValueError(
+            f"anywrap.save_state: expected a stack with at least one anywrap wrapper that "
+            f"keeps statistics (NormalizeObservation, NormalizeReward, RecordEpisodeStatistics, "
+            f"...), got {env!r}; nothing was written to {path!r}{hint}"
+        )
+    if state is not None and not _writes():
+        return
+    # np.ascontiguousarray would turn 0-d counts into 1-d arrays.
+    tensors = {k: _host(k, v, path) for k, v in entries.items()}
+    _write(path, tensors, {"format": fmt, "layers": ",".join(prefixes)})
+
+
+def _writes() -> bool:
+    """Whether this JAX process writes a functional checkpoint: process 0 does."""
+    import jax
+
+    return bool(jax.process_index() == 0)
+
+
+def _host(key: str, value: Any, path: str) -> np.ndarray:
+    try:
+        return np.array(to_numpy(value), order="C")
+    except RuntimeError as e:  # JAX: an array over devices of other processes
+        raise ValueError(
+            f"anywrap.save_state: expected {key} replicated on every process (P(), as "
+            f"anywrap.functional.shard_specs places it), got {value.sharding}; nothing was "
+            f"written to {path!r}"
+        ) from e
+
+
+def _prefix(key: str) -> str:
+    """The layer (``depth.Wrapper``) of a functional checkpoint key."""
+    return ".".join(key.split(".", 2)[:2])
+
+
+def _functional_entries(env: Any, state: Any, path: str) -> tuple[list[str], dict[str, Any]]:
+    """The layers and statistics (by key) of a functional stack's ``state``."""
+    if not _is_functional(env):
+        raise ValueError(
+            f"anywrap.save_state: expected `state` only with an anywrap.functional stack, got "
+            f"{env!r}, whose wrappers hold their own statistics; nothing was written to {path!r}"
+        )
+    from anywrap.functional.sharding import global_entries
+
+    entries = global_entries("anywrap.save_state", env, state)
+    return list(dict.fromkeys(_prefix(k) for k in entries)), entries
 
 
 def _read(path: str) -> tuple[dict[str, str], dict[str, np.ndarray]]:
@@ -174,26 +285,45 @@ def _read(path: str) -> tuple[dict[str, str], dict[str, np.ndarray]]:
     return meta, flat
 
 
-def load_state(env: Any, path: str | os.PathLike[str]) -> None:
+@overload
+def load_state(env: Any, path: str | os.PathLike[str]) -> None: ...
+@overload
+def load_state(env: Any, path: str | os.PathLike[str], *, state: T) -> T: ...
+def load_state(env: Any, path: str | os.PathLike[str], *, state: Any = None) -> Any:
     """Load statistics saved by :func:`save_state` into ``env``'s wrapper stack.
 
-    The whole file is checked before any wrapper changes.
+    The whole file is checked before any wrapper changes. For a functional
+    stack, pass a state of it as ``state`` (the template, usually a fresh
+    ``env.reset``, run where the training state lives): the state returned
+    is the template with the file's statistics, each on the devices and with
+    the sharding of the template's array it replaces (every process reads the
+    file and builds its own shards); the per-env parts are the template's
+    (see :func:`save_state`). Nothing is returned for a stateful stack, whose
+    wrappers change in place.
 
     Raises:
         FileNotFoundError: there is no file at ``path``.
         CheckpointError: (a ``ValueError``) the file is not a safetensors
             checkpoint, was saved from a stack of another shape (other
-            wrappers, order or observation shapes), or holds an entry of the
-            wrong kind of number or an invalid variance or count.
+            wrappers, order or observation shapes) or kind (stateful or
+            functional), or holds an entry of the wrong kind of number or an
+            invalid variance or count.
     """
     path = os.fspath(path)
     meta, flat = _read(path)
+    if state is not None:
+        return _load_functional(env, path, meta, flat, state)
     layers = _stateful_layers(env)
     want = ",".join(p for p, _ in layers)
     if meta.get("format") != _FORMAT or meta.get("layers") != want:
+        hint = (
+            " (a functional stack's statistics: load them with state=)"
+            if meta.get("format") == _FUNCTIONAL
+            else ""
+        )
         raise CheckpointError(
             f"anywrap.load_state: {path!r} holds the wrappers "
-            f"[{meta.get('layers', '?')}], this stack has [{want}]"
+            f"[{meta.get('layers', '?')}]{hint}, this stack has [{want}]"
         )
     states = []
     for prefix, layer in layers:
@@ -201,9 +331,50 @@ def load_state(env: Any, path: str | os.PathLike[str]) -> None:
         try:
             states.append((layer, layer.checked_state(part)))
         except (KeyError, ValueError) as e:
-            msg = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
-            raise CheckpointError(
-                f"anywrap.load_state: {prefix} in {path!r} does not fit this stack: {msg}"
-            ) from e
+            raise _misfit(prefix, path, e) from e
     for layer, state in states:
         layer._install(state)
+    return None
+
+
+def _misfit(prefix: str, path: str, e: Exception) -> CheckpointError:
+    msg = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
+    return CheckpointError(
+        f"anywrap.load_state: {prefix} in {path!r} does not fit this stack: {msg}"
+    )
+
+
+def _load_functional(
+    env: Any, path: str, meta: dict[str, str], flat: dict[str, np.ndarray], state: Any
+) -> Any:
+    if not _is_functional(env):
+        raise ValueError(
+            f"anywrap.load_state: expected `state` only with an anywrap.functional stack, "
+            f"got {env!r}, whose wrappers hold their own statistics"
+        )
+    from anywrap.functional.sharding import global_entries, with_global_entries
+
+    owner = "anywrap.load_state"
+    entries = global_entries(owner, env, state)
+    prefixes = list(dict.fromkeys(_prefix(k) for k in entries))
+    want = ",".join(prefixes)
+    if meta.get("format") != _FUNCTIONAL or meta.get("layers") != want:
+        kind = {_FORMAT: "a stateful stack's", _FUNCTIONAL: "the"}.get(meta.get("format", ""))
+        raise CheckpointError(
+            f"{owner}: {path!r} holds {kind or 'no anywrap'} statistics of the wrappers "
+            f"[{meta.get('layers', '?')}], this functional stack has [{want}]"
+        )
+    values: dict[str, np.ndarray] = {}
+    for prefix in prefixes:
+        own = {
+            k: (tuple(v.shape), np.dtype(v.dtype))
+            for k, v in entries.items()
+            if k.startswith(prefix + ".")
+        }
+        given = {k: v for k, v in flat.items() if k.startswith(prefix + ".")}
+        who = f"anywrap.functional.{prefix.partition('.')[2]}"
+        try:
+            values.update(zip(own, checked_entries(who, own, given)))
+        except (KeyError, ValueError) as e:
+            raise _misfit(prefix, path, e) from e
+    return with_global_entries(owner, env, state, values)

@@ -6,6 +6,10 @@ under ``jax.shard_map`` with ``axis_name``, JAX's replication check on
 (``check_vma``, the default), and REPLICATED ``out_specs`` (``P()``) for every
 statistic: the episode count, the recent-episode buffer and the moments.
 
+The specs come from ``anywrap.functional.shard_specs`` and must equal the
+hand-written list below; as ``NamedSharding`` s they also place the state for
+``jax.jit`` over the unsharded program.
+
 Reference: the same stack run unsharded. ``VmapWrapper(from_gymnax(...))``
 gives every env its own key, so the random streams do not depend on the
 sharding and both runs see the same trajectory. Closed forms: Pendulum
@@ -21,7 +25,7 @@ import gymnax
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax.sharding import Mesh
+from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
 from anywrap import functional as F
@@ -33,7 +37,8 @@ ENDS = T // EP  # every env ends an episode at steps 7, 14 and 21
 assert jax.device_count() == D, jax.devices()
 mesh = Mesh(np.array(jax.devices()), ("d",))
 
-# The statistics every shard holds whole; everything else is per env.
+# The statistics every shard holds whole; everything else is per env. Written out
+# here as the reference for anywrap.functional.shard_specs.
 GLOBAL_FIELDS = {
     "obs_stats",
     "rms",
@@ -78,8 +83,12 @@ actions = jax.random.uniform(jax.random.key(1), (T, N, 1), minval=-3.0, maxval=3
 ref_env = six()
 ref_obs0, ref_state0 = jax.jit(ref_env.reset)(keys)
 ref_state, ref_out = jax.jit(lambda s, a: rollout(ref_env, s, a))(ref_state0, actions)
-specs = jax.tree_util.tree_map_with_path(spec_of, ref_state0)
-assert sum(s == P() for s in jax.tree.leaves(specs, is_leaf=lambda x: isinstance(x, P))) == 14
+# The specs the stack gives (from each wrapper's declaration) are those of the list above.
+specs = F.shard_specs(ref_env, ref_state0, "d")
+by_hand = jax.tree_util.tree_map_with_path(spec_of, ref_state0)
+assert jax.tree.structure(specs) == jax.tree.structure(by_hand)
+assert jax.tree.leaves(specs) == jax.tree.leaves(by_hand)
+assert sum(s == P() for s in jax.tree.leaves(specs)) == 14
 
 # The sharded run: reset, then the rollout, each one shard_map with check_vma on.
 env = six("d")
@@ -136,6 +145,19 @@ last_end = ENDS * EP - 1
 np.testing.assert_allclose(np.asarray(returns), ep_r[last_end][::-1][:BUF], rtol=1e-6)
 # (shard 0's own buffer would start with its envs PER-1, ..., 0: the check can fail)
 assert not np.allclose(np.asarray(returns)[:PER], ep_r[last_end][PER - 1 :: -1])
+
+# The same specs as NamedShardings for jax.jit over the unsharded program: the
+# program sees the whole batch, and the state keeps its placement.
+shardings = jax.tree.map(lambda s: NamedSharding(mesh, s), specs)
+placed = jax.device_put(ref_state0, shardings)
+jit_state, _ = jax.jit(lambda s, a: rollout(ref_env, s, a), out_shardings=(shardings, None))(
+    placed, jax.device_put(actions, NamedSharding(mesh, P(None, "d")))
+)
+for (path, got), want in zip(
+    jax.tree_util.tree_leaves_with_path(jit_state), jax.tree.leaves(ref_state), strict=True
+):
+    close(got, want, "jit state" + jax.tree_util.keystr(path))
+assert F.find_state(jit_state, F.NormalizeObservationState).obs_stats.mean.is_fully_replicated
 
 # Without axis_name on RecordEpisodeStatistics each shard counts its own
 # episodes: JAX refuses the replicated out_specs, and the per-shard counts

@@ -59,6 +59,7 @@ from .rescale_action import RescaleAction
 from .rescale_observation import RescaleObservation
 from .reshape_observation import ReshapeObservation
 from .resize_observation import ResizeObservation
+from .sharding import shard_specs
 from .sticky_action import StickyAction, StickyActionState
 from .time_aware_observation import TimeAwareObservation, TimeAwareObservationState
 from .time_limit import TimeLimit, TimeLimitState
@@ -116,6 +117,7 @@ __all__ = [
     "gymnax_to_gymnasium_space",
     "last_episodes",
     "recent_episodes",
+    "shard_specs",
     "to_vector_env",
     "write_report",
 ]

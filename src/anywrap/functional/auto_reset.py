@@ -56,6 +56,9 @@ class AutoReset(Wrapper):
         4 False [ 0.98  -0.2    0.002] [ 0.98  -0.2    0.002]
     """
 
+    state_type = AutoResetState
+    per_env_fields = ("key",)
+
     def __init__(self, env: FunctionalEnv) -> None:
         super().__init__(env)
         if env.autoreset_mode != AutoresetMode.DISABLED:

@@ -33,7 +33,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NamedTuple, Protocol, TypeVar, runtime_checkable
+from typing import Any, ClassVar, NamedTuple, Protocol, TypeVar, runtime_checkable
 
 import jax
 import jax.numpy as jnp
@@ -126,7 +126,24 @@ class Wrapper:
     A subclass overrides ``reset`` / ``step`` and, when it changes them, the
     spaces. Wrappers hold configuration only; all changing values live in the
     state pytree.
+
+    A wrapper that keeps state declares it, so that the stack's state can be
+    placed over devices (:func:`anywrap.functional.shard_specs`) and its
+    statistics saved (:func:`anywrap.save_state`) without a list of field
+    names anywhere else: ``state_type`` is the NamedTuple its ``reset`` and
+    ``step`` return (``inner`` first), ``global_fields`` the parts of it
+    (dotted paths) that hold statistics of the whole batch, and
+    ``per_env_fields`` the parts with one row per env. Every field but
+    ``inner`` must be in one of the two (tested for each wrapper).
     """
+
+    state_type: ClassVar[type | None] = None
+    """The NamedTuple of this wrapper's state; None for a wrapper that keeps none."""
+    global_fields: ClassVar[tuple[str, ...]] = ()
+    """Parts of ``state_type`` that hold statistics of the whole batch: the same
+    on every shard of a split batch (replicated), and what a checkpoint saves."""
+    per_env_fields: ClassVar[tuple[str, ...]] = ()
+    """Parts of ``state_type`` with the batch on axis 0: split with the batch."""
 
     def __init__(self, env: FunctionalEnv) -> None:
         if not isinstance(env, FunctionalEnv):

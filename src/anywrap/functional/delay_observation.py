@@ -51,6 +51,9 @@ class DelayObservation(Wrapper):
         True
     """
 
+    state_type = DelayObservationState
+    per_env_fields = ("delay",)
+
     def __init__(self, env: FunctionalEnv, delay: int) -> None:
         super().__init__(env)
         name = wrapper_name(self)

@@ -93,6 +93,9 @@ class FrameStackObservation(Wrapper):
         True
     """
 
+    state_type = FrameStackState
+    per_env_fields = ("frames",)
+
     def __init__(
         self, env: FunctionalEnv, stack_size: int, *, padding_type: str | Any = "reset"
     ) -> None:

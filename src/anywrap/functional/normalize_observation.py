@@ -114,6 +114,9 @@ class NormalizeObservation(Wrapper):
         64.0001
     """
 
+    state_type = NormalizeObservationState
+    global_fields = ("obs_stats",)
+
     update_running_mean = switch_property()
 
     def __init__(

@@ -102,6 +102,10 @@ class NormalizeReward(Wrapper):
         ('float32', 'float32')
     """
 
+    state_type = NormalizeRewardState
+    global_fields = ("returns.rms",)
+    per_env_fields = ("returns.accumulated", "returns.prev_done")
+
     update_running_mean = switch_property()
 
     def __init__(

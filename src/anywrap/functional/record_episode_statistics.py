@@ -193,6 +193,23 @@ class RecordEpisodeStatistics(Wrapper):
         array([3., 3., 3.], dtype=float32)
     """
 
+    state_type = EpisodeStatisticsState
+    global_fields = (
+        "episodes.recent_returns",
+        "episodes.recent_lengths",
+        "episodes.recent_times",
+        "episodes.recent_size",
+        "episodes.episode_count",
+        "episodes.episode_count_lo",
+    )
+    per_env_fields = (
+        "episodes.returns",
+        "episodes.lengths",
+        "episodes.start_time",
+        "episodes.prev_done",
+        "last",
+    )
+
     def __init__(
         self,
         env: FunctionalEnv,

@@ -50,6 +50,9 @@ class StickyAction(Wrapper):
         0.248
     """
 
+    state_type = StickyActionState
+    per_env_fields = ("sticky", "key")
+
     def __init__(
         self,
         env: FunctionalEnv,

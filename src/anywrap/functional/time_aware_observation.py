@@ -49,6 +49,9 @@ class TimeAwareObservation(Wrapper):
         [0.0, 0.333, 0.667, 0.0, 0.333]
     """
 
+    state_type = TimeAwareObservationState
+    per_env_fields = ("clock",)
+
     def __init__(
         self,
         env: FunctionalEnv,

@@ -48,6 +48,9 @@ class TimeLimit(Wrapper):
         [False, False, True, False]
     """
 
+    state_type = TimeLimitState
+    per_env_fields = ("clock",)
+
     def __init__(self, env: FunctionalEnv, max_episode_steps: int) -> None:
         super().__init__(env)
         name = wrapper_name(self)

@@ -33,7 +33,7 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap import xp
-from anywrap.shell.checks import flag, loaded_values, wrapper_name
+from anywrap.shell.checks import checked_entries, flag, wrapper_name
 from anywrap.transforms.moments import Moments
 from anywrap.tree import first_leaf, flatten_with_paths, key_path, tree_map, unflatten
 
@@ -360,24 +360,11 @@ class Shell(gym.utils.RecordConstructorArgs):
 
     def checked_state(self, state_dict: dict[str, Any]) -> Any:
         """The state that :meth:`load_state_dict` would install, without installing it."""
-        own = self.state_dict()
-        name = wrapper_name(self)
-        missing, extra = sorted(set(own) - set(state_dict)), sorted(set(state_dict) - set(own))
-        if missing or extra:
-            raise KeyError(
-                f"{name}.load_state_dict: expected keys {sorted(own)}, "
-                f"missing {missing}, unexpected {extra}"
-            )
-        hosts, kept = {}, {}
-        for key, mine in own.items():
-            hosts[key] = xp.to_numpy(state_dict[key])
-            if hosts[key].shape != tuple(mine.shape):
-                raise ValueError(
-                    f"{name}.load_state_dict: {key!r} has shape {hosts[key].shape}, this "
-                    f"wrapper expects {tuple(mine.shape)} (a stack of another shape?)"
-                )
-            kept[key] = np.dtype(xp.to_numpy(mine).dtype)
-        values = loaded_values(name, hosts, kept)
+        own = {
+            key: (tuple(mine.shape), np.dtype(xp.to_numpy(mine).dtype))
+            for key, mine in self.state_dict().items()
+        }
+        values = checked_entries(f"{wrapper_name(self)}.load_state_dict", own, state_dict)
         like = first_leaf(unboxed(self._state))
         return self._import(moved(unflatten(unboxed(self._state), values), like))
 

@@ -26,6 +26,7 @@ __all__ = [
     "check_epsilon",
     "check_gamma",
     "check_reset_mask",
+    "checked_entries",
     "flag",
     "real_number",
     "reset_mask_of",
@@ -188,8 +189,34 @@ _NON_NEGATIVE = frozenset(
 )
 
 
+def checked_entries(
+    who: str, own: dict[str, tuple[tuple[int, ...], np.dtype]], given: dict[str, Any]
+) -> list[np.ndarray]:
+    """The entries of a saved state (``given``: arrays of any library, by key) as host
+    arrays in ``own``'s order, checked against ``own`` (each key's shape and the dtype
+    the wrapper keeps): the same keys, the same shapes, then :func:`loaded_values`.
+    ``who`` starts each message (``anywrap.X.load_state_dict``).
+
+    Raises:
+        KeyError: missing or unexpected keys.
+        ValueError: another shape, or a value :func:`loaded_values` refuses.
+    """
+    missing, extra = sorted(set(own) - set(given)), sorted(set(given) - set(own))
+    if missing or extra:
+        raise KeyError(f"{who}: expected keys {sorted(own)}, missing {missing}, unexpected {extra}")
+    hosts = {}
+    for key, (shape, _) in own.items():
+        hosts[key] = axp.to_numpy(given[key])
+        if hosts[key].shape != tuple(shape):
+            raise ValueError(
+                f"{who}: {key!r} has shape {hosts[key].shape}, this wrapper expects "
+                f"{tuple(shape)} (a stack of another shape?)"
+            )
+    return loaded_values(who, hosts, {key: dtype for key, (_, dtype) in own.items()})
+
+
 def loaded_values(
-    owner: str, values: dict[str, np.ndarray], kept: dict[str, np.dtype]
+    who: str, values: dict[str, np.ndarray], kept: dict[str, np.dtype]
 ) -> list[np.ndarray]:
     """The entries of a saved state (host arrays, by key), checked and in the dtypes the
     wrapper keeps (``kept``), in ``values``' order: what ``load_state_dict`` installs.
@@ -202,15 +229,16 @@ def loaded_values(
     length or count (a double-word count is checked as its total); more recent
     episodes than the buffer holds. A double-word count (``count`` and
     ``count_lo``) kept in float32 is split into its two words again, so that a
-    float64 count past 2^24 loads exactly.
+    float64 count past 2^24 loads exactly. ``who`` starts each message
+    (``anywrap.X.load_state_dict``); a key's last dotted part names its field.
     """
     for key, value in values.items():
-        _check_kind(owner, key, value, kept[key])
+        _check_kind(who, key, value, kept[key])
         field = key.rpartition(".")[2]
         if field in _FINITE and value.dtype.kind == "f" and not np.isfinite(value).all():
-            _refuse(owner, key, value, "must be finite")
+            _refuse(who, key, value, "must be finite")
         if field in _NON_NEGATIVE and not (value >= 0).all():
-            _refuse(owner, key, value, "must be non-negative")
+            _refuse(who, key, value, "must be non-negative")
     out = dict(values)
     for key in values:
         if not key.endswith("_lo") or key[:-3] not in values:
@@ -218,16 +246,19 @@ def loaded_values(
         hi = key[:-3]
         total = values[hi].astype(np.float64) + values[key].astype(np.float64)
         if not (total >= 0).all():
-            _refuse(owner, key, total, f"and {hi!r} must total a non-negative count")
+            _refuse(who, key, total, f"and {hi!r} must total a non-negative count")
         if kept[hi] == np.float32:  # the two float32 words of the float64 total
             out[hi], out[key] = split_count(total, np.float32)
-    size, buffer = values.get("recent_size"), values.get("recent_returns")
-    if size is not None and buffer is not None and int(size) > buffer.shape[0]:
-        _refuse(owner, "recent_size", size, f"must be at most the buffer's {buffer.shape[0]}")
+    for key, size in values.items():  # "recent_size", or "episodes.recent_size"
+        if key.rpartition(".")[2] != "recent_size":
+            continue
+        buffer = values.get(key[: -len("size")] + "returns")
+        if buffer is not None and int(size) > buffer.shape[0]:
+            _refuse(who, key, size, f"must be at most the buffer's {buffer.shape[0]}")
     return [out[key].astype(kept[key], copy=False) for key in values]
 
 
-def _check_kind(owner: str, key: str, value: np.ndarray, own: np.dtype) -> None:
+def _check_kind(who: str, key: str, value: np.ndarray, own: np.dtype) -> None:
     kind = own.kind
     if kind == "f":
         ok, expected = value.dtype.name in _FLOATS, " or ".join(_FLOATS)
@@ -241,15 +272,15 @@ def _check_kind(owner: str, key: str, value: np.ndarray, own: np.dtype) -> None:
         ok, expected = value.dtype == own, own.name
     if not ok:
         raise ValueError(
-            f"{owner}.load_state_dict: {key!r} holds {value.dtype.name} values "
+            f"{who}: {key!r} holds {value.dtype.name} values "
             f"{np.asarray(value).ravel()[:4].tolist()}, this wrapper keeps {own.name} "
             f"(expected {expected})"
         )
 
 
-def _refuse(owner: str, key: str, value: Any, what: str) -> None:
+def _refuse(who: str, key: str, value: Any, what: str) -> None:
     raise ValueError(
-        f"{owner}.load_state_dict: {key!r} {what}, got "
+        f"{who}: {key!r} {what}, got "
         f"{np.asarray(value).ravel()[:4].tolist()} (a damaged or foreign checkpoint); "
         "nothing was loaded"
     )

@@ -1,0 +1,251 @@
+"""Where each part of a functional stack's state lives when the batch is split over devices.
+
+Each stateful wrapper declares its state (:class:`~anywrap.functional.Wrapper`'s
+``state_type``, ``global_fields`` and ``per_env_fields``); this module walks a
+stack and its state with those declarations, so that no list of field names
+lives anywhere else:
+
+* :func:`shard_specs` gives the ``PartitionSpec`` tree that ``shard_map`` and
+  ``NamedSharding`` take: ``P()`` (replicated) for the statistics of the whole
+  batch, ``P(axis_name)`` (split on axis 0) for everything with one row per
+  env, the env's own state included;
+* :func:`global_entries` and :func:`with_global_entries` read and replace the
+  statistics by checkpoint key (``depth.Wrapper.field``), for
+  :func:`anywrap.save_state` and :func:`anywrap.load_state`.
+
+Example:
+    >>> import jax, gymnax
+    >>> from jax.sharding import PartitionSpec as P
+    >>> from anywrap import functional as F
+    >>> env = F.VmapWrapper(F.from_gymnax(gymnax.make("Pendulum-v1")[0]), 4)
+    >>> env = F.NormalizeReward(F.NormalizeObservation(env))
+    >>> _, state = env.reset(jax.random.key(0))
+    >>> specs = F.shard_specs(env, state, "d")
+    >>> specs.returns.accumulated == P("d"), specs.returns.rms.var == P()  # per env, global
+    (True, True)
+    >>> for key in sorted(global_entries("example", env, state)):  # what a checkpoint holds
+    ...     print(key)
+    0.NormalizeReward.returns.rms.count
+    0.NormalizeReward.returns.rms.count_lo
+    0.NormalizeReward.returns.rms.mean
+    0.NormalizeReward.returns.rms.var
+    1.NormalizeObservation.obs_stats.count
+    1.NormalizeObservation.obs_stats.count_lo
+    1.NormalizeObservation.obs_stats.mean
+    1.NormalizeObservation.obs_stats.var
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import PartitionSpec
+
+from .core import AxisName, FunctionalEnv, Wrapper
+
+__all__ = ["global_entries", "shard_specs", "with_global_entries"]
+
+_PER_ENV = ""
+"""The label of a leaf with one row per env (a global leaf's label is its checkpoint key)."""
+
+
+def _dotted(path: tuple[Any, ...]) -> list[str]:
+    """The parts of a JAX key path: ``["a", "b", "0"]``."""
+    parts = []
+    for k in path:
+        for attr in ("name", "key", "idx"):
+            if hasattr(k, attr):
+                parts.append(str(getattr(k, attr)))
+                break
+        else:
+            parts.append(str(k))
+    return parts
+
+
+def _state_types() -> set[type]:
+    """The state types of every functional wrapper class defined so far."""
+    found, todo = set(), [Wrapper]
+    while todo:
+        cls = todo.pop()
+        todo.extend(cls.__subclasses__())
+        if cls.state_type is not None:
+            found.add(cls.state_type)
+    return found
+
+
+def _place(owner: str, wrapper: Wrapper, prefix: str, full: str) -> str:
+    """The label of the leaf at ``full`` (a dotted path) in ``wrapper``'s state."""
+    cls = type(wrapper)
+    hits = [
+        is_global
+        for is_global, declared in ((True, cls.global_fields), (False, cls.per_env_fields))
+        for d in declared
+        if full == d or full.startswith(d + ".")
+    ]
+    if len(hits) != 1:
+        kind = cls.state_type.__name__ if cls.state_type else "?"
+        raise TypeError(
+            f"{owner}: expected {cls.__qualname__}.global_fields or .per_env_fields to place "
+            f"{kind}.{full} exactly once, got {len(hits)} places (global_fields="
+            f"{cls.global_fields}, per_env_fields={cls.per_env_fields}); declare it"
+        )
+    return f"{prefix}.{full}" if hits[0] else _PER_ENV
+
+
+def _field_labels(owner: str, wrapper: Wrapper, prefix: str, name: str, value: Any) -> Any:
+    """The labels of the field ``name`` (holding ``value``) of ``wrapper``'s state."""
+    return jax.tree_util.tree_map_with_path(
+        lambda p, _: _place(owner, wrapper, prefix, ".".join((name, *_dotted(p)))), value
+    )
+
+
+def _labels(owner: str, env: Any, state: Any, depth: int = 0) -> Any:
+    """A tree shaped like ``state``: each global leaf's checkpoint key, ``""`` for the rest.
+
+    Walks ``env``'s wrappers down to the one that makes the batch, if any: below
+    it (under a ``VmapWrapper``) and in the env's own state every leaf has one
+    row per env.
+    """
+    while isinstance(env, Wrapper):
+        if env.num_envs is not None and getattr(env.env, "num_envs", None) is None:
+            return jax.tree.map(lambda _: _PER_ENV, state)  # VmapWrapper: rows below
+        kind: Any = type(env).state_type
+        if kind is None:  # a wrapper without state passes its env's state through
+            env, depth = env.env, depth + 1
+            continue
+        if not isinstance(state, kind):
+            raise ValueError(
+                f"{owner}: expected the state of wrapper {depth} (counting from the "
+                f"outermost), {type(env).__name__}, to be a {kind.__name__}, got "
+                f"{type(state).__name__}: a state of another stack?"
+            )
+        prefix = f"{depth}.{type(env).__name__}"
+        labels = {}
+        for name in state._fields:
+            if name == "inner":
+                labels[name] = _labels(owner, env.env, state.inner, depth + 1)
+                continue
+            labels[name] = _field_labels(owner, env, prefix, name, getattr(state, name))
+        return kind(**labels)
+    # An object that is no anywrap wrapper ends the walk: statistics of a
+    # wrapper below it would be taken as per env, silently. Refuse instead.
+    kinds = tuple(_state_types())
+    hidden = [
+        type(x).__name__
+        for x in jax.tree.leaves(state, is_leaf=lambda x: isinstance(x, kinds))
+        if isinstance(x, kinds)
+    ]
+    if hidden:
+        raise ValueError(
+            f"{owner}: expected anywrap.functional wrappers down to the env, got "
+            f"{type(env).__qualname__} (not an anywrap.functional.Wrapper) above the "
+            f"states {hidden}; derive it from anywrap.functional.Wrapper"
+        )
+    return jax.tree.map(lambda _: _PER_ENV, state)
+
+
+def shard_specs(env: FunctionalEnv, state: Any, axis_name: AxisName) -> Any:
+    """The ``PartitionSpec`` of every leaf of ``state`` for a batch split over ``axis_name``.
+
+    ``P()`` (replicated) for the statistics of the whole batch: the moments of
+    ``NormalizeObservation`` and ``NormalizeReward``, and the episode count
+    and recent-episode buffer of ``RecordEpisodeStatistics``. ``P(axis_name)``
+    (split on axis 0) for the rest, which has one row per env: running
+    returns, episode clocks, the env's own state. Use the tree as
+    ``shard_map``'s ``in_specs`` / ``out_specs`` for the state, or make
+    ``NamedSharding`` s of it for ``jax.jit`` and ``jax.device_put``. With
+    ``shard_map``, give the statistics wrappers ``axis_name`` too, so that
+    every shard holds the global statistics (JAX's replication check then
+    accepts ``P()``).
+
+    The placement comes from each wrapper's own declaration
+    (:class:`~anywrap.functional.Wrapper`'s ``global_fields`` and
+    ``per_env_fields``), so a new wrapper or field needs no list of names.
+
+    Args:
+        env: A batched functional stack (``num_envs`` set).
+        state: Its state, or the shape of it (``jax.eval_shape(env.reset, key)[1]``).
+        axis_name: The mesh axis (or tuple of axes) the batch is split over.
+
+    Raises:
+        ValueError: ``env`` is unbatched, ``state`` is not of ``env``'s stack,
+            or a per-env part has no batch axis 0 (a batched ``from_gymnax``
+            keeps one key for the whole batch, and ``FrameStackObservation``
+            or ``StickyAction`` over a batch keep batch-wide arrays: put
+            them below a ``VmapWrapper`` to split them).
+        TypeError: a wrapper's state holds a field it does not declare.
+
+    Example:
+        A stack over 8 Pendulums, placed for a batch split over the mesh axis
+        ``"d"``. The state's shape comes from the same stack without the axis
+        (``psum`` needs the mapped axis, which only ``shard_map`` binds):
+
+        >>> import jax, gymnax
+        >>> from jax.sharding import PartitionSpec as P
+        >>> from anywrap import functional as F
+        >>> def make(axis_name=None):
+        ...     env = F.VmapWrapper(F.from_gymnax(gymnax.make("Pendulum-v1")[0]), 8)
+        ...     env = F.RecordEpisodeStatistics(env, axis_name=axis_name)
+        ...     return F.NormalizeObservation(env, axis_name=axis_name)
+        >>> state = jax.eval_shape(make().reset, jax.random.key(0))[1]
+        >>> specs = F.shard_specs(make("d"), state, "d")
+        >>> specs.obs_stats.mean == P(), specs.inner.episodes.episode_count == P()
+        (True, True)
+        >>> specs.inner.last.returns == P("d")  # each env's last episode
+        True
+        >>> specs.inner.inner.env_state.theta == P("d")  # the env's own state
+        True
+    """
+    owner = "anywrap.functional.shard_specs"
+    n = getattr(env, "num_envs", None)
+    if n is None:
+        raise ValueError(
+            f"{owner}: expected a batched env (num_envs set: from_gymnax(..., num_envs=n) or "
+            f"VmapWrapper), got {env!r} with num_envs=None"
+        )
+
+    def spec(path: tuple[Any, ...], label: str, leaf: Any) -> PartitionSpec:
+        if label:
+            return PartitionSpec()
+        shape = tuple(getattr(leaf, "shape", ()))
+        if not shape or shape[0] != n:
+            raise ValueError(
+                f"{owner}: expected each per-env part of the state to hold the batch of {n} "
+                f"envs on axis 0, got shape {shape} at state{jax.tree_util.keystr(path)} (one "
+                "value for the whole batch cannot be split; build that part below a "
+                "VmapWrapper, e.g. VmapWrapper(from_gymnax(env), n))"
+            )
+        return PartitionSpec(axis_name)
+
+    return jax.tree_util.tree_map_with_path(spec, _labels(owner, env, state), state)
+
+
+def global_entries(owner: str, env: Any, state: Any) -> dict[str, Any]:
+    """The statistics of the whole batch in ``state``, by checkpoint key
+    (``depth.Wrapper.field``, ``depth`` counting every wrapper from the outermost),
+    outermost wrapper first."""
+    labels = jax.tree.leaves(_labels(owner, env, state))
+    found = [(k, v) for k, v in zip(labels, jax.tree.leaves(state)) if k]
+    return dict(sorted(found, key=lambda kv: int(kv[0].partition(".")[0])))
+
+
+def with_global_entries(owner: str, env: Any, state: Any, values: dict[str, np.ndarray]) -> Any:
+    """``state`` with its statistics replaced by ``values`` (host arrays by checkpoint
+    key, checked), each placed as the leaf it replaces: on its devices, with its
+    sharding (every process builds its own shards, with no collective)."""
+
+    def put(label: str, leaf: Any) -> Any:
+        if not label:
+            return leaf
+        host = values[label]
+        sharding = getattr(leaf, "sharding", None)  # a jax.Array's, or a ShapeDtypeStruct's
+        if sharding is None:
+            return jnp.asarray(host, dtype=leaf.dtype)
+        return jax.make_array_from_callback(
+            host.shape, sharding, lambda index: np.asarray(host[index])
+        )
+
+    return jax.tree.map(put, _labels(owner, env, state), state)
