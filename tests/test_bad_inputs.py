@@ -411,8 +411,7 @@ def test_a_single_reward_that_is_no_number_is_refused(reward):
         stack,
         lambda: stack.step(np.zeros(1, np.float32)),
         TypeError,
-        r"anywrap\.\w+: expected a number as the reward, got "
-        + re.escape(repr(reward)),
+        r"anywrap\.\w+: expected a number as the reward, got " + re.escape(repr(reward)),
     )
 
 
