@@ -36,7 +36,7 @@ from .adapters import (
     from_gymnax,
     gymnax_to_gymnasium_space,
 )
-from .auto_reset import AutoReset, AutoResetState
+from .auto_reset import AutoReset, AutoResetState, CachedResetState
 from .clip_action import ClipAction
 from .clip_reward import ClipReward
 from .core import FunctionalEnv, Step, Wrapper, batch_ndim, find_state
@@ -71,6 +71,7 @@ __all__ = [
     "AutoReset",
     "AutoResetState",
     "BraxEnv",
+    "CachedResetState",
     "ClipAction",
     "ClipReward",
     "DelayObservation",
