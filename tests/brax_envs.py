@@ -38,7 +38,11 @@ class Drift(Env):
         dist = jnp.abs(obs[0] - 5.0)
         done = (dist > 1.5).astype(jnp.float32)
         return state.replace(
-            pipeline_state=obs, obs=obs, reward=-dist, done=done, metrics={"dist": dist}
+            pipeline_state=obs,
+            obs=obs,
+            reward=-dist,
+            done=done,
+            metrics={**state.metrics, "dist": dist},
         )
 
     @property
@@ -57,3 +61,25 @@ class Drift(Env):
 def raw_keys(seed: int, n: int) -> Any:
     """``n`` raw (``uint32``) keys, as Brax's trainers pass them."""
     return jax.random.split(jax.random.PRNGKey(seed), n)
+
+
+def restore_device_put_replicated() -> None:
+    """Give JAX 0.10+ back ``jax.device_put_replicated``, which Brax 0.14.2's trainers call.
+
+    JAX 0.10 removed it. The arrays are put on a mesh whose axis is Brax's pmap axis
+    ``"i"``: JAX 0.10's pmap runs on a mesh of that name, and one jitted function
+    (Brax's evaluator) refuses arrays from two meshes. JAX 0.9.2 needs none of this.
+    """
+    if hasattr(jax, "device_put_replicated"):
+        return
+    import numpy as np
+    from jax.sharding import Mesh, NamedSharding
+    from jax.sharding import PartitionSpec as P
+
+    def device_put_replicated(x: Any, devices: Any) -> Any:
+        sharding = NamedSharding(Mesh(np.array(devices), ("i",)), P("i"))
+        return jax.tree.map(
+            lambda a: jax.device_put(jnp.stack([jnp.asarray(a)] * len(devices)), sharding), x
+        )
+
+    jax.device_put_replicated = device_put_replicated
