@@ -47,12 +47,13 @@ def count_of(stats):
 
 def spy_put(stats):
     put(stats)
-    events.append(("put", count_of(stats), box.value))
+    events.append(("put", count_of(stats["obs"]), box.value["obs"]))
 
 
 def spy_get(fresh):
     out = get(fresh)
-    events.append(("get", count_of(out), out))
+    if "obs" in out:  # an evaluation's (or a training reset's) observation statistics
+        events.append(("get", count_of(out["obs"]), out["obs"]))
     return out
 
 

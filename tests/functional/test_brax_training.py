@@ -154,6 +154,26 @@ def test_training_normalises_under_brax_pmap_and_evaluation_deploys_its_statisti
     np.testing.assert_allclose(seen[0], eval_states.obs[-1], rtol=1e-6, atol=1e-6)
 
 
+def test_a_reset_of_brax_goes_on_from_the_statistics_sent():
+    """ppo.train(num_resets_per_eval=k) resets the training envs between epochs: the
+    normalisers go on from the statistics last sent, not from fresh ones."""
+    training = F.BraxTraining(stack, publish_every=4)
+    train_env = training(Drift(), episode_length=L)
+    _, last, _ = rollout(train_env, raw_keys(0, N), actions(), pmapped=True)
+    jax.effects_barrier()
+    before = last.pipeline_state.stack
+    again = on_one_device(train_env.reset, raw_keys(1, N)).pipeline_state.stack
+    obs0 = F.find_state(before, F.NormalizeObservationState).obs_stats
+    obs1 = F.find_state(again, F.NormalizeObservationState).obs_stats
+    total = float(np.asarray(obs1.count) + np.asarray(obs1.count_lo))
+    assert total == pytest.approx(N * (T + 1) + N + 1e-4)  # and the new reset's N
+    rew0 = F.find_state(before, F.NormalizeRewardState).returns.rms
+    rew1 = F.find_state(again, F.NormalizeRewardState).returns.rms
+    for a, b in zip(jax.tree.leaves(rew1), jax.tree.leaves(rew0)):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    assert not np.array_equal(np.asarray(obs1.mean), np.asarray(obs0.mean))  # learnt the reset
+
+
 def test_brax_normalizer_params_normalise_as_anywrap_does():
     env = F.NormalizeObservation(F.from_brax(envs.training.wrap(Drift(), L), num_envs=64))
     base = F.from_brax(envs.training.wrap(Drift(), L), num_envs=64)

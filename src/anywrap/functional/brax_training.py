@@ -30,6 +30,7 @@ from __future__ import annotations
 import itertools
 import threading
 from collections.abc import Callable
+from functools import partial
 from typing import Any, NamedTuple
 
 import gymnasium as gym
@@ -45,7 +46,7 @@ from .auto_reset import AutoReset
 from .clip_reward import ClipReward
 from .core import FunctionalEnv, Wrapper
 from .normalize_observation import NormalizeObservation, NormalizeObservationState
-from .normalize_reward import NormalizeReward
+from .normalize_reward import NormalizeReward, NormalizeRewardState
 from .transform_reward import TransformReward
 
 __all__ = ["BRAX_AXIS", "BraxStackEnv", "BraxStackState", "BraxTraining", "brax_normalizer_params"]
@@ -96,27 +97,33 @@ def _axis_bound(name: str) -> bool:
 
 
 class _Mailbox:
-    """The last observation statistics a training env sent to the host."""
+    """The last statistics a training env sent to the host: ``{"obs": moments tree,
+    "reward": moments of the return}``, for the normalisers its stack holds."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self.value: Any = None
+        self.value: dict[str, Any] = {}
         self.sent = 0
 
-    def put(self, stats: Any) -> None:
+    def clear(self) -> None:
+        with self._lock:
+            self.value, self.sent = {}, 0
+
+    def put(self, stats: dict[str, Any]) -> None:
         with self._lock:
             self.value = jax.tree.map(np.array, stats)
             self.sent += 1
 
-    def get(self, fresh: Any) -> Any:
-        with self._lock:  # nothing sent yet: the fresh statistics
-            value = self.value if self.value is not None else fresh
+    def get(self, fresh: dict[str, Any]) -> dict[str, Any]:
+        with self._lock:  # where nothing was sent yet: the fresh statistics
+            value = {k: self.value.get(k, v) for k, v in fresh.items()}
         return jax.tree.map(lambda v, f: np.asarray(v, dtype=f.dtype), value, fresh)
 
-    def fetch(self, fresh: Any) -> Any:
-        """The last statistics sent, read inside a traced function (one host call)."""
-        shapes = jax.tree.map(lambda x: jax.ShapeDtypeStruct(x.shape, x.dtype), fresh)
-        return jax.pure_callback(self.get, shapes, fresh)
+    def fetch(self, kind: str, fresh: Any) -> Any:
+        """The last ``kind`` statistics sent (``fresh`` if none), read inside a traced
+        function: one host call."""
+        shapes = jax.tree.map(lambda x: jax.ShapeDtypeStruct(x.shape, x.dtype), {kind: fresh})
+        return jax.pure_callback(self.get, shapes, {kind: fresh})[kind]
 
 
 class BraxStackEnv:
@@ -143,6 +150,7 @@ class BraxStackEnv:
         training: bool,
         publish: Callable[[Any, Any], None] | None = None,
         publish_every: int = 1,
+        after_reset: Callable[[Any], Any] | None = None,
     ) -> None:
         self._make_stack = make_stack
         self._stacks: dict[int, FunctionalEnv] = {}
@@ -150,6 +158,7 @@ class BraxStackEnv:
         self.training = training
         self._publish = publish
         self._publish_every = publish_every
+        self._after_reset = after_reset
 
     def stack(self, num_envs: int) -> FunctionalEnv:
         """The stack for a batch of ``num_envs`` (built on first use)."""
@@ -198,9 +207,11 @@ class BraxStackEnv:
 
         n = rng.shape[0]
         obs, state = self.stack(n).reset(rng)
+        if self._after_reset is not None:
+            state = self._after_reset(state)
         inner = _innermost(state)
-        if self._publish is not None:
-            self._publish(state, None)
+        # No statistics are sent from a reset: under pmap, another device's reset could
+        # read them as the statistics to go on from (see BraxTraining).
         zero = jnp.zeros((n,), jnp.float32)
         info = {**self._brax_info(inner), "truncation": zero, "episode_done": zero}
         t = jnp.zeros((), jnp.int32)
@@ -281,10 +292,17 @@ class BraxTraining:
     the env's own units, and with its ``NormalizeObservation`` frozen
     (``update_running_mean=False``) at the training statistics: each
     evaluation starts from the last statistics the training env sent to the
-    host. It sends them every ``publish_every`` steps (and at reset); with
+    host. It sends them every ``publish_every`` steps; with
     ``publish_every`` a divisor of ``ppo.train``'s ``unroll_length`` (the
     default 10 is its default), the last one sent before an evaluation is that
     of the training's last step. A stack may hold one ``NormalizeObservation``.
+
+    A reset of the training env (``ppo.train``'s ``num_resets_per_eval``)
+    starts new episodes, not new statistics: ``NormalizeObservation`` and
+    ``NormalizeReward`` go on from the last statistics sent. A reset sends
+    none (under ``pmap`` another device's reset would read them), so the
+    evaluation before any training step (``num_evals > 1``) normalises with
+    fresh statistics.
 
     Args:
         make_stack: Builds the stack over the adapted env.
@@ -381,10 +399,17 @@ class BraxTraining:
             self._check(stack, base)
             return self._training_stack(stack) if training else self._evaluation_stack(stack)
 
-        publish = self._send if training else None
-        return BraxStackEnv(
-            make, inner, training=training, publish=publish, publish_every=self.publish_every
-        )
+        if training:  # a new training: its statistics start afresh
+            self._mailbox.clear()
+            return BraxStackEnv(
+                make,
+                inner,
+                training=True,
+                publish=self._send,
+                publish_every=self.publish_every,
+                after_reset=self._restore_reward_stats,
+            )
+        return BraxStackEnv(make, inner, training=False)
 
     def _wrap_for(self, env: Any) -> Callable[..., Any]:
         if self.wrap is not None:
@@ -417,6 +442,8 @@ class BraxTraining:
         for w in _chain(stack):
             if hasattr(w, "axis_name") and w.axis_name is None:
                 w.axis_name = BRAX_AXIS
+            if isinstance(w, NormalizeObservation):  # a reset of Brax's keeps them
+                w.initial_stats = partial(self._mailbox.fetch, "obs")
         return stack
 
     def _evaluation_stack(self, stack: FunctionalEnv) -> FunctionalEnv:
@@ -428,27 +455,36 @@ class BraxTraining:
                 w.axis_name = None
             if isinstance(w, NormalizeObservation):
                 w.update_running_mean = False
-                w.initial_stats = self._mailbox.fetch
+                w.initial_stats = partial(self._mailbox.fetch, "obs")
         self._built = chain[0]
         return chain[0]
 
     def _send(self, state: Any, when: Any = None) -> None:
-        """Send the stack's observation statistics to the host (where ``when``, if given)."""
-        try:
-            stats = _find(state, NormalizeObservationState).obs_stats
-        except LookupError:
+        """Send the stack's normaliser statistics to the host (where ``when``, if given)."""
+        stats = _statistics(state)
+        if not stats:
             return
         if when is None:
             jax.debug.callback(self._mailbox.put, stats)
         else:
             jax.lax.cond(when, lambda s: jax.debug.callback(self._mailbox.put, s), _nothing, stats)
 
+    def _restore_reward_stats(self, state: Any) -> Any:
+        """A reset's state with NormalizeReward's moments those last sent: ppo.train's
+        ``num_resets_per_eval`` resets the envs, not the training's statistics."""
+
+        def restore(s: NormalizeRewardState) -> NormalizeRewardState:
+            rms = self._mailbox.fetch("reward", s.returns.rms)
+            return s._replace(returns=s.returns._replace(rms=rms))
+
+        return _replace_state(state, NormalizeRewardState, restore)
+
     # ------------------------------------------------- after training: deployment
     @property
     def obs_stats(self) -> Any:
         """The last observation statistics the training env sent (NumPy arrays, a
         ``Moments`` tree), or None before any."""
-        return self._mailbox.value
+        return self._mailbox.value.get("obs")
 
     def observation_fn(self, obs_stats: Any = None) -> Callable[[Any], Any]:
         """The evaluation stack's observation pipeline as a function of a batch of raw
@@ -507,13 +543,27 @@ def _nothing(_: Any) -> None:
     return None
 
 
-def _find(state: Any, kind: type) -> Any:
+def _statistics(state: Any) -> dict[str, Any]:
+    """The normalisers' statistics in a stack's state: what the training env sends."""
+    out: dict[str, Any] = {}
     s = state
-    while not isinstance(s, kind):
+    while True:
+        if isinstance(s, NormalizeObservationState) and "obs" not in out:
+            out["obs"] = s.obs_stats
+        if isinstance(s, NormalizeRewardState) and "reward" not in out:
+            out["reward"] = s.returns.rms
         if not hasattr(s, "inner"):
-            raise LookupError(kind.__name__)
+            return out
         s = s.inner
-    return s
+
+
+def _replace_state(state: Any, kind: type, fn: Callable[[Any], Any]) -> Any:
+    """``state`` with its outermost ``kind`` state replaced by ``fn`` of it."""
+    if isinstance(state, kind):
+        return fn(state)
+    if not hasattr(state, "inner"):
+        return state
+    return state._replace(inner=_replace_state(state.inner, kind, fn))
 
 
 def _normalizer(stats: Any, epsilon: float) -> Callable[[Any], Any]:
