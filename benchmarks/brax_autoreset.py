@@ -95,7 +95,7 @@ def anywrap_rollout(env: F.FunctionalEnv, n: int, steps: int) -> Callable[[jax.A
     return jax.jit(run)
 
 
-def main(n: int = 256, steps: int = 200, rounds: int = 5, episode_length: int = 100) -> None:
+def main(n: int = 256, steps: int = 200, rounds: int = 7, episode_length: int = 100) -> None:
     name, bare_env, wrapped = load_env(episode_length)
 
     def episodes(full_reset: bool) -> F.FunctionalEnv:
