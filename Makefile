@@ -33,10 +33,15 @@ $(VENV)/.demo-ready: pyproject.toml
 # extra); Playwright's own browser download is not used.
 # PyTorch's compiled path (tests/backends/test_torch_compile.py) has TorchInductor build
 # C++ kernels: it needs a C++ compiler (Debian's g++).
+# MuJoCo Playground (the package `playground`) runs through from_brax in
+# tests/functional/test_brax.py; it installs beside brax without moving JAX, brax or
+# MuJoCo. Brax 0.14.2's ppo.train calls jax.device_put_replicated, which JAX 0.10
+# removed: its tests restore it (tests/brax_envs.py), so that the suite stays on the
+# newest JAX; JAX 0.9.2 runs it as it is.
 $(VENV)/.test-ready: pyproject.toml $(VENV)/.demo-ready
 	test -x /usr/bin/chromium || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
 	test -x /usr/bin/g++ || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq g++)
-	$(PIP) -e ".[dev,tf]" brax "gymnax==1.0.1"
+	$(PIP) -e ".[dev,tf]" brax "gymnax==1.0.1" "playground>=0.2,<0.3"
 	$(PIP) "gymnasium==$(GYMNASIUM)"
 	touch $@
 

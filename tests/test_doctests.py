@@ -18,6 +18,7 @@ import anywrap
 NEEDS = {
     "anywrap.functional": ("gymnax",),
     "anywrap.functional.adapters": ("brax.envs",),
+    "anywrap.functional.brax_training": ("brax.envs",),
     "anywrap.distributed": ("jax", "torch.distributed"),
     "anywrap.backends": ("tensorflow",),
     "anywrap.bench.convert_bench": ("jax", "torch"),

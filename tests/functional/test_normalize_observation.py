@@ -59,6 +59,25 @@ def test_update_running_mean_false_freezes_statistics():
     np.testing.assert_array_equal(np.asarray(m.var), 1.0)
 
 
+def test_initial_stats_start_an_evaluation_env_from_training_statistics():
+    """An evaluation env, reset from other keys, normalises with the training moments
+    (frozen): ``(obs - mean) / sqrt(var + 1e-8)`` of its raw observations."""
+    steps = 30
+    _, state, _ = rollout(F.NormalizeObservation(pendulum()), uniform_actions(steps))
+    m = F.find_state(state, F.NormalizeObservationState).obs_stats
+    mean, var, _ = moments_with_prior(raw_observations(steps).reshape(-1, 3))
+    for given in (m, lambda fresh: m):
+        env = F.NormalizeObservation(pendulum(), update_running_mean=False, initial_stats=given)
+        obs0, last, (obs, *_rest) = rollout(env, uniform_actions(5, key=9), key=7)
+        raw0, _, (raw, *_rest) = rollout(pendulum(), uniform_actions(5, key=9), key=7)
+        want = (np.concatenate([[raw0], raw]) - mean) / np.sqrt(var + 1e-8)
+        np.testing.assert_allclose(np.concatenate([[obs0], obs]), want, rtol=1e-3, atol=1e-4)
+        kept = F.find_state(last, F.NormalizeObservationState).obs_stats
+        np.testing.assert_array_equal(np.asarray(kept.mean), np.asarray(m.mean))
+    with pytest.raises(ValueError, match=r"NormalizeObservation: expected initial_stats shaped"):
+        F.NormalizeObservation(pendulum(), initial_stats=m.mean).reset(jax.random.key(0))
+
+
 def test_an_unbatched_env_keeps_its_shapes():
     env = F.NormalizeObservation(pendulum(None))
     obs, state = env.reset(jax.random.key(0))

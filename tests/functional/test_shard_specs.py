@@ -219,3 +219,14 @@ def test_global_parts_are_the_same_on_every_shard_and_per_env_parts_hold_its_row
     _, own = jax.jit(jax.vmap(solo.reset))(keys)
     mean = np.asarray(F.find_state(own, F.NormalizeObservationState).obs_stats.mean)
     assert not np.allclose(mean[0], mean[1])
+
+
+def test_autoreset_with_a_cached_first_state_is_placed_per_env():
+    """``AutoReset(full_reset=False)`` keeps another state (its first obs and state):
+    every part of it has one row per env."""
+    env = F.AutoReset(F.TimeLimit(counter(), 3), full_reset=False)
+    state = jax.eval_shape(env.reset, jax.random.key(0))[1]
+    assert type(state) is F.CachedResetState
+    labels = _labels("test", env, state)
+    assert set(jax.tree.leaves(labels)) == {""}
+    assert len(jax.tree.leaves(labels)) == len(jax.tree.leaves(state))

@@ -36,7 +36,14 @@ from .adapters import (
     from_gymnax,
     gymnax_to_gymnasium_space,
 )
-from .auto_reset import AutoReset, AutoResetState
+from .auto_reset import AutoReset, AutoResetState, CachedResetState
+from .brax_training import (
+    BRAX_AXIS,
+    BraxStackEnv,
+    BraxStackState,
+    BraxTraining,
+    brax_normalizer_params,
+)
 from .clip_action import ClipAction
 from .clip_reward import ClipReward
 from .core import FunctionalEnv, Step, Wrapper, batch_ndim, find_state
@@ -69,9 +76,14 @@ from .vector_env import FunctionalVectorEnv, to_vector_env
 from .vmap_wrapper import VmapWrapper
 
 __all__ = [
+    "BRAX_AXIS",
     "AutoReset",
     "AutoResetState",
     "BraxEnv",
+    "BraxStackEnv",
+    "BraxStackState",
+    "BraxTraining",
+    "CachedResetState",
     "ClipAction",
     "ClipReward",
     "DelayObservation",
@@ -109,6 +121,7 @@ __all__ = [
     "VmapWrapper",
     "Wrapper",
     "batch_ndim",
+    "brax_normalizer_params",
     "episode_count",
     "find_state",
     "from_brax",

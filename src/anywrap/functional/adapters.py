@@ -37,12 +37,93 @@ __all__ = ["BraxEnv", "FuncEnvAdapter", "GymnaxEnv", "from_brax", "from_func_env
 
 
 # ----------------------------------------------------------------------- brax
+# Brax's and Playground's batching wrappers, by class name (neither library is imported here).
+_KEY_BATCH_VMAPS = ("DomainRandomizationVmapWrapper", "BraxDomainRandomizationVmapWrapper")
+
+
+class _BraxChain(NamedTuple):
+    """What the Brax / Playground wrappers around an env say about its batch and resets."""
+
+    batched: bool  # a vmapping wrapper is in the chain
+    batch_size: int | None  # its size, where the chain says it
+    splits_key: bool  # reset takes one key and splits it (VmapWrapper(batch_size=n))
+    autoreset: bool
+    seen: str  # the wrappers, outermost first, for error messages
+
+
+def _brax_chain(env: Any) -> _BraxChain:
+    names: list[str] = []
+    batched, batch_size, splits_key, autoreset = False, None, False, False
+    e = env
+    for _ in range(64):
+        name = type(e).__name__
+        names.append(name)
+        if not batched and name == "VmapWrapper":
+            batched = True
+            batch_size = getattr(e, "batch_size", None)
+            splits_key = batch_size is not None
+        elif not batched and name in _KEY_BATCH_VMAPS:
+            batched, batch_size = True, _randomized_batch(e)
+        if "AutoReset" in name:
+            autoreset = True
+        nxt = e.__dict__.get("env") if hasattr(e, "__dict__") else None
+        if nxt is None or nxt is e:
+            break
+        e = nxt
+    return _BraxChain(batched, batch_size, splits_key, autoreset, " > ".join(names))
+
+
+def _randomized_batch(wrapper: Any) -> int | None:
+    """The batch of a domain-randomisation vmap: the mapped axis of its vectorised model."""
+    model = getattr(wrapper, "_sys_v", getattr(wrapper, "_mjx_model_v", None))
+    in_axes = getattr(wrapper, "_in_axes", None)
+    if model is None or in_axes is None:
+        return None
+    sizes = jax.tree.leaves(
+        jax.tree.map(
+            lambda ax, x: None if ax is None else int(np.shape(x)[ax]),
+            in_axes,
+            model,
+            is_leaf=lambda x: x is None,
+        )
+    )
+    return sizes[0] if sizes else None
+
+
+def _raw_key(owner: str, key: Any) -> jax.Array:
+    """``key`` as Brax's raw ``uint32`` key data: ``(2,)`` for one key, ``(n, 2)`` for a batch.
+
+    Brax's wrappers read a batch's size from ``rng.shape[:-1]``, so a typed key
+    (``jax.random.key``) is turned into its data first.
+    """
+    shape = getattr(key, "shape", None)
+    dtype = getattr(key, "dtype", None)
+    if dtype is not None and jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key):
+        if shape is not None and len(shape) <= 1:
+            return jax.random.key_data(key)
+    elif dtype == np.uint32 and shape is not None and len(shape) in (1, 2) and shape[-1] == 2:
+        return jnp.asarray(key)
+    got = (
+        f"{type(key).__name__} of shape {shape} and dtype {dtype}"
+        if shape is not None
+        else type(key).__name__
+    )
+    raise TypeError(
+        f"{owner}: expected a PRNG key (jax.random.key(0) or jax.random.PRNGKey(0)) "
+        f"or a batch of them (jax.random.split(key, n)), got {got}"
+    )
+
+
 class BraxEnv:
     """A Brax / MuJoCo Playground env seen through the functional protocol.
 
     The state is the library's own ``State``. ``terminated`` is ``done`` where
     ``state.info["truncation"]`` (set by Brax's ``EpisodeWrapper``) is not,
     and ``truncated`` is that flag. ``info`` holds ``state.metrics``.
+
+    ``reset`` takes one key or a batch of keys (one per env; a shard's under
+    ``pmap`` or ``shard_map``), typed (``jax.random.key``) or raw
+    (``jax.random.PRNGKey``); Brax's wrappers get raw keys, as they expect.
     """
 
     def __init__(
@@ -55,11 +136,38 @@ class BraxEnv:
         for name in ("reset", "step"):
             if not callable(getattr(env, name, None)):
                 raise TypeError(f"from_brax: expected a Brax-like env with {name}(), got {env!r}")
+        if num_envs is not None and (
+            isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1
+        ):
+            raise ValueError(f"from_brax: num_envs must be a positive int, got {num_envs!r}")
         self.env = env
-        found_batch, found_autoreset = _brax_wrappers(env)
-        self.num_envs = num_envs if num_envs is not None else found_batch
+        chain = _brax_chain(env)
+        self.num_envs: int | None
+        # Whether the env's own reset wants one key per env (Brax's VmapWrapper without
+        # batch_size, the domain-randomisation vmaps, Playground's autoreset).
+        self._key_per_env = chain.batched and not chain.splits_key
+        if not chain.batched:
+            if num_envs is not None:
+                self._check_native_batch(num_envs, chain)
+            self.num_envs = num_envs
+        elif num_envs is None:
+            if chain.batch_size is None:
+                raise ValueError(
+                    f"from_brax: cannot tell how many envs {chain.seen} holds: its vmap has "
+                    "no batch_size (as brax.envs.training.wrap and MuJoCo Playground's "
+                    "wrap_for_brax_training build it), so the number of reset keys sets it. "
+                    "Pass num_envs, e.g. from_brax(env, num_envs=256)"
+                )
+            self.num_envs = chain.batch_size
+        else:
+            if chain.batch_size is not None and chain.batch_size != num_envs:
+                raise ValueError(
+                    f"from_brax: num_envs={num_envs}, but {chain.seen} holds a batch of "
+                    f"{chain.batch_size}"
+                )
+            self.num_envs = num_envs
         if autoreset_mode is None:
-            autoreset_mode = AutoresetMode.SAME_STEP if found_autoreset else AutoresetMode.DISABLED
+            autoreset_mode = AutoresetMode.SAME_STEP if chain.autoreset else AutoresetMode.DISABLED
         self.autoreset_mode = autoreset_mode
         obs_size = env.observation_size
         if isinstance(obs_size, int):
@@ -77,7 +185,32 @@ class BraxEnv:
             )
         self.action_space = gym.spaces.Box(-1.0, 1.0, (env.action_size,), np.float32)
 
+    def _check_native_batch(self, num_envs: int, chain: _BraxChain) -> None:
+        """No vmap in the chain, yet ``num_envs`` given: the env must batch itself."""
+        state = jax.eval_shape(self.env.reset, jax.ShapeDtypeStruct((2,), jnp.uint32))
+        lead = {x.shape[0] if x.ndim else None for x in jax.tree.leaves(state.reward)}
+        if lead != {num_envs}:
+            raise ValueError(
+                f"from_brax: num_envs={num_envs}, but {chain.seen} is not batched: its reward "
+                f"has shape {jax.tree.leaves(state.reward)[0].shape}. Batch it with "
+                "brax.envs.training.wrap (or Playground's wrap_for_brax_training), or wrap "
+                "the adapter in VmapWrapper"
+            )
+
     def reset(self, key: jax.Array) -> tuple[Any, Any]:
+        key = _raw_key(f"from_brax({type(self.env).__name__}).reset", key)
+        if key.ndim == 2 and not self._key_per_env:
+            what = (
+                "one key, which its VmapWrapper splits"
+                if self.num_envs is not None
+                else "one key: the env is unbatched (wrap the adapter in VmapWrapper to batch it)"
+            )
+            raise ValueError(
+                f"from_brax({type(self.env).__name__}).reset: expected {what}; "
+                f"got a batch of {key.shape[0]} keys"
+            )
+        if key.ndim == 1 and self._key_per_env and self.num_envs is not None:
+            key = jax.random.split(key, self.num_envs)
         state = self.env.reset(key)
         return state.obs, state
 
@@ -93,33 +226,37 @@ class BraxEnv:
         return f"<BraxEnv {type(self.env).__name__}>"
 
 
-def _brax_wrappers(env: Any) -> tuple[int | None, bool]:
-    """Batch size and autoreset found among Brax / Playground wrappers (by class name)."""
-    batch, autoreset = None, False
-    e = env
-    for _ in range(64):
-        name = type(e).__name__
-        if name == "VmapWrapper" and batch is None:
-            batch = getattr(e, "batch_size", None)
-        if "AutoReset" in name:
-            autoreset = True
-        nxt = getattr(e, "env", None)
-        if nxt is None or nxt is e:
-            break
-        e = nxt
-    return batch, autoreset
-
-
 def from_brax(
     env: Any, *, num_envs: int | None = None, autoreset_mode: AutoresetMode | None = None
 ) -> BraxEnv:
     """Adapt a ``brax.envs.Env`` (or MuJoCo Playground ``MjxEnv``) to the functional protocol.
 
-    Batch size and autoreset are read from Brax's ``VmapWrapper`` /
-    ``AutoResetWrapper`` in the env's wrapper chain; pass them to override.
-    A bare env gives an unbatched, non-resetting env: compose it as
-    ``VmapWrapper(AutoReset(from_brax(env)), n)``. Brax's own
-    ``AutoResetWrapper`` reports no final observation; :class:`AutoReset` does.
+    It takes the env as Brax and Playground users have it:
+
+    * a bare env: one env that does not reset itself (``num_envs`` None,
+      autoreset ``DISABLED``); compose it as
+      ``VmapWrapper(AutoReset(from_brax(EpisodeWrapper(env, L, 1)), full_reset=False), n)``;
+    * ``brax.envs.create(..., batch_size=n)``: the batch is read from its
+      ``VmapWrapper``;
+    * ``brax.envs.training.wrap(env)`` or Playground's
+      ``wrap_for_brax_training(env)``: their vmap has no ``batch_size`` (the
+      number of reset keys sets it), so pass ``num_envs=n``; without it the
+      adapter refuses at construction, naming ``num_envs``. A
+      domain-randomisation vmap's batch is read from its model.
+
+    Autoreset is read from Brax's ``AutoResetWrapper`` and Playground's
+    ``BraxAutoResetWrapper`` (both swap in a cached first state, and report no
+    final observation); pass ``autoreset_mode`` to override.
+
+    ``reset`` takes one key (split into ``num_envs`` where the env wants one key
+    per env) or a batch of keys (one per env, as ``ppo.train`` passes a device's
+    share); a key of another shape is refused, naming what was expected.
+
+    MuJoCo Playground's ``impl`` (``registry.load(name, config_overrides={"impl":
+    "jax"})`` or ``"warp"``) is the env's business: the adapter takes either.
+    ``"jax"`` (MJX) is plain JAX, so ``jax.vmap``, ``jit`` and ``pmap`` see through
+    it on any device; ``"warp"`` runs NVIDIA Warp kernels (Playground 0.2's default),
+    fast on a GPU.
 
     Example:
         Brax's ``fast`` test env, its episodes cut at 3 steps by Brax's
@@ -144,6 +281,21 @@ def from_brax(
         2 False [0.0012 0.04  ] [0.0012 0.04  ]
         3 True [0. 0.] [0.0024 0.06  ]
         4 False [0.0004 0.02  ] [0.0004 0.02  ]
+
+        Brax's training wrappers (vmap, episode, autoreset), as ``ppo.train``
+        builds them: ``num_envs`` says how many envs one key is split into.
+
+        >>> wrapped = envs.training.wrap(envs.get_environment("fast"), episode_length=3)
+        >>> F.from_brax(wrapped)
+        Traceback (most recent call last):
+        ...
+        ValueError: from_brax: cannot tell how many envs AutoResetWrapper > EpisodeWrapper ...
+        Pass num_envs, e.g. from_brax(env, num_envs=256)
+        >>> env = F.from_brax(wrapped, num_envs=4)
+        >>> env.num_envs, env.autoreset_mode.name
+        (4, 'SAME_STEP')
+        >>> env.reset(jax.random.key(0))[0].shape
+        (4, 2)
     """
     return BraxEnv(env, num_envs=num_envs, autoreset_mode=autoreset_mode)
 

@@ -81,6 +81,15 @@ class NormalizeObservation(Wrapper):
         stats_dtype: dtype of the moments, ``"float32"`` or ``"float64"``
             (default as Gymnasium: float32 for float32 observations, float64
             for float64 and integer ones, held as float32 when x64 is off).
+        initial_stats: The statistics to start from at ``reset`` instead of
+            fresh ones: a moments tree such as another stack's
+            ``find_state(state, NormalizeObservationState).obs_stats``, or a
+            function that takes the fresh tree and returns one shaped like it
+            (called when ``reset`` is traced). With
+            ``update_running_mean=False`` this is an evaluation env that
+            normalises with training statistics, frozen. A functional-only
+            argument: the stateful shells load statistics with
+            ``load_state_dict``.
 
     Example:
         A bare batch of 64 Pendulums and a normalised one, reset from the same
@@ -112,6 +121,17 @@ class NormalizeObservation(Wrapper):
         >>> stats = F.find_state(state, F.NormalizeObservationState).obs_stats
         >>> round(float(stats.count + stats.count_lo), 4)
         64.0001
+
+        Or an evaluation env of its own, reset from other keys, that starts from
+        those statistics and keeps them:
+
+        >>> evaluation = F.NormalizeObservation(
+        ...     bare, update_running_mean=False, initial_stats=stats
+        ... )
+        >>> obs, eval_state = evaluation.reset(jax.random.key(1))
+        >>> eval_stats = F.find_state(eval_state, F.NormalizeObservationState).obs_stats
+        >>> bool(jnp.all(eval_stats.mean == stats.mean)), round(float(eval_stats.count), 4)
+        (True, 64.0001)
     """
 
     state_type = NormalizeObservationState
@@ -128,9 +148,11 @@ class NormalizeObservation(Wrapper):
         learn_final_obs: bool = False,
         axis_name: AxisName | None = None,
         stats_dtype: Any = None,
+        initial_stats: Any = None,
     ) -> None:
         super().__init__(env)
         name = wrapper_name(self)
+        self.initial_stats = initial_stats
         self.epsilon = check_epsilon(name, epsilon)
         self.update_running_mean = update_running_mean
         self.learn_final_obs = flag(name, "learn_final_obs", learn_final_obs)
@@ -152,6 +174,8 @@ class NormalizeObservation(Wrapper):
             lambda x: resolve_dtype(jnp, self.stats_dtype or default_stats_dtype(x.dtype)), obs
         )
         stats = init_observation_stats(shapes, xp=jnp, dtype=dtypes)
+        if self.initial_stats is not None:
+            stats = self._initial(stats)
         stats, out = normalize_observation(
             stats,
             as_rows(self.env, obs),
@@ -160,6 +184,22 @@ class NormalizeObservation(Wrapper):
             reduce=psum(self.axis_name),
         )
         return from_rows(self.env, out), NormalizeObservationState(inner, stats)
+
+    def _initial(self, fresh: Any) -> Any:
+        """``initial_stats`` (or its value for ``fresh``), checked against the fresh tree."""
+        given = self.initial_stats
+        stats = given(fresh) if callable(given) else given
+        want = jax.tree.structure(fresh)
+        if jax.tree.structure(stats) != want or any(  # type: ignore[operator]
+            jnp.shape(a) != jnp.shape(b)
+            for a, b in zip(jax.tree.leaves(stats), jax.tree.leaves(fresh))
+        ):
+            shapes = jax.tree.map(jnp.shape, fresh)
+            raise ValueError(
+                f"{wrapper_name(self)}: expected initial_stats shaped like this env's "
+                f"statistics, {shapes}; got {jax.tree.map(jnp.shape, stats)}"
+            )
+        return jax.tree.map(lambda a, b: jnp.asarray(a, dtype=b.dtype), stats, fresh)
 
     def step(self, state: NormalizeObservationState, action: Any) -> Step:
         obs, inner, reward, terminated, truncated, info = self.env.step(state.inner, action)

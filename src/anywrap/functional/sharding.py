@@ -78,19 +78,19 @@ def _state_types() -> set[type]:
 
 def _place(owner: str, wrapper: Wrapper, prefix: str, full: str) -> str:
     """The label of the leaf at ``full`` (a dotted path) in ``wrapper``'s state."""
-    cls = type(wrapper)
+    w = wrapper  # the declarations as the instance has them (AutoReset's depend on a flag)
     hits = [
         is_global
-        for is_global, declared in ((True, cls.global_fields), (False, cls.per_env_fields))
+        for is_global, declared in ((True, w.global_fields), (False, w.per_env_fields))
         for d in declared
         if full == d or full.startswith(d + ".")
     ]
     if len(hits) != 1:
-        kind = cls.state_type.__name__ if cls.state_type else "?"
+        kind = w.state_type.__name__ if w.state_type else "?"
         raise TypeError(
-            f"{owner}: expected {cls.__qualname__}.global_fields or .per_env_fields to place "
+            f"{owner}: expected {type(w).__qualname__}.global_fields or .per_env_fields to place "
             f"{kind}.{full} exactly once, got {len(hits)} places (global_fields="
-            f"{cls.global_fields}, per_env_fields={cls.per_env_fields}); declare it"
+            f"{w.global_fields}, per_env_fields={w.per_env_fields}); declare it"
         )
     return f"{prefix}.{full}" if hits[0] else _PER_ENV
 
@@ -112,7 +112,7 @@ def _labels(owner: str, env: Any, state: Any, depth: int = 0) -> Any:
     while isinstance(env, Wrapper):
         if env.num_envs is not None and getattr(env.env, "num_envs", None) is None:
             return jax.tree.map(lambda _: _PER_ENV, state)  # VmapWrapper: rows below
-        kind: Any = type(env).state_type
+        kind: Any = env.state_type
         if kind is None:  # a wrapper without state passes its env's state through
             env, depth = env.env, depth + 1
             continue

@@ -1,0 +1,188 @@
+"""from_brax on Brax and MuJoCo Playground envs as their users have them, and AutoReset's
+two ways to start an episode, against Brax's own wrappers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+envs = pytest.importorskip("brax.envs")
+import jax.numpy as jnp  # noqa: E402
+from brax.envs.wrappers import training  # noqa: E402
+from brax_envs import Drift, raw_keys  # noqa: E402
+from functional_envs import cleanrl_stack  # noqa: E402
+from gymnasium.vector import AutoresetMode  # noqa: E402
+
+from anywrap import functional as F  # noqa: E402
+
+N, T, L = 4, 7, 3
+
+
+def brax_rollout(env, keys, actions):
+    """Brax's own env stepped over ``actions``: (obs, reward, done, truncation) per step."""
+
+    @jax.jit
+    def run(keys, actions):
+        def body(state, a):
+            state = env.step(state, a)
+            return state, (state.obs, state.reward, state.done, state.info["truncation"])
+
+        return jax.lax.scan(body, env.reset(keys), actions)[1]
+
+    return run(keys, actions)
+
+
+def anywrap_rollout(env, key, actions):
+    @jax.jit
+    def run(key, actions):
+        def body(state, a):
+            s = env.step(state, a)
+            return s.state, (s.obs, s.reward, s.terminated, s.truncated, s.info)
+
+        obs, state = env.reset(key)
+        return obs, jax.lax.scan(body, state, actions)[1]
+
+    return run(key, actions)
+
+
+def actions(seed=1):
+    return jax.random.uniform(jax.random.key(seed), (T, N, 1), minval=-1.0, maxval=1.0)
+
+
+# ------------------------------------------------------------- from_brax's forms
+def test_training_wrap_needs_num_envs_and_then_steps_as_brax_does():
+    wrapped = envs.training.wrap(Drift(), episode_length=L)
+    with pytest.raises(ValueError, match=r"AutoResetWrapper > EpisodeWrapper.*Pass num_envs"):
+        F.from_brax(wrapped)
+    env = F.from_brax(wrapped, num_envs=N)
+    assert env.num_envs == N and env.autoreset_mode == AutoresetMode.SAME_STEP
+    keys = raw_keys(0, N)
+    ref_obs, ref_rew, ref_done, ref_trunc = brax_rollout(wrapped, keys, actions())
+    # a batch of keys, as ppo.train passes them, raw or typed: the same envs as Brax's
+    for k in (keys, jax.random.wrap_key_data(keys)):
+        _, (obs, rew, term, trunc, _) = anywrap_rollout(env, k, actions())
+        np.testing.assert_allclose(obs, ref_obs, rtol=1e-6)  # XLA may fuse differently
+        np.testing.assert_allclose(rew, ref_rew, rtol=1e-6)
+        np.testing.assert_array_equal(trunc, ref_trunc.astype(bool) & ref_done.astype(bool))
+        np.testing.assert_array_equal(term | trunc, ref_done.astype(bool))
+    assert np.asarray(trunc)[L - 1].any() and np.asarray(term).any()  # both kinds of ends
+    # one key is split into num_envs keys
+    obs, _ = env.reset(jax.random.key(3))
+    assert obs.shape == (N, 3) and len({tuple(np.asarray(o)) for o in obs}) == N
+
+
+def test_create_with_batch_size_is_read_and_takes_one_key():
+    env = F.from_brax(envs.create("fast", episode_length=L, batch_size=N, auto_reset=True))
+    assert env.num_envs == N and env.autoreset_mode == AutoresetMode.SAME_STEP
+    assert env.reset(jax.random.PRNGKey(0))[0].shape == (N, 2)
+    with pytest.raises(ValueError, match=r"reset: expected one key.*got a batch of 4 keys"):
+        env.reset(jax.random.split(jax.random.key(0), N))
+    with pytest.raises(ValueError, match=r"num_envs=3, but .* holds a batch of 4"):
+        F.from_brax(envs.create("fast", batch_size=N), num_envs=3)
+
+
+def test_domain_randomisation_batch_is_read_from_the_model():
+    def randomize(sys):  # five gains, one per env
+        return {"gain": jnp.linspace(0.1, 0.5, 5)}, {"gain": 0}
+
+    wrapped = envs.training.wrap(Drift(), episode_length=L, randomization_fn=randomize)
+    env = F.from_brax(wrapped)
+    assert env.num_envs == 5
+    obs, state = env.reset(jax.random.key(0))
+    moved = env.step(state, jnp.ones((5, 1))).obs - obs
+    np.testing.assert_allclose(moved[:, 0], np.linspace(0.1, 0.5, 5), rtol=1e-5)
+
+
+def test_bare_env_is_one_env_and_num_envs_is_refused():
+    env = F.from_brax(Drift())
+    assert env.num_envs is None and env.autoreset_mode == AutoresetMode.DISABLED
+    with pytest.raises(ValueError, match=r"num_envs=3, but Drift is not batched"):
+        F.from_brax(Drift(), num_envs=3)
+    with pytest.raises(ValueError, match=r"expected one key: the env is unbatched"):
+        env.reset(raw_keys(0, 2))
+
+
+@pytest.mark.parametrize(
+    "key",
+    [jnp.zeros(3), jnp.zeros((2, 2), jnp.float32), jax.random.split(jax.random.key(0), (2, 2))],
+    ids=["float", "float-pairs", "typed-2d"],
+)
+def test_a_wrong_key_is_refused_naming_what_was_expected(key):
+    env = F.from_brax(envs.training.wrap(Drift(), episode_length=L), num_envs=N)
+    with pytest.raises(TypeError, match=r"from_brax\(AutoResetWrapper\)\.reset: expected a PRNG"):
+        env.reset(key)
+    with pytest.raises(ValueError, match="num_envs must be a positive int"):
+        F.from_brax(Drift(), num_envs=0)
+
+
+# ------------------------------------------------------------------- AutoReset
+def test_cached_autoreset_steps_as_brax_autoreset_wrapper():
+    """Brax's training wrappers (vmap, episode, cached autoreset) and anywrap's
+    VmapWrapper(AutoReset(..., full_reset=False)) give the same obs, rewards and ends
+    from the same keys, with the final observations on top."""
+    keys = raw_keys(0, N)
+    ref_obs, ref_rew, ref_done, _ = brax_rollout(
+        envs.training.wrap(Drift(), episode_length=L), keys, actions()
+    )
+    env = F.VmapWrapper(
+        F.AutoReset(F.from_brax(training.EpisodeWrapper(Drift(), L, 1)), full_reset=False), N
+    )
+    first, (obs, rew, term, trunc, info) = anywrap_rollout(env, keys, actions())
+    np.testing.assert_allclose(obs, ref_obs, rtol=1e-6)  # vmap inside vs outside: XLA's fusions
+    np.testing.assert_allclose(rew, ref_rew, rtol=1e-6)
+    np.testing.assert_array_equal(term | trunc, ref_done.astype(bool))
+    done = np.asarray(term | trunc)
+    t, i = np.argwhere(done)[0]
+    np.testing.assert_array_equal(obs[t, i], first[i])  # the cached first state
+    assert not np.array_equal(info["final_obs"][t, i], obs[t, i])
+    np.testing.assert_array_equal(info["final_obs"][~done], np.asarray(obs)[~done])
+
+
+def test_full_autoreset_draws_a_fresh_start():
+    env = F.VmapWrapper(F.AutoReset(F.from_brax(training.EpisodeWrapper(Drift(), L, 1))), N)
+    first, (obs, _, _, trunc, _) = anywrap_rollout(env, jax.random.key(0), jnp.zeros((T, N, 1)))
+    assert np.asarray(trunc)[L - 1].all()
+    starts = np.asarray(obs)[L - 1]  # every env restarted on step L
+    assert not np.isclose(starts, np.asarray(first)).all(axis=-1).any()
+    with pytest.raises(TypeError, match="full_reset to be a bool"):
+        F.AutoReset(F.from_brax(Drift()), full_reset="no")
+
+
+def test_cleanrl_stack_over_the_training_wrap_keeps_brax_rewards_in_its_statistics():
+    wrapped = envs.training.wrap(Drift(), episode_length=L)
+    env = cleanrl_stack(F.from_brax(wrapped, num_envs=N))
+    _, ref_rew, ref_done, _ = brax_rollout(wrapped, raw_keys(0, N), actions())
+    _, (obs, _, _, _, info) = anywrap_rollout(env, raw_keys(0, N), actions())
+    # the episode returns are sums of Brax's own rewards
+    ret = np.zeros(N)
+    want = []
+    for t in range(T):
+        ret += np.asarray(ref_rew[t])
+        done = np.asarray(ref_done[t]).astype(bool)
+        want.append(np.where(done, ret, np.nan))
+        ret[done] = 0.0
+    np.testing.assert_allclose(info["episode"]["r"], np.array(want), rtol=1e-6)
+    assert np.abs(np.asarray(obs)).max() <= 5.0  # normalised and clipped
+
+
+# ------------------------------------------------------------------ Playground
+@pytest.mark.slow
+def test_playground_wrap_for_brax_training():
+    """MuJoCo Playground's CartpoleBalance (MJX-JAX impl) wrapped for Brax training."""
+    registry = pytest.importorskip("mujoco_playground").registry
+    from mujoco_playground import wrapper
+
+    env = registry.load("CartpoleBalance", config_overrides={"impl": "jax"})
+    wrapped = wrapper.wrap_for_brax_training(env, episode_length=L)
+    with pytest.raises(ValueError, match=r"BraxAutoResetWrapper > EpisodeWrapper.*Pass num_envs"):
+        F.from_brax(wrapped)
+    adapted = F.from_brax(wrapped, num_envs=N)
+    assert adapted.autoreset_mode == AutoresetMode.SAME_STEP
+    assert adapted.observation_space.shape == (5,)
+    keys = raw_keys(0, N)
+    _, ref_rew, ref_done, _ = brax_rollout(wrapped, keys, actions())
+    _, (_, rew, term, trunc, _) = anywrap_rollout(adapted, keys, actions())
+    np.testing.assert_allclose(rew, ref_rew, rtol=1e-6)
+    np.testing.assert_array_equal(term | trunc, np.asarray(ref_done).astype(bool))
+    assert np.asarray(trunc)[L - 1].all()
