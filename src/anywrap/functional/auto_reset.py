@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -105,8 +105,8 @@ class AutoReset(Wrapper):
         4 False [-1.     0.004 -0.993]
     """
 
-    state_type = AutoResetState
-    per_env_fields = ("key",)
+    state_type: ClassVar[type | None] = AutoResetState
+    per_env_fields: ClassVar[tuple[str, ...]] = ("key",)
 
     def __init__(self, env: FunctionalEnv, *, full_reset: bool = True) -> None:
         super().__init__(env)
