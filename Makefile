@@ -82,7 +82,7 @@ $(COMPAT_VENV)/.compat-ready: pyproject.toml Makefile
 	$(PYTHON) -m venv $(COMPAT_VENV)
 	$(CPIP) --upgrade pip
 	$(CPIP) "torch==$(COMPAT_TORCH)"
-	$(CPIP) -e ".[dev,tf]" brax "gymnax==1.0.1" $(COMPAT_PINS)
+	$(CPIP) -e ".[dev,tf]" brax "gymnax==1.0.1" "playground>=0.2,<0.3" $(COMPAT_PINS)
 	$(CPY) -m pip check
 	$(CPY) -c "import sys, torch; sys.exit(torch.__version__.split('+')[0] != '$(COMPAT_TORCH)')"
 	touch $@
