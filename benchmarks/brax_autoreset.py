@@ -13,7 +13,8 @@ the median over rounds of the ratio within a round.
   composition until the cached autoreset came);
 * ``cached``: the same with ``AutoReset(..., full_reset=False)``;
 * ``cleanrl/wrapped``: the six-wrapper CleanRL stack over
-  ``from_brax(wrap_for_brax_training(env), num_envs=n)``;
+  ``from_brax(wrap_for_brax_training(env))``, taken as it is (no arguments: the
+  reset keys set the batch);
 * ``cleanrl/cached``: the CleanRL stack over ``cached``.
 
 Usage (Playground's ``CartpoleBalance`` with the MJX-JAX impl; with
@@ -83,7 +84,7 @@ def anywrap_rollout(env: F.FunctionalEnv, n: int, steps: int) -> Callable[[jax.A
     size = env.action_space.shape[0]
 
     def run(key: jax.Array) -> jax.Array:
-        _, state = env.reset(key)
+        _, state = env.reset(jax.random.split(key, n))  # one key per env, as Brax
 
         def body(state: Any, k: jax.Array) -> tuple[Any, jax.Array]:
             action = jax.random.uniform(k, (n, size), minval=-1.0, maxval=1.0)
@@ -106,7 +107,7 @@ def main(n: int = 256, steps: int = 200, rounds: int = 7, episode_length: int = 
         "bare": brax_rollout(wrapped, n, steps),
         "full": anywrap_rollout(episodes(True), n, steps),
         "cached": anywrap_rollout(episodes(False), n, steps),
-        "cleanrl/wrapped": anywrap_rollout(cleanrl(F.from_brax(wrapped, num_envs=n)), n, steps),
+        "cleanrl/wrapped": anywrap_rollout(cleanrl(F.from_brax(wrapped)), n, steps),
         "cleanrl/cached": anywrap_rollout(cleanrl(episodes(False)), n, steps),
     }
     key = jax.random.key(0)

@@ -51,12 +51,14 @@ def actions(seed=1):
 
 
 # ------------------------------------------------------------- from_brax's forms
-def test_training_wrap_needs_num_envs_and_then_steps_as_brax_does():
+@pytest.mark.parametrize("num_envs", [None, N], ids=["as-it-is", "num_envs"])
+def test_training_wrap_steps_as_brax_does(num_envs):
+    """brax.envs.training.wrap's vmap has no batch_size: taken as it is, the reset keys
+    set the batch; with num_envs, one key is split into that many."""
     wrapped = envs.training.wrap(Drift(), episode_length=L)
-    with pytest.raises(ValueError, match=r"AutoResetWrapper > EpisodeWrapper.*Pass num_envs"):
-        F.from_brax(wrapped)
-    env = F.from_brax(wrapped, num_envs=N)
-    assert env.num_envs == N and env.autoreset_mode == AutoresetMode.SAME_STEP
+    env = F.from_brax(wrapped, num_envs=num_envs)
+    assert env.num_envs == num_envs and env.batched
+    assert env.autoreset_mode == AutoresetMode.SAME_STEP
     keys = raw_keys(0, N)
     ref_obs, ref_rew, ref_done, ref_trunc = brax_rollout(wrapped, keys, actions())
     # a batch of keys, as ppo.train passes them, raw or typed: the same envs as Brax's
@@ -67,9 +69,33 @@ def test_training_wrap_needs_num_envs_and_then_steps_as_brax_does():
         np.testing.assert_array_equal(trunc, ref_trunc.astype(bool) & ref_done.astype(bool))
         np.testing.assert_array_equal(term | trunc, ref_done.astype(bool))
     assert np.asarray(trunc)[L - 1].any() and np.asarray(term).any()  # both kinds of ends
-    # one key is split into num_envs keys
-    obs, _ = env.reset(jax.random.key(3))
-    assert obs.shape == (N, 3) and len({tuple(np.asarray(o)) for o in obs}) == N
+    if num_envs is None:  # one key: the size is unknown, and the error says what to pass
+        with pytest.raises(ValueError, match=r"expected a batch of keys.*got one key.*num_envs"):
+            env.reset(jax.random.key(3))
+        with pytest.raises(ValueError, match=r"to_vector_env: .*reset keys: pass num_envs"):
+            F.to_vector_env(env)
+    else:  # one key is split into num_envs keys
+        obs, _ = env.reset(jax.random.key(3))
+        assert obs.shape == (N, 3) and len({tuple(np.asarray(o)) for o in obs}) == N
+
+
+def test_a_batch_of_unknown_size_is_batched_through_the_stack():
+    """The wrappers over from_brax(training.wrap(env)) treat it as a batch (not as one
+    env), VmapWrapper refuses it, and shard_specs reads the batch off the state."""
+    env = cleanrl_stack(F.from_brax(envs.training.wrap(Drift(), episode_length=L)))
+    assert env.num_envs is None and env.batched and F.batch_ndim(env) == 1
+    with pytest.raises(ValueError, match="VmapWrapper: the env is already batched"):
+        F.VmapWrapper(F.from_brax(envs.training.wrap(Drift(), episode_length=L)), 2)
+    obs, state = env.reset(raw_keys(0, N))
+    assert obs.shape == (N, 3)
+    obs_stats = F.find_state(state, F.NormalizeObservationState).obs_stats
+    assert obs_stats.mean.shape == (3,)  # statistics of the batch, not one per env
+    specs = F.shard_specs(env, state, "d")
+    P = jax.sharding.PartitionSpec
+    assert F.find_state(specs, F.NormalizeObservationState).obs_stats.mean == P()
+    last = F.find_state(specs, F.EpisodeStatisticsState).last  # each env's last episode
+    last = jax.tree.leaves(last, is_leaf=lambda x: isinstance(x, P))
+    assert last and all(spec == P("d") for spec in last)
 
 
 def test_create_with_batch_size_is_read_and_takes_one_key():
@@ -151,7 +177,7 @@ def test_full_autoreset_draws_a_fresh_start():
 
 def test_cleanrl_stack_over_the_training_wrap_keeps_brax_rewards_in_its_statistics():
     wrapped = envs.training.wrap(Drift(), episode_length=L)
-    env = cleanrl_stack(F.from_brax(wrapped, num_envs=N))
+    env = cleanrl_stack(F.from_brax(wrapped))
     _, ref_rew, ref_done, _ = brax_rollout(wrapped, raw_keys(0, N), actions())
     _, (obs, _, _, _, info) = anywrap_rollout(env, raw_keys(0, N), actions())
     # the episode returns are sums of Brax's own rewards
@@ -175,9 +201,9 @@ def test_playground_wrap_for_brax_training():
 
     env = registry.load("CartpoleBalance", config_overrides={"impl": "jax"})
     wrapped = wrapper.wrap_for_brax_training(env, episode_length=L)
-    with pytest.raises(ValueError, match=r"BraxAutoResetWrapper > EpisodeWrapper.*Pass num_envs"):
-        F.from_brax(wrapped)
-    adapted = F.from_brax(wrapped, num_envs=N)
+    adapted = F.from_brax(wrapped)  # as it is: the reset keys set the batch
+    with pytest.raises(ValueError, match=r"BraxAutoResetWrapper > EpisodeWrapper.*num_envs"):
+        adapted.reset(jax.random.key(0))
     assert adapted.autoreset_mode == AutoresetMode.SAME_STEP
     assert adapted.observation_space.shape == (5,)
     keys = raw_keys(0, N)

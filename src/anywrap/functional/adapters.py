@@ -142,30 +142,23 @@ class BraxEnv:
             raise ValueError(f"from_brax: num_envs must be a positive int, got {num_envs!r}")
         self.env = env
         chain = _brax_chain(env)
-        self.num_envs: int | None
-        # Whether the env's own reset wants one key per env (Brax's VmapWrapper without
-        # batch_size, the domain-randomisation vmaps, Playground's autoreset).
+        self._seen = chain.seen
+        # Batched: a vmap in the chain, or an env that batches itself (num_envs given).
+        # Brax's VmapWrapper without batch_size (brax.envs.training.wrap), Playground's
+        # wrap_for_brax_training and the domain-randomisation vmaps take one key per env
+        # (the number of keys sets the batch); VmapWrapper(batch_size=n) splits one key.
+        self.batched = chain.batched or num_envs is not None
         self._key_per_env = chain.batched and not chain.splits_key
-        if not chain.batched:
-            if num_envs is not None:
-                self._check_native_batch(num_envs, chain)
-            self.num_envs = num_envs
-        elif num_envs is None:
-            if chain.batch_size is None:
-                raise ValueError(
-                    f"from_brax: cannot tell how many envs {chain.seen} holds: its vmap has "
-                    "no batch_size (as brax.envs.training.wrap and MuJoCo Playground's "
-                    "wrap_for_brax_training build it), so the number of reset keys sets it. "
-                    "Pass num_envs, e.g. from_brax(env, num_envs=256)"
-                )
-            self.num_envs = chain.batch_size
-        else:
-            if chain.batch_size is not None and chain.batch_size != num_envs:
-                raise ValueError(
-                    f"from_brax: num_envs={num_envs}, but {chain.seen} holds a batch of "
-                    f"{chain.batch_size}"
-                )
-            self.num_envs = num_envs
+        self.num_envs: int | None = num_envs
+        if not chain.batched and num_envs is not None:
+            self._check_native_batch(num_envs, chain)
+        elif chain.batched and num_envs is None:
+            self.num_envs = chain.batch_size  # None: reset's keys set it
+        elif chain.batch_size is not None and chain.batch_size != num_envs:
+            raise ValueError(
+                f"from_brax: num_envs={num_envs}, but {chain.seen} holds a batch of "
+                f"{chain.batch_size}"
+            )
         if autoreset_mode is None:
             autoreset_mode = AutoresetMode.SAME_STEP if chain.autoreset else AutoresetMode.DISABLED
         self.autoreset_mode = autoreset_mode
@@ -202,14 +195,21 @@ class BraxEnv:
         if key.ndim == 2 and not self._key_per_env:
             what = (
                 "one key, which its VmapWrapper splits"
-                if self.num_envs is not None
+                if self.batched
                 else "one key: the env is unbatched (wrap the adapter in VmapWrapper to batch it)"
             )
             raise ValueError(
                 f"from_brax({type(self.env).__name__}).reset: expected {what}; "
                 f"got a batch of {key.shape[0]} keys"
             )
-        if key.ndim == 1 and self._key_per_env and self.num_envs is not None:
+        if key.ndim == 1 and self._key_per_env:
+            if self.num_envs is None:
+                raise ValueError(
+                    f"from_brax({type(self.env).__name__}).reset: expected a batch of keys, "
+                    f"one per env (jax.random.split(key, n)): the vmap of {self._seen} has no "
+                    "batch_size, so the number of keys sets the batch; got one key. Or pass "
+                    "num_envs, e.g. from_brax(env, num_envs=256), to split one key"
+                )
             key = jax.random.split(key, self.num_envs)
         state = self.env.reset(key)
         return state.obs, state
@@ -239,18 +239,22 @@ def from_brax(
     * ``brax.envs.create(..., batch_size=n)``: the batch is read from its
       ``VmapWrapper``;
     * ``brax.envs.training.wrap(env)`` or Playground's
-      ``wrap_for_brax_training(env)``: their vmap has no ``batch_size`` (the
-      number of reset keys sets it), so pass ``num_envs=n``; without it the
-      adapter refuses at construction, naming ``num_envs``. A
-      domain-randomisation vmap's batch is read from its model.
+      ``wrap_for_brax_training(env)``, as they are: their vmap has no
+      ``batch_size``, so the number of keys given to ``reset`` sets the batch
+      (``num_envs`` stays None until then; the stack is batched all the same).
+      Pass ``num_envs=n`` to have ``reset`` split one key into ``n``; where
+      the size must be known before ``reset`` (:func:`to_vector_env`), it is
+      asked for by name. A domain-randomisation vmap's batch is read from its
+      model.
 
     Autoreset is read from Brax's ``AutoResetWrapper`` and Playground's
     ``BraxAutoResetWrapper`` (both swap in a cached first state, and report no
     final observation); pass ``autoreset_mode`` to override.
 
     ``reset`` takes one key (split into ``num_envs`` where the env wants one key
-    per env) or a batch of keys (one per env, as ``ppo.train`` passes a device's
-    share); a key of another shape is refused, naming what was expected.
+    per env and ``num_envs`` is known) or a batch of keys (one per env, as
+    ``ppo.train`` passes a device's share); a key of another shape is refused,
+    naming what was expected.
 
     MuJoCo Playground's ``impl`` (``registry.load(name, config_overrides={"impl":
     "jax"})`` or ``"warp"``) is the env's business: the adapter takes either.
@@ -283,18 +287,22 @@ def from_brax(
         4 False [0.0004 0.02  ] [0.0004 0.02  ]
 
         Brax's training wrappers (vmap, episode, autoreset), as ``ppo.train``
-        builds them: ``num_envs`` says how many envs one key is split into.
+        builds them, taken as they are: the reset keys set the batch.
 
         >>> wrapped = envs.training.wrap(envs.get_environment("fast"), episode_length=3)
-        >>> F.from_brax(wrapped)
+        >>> env = F.NormalizeObservation(F.from_brax(wrapped))
+        >>> env.num_envs, env.batched, env.autoreset_mode.name
+        (None, True, 'SAME_STEP')
+        >>> env.reset(jax.random.split(jax.random.key(0), 4))[0].shape
+        (4, 2)
+        >>> env.reset(jax.random.key(0))
         Traceback (most recent call last):
         ...
-        ValueError: from_brax: cannot tell how many envs AutoResetWrapper > EpisodeWrapper ...
-        Pass num_envs, e.g. from_brax(env, num_envs=256)
-        >>> env = F.from_brax(wrapped, num_envs=4)
-        >>> env.num_envs, env.autoreset_mode.name
-        (4, 'SAME_STEP')
-        >>> env.reset(jax.random.key(0))[0].shape
+        ValueError: from_brax(AutoResetWrapper).reset: expected a batch of keys, one per env ...
+
+        ``num_envs`` lets one key be split:
+
+        >>> F.from_brax(wrapped, num_envs=4).reset(jax.random.key(0))[0].shape
         (4, 2)
     """
     return BraxEnv(env, num_envs=num_envs, autoreset_mode=autoreset_mode)

@@ -10,6 +10,10 @@ A functional environment is an object with two pure methods and four attributes:
     env.num_envs            # None for one environment, N for a batch of N
     env.autoreset_mode      # gymnasium.vector.AutoresetMode.SAME_STEP or DISABLED
 
+and, optionally, ``env.batched = True`` for a batch whose size its reset keys
+set (``num_envs`` None until then), as Brax's and Playground's training vmaps
+are (:func:`batch_ndim`).
+
 ``state`` is any JAX pytree. Randomness lives in it: ``reset`` takes the only
 key, and an environment that needs fresh randomness each step carries its own
 key in its state and splits it. So a rollout is a plain ``lax.scan`` over
@@ -85,8 +89,14 @@ class FunctionalEnv(Protocol):
 
 
 def batch_ndim(env: FunctionalEnv) -> int:
-    """How many leading axes of obs / reward / done are batch axes: 0 or 1."""
-    return 0 if env.num_envs is None else 1
+    """How many leading axes of obs / reward / done are batch axes: 0 or 1.
+
+    An env is batched when ``num_envs`` is set, or when it says ``batched =
+    True`` while its size waits for ``reset``: Brax's and Playground's training
+    vmaps take their batch from the number of reset keys (``from_brax``).
+    """
+    batched = getattr(env, "batched", None)
+    return int(env.num_envs is not None if batched is None else bool(batched))
 
 
 S = TypeVar("S")
@@ -158,6 +168,7 @@ class Wrapper:
     observation_space = property(lambda self: self.env.observation_space)
     action_space = property(lambda self: self.env.action_space)
     num_envs = property(lambda self: self.env.num_envs)
+    batched = property(lambda self: bool(batch_ndim(self.env)))
     autoreset_mode = property(lambda self: self.env.autoreset_mode)
 
     @property

@@ -44,7 +44,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import PartitionSpec
 
-from .core import AxisName, FunctionalEnv, Wrapper
+from .core import AxisName, FunctionalEnv, Wrapper, batch_ndim
 
 __all__ = ["global_entries", "shard_specs", "with_global_entries"]
 
@@ -110,7 +110,7 @@ def _labels(owner: str, env: Any, state: Any, depth: int = 0) -> Any:
     row per env.
     """
     while isinstance(env, Wrapper):
-        if env.num_envs is not None and getattr(env.env, "num_envs", None) is None:
+        if batch_ndim(env) and not batch_ndim(env.env):
             return jax.tree.map(lambda _: _PER_ENV, state)  # VmapWrapper: rows below
         kind: Any = env.state_type
         if kind is None:  # a wrapper without state passes its env's state through
@@ -200,12 +200,20 @@ def shard_specs(env: FunctionalEnv, state: Any, axis_name: AxisName) -> Any:
         True
     """
     owner = "anywrap.functional.shard_specs"
-    n = getattr(env, "num_envs", None)
-    if n is None:
+    if not batch_ndim(env):
         raise ValueError(
             f"{owner}: expected a batched env (num_envs set: from_gymnax(..., num_envs=n) or "
             f"VmapWrapper), got {env!r} with num_envs=None"
         )
+    labels = _labels(owner, env, state)
+    n = env.num_envs
+    if n is None:  # a batch whose size its reset keys set (from_brax): read it off the state
+        rows = [
+            tuple(getattr(x, "shape", ()))[:1]
+            for x, label in zip(jax.tree.leaves(state), jax.tree.leaves(labels), strict=True)
+            if not label
+        ]
+        n = next((r[0] for r in rows if r), None)
 
     def spec(path: tuple[Any, ...], label: str, leaf: Any) -> PartitionSpec:
         if label:
@@ -220,7 +228,7 @@ def shard_specs(env: FunctionalEnv, state: Any, axis_name: AxisName) -> Any:
             )
         return PartitionSpec(axis_name)
 
-    return jax.tree_util.tree_map_with_path(spec, _labels(owner, env, state), state)
+    return jax.tree_util.tree_map_with_path(spec, labels, state)
 
 
 def global_entries(owner: str, env: Any, state: Any) -> dict[str, Any]:

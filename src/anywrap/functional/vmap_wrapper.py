@@ -6,7 +6,7 @@ from typing import Any
 
 import jax
 
-from .core import FunctionalEnv, Step, Wrapper, is_key_batch
+from .core import FunctionalEnv, Step, Wrapper, batch_ndim, is_key_batch
 
 __all__ = ["VmapWrapper"]
 
@@ -39,7 +39,7 @@ class VmapWrapper(Wrapper):
 
     def __init__(self, env: FunctionalEnv, num_envs: int) -> None:
         super().__init__(env)
-        if env.num_envs is not None:
+        if batch_ndim(env):
             raise ValueError(
                 f"VmapWrapper: the env is already batched (num_envs={env.num_envs}); "
                 "wrap an unbatched env"
@@ -49,6 +49,7 @@ class VmapWrapper(Wrapper):
         self._num_envs = num_envs
 
     num_envs = property(lambda self: self._num_envs)  # type: ignore[assignment]
+    batched = True  # type: ignore[assignment]
 
     def reset(self, key: jax.Array) -> tuple[Any, Any]:
         keys = key if is_key_batch(key) else jax.random.split(key, self._num_envs)
