@@ -18,6 +18,9 @@ time and its training speed (the median of ``training/sps`` over the epochs
 after the first, which compiles).
 
     python benchmarks/brax_ppo_learning.py [pendulum|cartpole] [num_timesteps] [seeds]
+
+With matplotlib installed it also draws the curves into
+``bench-results/brax_ppo_<env>.png`` (one line per normaliser and seed).
 """
 
 from __future__ import annotations
@@ -111,14 +114,48 @@ def main(which: str = "pendulum", num_timesteps: int = 330_000, seeds: int = 2) 
     name, env = load(which)
     config = SETTINGS[which]
     print(f"{name}, {num_timesteps} steps, {jax.device_count()} device(s), {config}")
+    curves: dict[tuple[str, int], list[tuple[int, float]]] = {}
     for seed in range(seeds):
         for how in ("anywrap", "brax"):
             curve, wall, sps = run(env, config, how, seed, num_timesteps)
+            curves[how, seed] = curve
             points = " ".join(f"{s}:{r:.0f}" for s, r in curve)
             print(
                 f"{how:<8} seed {seed}  final {curve[-1][1]:7.1f}  {wall:4.0f} s  "
                 f"{sps:7.0f} steps/s | {points}"
             )
+    plot(curves, name, Path("bench-results") / f"brax_ppo_{which}.png")
+
+
+def plot(curves: dict[tuple[str, int], list[tuple[int, float]]], title: str, path: Path) -> None:
+    """The evaluation curves in one figure (skipped without matplotlib)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib is not installed: no plot")
+        return
+    fig, ax = plt.subplots(figsize=(6, 3.6), dpi=120)
+    for (how, seed), curve in curves.items():
+        steps, rewards = zip(*curve)
+        ax.plot(
+            steps,
+            rewards,
+            color="tab:blue" if how == "anywrap" else "tab:orange",
+            linestyle="-" if seed == 0 else "--",
+            label=f"{'anywrap NormalizeObservation' if how == 'anywrap' else 'Brax normaliser'}, "
+            f"seed {seed}",
+        )
+    ax.set_xlabel("env steps")
+    ax.set_ylabel("eval episode reward")
+    ax.set_title(title)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    print(f"plot: {path}")
 
 
 if __name__ == "__main__":

@@ -116,8 +116,9 @@ def clip_stack(env, clip):
     return cleanrl_stack(env, anywrap.vector, clip)
 
 # -- PyTorch on CUDA, under torch.cuda.set_sync_debug_mode("error"): the compiled stack
-#    (each transform compiled by TorchInductor and captured in a CUDA graph), then the
-#    eager one (compilation off), which must agree with it.
+#    (each transform compiled by TorchInductor and captured in a CUDA graph), a second
+#    stack of the same shapes (its programs shared: no new compile), then the eager one
+#    (compilation off), which must agree with it.
 try:
     import torch
     from anywrap import xp
@@ -166,6 +167,19 @@ try:
             compiled_outs = None
             report("FAIL", "torch-cuda six-wrapper vector stack, compiled",
                    f"{type(exc).__name__}: {exc}"[:400])
+        if compiled_outs is not None:  # a second stack, the same shapes: the programs are shared
+            try:
+                again, records = guarded_run(True)
+                sources = sorted({(r.function, r.source) for r in records if r.compiled})
+                assert sources and all(src == "shared" for _, src in sources), sources
+                for (o1, _), (o2, _) in zip(compiled_outs, again):
+                    torch.testing.assert_close(o1, o2, rtol=0, atol=0)
+                report("PASS", "torch-cuda second stack, the same shapes",
+                       f"no new compile ({len(sources)} programs shared), the same outputs, "
+                       "no sync")
+            except Exception as exc:
+                report("FAIL", "torch-cuda second stack, the same shapes",
+                       f"{type(exc).__name__}: {exc}"[:400])
         try:
             eager_outs, _ = guarded_run(False)
             detail = f"25 steps x {n} envs under set_sync_debug_mode('error')"
