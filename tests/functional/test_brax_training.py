@@ -58,7 +58,7 @@ def rollout(env, keys, acts, *, pmapped):
 def test_the_evaluation_env_steps_as_brax_does_in_the_envs_own_units():
     training = F.BraxTraining(stack)
     eval_env = training(training.eval_env(Drift()), episode_length=L)
-    assert "Reward" not in repr(eval_env.stack(N))  # no reward wrapper left
+    assert "Reward" not in repr(eval_env.stack)  # no reward wrapper left
     ref = envs.training.wrap(Drift(), episode_length=L)
     keys = raw_keys(0, N)
     first, _, states = rollout(eval_env, keys, actions(), pmapped=False)
@@ -201,10 +201,10 @@ def test_misuse_is_refused_with_what_to_do():
         train_env.reset(jax.random.PRNGKey(0))
     twice = F.BraxTraining(lambda env: F.NormalizeObservation(F.NormalizeObservation(env)))
     with pytest.raises(ValueError, match="more than one NormalizeObservation"):
-        twice(Drift(), episode_length=L).stack(N)
+        twice(Drift(), episode_length=L)
     elsewhere = F.BraxTraining(lambda env: F.from_brax(Drift()))
     with pytest.raises(TypeError, match="must build over the env it is given"):
-        elsewhere(Drift(), episode_length=L).stack(N)
+        elsewhere(Drift(), episode_length=L)
     with pytest.raises(RuntimeError, match="no stack was built"):
         F.BraxTraining(stack).observation_fn()
 

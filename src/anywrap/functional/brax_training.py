@@ -137,14 +137,15 @@ class BraxStackEnv:
     ``EpisodeWrapper`` below the stack, ``truncation`` and ``episode_done`` from
     the stack's ``truncated`` and its done).
 
-    The stack is built by ``make_stack(num_envs)`` for the batch that ``reset``
-    is given (a device's share under Brax's ``pmap``), once per batch size.
-    Made by :class:`BraxTraining`; see there.
+    ``stack`` is the anywrap stack it steps, over ``from_brax`` of the env as
+    Brax wrapped it: its batch is that of the keys ``reset`` is given (a
+    device's share under Brax's ``pmap``). Made by :class:`BraxTraining`; see
+    there.
     """
 
     def __init__(
         self,
-        make_stack: Callable[[int], FunctionalEnv],
+        stack: FunctionalEnv,
         inner: Any,
         *,
         training: bool,
@@ -152,24 +153,17 @@ class BraxStackEnv:
         publish_every: int = 1,
         after_reset: Callable[[Any], Any] | None = None,
     ) -> None:
-        self._make_stack = make_stack
-        self._stacks: dict[int, FunctionalEnv] = {}
+        self.stack = stack
         self._inner = inner
         self.training = training
         self._publish = publish
         self._publish_every = publish_every
         self._after_reset = after_reset
 
-    def stack(self, num_envs: int) -> FunctionalEnv:
-        """The stack for a batch of ``num_envs`` (built on first use)."""
-        if num_envs not in self._stacks:
-            self._stacks[num_envs] = self._make_stack(num_envs)
-        return self._stacks[num_envs]
-
     # What Brax's wrappers and trainers read from an env.
     @property
     def observation_size(self) -> Any:
-        space = self.stack(1).observation_space
+        space = self.stack.observation_space
         if isinstance(space, gym.spaces.Dict):
             return {k: tuple(v.shape or ()) for k, v in space.spaces.items()}
         shape = tuple(space.shape or ())
@@ -177,7 +171,7 @@ class BraxStackEnv:
 
     @property
     def action_size(self) -> int:
-        return int(self.stack(1).action_space.shape[0])
+        return int(self.stack.action_space.shape[0])
 
     @property
     def backend(self) -> str:
@@ -206,7 +200,7 @@ class BraxStackEnv:
         from brax.envs.base import State
 
         n = rng.shape[0]
-        obs, state = self.stack(n).reset(rng)
+        obs, state = self.stack.reset(rng)
         if self._after_reset is not None:
             state = self._after_reset(state)
         inner = _innermost(state)
@@ -225,8 +219,7 @@ class BraxStackEnv:
                 "Evaluate with BraxTraining's eval env: ppo.train(..., "
                 "eval_env=training.eval_env(env))"
             )
-        stack = self.stack(action.shape[0])
-        s = stack.step(state.pipeline_state.stack, action)
+        s = self.stack.step(state.pipeline_state.stack, action)
         t = state.pipeline_state.t + 1
         if self._publish is not None:  # every publish_every steps: one host call is ~0.3 ms
             self._publish(
@@ -337,7 +330,7 @@ class BraxTraining:
         >>> eval_env = training(training.eval_env(env), episode_length=100)
         >>> train_env, eval_env
         (<BraxStackEnv training>, <BraxStackEnv evaluation>)
-        >>> eval_env.stack(8)
+        >>> eval_env.stack
         <NormalizeObservation<BraxEnv AutoResetWrapper>>
         >>> state = jax.jit(eval_env.reset)(jax.random.split(jax.random.PRNGKey(0), 8))
         >>> state.obs.shape, sorted(state.info)
@@ -393,23 +386,20 @@ class BraxTraining:
             **kwargs,
         )
 
-        def make(num_envs: int) -> FunctionalEnv:
-            base = from_brax(inner, num_envs=num_envs)
-            stack = self.make_stack(base)
-            self._check(stack, base)
-            return self._training_stack(stack) if training else self._evaluation_stack(stack)
-
+        base = from_brax(inner)  # the reset keys set the batch: a device's share under pmap
+        stack = self.make_stack(base)
+        self._check(stack, base)
         if training:  # a new training: its statistics start afresh
             self._mailbox.clear()
             return BraxStackEnv(
-                make,
+                self._training_stack(stack),
                 inner,
                 training=True,
                 publish=self._send,
                 publish_every=self.publish_every,
                 after_reset=self._restore_reward_stats,
             )
-        return BraxStackEnv(make, inner, training=False)
+        return BraxStackEnv(self._evaluation_stack(stack), inner, training=False)
 
     def _wrap_for(self, env: Any) -> Callable[..., Any]:
         if self.wrap is not None:
