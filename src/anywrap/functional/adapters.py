@@ -124,6 +124,8 @@ class BraxEnv:
     ``reset`` takes one key or a batch of keys (one per env; a shard's under
     ``pmap`` or ``shard_map``), typed (``jax.random.key``) or raw
     (``jax.random.PRNGKey``); Brax's wrappers get raw keys, as they expect.
+    ``batched`` says whether it is a batch; ``num_envs`` is its size, or None
+    where the reset keys set it (a training vmap without ``batch_size``).
     """
 
     def __init__(
