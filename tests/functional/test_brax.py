@@ -165,6 +165,38 @@ def test_cached_autoreset_steps_as_brax_autoreset_wrapper():
     np.testing.assert_array_equal(info["final_obs"][~done], np.asarray(obs)[~done])
 
 
+def test_full_autoreset_over_a_batch_of_per_env_keys_is_the_vmap_of_autoreset():
+    """AutoReset over Brax's VmapWrapper without batch_size (one key per env) splits each
+    env's key as VmapWrapper(AutoReset(one env)) does: the same episodes from the same keys,
+    fresh starts included."""
+    over_batch = F.AutoReset(
+        F.from_brax(training.VmapWrapper(training.EpisodeWrapper(Drift(), L, 1)))
+    )
+    per_env = F.VmapWrapper(F.AutoReset(F.from_brax(training.EpisodeWrapper(Drift(), L, 1))), N)
+    assert over_batch.num_envs is None and over_batch.batched
+    keys = jax.random.split(jax.random.key(0), N)
+    got, want = (anywrap_rollout(env, keys, actions()) for env in (over_batch, per_env))
+    for a, b in zip(jax.tree.leaves(got), jax.tree.leaves(want), strict=True):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6)
+    first, (obs, _, _, trunc, _) = got
+    assert np.asarray(trunc)[L - 1].all()
+    assert not np.isclose(np.asarray(obs)[L - 1], np.asarray(first)).all(axis=-1).any()
+
+
+def test_sticky_action_over_a_batch_of_per_env_keys():
+    """StickyAction takes the keys Brax's trainers pass (one per env): the env gets one
+    per env, and the wrapper draws from the first env's."""
+    n = 1000
+    env = F.StickyAction(
+        F.from_brax(envs.training.wrap(Drift(), episode_length=L)), repeat_action_probability=0.25
+    )
+    _, state = env.reset(raw_keys(0, n))
+    state = env.step(state, jnp.zeros((n, 1))).state
+    state = env.step(state, jnp.ones((n, 1))).state
+    repeated = float((state.sticky.last[:, 0] == 0).mean())  # the first action, sent again
+    assert 0.2 < repeated < 0.3, repeated
+
+
 def test_full_autoreset_draws_a_fresh_start():
     env = F.VmapWrapper(F.AutoReset(F.from_brax(training.EpisodeWrapper(Drift(), L, 1))), N)
     first, (obs, _, _, trunc, _) = anywrap_rollout(env, jax.random.key(0), jnp.zeros((T, N, 1)))

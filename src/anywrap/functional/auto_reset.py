@@ -11,7 +11,7 @@ from gymnasium.vector import AutoresetMode
 
 from anywrap.transforms.time_limit import select_rows
 
-from .core import FunctionalEnv, Step, Wrapper
+from .core import FunctionalEnv, Step, Wrapper, split_key
 
 __all__ = ["AutoReset", "AutoResetState", "CachedResetState"]
 
@@ -41,7 +41,10 @@ class AutoReset(Wrapper):
     the finished one (for every env; meaningful where terminated or truncated).
 
     Place it directly over the environment (below VmapWrapper and any anywrap
-    wrapper): everything in the state it wraps is reset on done.
+    wrapper): everything in the state it wraps is reset on done. Over an env
+    that is a batch already and takes one key per env (Brax's ``VmapWrapper``
+    without ``batch_size``), ``reset`` takes a batch of keys and each env's key
+    is split as ``VmapWrapper(AutoReset(env))`` would split it.
 
     Two ways to start the new episode, chosen by ``full_reset``:
 
@@ -128,7 +131,7 @@ class AutoReset(Wrapper):
         if not self.full_reset:
             obs, inner = self.env.reset(key)
             return obs, CachedResetState(inner, obs, inner)
-        key, sub = jax.random.split(key)
+        key, sub = split_key(key)  # a batch of keys: one pair per env
         obs, inner = self.env.reset(sub)
         return obs, AutoResetState(inner, key)
 
@@ -144,7 +147,7 @@ class AutoReset(Wrapper):
             info = {**info, "final_obs": obs}
             new_state = state._replace(inner=new_inner)
             return Step(new_obs, new_state, reward, terminated, truncated, info)
-        key, sub = jax.random.split(state.key)
+        key, sub = split_key(state.key)
         fresh_obs, fresh_inner = self.env.reset(sub)
         # jax.tree.map: the env's state may be any pytree (a flax dataclass, say)
         new_obs, new_inner = jax.tree.map(

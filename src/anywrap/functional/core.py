@@ -261,6 +261,16 @@ def is_key_batch(key: jax.Array) -> bool:
     return bool(key.ndim == 2)
 
 
+def split_key(key: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """``(key, sub)``: one key split in two, or each key of a batch split in two (a
+    batch of each, one key per env), typed or raw as given."""
+    if is_key_batch(key):
+        pairs = jax.vmap(jax.random.split)(key)
+        return pairs[:, 0], pairs[:, 1]
+    key, sub = jax.random.split(key)
+    return key, sub
+
+
 def stats_dtype_name(owner: str, stats_dtype: Any) -> str | None:
     """``stats_dtype`` checked: None (Gymnasium's default), or float32 / float64."""
     if stats_dtype is None:

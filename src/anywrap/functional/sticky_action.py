@@ -13,7 +13,7 @@ from anywrap.transforms.sticky_action import StickyKeyed, StickyState, init_stic
 from anywrap.tree import tree_map
 from anywrap.xp import resolve_dtype
 
-from .core import FunctionalEnv, Step, Wrapper, autoreset, batch_shape
+from .core import FunctionalEnv, Step, Wrapper, autoreset, batch_shape, is_key_batch, split_key
 
 __all__ = ["StickyAction", "StickyActionState"]
 
@@ -33,8 +33,10 @@ class StickyAction(Wrapper):
 
     The key comes from ``reset(key)``: it is split into the env's and the
     wrapper's, so a rollout is reproducible from that one key (and the env
-    sees another reset key than it would unwrapped). In SAME_STEP mode an
-    environment forgets its last action when its episode ends.
+    sees another reset key than it would unwrapped). Given a batch of keys (one
+    per env, as Brax's trainers pass them), each is split, and the wrapper
+    draws from the first env's. In SAME_STEP mode an environment forgets its
+    last action when its episode ends.
 
     Example:
         >>> import jax, gymnax
@@ -67,7 +69,9 @@ class StickyAction(Wrapper):
         self._sample = sample_action(name, env.action_space, ())
 
     def reset(self, key: jax.Array) -> tuple[Any, Any]:
-        key, mine = jax.random.split(key)
+        key, mine = split_key(key)
+        if is_key_batch(mine):  # a batch of keys: the draws come from the first env's
+            mine = mine[0]
         obs, inner = self.env.reset(key)
         batch = batch_shape(self.env, obs)
         sample = tree_map(
