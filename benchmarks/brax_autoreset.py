@@ -37,6 +37,7 @@ import jax.numpy as jnp
 from brax.envs.wrappers.training import EpisodeWrapper
 
 from anywrap import functional as F
+from anywrap.bench.envs import cleanrl_stack
 
 
 def load_env(episode_length: int) -> tuple[str, Any, Any]:
@@ -58,12 +59,8 @@ def load_env(episode_length: int) -> tuple[str, Any, Any]:
 
 
 def cleanrl(env: F.FunctionalEnv) -> F.FunctionalEnv:
-    env = F.RecordEpisodeStatistics(env)
-    env = F.ClipAction(env)
-    env = F.NormalizeObservation(env)
-    env = F.TransformObservation(env, lambda o: jnp.clip(o, -10, 10))
-    env = F.NormalizeReward(env, gamma=0.99)
-    return F.TransformReward(env, lambda r: jnp.clip(r, -10, 10))
+    """CleanRL's six wrappers, as the other benchmarks build them."""
+    return cleanrl_stack(env, F, jnp.clip)
 
 
 def brax_rollout(env: Any, n: int, steps: int) -> Callable[[jax.Array], jax.Array]:

@@ -225,18 +225,11 @@ def save_state(env: Any, path: str | os.PathLike[str], *, state: Any = None) -> 
             f"keeps statistics (NormalizeObservation, NormalizeReward, RecordEpisodeStatistics, "
             f"...), got {env!r}; nothing was written to {path!r}{hint}"
         )
-    if state is not None and not _writes():
+    if state is not None and not _writes_checkpoints():  # another JAX process than 0
         return
     # np.ascontiguousarray would turn 0-d counts into 1-d arrays.
     tensors = {k: _host(k, v, path) for k, v in entries.items()}
     _write(path, tensors, {"format": fmt, "layers": ",".join(prefixes)})
-
-
-def _writes() -> bool:
-    """Whether this JAX process writes a functional checkpoint: process 0 does."""
-    import jax
-
-    return bool(jax.process_index() == 0)
 
 
 def _host(key: str, value: Any, path: str) -> np.ndarray:
@@ -248,6 +241,12 @@ def _host(key: str, value: Any, path: str) -> np.ndarray:
             f"anywrap.functional.shard_specs places it), got {value.sharding}; nothing was "
             f"written to {path!r}"
         ) from e
+
+
+def _writes_checkpoints() -> bool:
+    from anywrap.functional.sharding import writes_checkpoints
+
+    return writes_checkpoints()
 
 
 def _prefix(key: str) -> str:

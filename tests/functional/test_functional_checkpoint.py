@@ -250,3 +250,17 @@ def test_one_unbatched_env_saves_its_statistics_too(tmp_path):
     )
     np.testing.assert_array_equal(loaded.inner.obs_stats.mean, state.inner.obs_stats.mean)
     assert float(loaded.inner.obs_stats.count) == pytest.approx(4.0001)
+
+
+def test_only_process_zero_writes(tmp_path, monkeypatch):
+    """Over several JAX processes the statistics are replicated: process 0 writes the file,
+    the others return without writing (simulated here by the process index)."""
+    env = make()
+    state = trained(env)
+    path = tmp_path / "stats.safetensors"
+    monkeypatch.setattr(jax, "process_index", lambda *a, **k: 1)
+    anywrap.save_state(env, path, state=state)
+    assert not path.exists() and not list(tmp_path.iterdir())
+    monkeypatch.setattr(jax, "process_index", lambda *a, **k: 0)
+    anywrap.save_state(env, path, state=state)
+    assert sorted(load_file(path)) == EXPECTED

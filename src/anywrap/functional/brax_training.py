@@ -38,7 +38,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from anywrap.transforms.moments import Moments, normalize
+from anywrap.transforms.moments import Moments, normalize, total_count
 from anywrap.transforms.normalize_observation import _is_moments
 
 from .adapters import BraxEnv, from_brax
@@ -607,13 +607,13 @@ def brax_normalizer_params(obs_stats: Any, epsilon: float = 1e-8) -> Any:
         return jax.tree.map(lambda m: fn(moments(m)), obs_stats, is_leaf=_is_moments)
 
     first = moments(jax.tree.leaves(obs_stats, is_leaf=_is_moments)[0])
-    count = first.count + first.count_lo  # Brax keeps a two-word integer count
+    count = total_count(first)  # Brax keeps a two-word integer count
     hi = jnp.floor(count / 2.0**32)
     lo = jnp.round(count - hi * 2.0**32)
     return running_statistics.RunningStatisticsState(
         mean=tree(lambda m: m.mean),
         std=tree(lambda m: jnp.sqrt(m.var + epsilon)),
         count=brax_types.UInt64(hi=hi.astype(jnp.uint32), lo=lo.astype(jnp.uint32)),
-        summed_variance=tree(lambda m: m.var * (m.count + m.count_lo)),
+        summed_variance=tree(lambda m: m.var * total_count(m)),
         std_eps=0.0,
     )

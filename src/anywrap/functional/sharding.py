@@ -46,7 +46,7 @@ from jax.sharding import PartitionSpec
 
 from .core import AxisName, FunctionalEnv, Wrapper, batch_ndim
 
-__all__ = ["global_entries", "shard_specs", "with_global_entries"]
+__all__ = ["global_entries", "shard_specs", "with_global_entries", "writes_checkpoints"]
 
 _PER_ENV = ""
 """The label of a leaf with one row per env (a global leaf's label is its checkpoint key)."""
@@ -229,6 +229,12 @@ def shard_specs(env: FunctionalEnv, state: Any, axis_name: AxisName) -> Any:
         return PartitionSpec(axis_name)
 
     return jax.tree_util.tree_map_with_path(spec, labels, state)
+
+
+def writes_checkpoints() -> bool:
+    """Whether this process writes a functional stack's checkpoint: JAX process 0 does
+    (the statistics are replicated, so every process holds the same)."""
+    return bool(jax.process_index() == 0)
 
 
 def global_entries(owner: str, env: Any, state: Any) -> dict[str, Any]:
