@@ -231,7 +231,34 @@ class ArrayConversion(Shell, gym.Wrapper):
         return self._conv.out(self.env.render())
 
 
-class ToNumpy(ArrayConversion):
+class _ToLibrary(ArrayConversion):
+    """A conversion named after its target library (the subclass's ``_to``)."""
+
+    _to: str
+
+    def __init__(
+        self,
+        env: gym.Env,
+        device: Any = None,
+        *,
+        env_xp: Library = None,
+        env_device: Any = None,
+        writable: bool = False,
+        scalars: bool | None = None,
+    ) -> None:
+        """Wrap ``env``; ``writable`` and ``scalars``: see :class:`ArrayConversion`."""
+        super().__init__(
+            env,
+            env_xp,
+            env_device=env_device,
+            to=self._to,
+            device=device,
+            writable=writable,
+            scalars=scalars,
+        )
+
+
+class ToNumpy(_ToLibrary):
     """Converts an env's arrays to NumPy (views where possible).
 
     ``writable=True`` copies the read-only leaves (views of JAX or TensorFlow
@@ -244,29 +271,10 @@ class ToNumpy(ArrayConversion):
         'ndarray'
     """
 
-    def __init__(
-        self,
-        env: gym.Env,
-        device: Any = None,
-        *,
-        env_xp: Library = None,
-        env_device: Any = None,
-        writable: bool = False,
-        scalars: bool | None = None,
-    ) -> None:
-        """Wrap ``env``; ``writable`` and ``scalars``: see :class:`ArrayConversion`."""
-        super().__init__(
-            env,
-            env_xp,
-            env_device=env_device,
-            to="numpy",
-            device=device,
-            writable=writable,
-            scalars=scalars,
-        )
+    _to = "numpy"
 
 
-class ToTorch(ArrayConversion):
+class ToTorch(_ToLibrary):
     """Converts an env's arrays to PyTorch tensors, on ``device`` if given.
 
     Example:
@@ -276,29 +284,10 @@ class ToTorch(ArrayConversion):
         'torch'
     """
 
-    def __init__(
-        self,
-        env: gym.Env,
-        device: Any = None,
-        *,
-        env_xp: Library = None,
-        env_device: Any = None,
-        writable: bool = False,
-        scalars: bool | None = None,
-    ) -> None:
-        """Wrap ``env``; ``writable`` and ``scalars``: see :class:`ArrayConversion`."""
-        super().__init__(
-            env,
-            env_xp,
-            env_device=env_device,
-            to="torch",
-            device=device,
-            writable=writable,
-            scalars=scalars,
-        )
+    _to = "torch"
 
 
-class ToJax(ArrayConversion):
+class ToJax(_ToLibrary):
     """Converts an env's arrays to JAX arrays, on ``device`` if given.
 
     Example:
@@ -308,29 +297,10 @@ class ToJax(ArrayConversion):
         'jax'
     """
 
-    def __init__(
-        self,
-        env: gym.Env,
-        device: Any = None,
-        *,
-        env_xp: Library = None,
-        env_device: Any = None,
-        writable: bool = False,
-        scalars: bool | None = None,
-    ) -> None:
-        """Wrap ``env``; ``writable`` and ``scalars``: see :class:`ArrayConversion`."""
-        super().__init__(
-            env,
-            env_xp,
-            env_device=env_device,
-            to="jax",
-            device=device,
-            writable=writable,
-            scalars=scalars,
-        )
+    _to = "jax"
 
 
-class ToTensorFlow(ArrayConversion):
+class ToTensorFlow(_ToLibrary):
     """Converts an env's arrays to TensorFlow tensors, on ``device`` if given.
 
     Example:
@@ -340,27 +310,7 @@ class ToTensorFlow(ArrayConversion):
         'tensorflow'
     """
 
-    def __init__(
-        self,
-        env: gym.Env,
-        device: Any = None,
-        *,
-        env_xp: Library = None,
-        env_device: Any = None,
-        writable: bool = False,
-        scalars: bool | None = None,
-    ) -> None:
-        """Wrap ``env``; ``writable`` and ``scalars``: see :class:`ArrayConversion`."""
-        to = "tensorflow"
-        super().__init__(
-            env,
-            env_xp,
-            env_device=env_device,
-            to=to,
-            device=device,
-            writable=writable,
-            scalars=scalars,
-        )
+    _to = "tensorflow"
 
 
 class JaxToNumpy(ArrayConversion):

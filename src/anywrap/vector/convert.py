@@ -110,7 +110,27 @@ class ArrayConversion(Shell, VectorWrapper):
         return self._conv.out(self.env.render())
 
 
-class ToNumpy(ArrayConversion):
+class _ToLibrary(ArrayConversion):
+    """A conversion named after its target library (the subclass's ``_to``)."""
+
+    _to: str
+
+    def __init__(
+        self,
+        env: VectorEnv,
+        device: Any = None,
+        *,
+        env_xp: Library = None,
+        env_device: Any = None,
+        writable: bool = False,
+    ) -> None:
+        """Wrap ``env``; ``writable``: see :class:`ArrayConversion`."""
+        super().__init__(
+            env, env_xp, env_device=env_device, to=self._to, device=device, writable=writable
+        )
+
+
+class ToNumpy(_ToLibrary):
     """Converts a vector env's arrays to NumPy (views where possible).
 
     ``writable=True`` copies the read-only leaves (views of JAX or TensorFlow
@@ -123,22 +143,10 @@ class ToNumpy(ArrayConversion):
         'ndarray'
     """
 
-    def __init__(
-        self,
-        env: VectorEnv,
-        device: Any = None,
-        *,
-        env_xp: Library = None,
-        env_device: Any = None,
-        writable: bool = False,
-    ) -> None:
-        """Wrap ``env``; ``writable``: see :class:`ArrayConversion`."""
-        super().__init__(
-            env, env_xp, env_device=env_device, to="numpy", device=device, writable=writable
-        )
+    _to = "numpy"
 
 
-class ToTorch(ArrayConversion):
+class ToTorch(_ToLibrary):
     """Converts a vector env's arrays to PyTorch tensors, on ``device`` if given.
 
     Example:
@@ -148,22 +156,10 @@ class ToTorch(ArrayConversion):
         'torch'
     """
 
-    def __init__(
-        self,
-        env: VectorEnv,
-        device: Any = None,
-        *,
-        env_xp: Library = None,
-        env_device: Any = None,
-        writable: bool = False,
-    ) -> None:
-        """Wrap ``env``; ``writable``: see :class:`ArrayConversion`."""
-        super().__init__(
-            env, env_xp, env_device=env_device, to="torch", device=device, writable=writable
-        )
+    _to = "torch"
 
 
-class ToJax(ArrayConversion):
+class ToJax(_ToLibrary):
     """Converts a vector env's arrays to JAX arrays, on ``device`` if given.
 
     Example:
@@ -173,22 +169,10 @@ class ToJax(ArrayConversion):
         'jax'
     """
 
-    def __init__(
-        self,
-        env: VectorEnv,
-        device: Any = None,
-        *,
-        env_xp: Library = None,
-        env_device: Any = None,
-        writable: bool = False,
-    ) -> None:
-        """Wrap ``env``; ``writable``: see :class:`ArrayConversion`."""
-        super().__init__(
-            env, env_xp, env_device=env_device, to="jax", device=device, writable=writable
-        )
+    _to = "jax"
 
 
-class ToTensorFlow(ArrayConversion):
+class ToTensorFlow(_ToLibrary):
     """Converts a vector env's arrays to TensorFlow tensors, on ``device`` if given.
 
     Example:
@@ -198,20 +182,7 @@ class ToTensorFlow(ArrayConversion):
         'tensorflow'
     """
 
-    def __init__(
-        self,
-        env: VectorEnv,
-        device: Any = None,
-        *,
-        env_xp: Library = None,
-        env_device: Any = None,
-        writable: bool = False,
-    ) -> None:
-        """Wrap ``env``; ``writable``: see :class:`ArrayConversion`."""
-        to = "tensorflow"
-        super().__init__(
-            env, env_xp, env_device=env_device, to=to, device=device, writable=writable
-        )
+    _to = "tensorflow"
 
 
 class JaxToNumpy(ArrayConversion):
