@@ -231,10 +231,18 @@ class ArrayConversion(Shell, gym.Wrapper):
         return self._conv.out(self.env.render())
 
 
-class _ToLibrary(ArrayConversion):
-    """A conversion named after its target library (the subclass's ``_to``)."""
+class ToNumpy(ArrayConversion):
+    """Converts an env's arrays to NumPy (views where possible).
 
-    _to: str
+    ``writable=True`` copies the read-only leaves (views of JAX or TensorFlow
+    arrays) for code that writes in place.
+
+    Example:
+        >>> import gymnasium as gym, anywrap
+        >>> env = anywrap.ToNumpy(gym.make("phys2d/CartPole-v1"))
+        >>> type(env.reset(seed=0)[0]).__name__
+        'ndarray'
+    """
 
     def __init__(
         self,
@@ -251,30 +259,14 @@ class _ToLibrary(ArrayConversion):
             env,
             env_xp,
             env_device=env_device,
-            to=self._to,
+            to="numpy",
             device=device,
             writable=writable,
             scalars=scalars,
         )
 
 
-class ToNumpy(_ToLibrary):
-    """Converts an env's arrays to NumPy (views where possible).
-
-    ``writable=True`` copies the read-only leaves (views of JAX or TensorFlow
-    arrays) for code that writes in place.
-
-    Example:
-        >>> import gymnasium as gym, anywrap
-        >>> env = anywrap.ToNumpy(gym.make("phys2d/CartPole-v1"))
-        >>> type(env.reset(seed=0)[0]).__name__
-        'ndarray'
-    """
-
-    _to = "numpy"
-
-
-class ToTorch(_ToLibrary):
+class ToTorch(ArrayConversion):
     """Converts an env's arrays to PyTorch tensors, on ``device`` if given.
 
     Example:
@@ -284,10 +276,29 @@ class ToTorch(_ToLibrary):
         'torch'
     """
 
-    _to = "torch"
+    def __init__(
+        self,
+        env: gym.Env,
+        device: Any = None,
+        *,
+        env_xp: Library = None,
+        env_device: Any = None,
+        writable: bool = False,
+        scalars: bool | None = None,
+    ) -> None:
+        """Wrap ``env``; ``writable`` and ``scalars``: see :class:`ArrayConversion`."""
+        super().__init__(
+            env,
+            env_xp,
+            env_device=env_device,
+            to="torch",
+            device=device,
+            writable=writable,
+            scalars=scalars,
+        )
 
 
-class ToJax(_ToLibrary):
+class ToJax(ArrayConversion):
     """Converts an env's arrays to JAX arrays, on ``device`` if given.
 
     Example:
@@ -297,10 +308,29 @@ class ToJax(_ToLibrary):
         'jax'
     """
 
-    _to = "jax"
+    def __init__(
+        self,
+        env: gym.Env,
+        device: Any = None,
+        *,
+        env_xp: Library = None,
+        env_device: Any = None,
+        writable: bool = False,
+        scalars: bool | None = None,
+    ) -> None:
+        """Wrap ``env``; ``writable`` and ``scalars``: see :class:`ArrayConversion`."""
+        super().__init__(
+            env,
+            env_xp,
+            env_device=env_device,
+            to="jax",
+            device=device,
+            writable=writable,
+            scalars=scalars,
+        )
 
 
-class ToTensorFlow(_ToLibrary):
+class ToTensorFlow(ArrayConversion):
     """Converts an env's arrays to TensorFlow tensors, on ``device`` if given.
 
     Example:
@@ -310,7 +340,27 @@ class ToTensorFlow(_ToLibrary):
         'tensorflow'
     """
 
-    _to = "tensorflow"
+    def __init__(
+        self,
+        env: gym.Env,
+        device: Any = None,
+        *,
+        env_xp: Library = None,
+        env_device: Any = None,
+        writable: bool = False,
+        scalars: bool | None = None,
+    ) -> None:
+        """Wrap ``env``; ``writable`` and ``scalars``: see :class:`ArrayConversion`."""
+        to = "tensorflow"
+        super().__init__(
+            env,
+            env_xp,
+            env_device=env_device,
+            to=to,
+            device=device,
+            writable=writable,
+            scalars=scalars,
+        )
 
 
 class JaxToNumpy(ArrayConversion):

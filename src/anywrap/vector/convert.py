@@ -110,27 +110,7 @@ class ArrayConversion(Shell, VectorWrapper):
         return self._conv.out(self.env.render())
 
 
-class _ToLibrary(ArrayConversion):
-    """A conversion named after its target library (the subclass's ``_to``)."""
-
-    _to: str
-
-    def __init__(
-        self,
-        env: VectorEnv,
-        device: Any = None,
-        *,
-        env_xp: Library = None,
-        env_device: Any = None,
-        writable: bool = False,
-    ) -> None:
-        """Wrap ``env``; ``writable``: see :class:`ArrayConversion`."""
-        super().__init__(
-            env, env_xp, env_device=env_device, to=self._to, device=device, writable=writable
-        )
-
-
-class ToNumpy(_ToLibrary):
+class ToNumpy(ArrayConversion):
     """Converts a vector env's arrays to NumPy (views where possible).
 
     ``writable=True`` copies the read-only leaves (views of JAX or TensorFlow
@@ -143,10 +123,22 @@ class ToNumpy(_ToLibrary):
         'ndarray'
     """
 
-    _to = "numpy"
+    def __init__(
+        self,
+        env: VectorEnv,
+        device: Any = None,
+        *,
+        env_xp: Library = None,
+        env_device: Any = None,
+        writable: bool = False,
+    ) -> None:
+        """Wrap ``env``; ``writable``: see :class:`ArrayConversion`."""
+        super().__init__(
+            env, env_xp, env_device=env_device, to="numpy", device=device, writable=writable
+        )
 
 
-class ToTorch(_ToLibrary):
+class ToTorch(ArrayConversion):
     """Converts a vector env's arrays to PyTorch tensors, on ``device`` if given.
 
     Example:
@@ -156,10 +148,22 @@ class ToTorch(_ToLibrary):
         'torch'
     """
 
-    _to = "torch"
+    def __init__(
+        self,
+        env: VectorEnv,
+        device: Any = None,
+        *,
+        env_xp: Library = None,
+        env_device: Any = None,
+        writable: bool = False,
+    ) -> None:
+        """Wrap ``env``; ``writable``: see :class:`ArrayConversion`."""
+        super().__init__(
+            env, env_xp, env_device=env_device, to="torch", device=device, writable=writable
+        )
 
 
-class ToJax(_ToLibrary):
+class ToJax(ArrayConversion):
     """Converts a vector env's arrays to JAX arrays, on ``device`` if given.
 
     Example:
@@ -169,10 +173,22 @@ class ToJax(_ToLibrary):
         'jax'
     """
 
-    _to = "jax"
+    def __init__(
+        self,
+        env: VectorEnv,
+        device: Any = None,
+        *,
+        env_xp: Library = None,
+        env_device: Any = None,
+        writable: bool = False,
+    ) -> None:
+        """Wrap ``env``; ``writable``: see :class:`ArrayConversion`."""
+        super().__init__(
+            env, env_xp, env_device=env_device, to="jax", device=device, writable=writable
+        )
 
 
-class ToTensorFlow(_ToLibrary):
+class ToTensorFlow(ArrayConversion):
     """Converts a vector env's arrays to TensorFlow tensors, on ``device`` if given.
 
     Example:
@@ -182,7 +198,20 @@ class ToTensorFlow(_ToLibrary):
         'tensorflow'
     """
 
-    _to = "tensorflow"
+    def __init__(
+        self,
+        env: VectorEnv,
+        device: Any = None,
+        *,
+        env_xp: Library = None,
+        env_device: Any = None,
+        writable: bool = False,
+    ) -> None:
+        """Wrap ``env``; ``writable``: see :class:`ArrayConversion`."""
+        to = "tensorflow"
+        super().__init__(
+            env, env_xp, env_device=env_device, to=to, device=device, writable=writable
+        )
 
 
 class JaxToNumpy(ArrayConversion):
