@@ -29,7 +29,7 @@ A :class:`TorchProgram` wraps one pure transform (what
 4. then runs the compiled program. Its call checks no guards (the signature
    is the guard), so a step costs the program's kernels and a few us of
    Python, where ``torch.compile``'s guarded entry costs 40 to 80 us on these
-   transforms (measured on the development machine; see the README). A
+   transforms (measured on the development machine; see docs/performance.md). A
    wrapper's state goes round its program, so the leaves that are the last
    call's own outputs are checked by identity and the others in full
    (:meth:`_Signature.fits`). An output whose layout is changed in place

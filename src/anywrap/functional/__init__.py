@@ -1,6 +1,6 @@
 """Pure, jittable wrappers for JAX-native environments (Brax, gymnax, Gymnasium FuncEnv).
 
-Protocol (the project README, "JAX-native environments", has the full story)::
+Protocol (the docs' guide "JAX-native envs", docs/guide/functional.md, has the full story)::
 
     obs, state = env.reset(key)
     obs, state, reward, terminated, truncated, info = env.step(state, action)

@@ -40,8 +40,10 @@ class AutoReset(Wrapper):
     a fresh episode, and ``info["final_obs"]`` holds the last observation of
     the finished one (for every env; meaningful where terminated or truncated).
 
-    Place it directly over the environment (below VmapWrapper and any anywrap
-    wrapper): everything in the state it wraps is reset on done. Over an env
+    Place it over the environment and its ``TimeLimit``, if any, and below
+    ``VmapWrapper`` and every other anywrap wrapper: everything in the state it
+    wraps is reset on done (a time limit's step count should be; statistics
+    should not). Over an env
     that is a batch already and takes one key per env (Brax's ``VmapWrapper``
     without ``batch_size``), ``reset`` takes a batch of keys and each env's key
     is split as ``VmapWrapper(AutoReset(env))`` would split it.

@@ -120,7 +120,8 @@ class RecordEpisodeStatistics(Wrapper):
     is False, ``r`` is NaN and ``l`` is 0, so nothing that is not an
     episode's return ever looks like one (in particular before the first
     episode ends). There is no ``"t"``: a compiled program has no wall clock.
-    The README's table of the three shells lists these differences.
+    The table of the three shells in the docs' guide to JAX-native envs
+    (docs/guide/functional.md) lists these differences.
 
     The state keeps, on the device:
 

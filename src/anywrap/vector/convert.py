@@ -62,7 +62,9 @@ class ArrayConversion(Shell, VectorWrapper):
 
     Rewards, terminations and truncations stay arrays, and are always writable
     (Gymnasium's vector reward wrappers write into them in place; a read-only
-    view is copied, ``num_envs`` values).
+    view is copied, ``num_envs`` values). ``scalars``, the single env's switch
+    to Python numbers, is kept in the signature so that both shells take the
+    same arguments, and any value is refused with a ``TypeError``.
 
     Example:
         >>> import gymnasium as gym, anywrap

@@ -38,8 +38,10 @@ class NormalizeObservation(Shell, VectorWrapper):
     whole batch updates it once per step). Drop-in for
     :class:`gymnasium.wrappers.vector.NormalizeObservation`, and it goes further:
 
-    * Every autoreset mode works. NEXT_STEP (the default) and DISABLED are
-      Gymnasium's behaviour. SAME_STEP, which Gymnasium refuses, returns
+    * Every autoreset mode works. NEXT_STEP (the default) is Gymnasium's
+      behaviour. DISABLED, which Gymnasium refuses, is taken too (partial
+      resets: ``reset_mask`` below). SAME_STEP, which Gymnasium refuses too,
+      returns
       ``info["final_obs"]`` normalised with the same statistics; they learn
       from the returned observations only (as purejaxrl, Brax and Stoix do),
       or, with ``learn_final_obs=True``, from the final observations too, so

@@ -49,7 +49,7 @@ class ReshapeObservation(Shell, VectorWrapper):
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    def __init__(self, env: VectorEnv, shape: int | tuple[int, ...]) -> None:
+    def __init__(self, env: VectorEnv, shape: tuple[int, ...]) -> None:
         """Wrap ``env`` (a Box single observation space); ``shape``: a tuple of ints."""
         space = reshape_space(_NAME, env.single_observation_space, shape)
         VectorWrapper.__init__(self, env)

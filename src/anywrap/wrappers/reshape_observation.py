@@ -34,7 +34,7 @@ class ReshapeObservation(Shell, gym.ObservationWrapper):
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    def __init__(self, env: gym.Env, shape: int | tuple[int, ...]) -> None:
+    def __init__(self, env: gym.Env, shape: tuple[int, ...]) -> None:
         """Wrap ``env`` (a Box observation space); ``shape``: a tuple of ints (one may be -1)."""
         space = reshape_space(_NAME, env.observation_space, shape)
         gym.ObservationWrapper.__init__(self, env)

@@ -242,7 +242,8 @@ def _all_finite_numpy(x: Any, *more: Any) -> Any:
 
 @functools.singledispatch
 def count_true(mask: Array) -> Any:
-    """How many entries of the bool ``mask`` are True: a 0-d int32 array (NumPy: an
+    """How many entries of the bool ``mask`` are True: a 0-d integer array of the
+    mask's library (int32 on JAX, int64 on PyTorch, whose sum widens int32; NumPy: an
     exact Python int, which the merges then treat as a host value)."""
     xp = namespace(mask)
     return xp.sum(xp.astype(mask, xp.int32))
