@@ -257,16 +257,26 @@ def test_same_step_final_obs_without_its_mask():
 
 
 @pytest.mark.parametrize("vector", [False, True])
-def test_action_none(vector):
+@pytest.mark.parametrize(
+    ("action", "got"),
+    [
+        (None, "None"),
+        ("x", "str 'x'"),  # a string was read as a library's name: "unknown array library"
+        ("abc", "str 'abc'"),
+        (b"\x00", "bytes b'\\x00'"),
+        ({"a": 1}, "builtins.dict"),
+    ],
+)
+def test_an_action_that_is_no_array_is_refused_naming_the_space(vector, action, got):
     env = ScriptedVectorEnv(BOX) if vector else ScriptedEnv()
     clip = anywrap.vector.ClipAction(env) if vector else anywrap.ClipAction(env)
     clip.reset(seed=0)
     with pytest.raises(
         TypeError,
         match=r"anywrap\.(vector\.)?ClipAction: expected an action of "
-        r"shape .* got None",
+        r"shape .* \(action space Box\(.*\)\), got " + re.escape(got) + "$",
     ):
-        clip.step(None)
+        clip.step(action)
 
 
 @pytest.mark.filterwarnings("ignore:The given buffer is not writable:UserWarning")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import reprlib
 import threading
 import warnings
 from collections.abc import Callable
@@ -330,8 +331,10 @@ def is_host(x: Any) -> bool:
 def describe(x: Any) -> str:
     """A line for error messages: library, type, shape, dtype and device."""
     tp = type(x)
-    if x is None or isinstance(x, _SCALARS):
-        return "None" if x is None else f"{tp.__name__} {x!r}"
+    if x is None:
+        return "None"
+    if isinstance(x, (*_SCALARS, str, bytes)):  # a string is no library's name here
+        return f"{tp.__name__} {reprlib.repr(x)}"
     name = f"{library_name(x)}.{tp.__qualname__}"
     shape = getattr(x, "shape", None)
     if shape is None:
