@@ -194,7 +194,7 @@ try:
         except Exception as exc:
             report("FAIL", "torch-cuda six-wrapper vector stack, eager",
                    f"{type(exc).__name__}: {exc}"[:400])
-        xp.set_compile(True, after_calls=64)
+        xp.set_compile(True, after_calls=xp.switch.AFTER_CALLS)
 except Exception as exc:
     report("FAIL", "torch-cuda six-wrapper vector stack", f"{type(exc).__name__}: {exc}"[:400])
 

@@ -44,7 +44,7 @@ ALL_LIBRARIES = "NumPy, JAX, PyTorch, Array API, TensorFlow"
 NO_TF = "NumPy, JAX, PyTorch, Array API"
 
 # Where each wrapper's stateful shells (``anywrap.X``, ``anywrap.vector.X``)
-# run. Every cell is covered by a test; CUDA is written for but not yet run
+# are tested. Every cell is covered by a test; CUDA is written for but not yet run
 # on a GPU. "Array API" is any library array-api-compat knows (tested with
 # array-api-strict; CuPy goes this way, untested). ``anywrap.functional`` is
 # JAX by definition. A wrapper added to ``__all__`` must get a row here.

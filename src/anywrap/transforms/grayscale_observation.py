@@ -1,4 +1,4 @@
-"""GrayscaleObservation's transform: Gymnasium's grayscale, bit for bit, on any array library.
+"""GrayscaleObservation's transform: Gymnasium's grayscale, bit for bit, on any library but TF.
 
 Gymnasium computes ``0.2125 r + 0.7154 g + 0.0721 b`` in float64 and
 truncates to ``uint8``. Here the sum is taken exactly, in integers, as

@@ -15,7 +15,7 @@ _NAME = "anywrap.vector.GrayscaleObservation"
 
 
 class GrayscaleObservation(Shell, VectorWrapper):
-    """Converts a vector env's RGB image observations to grayscale, on any array library.
+    """Converts a vector env's RGB image observations to grayscale (on any library but TensorFlow).
 
     Drop-in for :class:`gymnasium.wrappers.vector.GrayscaleObservation` (same
     arguments, spaces and numbers, bit for bit); one batched call instead of

@@ -16,7 +16,7 @@ _NAME = "anywrap.GrayscaleObservation"
 
 
 class GrayscaleObservation(Shell, gym.ObservationWrapper):
-    """Converts RGB image observations to grayscale, on any array library.
+    """Converts RGB image observations to grayscale (on any library but TensorFlow).
 
     .. math:: y = \\lfloor 0.2125 r + 0.7154 g + 0.0721 b \\rfloor
 
