@@ -495,3 +495,44 @@ def test_arrays_no_other_library_holds_are_refused_with_a_reason(array, kind):
     env.next = {"obs": array}
     with pytest.raises(TypeError, match=rf"anywrap\.ToTorch: cannot convert .* NumPy {kind}"):
         stack.step(np.zeros(1, np.float32))
+
+
+@pytest.mark.parametrize("vector", [False, True])
+def test_sticky_action_refused_by_the_env_is_not_kept(vector):
+    """The env refuses an action (CartPole asserts it is in Discrete(2)): the wrapper's
+    state is as before (it kept the bad one as its last action, and with a repeat
+    probability above 0 sent it again and again). ``p = 0`` sends the bad one."""
+    if vector:
+        env = anywrap.vector.StickyAction(
+            gym.make_vec("CartPole-v1", 2, vectorization_mode="sync"), 0.0
+        )
+        good, bad = np.array([0, 1]), np.array([0, 7])
+    else:
+        env = anywrap.StickyAction(gym.make("CartPole-v1"), 0.0)
+        good, bad = 0, 5
+    env.reset(seed=0)
+    env.step(good)
+
+    def machine():  # the random stream has moved on by the one draw made
+        return {k: v for k, v in flat_state(env).items() if not k.endswith(".key")}
+
+    before = machine()
+    with pytest.raises(AssertionError):
+        env.step(bad)
+    assert_same_state(machine(), before)
+    for _ in range(10):
+        env.step(good)
+
+
+def test_vector_sticky_action_takes_seeds_with_none():
+    """Gymnasium's vector reset takes ``seed=[1, None]``; the sticky stream is seeded
+    from the seeds given, so two such resets draw the same choices."""
+    runs = []
+    for _ in range(2):
+        env = anywrap.vector.StickyAction(
+            gym.make_vec("CartPole-v1", 2, vectorization_mode="sync"), 0.5
+        )
+        env.reset(seed=[1, None])
+        runs.append([env.actions(np.array([i % 2, 1 - i % 2])).tolist() for i in range(20)])
+    assert runs[0] == runs[1]
+    assert len({tuple(map(tuple, [r])) for r in runs[0]}) > 1

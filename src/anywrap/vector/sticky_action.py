@@ -78,11 +78,15 @@ class StickyAction(Shell, VectorWrapper):
         self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         """Reset; forget the last actions of the sub-envs reset (all, without a mask)."""
+        stream_seed: int | None = None
+        if isinstance(seed, list | tuple):  # one stream: from the sub-envs' seeds given
+            given = [int(s) for s in seed if s is not None]  # before the env is reset
+            stream_seed = int(np.random.SeedSequence(given).generate_state(1)[0]) if given else None
+        elif seed is not None:
+            stream_seed = int(seed)
         obs, info, mask = masked_reset(self, seed, options)  # type: ignore[arg-type]
         self._run("reset", obs, mask)
-        if isinstance(seed, list | tuple):
-            seed = int(np.random.SeedSequence([int(s) for s in seed]).generate_state(1)[0])
-        self._stream.reseed(self, seed)
+        self._stream.reseed(self, stream_seed)
         return obs, info
 
     def actions(self, actions: Any) -> Any:
@@ -93,7 +97,14 @@ class StickyAction(Shell, VectorWrapper):
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         """Step with the sticky actions; remember the flags for the next step's restarts."""
-        obs, reward, terminated, truncated, info = self.env.step(self.actions(actions))
+        before = self._state, self._kind, self._compiled
+        sent = self.actions(actions)
+        try:
+            obs, reward, terminated, truncated, info = self.env.step(sent)
+        except BaseException:  # refused by the env: not the last actions (the stream
+            # has moved on by the draw made)
+            self._state, self._kind, self._compiled = before
+            raise
         machine = self._state.machine._replace(prev_terminated=terminated, prev_truncated=truncated)
         self._state = self._state._replace(machine=machine)
         return obs, reward, terminated, truncated, info

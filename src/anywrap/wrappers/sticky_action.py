@@ -106,6 +106,17 @@ class StickyAction(Shell, gym.ActionWrapper):
         self._stream.reseed(self, seed)
         return obs, info
 
+    def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        """Step with the sticky action. If the env refuses it, the state machine is as
+        before (the random stream has moved on by the draw made)."""
+        before = self._state, self._kind, self._compiled
+        sent = self.action(action)
+        try:
+            return self.env.step(sent)
+        except BaseException:
+            self._state, self._kind, self._compiled = before
+            raise
+
     def action(self, action: Any) -> Any:
         """The action the env gets: ``action``, or the previous one again."""
         gen = self._stream.generator(self._state)
