@@ -536,3 +536,64 @@ def test_vector_sticky_action_takes_seeds_with_none():
         runs.append([env.actions(np.array([i % 2, 1 - i % 2])).tolist() for i in range(20)])
     assert runs[0] == runs[1]
     assert len({tuple(map(tuple, [r])) for r in runs[0]}) > 1
+
+
+def _pendulum(vector: bool) -> Any:
+    return (
+        gym.make_vec("Pendulum-v1", 2, vectorization_mode="sync")
+        if vector
+        else gym.make("Pendulum-v1")
+    )
+
+
+def _shell(vector: bool, name: str) -> Any:
+    return getattr(anywrap.vector if vector else anywrap, name)
+
+
+@pytest.mark.parametrize("vector", [False, True])
+@pytest.mark.parametrize("name", ["NormalizeObservation", "NormalizeReward"])
+@pytest.mark.parametrize("bad", ["int32", np.int64, "bool", "foo", np.uint8])
+def test_a_stats_dtype_that_is_no_float_is_refused(vector, name, bad):
+    """An integer dtype held the statistics truncated (a reward of -8560 for -1.3)."""
+    prefix = "anywrap.vector." if vector else "anywrap."
+    with pytest.raises(ValueError, match=re.escape(f"{prefix}{name}: expected `stats_dtype`")):
+        _shell(vector, name)(_pendulum(vector), stats_dtype=bad)
+
+
+@pytest.mark.parametrize("vector", [False, True])
+@pytest.mark.parametrize(
+    ("value", "error"),
+    [("5", TypeError), (2.5, TypeError), (True, TypeError), (-1, ValueError)],
+)
+def test_buffer_length_is_checked(vector, value, error):
+    prefix = "anywrap.vector." if vector else "anywrap."
+    with pytest.raises(
+        error, match=re.escape(f"{prefix}RecordEpisodeStatistics: expected `buffer_length`")
+    ):
+        _shell(vector, "RecordEpisodeStatistics")(_pendulum(vector), buffer_length=value)
+    with pytest.raises(TypeError, match="expected `stats_key` to be a non-empty str"):
+        _shell(vector, "RecordEpisodeStatistics")(_pendulum(vector), stats_key=5)
+    env = _shell(vector, "RecordEpisodeStatistics")(_pendulum(vector), buffer_length=np.int64(3))
+    assert env.buffer_length == 3
+
+
+@pytest.mark.parametrize("vector", [False, True])
+@pytest.mark.parametrize(
+    ("value", "error"),
+    [
+        (0, ValueError),
+        (-1, ValueError),
+        ("5", TypeError),
+        (2.5, TypeError),
+        (float("nan"), TypeError),
+    ],
+)
+def test_max_timesteps_is_checked(vector, value, error):
+    """``max_timesteps=0`` gave NaN and inf observations; "5" and 2.5 were taken."""
+    prefix = "anywrap.vector." if vector else "anywrap."
+    with pytest.raises(
+        error, match=re.escape(f"{prefix}TimeAwareObservation: expected `max_timesteps`")
+    ):
+        _shell(vector, "TimeAwareObservation")(
+            _pendulum(vector), normalize_time=True, max_timesteps=value
+        )

@@ -269,19 +269,3 @@ def split_key(key: jax.Array) -> tuple[jax.Array, jax.Array]:
         return pairs[:, 0], pairs[:, 1]
     key, sub = jax.random.split(key)
     return key, sub
-
-
-def stats_dtype_name(owner: str, stats_dtype: Any) -> str | None:
-    """``stats_dtype`` checked: None (Gymnasium's default), or float32 / float64."""
-    if stats_dtype is None:
-        return None
-    try:
-        name = np.dtype(stats_dtype).name
-    except TypeError:
-        name = None
-    if name not in ("float32", "float64"):
-        raise ValueError(
-            f"{owner}: expected `stats_dtype` to be None, 'float32' or 'float64', "
-            f"got {stats_dtype!r}"
-        )
-    return name

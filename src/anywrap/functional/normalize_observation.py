@@ -15,7 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from anywrap.shell.base import switch_property
-from anywrap.shell.checks import check_epsilon, flag, wrapper_name
+from anywrap.shell.checks import check_epsilon, check_stats_dtype, flag, wrapper_name
 from anywrap.shell.spaces import leaf_boxes, map_space
 from anywrap.transforms.moments import default_stats_dtype
 from anywrap.transforms.normalize_observation import (
@@ -37,7 +37,6 @@ from .core import (
     once,
     psum,
     same_step,
-    stats_dtype_name,
 )
 
 __all__ = ["NormalizeObservation", "NormalizeObservationState"]
@@ -157,7 +156,7 @@ class NormalizeObservation(Wrapper):
         self.update_running_mean = update_running_mean
         self.learn_final_obs = flag(name, "learn_final_obs", learn_final_obs)
         self.axis_name: AxisName | None = axis_name
-        self.stats_dtype = stats_dtype_name(name, stats_dtype)
+        self.stats_dtype = check_stats_dtype(name, stats_dtype)
         leaf_boxes(name, env.observation_space)
         self._space = map_space(
             lambda s: gym.spaces.Box(-np.inf, np.inf, s.shape, np.float32), env.observation_space

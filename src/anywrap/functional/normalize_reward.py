@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 
 from anywrap.shell.base import switch_property
-from anywrap.shell.checks import check_epsilon, check_gamma, wrapper_name
+from anywrap.shell.checks import check_epsilon, check_gamma, check_stats_dtype, wrapper_name
 from anywrap.transforms.normalize_reward import Returns, init_returns, normalize_reward
 from anywrap.xp import resolve_dtype, wide_float
 
@@ -29,7 +29,6 @@ from .core import (
     once,
     psum,
     same_step,
-    stats_dtype_name,
 )
 
 __all__ = ["NormalizeReward", "NormalizeRewardState"]
@@ -124,7 +123,7 @@ class NormalizeReward(Wrapper):
         self.epsilon = check_epsilon(name, epsilon)
         self.update_running_mean = update_running_mean
         self.axis_name: AxisName | None = axis_name
-        self.stats_dtype = stats_dtype_name(name, stats_dtype)
+        self.stats_dtype = check_stats_dtype(name, stats_dtype)
 
     def reset(self, key: jax.Array) -> tuple[Any, Any]:
         obs, inner = self.env.reset(key)

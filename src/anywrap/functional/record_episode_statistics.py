@@ -9,13 +9,12 @@ recent-episode buffer are those of the whole batch split over that axis
 
 from __future__ import annotations
 
-import numbers
 from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 
-from anywrap.shell.checks import wrapper_name
+from anywrap.shell.checks import check_stats_key, whole_number, wrapper_name
 from anywrap.transforms import record_episode_statistics as episodes
 from anywrap.transforms.record_episode_statistics import Gather
 
@@ -221,18 +220,8 @@ class RecordEpisodeStatistics(Wrapper):
     ) -> None:
         super().__init__(env)
         name = wrapper_name(self)
-        if not isinstance(buffer_length, numbers.Integral) or isinstance(buffer_length, bool):
-            raise TypeError(
-                f"{name}: expected `buffer_length` to be an int >= 0, "
-                f"got {type(buffer_length).__name__} {buffer_length!r}"
-            )
-        if buffer_length < 0:
-            raise ValueError(f"{name}: expected `buffer_length` >= 0, got {buffer_length!r}")
-        if not isinstance(stats_key, str) or not stats_key:
-            raise TypeError(
-                f"{name}: expected `stats_key` to be a non-empty str, "
-                f"got {type(stats_key).__name__} {stats_key!r}"
-            )
+        buffer_length = whole_number(name, "buffer_length", buffer_length, 0)
+        stats_key = check_stats_key(name, stats_key)
         self.buffer_length: int = int(buffer_length)
         self.stats_key: str = stats_key
         self.axis_name: AxisName | None = axis_name

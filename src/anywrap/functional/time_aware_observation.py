@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
-from anywrap.shell.checks import wrapper_name
+from anywrap.shell.checks import whole_number, wrapper_name
 from anywrap.shell.time import time_aware_space
 from anywrap.transforms.time_aware_observation import time_aware, time_aware_reset
 from anywrap.transforms.time_limit import Clock, init_clock
@@ -63,7 +63,11 @@ class TimeAwareObservation(Wrapper):
     ) -> None:
         super().__init__(env)
         name = wrapper_name(self)
-        steps = _limit_below(name, env) if max_timesteps is None else int(max_timesteps)
+        steps = (
+            _limit_below(name, env)
+            if max_timesteps is None
+            else whole_number(name, "max_timesteps", max_timesteps, 1)
+        )
         self._space, self._feature = time_aware_space(
             name,
             env.observation_space,

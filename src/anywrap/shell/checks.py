@@ -26,11 +26,14 @@ __all__ = [
     "check_epsilon",
     "check_gamma",
     "check_reset_mask",
+    "check_stats_dtype",
+    "check_stats_key",
     "checked_entries",
     "flag",
     "real_number",
     "reset_mask_of",
     "step_values",
+    "whole_number",
     "wrapper_name",
 ]
 
@@ -83,6 +86,47 @@ def real_number(owner: str, name: str, value: Any) -> float:
         f"{owner}: expected `{name}` to be a real number (a Python or NumPy number, or a 0-d "
         f"array), got {type(value).__name__} {value!r}"
     )
+
+
+def whole_number(owner: str, name: str, value: Any, least: int) -> int:
+    """``value`` as an int of at least ``least``: a Python or NumPy integer, not a
+    bool. Anything else is a TypeError, too small a ValueError, each naming the
+    wrapper and the argument."""
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool | np.bool_):
+        raise TypeError(
+            f"{owner}: expected `{name}` to be an int >= {least}, "
+            f"got {type(value).__name__} {value!r}"
+        )
+    if value < least:
+        raise ValueError(f"{owner}: expected `{name}` >= {least}, got {value!r}")
+    return int(value)
+
+
+def check_stats_dtype(owner: str, stats_dtype: Any) -> str | None:
+    """``stats_dtype`` checked: None (Gymnasium's default), or float32 / float64 (an
+    integer or bool dtype would hold the statistics truncated)."""
+    if stats_dtype is None:
+        return None
+    try:
+        name = np.dtype(stats_dtype).name
+    except TypeError:
+        name = None
+    if name not in ("float32", "float64"):
+        raise ValueError(
+            f"{owner}: expected `stats_dtype` to be None, 'float32' or 'float64', "
+            f"got {stats_dtype!r}"
+        )
+    return name
+
+
+def check_stats_key(owner: str, stats_key: Any) -> str:
+    """The info key of the episode statistics: a non-empty str."""
+    if not isinstance(stats_key, str) or not stats_key:
+        raise TypeError(
+            f"{owner}: expected `stats_key` to be a non-empty str, "
+            f"got {type(stats_key).__name__} {stats_key!r}"
+        )
+    return stats_key
 
 
 def check_epsilon(owner: str, epsilon: Any) -> float:

@@ -10,7 +10,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
 
 from anywrap.shell.base import Shell, statistics_property, switch_property
-from anywrap.shell.checks import autoreset_mode, check_epsilon, reset_mask_of
+from anywrap.shell.checks import autoreset_mode, check_epsilon, check_stats_dtype, reset_mask_of
 from anywrap.shell.spaces import (
     ObservationCheck,
     leaf_boxes,
@@ -119,6 +119,7 @@ class NormalizeObservation(Shell, VectorWrapper):
             update_running_mean: Whether the statistics learn (also a settable attribute).
         """
         epsilon = check_epsilon(_NAME, epsilon)
+        check_stats_dtype(_NAME, stats_dtype)
         single = env.single_observation_space
         leaf_boxes(_NAME, single)
         VectorWrapper.__init__(self, env)

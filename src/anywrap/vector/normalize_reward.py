@@ -14,6 +14,7 @@ from anywrap.shell.checks import (
     autoreset_mode,
     check_epsilon,
     check_gamma,
+    check_stats_dtype,
     reset_mask_of,
     step_values,
 )
@@ -93,6 +94,7 @@ class NormalizeReward(Shell, VectorWrapper):
             update_running_mean: Whether the statistics learn (also a settable attribute).
         """
         gamma, epsilon = check_gamma(_NAME, gamma), check_epsilon(_NAME, epsilon)
+        check_stats_dtype(_NAME, stats_dtype)
         VectorWrapper.__init__(self, env)
         self._mode = autoreset_mode(_NAME, env)
         self.gamma, self.epsilon, self.stats_dtype = gamma, epsilon, stats_dtype

@@ -13,7 +13,13 @@ from anywrap import xp
 from anywrap.shell import episodes
 from anywrap.shell.base import Shell
 from anywrap.shell.base import with_no_output as _with_no_output
-from anywrap.shell.checks import autoreset_mode, reset_mask_of, step_values
+from anywrap.shell.checks import (
+    autoreset_mode,
+    check_stats_key,
+    reset_mask_of,
+    step_values,
+    whole_number,
+)
 from anywrap.transforms.record_episode_statistics import (
     init_episodes,
     reset_episodes,
@@ -73,6 +79,8 @@ class RecordEpisodeStatistics(Shell, VectorWrapper):
             buffer_length: How many recent episodes the queues keep.
             stats_key: The info key of the episode statistics.
         """
+        buffer_length = whole_number(_NAME, "buffer_length", buffer_length, 0)
+        stats_key = check_stats_key(_NAME, stats_key)
         VectorWrapper.__init__(self, env)
         self._mode = autoreset_mode(_NAME, env)
         self._stats_key = stats_key

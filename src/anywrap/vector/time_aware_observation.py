@@ -11,7 +11,7 @@ from gymnasium.vector.utils import batch_space
 
 from anywrap.shell.arrays import box_check, checked, final_obs_batch, masked_reset, pack_final_obs
 from anywrap.shell.base import Shell
-from anywrap.shell.checks import autoreset_mode
+from anywrap.shell.checks import autoreset_mode, whole_number
 from anywrap.shell.time import AUTORESET, find_max_steps, time_aware_space
 from anywrap.transforms.time_aware_observation import time_aware, time_aware_reset
 from anywrap.transforms.time_limit import init_clock
@@ -60,7 +60,11 @@ class TimeAwareObservation(Shell, VectorWrapper):
     ) -> None:
         """Wrap ``env``; see :class:`anywrap.TimeAwareObservation` for the arguments."""
         single = env.single_observation_space
-        steps = find_max_steps(_NAME, env) if max_timesteps is None else int(max_timesteps)
+        steps = (
+            find_max_steps(_NAME, env)
+            if max_timesteps is None
+            else whole_number(_NAME, "max_timesteps", max_timesteps, 1)
+        )
         space, feature = time_aware_space(
             _NAME, single, steps, normalize_time, dict_time_key, flatten, batch_ndim=1
         )

@@ -8,7 +8,7 @@ from typing import Any
 import gymnasium as gym
 
 from anywrap.shell.base import Shell, statistics_property, switch_property
-from anywrap.shell.checks import check_epsilon
+from anywrap.shell.checks import check_epsilon, check_stats_dtype
 from anywrap.shell.spaces import (
     ObservationCheck,
     leaf_boxes,
@@ -106,6 +106,7 @@ class NormalizeObservation(Shell, gym.ObservationWrapper):
             update_running_mean: Whether the statistics learn (also a settable attribute).
         """
         epsilon = check_epsilon(_NAME, epsilon)
+        check_stats_dtype(_NAME, stats_dtype)
         leaf_boxes(_NAME, env.observation_space)
         gym.ObservationWrapper.__init__(self, env)
         self.observation_space = map_space(unbounded_float32, env.observation_space)

@@ -10,7 +10,7 @@ import numpy as np
 
 from anywrap import xp
 from anywrap.shell.base import RunningMeanStd, Shell, statistics_property, switch_property
-from anywrap.shell.checks import check_epsilon, check_gamma, step_values
+from anywrap.shell.checks import check_epsilon, check_gamma, check_stats_dtype, step_values
 from anywrap.transforms.normalize_reward import init_returns, normalize_reward
 
 __all__ = ["NormalizeReward"]
@@ -84,6 +84,7 @@ class NormalizeReward(Shell, gym.Wrapper):
             update_running_mean: Whether the statistics learn (also a settable attribute).
         """
         gamma, epsilon = check_gamma(_NAME, gamma), check_epsilon(_NAME, epsilon)
+        check_stats_dtype(_NAME, stats_dtype)
         gym.Wrapper.__init__(self, env)
         self.gamma, self.epsilon, self.stats_dtype = gamma, epsilon, stats_dtype
         self.update_running_mean = update_running_mean

@@ -12,7 +12,7 @@ import numpy as np
 from anywrap import xp
 from anywrap.shell import episodes
 from anywrap.shell.base import Shell
-from anywrap.shell.checks import step_values
+from anywrap.shell.checks import check_stats_key, step_values, whole_number
 from anywrap.transforms.record_episode_statistics import (
     init_episodes,
     reset_episodes,
@@ -67,6 +67,8 @@ class RecordEpisodeStatistics(Shell, gym.Wrapper):
             buffer_length: How many recent episodes the queues keep.
             stats_key: The info key of the episode statistics.
         """
+        buffer_length = whole_number(_NAME, "buffer_length", buffer_length, 0)
+        stats_key = check_stats_key(_NAME, stats_key)
         gym.Wrapper.__init__(self, env)
         self._stats_key = stats_key
         self.buffer_length = buffer_length

@@ -11,6 +11,7 @@ import numpy as np
 from anywrap import xp
 from anywrap.shell.arrays import box_check, checked
 from anywrap.shell.base import Shell
+from anywrap.shell.checks import whole_number
 from anywrap.shell.time import find_max_steps, time_aware_space
 from anywrap.transforms.time_aware_observation import show_time, time_aware, time_aware_reset
 from anywrap.transforms.time_limit import init_clock
@@ -65,7 +66,11 @@ class TimeAwareObservation(Shell, gym.ObservationWrapper):
         max_timesteps: int | None = None,
     ) -> None:
         """Wrap ``env``; see the class docstring for the arguments."""
-        steps = find_max_steps(_NAME, env) if max_timesteps is None else int(max_timesteps)
+        steps = (
+            find_max_steps(_NAME, env)
+            if max_timesteps is None
+            else whole_number(_NAME, "max_timesteps", max_timesteps, 1)
+        )
         space, feature = time_aware_space(
             _NAME, env.observation_space, steps, normalize_time, dict_time_key, flatten
         )
