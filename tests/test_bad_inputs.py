@@ -597,3 +597,70 @@ def test_max_timesteps_is_checked(vector, value, error):
         _shell(vector, "TimeAwareObservation")(
             _pendulum(vector), normalize_time=True, max_timesteps=value
         )
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["ClipAction", "NormalizeObservation", "RecordEpisodeStatistics", "TimeLimit", "ToTorch"],
+)
+def test_one_env_into_a_vector_wrapper_and_the_reverse_name_the_other_family(name):
+    """A vector wrapper read ``single_action_space`` off one env (an AttributeError from
+    inside); the single one gave Gymnasium's message, which names neither wrapper."""
+    if name == "ToTorch":
+        pytest.importorskip("torch")
+    args = {"TimeLimit": (5,)}.get(name, ())
+    with pytest.raises(
+        TypeError,
+        match=rf"anywrap\.vector\.{name}: expected a vector env .* "
+        rf"got TimeLimit; for one env use anywrap\.{name}$",
+    ):
+        getattr(anywrap.vector, name)(gym.make("Pendulum-v1"), *args)
+    with pytest.raises(
+        TypeError,
+        match=rf"anywrap\.{name}: expected one env .* got the vector "
+        rf"env SyncVectorEnv; for a vector env use anywrap\.vector\.{name}$",
+    ):
+        getattr(anywrap, name)(gym.make_vec("Pendulum-v1", 2, vectorization_mode="sync"), *args)
+
+
+@pytest.mark.parametrize("family", ["single", "vector", "functional"])
+@pytest.mark.parametrize(
+    ("bound", "error"),
+    [(float("nan"), gym.error.InvalidBound), (1j, TypeError), ("0", TypeError)],
+)
+def test_clip_reward_refuses_a_bound_that_is_no_real_number(family, bound, error):
+    """A NaN bound made every reward NaN, a complex one complex rewards, a string
+    failed at the first step inside NumPy."""
+    if family == "functional":
+        F = pytest.importorskip("anywrap.functional")
+        gymnax = pytest.importorskip("gymnax")
+        env, wrap = F.from_gymnax(gymnax.make("Pendulum-v1")[0]), F.ClipReward
+    else:
+        env, wrap = _pendulum(family == "vector"), _shell(family == "vector", "ClipReward")
+    with pytest.raises(error, match=r"anywrap\.(vector\.|functional\.)?ClipReward: .*min_reward"):
+        wrap(env, bound, 2.0)
+
+
+@pytest.mark.parametrize("vector", [False, True])
+@pytest.mark.parametrize("name", ["ClipAction", "RescaleAction"])
+@pytest.mark.parametrize("dtype", [np.complex128, object])
+def test_an_action_of_no_real_dtype_is_refused(vector, name, dtype):
+    """A complex action went into the env (a complex reward), an object one failed
+    inside NumPy's comparisons."""
+    args = (-1.0, 1.0) if name == "RescaleAction" else ()
+    env = _shell(vector, name)(_pendulum(vector), *args)
+    env.reset(seed=0)
+    before = flat_state(env)
+    action = np.zeros(env.action_space.shape, dtype=dtype)
+    with pytest.raises(TypeError, match=rf"{name}: expected an action of a real dtype .* got "):
+        env.step(action)
+    assert_same_state(flat_state(env), before)
+    env.step(np.zeros(env.action_space.shape, dtype=np.float32))
+
+
+def test_a_complex_tensor_action_is_refused():
+    torch = pytest.importorskip("torch")
+    env = anywrap.vector.ClipAction(anywrap.vector.ToTorch(_pendulum(True)))
+    env.reset(seed=0)
+    with pytest.raises(TypeError, match=r"a real dtype .* dtype=complex64"):
+        env.step(torch.zeros((2, 1), dtype=torch.complex64))

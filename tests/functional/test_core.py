@@ -23,8 +23,16 @@ def test_bad_envs_and_arguments_fail_loudly():
         F.VmapWrapper(pendulum(), 2)
     with pytest.raises(ValueError, match="num_envs must be a positive int"):
         F.VmapWrapper(pendulum(None), 0)
-    with pytest.raises(TypeError, match="expected a functional env"):
+    with pytest.raises(
+        TypeError, match=r"anywrap\.functional\.TimeLimit: expected a functional env"
+    ):
         F.TimeLimit(gym.make("Pendulum-v1"), 5)  # type: ignore[arg-type]
+    # A Gymnasium vector env has the protocol's names (it was taken, then failed in reset)
+    vector = gym.make_vec("Pendulum-v1", 2, vectorization_mode="sync")
+    for wrap in (F.NormalizeReward, F.ClipReward, F.TransformReward):
+        args = {F.ClipReward: (-1.0, 1.0), F.TransformReward: (abs,)}.get(wrap, ())
+        with pytest.raises(TypeError, match=r"anywrap\.functional\.\w+: expected a functional env"):
+            wrap(vector, *args)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="already resets itself"):
         F.AutoReset(pendulum(None))
     with pytest.raises(TypeError, match="expected `func` to be callable"):

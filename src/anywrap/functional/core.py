@@ -39,12 +39,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar, NamedTuple, Protocol, TypeVar, runtime_checkable
 
+import gymnasium as gym
 import jax
 import jax.numpy as jnp
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
 from anywrap.distributed import jax_psum
+from anywrap.shell.checks import wrapper_name
 from anywrap.transforms.moments import Reduce
 from anywrap.tree import first_leaf, tree_map
 from anywrap.xp import resolve_dtype
@@ -156,9 +158,10 @@ class Wrapper:
     """Parts of ``state_type`` with the batch on axis 0: split with the batch."""
 
     def __init__(self, env: FunctionalEnv) -> None:
-        if not isinstance(env, FunctionalEnv):
+        # A Gymnasium env has the protocol's names, but not its reset(key) and step(state, a).
+        if not isinstance(env, FunctionalEnv) or isinstance(env, gym.Env | gym.vector.VectorEnv):
             raise TypeError(
-                f"{type(self).__name__}: expected a functional env (reset(key), "
+                f"{wrapper_name(self)}: expected a functional env (reset(key), "
                 "step(state, action), observation_space, action_space, num_envs, "
                 f"autoreset_mode), got {type(env).__qualname__}. Adapt it first with "
                 "anywrap.functional.from_brax / from_gymnax / from_func_env."

@@ -50,6 +50,7 @@ class ActionBounds:
         self.shape = batch + tuple(space.shape)
         self.batched = bool(batch)
         self._cache: dict[tuple[type, str], tuple[Any, Any, Any]] = {}
+        self._real: set[Any] = set()  # the action dtypes seen that are real numbers
         self.env_type: type | None = None
         self.env_device: Any = None
         self.env_library: str | None = None  # None: a NumPy env (or none seen yet)
@@ -75,7 +76,12 @@ class ActionBounds:
         ``clip(action, low, high)`` is the compiled transform; for a batched
         (vector) action it casts to the space's dtype, as Gymnasium does.
         """
-        if type(action) is np.ndarray and action.shape == self.shape and self.env_library is None:
+        if (
+            type(action) is np.ndarray
+            and action.shape == self.shape
+            and self.env_library is None
+            and action.dtype in self._real
+        ):
             bounds = self._cache.get((np.ndarray, "cpu"))  # the common case: NumPy to NumPy
             if bounds is not None:
                 return (action, *bounds)
@@ -102,6 +108,11 @@ class ActionBounds:
                 f"{wrapper_name(self.owner)}: expected an action of shape {self.shape} "
                 f"(action space {self.space}), got {xp.describe(action)}"
             )
+        dtype = action.dtype
+        if dtype not in self._real:  # once per dtype
+            if not xp.namespace(action).isdtype(dtype, ("bool", "integral", "real floating")):
+                raise self._refuse(action, f"a real dtype (action space {self.space})")
+            self._real.add(dtype)
         if host and self.env_library is not None:  # a host value for a device env
             action = xp.to_library(action, self.env_library, self.env_device)
         dev = xp.device(action)

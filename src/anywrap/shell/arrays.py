@@ -75,6 +75,17 @@ def check_reward_bounds(owner: str, min_reward: Any, max_reward: Any) -> None:
     """Gymnasium's checks on ``ClipReward``'s bounds, with the wrapper named."""
     if min_reward is None and max_reward is None:
         raise InvalidBound(f"{owner}: `min_reward` and `max_reward` cannot both be None")
+    for name, bound in (("min_reward", min_reward), ("max_reward", max_reward)):
+        if bound is None:
+            continue
+        host = np.asarray(bound)  # host values: numbers or NumPy arrays, as in Gymnasium
+        if host.dtype.kind not in "biuf":
+            raise TypeError(
+                f"{owner}: expected `{name}` to be a real number or array, got "
+                f"{type(bound).__name__} {bound!r}"
+            )
+        if np.isnan(host).any():
+            raise InvalidBound(f"{owner}: `{name}` holds NaN: {bound!r}")
     if min_reward is not None and max_reward is not None:
         if np.any(np.asarray(max_reward) - np.asarray(min_reward) < 0):
             raise InvalidBound(

@@ -177,6 +177,28 @@ def with_no_output(fn: Callable[..., Any]) -> Callable[..., tuple[Any, None]]:
     return _NoOutput(fn)
 
 
+_VECTOR_PARTS = ("num_envs", "single_observation_space", "single_action_space")
+
+
+def _check_env_kind(wrapper: Any, env: Any) -> None:
+    """A vector wrapper over one env, or the reverse, refused with the wrapper named
+    and the other family pointed to (not an AttributeError from deep inside)."""
+    name = type(wrapper).__name__
+    if isinstance(wrapper, gym.vector.VectorWrapper):
+        # Duck-typed: a simulator's batched env (IsaacLab's) need not subclass VectorEnv.
+        if env is not None and not all(hasattr(env, a) for a in _VECTOR_PARTS):
+            raise TypeError(
+                f"{wrapper_name(wrapper)}: expected a vector env (a gymnasium VectorEnv, with "
+                f"num_envs and single spaces), got {type(env).__name__}; for one env use "
+                f"anywrap.{name}"
+            )
+    elif isinstance(wrapper, gym.Wrapper) and isinstance(env, gym.vector.VectorEnv):
+        raise TypeError(
+            f"{wrapper_name(wrapper)}: expected one env (a gymnasium Env), got the vector env "
+            f"{type(env).__name__}; for a vector env use anywrap.vector.{name}"
+        )
+
+
 def _record_arguments(init: Callable[..., None]) -> Callable[..., None]:
     signature = inspect.signature(init)
 
@@ -188,6 +210,7 @@ def _record_arguments(init: Callable[..., None]) -> Callable[..., None]:
             except TypeError:
                 pass  # the call itself is wrong: the constructor says how
             else:
+                _check_env_kind(self, bound.arguments.get("env"))
                 bound.apply_defaults()
                 recorded: dict[str, Any] = {}
                 for name, value in bound.arguments.items():
