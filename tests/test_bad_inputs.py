@@ -664,3 +664,33 @@ def test_a_complex_tensor_action_is_refused():
     env.reset(seed=0)
     with pytest.raises(TypeError, match=r"a real dtype .* dtype=complex64"):
         env.step(torch.zeros((2, 1), dtype=torch.complex64))
+
+
+@pytest.mark.parametrize("vector", [False, True])
+def test_sticky_action_takes_numpy_numbers_as_gymnasium_does(vector):
+    """Gymnasium compares the probability, so a NumPy scalar or a 0-d array passes;
+    anywrap refused them with 'should be in [0, 1), got np.float32(0.25)'."""
+    cls = _shell(vector, "StickyAction")
+    env = (
+        gym.make_vec("CartPole-v1", 2, vectorization_mode="sync")
+        if vector
+        else gym.make("CartPole-v1")
+    )
+    for p in (np.float32(0.25), np.array(0.25), 0.25):
+        assert cls(env, p, np.int64(2)).repeat_action_probability == p
+    for bad in (np.float32(1.0), "0.25", np.array([0.25])):
+        with pytest.raises(gym.error.InvalidProbability, match="StickyAction: "):
+            cls(env, bad)
+    for bad in ((1, "3"), (1, float("inf")), (1.5, 2.7), True):
+        with pytest.raises(ValueError, match="StickyAction: `repeat_action_duration` should be"):
+            cls(env, 0.25, bad)
+
+
+@pytest.mark.parametrize("vector", [False, True])
+@pytest.mark.parametrize("name", ["TransformObservation", "TransformReward"])
+def test_a_func_that_cannot_be_called_is_refused_at_construction(vector, name):
+    """It was taken, and the first reset or step failed with 'NoneType' object is not
+    callable."""
+    args = (None,) if name == "TransformReward" or vector else (None, None)
+    with pytest.raises(TypeError, match=rf"{name}: expected `func` to be callable, got None"):
+        _shell(vector, name)(_pendulum(vector), *args)

@@ -18,6 +18,8 @@ Example:
 
 from __future__ import annotations
 
+import math
+import numbers
 from typing import Any
 
 import gymnasium as gym
@@ -26,6 +28,7 @@ from gymnasium.error import InvalidBound, InvalidProbability
 
 from anywrap import xp as axp
 from anywrap.shell.base import moved
+from anywrap.shell.checks import real_number
 from anywrap.transforms.sticky_action import StickyKeyed, StickyParams, init_sticky
 from anywrap.tree import tree_map
 from anywrap.xp import random
@@ -42,16 +45,23 @@ __all__ = [
 
 def check_sticky(owner: str, probability: Any, duration: Any) -> StickyParams:
     """Gymnasium's checks on the arguments; the state machine's parameters."""
-    if not (isinstance(probability, int | float) and 0 <= probability < 1):
+    try:  # Gymnasium compares the value: NumPy scalars and 0-d arrays pass there too
+        p = real_number(owner, "repeat_action_probability", probability)
+    except TypeError:
+        p = math.nan
+    if not 0 <= p < 1:
         raise InvalidProbability(
             f"{owner}: `repeat_action_probability` should be in [0, 1), got {probability!r}"
         )
-    bounds = (duration, duration) if isinstance(duration, int) else duration
+    whole = isinstance(duration, numbers.Integral) and not isinstance(duration, bool)
+    bounds = (duration, duration) if whole else duration
     if not isinstance(bounds, tuple):
         raise ValueError(
             f"{owner}: `repeat_action_duration` should be an int or a tuple, got {duration!r}"
         )
-    if len(bounds) != 2:
+    if len(bounds) != 2 or not all(
+        isinstance(b, numbers.Integral) and not isinstance(b, bool) for b in bounds
+    ):
         raise ValueError(
             f"{owner}: `repeat_action_duration` should be a tuple of two ints, got {duration!r}"
         )
@@ -59,7 +69,7 @@ def check_sticky(owner: str, probability: Any, duration: Any) -> StickyParams:
         raise InvalidBound(f"{owner}: `repeat_action_duration` is not a valid range: {duration!r}")
     if bounds[0] < 1:
         raise ValueError(f"{owner}: `repeat_action_duration` should be >= 1, got {duration!r}")
-    return StickyParams(float(probability), int(bounds[0]), int(bounds[1]))
+    return StickyParams(p, int(bounds[0]), int(bounds[1]))
 
 
 def sample_action(owner: str, space: gym.Space, batch: tuple[int, ...]) -> Any:

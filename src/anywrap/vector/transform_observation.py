@@ -12,6 +12,7 @@ from gymnasium.vector.utils import batch_space
 
 from anywrap.shell.arrays import map_final_obs
 from anywrap.shell.base import Shell
+from anywrap.shell.checks import callable_argument
 
 __all__ = ["TransformObservation"]
 
@@ -52,6 +53,7 @@ class TransformObservation(Shell, VectorWrapper):
         As in Gymnasium, a warning says so when ``observation_space`` is not the
         batch of ``single_observation_space``.
         """
+        callable_argument("anywrap.vector.TransformObservation", "func", func)
         VectorWrapper.__init__(self, env)
         if single_observation_space is not None:
             self.single_observation_space = single_observation_space

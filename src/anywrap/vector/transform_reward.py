@@ -8,6 +8,8 @@ from typing import Any
 import gymnasium as gym
 from gymnasium.vector import VectorEnv
 
+from anywrap.shell.checks import callable_argument
+
 __all__ = ["TransformReward"]
 
 
@@ -31,4 +33,5 @@ class TransformReward(gym.wrappers.vector.TransformReward):
 
     def __init__(self, env: VectorEnv, func: Callable[[Any], Any]) -> None:
         """Wrap ``env`` so that rewards pass through ``func``."""
+        callable_argument("anywrap.vector.TransformReward", "func", func)
         super().__init__(env, func)

@@ -7,6 +7,8 @@ from typing import Any
 
 import gymnasium as gym
 
+from anywrap.shell.checks import callable_argument
+
 __all__ = ["TransformObservation"]
 
 
@@ -35,4 +37,5 @@ class TransformObservation(gym.wrappers.TransformObservation):
         observation_space: gym.Space | None,
     ) -> None:
         """Wrap ``env`` so that observations pass through ``func``."""
+        callable_argument("anywrap.TransformObservation", "func", func)
         super().__init__(env, func, observation_space)

@@ -7,6 +7,8 @@ from typing import Any
 
 import gymnasium as gym
 
+from anywrap.shell.checks import callable_argument
+
 __all__ = ["TransformReward"]
 
 
@@ -27,4 +29,5 @@ class TransformReward(gym.wrappers.TransformReward):
 
     def __init__(self, env: gym.Env, func: Callable[[Any], Any]) -> None:
         """Wrap ``env`` so that rewards pass through ``func``."""
+        callable_argument("anywrap.TransformReward", "func", func)
         super().__init__(env, func)
