@@ -38,7 +38,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from anywrap.transforms.moments import Moments, normalize, total_count
+from anywrap.transforms.moments import Moments, normalize, scale, total_count
 from anywrap.transforms.normalize_observation import _is_moments
 
 from .adapters import BraxEnv, from_brax
@@ -612,7 +612,7 @@ def brax_normalizer_params(obs_stats: Any, epsilon: float = 1e-8) -> Any:
     lo = jnp.round(count - hi * 2.0**32)
     return running_statistics.RunningStatisticsState(
         mean=tree(lambda m: m.mean),
-        std=tree(lambda m: jnp.sqrt(m.var + epsilon)),
+        std=tree(lambda m: scale(m, epsilon)),
         count=brax_types.UInt64(hi=hi.astype(jnp.uint32), lo=lo.astype(jnp.uint32)),
         summed_variance=tree(lambda m: m.var * total_count(m)),
         std_eps=0.0,

@@ -46,6 +46,7 @@ __all__ = [
     "init_moments",
     "merge_moments",
     "normalize",
+    "scale",
     "split_count",
     "total_count",
     "update_moments",
@@ -332,13 +333,18 @@ def _widened(xp: ModuleType, x: Array, m: Moments) -> Array:
     return x if ok else xp.astype(x, m.mean.dtype)
 
 
+def scale(m: Moments, epsilon: float) -> Array:
+    """``sqrt(var + epsilon)``: what :func:`normalize` divides by (Brax's ``std``)."""
+    return namespace(m.var).sqrt(m.var + epsilon)
+
+
 def normalize(m: Moments, x: Array, epsilon: float, dtype: str | None = None) -> Array:
     """``(x - mean) / sqrt(var + epsilon)``, in the wider of the two dtypes, or cast to
     the dtype named ``dtype``."""
     xp = namespace(x)
     if x.dtype != m.mean.dtype:
         x = xp.asarray(x, dtype=xp.result_type(x.dtype, m.mean.dtype))
-    y = (x - m.mean) / xp.sqrt(m.var + epsilon)
+    y = (x - m.mean) / scale(m, epsilon)
     if dtype is None or y.dtype == getattr(xp, dtype):
         return y
     return xp.astype(y, getattr(xp, dtype))

@@ -32,7 +32,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from anywrap.transforms.moments import Moments, Reduce, init_moments, update_moments
+from anywrap.transforms.moments import Moments, Reduce, init_moments, scale, update_moments
 from anywrap.xp import Array, namespace
 
 __all__ = [
@@ -142,7 +142,7 @@ def scale_reward(state: Returns, reward: Array, epsilon: float) -> Array:
         if reward.dtype == var.dtype
         else xp.astype(reward, xp.result_type(reward.dtype, var.dtype))
     )
-    scaled = wide / xp.sqrt(var + epsilon)
+    scaled = wide / scale(state.rms, epsilon)
     if scaled.dtype != reward.dtype and xp.isdtype(reward.dtype, "real floating"):
         scaled = xp.astype(scaled, reward.dtype)
     return scaled
