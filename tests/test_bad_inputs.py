@@ -535,7 +535,8 @@ def test_vector_sticky_action_takes_seeds_with_none():
         env.reset(seed=[1, None])
         runs.append([env.actions(np.array([i % 2, 1 - i % 2])).tolist() for i in range(20)])
     assert runs[0] == runs[1]
-    assert len({tuple(map(tuple, [r])) for r in runs[0]}) > 1
+    asked = [[i % 2, 1 - i % 2] for i in range(20)]
+    assert runs[0] != asked  # some actions were repeated: the stream was drawn from
 
 
 def _pendulum(vector: bool) -> Any:

@@ -24,9 +24,10 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import gymnasium as gym
@@ -314,6 +315,18 @@ class Shell(gym.utils.RecordConstructorArgs):
             return moved(state, leaf)
         except xp.UnknownArrayTypeError as e:
             raise xp.UnknownArrayTypeError(f"{wrapper_name(self)}: {e}") from None
+
+    @contextlib.contextmanager
+    def _undone_on_failure(self) -> Iterator[None]:
+        """Put the state back as it was if the block fails: for a shell whose state
+        changes before the env has taken the data (StickyAction's last action, sent to
+        an env that refuses it). Not for boxed statistics, which change in place."""
+        before = self._state, self._kind, self._compiled
+        try:
+            yield
+        except BaseException:
+            self._state, self._kind, self._compiled = before
+            raise
 
     def _commit(self, state: Any, like: Any) -> None:
         """Install ``state``, which is in ``like``'s library and on its device; only once

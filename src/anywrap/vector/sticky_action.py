@@ -97,14 +97,8 @@ class StickyAction(Shell, VectorWrapper):
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         """Step with the sticky actions; remember the flags for the next step's restarts."""
-        before = self._state, self._kind, self._compiled
-        sent = self.actions(actions)
-        try:
-            obs, reward, terminated, truncated, info = self.env.step(sent)
-        except BaseException:  # refused by the env: not the last actions (the stream
-            # has moved on by the draw made)
-            self._state, self._kind, self._compiled = before
-            raise
+        with self._undone_on_failure():  # refused by the env: not the last actions
+            obs, reward, terminated, truncated, info = self.env.step(self.actions(actions))
         machine = self._state.machine._replace(prev_terminated=terminated, prev_truncated=truncated)
         self._state = self._state._replace(machine=machine)
         return obs, reward, terminated, truncated, info

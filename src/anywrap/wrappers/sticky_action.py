@@ -109,13 +109,8 @@ class StickyAction(Shell, gym.ActionWrapper):
     def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         """Step with the sticky action. If the env refuses it, the state machine is as
         before (the random stream has moved on by the draw made)."""
-        before = self._state, self._kind, self._compiled
-        sent = self.action(action)
-        try:
-            return self.env.step(sent)
-        except BaseException:
-            self._state, self._kind, self._compiled = before
-            raise
+        with self._undone_on_failure():
+            return self.env.step(self.action(action))
 
     def action(self, action: Any) -> Any:
         """The action the env gets: ``action``, or the previous one again."""
