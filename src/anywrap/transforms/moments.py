@@ -344,7 +344,9 @@ def normalize(m: Moments, x: Array, epsilon: float, dtype: str | None = None) ->
     xp = namespace(x)
     if x.dtype != m.mean.dtype:
         x = xp.asarray(x, dtype=xp.result_type(x.dtype, m.mean.dtype))
-    y = (x - m.mean) / scale(m, epsilon)
+    # scale(m, epsilon), written out: two calls fewer on the NumPy step, whose route is
+    # kept short (tests/vector/test_normalize_observation.py counts its calls).
+    y = (x - m.mean) / xp.sqrt(m.var + epsilon)
     if dtype is None or y.dtype == getattr(xp, dtype):
         return y
     return xp.astype(y, getattr(xp, dtype))
