@@ -104,15 +104,17 @@ check-installs: $(VENV)/.demo-ready
 	|| exit 1; done
 
 lint: $(VENV)/.test-ready
-	$(PY) -m ruff check src tests
-	$(PY) -m ruff format --check src tests
+	$(PY) -m ruff check src tests benchmarks
+	$(PY) -m ruff format --check src tests benchmarks
 	$(PY) -m mypy
 
+# The benchmarks (benchmarks/README.md) live beside the package, not in the wheel: they
+# run from the checkout's root. BENCH_ARGS adds options, e.g. BENCH_ARGS="--only B1,B3".
 bench: $(VENV)/.test-ready
-	$(VENV)/bin/anywrap bench
+	$(PY) -m benchmarks $(BENCH_ARGS)
 
 bench-quick: $(VENV)/.test-ready
-	$(VENV)/bin/anywrap bench --quick
+	$(PY) -m benchmarks --quick $(BENCH_ARGS)
 
 # The docs site (docs/, tests/docs/): Sphinx with Furo and MyST from the docs extra,
 # built into build/docs/html with warnings as errors. Nothing is fetched while it

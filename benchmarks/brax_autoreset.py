@@ -37,7 +37,7 @@ import jax.numpy as jnp
 from brax.envs.wrappers.training import EpisodeWrapper
 
 from anywrap import functional as F
-from anywrap.bench.envs import cleanrl_stack
+from anywrap.demo import cleanrl_stack
 
 
 def load_env(episode_length: int) -> tuple[str, Any, Any]:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # GPU check for anywrap: no host sync on CUDA / JAX-GPU (PyTorch's stack compiled, captured in
-# CUDA graphs, and eager), then `anywrap bench --device cuda` (B5 is PyTorch on CUDA: the
+# CUDA graphs, and eager), then `python -m benchmarks --device cuda` (B5 is PyTorch on CUDA: the
 # compiled stack, the eager one and TorchRL's, each with the time it adds per step).
 #
 # Usage (from the repository root, on a machine with an NVIDIA GPU):
@@ -13,7 +13,7 @@
 #               wheel in DIR (see benchmarks/gpu-wheels.txt) without an index or their
 #               dependencies, into a temporary folder (removed at exit) put on PYTHONPATH
 #               after src/; nothing of the host's own Python changes.
-#   --quick     pass --quick to `anywrap bench` (sizes as on CPU).
+#   --quick     pass --quick to `python -m benchmarks` (sizes as on CPU).
 #
 # Environment: PYTHON (default: .venv/bin/python if present, else python3),
 #              OUT (default: bench-results/gpu), STEP_TIMEOUT (seconds for each check,
@@ -111,7 +111,7 @@ def report(status, name, detail=""):
     print(f"{status}\t{name}\t{detail}", flush=True)
 
 def clip_stack(env, clip):
-    from anywrap.bench.envs import cleanrl_stack
+    from anywrap.demo import cleanrl_stack
     import anywrap
     return cleanrl_stack(env, anywrap.vector, clip)
 
@@ -127,7 +127,7 @@ try:
             report("SKIP", f"torch-cuda six-wrapper vector stack, {name}",
                    "torch.cuda.is_available() is False")
     else:
-        from anywrap.bench.envs import torch_pendulum_vector_env
+        from anywrap.demo import torch_pendulum_vector_env
         n, dev = 4096, torch.device("cuda")
         gen = torch.Generator(device=dev).manual_seed(0)
         actions = [torch.rand(n, 1, generator=gen, device=dev) * 6 - 3 for _ in range(215)]
@@ -266,14 +266,14 @@ else
 fi
 
 # ---------------------------------------------------------------- 5. benchmarks on the GPU
-echo "== anywrap bench --device cuda --only B3,B4,B5,B8 $QUICK =="
-timeout "$BENCH_TIMEOUT" "$PYTHON" -m anywrap.cli bench --device cuda --only B3,B4,B5,B8 $QUICK \
+echo "== python -m benchmarks --device cuda --only B3,B4,B5,B8 $QUICK =="
+timeout "$BENCH_TIMEOUT" "$PYTHON" -m benchmarks --device cuda --only B3,B4,B5,B8 $QUICK \
     --no-progress --json "$OUT/results.json" --plot "$OUT/throughput.png" 2>"$OUT/bench.stderr"
 rc=$?
 if [ "$rc" = 0 ]; then
-    result PASS "anywrap bench --device cuda" "$OUT/results.json"
+    result PASS "python -m benchmarks --device cuda" "$OUT/results.json"
 else
-    result FAIL "anywrap bench --device cuda" "exit $rc; $(tail -n 1 "$OUT/bench.stderr")"
+    result FAIL "python -m benchmarks --device cuda" "exit $rc; $(tail -n 1 "$OUT/bench.stderr")"
 fi
 
 echo "== summary: $PASS passed, $FAIL failed, $SKIP skipped =="

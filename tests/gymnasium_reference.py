@@ -23,7 +23,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from anywrap.bench.envs import cleanrl_stack
+from anywrap.demo import cleanrl_stack
 
 FILE = Path(__file__).parent / "data" / "gymnasium_1_4_cleanrl.npz"
 STEPS = 500
@@ -31,7 +31,7 @@ STEPS = 500
 
 def record(single: ModuleType, vector: ModuleType, steps: int = STEPS) -> dict[str, np.ndarray]:
     """The CleanRL stacks' outputs over ``steps`` steps, by output name (the stacks are
-    composed by ``anywrap.bench.envs.cleanrl_stack``, which only builds them)."""
+    composed by ``anywrap.demo.cleanrl_stack``, which only builds them)."""
     out: dict[str, list[Any]] = {}
 
     def keep(name: str, value: Any) -> None:

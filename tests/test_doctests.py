@@ -21,28 +21,13 @@ NEEDS = {
     "anywrap.functional.brax_training": ("brax.envs",),
     "anywrap.distributed": ("jax", "torch.distributed"),
     "anywrap.backends": ("tensorflow",),
-    "anywrap.bench.convert_bench": ("jax", "torch"),
 }
 
-# Internal, benchmark and package-index modules with no examples of their own
+# Internal and package-index modules with no examples of their own
 # (the public classes they hold are checked by test_public_classes_have_examples).
 NO_EXAMPLES = {
     "anywrap.shell",
     "anywrap.backends.torch_inductor",
-    "anywrap.bench.envs",
-    "anywrap.bench.functional_bench",
-    "anywrap.bench.report",
-    "anywrap.bench.runner",
-    "anywrap.bench.b1_numpy_single",
-    "anywrap.bench.b2_numpy_vector",
-    "anywrap.bench.b3_jax_vector",
-    "anywrap.bench.b4_functional",
-    "anywrap.bench.b5_torch",
-    "anywrap.bench.b6_conversion",
-    "anywrap.bench.b7_images",
-    "anywrap.bench.b8_roofline",
-    "anywrap.bench.b9_first_run",
-    "anywrap.bench.suite",
     "anywrap.cli",
     "anywrap.demo",
     "anywrap.vector",

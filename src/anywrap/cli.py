@@ -1,11 +1,10 @@
-"""The ``anywrap`` command: ``anywrap bench`` and ``anywrap demo``.
+"""The ``anywrap`` command: ``anywrap demo``.
 
-Importing this module imports neither JAX nor PyTorch: each subcommand
-imports what it needs when it runs.
+Importing this module imports neither JAX nor PyTorch: the demo imports what it
+needs when it runs. The benchmarks are not part of the installed package: from a
+checkout, ``make bench`` (or ``python -m benchmarks``) runs them.
 
 Example:
-    $ anywrap bench --quick --only B1,B3
-    $ anywrap bench --device cuda --only B3,B4,B5,B8 --json out/gpu.json
     $ anywrap demo
 """
 
@@ -13,143 +12,33 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from collections.abc import Sequence
 
 __all__ = ["build_parser", "main"]
 
-_BENCH_HELP = """\
-Benchmarks (each compares cases run interleaved A, B, A, B, ...; figures are
-medians of >= 5 repetitions after a warm-up):
-  B1  NumPy single env Pendulum-v1: time the CleanRL stack adds, anywrap vs Gymnasium
-  B2  NumPy SyncVectorEnv x16: the same
-  B3  JAX phys2d/Pendulum-v0 vector env: anywrap vs Gymnasium stacks vs bare env
-  B4  jitted lax.scan rollout: anywrap.functional vs gymnax LogWrapper + Brax stats
-  B5  PyTorch batched Pendulum: anywrap vs Gymnasium vector stacks vs TorchRL
-  B6  conversions vs Gymnasium's JaxToTorch / JaxToNumpy
-  B7  image pipeline, 256 envs: grayscale, resize 84x84, stack 4, vs Gymnasium + OpenCV
-  B8  roofline: jitted NormalizeObservation vs jitted copy, GB/s
-  B9  PyTorch first runs, compile included: fresh processes, compile on vs off
-"""
-
-
-def _reps(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
-    return value
-
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``anywrap``, with its ``bench`` and ``demo`` subcommands."""
+    """The argument parser of ``anywrap``, with its ``demo`` subcommand."""
     parser = argparse.ArgumentParser(
         prog="anywrap",
         description="anywrap: Gymnasium wrappers written once, run on any array library.",
+        epilog="The benchmarks run from a checkout: make bench (see benchmarks/README.md).",
     )
-    sub = parser.add_subparsers(dest="command", metavar="{bench,demo}")
-    bench = sub.add_parser(
-        "bench",
-        help="benchmark anywrap against Gymnasium, Brax/gymnax and TorchRL",
-        description="Benchmark anywrap's wrappers side by side with Gymnasium, "
-        "Brax/gymnax and TorchRL; print a table, write JSON and a plot.",
-        epilog=_BENCH_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    bench.add_argument(
-        "--quick",
-        action="store_true",
-        help="smaller sizes: the whole suite in under 2 minutes on 2 CPU cores",
-    )
-    bench.add_argument(
-        "--device",
-        choices=("cpu", "cuda"),
-        default="cpu",
-        help="where JAX and PyTorch benchmarks run (default: cpu); cuda fails if no GPU is usable",
-    )
-    bench.add_argument(
-        "--only",
-        metavar="IDS",
-        help="comma-separated benchmark ids to run, e.g. B1,B3 (default: all)",
-    )
-    bench.add_argument(
-        "--json",
-        metavar="PATH",
-        default="bench-results/results.json",
-        help="where to write the JSON results (default: %(default)s)",
-    )
-    bench.add_argument(
-        "--plot",
-        metavar="PATH",
-        default="bench-results/throughput.png",
-        help="where to write the B3/B4 throughput plot (default: %(default)s)",
-    )
-    bench.add_argument(
-        "--reps",
-        type=_reps,
-        default=5,
-        metavar="N",
-        help="timed repetitions per case; figures are their median (default: %(default)s)",
-    )
-    bench.add_argument("--no-progress", action="store_true", help="no progress bar")
+    sub = parser.add_subparsers(dest="command", metavar="{demo}")
     demo = sub.add_parser("demo", help="run the anywrap demo", add_help=False)
     demo.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the demo")
     return parser
 
 
-def _bench(args: argparse.Namespace, argv: Sequence[str]) -> int:
-    from anywrap.bench import (
-        DeviceUnavailable,
-        Settings,
-        format_table,
-        parse_only,
-        run_suite,
-        write_json,
-        write_plot,
-    )
-
-    try:
-        only = parse_only(args.only)
-    except ValueError as exc:
-        print(f"anywrap bench: {exc}", file=sys.stderr)
-        return 2
-    settings = Settings(quick=args.quick, device=args.device, reps=args.reps)
-    start = time.perf_counter()
-    try:
-        report = run_suite(settings, only, progress=not args.no_progress, argv=["anywrap", *argv])
-    except DeviceUnavailable as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    report["wall_s"] = time.perf_counter() - start
-    print(format_table(report))
-    path = write_json(report, args.json)
-    print(f"results: {path}")
-    plot = write_plot(report, args.plot)
-    print(f"plot: {plot}" if plot else "plot: none (B3 and B4 did not run)")
-    return 0
-
-
-def _demo(argv: Sequence[str]) -> int:
-    import importlib
-
-    try:
-        demo = importlib.import_module("anywrap.demo")
-    except ModuleNotFoundError as exc:
-        if exc.name != "anywrap.demo":
-            raise
-        print("anywrap demo: not available in this install (no anywrap.demo)", file=sys.stderr)
-        return 2
-    return int(demo.main(list(argv)) or 0)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``anywrap`` console script; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
     if argv[:1] == ["demo"]:  # everything after ``demo`` belongs to the demo
-        return _demo(argv[1:])
-    args = parser.parse_args(argv)
-    if args.command == "bench":
-        return _bench(args, argv)
+        from anywrap.demo import main as demo
+
+        return demo(argv[1:])
+    parser = build_parser()
+    parser.parse_args(argv)
     parser.print_help()
     return 0
 

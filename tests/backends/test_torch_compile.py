@@ -212,7 +212,7 @@ def test_each_transform_compiles_once_per_signature_over_a_long_run(compiled):
     """450 steps of 32 torch Pendulums (two truncations, the wall clock passed at every
     step as a float, resets with and without a mask): one compilation per transform
     and signature, each made the first time its signature comes twice."""
-    from anywrap.bench.envs import cleanrl_stack, torch_pendulum_vector_env
+    from anywrap.demo import cleanrl_stack, torch_pendulum_vector_env
 
     env = cleanrl_stack(torch_pendulum_vector_env(32), anywrap.vector, torch.clamp)
     gen = torch.Generator().manual_seed(0)
@@ -535,7 +535,7 @@ def test_a_short_run_never_compiles_by_default():
 def test_a_second_stack_of_the_same_shapes_shares_the_programs(compiled):
     """Programs are shared by (transform, signature): a second stack, or an evaluation
     stack beside a training one, compiles nothing and gives the same numbers."""
-    from anywrap.bench.envs import cleanrl_stack, torch_pendulum_vector_env
+    from anywrap.demo import cleanrl_stack, torch_pendulum_vector_env
 
     def run():
         envs = cleanrl_stack(torch_pendulum_vector_env(16), anywrap.vector, torch.clamp)
@@ -620,7 +620,7 @@ def test_outside_the_tested_releases_torch_compile_compiles(compiled, monkeypatc
     from anywrap.backends import torch_inductor
 
     monkeypatch.setattr(torch_inductor, "private_path", lambda: False)
-    from anywrap.bench.envs import torch_pendulum_vector_env
+    from anywrap.demo import torch_pendulum_vector_env
 
     class Seen(gym.vector.VectorWrapper):  # keeps the raw observations for the reference
         def reset(self, **kwargs):

@@ -1,4 +1,4 @@
-"""Tests of the benchmark harness and of ``anywrap bench`` end to end (small configs)."""
+"""Tests of the benchmark harness and of ``python -m benchmarks`` end to end (small configs)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from anywrap.bench import (
+from benchmarks.suite import (
     BENCHMARKS,
     Case,
     Failure,
@@ -25,7 +25,59 @@ from anywrap.bench import (
     write_json,
 )
 
-SRC = str(Path(__file__).resolve().parents[2] / "src")
+ROOT = Path(__file__).resolve().parents[2]
+SRC = str(ROOT / "src")
+
+
+def _bench(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """``python -m benchmarks ARGS`` from the checkout's root, as ``make bench`` runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "benchmarks", *args],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": SRC},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def test_help_lists_every_option_and_benchmark() -> None:
+    proc = _bench("--help")
+    assert proc.returncode == 0, proc.stderr
+    assert "usage: python -m benchmarks" in proc.stdout
+    for option in ("--quick", "--device", "--only", "--json", "--plot", "--reps"):
+        assert option in proc.stdout
+    assert all(f"B{i}  " in proc.stdout for i in range(1, 10))
+
+
+def test_bad_only_is_a_clear_error() -> None:
+    proc = _bench("--only", "B1,B42")
+    assert proc.returncode == 2
+    assert "unknown benchmark id(s) ['B42']" in proc.stderr
+
+
+def test_bad_reps_is_rejected() -> None:
+    proc = _bench("--reps", "0")
+    assert proc.returncode == 2
+    assert "--reps" in proc.stderr and "must be >= 1, got 0" in proc.stderr
+
+
+def test_importing_the_suite_imports_neither_jax_nor_torch() -> None:
+    code = (
+        "import sys, benchmarks.suite, benchmarks.__main__;"
+        "print(sorted(m for m in ('jax', 'torch', 'torchrl', 'matplotlib') if m in sys.modules))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": SRC},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert proc.stdout.strip() == "[]"
 
 
 class FakeClock:
@@ -144,8 +196,8 @@ def _no_progress(desc: str, total: int):
 
 
 def test_b7_rows_and_verdicts_come_from_the_runners_figures() -> None:
-    from anywrap.bench.b7_images import bench_b7
-    from anywrap.bench.suite import Context
+    from benchmarks.suite.b7_images import bench_b7
+    from benchmarks.suite.catalog import Context
 
     class Runner:  # images_bench.run's layout, with figures chosen here
         @staticmethod
@@ -185,7 +237,7 @@ def test_b5_rows_summary_and_verdicts_share_one_statistic() -> None:
     """B5's added time per step is the median of the paired (stack - bare) differences,
     shown in the rows and read by the summary and the verdicts; the ratios are the
     rows' ratios of medians."""
-    from anywrap.bench.b5_torch import b5_figures
+    from benchmarks.suite.b5_torch import b5_figures
 
     us = 1e-6
     bare = [100 * us, 300 * us, 110 * us]  # a slow second round hits every case alike
@@ -232,7 +284,7 @@ def test_torch_pendulum_matches_gymnasium_dynamics() -> None:
     torch = pytest.importorskip("torch")
     import gymnasium as gym
 
-    from anywrap.bench.envs import torch_pendulum_vector_env
+    from anywrap.demo import torch_pendulum_vector_env
 
     env = torch_pendulum_vector_env(3)
     env.reset(seed=0)
@@ -252,35 +304,18 @@ def test_torch_pendulum_matches_gymnasium_dynamics() -> None:
     assert not bool(truncated.any())
 
 
-def test_anywrap_bench_quick_b1_writes_valid_json(tmp_path: Path) -> None:
+def test_quick_b1_writes_valid_json(tmp_path: Path) -> None:
     out = tmp_path / "results.json"
     plot = tmp_path / "plot.png"
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "anywrap.cli",
-            "bench",
-            "--quick",
-            "--only",
-            "B1",
-            "--json",
-            str(out),
-            "--plot",
-            str(plot),
-            "--no-progress",
-        ],
-        env={**os.environ, "PYTHONPATH": SRC},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
+    proc = _bench(
+        "--quick", "--only", "B1", "--json", str(out), "--plot", str(plot), "--no-progress"
     )
     assert proc.returncode == 0, proc.stderr
     assert "B1  NumPy single env" in proc.stdout
     assert "CartPole-v1: time anywrap adds / time Gymnasium adds" in proc.stdout
     report = json.loads(out.read_text())
     assert report["schema"] == "anywrap-bench/1"
+    assert report["command"][:3] == ["python", "-m", "benchmarks"]
     assert report["config"]["only"] == ["B1"]
     b1 = report["benchmarks"]["B1"]
     assert b1["status"] == "ok"
@@ -305,26 +340,8 @@ def test_device_cuda_fails_clearly_without_gpu(tmp_path: Path) -> None:
     torch = pytest.importorskip("torch")
     if torch.cuda.is_available():
         pytest.skip("this machine has a GPU")
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "anywrap.cli",
-            "bench",
-            "--device",
-            "cuda",
-            "--only",
-            "B5",
-            "--json",
-            str(tmp_path / "r.json"),
-            "--no-progress",
-        ],
-        env={**os.environ, "PYTHONPATH": SRC},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    json_path = str(tmp_path / "r.json")
+    proc = _bench("--device", "cuda", "--only", "B5", "--json", json_path, "--no-progress")
     assert proc.returncode == 2
     assert "no usable CUDA GPU" in proc.stderr
     assert "torch.cuda.is_available() is False" in proc.stderr
@@ -338,7 +355,7 @@ def test_a_benchmark_whose_library_does_not_import_is_not_available(
     # as not available (naming the library), and the devices are resolved
     # without importing it, also for --device cuda, which would otherwise stop
     # at the import before saying anything about the GPU.
-    from anywrap.bench.runner import run_suite
+    from benchmarks.suite.runner import run_suite
 
     monkeypatch.setitem(sys.modules, "jax", None)  # `import jax` raises ImportError
     for device in ("cpu", "cuda"):
@@ -383,8 +400,8 @@ def test_gpu_check_script_reports_each_step_on_a_machine_without_gpu(tmp_path: P
         "[SKIP] torch-cuda six-wrapper vector stack, eager: torch.cuda.is_available() is False",
         "[SKIP] jax-gpu six-wrapper vector stack: no JAX GPU backend",
         "[PASS] pytest tests/test_no_sync.py: ",
-        "[FAIL] anywrap bench --device cuda: exit 2; error: anywrap bench --device cuda: "
-        "no usable CUDA GPU",
+        "[FAIL] python -m benchmarks --device cuda: exit 2; error: python -m benchmarks "
+        "--device cuda: no usable CUDA GPU",
         "== summary: 1 passed, 1 failed, 3 skipped ==",
     ):
         assert line in out, (line, out)
@@ -412,8 +429,8 @@ def test_gpu_check_script_refuses_bad_arguments(
 
 
 def test_b4_rows_and_verdicts_use_the_same_statistic() -> None:
-    from anywrap.bench.b4_functional import bench_b4
-    from anywrap.bench.suite import Context
+    from benchmarks.suite.b4_functional import bench_b4
+    from benchmarks.suite.catalog import Context
 
     class Runner:  # functional_bench.run's layout: medians and within-round ratios disagree
         @staticmethod
@@ -484,8 +501,8 @@ def test_the_wrapper_steps_script_runs_every_wrapper(capsys: pytest.CaptureFixtu
 
 
 def test_b9_rows_and_verdicts_are_the_median_ratio_of_alternated_pairs(monkeypatch) -> None:
-    from anywrap.bench import b9_first_run
-    from anywrap.bench.suite import Context
+    from benchmarks.suite import b9_first_run
+    from benchmarks.suite.catalog import Context
 
     order = []
     times = {("short", True): [4.0, 3.0], ("short", False): [2.0, 3.0]}
@@ -510,7 +527,7 @@ def test_b9_script_runs_in_a_fresh_process_and_a_short_run_compiles_nothing() ->
     """The short case as a user runs it: 300 steps, compile on (the default); its
     process reports what was compiled (nothing: a short run never waits for it)."""
     pytest.importorskip("torch")
-    from anywrap.bench.b9_first_run import run_script
+    from benchmarks.suite.b9_first_run import run_script
 
     report = run_script("short", True)
     assert report["compiled"] == 0 and report["seconds"] == report["wall"] > 0
@@ -519,8 +536,8 @@ def test_b9_script_runs_in_a_fresh_process_and_a_short_run_compiles_nothing() ->
 def test_b9_rows_show_the_verdicts_statistic(monkeypatch) -> None:
     """The table's ratio column is the verdict's median of pair ratios, not a ratio of
     medians (they differ here: pairs 4/2 and 3/3 give 1.5; medians 3.5/2.5 give 1.4)."""
-    from anywrap.bench import b9_first_run
-    from anywrap.bench.suite import Context
+    from benchmarks.suite import b9_first_run
+    from benchmarks.suite.catalog import Context
 
     times = {("short", True): [4.0, 3.0], ("short", False): [2.0, 3.0]}
     times |= {(c, on): [2.0, 2.0] for c in ("4096", "third") for on in (True, False)}

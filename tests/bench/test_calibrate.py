@@ -8,7 +8,7 @@ import pytest
 pytest.importorskip("jax")
 
 from anywrap.backends.jax import row_group
-from anywrap.bench import calibrate
+from benchmarks.suite import calibrate
 
 
 def test_host_copy_crossover_reports_every_size() -> None:

@@ -1,4 +1,4 @@
-"""B7's module (anywrap.bench.images_bench) on a tiny run: what it reports is
+"""B7's module (benchmarks.suite.images_bench) on a tiny run: what it reports is
 consistent with its own timings, and the memory figure is the ring's size."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ pytest.importorskip("jax")
 pytest.importorskip("torch")
 pytest.importorskip("cv2")
 
-from anywrap.bench import images_bench
+from benchmarks.suite import images_bench
 
 
 def test_a_tiny_b7_run_reports_consistent_figures(tmp_path):

@@ -447,20 +447,6 @@ def test_wrappers_pickle_and_keep_converting() -> None:
     assert isinstance(obs, torch.Tensor) and rew == 1.0
 
 
-def test_convert_bench_reports_ratios_and_size_check() -> None:
-    from anywrap.bench.convert_bench import run
-
-    res = run(sizes={"4KB": 4096, "1MB": 1 << 20}, reps=5, steps=5)
-    for label in ("4KB", "1MB"):
-        for pair in ("JaxToTorch", "JaxToNumpy"):
-            r = res[label][pair]
-            assert r["anywrap_us"] > 0 and r["gymnasium_us"] > 0
-            assert r["ratio"] == pytest.approx(r["anywrap_us"] / r["gymnasium_us"])
-    size = res["size_independent"]
-    assert set(size["ratios"]) == {"JaxToTorch", "JaxToNumpy"} and size["tolerance"] == 3.0
-    assert isinstance(size["ok"], bool)
-
-
 NEGATIVE_STRIDES = """
 import numpy as np, gymnasium as gym, anywrap
 from anywrap.convert import convert

@@ -35,7 +35,7 @@ TYPES = (jax.Array, jax.core.Tracer)
 SMALL_HOST_COPY = 64 * 1024
 """Host arrays up to this many bytes are copied into JAX rather than shared:
 ``jax.dlpack.from_dlpack`` has a fixed cost that exceeds a copy of a small buffer
-(``python -m anywrap.bench.calibrate`` measures the crossover; on 2 shared
+(``python -m benchmarks.suite.calibrate``, in a checkout, measures the crossover; on 2 shared
 x86-64 cores with JAX 0.10.2 it lay between 64 KiB and 1 MiB)."""
 
 _CONSTANTS_MAX = 4096
@@ -187,7 +187,7 @@ ROW_GROUP_MIN_WIDTH = 64
 def row_group(n: int, width: int) -> int:
     """How many rows of ``width`` values to sum side by side: the largest divisor of
     ``n`` up to ``min(ROW_GROUP_MAX, ROW_GROUP_VALUES // width)`` that leaves at least
-    8 groups; 1 where grouping is no help (constants from ``anywrap.bench.calibrate``)."""
+    8 groups; 1 where grouping is no help (constants from ``benchmarks.suite.calibrate``)."""
     if width >= ROW_GROUP_MIN_WIDTH:
         return 1
     for g in range(min(ROW_GROUP_MAX, ROW_GROUP_VALUES // width), 1, -1):

@@ -1,11 +1,11 @@
-"""``anywrap bench``: anywrap's wrappers side by side with Gymnasium, Brax/gymnax and TorchRL.
+"""The suite behind ``python -m benchmarks``: anywrap beside Gymnasium, Brax/gymnax, TorchRL.
 
-The suite (B1 to B9, see :mod:`anywrap.bench.suite`) runs each benchmark's
+The suite (B1 to B9, see :mod:`benchmarks.suite.catalog`) runs each benchmark's
 cases interleaved (A, B, A, B, ...), reports the median of at least five
 repetitions after a warm-up, and prints ratios beside absolute times.
 
 Example:
-    >>> from anywrap.bench import Settings, run_suite
+    >>> from benchmarks.suite import Settings, run_suite
     >>> report = run_suite(Settings(quick=True, reps=1, warmup=0), ["B1"], progress=False)
     >>> b1 = report["benchmarks"]["B1"]
     >>> b1["status"], sorted(b1["summary"])
@@ -15,10 +15,10 @@ Nothing heavy is imported here: each benchmark imports NumPy, JAX, PyTorch or
 TorchRL itself when it runs.
 """
 
-from anywrap.bench.harness import Case, Failure, Timing, interleave, paired_median_difference
-from anywrap.bench.report import format_table, write_json, write_plot
-from anywrap.bench.runner import parse_only, resolve_devices, run_suite
-from anywrap.bench.suite import BENCHMARKS, DeviceUnavailable, Settings
+from benchmarks.suite.catalog import BENCHMARKS, DeviceUnavailable, Settings
+from benchmarks.suite.harness import Case, Failure, Timing, interleave, paired_median_difference
+from benchmarks.suite.report import format_table, write_json, write_plot
+from benchmarks.suite.runner import parse_only, resolve_devices, run_suite
 
 __all__ = [
     "BENCHMARKS",

@@ -10,8 +10,8 @@ from contextlib import contextmanager
 from functools import partial
 from typing import Any
 
-from anywrap.bench.common import Context, result, row
-from anywrap.bench.harness import Case, Timing
+from benchmarks.suite.common import Context, result, row
+from benchmarks.suite.harness import Case, Timing
 
 __all__ = ["TARGET_FRACTION", "bench_b8"]
 

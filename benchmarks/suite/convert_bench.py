@@ -13,7 +13,7 @@ Conversion is zero-copy, so a step should cost the same for a 4 KB and a
 smallest and the largest size are within 3x of each other.
 
 Example (tiny sizes and few steps, to show the result's layout):
-    >>> from anywrap.bench.convert_bench import run
+    >>> from benchmarks.suite.convert_bench import run
     >>> res = run(sizes={"4KB": 4096, "1MB": 1 << 20}, reps=1, steps=3)
     >>> sorted(res["4KB"]["JaxToTorch"])
     ['anywrap_us', 'gymnasium_us', 'ratio', 'speedup']

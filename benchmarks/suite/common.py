@@ -2,7 +2,7 @@
 result and row records, and the stepping cases the stacks are timed with.
 
 Example:
-    >>> from anywrap.bench.common import Settings
+    >>> from benchmarks.suite.common import Settings
     >>> Settings(quick=True).pick(2000, 500)
     500
 """
@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from anywrap.bench.harness import Case, Failure, Timing, interleave, paired_median_difference
+from benchmarks.suite.harness import Case, Failure, Timing, interleave, paired_median_difference
 
 __all__ = [
     "Context",
@@ -405,6 +405,6 @@ def numpy_added(
 
 def stack(env: Any, wrappers: Any, clip: Callable[..., Any], *, clip_action: bool = True) -> Any:
     """The CleanRL six-wrapper stack of ``wrappers`` (``anywrap``, ``gym.wrappers``, ...)."""
-    from anywrap.bench.envs import cleanrl_stack
+    from anywrap.demo import cleanrl_stack
 
     return cleanrl_stack(env, wrappers, clip, clip_action=clip_action)

@@ -7,7 +7,16 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from anywrap.bench.common import Context, quiet, result, row, stack, stepping_case, verdict, wrapped
+from benchmarks.suite.common import (
+    Context,
+    quiet,
+    result,
+    row,
+    stack,
+    stepping_case,
+    verdict,
+    wrapped,
+)
 
 __all__ = ["bench_b3"]
 

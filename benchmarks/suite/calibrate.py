@@ -9,10 +9,10 @@ measures both, so that their values rest on a measurement anyone can repeat:
   (:func:`anywrap.backends.jax.row_group`): how many rows XLA's CPU kernel should
   sum side by side.
 
-Run ``python -m anywrap.bench.calibrate`` (add ``--quick`` for a short run).
+Run ``python -m benchmarks.suite.calibrate`` (add ``--quick`` for a short run).
 
 Example:
-    >>> from anywrap.bench.calibrate import host_copy_crossover
+    >>> from benchmarks.suite.calibrate import host_copy_crossover
     >>> res = host_copy_crossover(sizes=(1024, 1 << 20), reps=3)
     >>> sorted(res["rows"][0])
     ['bytes', 'copy_s', 'dlpack_s']
@@ -124,7 +124,9 @@ def row_group_table(
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Print both measurements as tables."""
-    parser = argparse.ArgumentParser(prog="python -m anywrap.bench.calibrate", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.suite.calibrate", description=__doc__
+    )
     parser.add_argument("--quick", action="store_true", help="fewer sizes and repetitions")
     args = parser.parse_args(argv)
     reps = 3 if args.quick else 7

@@ -30,7 +30,7 @@ import tempfile
 import time
 from typing import Any
 
-from anywrap.bench.common import Context, result, verdict
+from benchmarks.suite.common import Context, result, verdict
 
 __all__ = ["SCRIPT", "bench_b9", "run_script"]
 
@@ -42,7 +42,7 @@ warnings.simplefilter("ignore")
 import gymnasium as gym
 import torch
 import anywrap
-from anywrap.bench.envs import cleanrl_stack, torch_pendulum_vector_env
+from anywrap.demo import cleanrl_stack, torch_pendulum_vector_env
 
 case = sys.argv[1]
 

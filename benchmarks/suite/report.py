@@ -119,7 +119,7 @@ def write_plot(report: dict[str, Any], path: str | os.PathLike[str]) -> Path | N
         ax.set_title(f"{bid}: {res['title']}", fontsize=8)
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8)
-    fig.suptitle(f"anywrap bench, device={report['config']['device']}", fontsize=10)
+    fig.suptitle(f"anywrap benchmarks, device={report['config']['device']}", fontsize=10)
     fig.tight_layout()
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

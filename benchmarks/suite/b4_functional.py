@@ -1,11 +1,11 @@
 """B4: a jitted ``lax.scan`` rollout, anywrap.functional against gymnax LogWrapper
-with Brax running statistics (timed by :mod:`anywrap.bench.functional_bench`)."""
+with Brax running statistics (timed by :mod:`benchmarks.suite.functional_bench`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from anywrap.bench.common import Context, quiet, result, with_runner
+from benchmarks.suite.common import Context, quiet, result, with_runner
 
 __all__ = ["bench_b4"]
 
@@ -13,7 +13,7 @@ __all__ = ["bench_b4"]
 @with_runner(
     "B4",
     "Jitted lax.scan rollout: anywrap.functional vs gymnax LogWrapper + Brax stats",
-    "anywrap.bench.functional_bench",
+    "benchmarks.suite.functional_bench",
 )
 def bench_b4(ctx: Context, mod: Any, title: str) -> dict[str, Any]:
     """B4: jitted lax.scan rollout, anywrap.functional vs gymnax LogWrapper + Brax stats."""

@@ -1,4 +1,4 @@
-"""anywrap.bench.functional_bench (benchmark B4): its three rollouts run, and its ratios are
+"""benchmarks.suite.functional_bench (benchmark B4): its three rollouts run, and its ratios are
 medians of within-round ratios."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ pytest.importorskip("gymnax")
 @pytest.mark.parametrize("consumer", ["sum", "trajectory"])
 def test_functional_bench_runs_all_three_rollouts(consumer):
     pytest.importorskip("brax")
-    from anywrap.bench import functional_bench
+    from benchmarks.suite import functional_bench
 
     res = functional_bench.run(num_envs=8, steps=5, reps=1, consumer=consumer)
     assert res["consumer"] == consumer
@@ -25,7 +25,7 @@ def test_functional_bench_runs_all_three_rollouts(consumer):
 def test_functional_bench_ratios_are_medians_of_within_round_ratios(monkeypatch):
     """Scripted timings: round r takes (1 + r) x the case's base time, so each
     within-round ratio is exact while the medians of raw times would not pair up."""
-    from anywrap.bench import functional_bench as fb
+    from benchmarks.suite import functional_bench as fb
 
     base = {"bare": 1.0, "anywrap": 1.25, "peer": 1.0 / 0.8}
     for name in base:

@@ -25,7 +25,7 @@ reads the reward first avoids. ``"trajectory"`` has no such artefact, so its
 
 Usage::
 
-    python -m anywrap.bench.functional_bench [num_envs] [steps] [reps] [sum|trajectory]
+    python -m benchmarks.suite.functional_bench [num_envs] [steps] [reps] [sum|trajectory]
 
 On a small shared machine, ``taskset -c 0 python -m ...`` gives far quieter
 ratios: spread over the cores, XLA splits some kernels over threads, and the

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Any
 
-from anywrap.bench.common import (
+from benchmarks.suite.common import (
     Context,
     quiet,
     result,
@@ -29,7 +29,7 @@ from anywrap.bench.common import (
     verdict,
     wrapped,
 )
-from anywrap.bench.harness import Case, Failure, Timing, paired_median_difference
+from benchmarks.suite.harness import Case, Failure, Timing, paired_median_difference
 
 __all__ = ["REFERENCE", "b5_figures", "bench_b5"]
 
@@ -65,7 +65,8 @@ def bench_b5(ctx: Context) -> dict[str, Any]:
 
     import anywrap
     from anywrap import xp
-    from anywrap.bench.envs import torch_pendulum_vector_env, torchrl_pendulum_env
+    from anywrap.demo import torch_pendulum_vector_env
+    from benchmarks.suite.envs import torchrl_pendulum_env
 
     title = "PyTorch batched Pendulum (pure torch): anywrap vs Gymnasium vs TorchRL"
     dev = ctx.torch_device
@@ -193,7 +194,7 @@ def b5_figures(
 
     Every figure comes from two statistics of the timings: the ratio of a case's
     median to its bare env's median, and the time it adds per step (the median
-    of the paired differences, :func:`~anywrap.bench.harness.paired_median_difference`).
+    of the paired differences, :func:`~benchmarks.suite.harness.paired_median_difference`).
     """
     rows: list[dict[str, Any]] = []
     summary: dict[str, Any] = {}

@@ -1,12 +1,12 @@
 """B7: the Atari-style image pipeline (256 RGB 210x160 frames -> grayscale -> resize
 84x84 -> stack 4), anywrap on JAX, PyTorch and NumPy against Gymnasium's vector
-wrappers on NumPy with OpenCV, timed by :mod:`anywrap.bench.images_bench`."""
+wrappers on NumPy with OpenCV, timed by :mod:`benchmarks.suite.images_bench`."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from anywrap.bench.common import Context, quiet, result, with_runner
+from benchmarks.suite.common import Context, quiet, result, with_runner
 
 __all__ = ["bench_b7"]
 
@@ -28,7 +28,7 @@ _LABELS = {
 @with_runner(
     "B7",
     "Image pipeline: grayscale, resize 84x84, stack 4, 256 envs",
-    "anywrap.bench.images_bench",
+    "benchmarks.suite.images_bench",
 )
 def bench_b7(ctx: Context, mod: Any, title: str) -> dict[str, Any]:
     """B7: the 256-env image pipeline, anywrap (JAX, PyTorch, NumPy) against Gymnasium."""

@@ -1,10 +1,10 @@
-"""The benchmarks behind ``anywrap bench``: B1 to B9.
+"""The benchmarks behind ``python -m benchmarks``: B1 to B9.
 
-Each benchmark lives in its own module (``anywrap.bench.bN_*``); its
+Each benchmark lives in its own module (``benchmarks.suite.bN_*``); its
 ``bench_bN(ctx)`` returns a result dict (see
-:func:`anywrap.bench.common.result`) and imports the libraries it needs
+:func:`benchmarks.suite.common.result`) and imports the libraries it needs
 itself, so that a missing one only costs that benchmark. Cases are timed with
-:func:`anywrap.bench.harness.interleave`.
+:func:`benchmarks.suite.harness.interleave`.
 
 =====  =====================================================================
 B1     NumPy, one Pendulum-v1: time the CleanRL stack adds per step,
@@ -14,13 +14,13 @@ B3     JAX ``phys2d/Pendulum-v0`` vector env at several sizes: anywrap's
        vector stack vs Gymnasium's (on JAX arrays, and behind JaxToNumpy)
        vs the bare env.
 B4     Jitted ``lax.scan`` rollout: anywrap.functional vs gymnax LogWrapper +
-       Brax running statistics (``anywrap.bench.functional_bench``).
+       Brax running statistics (``benchmarks.suite.functional_bench``).
 B5     PyTorch batched Pendulum (pure torch): anywrap vs Gymnasium vector
        stacks, and TorchRL VecNorm + RewardSum.
 B6     Array conversions vs Gymnasium's JaxToTorch / JaxToNumpy
-       (``anywrap.bench.convert_bench``).
+       (``benchmarks.suite.convert_bench``).
 B7     Image pipeline: grayscale, resize 84x84, stack 4 over 256 RGB envs, anywrap
-       (JAX, PyTorch, NumPy) vs Gymnasium with OpenCV (``anywrap.bench.images_bench``).
+       (JAX, PyTorch, NumPy) vs Gymnasium with OpenCV (``benchmarks.suite.images_bench``).
 B8     Roofline: compiled NormalizeObservation (JAX, PyTorch) on a 65536 x 256 float32 batch
        vs a jitted elementwise copy, in GB/s.
 B9     PyTorch first runs, compile included: whole scripts in fresh processes with a
@@ -33,16 +33,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from anywrap.bench.b1_numpy_single import bench_b1
-from anywrap.bench.b2_numpy_vector import bench_b2
-from anywrap.bench.b3_jax_vector import bench_b3
-from anywrap.bench.b4_functional import bench_b4
-from anywrap.bench.b5_torch import bench_b5
-from anywrap.bench.b6_conversion import bench_b6
-from anywrap.bench.b7_images import bench_b7
-from anywrap.bench.b8_roofline import bench_b8
-from anywrap.bench.b9_first_run import bench_b9
-from anywrap.bench.common import Context, DeviceUnavailable, Settings, result
+from benchmarks.suite.b1_numpy_single import bench_b1
+from benchmarks.suite.b2_numpy_vector import bench_b2
+from benchmarks.suite.b3_jax_vector import bench_b3
+from benchmarks.suite.b4_functional import bench_b4
+from benchmarks.suite.b5_torch import bench_b5
+from benchmarks.suite.b6_conversion import bench_b6
+from benchmarks.suite.b7_images import bench_b7
+from benchmarks.suite.b8_roofline import bench_b8
+from benchmarks.suite.b9_first_run import bench_b9
+from benchmarks.suite.common import Context, DeviceUnavailable, Settings, result
 
 __all__ = ["BENCHMARKS", "USES", "Context", "DeviceUnavailable", "Settings", "result"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from anywrap.bench.common import Context, numpy_added
+from benchmarks.suite.common import Context, numpy_added
 
 __all__ = ["bench_b1"]
 

@@ -11,8 +11,8 @@ from collections.abc import Callable, Iterator, Sequence
 from importlib import metadata
 from typing import Any
 
-from anywrap.bench.common import unavailable
-from anywrap.bench.suite import BENCHMARKS, USES, Context, DeviceUnavailable, Settings
+from benchmarks.suite.catalog import BENCHMARKS, USES, Context, DeviceUnavailable, Settings
+from benchmarks.suite.common import unavailable
 
 __all__ = ["parse_only", "resolve_devices", "run_suite"]
 
@@ -74,7 +74,7 @@ def resolve_devices(device: str, needs: set[str]) -> dict[str, Any]:
             )
     if problems:
         raise DeviceUnavailable(
-            "anywrap bench --device cuda: no usable CUDA GPU: "
+            "python -m benchmarks --device cuda: no usable CUDA GPU: "
             + "; ".join(problems)
             + ". Run on a GPU machine, or use --device cpu."
         )

@@ -16,18 +16,18 @@ measured: a vector env (or, for Gymnasium, sub-envs) that replays two
 pre-made batches of frames, already in the target library and on its
 device. Each side's bare source is timed too, and subtracted for the
 "wrapper cost" figures. The cases run in interleaved rounds
-(:func:`anywrap.bench.harness.interleave`), and the figures are medians.
+(:func:`benchmarks.suite.harness.interleave`), and the figures are medians.
 
 Frame stack depth: the stack alone over 84x84 frames at depth 4 and 16,
 per backend, full step (state update and stacked output) and state update
 alone (one frame per env written into the ring), and the bytes per env
 the buffer holds.
 
-Run ``python -m anywrap.bench.images_bench [--envs 256] [--steps 10] [--reps 5]
+Run ``python -m benchmarks.suite.images_bench [--envs 256] [--steps 10] [--reps 5]
 [--torch-threads N] [--json FILE]``.
 
 Example:
-    >>> from anywrap.bench.images_bench import run
+    >>> from benchmarks.suite.images_bench import run
     >>> out = run(num_envs=2, steps=1, reps=1, backends=("numpy",), depths=(2,))
     >>> sorted(out["pipeline"])
     ['anywrap-numpy', 'bare-numpy', 'gymnasium', 'gymnasium-bare']
@@ -49,8 +49,8 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 
 import anywrap
-from anywrap.bench.harness import Case, Failure, Timing, interleave
 from anywrap.transforms import frame_stack_observation as fr
+from benchmarks.suite.harness import Case, Failure, Timing, interleave
 
 __all__ = ["main", "run"]
 

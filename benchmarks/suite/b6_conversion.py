@@ -1,18 +1,18 @@
 """B6: array conversions against Gymnasium's JaxToTorch / JaxToNumpy (timed by
-:mod:`anywrap.bench.convert_bench`)."""
+:mod:`benchmarks.suite.convert_bench`)."""
 
 from __future__ import annotations
 
 import inspect
 from typing import Any
 
-from anywrap.bench.common import Context, quiet, result, with_runner
+from benchmarks.suite.common import Context, quiet, result, with_runner
 
 __all__ = ["bench_b6"]
 
 
 @with_runner(
-    "B6", "Conversions vs Gymnasium JaxToTorch / JaxToNumpy", "anywrap.bench.convert_bench"
+    "B6", "Conversions vs Gymnasium JaxToTorch / JaxToNumpy", "benchmarks.suite.convert_bench"
 )
 def bench_b6(ctx: Context, mod: Any, title: str) -> dict[str, Any]:
     """B6: array conversions vs Gymnasium's JaxToTorch / JaxToNumpy (convert_bench)."""

@@ -7,7 +7,7 @@ case alike. Each case runs ``warmup`` untimed blocks first (JIT compilation,
 caches), then ``reps`` timed blocks; a figure is the median over the blocks.
 
 Example:
-    >>> from anywrap.bench.harness import Case, interleave
+    >>> from benchmarks.suite.harness import Case, interleave
     >>> ticks = iter(range(100))
     >>> cases = [Case("a", lambda: None, steps=1), Case("b", lambda: None, steps=1)]
     >>> out = interleave(cases, reps=5, warmup=0, clock=lambda: float(next(ticks)))
