@@ -9,13 +9,14 @@ import numpy as np
 from gymnasium.vector import VectorActionWrapper, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from anywrap.shell.actions import ActionBounds, observing_reset
-from anywrap.shell.base import Shell
+from anywrap.shell.actions import ActionBounds
+from anywrap.shell.base import check_env_kind
+from anywrap.shell.maps import VectorActionMap
 
 __all__ = ["ClipAction"]
 
 
-class ClipAction(Shell, VectorActionWrapper):
+class ClipAction(VectorActionMap):
     """Clips each sub-env's action to the Box bounds, in the actions' own library.
 
     Drop-in for :class:`gymnasium.wrappers.vector.ClipAction`, whose output
@@ -46,6 +47,8 @@ class ClipAction(Shell, VectorActionWrapper):
 
     def __init__(self, env: VectorEnv) -> None:
         """Wrap ``env``, whose single action space must be a Box."""
+        gym.utils.RecordConstructorArgs.__init__(self)
+        check_env_kind(self, env)
         single = env.single_action_space
         if not isinstance(single, gym.spaces.Box):
             raise TypeError(f"anywrap.vector.ClipAction: expected a Box action space, got {single}")
@@ -56,7 +59,7 @@ class ClipAction(Shell, VectorActionWrapper):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._bounds = ActionBounds(self, single, (self.num_envs,))
 
-    reset = observing_reset
+    _state = None  # not a checkpoint layer (as in 0.1)
 
     def actions(self, actions: Any) -> Any:
         """The batch of actions clipped to the bounds."""

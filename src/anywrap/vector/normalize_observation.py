@@ -5,11 +5,12 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
 
-from anywrap.shell.base import Shell, statistics_property, switch_property
+from anywrap.shell.base import Shell, check_env_kind, compiled
 from anywrap.shell.checks import autoreset_mode, check_epsilon, check_stats_dtype, reset_mask_of
 from anywrap.shell.spaces import (
     ObservationCheck,
@@ -18,6 +19,7 @@ from anywrap.shell.spaces import (
     observation_stats,
     unbounded_float32,
 )
+from anywrap.shell.statistics import statistics_property, switch_property
 from anywrap.transforms.normalize_observation import (
     normalize_observation,
     normalize_observation_with_final,
@@ -118,6 +120,16 @@ class NormalizeObservation(Shell, VectorWrapper):
             learn_final_obs: SAME_STEP only: learn from ``info["final_obs"]`` too.
             update_running_mean: Whether the statistics learn (also a settable attribute).
         """
+        gym.utils.RecordConstructorArgs.__init__(
+            self,
+            _disable_deepcopy=True,
+            epsilon=epsilon,
+            stats_dtype=stats_dtype,
+            process_group=process_group,
+            learn_final_obs=learn_final_obs,
+            update_running_mean=update_running_mean,
+        )
+        check_env_kind(self, env)
         epsilon = check_epsilon(_NAME, epsilon)
         check_stats_dtype(_NAME, stats_dtype)
         single = env.single_observation_space
@@ -140,7 +152,7 @@ class NormalizeObservation(Shell, VectorWrapper):
             reduce = torch_allreduce_sum(process_group)
         args: dict[str, Any] = {"epsilon": epsilon, "reduce": reduce}
         with_final = partial(normalize_observation_with_final, learn_final=learn_final_obs, **args)
-        self._use(
+        self._transforms = compiled(
             {
                 **{u: partial(normalize_observation, update=u, **args) for u in (True, False)},
                 **{("final", u): partial(with_final, update=u) for u in (True, False)},
@@ -156,7 +168,7 @@ class NormalizeObservation(Shell, VectorWrapper):
             self._check(obs)
         if mask is not None:
             mask = self._mask_for(mask, obs)
-        return self._run(self._update_running_mean, obs, obs, mask)
+        return self._run(self._transforms[self._update_running_mean], obs, obs, mask)
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -174,7 +186,7 @@ class NormalizeObservation(Shell, VectorWrapper):
         else:  # _normalize, written out: the common step
             if getattr(obs, "shape", None) != self._check.shape:
                 self._check(obs)
-            obs = self._run(self._update_running_mean, obs, obs, None)
+            obs = self._run(self._transforms[self._update_running_mean], obs, obs, None)
         return obs, reward, terminated, truncated, info
 
     def _with_final_obs(self, obs: Any, info: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
@@ -195,7 +207,7 @@ class NormalizeObservation(Shell, VectorWrapper):
             self._check(final)
         n = self.num_envs
         key = ("final", self._update_running_mean)
-        obs, final = self._run(key, obs, obs, final, self._mask_for(mask, obs))
+        obs, final = self._run(self._transforms[key], obs, obs, final, self._mask_for(mask, obs))
         if packed:
             out_final = np.empty(n, dtype=object)
             for i in range(n):

@@ -7,13 +7,14 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from anywrap.shell.actions import ActionBounds, observing_reset
-from anywrap.shell.base import Shell
+from anywrap.shell.actions import ActionBounds
+from anywrap.shell.base import check_env_kind
+from anywrap.shell.maps import ActionMap
 
 __all__ = ["ClipAction"]
 
 
-class ClipAction(Shell, gym.ActionWrapper):
+class ClipAction(ActionMap):
     """Clips each action to the env's Box bounds, in the action's own library.
 
     .. math:: a' = \\min(\\max(a, \\text{low}), \\text{high})
@@ -48,6 +49,8 @@ class ClipAction(Shell, gym.ActionWrapper):
 
     def __init__(self, env: gym.Env) -> None:
         """Wrap ``env``, whose action space must be a Box."""
+        gym.utils.RecordConstructorArgs.__init__(self)
+        check_env_kind(self, env)
         if not isinstance(env.action_space, gym.spaces.Box):
             raise TypeError(
                 f"anywrap.ClipAction: expected a Box action space, got {env.action_space}"
@@ -57,7 +60,7 @@ class ClipAction(Shell, gym.ActionWrapper):
         self.action_space = gym.spaces.Box(-np.inf, np.inf, shape=space.shape, dtype=space.dtype)
         self._bounds = ActionBounds(self, space)
 
-    reset = observing_reset
+    _state = None  # not a checkpoint layer (as in 0.1)
 
     def action(self, action: Any) -> Any:
         """The action clipped to the env's bounds."""
