@@ -25,7 +25,8 @@ import numpy as np
 
 from anywrap import xp
 from anywrap.convert.converter import Converter, check_known, resolve_library
-from anywrap.shell.base import Shell, check_env_kind
+from anywrap.shell.base import Shell
+from anywrap.shell.checks import check_env_kind
 from anywrap.tree import leaves
 
 __all__ = [

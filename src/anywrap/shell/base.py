@@ -1,5 +1,4 @@
-"""The one class between a stateful anywrap wrapper and Gymnasium's ``Wrapper`` /
-``VectorWrapper``.
+"""The one class between a stateful anywrap wrapper and Gymnasium's wrapper classes.
 
 :class:`Shell` holds a transform's state and nothing else:
 
@@ -15,7 +14,7 @@
 
 Each wrapper records its own constructor arguments, as Gymnasium's do
 (``gym.utils.RecordConstructorArgs.__init__(self, gamma=gamma, ...)``), and
-calls :func:`check_env_kind` first.
+calls :func:`~anywrap.shell.checks.check_env_kind` first.
 
 Example:
     >>> import gymnasium as gym
@@ -39,7 +38,7 @@ from anywrap.shell.checks import checked_entries, reset_mask_of, wrapper_name
 from anywrap.shell.statistics import RunningMeanStd, reboxed, unboxed
 from anywrap.tree import first_leaf, flatten_with_paths, key_path, tree_map, unflatten
 
-__all__ = ["Shell", "check_env_kind", "compiled", "moved", "with_no_output"]
+__all__ = ["Shell", "compiled", "moved", "with_no_output"]
 
 _HOST_NUMBERS = frozenset({float, int, bool, np.float64, np.float32, np.bool_, np.int64})
 """Host numbers that say nothing of where the state lives (a single env's reward)."""
@@ -86,28 +85,6 @@ class _NoOutput:
         return self.fn(*args, **kwargs), None
 
 
-_VECTOR_PARTS = ("num_envs", "single_observation_space", "single_action_space")
-
-
-def check_env_kind(wrapper: Any, env: Any) -> None:
-    """A vector wrapper over one env, or the reverse, refused with the wrapper named
-    and the other family pointed to (not an AttributeError from deep inside)."""
-    name = type(wrapper).__name__
-    if isinstance(wrapper, gym.vector.VectorWrapper):
-        # Duck-typed: a simulator's batched env (IsaacLab's) need not subclass VectorEnv.
-        if not all(hasattr(env, a) for a in _VECTOR_PARTS):
-            raise TypeError(
-                f"{wrapper_name(wrapper)}: expected a vector env (a gymnasium VectorEnv, with "
-                f"num_envs and single spaces), got {type(env).__name__}; for one env use "
-                f"anywrap.{name}"
-            )
-    elif isinstance(env, gym.vector.VectorEnv):
-        raise TypeError(
-            f"{wrapper_name(wrapper)}: expected one env (a gymnasium Env), got the vector env "
-            f"{type(env).__name__}; for a vector env use anywrap.vector.{name}"
-        )
-
-
 class Shell(gym.utils.RecordConstructorArgs):
     """The base of anywrap's stateful wrappers, listed before Gymnasium's wrapper class.
 
@@ -118,10 +95,8 @@ class Shell(gym.utils.RecordConstructorArgs):
     """
 
     _state: Any = None
-    _kind: type = np.ndarray
-    """The exact array type the state is held in now."""
-    _boxed: bool = False
-    """Whether the state holds :class:`~anywrap.shell.statistics.RunningMeanStd` boxes."""
+    _kind: type = np.ndarray  # the exact array type the state is held in now
+    _boxed: bool = False  # whether the state holds RunningMeanStd boxes
 
     def _run(self, fn: Callable[..., Any], like: Any, *args: Any, **kwargs: Any) -> Any:
         """``fn(state, *args)`` on the state for the data ``like`` (an array, or a tree of
@@ -173,9 +148,7 @@ class Shell(gym.utils.RecordConstructorArgs):
             self._state, self._kind = before
             raise
 
-    def _masked_reset(
-        self, seed: int | None, options: dict[str, Any] | None
-    ) -> tuple[Any, dict[str, Any], Any]:
+    def _masked_reset(self, seed: Any, options: dict[str, Any] | None) -> tuple[Any, Any, Any]:
         """A vector shell's env reset, its ``reset_mask`` checked first: ``(obs, info,
         mask)``, the mask in the library and on the device of ``obs`` (``None``: all)."""
         mask = reset_mask_of(wrapper_name(self), options, self.num_envs)  # type: ignore[attr-defined]
@@ -195,8 +168,7 @@ class Shell(gym.utils.RecordConstructorArgs):
         """The state as saved (a hook: episode clocks are saved relative to now)."""
         return state
 
-    def _import(self, state: Any) -> Any:
-        """The inverse of :meth:`_export`."""
+    def _import(self, state: Any) -> Any:  # the inverse of _export
         return state
 
     def state_dict(self) -> dict[str, Any]:
@@ -208,20 +180,13 @@ class Shell(gym.utils.RecordConstructorArgs):
         return {key_path(p): np.asarray(v) if isinstance(v, np.generic) else v for p, v in flat}
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        """Restore a state saved by :meth:`state_dict` (arrays of any library).
-
-        Every entry is checked before anything changes: a failed load leaves the
-        wrapper as it was.
-
-        Raises:
-            KeyError: missing or unexpected entries.
-            ValueError: an entry of another shape or kind of dtype than this
-                wrapper's, or a value the wrapper can never hold (see
-                :func:`anywrap.shell.checks.loaded_values`).
-        """
+        """Restore a state saved by :meth:`state_dict` (arrays of any library), every
+        entry checked before anything changes (a ``KeyError`` for missing or extra
+        entries, a ``ValueError`` for another shape or dtype, or a value the wrapper
+        can never hold: :func:`anywrap.shell.checks.loaded_values`)."""
         self._install(self.checked_state(state_dict))
 
-    def _install(self, state: Any) -> None:
+    def _install(self, state: Any) -> None:  # checked_state's result
         self._state = reboxed(self._state, state) if self._boxed else state
 
     def checked_state(self, state_dict: dict[str, Any]) -> Any:

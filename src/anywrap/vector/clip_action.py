@@ -10,7 +10,7 @@ from gymnasium.vector import VectorActionWrapper, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from anywrap.shell.actions import ActionBounds
-from anywrap.shell.base import check_env_kind
+from anywrap.shell.checks import check_env_kind
 from anywrap.shell.maps import VectorActionMap
 
 __all__ = ["ClipAction"]

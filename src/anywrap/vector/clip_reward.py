@@ -9,7 +9,7 @@ import gymnasium as gym
 from gymnasium.vector import VectorEnv, VectorRewardWrapper
 
 from anywrap.shell.arrays import check_reward_bounds, reward_bound
-from anywrap.shell.base import check_env_kind
+from anywrap.shell.checks import check_env_kind
 from anywrap.shell.maps import VectorRewardMap
 from anywrap.transforms.clip_reward import clip_reward
 

@@ -31,7 +31,8 @@ import gymnasium as gym
 from gymnasium.vector import VectorEnv, VectorWrapper
 
 from anywrap.convert.wrappers import Conversions, Library
-from anywrap.shell.base import Shell, check_env_kind
+from anywrap.shell.base import Shell
+from anywrap.shell.checks import check_env_kind
 
 __all__ = [
     "ArrayConversion",

@@ -10,7 +10,7 @@ import numpy as np
 from gymnasium.vector import VectorEnv, VectorWrapper
 from gymnasium.vector.utils import batch_space
 
-from anywrap.shell.base import check_env_kind
+from anywrap.shell.checks import check_env_kind
 from anywrap.shell.maps import VectorObservationMap
 from anywrap.shell.spaces import ObservationCheck
 from anywrap.transforms.dtype_observation import cast

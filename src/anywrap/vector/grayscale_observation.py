@@ -6,8 +6,7 @@ import gymnasium as gym
 from gymnasium.vector import VectorEnv, VectorWrapper
 from gymnasium.vector.utils import batch_space
 
-from anywrap.shell.base import check_env_kind
-from anywrap.shell.checks import autoreset_mode
+from anywrap.shell.checks import autoreset_mode, check_env_kind
 from anywrap.shell.images import frames_check, grayscale_map
 from anywrap.shell.maps import VectorObservationMap
 

@@ -10,8 +10,14 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
 
-from anywrap.shell.base import Shell, check_env_kind, compiled
-from anywrap.shell.checks import autoreset_mode, check_epsilon, check_stats_dtype, reset_mask_of
+from anywrap.shell.base import Shell, compiled
+from anywrap.shell.checks import (
+    autoreset_mode,
+    check_env_kind,
+    check_epsilon,
+    check_stats_dtype,
+    reset_mask_of,
+)
 from anywrap.shell.spaces import (
     ObservationCheck,
     leaf_boxes,

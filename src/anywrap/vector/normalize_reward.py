@@ -9,10 +9,11 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
-from anywrap.shell.base import Shell, check_env_kind, compiled
+from anywrap.shell.base import Shell, compiled
 from anywrap.shell.base import with_no_output as _with_no_output
 from anywrap.shell.checks import (
     autoreset_mode,
+    check_env_kind,
     check_epsilon,
     check_gamma,
     check_stats_dtype,

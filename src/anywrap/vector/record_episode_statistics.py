@@ -11,10 +11,11 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap import xp
-from anywrap.shell.base import Shell, check_env_kind, compiled
+from anywrap.shell.base import Shell, compiled
 from anywrap.shell.base import with_no_output as _with_no_output
 from anywrap.shell.checks import (
     autoreset_mode,
+    check_env_kind,
     check_stats_key,
     reset_mask_of,
     step_values,

@@ -12,7 +12,7 @@ from gymnasium.vector.utils import batch_space
 
 from anywrap.shell.actions import ActionBounds
 from anywrap.shell.arrays import rescaled_box
-from anywrap.shell.base import check_env_kind
+from anywrap.shell.checks import check_env_kind
 from anywrap.shell.maps import VectorActionMap
 from anywrap.transforms.rescale import affine_inverse
 

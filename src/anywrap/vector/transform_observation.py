@@ -11,8 +11,8 @@ from gymnasium.vector import VectorEnv, VectorWrapper
 from gymnasium.vector.utils import batch_space
 
 from anywrap.shell.arrays import map_final_obs
-from anywrap.shell.base import Shell, check_env_kind
-from anywrap.shell.checks import callable_argument
+from anywrap.shell.base import Shell
+from anywrap.shell.checks import callable_argument, check_env_kind
 
 __all__ = ["TransformObservation"]
 

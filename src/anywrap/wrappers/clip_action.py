@@ -8,7 +8,7 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap.shell.actions import ActionBounds
-from anywrap.shell.base import check_env_kind
+from anywrap.shell.checks import check_env_kind
 from anywrap.shell.maps import ActionMap
 
 __all__ = ["ClipAction"]

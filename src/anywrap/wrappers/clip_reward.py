@@ -7,7 +7,7 @@ from typing import Any
 import gymnasium as gym
 
 from anywrap.shell.arrays import check_reward_bounds, reward_bound
-from anywrap.shell.base import check_env_kind
+from anywrap.shell.checks import check_env_kind
 from anywrap.shell.maps import RewardMap
 from anywrap.transforms.clip_reward import clip_reward
 

@@ -9,7 +9,7 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap.shell.arrays import dtype_space
-from anywrap.shell.base import check_env_kind
+from anywrap.shell.checks import check_env_kind
 from anywrap.shell.maps import ObservationMap
 from anywrap.transforms.dtype_observation import cast
 

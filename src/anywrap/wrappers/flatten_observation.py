@@ -7,7 +7,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from anywrap.shell.base import check_env_kind
+from anywrap.shell.checks import check_env_kind
 from anywrap.shell.maps import ObservationMap
 from anywrap.shell.spaces import ObservationCheck
 from anywrap.transforms.flatten_observation import flatten_observation, flatten_plan

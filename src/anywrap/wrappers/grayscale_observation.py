@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gymnasium as gym
 
-from anywrap.shell.base import check_env_kind
+from anywrap.shell.checks import check_env_kind
 from anywrap.shell.images import frames_check, grayscale_map
 from anywrap.shell.maps import ObservationMap
 

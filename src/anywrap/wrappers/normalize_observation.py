@@ -7,8 +7,8 @@ from typing import Any
 
 import gymnasium as gym
 
-from anywrap.shell.base import Shell, check_env_kind, compiled
-from anywrap.shell.checks import check_epsilon, check_stats_dtype
+from anywrap.shell.base import Shell, compiled
+from anywrap.shell.checks import check_env_kind, check_epsilon, check_stats_dtype
 from anywrap.shell.spaces import (
     ObservationCheck,
     leaf_boxes,

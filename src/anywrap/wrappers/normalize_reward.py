@@ -9,8 +9,14 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap import xp
-from anywrap.shell.base import Shell, check_env_kind, compiled
-from anywrap.shell.checks import check_epsilon, check_gamma, check_stats_dtype, step_values
+from anywrap.shell.base import Shell, compiled
+from anywrap.shell.checks import (
+    check_env_kind,
+    check_epsilon,
+    check_gamma,
+    check_stats_dtype,
+    step_values,
+)
 from anywrap.shell.statistics import RunningMeanStd, statistics_property, switch_property
 from anywrap.transforms.normalize_reward import init_returns, normalize_reward
 

@@ -10,8 +10,8 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap import xp
-from anywrap.shell.base import Shell, check_env_kind, compiled
-from anywrap.shell.checks import check_stats_key, step_values, whole_number
+from anywrap.shell.base import Shell, compiled
+from anywrap.shell.checks import check_env_kind, check_stats_key, step_values, whole_number
 from anywrap.shell.episodes import EpisodeClock
 from anywrap.transforms.record_episode_statistics import (
     init_episodes,

@@ -8,7 +8,7 @@ import gymnasium as gym
 
 from anywrap.shell.actions import ActionBounds
 from anywrap.shell.arrays import rescaled_box
-from anywrap.shell.base import check_env_kind
+from anywrap.shell.checks import check_env_kind
 from anywrap.shell.maps import ActionMap
 from anywrap.transforms.rescale import affine_inverse
 

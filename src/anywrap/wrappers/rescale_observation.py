@@ -7,7 +7,7 @@ from typing import Any
 import gymnasium as gym
 
 from anywrap.shell.arrays import box_check, rescaled_box
-from anywrap.shell.base import check_env_kind
+from anywrap.shell.checks import check_env_kind
 from anywrap.shell.maps import ObservationMap
 from anywrap.transforms.rescale import affine
 

@@ -7,7 +7,7 @@ from functools import partial
 import gymnasium as gym
 
 from anywrap.shell.arrays import box_check, reshape_space
-from anywrap.shell.base import check_env_kind
+from anywrap.shell.checks import check_env_kind
 from anywrap.shell.maps import ObservationMap
 from anywrap.transforms.reshape_observation import reshape_observation
 
