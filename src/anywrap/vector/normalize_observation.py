@@ -6,10 +6,10 @@ from functools import partial
 from typing import Any
 
 import gymnasium as gym
-import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
-from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
+from gymnasium.vector.utils import batch_space
 
+from anywrap.shell.arrays import final_obs_batch, pack_final_obs
 from anywrap.shell.base import Shell, compiled
 from anywrap.shell.checks import (
     autoreset_mode,
@@ -30,7 +30,6 @@ from anywrap.transforms.normalize_observation import (
     normalize_observation,
     normalize_observation_with_final,
 )
-from anywrap.tree import tree_map
 
 __all__ = ["NormalizeObservation"]
 
@@ -202,27 +201,11 @@ class NormalizeObservation(Shell, VectorWrapper):
                 f"{_NAME}: a SAME_STEP env's info holds 'final_obs' but not its mask "
                 f"'_final_obs' (which sub-envs ended); got the keys {sorted(info)}"
             )
-        final, mask = info["final_obs"], info["_final_obs"]
         self._check(obs)
-        packed = isinstance(final, np.ndarray) and final.dtype == object
-        if packed:  # Gymnasium's host layout: an object array with None where not done
-            rows = [f if m else _row(obs, i) for i, (f, m) in enumerate(zip(final, mask))]
-            out: Any = create_empty_array(self.env.single_observation_space, self.num_envs)
-            final = concatenate(self.env.single_observation_space, rows, out)
-        else:
+        final, packed = final_obs_batch(info, obs, self.env.single_observation_space, self.num_envs)
+        if not packed:
             self._check(final)
-        n = self.num_envs
         key = ("final", self._update_running_mean)
-        obs, final = self._run(self._transforms[key], obs, obs, final, self._mask_for(mask, obs))
-        if packed:
-            out_final = np.empty(n, dtype=object)
-            for i in range(n):
-                out_final[i] = _row(final, i) if mask[i] else None
-            final = out_final
-        info = dict(info)
-        info["final_obs"] = final
-        return obs, info
-
-
-def _row(tree: Any, i: int) -> Any:
-    return tree_map(lambda x: x[i], tree)
+        mask = self._mask_for(info["_final_obs"], obs)
+        obs, final = self._run(self._transforms[key], obs, obs, final, mask)
+        return obs, pack_final_obs(info, final, packed)
