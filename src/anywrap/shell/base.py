@@ -98,22 +98,24 @@ class Shell(gym.utils.RecordConstructorArgs):
     _kind: type = np.ndarray  # the exact array type the state is held in now
     _boxed: bool = False  # whether the state holds RunningMeanStd boxes
 
-    def _run(self, fn: Callable[..., Any], like: Any, *args: Any, **kwargs: Any) -> Any:
+    def _run(self, fn: xp.Compiled, like: Any, *args: Any, **kwargs: Any) -> Any:
         """``fn(state, *args)`` on the state for the data ``like`` (an array, or a tree of
         them); install the new state and return the output.
 
         The common step (``like`` of the state's own array type) is one compiled
-        call; otherwise the state is moved to ``like``'s library and device first.
+        call (on NumPy, which has no compiler, the function itself); otherwise the
+        state is moved to ``like``'s library and device first.
         """
-        state, kind = self._state, type(like)
-        if kind is self._kind or (kind in _HOST_NUMBERS and self._kind is np.ndarray):
+        state, kind, held = self._state, type(like), self._kind
+        if kind is held or (kind in _HOST_NUMBERS and held is np.ndarray):
+            f = fn.fn if held is np.ndarray else fn
             if type(state) is RunningMeanStd:
-                state.moments, out = fn(state.moments, *args, **kwargs)
+                state.moments, out = f(state.moments, *args, **kwargs)
             elif self._boxed:
-                new, out = fn(unboxed(state), *args, **kwargs)
+                new, out = f(unboxed(state), *args, **kwargs)
                 self._state = reboxed(state, new)
             else:
-                self._state, out = fn(state, *args, **kwargs)
+                self._state, out = f(state, *args, **kwargs)
             return out
         new, out = fn(self._state_for(like), *args, **kwargs)
         self._commit(new, like)
@@ -131,8 +133,7 @@ class Shell(gym.utils.RecordConstructorArgs):
         except xp.UnknownArrayTypeError as e:
             raise xp.UnknownArrayTypeError(f"{wrapper_name(self)}: {e}") from None
 
-    def _commit(self, state: Any, like: Any) -> None:
-        """Install ``state``, in ``like``'s library and on its device."""
+    def _commit(self, state: Any, like: Any) -> None:  # state: in like's library, on its device
         self._state = reboxed(self._state, state) if self._boxed else state
         self._kind = type(first_leaf(like))
 
@@ -164,8 +165,7 @@ class Shell(gym.utils.RecordConstructorArgs):
             return mask
         return xp.to_library(mask, xp.library_name(leaf), xp.device(leaf))
 
-    def _export(self, state: Any) -> Any:
-        """The state as saved (a hook: episode clocks are saved relative to now)."""
+    def _export(self, state: Any) -> Any:  # the state as saved (episode clocks: relative to now)
         return state
 
     def _import(self, state: Any) -> Any:  # the inverse of _export
