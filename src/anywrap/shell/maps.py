@@ -90,7 +90,7 @@ class ActionMap(_Map, gym.ActionWrapper):
 
     def action(self, action: Any) -> Any:
         """The action checked, then mapped."""
-        action = self._bounds.check(action)[0]
+        action = self._bounds.check(action)
         return self._map(action, *self._consts.get(action))
 
 
@@ -174,7 +174,7 @@ class VectorActionMap(_Map, VectorActionWrapper):
 
     def actions(self, actions: Any) -> Any:
         """The batch of actions checked, then mapped."""
-        actions = self._bounds.check(actions)[0]
+        actions = self._bounds.check(actions)
         return self._map(actions, *self._consts.get(actions))
 
 

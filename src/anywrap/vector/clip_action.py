@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import gymnasium as gym
@@ -12,8 +13,14 @@ from gymnasium.vector.utils import batch_space
 from anywrap.shell.actions import ActionBounds
 from anywrap.shell.checks import check_env_kind
 from anywrap.shell.maps import VectorActionMap
+from anywrap.transforms.actions import clip_action
+from anywrap.transforms.dtype_observation import cast
 
 __all__ = ["ClipAction"]
+
+
+def _clip_cast(actions: Any, low: Any, high: Any, dtype: str) -> Any:
+    return cast(clip_action(actions, low, high), dtype)
 
 
 class ClipAction(VectorActionMap):
@@ -58,9 +65,7 @@ class ClipAction(VectorActionMap):
         )
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._bounds = ActionBounds(self, single, (self.num_envs,))
+        clip = partial(_clip_cast, dtype=np.dtype(single.dtype).name)  # Gymnasium casts
+        self._set_map("anywrap.vector.ClipAction", clip, None, single.low, single.high)
 
     _state = None  # not a checkpoint layer (as in 0.1)
-
-    def actions(self, actions: Any) -> Any:
-        """The batch of actions clipped to the bounds."""
-        return self._bounds.clip(actions)

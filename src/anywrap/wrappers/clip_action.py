@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import gymnasium as gym
 import numpy as np
 
 from anywrap.shell.actions import ActionBounds
 from anywrap.shell.checks import check_env_kind
 from anywrap.shell.maps import ActionMap
+from anywrap.transforms.actions import clip_action
 
 __all__ = ["ClipAction"]
 
@@ -59,9 +58,6 @@ class ClipAction(ActionMap):
         space = env.action_space
         self.action_space = gym.spaces.Box(-np.inf, np.inf, shape=space.shape, dtype=space.dtype)
         self._bounds = ActionBounds(self, space)
+        self._set_map("anywrap.ClipAction", clip_action, None, space.low, space.high)
 
     _state = None  # not a checkpoint layer (as in 0.1)
-
-    def action(self, action: Any) -> Any:
-        """The action clipped to the env's bounds."""
-        return self._bounds.clip(action)
