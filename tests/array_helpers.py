@@ -307,8 +307,16 @@ def assert_never_syncs(wrap: Callable[[Any], Any], lib: str, mode: AutoresetMode
 
 
 def _cache_sizes(env: Any) -> dict[Any, int]:
-    """The jitted programs' cache sizes, per transform key (of the arrays held now)."""
-    return {key: fn._cache_size() for key, fn in env._compiled.items()}
+    """The jitted programs' cache sizes: each :class:`anywrap.xp.Compiled` the shell
+    holds (alone or in a dict of its transforms), per array type it has met."""
+    sizes = {}
+    for name, held in vars(env).items():
+        for key, fn in held.items() if isinstance(held, dict) else [(None, held)]:
+            if isinstance(fn, anywrap.xp.Compiled):
+                for tp, jitted in fn._by_type.items():
+                    if hasattr(jitted, "_cache_size"):
+                        sizes[name, key, tp] = jitted._cache_size()
+    return sizes
 
 
 # ------------------------------------------------------------------ bad input, checkpoints

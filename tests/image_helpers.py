@@ -250,17 +250,24 @@ def count_compiled_calls(stack: Any, inner: Any, calls: list[str]) -> None:
     """Make every compiled program of each layer of ``stack`` above ``inner`` append
     its layer's class name to ``calls`` when called (JAX: each must be a ``jax.jit``
     function, so that a step through the layer is one compiled call)."""
+    from anywrap import xp
+
     layer = stack
     while layer is not inner:
-        name, table = type(layer).__name__, layer._compiled
-        for key, fn in list(table.items()):
-            assert hasattr(fn, "_cache_size"), (name, key)  # a jax.jit function
+        name = type(layer).__name__
+        for held in vars(layer).values():
+            for compiled in held.values() if isinstance(held, dict) else [held]:
+                if not isinstance(compiled, xp.Compiled):
+                    continue
+                table = compiled._by_type  # the programs made so far, by array type
+                for key, fn in list(table.items()):
+                    assert hasattr(fn, "_cache_size"), (name, key)  # a jax.jit function
 
-            def counted(*a: Any, _fn: Any = fn, _name: str = name, **k: Any) -> Any:
-                calls.append(_name)
-                return _fn(*a, **k)
+                    def counted(*a: Any, _fn: Any = fn, _name: str = name, **k: Any) -> Any:
+                        calls.append(_name)
+                        return _fn(*a, **k)
 
-            table[key] = counted
+                    table[key] = counted
         layer = layer.env
 
 

@@ -133,8 +133,8 @@ def _compiled_functions(env):
     """``(wrapper, key, jitted)`` for every program each anywrap shell of the stack holds."""
     found = []
     while env is not None:
-        for programs in getattr(env, "_by_kind", {}).values():
-            for key, fn in programs.items():
+        for key, compiled in getattr(env, "_transforms", {}).items():  # xp.Compiled each
+            for fn in compiled._by_type.values():  # the programs made, by array type
                 if hasattr(fn, "_cache_size"):  # a jax.jit function (NumPy's are plain)
                     found.append((type(env).__name__, key, fn))
         env = getattr(env, "env", None)

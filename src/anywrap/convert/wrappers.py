@@ -26,6 +26,7 @@ import numpy as np
 from anywrap import xp
 from anywrap.convert.converter import Converter, check_known, resolve_library
 from anywrap.shell.base import Shell
+from anywrap.shell.checks import check_env_kind
 from anywrap.tree import leaves
 
 __all__ = [
@@ -211,6 +212,19 @@ class ArrayConversion(Shell, gym.Wrapper):
         scalars: bool | None = None,
     ) -> None:
         """Wrap ``env``; see the class docstring for the arguments."""
+        gym.utils.RecordConstructorArgs.__init__(
+            self,
+            _disable_deepcopy=True,
+            env_xp=env_xp,
+            target_xp=target_xp,
+            env_device=env_device,
+            target_device=target_device,
+            to=to,
+            device=device,
+            writable=writable,
+            scalars=scalars,
+        )
+        check_env_kind(self, env)
         name = f"anywrap.{type(self).__name__}"
         args = (env_xp, target_xp, env_device, target_device, to, device, writable, scalars)
         self._conv = Conversions(name, False, *args)
@@ -255,6 +269,16 @@ class ToNumpy(ArrayConversion):
         scalars: bool | None = None,
     ) -> None:
         """Wrap ``env``; ``writable`` and ``scalars``: see :class:`ArrayConversion`."""
+        gym.utils.RecordConstructorArgs.__init__(
+            self,
+            _disable_deepcopy=True,
+            device=device,
+            env_xp=env_xp,
+            env_device=env_device,
+            writable=writable,
+            scalars=scalars,
+        )
+        check_env_kind(self, env)
         super().__init__(
             env,
             env_xp,
@@ -287,6 +311,16 @@ class ToTorch(ArrayConversion):
         scalars: bool | None = None,
     ) -> None:
         """Wrap ``env``; ``writable`` and ``scalars``: see :class:`ArrayConversion`."""
+        gym.utils.RecordConstructorArgs.__init__(
+            self,
+            _disable_deepcopy=True,
+            device=device,
+            env_xp=env_xp,
+            env_device=env_device,
+            writable=writable,
+            scalars=scalars,
+        )
+        check_env_kind(self, env)
         super().__init__(
             env,
             env_xp,
@@ -319,6 +353,16 @@ class ToJax(ArrayConversion):
         scalars: bool | None = None,
     ) -> None:
         """Wrap ``env``; ``writable`` and ``scalars``: see :class:`ArrayConversion`."""
+        gym.utils.RecordConstructorArgs.__init__(
+            self,
+            _disable_deepcopy=True,
+            device=device,
+            env_xp=env_xp,
+            env_device=env_device,
+            writable=writable,
+            scalars=scalars,
+        )
+        check_env_kind(self, env)
         super().__init__(
             env,
             env_xp,
@@ -351,6 +395,16 @@ class ToTensorFlow(ArrayConversion):
         scalars: bool | None = None,
     ) -> None:
         """Wrap ``env``; ``writable`` and ``scalars``: see :class:`ArrayConversion`."""
+        gym.utils.RecordConstructorArgs.__init__(
+            self,
+            _disable_deepcopy=True,
+            device=device,
+            env_xp=env_xp,
+            env_device=env_device,
+            writable=writable,
+            scalars=scalars,
+        )
+        check_env_kind(self, env)
         to = "tensorflow"
         super().__init__(
             env,
@@ -375,6 +429,8 @@ class JaxToNumpy(ArrayConversion):
 
     def __init__(self, env: gym.Env) -> None:
         """Wrap ``env``."""
+        gym.utils.RecordConstructorArgs.__init__(self)
+        check_env_kind(self, env)
         super().__init__(env, env_xp="jax", to="numpy")
 
 
@@ -390,6 +446,8 @@ class JaxToTorch(ArrayConversion):
 
     def __init__(self, env: gym.Env, device: Any = None) -> None:
         """Wrap ``env``; tensors go to ``device`` if given."""
+        gym.utils.RecordConstructorArgs.__init__(self, _disable_deepcopy=True, device=device)
+        check_env_kind(self, env)
         super().__init__(env, env_xp="jax", to="torch", device=device)
 
 
@@ -405,4 +463,6 @@ class NumpyToTorch(ArrayConversion):
 
     def __init__(self, env: gym.Env, device: Any = None) -> None:
         """Wrap ``env``; tensors go to ``device`` if given."""
+        gym.utils.RecordConstructorArgs.__init__(self, _disable_deepcopy=True, device=device)
+        check_env_kind(self, env)
         super().__init__(env, env_xp="numpy", to="torch", device=device)

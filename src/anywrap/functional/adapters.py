@@ -476,15 +476,12 @@ class FuncEnvAdapter:
         reward = self.env.reward(state.env_state, action, nxt, k, **kw)
         terminated = jnp.asarray(self.env.terminal(nxt, k, **kw), dtype=bool)
         steps = state.steps + 1
-        if self.max_episode_steps > 0:
-            truncated = steps >= self.max_episode_steps
-        else:
-            truncated = jnp.zeros_like(terminated)
+        limit = self.max_episode_steps
+        truncated = steps >= limit if limit > 0 else jnp.zeros_like(terminated)
         obs = self.env.observation(nxt, k, **kw)
         info = dict(self.env.transition_info(state.env_state, action, nxt, **kw))
-        return Step(
-            obs, FuncEnvState(nxt, key, steps), jnp.asarray(reward), terminated, truncated, info
-        )
+        state = FuncEnvState(nxt, key, steps)
+        return Step(obs, state, jnp.asarray(reward), terminated, truncated, info)
 
     def __repr__(self) -> str:
         return f"<FuncEnvAdapter {type(self.env).__name__}>"

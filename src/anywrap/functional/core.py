@@ -191,17 +191,19 @@ class Wrapper:
 
 
 # ------------------------------------------------ what the shells share (no math)
-def map_reset(self: Any, key: jax.Array) -> tuple[Any, Any]:
-    """``reset`` of an observation map (a wrapper with ``_map(obs)``): used as
-    ``reset = map_reset``."""
-    obs, state = self.env.reset(key)
-    return self._map(obs), state
+class ObservationMap(Wrapper):
+    """The base of the observation maps (a wrapper with ``_map(obs)``): ``reset`` and
+    ``step`` send ``obs`` and ``info["final_obs"]`` through ``_map``."""
 
+    _map: Callable[[Any], Any]
 
-def map_step(self: Any, state: Any, action: Any) -> Step:
-    """``step`` of an observation map: ``obs`` and ``info["final_obs"]`` through ``_map``."""
-    s = self.env.step(state, action)
-    return s._replace(obs=self._map(s.obs), info=with_final(s.info, self._map))
+    def reset(self, key: jax.Array) -> tuple[Any, Any]:
+        obs, state = self.env.reset(key)
+        return self._map(obs), state
+
+    def step(self, state: Any, action: Any) -> Step:
+        s = self.env.step(state, action)
+        return s._replace(obs=self._map(s.obs), info=with_final(s.info, self._map))
 
 
 def with_final(info: dict[str, Any], fn: Callable[[Any], Any]) -> dict[str, Any]:

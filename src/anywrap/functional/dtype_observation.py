@@ -11,12 +11,12 @@ from anywrap.shell.arrays import dtype_space
 from anywrap.shell.checks import wrapper_name
 from anywrap.transforms.dtype_observation import cast
 
-from .core import FunctionalEnv, Wrapper, map_reset, map_step
+from .core import FunctionalEnv, ObservationMap
 
 __all__ = ["DtypeObservation"]
 
 
-class DtypeObservation(Wrapper):
+class DtypeObservation(ObservationMap):
     """Cast every observation (and ``info["final_obs"]``) to ``dtype``.
 
     Same arguments and space as :class:`anywrap.DtypeObservation`; a 64-bit
@@ -41,6 +41,3 @@ class DtypeObservation(Wrapper):
 
     def _map(self, obs: Any) -> Any:
         return cast(jnp.asarray(obs), np.dtype(self._space.dtype).name)
-
-    reset = map_reset
-    step = map_step

@@ -11,12 +11,12 @@ from anywrap.shell.checks import wrapper_name
 from anywrap.transforms.flatten_observation import flatten_observation, flatten_plan
 from anywrap.tree import tree_map
 
-from .core import FunctionalEnv, Wrapper, batch_ndim, map_reset, map_step
+from .core import FunctionalEnv, ObservationMap, batch_ndim
 
 __all__ = ["FlattenObservation"]
 
 
-class FlattenObservation(Wrapper):
+class FlattenObservation(ObservationMap):
     """Flatten every observation (Box, Discrete, MultiDiscrete, MultiBinary, Dict, Tuple).
 
     Same space and numbers as :class:`anywrap.FlattenObservation` (Gymnasium's
@@ -40,6 +40,3 @@ class FlattenObservation(Wrapper):
 
     def _map(self, obs: Any) -> Any:
         return flatten_observation(tree_map(jnp.asarray, obs), self._plan, batch_ndim(self.env))
-
-    reset = map_reset
-    step = map_step

@@ -7,12 +7,12 @@ from typing import Any
 from anywrap.shell.checks import wrapper_name
 from anywrap.shell.images import grayscale_map
 
-from .core import FunctionalEnv, Wrapper, map_reset, map_step
+from .core import FunctionalEnv, ObservationMap
 
 __all__ = ["GrayscaleObservation"]
 
 
-class GrayscaleObservation(Wrapper):
+class GrayscaleObservation(ObservationMap):
     """Gymnasium's grayscale of RGB image observations, bit for bit, jittable.
 
     Same arguments and spaces as :class:`anywrap.GrayscaleObservation`; the
@@ -50,6 +50,3 @@ class GrayscaleObservation(Wrapper):
 
     def _map(self, obs: Any) -> Any:
         return self._image.fn(obs)
-
-    reset = map_reset
-    step = map_step

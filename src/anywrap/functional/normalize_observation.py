@@ -14,9 +14,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from anywrap.shell.base import switch_property
 from anywrap.shell.checks import check_epsilon, check_stats_dtype, flag, wrapper_name
 from anywrap.shell.spaces import leaf_boxes, map_space
+from anywrap.shell.statistics import switch_property
 from anywrap.transforms.moments import default_stats_dtype
 from anywrap.transforms.normalize_observation import (
     init_observation_stats,

@@ -12,8 +12,8 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
-from anywrap.shell.base import switch_property
 from anywrap.shell.checks import check_epsilon, check_gamma, check_stats_dtype, wrapper_name
+from anywrap.shell.statistics import switch_property
 from anywrap.transforms.normalize_reward import Returns, init_returns, normalize_reward
 from anywrap.xp import resolve_dtype, wide_float
 

@@ -10,12 +10,12 @@ from anywrap.shell.arrays import rescaled_box
 from anywrap.shell.checks import wrapper_name
 from anywrap.transforms.rescale import affine
 
-from .core import FunctionalEnv, Wrapper, constant, map_reset, map_step
+from .core import FunctionalEnv, ObservationMap, constant
 
 __all__ = ["RescaleObservation"]
 
 
-class RescaleObservation(Wrapper):
+class RescaleObservation(ObservationMap):
     """Affinely rescale a Box observation to ``[min_obs, max_obs]``: ``g * obs + c``.
 
     Same arguments, space and numbers as :class:`anywrap.RescaleObservation`;
@@ -42,6 +42,3 @@ class RescaleObservation(Wrapper):
 
     def _map(self, obs: Any) -> Any:
         return affine(jnp.asarray(obs), constant(self._g), constant(self._c))
-
-    reset = map_reset
-    step = map_step

@@ -10,12 +10,12 @@ from anywrap.shell.arrays import reshape_space
 from anywrap.shell.checks import wrapper_name
 from anywrap.transforms.reshape_observation import reshape_observation
 
-from .core import FunctionalEnv, Wrapper, batch_ndim, map_reset, map_step
+from .core import FunctionalEnv, ObservationMap, batch_ndim
 
 __all__ = ["ReshapeObservation"]
 
 
-class ReshapeObservation(Wrapper):
+class ReshapeObservation(ObservationMap):
     """Reshape every Box observation (and ``info["final_obs"]``) to ``shape``.
 
     Same arguments and space as :class:`anywrap.ReshapeObservation`.
@@ -39,6 +39,3 @@ class ReshapeObservation(Wrapper):
     def _map(self, obs: Any) -> Any:
         shape = tuple(self._space.shape or ())
         return reshape_observation(jnp.asarray(obs), shape, batch_ndim(self.env))
-
-    reset = map_reset
-    step = map_step

@@ -7,12 +7,12 @@ from typing import Any
 from anywrap.shell.checks import wrapper_name
 from anywrap.shell.images import resize_map
 
-from .core import FunctionalEnv, Wrapper, map_reset, map_step
+from .core import FunctionalEnv, ObservationMap
 
 __all__ = ["ResizeObservation"]
 
 
-class ResizeObservation(Wrapper):
+class ResizeObservation(ObservationMap):
     """Resize image observations to ``shape`` (OpenCV's ``INTER_AREA`` filter
     within 1 by default, or ``interpolation="bilinear"``), jittable.
 
@@ -49,6 +49,3 @@ class ResizeObservation(Wrapper):
 
     def _map(self, obs: Any) -> Any:
         return self._image.fn(obs)
-
-    reset = map_reset
-    step = map_step

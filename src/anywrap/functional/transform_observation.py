@@ -9,12 +9,12 @@ import gymnasium as gym
 
 from anywrap.shell.checks import callable_argument, wrapper_name
 
-from .core import FunctionalEnv, Wrapper, map_reset, map_step
+from .core import FunctionalEnv, ObservationMap
 
 __all__ = ["TransformObservation"]
 
 
-class TransformObservation(Wrapper):
+class TransformObservation(ObservationMap):
     """Apply a pure function ``func`` to every observation (and ``info["final_obs"]``).
 
     Example:
@@ -47,6 +47,3 @@ class TransformObservation(Wrapper):
 
     def _map(self, obs: Any) -> Any:
         return self.func(obs)
-
-    reset = map_reset
-    step = map_step

@@ -1,17 +1,16 @@
-"""Action checks and bounds that the single and vector ``ClipAction`` share.
+"""The action check that the action wrappers share.
 
 Example:
     >>> import gymnasium as gym
     >>> import numpy as np
     >>> from anywrap.shell.actions import ActionBounds
     >>> bounds = ActionBounds("demo", gym.spaces.Box(-1.0, 1.0, (2,)))
-    >>> bounds.clip(np.array([3.0, -0.5]))
-    array([ 1. , -0.5])
+    >>> bounds.check([3.0, -0.5])
+    array([ 3. , -0.5])
 """
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 import gymnasium as gym
@@ -19,16 +18,13 @@ import numpy as np
 
 from anywrap import xp
 from anywrap.shell.checks import wrapper_name
-from anywrap.transforms.actions import clip_action
 from anywrap.tree import first_leaf
 
-__all__ = ["ActionBounds", "observing_reset"]
+__all__ = ["ActionBounds"]
 
 
 class ActionBounds:
-    """A Box's bounds, converted once per (library, device) of the actions that arrive.
-
-    Checks each action before it reaches the env, with the rule every anywrap
+    """Checks each action before it reaches the env, with the rule every anywrap
     action wrapper follows:
 
     * host values (NumPy arrays and scalars, Python numbers and lists) are
@@ -49,7 +45,6 @@ class ActionBounds:
         self.owner, self.space = owner, space
         self.shape = batch + tuple(space.shape)
         self.batched = bool(batch)
-        self._cache: dict[tuple[type, str], tuple[Any, Any, Any]] = {}
         self._real: set[Any] = set()  # the action dtypes seen that are real numbers
         self.env_type: type | None = None
         self.env_device: Any = None
@@ -70,21 +65,15 @@ class ActionBounds:
             f"got {xp.describe(action)}"
         )
 
-    def check(self, action: Any) -> tuple[Any, Any, Any, Any]:
-        """``(action, low, high, clip)`` in the env's library, or a clear error.
-
-        ``clip(action, low, high)`` is the compiled transform; for a batched
-        (vector) action it casts to the space's dtype, as Gymnasium does.
-        """
-        if (
+    def check(self, action: Any) -> Any:
+        """``action`` in the env's library and on its device, or a clear error."""
+        if (  # the common case: NumPy to NumPy
             type(action) is np.ndarray
             and action.shape == self.shape
             and self.env_library is None
             and action.dtype in self._real
         ):
-            bounds = self._cache.get((np.ndarray, "cpu"))  # the common case: NumPy to NumPy
-            if bounds is not None:
-                return (action, *bounds)
+            return action
         if action is None or isinstance(action, (str, bytes, dict)):
             raise self._refuse(action, f"shape {self.shape} (action space {self.space})")
         if isinstance(action, (list, tuple, int, float, np.generic)):
@@ -121,33 +110,4 @@ class ActionBounds:
                 f"{wrapper_name(self.owner)}: expected an action on the env's device "
                 f"{self.env_device}, got {xp.describe(action)}"
             )
-        key = (type(action), str(dev))
-        bounds = self._cache.get(key)
-        if bounds is None:
-            ns = xp.namespace(action)
-            low, high = self.space.low, self.space.high
-            if ns is not np:
-                low, high = ns.asarray(low, device=dev), ns.asarray(high, device=dev)
-            dtype = getattr(ns, self.space.dtype.name) if self.batched else None
-            # One compiled call per step on JAX (clip and cast fused); the host has
-            # nothing to compile.
-            clip: Any = partial(clip_action, dtype=dtype)
-            if ns is not np:
-                clip = xp.Compiled(clip, 0)
-            bounds = self._cache[key] = (low, high, clip)
-        return action, *bounds
-
-    def clip(self, action: Any) -> Any:
-        """``action`` checked, then clipped by the transform."""
-        action, low, high, clip = self.check(action)
-        return clip(action, low, high)
-
-
-def observing_reset(
-    self: Any, *, seed: int | None = None, options: dict[str, Any] | None = None
-) -> tuple[Any, dict[str, Any]]:
-    """The ``reset`` of an action wrapper (``reset = observing_reset`` in its class):
-    reset the env and learn its array library and device from the observation."""
-    obs, info = self.env.reset(seed=seed, options=options)
-    self._bounds.observe(obs)
-    return obs, info
+        return action

@@ -1,5 +1,5 @@
 """What the array wrappers' shells share: their checks and spaces, the constants they
-carry into the data's library, and the ``reset`` / ``step`` of the vector observation maps.
+carry into the data's library, and the layouts of ``info["final_obs"]``.
 
 * :func:`check_reward_bounds`, :func:`dtype_space`, :func:`reshape_space`,
   :func:`rescaled_box`: Gymnasium's argument checks and new spaces, with the
@@ -8,15 +8,6 @@ carry into the data's library, and the ``reset`` / ``step`` of the vector observ
   rescaling's coefficients, a space's zero), converted once per library and
   device of the data that meets them; a stateless wrapper holds no state to
   save, so its constants are arguments of its transform, not state.
-* :func:`stateless` and :func:`map_transforms`: a function of the data as the
-  transform of an empty state that :meth:`Shell._use <anywrap.shell.base.Shell._use>`
-  takes.
-* :func:`map_reset`, :func:`map_step`, :func:`map_observations`: a vector
-  observation map's methods (``reset = map_reset`` in its class). In SAME_STEP
-  mode ``info["final_obs"]`` is mapped too: a batch together with the
-  observations (one compiled call), Gymnasium's object array entry by entry.
-* :func:`masked_reset`: the ``reset`` of a stateful vector shell, with its
-  ``reset_mask`` checked and brought to the observations' library.
 * :func:`final_obs_batch`, :func:`pack_final_obs`, :func:`map_final_obs`:
   ``info["final_obs"]`` of a SAME_STEP vector env comes either as a batch (a
   device env) or, from Gymnasium's vector envs, as an object array holding
@@ -33,7 +24,6 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 from typing import Any, Literal
 
 import gymnasium as gym
@@ -43,7 +33,6 @@ from gymnasium.vector.utils import concatenate, create_empty_array
 
 from anywrap import xp as axp
 from anywrap.shell.base import moved
-from anywrap.shell.checks import reset_mask_of, wrapper_name
 from anywrap.shell.spaces import ObservationCheck
 from anywrap.transforms.rescale import rescale_coefficients
 from anywrap.tree import first_leaf, tree_map
@@ -57,16 +46,10 @@ __all__ = [
     "final_obs_batch",
     "is_packed",
     "map_final_obs",
-    "map_observations",
-    "map_reset",
-    "map_step",
-    "map_transforms",
-    "masked_reset",
     "pack_final_obs",
     "rescaled_box",
     "reshape_space",
     "reward_bound",
-    "stateless",
 ]
 
 
@@ -201,6 +184,8 @@ class LibraryConstants:
 
     def get(self, like: Any) -> tuple[Any, ...]:
         """The constants in the library and on the device of ``like`` (any tree)."""
+        if type(like) is np.ndarray:  # the host step: the constants as they are
+            return self.values
         leaf = first_leaf(like)
         if not self.values or axp.is_host(leaf):
             return self.values
@@ -215,74 +200,7 @@ class LibraryConstants:
         return found
 
 
-# ------------------------------------------------------------------ stateless transforms
-def _stateless(fn: Callable[..., Any], state: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
-    return state, fn(*args, **kwargs)
-
-
-def stateless(fn: Callable[..., Any]) -> Callable[..., tuple[Any, Any]]:
-    """A function of the data as a transform of the empty state ``()`` (``_state = ()``
-    in the shell), as :meth:`Shell._use <anywrap.shell.base.Shell._use>` takes it."""
-    return partial(_stateless, fn)
-
-
-def _both(fn: Callable[..., Any], obs: Any, final: Any, *consts: Any) -> tuple[Any, Any]:
-    return fn(obs, *consts), fn(final, *consts)
-
-
-def map_transforms(fn: Callable[..., Any]) -> dict[str, Callable[..., Any]]:
-    """A vector observation map's transforms: ``"map"`` (a batch) and ``"both"`` (the
-    observations and the final observations of a SAME_STEP step, in one program)."""
-    return {"map": stateless(fn), "both": stateless(partial(_both, fn))}
-
-
-# ------------------------------------------------------------------ vector observation maps
-def map_observations(self: Any, observations: Any) -> Any:
-    """The batch mapped (``observations = map_observations`` in a vector map's class, which
-    sets ``_check``, ``_consts`` and the transforms of :func:`map_transforms`)."""
-    checked(self._check, observations)
-    return self._run("map", observations, observations, *self._consts.get(observations))
-
-
-def map_reset(
-    self: Any, *, seed: int | None = None, options: dict[str, Any] | None = None
-) -> tuple[Any, dict[str, Any]]:
-    """Reset and map the observations (``reset = map_reset`` in a vector map's class)."""
-    obs, info = self.env.reset(seed=seed, options=options)
-    return self.observations(obs), info
-
-
-def map_step(self: Any, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
-    """Step and map the observations, and in SAME_STEP mode ``info["final_obs"]`` too
-    (``step = map_step`` in a vector map's class)."""
-    obs, reward, terminated, truncated, info = self.env.step(actions)
-    if "final_obs" not in info:
-        return self.observations(obs), reward, terminated, truncated, info
-    final = info["final_obs"]
-    if is_packed(final):  # entry by entry, each as a batch of one
-        consts = self._consts.get(obs)
-        info = map_final_obs(info, lambda f: self._run("map", f, f, *consts))
-        return self.observations(obs), reward, terminated, truncated, info
-    check = self._check
-    if check is not None:
-        check(obs)
-        check(final)
-    obs, final = self._run("both", obs, obs, final, *self._consts.get(obs))
-    return obs, reward, terminated, truncated, {**info, "final_obs": final}
-
-
-# ------------------------------------------------------------------ resets and final obs
-def masked_reset(
-    self: Any, seed: int | None, options: dict[str, Any] | None
-) -> tuple[Any, dict[str, Any], Any]:
-    """Reset a stateful vector shell's env, its ``reset_mask`` checked first:
-    ``(obs, info, mask)``, the mask in the library and on the device of ``obs``
-    (``None``: every sub-env)."""
-    mask = reset_mask_of(wrapper_name(self), options, self.num_envs)
-    obs, info = self.env.reset(seed=seed, options=options)
-    return obs, info, None if mask is None else self._mask_for(mask, obs)
-
-
+# ------------------------------------------------------------------ final observations
 def is_packed(final: Any) -> bool:
     """Whether ``info["final_obs"]`` is Gymnasium's object array (host envs)."""
     return isinstance(final, np.ndarray) and final.dtype == object

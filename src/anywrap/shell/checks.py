@@ -13,6 +13,7 @@ import math
 import numbers
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 from gymnasium.error import InvalidBound
 from gymnasium.vector import AutoresetMode
@@ -23,6 +24,7 @@ from anywrap.transforms.moments import split_count
 __all__ = [
     "autoreset_mode",
     "callable_argument",
+    "check_env_kind",
     "check_epsilon",
     "check_gamma",
     "check_reset_mask",
@@ -328,3 +330,25 @@ def _refuse(who: str, key: str, value: Any, what: str) -> None:
         f"{np.asarray(value).ravel()[:4].tolist()} (a damaged or foreign checkpoint); "
         "nothing was loaded"
     )
+
+
+_VECTOR_PARTS = ("num_envs", "single_observation_space", "single_action_space")
+
+
+def check_env_kind(wrapper: Any, env: Any) -> None:
+    """A vector wrapper over one env, or the reverse, refused with the wrapper named
+    and the other family pointed to (not an AttributeError from deep inside)."""
+    name = type(wrapper).__name__
+    if isinstance(wrapper, gym.vector.VectorWrapper):
+        # Duck-typed: a simulator's batched env (IsaacLab's) need not subclass VectorEnv.
+        if not all(hasattr(env, a) for a in _VECTOR_PARTS):
+            raise TypeError(
+                f"{wrapper_name(wrapper)}: expected a vector env (a gymnasium VectorEnv, with "
+                f"num_envs and single spaces), got {type(env).__name__}; for one env use "
+                f"anywrap.{name}"
+            )
+    elif isinstance(env, gym.vector.VectorEnv):
+        raise TypeError(
+            f"{wrapper_name(wrapper)}: expected one env (a gymnasium Env), got the vector env "
+            f"{type(env).__name__}; for a vector env use anywrap.vector.{name}"
+        )

@@ -16,9 +16,9 @@ import numpy as np
 from gymnasium.wrappers.utils import create_zero_array
 
 from anywrap.transforms.delay_observation import advance, release_inputs
-from anywrap.tree import first_leaf, tree_map
+from anywrap.tree import tree_map
 
-__all__ = ["check_delay", "host_scalars", "turn_ring", "zero_observation"]
+__all__ = ["DelayRing", "check_delay", "host_scalars", "zero_observation"]
 
 
 def check_delay(owner: str, delay: Any) -> int:
@@ -40,19 +40,26 @@ def zero_observation(owner: str, space: gym.Space) -> Any:
     return tree_map(lambda z: np.asarray(z), zero)
 
 
-def turn_ring(shell: Any, key: str, obs: Any, *args: Any) -> Any:
-    """Run the shell's compiled ``release`` transform ``key`` on what a step reads of the
-    ring, then turn the ring outside it: ``obs`` goes in by reference. (Through
-    ``Shell._run`` the program would return, so copy, every batch the ring keeps.)
+class DelayRing:
+    """The DelayObservation shells' ring, turned outside the compiled call."""
 
-    Returns the transform's output: the released observations, or with the key
-    ``"final"`` (SAME_STEP) the pair ``(released, final released)``.
-    """
-    state = shell._state_for(obs)
-    counts, out = shell._compiled_for(first_leaf(obs))[key](*release_inputs(state), *args)
-    released = out[0] if key == "final" else out
-    shell._commit(advance(state, counts, obs, released), obs)
-    return out
+    _transforms: dict[str, Any]
+    _state_for: Any
+    _commit: Any
+
+    def _turn_ring(self, key: str, obs: Any, *args: Any) -> Any:
+        """Run the compiled ``release`` transform ``key`` on what a step reads of the
+        ring, then turn the ring outside it: ``obs`` goes in by reference. (Through
+        ``Shell._run`` the program would return, so copy, every batch the ring keeps.)
+
+        Returns the transform's output: the released observations, or with the key
+        ``"final"`` (SAME_STEP) the pair ``(released, final released)``.
+        """
+        state = self._state_for(obs)
+        counts, out = self._transforms[key](*release_inputs(state), *args)
+        released = out[0] if key == "final" else out
+        self._commit(advance(state, counts, obs, released), obs)
+        return out
 
 
 def _scalar(x: Any) -> Any:

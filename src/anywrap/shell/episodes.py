@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from typing import Any
 
 from anywrap.transforms.record_episode_statistics import Episodes, shift_clock
 from anywrap.xp import to_numpy
 
-__all__ = ["clock", "episode_count", "export_clock", "import_clock", "queue", "recent_queue"]
+__all__ = ["EpisodeClock", "queue", "recent_queue"]
 
 
 def recent_queue(state: Episodes, field: str, buffer_length: int) -> deque:
@@ -38,25 +37,32 @@ def queue(field: str) -> property:
     )
 
 
-def _episode_count(self: Any) -> int:
-    hi, lo = to_numpy(self._state.episode_count), to_numpy(self._state.episode_count_lo)
-    return int(hi) + int(lo)  # exact: each word holds an integer
+class EpisodeClock:
+    """What the single and vector ``RecordEpisodeStatistics`` share: the episodes'
+    clock (seconds since the wrapper was built, ``_t0``), start times saved relative
+    to now (so that a restored episode keeps its true duration in another
+    process), and Gymnasium's attributes read from the state."""
 
+    _t0: float
+    _state: Episodes
+    buffer_length: int
 
-episode_count = property(_episode_count, doc="Episodes finished so far (read on the host).")
+    def _now(self) -> float:
+        """Seconds since the wrapper was built."""
+        return time.perf_counter() - self._t0
 
+    def _export(self, state: Episodes) -> Episodes:
+        return shift_clock(state, -self._now())
 
-def clock(self: Any) -> float:
-    """Seconds since the wrapper was built (its episodes' clock)."""
-    return time.perf_counter() - self._t0  # type: ignore[no-any-return]
+    def _import(self, state: Episodes) -> Episodes:
+        return shift_clock(state, self._now())
 
+    @property
+    def episode_count(self) -> int:
+        """Episodes finished so far (read on the host)."""
+        hi, lo = to_numpy(self._state.episode_count), to_numpy(self._state.episode_count_lo)
+        return int(hi) + int(lo)  # exact: each word holds an integer
 
-def export_clock(self: Any, state: Episodes) -> Episodes:
-    """Start times are saved relative to now, so that a restored episode keeps its
-    true duration in another process."""
-    return shift_clock(state, -clock(self))
-
-
-def import_clock(self: Any, state: Episodes) -> Episodes:
-    """The inverse of :func:`export_clock`."""
-    return shift_clock(state, clock(self))
+    return_queue = queue("returns")
+    length_queue = queue("lengths")
+    time_queue = queue("times")

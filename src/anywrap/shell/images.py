@@ -1,8 +1,7 @@
 """What the image shells share: Gymnasium's space checks, per-call input checks,
-the checked image maps (:func:`grayscale_map`, :func:`resize_map`), the
-``reset`` and ``step`` of the vector image maps (:func:`mapped_reset`,
-:func:`mapped_step`), and the copies that a state written in place (a ring
-buffer) is saved and loaded as (:func:`copied`).
+the checked image maps (:func:`grayscale_map`, :func:`resize_map`) and their
+checks (:func:`frames_check`), and the copies that a state written in place (a
+ring buffer) is saved and loaded as (:class:`InPlaceState`).
 
 Every check raises before any state changes, and names the wrapper, what it
 expected and what it got.
@@ -24,11 +23,9 @@ from typing import Any, NamedTuple
 
 import gymnasium as gym
 import numpy as np
-from gymnasium.vector.utils import batch_space
 
 from anywrap import xp as axp
-from anywrap.shell.arrays import map_transforms
-from anywrap.shell.checks import autoreset_mode, reset_mask_of, wrapper_name
+from anywrap.shell.checks import wrapper_name
 from anywrap.transforms.grayscale_observation import grayscale
 from anywrap.transforms.resize_observation import resize
 from anywrap.tree import tree_map
@@ -36,21 +33,18 @@ from anywrap.xp.images import METHODS
 
 __all__ = [
     "ImageMap",
+    "InPlaceState",
     "box_space",
     "check_frames",
     "check_positive_int",
-    "copied",
     "final_rows",
+    "frames_check",
     "grayscale_map",
     "image_space",
-    "mapped_reset",
-    "mapped_step",
     "pack_final",
     "padding_of",
-    "reset_frames",
     "resize_map",
     "resize_shape",
-    "use_image_map",
 ]
 
 
@@ -198,69 +192,17 @@ def _copy(x: Any) -> Any:
     return axp.namespace(x).asarray(x, copy=True)
 
 
-def copied(self: Any, state: Any) -> Any:
-    """A copy of every array of ``state``: the ``_export`` and ``_import`` of a shell whose
-    state its step writes in place (``_export = _import = copied``), so that
-    ``state_dict()`` hands out, and ``load_state_dict`` takes, arrays that no step
-    overwrites (nor donates, on JAX)."""
-    return tree_map(_copy, state)
+class InPlaceState:
+    """The ``_export`` and ``_import`` of a shell whose step writes its state in place
+    (a ring buffer, donated on JAX): a copy of every array, so that ``state_dict()``
+    hands out, and ``load_state_dict`` takes, arrays that no step overwrites."""
+
+    def _export(self, state: Any) -> Any:
+        return tree_map(_copy, state)
+
+    _import = _export
 
 
-def reset_frames(
-    self: Any, seed: int | None, options: dict[str, Any] | None
-) -> tuple[Any, Any, Any]:
-    """A stateful vector image shell's reset: ``(obs, info, mask)``, its ``reset_mask``
-    checked before the env resets, the observations after (against ``self._batch``),
-    and the mask in their library and on their device (``None``: every sub-env)."""
-    mask = reset_mask_of(wrapper_name(self), options, self.num_envs)
-    obs, info = self.env.reset(seed=seed, options=options)
-    check_frames(self, obs, self._batch)
-    return obs, info, None if mask is None else self._mask_for(mask, obs)
-
-
-def use_image_map(self: Any, image: ImageMap) -> None:
-    """Set up a vector image map (a shell whose ``reset`` and ``step`` are
-    :func:`mapped_reset` and :func:`mapped_step`): its autoreset mode checked, its
-    spaces, the batch shape it checks, and ``image``'s function as the transforms
-    ``"map"`` and ``"both"`` of an empty state (:func:`~anywrap.shell.arrays.map_transforms`)."""
-    autoreset_mode(wrapper_name(self), self.env)
-    self.single_observation_space = image.space
-    self.observation_space = batch_space(image.space, self.num_envs)
-    self._batch = (self.num_envs, *image.in_shape)
-    self._state = ()
-    self._use(map_transforms(image.fn))
-
-
-def mapped_reset(
-    self: Any, *, seed: int | None = None, options: dict[str, Any] | None = None
-) -> tuple[Any, dict[str, Any]]:
-    """The ``reset`` of a vector image map (``reset = mapped_reset``): the batch of
-    observations checked against ``self._batch``, then mapped."""
-    obs, info = self.env.reset(seed=seed, options=options)
-    check_frames(self, obs, self._batch, dtype="uint8")
-    return self._run("map", obs, obs), info
-
-
-def mapped_step(self: Any, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
-    """The ``step`` of a vector image map (``step = mapped_step``): the observations
-    mapped, and ``info["final_obs"]`` too (SAME_STEP): a batch in the same compiled
-    call, Gymnasium's object array entry by entry. Every batch and entry is checked
-    before anything is mapped."""
-    obs, reward, terminated, truncated, info = self.env.step(actions)
-    check_frames(self, obs, self._batch, dtype="uint8")
-    final = info.get("final_obs")
-    if final is None:
-        return self._run("map", obs, obs), reward, terminated, truncated, info
-    if isinstance(final, np.ndarray) and final.dtype == object:
-        frame = self._batch[1:]
-        for f in final:
-            if f is not None:
-                check_frames(self, f, frame, dtype="uint8", what="final observations")
-        mapped = np.empty(final.shape, dtype=object)
-        for i, f in enumerate(final):
-            mapped[i] = None if f is None else self._run("map", f, f)
-        info = {**info, "final_obs": mapped}
-        return self._run("map", obs, obs), reward, terminated, truncated, info
-    check_frames(self, final, self._batch, dtype="uint8", what="final observations")
-    obs, final = self._run("both", obs, obs, final)
-    return obs, reward, terminated, truncated, {**info, "final_obs": final}
+def frames_check(owner: str, shape: tuple[int, ...], what: str = "an observation") -> Any:
+    """A check (``check(obs)``) of uint8 frames of ``shape``: :func:`check_frames`."""
+    return partial(check_frames, owner, shape=shape, dtype="uint8", what=what)

@@ -63,9 +63,9 @@ def tree_of(space: gym.Space, fn: Callable[[Any], Any]) -> Any:
 
 
 def observation_stats(space: gym.Space, stats_dtype: Any) -> Any:
-    """Fresh NumPy moments, in :class:`~anywrap.shell.base.RunningMeanStd` boxes, for
+    """Fresh NumPy moments, in :class:`~anywrap.shell.statistics.RunningMeanStd` boxes, for
     each Box leaf of ``space``, in ``stats_dtype`` or Gymnasium's default."""
-    from anywrap.shell.base import RunningMeanStd
+    from anywrap.shell.statistics import RunningMeanStd
     from anywrap.transforms.moments import default_stats_dtype, init_moments
 
     return tree_of(

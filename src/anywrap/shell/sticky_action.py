@@ -34,10 +34,10 @@ from anywrap.tree import tree_map
 from anywrap.xp import random
 
 __all__ = [
+    "SavedStream",
     "StickyStream",
     "check_sticky",
     "checked_action",
-    "export_stream",
     "init_keyed",
     "sample_action",
 ]
@@ -142,9 +142,13 @@ class StickyStream:
         return state._replace(key=moved(random.key_data(self.live), state.machine.has_last))
 
 
-def export_stream(self: Any, state: StickyKeyed) -> StickyKeyed:
-    """The shells' ``_export`` (``_export = export_stream``): the state as saved."""
-    return self._stream.export(state)  # type: ignore[no-any-return]
+class SavedStream:
+    """The StickyAction shells' ``_export``: the state as saved (the live key's data)."""
+
+    _stream: StickyStream
+
+    def _export(self, state: StickyKeyed) -> StickyKeyed:
+        return self._stream.export(state)
 
 
 def checked_action(owner: str, space: gym.Space, action: Any, last: Any) -> Any:

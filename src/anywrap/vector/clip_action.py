@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import gymnasium as gym
@@ -9,13 +10,20 @@ import numpy as np
 from gymnasium.vector import VectorActionWrapper, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from anywrap.shell.actions import ActionBounds, observing_reset
-from anywrap.shell.base import Shell
+from anywrap.shell.actions import ActionBounds
+from anywrap.shell.checks import check_env_kind
+from anywrap.shell.maps import VectorActionMap
+from anywrap.transforms.actions import clip_action
+from anywrap.transforms.dtype_observation import cast
 
 __all__ = ["ClipAction"]
 
 
-class ClipAction(Shell, VectorActionWrapper):
+def _clip_cast(actions: Any, low: Any, high: Any, dtype: str) -> Any:
+    return cast(clip_action(actions, low, high), dtype)
+
+
+class ClipAction(VectorActionMap):
     """Clips each sub-env's action to the Box bounds, in the actions' own library.
 
     Drop-in for :class:`gymnasium.wrappers.vector.ClipAction`, whose output
@@ -46,6 +54,8 @@ class ClipAction(Shell, VectorActionWrapper):
 
     def __init__(self, env: VectorEnv) -> None:
         """Wrap ``env``, whose single action space must be a Box."""
+        gym.utils.RecordConstructorArgs.__init__(self)
+        check_env_kind(self, env)
         single = env.single_action_space
         if not isinstance(single, gym.spaces.Box):
             raise TypeError(f"anywrap.vector.ClipAction: expected a Box action space, got {single}")
@@ -55,9 +65,7 @@ class ClipAction(Shell, VectorActionWrapper):
         )
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._bounds = ActionBounds(self, single, (self.num_envs,))
+        clip = partial(_clip_cast, dtype=np.dtype(single.dtype).name)  # Gymnasium casts
+        self._set_map("anywrap.vector.ClipAction", clip, None, single.low, single.high)
 
-    reset = observing_reset
-
-    def actions(self, actions: Any) -> Any:
-        """The batch of actions clipped to the bounds."""
-        return self._bounds.clip(actions)
+    _state = None  # not a checkpoint layer (as in 0.1)

@@ -5,10 +5,12 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
+import gymnasium as gym
 from gymnasium.vector import VectorEnv, VectorRewardWrapper
 
-from anywrap.shell.arrays import LibraryConstants, check_reward_bounds, reward_bound, stateless
-from anywrap.shell.base import Shell
+from anywrap.shell.arrays import check_reward_bounds, reward_bound
+from anywrap.shell.checks import check_env_kind
+from anywrap.shell.maps import VectorRewardMap
 from anywrap.transforms.clip_reward import clip_reward
 
 __all__ = ["ClipReward"]
@@ -16,7 +18,7 @@ __all__ = ["ClipReward"]
 _NAME = "anywrap.vector.ClipReward"
 
 
-class ClipReward(Shell, VectorRewardWrapper):
+class ClipReward(VectorRewardMap):
     """Clips each sub-env's reward to ``[min_reward, max_reward]``, in the rewards' library.
 
     Drop-in for :class:`gymnasium.wrappers.vector.ClipReward`; see
@@ -40,13 +42,10 @@ class ClipReward(Shell, VectorRewardWrapper):
 
     def __init__(self, env: VectorEnv, min_reward: Any = None, max_reward: Any = None) -> None:
         """Wrap ``env``; ``min_reward`` / ``max_reward``: numbers, arrays or ``None``."""
+        gym.utils.RecordConstructorArgs.__init__(self, min_reward=min_reward, max_reward=max_reward)
+        check_env_kind(self, env)
         check_reward_bounds(_NAME, min_reward, max_reward)
         VectorRewardWrapper.__init__(self, env)
         self.min_reward, self.max_reward = min_reward, max_reward
-        self._consts = LibraryConstants(_NAME, reward_bound(min_reward), reward_bound(max_reward))
-        self._state = ()
-        self._use({"clip": stateless(partial(clip_reward, keep_dtype=True))})
-
-    def rewards(self, rewards: Any) -> Any:
-        """The rewards clipped, in their own dtype."""
-        return self._run("clip", rewards, rewards, *self._consts.get(rewards))
+        bounds = reward_bound(min_reward), reward_bound(max_reward)
+        self._set_map(_NAME, partial(clip_reward, keep_dtype=True), None, *bounds)

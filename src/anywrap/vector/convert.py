@@ -27,10 +27,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import gymnasium as gym
 from gymnasium.vector import VectorEnv, VectorWrapper
 
 from anywrap.convert.wrappers import Conversions, Library
 from anywrap.shell.base import Shell
+from anywrap.shell.checks import check_env_kind
 
 __all__ = [
     "ArrayConversion",
@@ -92,6 +94,19 @@ class ArrayConversion(Shell, VectorWrapper):
         scalars: bool | None = None,
     ) -> None:
         """Wrap ``env``; see the class docstring for the arguments."""
+        gym.utils.RecordConstructorArgs.__init__(
+            self,
+            _disable_deepcopy=True,
+            env_xp=env_xp,
+            target_xp=target_xp,
+            env_device=env_device,
+            target_device=target_device,
+            to=to,
+            device=device,
+            writable=writable,
+            scalars=scalars,
+        )
+        check_env_kind(self, env)
         name = f"anywrap.vector.{type(self).__name__}"
         args = (env_xp, target_xp, env_device, target_device, to, device, writable, scalars)
         self._conv = Conversions(name, True, *args)
@@ -135,6 +150,10 @@ class ToNumpy(ArrayConversion):
         writable: bool = False,
     ) -> None:
         """Wrap ``env``; ``writable``: see :class:`ArrayConversion`."""
+        gym.utils.RecordConstructorArgs.__init__(
+            self, device=device, env_xp=env_xp, env_device=env_device, writable=writable
+        )
+        check_env_kind(self, env)
         super().__init__(
             env, env_xp, env_device=env_device, to="numpy", device=device, writable=writable
         )
@@ -160,6 +179,10 @@ class ToTorch(ArrayConversion):
         writable: bool = False,
     ) -> None:
         """Wrap ``env``; ``writable``: see :class:`ArrayConversion`."""
+        gym.utils.RecordConstructorArgs.__init__(
+            self, device=device, env_xp=env_xp, env_device=env_device, writable=writable
+        )
+        check_env_kind(self, env)
         super().__init__(
             env, env_xp, env_device=env_device, to="torch", device=device, writable=writable
         )
@@ -185,6 +208,10 @@ class ToJax(ArrayConversion):
         writable: bool = False,
     ) -> None:
         """Wrap ``env``; ``writable``: see :class:`ArrayConversion`."""
+        gym.utils.RecordConstructorArgs.__init__(
+            self, device=device, env_xp=env_xp, env_device=env_device, writable=writable
+        )
+        check_env_kind(self, env)
         super().__init__(
             env, env_xp, env_device=env_device, to="jax", device=device, writable=writable
         )
@@ -210,6 +237,10 @@ class ToTensorFlow(ArrayConversion):
         writable: bool = False,
     ) -> None:
         """Wrap ``env``; ``writable``: see :class:`ArrayConversion`."""
+        gym.utils.RecordConstructorArgs.__init__(
+            self, device=device, env_xp=env_xp, env_device=env_device, writable=writable
+        )
+        check_env_kind(self, env)
         to = "tensorflow"
         super().__init__(
             env, env_xp, env_device=env_device, to=to, device=device, writable=writable
@@ -228,6 +259,8 @@ class JaxToNumpy(ArrayConversion):
 
     def __init__(self, env: VectorEnv) -> None:
         """Wrap ``env``."""
+        gym.utils.RecordConstructorArgs.__init__(self)
+        check_env_kind(self, env)
         super().__init__(env, env_xp="jax", to="numpy")
 
 
@@ -243,6 +276,8 @@ class JaxToTorch(ArrayConversion):
 
     def __init__(self, env: VectorEnv, device: Any = None) -> None:
         """Wrap ``env``; tensors go to ``device`` if given."""
+        gym.utils.RecordConstructorArgs.__init__(self, _disable_deepcopy=True, device=device)
+        check_env_kind(self, env)
         super().__init__(env, env_xp="jax", to="torch", device=device)
 
 
@@ -258,6 +293,8 @@ class NumpyToTorch(ArrayConversion):
 
     def __init__(self, env: VectorEnv, device: Any = None) -> None:
         """Wrap ``env``; tensors go to ``device`` if given."""
+        gym.utils.RecordConstructorArgs.__init__(self, _disable_deepcopy=True, device=device)
+        check_env_kind(self, env)
         super().__init__(env, env_xp="numpy", to="torch", device=device)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
@@ -13,12 +14,11 @@ from anywrap.shell.arrays import (
     box_check,
     checked,
     is_packed,
-    masked_reset,
     pack_final_obs,
 )
-from anywrap.shell.base import Shell
-from anywrap.shell.checks import autoreset_mode
-from anywrap.shell.delay_observation import check_delay, turn_ring, zero_observation
+from anywrap.shell.base import Shell, compiled
+from anywrap.shell.checks import autoreset_mode, check_env_kind
+from anywrap.shell.delay_observation import DelayRing, check_delay, zero_observation
 from anywrap.transforms.delay_observation import (
     init_delay,
     release,
@@ -31,7 +31,7 @@ __all__ = ["DelayObservation"]
 _NAME = "anywrap.vector.DelayObservation"
 
 
-class DelayObservation(Shell, VectorWrapper):
+class DelayObservation(DelayRing, Shell, VectorWrapper):
     """Each sub-env returns its observation of ``delay`` steps ago (the space's zero until
     its episode has one).
 
@@ -64,6 +64,8 @@ class DelayObservation(Shell, VectorWrapper):
 
     def __init__(self, env: VectorEnv, delay: int) -> None:
         """Wrap ``env``; ``delay`` >= 0 steps."""
+        gym.utils.RecordConstructorArgs.__init__(self, delay=delay)
+        check_env_kind(self, env)
         delay = check_delay(_NAME, delay)
         zero = zero_observation(_NAME, env.single_observation_space)
         VectorWrapper.__init__(self, env)
@@ -73,7 +75,7 @@ class DelayObservation(Shell, VectorWrapper):
         self._zero = LibraryConstants(_NAME, zero)
         self._state = init_delay(zero, delay=delay, batch_shape=(self.num_envs,), xp=np)
         next_step = self._mode is AutoresetMode.NEXT_STEP
-        self._use(
+        self._transforms = compiled(
             {
                 "release": partial(release, delay=delay, next_step=next_step),
                 "final": partial(release_with_final, delay=delay),
@@ -85,8 +87,10 @@ class DelayObservation(Shell, VectorWrapper):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         """Reset; the queues of the sub-envs reset (all, without a ``reset_mask``) empty."""
-        obs, info, mask = masked_reset(self, seed, options)
-        return self._run("reset", obs, checked(self._check, obs), *self._zero.get(obs), mask), info
+        obs, info, mask = self._masked_reset(seed, options)
+        return self._run(
+            self._transforms["reset"], obs, checked(self._check, obs), *self._zero.get(obs), mask
+        ), info
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         """Step; queue the new batch and return the one of ``delay`` steps ago."""
@@ -96,9 +100,9 @@ class DelayObservation(Shell, VectorWrapper):
             return obs, reward, terminated, truncated, info
         zero = self._zero.get(obs)
         if self._mode is not AutoresetMode.SAME_STEP:
-            out = turn_ring(self, "release", obs, *zero, terminated, truncated)
+            out = self._turn_ring("release", obs, *zero, terminated, truncated)
             return out, reward, terminated, truncated, info
-        out, final = turn_ring(self, "final", obs, *zero, terminated, truncated)
+        out, final = self._turn_ring("final", obs, *zero, terminated, truncated)
         if "final_obs" in info:  # (the old episode's last is never released: delay > 0)
             info = pack_final_obs(info, final, is_packed(info["final_obs"]))
         return out, reward, terminated, truncated, info

@@ -5,19 +5,14 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 from gymnasium.vector import VectorEnv, VectorWrapper
 from gymnasium.vector.utils import batch_space
 
-from anywrap.shell.arrays import (
-    LibraryConstants,
-    dtype_space,
-    map_observations,
-    map_reset,
-    map_step,
-    map_transforms,
-)
-from anywrap.shell.base import Shell
+from anywrap.shell.arrays import dtype_space
+from anywrap.shell.checks import check_env_kind
+from anywrap.shell.maps import VectorObservationMap
 from anywrap.transforms.dtype_observation import cast
 
 __all__ = ["DtypeObservation"]
@@ -25,7 +20,7 @@ __all__ = ["DtypeObservation"]
 _NAME = "anywrap.vector.DtypeObservation"
 
 
-class DtypeObservation(Shell, VectorWrapper):
+class DtypeObservation(VectorObservationMap):
     """Casts each sub-env's observation to ``dtype``.
 
     Drop-in for :class:`gymnasium.wrappers.vector.DtypeObservation`; see
@@ -47,15 +42,11 @@ class DtypeObservation(Shell, VectorWrapper):
 
     def __init__(self, env: VectorEnv, dtype: Any) -> None:
         """Wrap ``env``; ``dtype``: a NumPy dtype, scalar type or name."""
+        gym.utils.RecordConstructorArgs.__init__(self, dtype=dtype)
+        check_env_kind(self, env)
         space = dtype_space(_NAME, env.single_observation_space, dtype)
         VectorWrapper.__init__(self, env)
         self.dtype = dtype
         self.single_observation_space = space
         self.observation_space = batch_space(space, self.num_envs)
-        self._check, self._consts = None, LibraryConstants(_NAME)
-        self._state = ()
-        self._use(map_transforms(partial(cast, dtype=np.dtype(space.dtype).name)))
-
-    reset = map_reset
-    step = map_step
-    observations = map_observations
+        self._set_map(_NAME, partial(cast, dtype=np.dtype(space.dtype).name), None)

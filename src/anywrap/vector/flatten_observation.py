@@ -10,14 +10,8 @@ import numpy as np
 from gymnasium.vector import VectorEnv, VectorWrapper
 from gymnasium.vector.utils import batch_space
 
-from anywrap.shell.arrays import (
-    LibraryConstants,
-    map_observations,
-    map_reset,
-    map_step,
-    map_transforms,
-)
-from anywrap.shell.base import Shell
+from anywrap.shell.checks import check_env_kind
+from anywrap.shell.maps import VectorObservationMap
 from anywrap.shell.spaces import ObservationCheck
 from anywrap.transforms.dtype_observation import cast
 from anywrap.transforms.flatten_observation import FlatPlan, flatten_observation, flatten_plan
@@ -31,7 +25,7 @@ def _flatten_batch(obs: Any, plan: FlatPlan, dtype: str) -> Any:
     return cast(flatten_observation(obs, plan, batch_ndim=1), dtype)
 
 
-class FlattenObservation(Shell, VectorWrapper):
+class FlattenObservation(VectorObservationMap):
     """Flattens each sub-env's observation into one 1-D array (a batch of them).
 
     Drop-in for :class:`gymnasium.wrappers.vector.FlattenObservation`; see
@@ -53,22 +47,19 @@ class FlattenObservation(Shell, VectorWrapper):
 
     def __init__(self, env: VectorEnv) -> None:
         """Wrap ``env``."""
+        gym.utils.RecordConstructorArgs.__init__(self)
+        check_env_kind(self, env)
         plan = flatten_plan(env.single_observation_space, _NAME)
         VectorWrapper.__init__(self, env)
         self.single_observation_space = gym.spaces.utils.flatten_space(env.single_observation_space)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self._check, self._consts = None, LibraryConstants(_NAME)
-        self._state = ()
         dtype = np.dtype(self.single_observation_space.dtype).name
-        self._use(map_transforms(partial(_flatten_batch, plan=plan, dtype=dtype)))
-
-    reset = map_reset
-    step = map_step
+        self._set_map(_NAME, partial(_flatten_batch, plan=plan, dtype=dtype), None)
 
     def observations(self, observations: Any) -> Any:
         """The batch flattened."""
         try:
-            return map_observations(self, observations)
+            return self._map(observations)
         except (KeyError, IndexError, TypeError):  # say what differs from the space
             ObservationCheck(_NAME, self.env.single_observation_space, self.num_envs)(observations)
             raise

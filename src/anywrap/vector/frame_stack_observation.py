@@ -5,21 +5,21 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 from gymnasium.vector.utils import batch_space
 
-from anywrap.shell.base import Shell
-from anywrap.shell.checks import autoreset_mode
+from anywrap.shell.base import Shell, compiled
+from anywrap.shell.checks import autoreset_mode, check_env_kind
 from anywrap.shell.images import (
+    InPlaceState,
     box_space,
     check_frames,
     check_positive_int,
-    copied,
     final_rows,
     pack_final,
     padding_of,
-    reset_frames,
 )
 from anywrap.transforms.frame_stack_observation import (
     FrameStack,
@@ -71,7 +71,7 @@ def _push_final(
     return state, (out, final)
 
 
-class FrameStackObservation(Shell, VectorWrapper):
+class FrameStackObservation(InPlaceState, Shell, VectorWrapper):
     """Stacks each sub-env's last ``stack_size`` observations, on any array library.
 
     Gymnasium has no vector frame stack (its ``FrameStackObservation`` wraps
@@ -118,6 +118,10 @@ class FrameStackObservation(Shell, VectorWrapper):
             padding_type: ``"reset"``, ``"zero"`` or an observation of the
                 single observation space.
         """
+        gym.utils.RecordConstructorArgs.__init__(
+            self, stack_size=stack_size, padding_type=padding_type
+        )
+        check_env_kind(self, env)
         stack_size = check_positive_int(_NAME, "stack_size", stack_size, 1)
         space = box_space(_NAME, env.single_observation_space)
         self._mode = autoreset_mode(_NAME, env)
@@ -132,7 +136,7 @@ class FrameStackObservation(Shell, VectorWrapper):
             self.num_envs, stack_size, space.shape, xp=np, dtype=space.dtype, padding=custom
         )
         first = kind == "reset"
-        self._use(
+        self._transforms = compiled(
             {
                 "reset": partial(reset_frame_stack, pad_with_first=first),
                 "step": partial(_push, pad_with_first=first, mode=self._mode),
@@ -140,8 +144,6 @@ class FrameStackObservation(Shell, VectorWrapper):
             },
             donate=("reset", "step", "final"),
         )
-
-    _export = _import = copied
 
     @property
     def bytes_per_env(self) -> float:
@@ -154,8 +156,9 @@ class FrameStackObservation(Shell, VectorWrapper):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         """Reset; the sub-envs reset (all, or those of ``reset_mask``) start a new stack."""
-        obs, info, mask = reset_frames(self, seed, options)
-        return self._run("reset", obs, obs, mask), info
+        obs, info, mask = self._masked_reset(seed, options)
+        check_frames(self, obs, self._batch)
+        return self._run(self._transforms["reset"], obs, obs, mask), info
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         """Step and append each sub-env's observation to its stack."""
@@ -164,10 +167,16 @@ class FrameStackObservation(Shell, VectorWrapper):
         term, trunc = self._mask_for(terminated, obs), self._mask_for(truncated, obs)
         final = info.get("final_obs") if self._mode is AutoresetMode.SAME_STEP else None
         if final is None:
-            return self._run("step", obs, obs, term, trunc), reward, terminated, truncated, info
+            return (
+                self._run(self._transforms["step"], obs, obs, term, trunc),
+                reward,
+                terminated,
+                truncated,
+                info,
+            )
         rows = final_rows(final, info["_final_obs"], obs)
         check_frames(_NAME, rows, self._batch, what="final observations")
         rows = self._mask_for(rows, obs)
-        out, stacks = self._run("final", obs, obs, rows, term, trunc)
+        out, stacks = self._run(self._transforms["final"], obs, obs, rows, term, trunc)
         info = {**info, "final_obs": pack_final(final, stacks, info["_final_obs"])}
         return out, reward, terminated, truncated, info

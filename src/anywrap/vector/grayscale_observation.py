@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+import gymnasium as gym
 from gymnasium.vector import VectorEnv, VectorWrapper
+from gymnasium.vector.utils import batch_space
 
-from anywrap.shell.base import Shell
-from anywrap.shell.images import grayscale_map, mapped_reset, mapped_step, use_image_map
+from anywrap.shell.checks import autoreset_mode, check_env_kind
+from anywrap.shell.images import frames_check, grayscale_map
+from anywrap.shell.maps import VectorObservationMap
 
 __all__ = ["GrayscaleObservation"]
 
 _NAME = "anywrap.vector.GrayscaleObservation"
 
 
-class GrayscaleObservation(Shell, VectorWrapper):
+class GrayscaleObservation(VectorObservationMap):
     """Converts a vector env's RGB image observations to grayscale (on any library but TensorFlow).
 
     Drop-in for :class:`gymnasium.wrappers.vector.GrayscaleObservation` (same
@@ -44,14 +45,14 @@ class GrayscaleObservation(Shell, VectorWrapper):
             env: The vector env to wrap.
             keep_dim: Keep a channel axis of size 1.
         """
+        gym.utils.RecordConstructorArgs.__init__(self, keep_dim=keep_dim)
+        check_env_kind(self, env)
         image = grayscale_map(_NAME, env.single_observation_space, keep_dim)
         VectorWrapper.__init__(self, env)
-        use_image_map(self, image)
+        autoreset_mode(_NAME, env)
+        self.single_observation_space = image.space
+        self.observation_space = batch_space(image.space, self.num_envs)
+        check = frames_check(_NAME, (self.num_envs, *image.in_shape))
+        self._set_map(_NAME, image.fn, check)
+        self._check_entry = frames_check(_NAME, image.in_shape, "final observations")
         self.keep_dim = keep_dim
-
-    reset = mapped_reset
-    step = mapped_step
-
-    def observations(self, observations: Any) -> Any:
-        """The batch of observations in grayscale."""
-        return self._run("map", observations, observations)

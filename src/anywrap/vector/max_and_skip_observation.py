@@ -4,20 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap import xp
-from anywrap.shell.base import Shell, with_no_output
-from anywrap.shell.checks import autoreset_mode
+from anywrap.shell.base import Shell, compiled, with_no_output
+from anywrap.shell.checks import autoreset_mode, check_env_kind
 from anywrap.shell.images import (
+    InPlaceState,
     box_space,
     check_frames,
     check_positive_int,
-    copied,
     final_rows,
     pack_final,
-    reset_frames,
 )
 from anywrap.transforms.max_and_skip_observation import (
     init_max_frames,
@@ -30,7 +30,7 @@ __all__ = ["MaxAndSkipObservation"]
 _NAME = "anywrap.vector.MaxAndSkipObservation"
 
 
-class MaxAndSkipObservation(Shell, VectorWrapper):
+class MaxAndSkipObservation(InPlaceState, Shell, VectorWrapper):
     """Repeats each action ``skip`` times over a vector env; returns each sub-env's
     maximum of its last two frames and its summed reward, on any array library.
 
@@ -79,6 +79,8 @@ class MaxAndSkipObservation(Shell, VectorWrapper):
             env: The vector env to wrap.
             skip: How many times each action is repeated (at least 2).
         """
+        gym.utils.RecordConstructorArgs.__init__(self, skip=skip)
+        check_env_kind(self, env)
         self._skip = check_positive_int(_NAME, "skip", skip, 2)
         space = box_space(_NAME, env.single_observation_space)
         self._mode = autoreset_mode(_NAME, env)
@@ -92,19 +94,18 @@ class MaxAndSkipObservation(Shell, VectorWrapper):
         VectorWrapper.__init__(self, env)
         self._batch = (self.num_envs, *space.shape)
         self._state = init_max_frames((self.num_envs,), space.shape, xp=np, dtype=space.dtype)
-        self._use(
+        self._transforms = compiled(
             {"reset": with_no_output(reset_max_frames), "step": max_and_skip},
             donate=("reset", "step"),
         )
-
-    _export = _import = copied
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         """Reset; the sub-envs reset (all, or those of ``reset_mask``) drop their pending reward."""
-        obs, info, mask = reset_frames(self, seed, options)
-        self._run("reset", obs, mask)
+        obs, info, mask = self._masked_reset(seed, options)
+        check_frames(self, obs, self._batch)
+        self._run(self._transforms["reset"], obs, mask)
         return obs, info
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
@@ -129,7 +130,7 @@ class MaxAndSkipObservation(Shell, VectorWrapper):
             return self._mask_for(x, obs)
 
         out = self._run(
-            "step",
+            self._transforms["step"],
             obs,
             tuple(map(like, rewards)),
             tuple(map(like, terms)),

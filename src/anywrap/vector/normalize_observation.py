@@ -5,12 +5,19 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-import numpy as np
+import gymnasium as gym
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
-from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
+from gymnasium.vector.utils import batch_space
 
-from anywrap.shell.base import Shell, statistics_property, switch_property
-from anywrap.shell.checks import autoreset_mode, check_epsilon, check_stats_dtype, reset_mask_of
+from anywrap.shell.arrays import final_obs_batch, pack_final_obs
+from anywrap.shell.base import Shell, compiled
+from anywrap.shell.checks import (
+    autoreset_mode,
+    check_env_kind,
+    check_epsilon,
+    check_stats_dtype,
+    reset_mask_of,
+)
 from anywrap.shell.spaces import (
     ObservationCheck,
     leaf_boxes,
@@ -18,11 +25,11 @@ from anywrap.shell.spaces import (
     observation_stats,
     unbounded_float32,
 )
+from anywrap.shell.statistics import statistics_property, switch_property
 from anywrap.transforms.normalize_observation import (
     normalize_observation,
     normalize_observation_with_final,
 )
-from anywrap.tree import tree_map
 
 __all__ = ["NormalizeObservation"]
 
@@ -118,6 +125,16 @@ class NormalizeObservation(Shell, VectorWrapper):
             learn_final_obs: SAME_STEP only: learn from ``info["final_obs"]`` too.
             update_running_mean: Whether the statistics learn (also a settable attribute).
         """
+        gym.utils.RecordConstructorArgs.__init__(
+            self,
+            _disable_deepcopy=True,
+            epsilon=epsilon,
+            stats_dtype=stats_dtype,
+            process_group=process_group,
+            learn_final_obs=learn_final_obs,
+            update_running_mean=update_running_mean,
+        )
+        check_env_kind(self, env)
         epsilon = check_epsilon(_NAME, epsilon)
         check_stats_dtype(_NAME, stats_dtype)
         single = env.single_observation_space
@@ -140,7 +157,7 @@ class NormalizeObservation(Shell, VectorWrapper):
             reduce = torch_allreduce_sum(process_group)
         args: dict[str, Any] = {"epsilon": epsilon, "reduce": reduce}
         with_final = partial(normalize_observation_with_final, learn_final=learn_final_obs, **args)
-        self._use(
+        self._transforms = compiled(
             {
                 **{u: partial(normalize_observation, update=u, **args) for u in (True, False)},
                 **{("final", u): partial(with_final, update=u) for u in (True, False)},
@@ -156,7 +173,7 @@ class NormalizeObservation(Shell, VectorWrapper):
             self._check(obs)
         if mask is not None:
             mask = self._mask_for(mask, obs)
-        return self._run(self._update_running_mean, obs, obs, mask)
+        return self._run(self._transforms[self._update_running_mean], obs, obs, mask)
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -174,7 +191,7 @@ class NormalizeObservation(Shell, VectorWrapper):
         else:  # _normalize, written out: the common step
             if getattr(obs, "shape", None) != self._check.shape:
                 self._check(obs)
-            obs = self._run(self._update_running_mean, obs, obs, None)
+            obs = self._run(self._transforms[self._update_running_mean], obs, obs, None)
         return obs, reward, terminated, truncated, info
 
     def _with_final_obs(self, obs: Any, info: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
@@ -184,27 +201,11 @@ class NormalizeObservation(Shell, VectorWrapper):
                 f"{_NAME}: a SAME_STEP env's info holds 'final_obs' but not its mask "
                 f"'_final_obs' (which sub-envs ended); got the keys {sorted(info)}"
             )
-        final, mask = info["final_obs"], info["_final_obs"]
         self._check(obs)
-        packed = isinstance(final, np.ndarray) and final.dtype == object
-        if packed:  # Gymnasium's host layout: an object array with None where not done
-            rows = [f if m else _row(obs, i) for i, (f, m) in enumerate(zip(final, mask))]
-            out: Any = create_empty_array(self.env.single_observation_space, self.num_envs)
-            final = concatenate(self.env.single_observation_space, rows, out)
-        else:
+        final, packed = final_obs_batch(info, obs, self.env.single_observation_space, self.num_envs)
+        if not packed:
             self._check(final)
-        n = self.num_envs
         key = ("final", self._update_running_mean)
-        obs, final = self._run(key, obs, obs, final, self._mask_for(mask, obs))
-        if packed:
-            out_final = np.empty(n, dtype=object)
-            for i in range(n):
-                out_final[i] = _row(final, i) if mask[i] else None
-            final = out_final
-        info = dict(info)
-        info["final_obs"] = final
-        return obs, info
-
-
-def _row(tree: Any, i: int) -> Any:
-    return tree_map(lambda x: x[i], tree)
+        mask = self._mask_for(info["_final_obs"], obs)
+        obs, final = self._run(self._transforms[key], obs, obs, final, mask)
+        return obs, pack_final_obs(info, final, packed)

@@ -5,19 +5,22 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
-from anywrap.shell.base import RunningMeanStd, Shell, statistics_property, switch_property
+from anywrap.shell.base import Shell, compiled
 from anywrap.shell.base import with_no_output as _with_no_output
 from anywrap.shell.checks import (
     autoreset_mode,
+    check_env_kind,
     check_epsilon,
     check_gamma,
     check_stats_dtype,
     reset_mask_of,
     step_values,
 )
+from anywrap.shell.statistics import RunningMeanStd, statistics_property, switch_property
 from anywrap.transforms.normalize_reward import init_returns, normalize_reward, reset_returns
 
 __all__ = ["NormalizeReward"]
@@ -93,6 +96,16 @@ class NormalizeReward(Shell, VectorWrapper):
             process_group: A ``torch.distributed`` process group to merge statistics over.
             update_running_mean: Whether the statistics learn (also a settable attribute).
         """
+        gym.utils.RecordConstructorArgs.__init__(
+            self,
+            _disable_deepcopy=True,
+            gamma=gamma,
+            epsilon=epsilon,
+            stats_dtype=stats_dtype,
+            process_group=process_group,
+            update_running_mean=update_running_mean,
+        )
+        check_env_kind(self, env)
         gamma, epsilon = check_gamma(_NAME, gamma), check_epsilon(_NAME, epsilon)
         check_stats_dtype(_NAME, stats_dtype)
         VectorWrapper.__init__(self, env)
@@ -118,7 +131,7 @@ class NormalizeReward(Shell, VectorWrapper):
             reduce=reduce,
         )
         steps = {u: partial(step, update=u) for u in (True, False)}
-        self._use({**steps, "reset": _with_no_output(reset_returns)})
+        self._transforms = compiled({**steps, "reset": _with_no_output(reset_returns)})
 
     return_rms = statistics_property("return_rms", "rms")
     update_running_mean = switch_property()
@@ -133,7 +146,9 @@ class NormalizeReward(Shell, VectorWrapper):
         """Step the sub-envs and return their rewards scaled."""
         obs, reward, terminated, truncated, info = self.env.step(actions)
         step_values(_NAME, reward, terminated, truncated, self.num_envs)
-        scaled = self._run(self._update_running_mean, reward, reward, terminated, truncated)
+        scaled = self._run(
+            self._transforms[self._update_running_mean], reward, reward, terminated, truncated
+        )
         return obs, scaled, terminated, truncated, info
 
     def reset(
@@ -144,5 +159,5 @@ class NormalizeReward(Shell, VectorWrapper):
         obs, info = self.env.reset(seed=seed, options=options)
         if mask is not None:
             mask = self._mask_for(mask, obs)
-        self._run("reset", obs, mask)
+        self._run(self._transforms["reset"], obs, mask)
         return obs, info

@@ -6,20 +6,22 @@ import time
 from functools import partial
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap import xp
-from anywrap.shell import episodes
-from anywrap.shell.base import Shell
+from anywrap.shell.base import Shell, compiled
 from anywrap.shell.base import with_no_output as _with_no_output
 from anywrap.shell.checks import (
     autoreset_mode,
+    check_env_kind,
     check_stats_key,
     reset_mask_of,
     step_values,
     whole_number,
 )
+from anywrap.shell.episodes import EpisodeClock
 from anywrap.transforms.record_episode_statistics import (
     init_episodes,
     reset_episodes,
@@ -31,7 +33,7 @@ __all__ = ["RecordEpisodeStatistics"]
 _NAME = "anywrap.vector.RecordEpisodeStatistics"
 
 
-class RecordEpisodeStatistics(Shell, VectorWrapper):
+class RecordEpisodeStatistics(EpisodeClock, Shell, VectorWrapper):
     """Records each sub-env's episode return, length and wall time, on the env's device.
 
     On a step where some sub-envs end, ``info[stats_key]`` is ``{"r", "l",
@@ -79,6 +81,10 @@ class RecordEpisodeStatistics(Shell, VectorWrapper):
             buffer_length: How many recent episodes the queues keep.
             stats_key: The info key of the episode statistics.
         """
+        gym.utils.RecordConstructorArgs.__init__(
+            self, buffer_length=buffer_length, stats_key=stats_key
+        )
+        check_env_kind(self, env)
         buffer_length = whole_number(_NAME, "buffer_length", buffer_length, 0)
         stats_key = check_stats_key(_NAME, stats_key)
         VectorWrapper.__init__(self, env)
@@ -88,20 +94,12 @@ class RecordEpisodeStatistics(Shell, VectorWrapper):
         self._t0 = time.perf_counter()
         self._state = init_episodes((self.num_envs,), xp=np, buffer_length=buffer_length)
         same = self._mode is AutoresetMode.SAME_STEP
-        self._use(
+        self._transforms = compiled(
             {
                 **{r: partial(step_episodes, same_step=same, report=r) for r in (True, False)},
                 "reset": _with_no_output(reset_episodes),
             }
         )
-
-    _now = episodes.clock
-    _export = episodes.export_clock
-    _import = episodes.import_clock
-    episode_count = episodes.episode_count
-    return_queue = episodes.queue("returns")
-    length_queue = episodes.queue("lengths")
-    time_queue = episodes.queue("times")
 
     @property
     def episode_returns(self) -> Any:
@@ -125,7 +123,7 @@ class RecordEpisodeStatistics(Shell, VectorWrapper):
         obs, info = self.env.reset(seed=seed, options=options)
         if mask is not None:
             mask = self._mask_for(mask, obs)
-        self._run("reset", obs, mask, self._now())
+        self._run(self._transforms["reset"], obs, mask, self._now())
         return obs, info
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
@@ -144,7 +142,9 @@ class RecordEpisodeStatistics(Shell, VectorWrapper):
                 f"{_NAME}: expected an info without the keys {key!r} and {'_' + key!r} (this "
                 f"wrapper writes them), got one with the keys {sorted(info)}"
             )
-        out = self._run(report, reward, reward, terminated, truncated, now=self._now())
+        out = self._run(
+            self._transforms[report], reward, reward, terminated, truncated, now=self._now()
+        )
         if out is not None:
             info[key] = {"r": out.returns, "l": out.lengths, "t": out.times}
             # the state keeps `done` as its prev_done: hand out a copy on the host,

@@ -5,13 +5,15 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 from gymnasium.vector import VectorActionWrapper, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from anywrap.shell.actions import ActionBounds, observing_reset
-from anywrap.shell.arrays import LibraryConstants, rescaled_box, stateless
-from anywrap.shell.base import Shell
+from anywrap.shell.actions import ActionBounds
+from anywrap.shell.arrays import rescaled_box
+from anywrap.shell.checks import check_env_kind
+from anywrap.shell.maps import VectorActionMap
 from anywrap.transforms.rescale import affine_inverse
 
 __all__ = ["RescaleAction"]
@@ -19,7 +21,7 @@ __all__ = ["RescaleAction"]
 _NAME = "anywrap.vector.RescaleAction"
 
 
-class RescaleAction(Shell, VectorActionWrapper):
+class RescaleAction(VectorActionMap):
     """Affinely rescales each sub-env's Box action space to ``[min_action, max_action]``.
 
     Drop-in for :class:`gymnasium.wrappers.vector.RescaleAction`; see
@@ -44,20 +46,13 @@ class RescaleAction(Shell, VectorActionWrapper):
 
     def __init__(self, env: VectorEnv, min_action: Any, max_action: Any) -> None:
         """Wrap ``env`` (a Box single action space)."""
+        gym.utils.RecordConstructorArgs.__init__(self, min_action=min_action, max_action=max_action)
+        check_env_kind(self, env)
         single = env.single_action_space
         box, gradient, intercept = rescaled_box(_NAME, single, min_action, max_action, "action")
         VectorActionWrapper.__init__(self, env)
         self.single_action_space = box
         self.action_space = batch_space(box, self.num_envs)
         self._bounds = ActionBounds(self, box, (self.num_envs,))
-        self._consts = LibraryConstants(_NAME, gradient, intercept)
-        self._state = ()
-        dtype = np.dtype(single.dtype).name
-        self._use({"rescale": stateless(partial(affine_inverse, dtype=dtype))})
-
-    reset = observing_reset
-
-    def actions(self, actions: Any) -> Any:
-        """The batch of actions mapped back onto the env's bounds."""
-        actions, *_ = self._bounds.check(actions)
-        return self._run("rescale", actions, actions, *self._consts.get(actions))
+        fn = partial(affine_inverse, dtype=np.dtype(single.dtype).name)
+        self._set_map(_NAME, fn, None, gradient, intercept)

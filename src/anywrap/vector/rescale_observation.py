@@ -5,20 +5,14 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 from gymnasium.vector import VectorEnv, VectorWrapper
 from gymnasium.vector.utils import batch_space
 
-from anywrap.shell.arrays import (
-    LibraryConstants,
-    box_check,
-    map_observations,
-    map_reset,
-    map_step,
-    map_transforms,
-    rescaled_box,
-)
-from anywrap.shell.base import Shell
+from anywrap.shell.arrays import box_check, rescaled_box
+from anywrap.shell.checks import check_env_kind
+from anywrap.shell.maps import VectorObservationMap
 from anywrap.transforms.rescale import affine
 
 __all__ = ["RescaleObservation"]
@@ -26,7 +20,7 @@ __all__ = ["RescaleObservation"]
 _NAME = "anywrap.vector.RescaleObservation"
 
 
-class RescaleObservation(Shell, VectorWrapper):
+class RescaleObservation(VectorObservationMap):
     """Affinely rescales each sub-env's Box observation to ``[min_obs, max_obs]``.
 
     Drop-in for :class:`gymnasium.wrappers.vector.RescaleObservation`; see
@@ -48,16 +42,13 @@ class RescaleObservation(Shell, VectorWrapper):
 
     def __init__(self, env: VectorEnv, min_obs: Any, max_obs: Any) -> None:
         """Wrap ``env`` (a Box single observation space)."""
+        gym.utils.RecordConstructorArgs.__init__(self, min_obs=min_obs, max_obs=max_obs)
+        check_env_kind(self, env)
         single = env.single_observation_space
         box, gradient, intercept = rescaled_box(_NAME, single, min_obs, max_obs, "obs")
         VectorWrapper.__init__(self, env)
         self.single_observation_space = box
         self.observation_space = batch_space(box, self.num_envs)
-        self._check = box_check(_NAME, single, self.num_envs)
-        self._consts = LibraryConstants(_NAME, gradient, intercept)
-        self._state = ()
-        self._use(map_transforms(partial(affine, dtype=np.dtype(box.dtype).name)))
-
-    reset = map_reset
-    step = map_step
-    observations = map_observations
+        check = box_check(_NAME, single, self.num_envs)
+        fn = partial(affine, dtype=np.dtype(box.dtype).name)
+        self._set_map(_NAME, fn, check, gradient, intercept)

@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+import gymnasium as gym
 from gymnasium.vector import VectorEnv, VectorWrapper
+from gymnasium.vector.utils import batch_space
 
-from anywrap.shell.base import Shell
-from anywrap.shell.images import mapped_reset, mapped_step, resize_map, use_image_map
+from anywrap.shell.checks import autoreset_mode, check_env_kind
+from anywrap.shell.images import frames_check, resize_map
+from anywrap.shell.maps import VectorObservationMap
 
 __all__ = ["ResizeObservation"]
 
 _NAME = "anywrap.vector.ResizeObservation"
 
 
-class ResizeObservation(Shell, VectorWrapper):
+class ResizeObservation(VectorObservationMap):
     """Resizes a vector env's image observations, on any array library.
 
     Drop-in for :class:`gymnasium.wrappers.vector.ResizeObservation` (same
@@ -41,14 +42,14 @@ class ResizeObservation(Shell, VectorWrapper):
     ) -> None:
         """Wrap ``env``, whose single observation space is a uint8 image Box (0 to 255);
         ``shape`` and ``interpolation`` as for :class:`anywrap.ResizeObservation`."""
+        gym.utils.RecordConstructorArgs.__init__(self, shape=shape, interpolation=interpolation)
+        check_env_kind(self, env)
         image = resize_map(_NAME, env.single_observation_space, shape, interpolation)
         VectorWrapper.__init__(self, env)
-        use_image_map(self, image)
+        autoreset_mode(_NAME, env)
+        self.single_observation_space = image.space
+        self.observation_space = batch_space(image.space, self.num_envs)
+        check = frames_check(_NAME, (self.num_envs, *image.in_shape))
+        self._set_map(_NAME, image.fn, check)
+        self._check_entry = frames_check(_NAME, image.in_shape, "final observations")
         self.shape, self.interpolation = image.space.shape[:2], interpolation
-
-    reset = mapped_reset
-    step = mapped_step
-
-    def observations(self, observations: Any) -> Any:
-        """The batch of observations resized."""
-        return self._run("map", observations, observations)

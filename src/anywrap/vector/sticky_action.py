@@ -5,17 +5,17 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 from gymnasium.vector import VectorEnv, VectorWrapper
 
-from anywrap.shell.arrays import masked_reset
-from anywrap.shell.base import Shell, with_no_output
-from anywrap.shell.checks import autoreset_mode
+from anywrap.shell.base import Shell, compiled, with_no_output
+from anywrap.shell.checks import autoreset_mode, check_env_kind
 from anywrap.shell.sticky_action import (
+    SavedStream,
     StickyStream,
     check_sticky,
     checked_action,
-    export_stream,
     init_keyed,
 )
 from anywrap.shell.time import AUTORESET
@@ -26,7 +26,7 @@ __all__ = ["StickyAction"]
 _NAME = "anywrap.vector.StickyAction"
 
 
-class StickyAction(Shell, VectorWrapper):
+class StickyAction(SavedStream, Shell, VectorWrapper):
     """Each sub-env, with probability ``repeat_action_probability``, gets its previous action
     again for a run of ``repeat_action_duration`` steps; drawn on the env's device.
 
@@ -62,6 +62,12 @@ class StickyAction(Shell, VectorWrapper):
         repeat_action_duration: int | tuple[int, int] = 1,
     ) -> None:
         """Wrap ``env``; see :class:`anywrap.StickyAction` for the arguments."""
+        gym.utils.RecordConstructorArgs.__init__(
+            self,
+            repeat_action_probability=repeat_action_probability,
+            repeat_action_duration=repeat_action_duration,
+        )
+        check_env_kind(self, env)
         params = check_sticky(_NAME, repeat_action_probability, repeat_action_duration)
         VectorWrapper.__init__(self, env)
         self._mode = autoreset_mode(_NAME, env)
@@ -70,9 +76,7 @@ class StickyAction(Shell, VectorWrapper):
         self._stream = StickyStream(_NAME)
         self._state = init_keyed(_NAME, env.single_action_space, (self.num_envs,))
         step = partial(sticky_step, params=params, autoreset=AUTORESET[self._mode])
-        self._use({"step": step, "reset": with_no_output(reset_keyed)})
-
-    _export = export_stream
+        self._transforms = compiled({"step": step, "reset": with_no_output(reset_keyed)})
 
     def reset(
         self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
@@ -84,8 +88,8 @@ class StickyAction(Shell, VectorWrapper):
             stream_seed = int(np.random.SeedSequence(given).generate_state(1)[0]) if given else None
         elif seed is not None:
             stream_seed = int(seed)
-        obs, info, mask = masked_reset(self, seed, options)  # type: ignore[arg-type]
-        self._run("reset", obs, mask)
+        obs, info, mask = self._masked_reset(seed, options)
+        self._run(self._transforms["reset"], obs, mask)
         self._stream.reseed(self, stream_seed)
         return obs, info
 
@@ -93,7 +97,7 @@ class StickyAction(Shell, VectorWrapper):
         """The batch the env gets: each sub-env's action, or its previous one again."""
         gen = self._stream.generator(self._state)
         actions = checked_action(_NAME, self.action_space, actions, self._state.machine.last)
-        return self._run("step", actions, gen, actions)
+        return self._run(self._transforms["step"], actions, gen, actions)
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         """Step with the sticky actions; remember the flags for the next step's restarts."""

@@ -5,13 +5,14 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 from gymnasium.vector.utils import batch_space
 
-from anywrap.shell.arrays import box_check, checked, final_obs_batch, masked_reset, pack_final_obs
-from anywrap.shell.base import Shell
-from anywrap.shell.checks import autoreset_mode, whole_number
+from anywrap.shell.arrays import box_check, checked, final_obs_batch, pack_final_obs
+from anywrap.shell.base import Shell, compiled
+from anywrap.shell.checks import autoreset_mode, check_env_kind, whole_number
 from anywrap.shell.time import AUTORESET, find_max_steps, time_aware_space
 from anywrap.transforms.time_aware_observation import time_aware, time_aware_reset
 from anywrap.transforms.time_limit import init_clock
@@ -59,6 +60,14 @@ class TimeAwareObservation(Shell, VectorWrapper):
         max_timesteps: int | None = None,
     ) -> None:
         """Wrap ``env``; see :class:`anywrap.TimeAwareObservation` for the arguments."""
+        gym.utils.RecordConstructorArgs.__init__(
+            self,
+            flatten=flatten,
+            normalize_time=normalize_time,
+            dict_time_key=dict_time_key,
+            max_timesteps=max_timesteps,
+        )
+        check_env_kind(self, env)
         single = env.single_observation_space
         steps = (
             find_max_steps(_NAME, env)
@@ -75,7 +84,7 @@ class TimeAwareObservation(Shell, VectorWrapper):
         self.flatten, self.normalize_time, self.max_timesteps = flatten, normalize_time, steps
         self._check = box_check(_NAME, single, self.num_envs)
         self._state = init_clock((self.num_envs,), xp=np)
-        self._use(
+        self._transforms = compiled(
             {
                 "step": partial(time_aware, feature=feature, autoreset=AUTORESET[self._mode]),
                 "reset": partial(time_aware_reset, feature=feature),
@@ -91,8 +100,8 @@ class TimeAwareObservation(Shell, VectorWrapper):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         """Reset; restart the counts of the sub-envs reset (all, without a ``reset_mask``)."""
-        obs, info, mask = masked_reset(self, seed, options)
-        return self._run("reset", obs, checked(self._check, obs), mask), info
+        obs, info, mask = self._masked_reset(seed, options)
+        return self._run(self._transforms["reset"], obs, checked(self._check, obs), mask), info
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         """Step and add each sub-env's new count to its observation."""
@@ -101,8 +110,8 @@ class TimeAwareObservation(Shell, VectorWrapper):
         if self._mode is AutoresetMode.SAME_STEP and "final_obs" in info:
             single = self.env.single_observation_space
             final, packed = final_obs_batch(info, obs, single, self.num_envs)
-            out, final = self._run("step", obs, obs, terminated, truncated, final)
+            out, final = self._run(self._transforms["step"], obs, obs, terminated, truncated, final)
             info = pack_final_obs(info, final, packed)
         else:
-            out, _ = self._run("step", obs, obs, terminated, truncated)
+            out, _ = self._run(self._transforms["step"], obs, obs, terminated, truncated)
         return out, reward, terminated, truncated, info

@@ -5,13 +5,14 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap import xp
-from anywrap.shell.arrays import is_packed, masked_reset
-from anywrap.shell.base import Shell, with_no_output
-from anywrap.shell.checks import autoreset_mode, step_values
+from anywrap.shell.arrays import is_packed
+from anywrap.shell.base import Shell, compiled, with_no_output
+from anywrap.shell.checks import autoreset_mode, check_env_kind, step_values
 from anywrap.shell.time import AUTORESET, check_max_episode_steps
 from anywrap.transforms.time_limit import (
     init_limit,
@@ -72,6 +73,8 @@ class TimeLimit(Shell, VectorWrapper):
 
     def __init__(self, env: VectorEnv, max_episode_steps: int) -> None:
         """Wrap ``env``; ``max_episode_steps`` > 0."""
+        gym.utils.RecordConstructorArgs.__init__(self, max_episode_steps=max_episode_steps)
+        check_env_kind(self, env)
         max_episode_steps = check_max_episode_steps(_NAME, max_episode_steps)
         VectorWrapper.__init__(self, env)
         self._mode = autoreset_mode(_NAME, env)
@@ -79,7 +82,7 @@ class TimeLimit(Shell, VectorWrapper):
         self._steps = 0  # steps since the last full reset: no count exceeds it
         self._state = init_limit((self.num_envs,), xp=np)
         limit: dict[str, Any] = {"max_steps": max_episode_steps, "autoreset": AUTORESET[self._mode]}
-        self._use(
+        self._transforms = compiled(
             {
                 "step": partial(limit_step, **limit),
                 "restart": partial(restart_step, **limit),
@@ -97,8 +100,8 @@ class TimeLimit(Shell, VectorWrapper):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         """Reset; restart the counts of the sub-envs reset (all, without a ``reset_mask``)."""
-        obs, info, mask = masked_reset(self, seed, options)
-        self._run("reset", obs, mask)
+        obs, info, mask = self._masked_reset(seed, options)
+        self._run(self._transforms["reset"], obs, mask)
         if mask is None:
             self._steps = 0
         return obs, info
@@ -117,10 +120,10 @@ class TimeLimit(Shell, VectorWrapper):
         if self._mode is AutoresetMode.NEXT_STEP and self._may_reset(pending):
             fresh, _ = self.env.reset(options={"reset_mask": pending})
             obs, reward, terminated, truncated = self._run(
-                "restart", obs, fresh, obs, reward, terminated, truncated
+                self._transforms["restart"], obs, fresh, obs, reward, terminated, truncated
             )
         else:
-            truncated = self._run("step", obs, terminated, truncated)
+            truncated = self._run(self._transforms["step"], obs, terminated, truncated)
         self._steps += 1
         if self._mode is AutoresetMode.SAME_STEP and self._may_reset(self._state.pending):
             obs, info = self._restart_now(obs, info)
@@ -136,7 +139,9 @@ class TimeLimit(Shell, VectorWrapper):
         packed = is_packed(final) or (final is None and xp.is_host(forced))
         batch = obs if packed or final is None else final
         mask = None if packed else info.get("_final_obs")
-        new_obs, final, mask = self._run("same_step", obs, fresh, obs, batch, mask)
+        new_obs, final, mask = self._run(
+            self._transforms["same_step"], obs, fresh, obs, batch, mask
+        )
         if packed:  # Gymnasium's host layout: an object array, None where not done
             final = (
                 np.full(self.num_envs, None, dtype=object)

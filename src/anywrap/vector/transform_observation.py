@@ -12,7 +12,7 @@ from gymnasium.vector.utils import batch_space
 
 from anywrap.shell.arrays import map_final_obs
 from anywrap.shell.base import Shell
-from anywrap.shell.checks import callable_argument
+from anywrap.shell.checks import callable_argument, check_env_kind
 
 __all__ = ["TransformObservation"]
 
@@ -53,6 +53,13 @@ class TransformObservation(Shell, VectorWrapper):
         As in Gymnasium, a warning says so when ``observation_space`` is not the
         batch of ``single_observation_space``.
         """
+        gym.utils.RecordConstructorArgs.__init__(
+            self,
+            func=func,
+            observation_space=observation_space,
+            single_observation_space=single_observation_space,
+        )
+        check_env_kind(self, env)
         callable_argument("anywrap.vector.TransformObservation", "func", func)
         VectorWrapper.__init__(self, env)
         if single_observation_space is not None:

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import gymnasium as gym
 import numpy as np
 
-from anywrap.shell.actions import ActionBounds, observing_reset
-from anywrap.shell.base import Shell
+from anywrap.shell.actions import ActionBounds
+from anywrap.shell.checks import check_env_kind
+from anywrap.shell.maps import ActionMap
+from anywrap.transforms.actions import clip_action
 
 __all__ = ["ClipAction"]
 
 
-class ClipAction(Shell, gym.ActionWrapper):
+class ClipAction(ActionMap):
     """Clips each action to the env's Box bounds, in the action's own library.
 
     .. math:: a' = \\min(\\max(a, \\text{low}), \\text{high})
@@ -48,6 +48,8 @@ class ClipAction(Shell, gym.ActionWrapper):
 
     def __init__(self, env: gym.Env) -> None:
         """Wrap ``env``, whose action space must be a Box."""
+        gym.utils.RecordConstructorArgs.__init__(self)
+        check_env_kind(self, env)
         if not isinstance(env.action_space, gym.spaces.Box):
             raise TypeError(
                 f"anywrap.ClipAction: expected a Box action space, got {env.action_space}"
@@ -56,9 +58,6 @@ class ClipAction(Shell, gym.ActionWrapper):
         space = env.action_space
         self.action_space = gym.spaces.Box(-np.inf, np.inf, shape=space.shape, dtype=space.dtype)
         self._bounds = ActionBounds(self, space)
+        self._set_map("anywrap.ClipAction", clip_action, None, space.low, space.high)
 
-    reset = observing_reset
-
-    def action(self, action: Any) -> Any:
-        """The action clipped to the env's bounds."""
-        return self._bounds.clip(action)
+    _state = None  # not a checkpoint layer (as in 0.1)

@@ -6,8 +6,9 @@ from typing import Any
 
 import gymnasium as gym
 
-from anywrap.shell.arrays import LibraryConstants, check_reward_bounds, reward_bound, stateless
-from anywrap.shell.base import Shell
+from anywrap.shell.arrays import check_reward_bounds, reward_bound
+from anywrap.shell.checks import check_env_kind
+from anywrap.shell.maps import RewardMap
 from anywrap.transforms.clip_reward import clip_reward
 
 __all__ = ["ClipReward"]
@@ -15,7 +16,7 @@ __all__ = ["ClipReward"]
 _NAME = "anywrap.ClipReward"
 
 
-class ClipReward(Shell, gym.RewardWrapper):
+class ClipReward(RewardMap):
     """Clips every reward to ``[min_reward, max_reward]``, in the reward's own library.
 
     .. math:: r' = \\min(\\max(r, \\text{min\\_reward}), \\text{max\\_reward})
@@ -40,13 +41,10 @@ class ClipReward(Shell, gym.RewardWrapper):
 
     def __init__(self, env: gym.Env, min_reward: Any = None, max_reward: Any = None) -> None:
         """Wrap ``env``; ``min_reward`` / ``max_reward``: numbers, arrays or ``None``."""
+        gym.utils.RecordConstructorArgs.__init__(self, min_reward=min_reward, max_reward=max_reward)
+        check_env_kind(self, env)
         check_reward_bounds(_NAME, min_reward, max_reward)
         gym.RewardWrapper.__init__(self, env)
         self.min_reward, self.max_reward = min_reward, max_reward
-        self._consts = LibraryConstants(_NAME, reward_bound(min_reward), reward_bound(max_reward))
-        self._state = ()
-        self._use({"clip": stateless(clip_reward)})
-
-    def reward(self, reward: Any) -> Any:
-        """The reward clipped."""
-        return self._run("clip", reward, reward, *self._consts.get(reward))
+        bounds = reward_bound(min_reward), reward_bound(max_reward)
+        self._set_map(_NAME, clip_reward, None, *bounds)

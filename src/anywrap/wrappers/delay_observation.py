@@ -9,11 +9,12 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap.shell.arrays import LibraryConstants, box_check, checked
-from anywrap.shell.base import Shell
+from anywrap.shell.base import Shell, compiled
+from anywrap.shell.checks import check_env_kind
 from anywrap.shell.delay_observation import (
+    DelayRing,
     check_delay,
     host_scalars,
-    turn_ring,
     zero_observation,
 )
 from anywrap.transforms.delay_observation import init_delay, release, reset_delay
@@ -24,7 +25,7 @@ __all__ = ["DelayObservation"]
 _NAME = "anywrap.DelayObservation"
 
 
-class DelayObservation(Shell, gym.ObservationWrapper):
+class DelayObservation(DelayRing, Shell, gym.ObservationWrapper):
     """Returns the observation of ``delay`` steps ago (the space's zero until there is one).
 
     Drop-in for :class:`gymnasium.wrappers.DelayObservation`: same argument,
@@ -53,6 +54,8 @@ class DelayObservation(Shell, gym.ObservationWrapper):
 
     def __init__(self, env: gym.Env, delay: int) -> None:
         """Wrap ``env``; ``delay`` >= 0 steps."""
+        gym.utils.RecordConstructorArgs.__init__(self, delay=delay)
+        check_env_kind(self, env)
         delay = check_delay(_NAME, delay)
         zero = zero_observation(_NAME, env.observation_space)
         gym.ObservationWrapper.__init__(self, env)
@@ -62,13 +65,17 @@ class DelayObservation(Shell, gym.ObservationWrapper):
         self._state = init_delay(zero, delay=delay, batch_shape=(), xp=np)
         # Gymnasium gives a 0-d leaf (a Discrete's) as a NumPy scalar.
         self._scalars = any(np.ndim(z) == 0 for z in leaves(zero))
-        self._use({"release": partial(release, delay=delay), "reset": reset_delay})
+        self._transforms = compiled(
+            {"release": partial(release, delay=delay), "reset": reset_delay}
+        )
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         """Reset the env and empty the queue; the reset observation is queued."""
         obs, info = self.env.reset(seed=seed, options=options)
         return self._released(
-            self._run("reset", obs, checked(self._check, obs), *self._zero.get(obs))
+            self._run(
+                self._transforms["reset"], obs, checked(self._check, obs), *self._zero.get(obs)
+            )
         ), info
 
     def _released(self, out: Any) -> Any:
@@ -79,4 +86,4 @@ class DelayObservation(Shell, gym.ObservationWrapper):
         if not self.delay:
             return checked(self._check, observation)
         zero = self._zero.get(observation)
-        return self._released(turn_ring(self, "release", checked(self._check, observation), *zero))
+        return self._released(self._turn_ring("release", checked(self._check, observation), *zero))

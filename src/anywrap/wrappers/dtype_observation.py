@@ -8,14 +8,17 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from anywrap.shell.arrays import dtype_space, stateless
-from anywrap.shell.base import Shell
+from anywrap.shell.arrays import dtype_space
+from anywrap.shell.checks import check_env_kind
+from anywrap.shell.maps import ObservationMap
 from anywrap.transforms.dtype_observation import cast
 
 __all__ = ["DtypeObservation"]
 
+_NAME = "anywrap.DtypeObservation"
 
-class DtypeObservation(Shell, gym.ObservationWrapper):
+
+class DtypeObservation(ObservationMap):
     """Casts every observation to ``dtype``, in the observation's library.
 
     Drop-in for :class:`gymnasium.wrappers.DtypeObservation`: same argument,
@@ -38,13 +41,10 @@ class DtypeObservation(Shell, gym.ObservationWrapper):
 
     def __init__(self, env: gym.Env, dtype: Any) -> None:
         """Wrap ``env``; ``dtype``: a NumPy dtype, scalar type or name."""
-        space = dtype_space("anywrap.DtypeObservation", env.observation_space, dtype)
+        gym.utils.RecordConstructorArgs.__init__(self, dtype=dtype)
+        check_env_kind(self, env)
+        space = dtype_space(_NAME, env.observation_space, dtype)
         gym.ObservationWrapper.__init__(self, env)
         self.dtype = dtype
         self.observation_space = space
-        self._state = ()
-        self._use({"cast": stateless(partial(cast, dtype=np.dtype(space.dtype).name))})
-
-    def observation(self, observation: Any) -> Any:
-        """The observation in the new dtype."""
-        return self._run("cast", observation, observation)
+        self._set_map(_NAME, partial(cast, dtype=np.dtype(space.dtype).name), None)

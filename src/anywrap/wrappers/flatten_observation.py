@@ -7,15 +7,15 @@ from typing import Any
 
 import gymnasium as gym
 
-from anywrap.shell.arrays import stateless
-from anywrap.shell.base import Shell
+from anywrap.shell.checks import check_env_kind
+from anywrap.shell.maps import ObservationMap
 from anywrap.shell.spaces import ObservationCheck
 from anywrap.transforms.flatten_observation import flatten_observation, flatten_plan
 
 __all__ = ["FlattenObservation"]
 
 
-class FlattenObservation(Shell, gym.ObservationWrapper):
+class FlattenObservation(ObservationMap):
     """Flattens every observation into one 1-D array, in the observation's library.
 
     Drop-in for :class:`gymnasium.wrappers.FlattenObservation` for Box,
@@ -43,16 +43,17 @@ class FlattenObservation(Shell, gym.ObservationWrapper):
 
     def __init__(self, env: gym.Env) -> None:
         """Wrap ``env``."""
+        gym.utils.RecordConstructorArgs.__init__(self)
+        check_env_kind(self, env)
         plan = flatten_plan(env.observation_space, "anywrap.FlattenObservation")
         gym.ObservationWrapper.__init__(self, env)
         self.observation_space = gym.spaces.utils.flatten_space(env.observation_space)
-        self._state = ()
-        self._use({"flatten": stateless(partial(flatten_observation, plan=plan))})
+        self._set_map("anywrap.FlattenObservation", partial(flatten_observation, plan=plan), None)
 
     def observation(self, observation: Any) -> Any:
         """The observation flattened."""
         try:
-            return self._run("flatten", observation, observation)
+            return self._map(observation)
         except (KeyError, IndexError, TypeError):  # say what differs from the space
             ObservationCheck("anywrap.FlattenObservation", self.env.observation_space)(observation)
             raise

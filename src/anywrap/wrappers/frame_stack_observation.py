@@ -9,8 +9,15 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.vector.utils import batch_space
 
-from anywrap.shell.base import Shell
-from anywrap.shell.images import box_space, check_frames, check_positive_int, copied, padding_of
+from anywrap.shell.base import Shell, compiled
+from anywrap.shell.checks import check_env_kind
+from anywrap.shell.images import (
+    InPlaceState,
+    box_space,
+    check_frames,
+    check_positive_int,
+    padding_of,
+)
 from anywrap.transforms.frame_stack_observation import (
     FrameStack,
     init_frame_stack,
@@ -33,7 +40,7 @@ def _push_one(state: FrameStack, obs: Any, *, pad_with_first: bool) -> tuple[Fra
     return state, out[0, ...]
 
 
-class FrameStackObservation(Shell, gym.Wrapper):
+class FrameStackObservation(InPlaceState, Shell, gym.Wrapper):
     """Stacks the last ``stack_size`` observations, oldest first, on any array library.
 
     Drop-in for :class:`gymnasium.wrappers.FrameStackObservation` (same
@@ -71,6 +78,10 @@ class FrameStackObservation(Shell, gym.Wrapper):
             stack_size: How many observations to stack (at least 1).
             padding_type: ``"reset"``, ``"zero"`` or an observation of the env's space.
         """
+        gym.utils.RecordConstructorArgs.__init__(
+            self, stack_size=stack_size, padding_type=padding_type
+        )
+        check_env_kind(self, env)
         stack_size = check_positive_int(_NAME, "stack_size", stack_size, 1)
         space = box_space(_NAME, env.observation_space)
         kind, self.padding_value = padding_of(_NAME, space, padding_type)
@@ -83,7 +94,7 @@ class FrameStackObservation(Shell, gym.Wrapper):
             1, stack_size, self._frame, xp=np, dtype=space.dtype, padding=custom
         )
         first = kind == "reset"
-        self._use(
+        self._transforms = compiled(
             {
                 "reset": partial(_reset_one, pad_with_first=first),
                 "step": partial(_push_one, pad_with_first=first),
@@ -91,18 +102,16 @@ class FrameStackObservation(Shell, gym.Wrapper):
             donate=("reset", "step"),
         )
 
-    _export = _import = copied
-
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         """Reset; the stack is the reset observation after ``stack_size - 1`` paddings."""
         obs, info = self.env.reset(seed=seed, options=options)
         check_frames(_NAME, obs, self._frame)
-        return self._run("reset", obs, obs), info
+        return self._run(self._transforms["reset"], obs, obs), info
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         """Step and append the observation to the stack."""
         obs, reward, terminated, truncated, info = self.env.step(action)
         check_frames(_NAME, obs, self._frame)
-        return self._run("step", obs, obs), reward, terminated, truncated, info
+        return self._run(self._transforms["step"], obs, obs), reward, terminated, truncated, info

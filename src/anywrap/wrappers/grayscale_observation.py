@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import gymnasium as gym
 
-from anywrap.shell.arrays import stateless
-from anywrap.shell.base import Shell
-from anywrap.shell.images import check_frames, grayscale_map
+from anywrap.shell.checks import check_env_kind
+from anywrap.shell.images import frames_check, grayscale_map
+from anywrap.shell.maps import ObservationMap
 
 __all__ = ["GrayscaleObservation"]
 
 _NAME = "anywrap.GrayscaleObservation"
 
 
-class GrayscaleObservation(Shell, gym.ObservationWrapper):
+class GrayscaleObservation(ObservationMap):
     """Converts RGB image observations to grayscale (on any library but TensorFlow).
 
     .. math:: y = \\lfloor 0.2125 r + 0.7154 g + 0.0721 b \\rfloor
@@ -48,14 +46,10 @@ class GrayscaleObservation(Shell, gym.ObservationWrapper):
             env: The env to wrap.
             keep_dim: Keep a channel axis of size 1 (``(H, W, 1)``).
         """
+        gym.utils.RecordConstructorArgs.__init__(self, keep_dim=keep_dim)
+        check_env_kind(self, env)
         self._image = grayscale_map(_NAME, env.observation_space, keep_dim)
         gym.ObservationWrapper.__init__(self, env)
         self.observation_space = self._image.space
         self.keep_dim = keep_dim
-        self._state = ()
-        self._use({"map": stateless(self._image.fn)})
-
-    def observation(self, observation: Any) -> Any:
-        """The observation in grayscale."""
-        check_frames(_NAME, observation, self._image.in_shape, dtype="uint8")
-        return self._run("map", observation, observation)
+        self._set_map(_NAME, self._image.fn, frames_check(_NAME, self._image.in_shape))

@@ -8,8 +8,9 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap import xp
-from anywrap.shell.base import Shell
-from anywrap.shell.images import box_space, check_frames, check_positive_int, copied
+from anywrap.shell.base import Shell, compiled
+from anywrap.shell.checks import check_env_kind
+from anywrap.shell.images import InPlaceState, box_space, check_frames, check_positive_int
 from anywrap.transforms.max_and_skip_observation import init_max_frames, max_of_two
 
 __all__ = ["MaxAndSkipObservation"]
@@ -17,7 +18,7 @@ __all__ = ["MaxAndSkipObservation"]
 _NAME = "anywrap.MaxAndSkipObservation"
 
 
-class MaxAndSkipObservation(Shell, gym.Wrapper):
+class MaxAndSkipObservation(InPlaceState, Shell, gym.Wrapper):
     """Repeats each action ``skip`` times; returns the maximum of the last two
     frames and the summed reward, on any array library.
 
@@ -53,14 +54,14 @@ class MaxAndSkipObservation(Shell, gym.Wrapper):
             env: The env to wrap.
             skip: How many times each action is repeated (at least 2).
         """
+        gym.utils.RecordConstructorArgs.__init__(self, skip=skip)
+        check_env_kind(self, env)
         self._skip = check_positive_int(_NAME, "skip", skip, 2)
         space = box_space(_NAME, env.observation_space)
         gym.Wrapper.__init__(self, env)
         self._frame = tuple(space.shape)
         self._state = init_max_frames((), self._frame, xp=np, dtype=space.dtype)
-        self._use({"step": max_of_two}, donate=("step",))
-
-    _export = _import = copied
+        self._transforms = compiled({"step": max_of_two}, donate=("step",))
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         """Step ``skip`` times (fewer if the episode ends) with ``action``."""
@@ -78,7 +79,9 @@ class MaxAndSkipObservation(Shell, gym.Wrapper):
                 device_rewards.append(reward)
             if terminated or truncated:
                 break
-        out, summed = self._run("step", obs, frames[0], frames[1], tuple(device_rewards))
+        out, summed = self._run(
+            self._transforms["step"], obs, frames[0], frames[1], tuple(device_rewards)
+        )
         if summed is not None:
             total_reward = summed + total_reward if total_reward else summed
         return out, total_reward, terminated, truncated, info

@@ -7,8 +7,8 @@ from typing import Any
 
 import gymnasium as gym
 
-from anywrap.shell.base import Shell, statistics_property, switch_property
-from anywrap.shell.checks import check_epsilon, check_stats_dtype
+from anywrap.shell.base import Shell, compiled
+from anywrap.shell.checks import check_env_kind, check_epsilon, check_stats_dtype
 from anywrap.shell.spaces import (
     ObservationCheck,
     leaf_boxes,
@@ -16,6 +16,7 @@ from anywrap.shell.spaces import (
     observation_stats,
     unbounded_float32,
 )
+from anywrap.shell.statistics import statistics_property, switch_property
 from anywrap.transforms.normalize_observation import normalize_observation
 
 __all__ = ["NormalizeObservation"]
@@ -105,6 +106,10 @@ class NormalizeObservation(Shell, gym.ObservationWrapper):
             stats_dtype: dtype of the statistics; default as Gymnasium (see above).
             update_running_mean: Whether the statistics learn (also a settable attribute).
         """
+        gym.utils.RecordConstructorArgs.__init__(
+            self, epsilon=epsilon, stats_dtype=stats_dtype, update_running_mean=update_running_mean
+        )
+        check_env_kind(self, env)
         epsilon = check_epsilon(_NAME, epsilon)
         check_stats_dtype(_NAME, stats_dtype)
         leaf_boxes(_NAME, env.observation_space)
@@ -116,7 +121,7 @@ class NormalizeObservation(Shell, gym.ObservationWrapper):
         self._state = observation_stats(env.observation_space, stats_dtype)
         self._boxed = True
         step = partial(normalize_observation, epsilon=epsilon, batched=False)
-        self._use({u: partial(step, update=u) for u in (True, False)})
+        self._transforms = compiled({u: partial(step, update=u) for u in (True, False)})
 
     obs_rms = statistics_property("obs_rms")
     update_running_mean = switch_property()
@@ -126,4 +131,4 @@ class NormalizeObservation(Shell, gym.ObservationWrapper):
         """Update the statistics with ``observation`` and return it normalised."""
         if getattr(observation, "shape", None) != self._check.shape:
             self._check(observation)
-        return self._run(self._update_running_mean, observation, observation)
+        return self._run(self._transforms[self._update_running_mean], observation, observation)

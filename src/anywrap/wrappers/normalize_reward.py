@@ -9,8 +9,15 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap import xp
-from anywrap.shell.base import RunningMeanStd, Shell, statistics_property, switch_property
-from anywrap.shell.checks import check_epsilon, check_gamma, check_stats_dtype, step_values
+from anywrap.shell.base import Shell, compiled
+from anywrap.shell.checks import (
+    check_env_kind,
+    check_epsilon,
+    check_gamma,
+    check_stats_dtype,
+    step_values,
+)
+from anywrap.shell.statistics import RunningMeanStd, statistics_property, switch_property
 from anywrap.transforms.normalize_reward import init_returns, normalize_reward
 
 __all__ = ["NormalizeReward"]
@@ -83,6 +90,14 @@ class NormalizeReward(Shell, gym.Wrapper):
                 Gymnasium (float32 where the backend has no float64).
             update_running_mean: Whether the statistics learn (also a settable attribute).
         """
+        gym.utils.RecordConstructorArgs.__init__(
+            self,
+            gamma=gamma,
+            epsilon=epsilon,
+            stats_dtype=stats_dtype,
+            update_running_mean=update_running_mean,
+        )
+        check_env_kind(self, env)
         gamma, epsilon = check_gamma(_NAME, gamma), check_epsilon(_NAME, epsilon)
         check_stats_dtype(_NAME, stats_dtype)
         gym.Wrapper.__init__(self, env)
@@ -93,7 +108,7 @@ class NormalizeReward(Shell, gym.Wrapper):
         self._state = state._replace(rms=RunningMeanStd(state.rms))  # type: ignore[arg-type]
         self._boxed = True
         step = partial(normalize_reward, gamma=gamma, epsilon=epsilon)
-        self._use({u: partial(step, update=u) for u in (True, False)})
+        self._transforms = compiled({u: partial(step, update=u) for u in (True, False)})
 
     return_rms = statistics_property("return_rms", "rms")
     update_running_mean = switch_property()
@@ -109,7 +124,9 @@ class NormalizeReward(Shell, gym.Wrapper):
         """Step the env and return its reward scaled."""
         obs, reward, terminated, truncated, info = self.env.step(action)
         value = step_values(_NAME, reward, terminated, truncated, None)
-        scaled = self._run(self._update_running_mean, value, value, terminated, None)
+        scaled = self._run(
+            self._transforms[self._update_running_mean], value, value, terminated, None
+        )
         if value is not reward:  # a one-element array: given back in its shape
             scaled = xp.namespace(scaled).reshape(scaled, reward.shape)  # type: ignore[attr-defined]
         return obs, scaled, terminated, truncated, info

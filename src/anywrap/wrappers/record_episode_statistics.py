@@ -10,9 +10,9 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap import xp
-from anywrap.shell import episodes
-from anywrap.shell.base import Shell
-from anywrap.shell.checks import check_stats_key, step_values, whole_number
+from anywrap.shell.base import Shell, compiled
+from anywrap.shell.checks import check_env_kind, check_stats_key, step_values, whole_number
+from anywrap.shell.episodes import EpisodeClock
 from anywrap.transforms.record_episode_statistics import (
     init_episodes,
     reset_episodes,
@@ -24,7 +24,7 @@ __all__ = ["RecordEpisodeStatistics"]
 _NAME = "anywrap.RecordEpisodeStatistics"
 
 
-class RecordEpisodeStatistics(Shell, gym.Wrapper):
+class RecordEpisodeStatistics(EpisodeClock, Shell, gym.Wrapper):
     """Records each episode's cumulative reward, length and wall time.
 
     When an episode ends, ``info[stats_key]`` holds ``{"r": return, "l":
@@ -67,6 +67,10 @@ class RecordEpisodeStatistics(Shell, gym.Wrapper):
             buffer_length: How many recent episodes the queues keep.
             stats_key: The info key of the episode statistics.
         """
+        gym.utils.RecordConstructorArgs.__init__(
+            self, buffer_length=buffer_length, stats_key=stats_key
+        )
+        check_env_kind(self, env)
         buffer_length = whole_number(_NAME, "buffer_length", buffer_length, 0)
         stats_key = check_stats_key(_NAME, stats_key)
         gym.Wrapper.__init__(self, env)
@@ -76,15 +80,9 @@ class RecordEpisodeStatistics(Shell, gym.Wrapper):
         self._state = init_episodes((), xp=np, buffer_length=buffer_length)
         # A single env never autoresets: an episode restarts at reset() or, failing
         # that, right after it ends (SAME_STEP bookkeeping is the cheapest).
-        self._use({r: partial(step_episodes, report=r, same_step=True) for r in (True, False)})
-
-    _now = episodes.clock
-    _export = episodes.export_clock
-    _import = episodes.import_clock
-    episode_count = episodes.episode_count
-    return_queue = episodes.queue("returns")
-    length_queue = episodes.queue("lengths")
-    time_queue = episodes.queue("times")
+        self._transforms = compiled(
+            {r: partial(step_episodes, report=r, same_step=True) for r in (True, False)}
+        )
 
     @property
     def episode_returns(self) -> Any:
@@ -121,7 +119,7 @@ class RecordEpisodeStatistics(Shell, gym.Wrapper):
                 f"writes it), got one with the keys {sorted(info)}"
             )
         now = self._now() if done else 0.0
-        out = self._run(done, value, value, terminated, truncated, now=now)
+        out = self._run(self._transforms[done], value, value, terminated, truncated, now=now)
         if out is not None and host:  # Gymnasium's Python numbers
             info[self._stats_key] = {
                 "r": out.returns.item(),

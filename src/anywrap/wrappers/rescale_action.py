@@ -6,9 +6,10 @@ from typing import Any
 
 import gymnasium as gym
 
-from anywrap.shell.actions import ActionBounds, observing_reset
-from anywrap.shell.arrays import LibraryConstants, rescaled_box, stateless
-from anywrap.shell.base import Shell
+from anywrap.shell.actions import ActionBounds
+from anywrap.shell.arrays import rescaled_box
+from anywrap.shell.checks import check_env_kind
+from anywrap.shell.maps import ActionMap
 from anywrap.transforms.rescale import affine_inverse
 
 __all__ = ["RescaleAction"]
@@ -16,7 +17,7 @@ __all__ = ["RescaleAction"]
 _NAME = "anywrap.RescaleAction"
 
 
-class RescaleAction(Shell, gym.ActionWrapper):
+class RescaleAction(ActionMap):
     """Affinely rescales a Box action space to ``[min_action, max_action]``, in any library.
 
     The agent acts in ``[min_action, max_action]``; the env receives
@@ -48,19 +49,12 @@ class RescaleAction(Shell, gym.ActionWrapper):
 
     def __init__(self, env: gym.Env, min_action: Any, max_action: Any) -> None:
         """Wrap ``env`` (a Box action space); ``min_action`` / ``max_action``: numbers or arrays."""
+        gym.utils.RecordConstructorArgs.__init__(self, min_action=min_action, max_action=max_action)
+        check_env_kind(self, env)
         box, gradient, intercept = rescaled_box(
             _NAME, env.action_space, min_action, max_action, "action"
         )
         gym.ActionWrapper.__init__(self, env)
         self.action_space = box
         self._bounds = ActionBounds(self, box)
-        self._consts = LibraryConstants(_NAME, gradient, intercept)
-        self._state = ()
-        self._use({"rescale": stateless(affine_inverse)})
-
-    reset = observing_reset
-
-    def action(self, action: Any) -> Any:
-        """The action mapped back onto the env's bounds."""
-        action, *_ = self._bounds.check(action)
-        return self._run("rescale", action, action, *self._consts.get(action))
+        self._set_map(_NAME, affine_inverse, None, gradient, intercept)

@@ -6,8 +6,9 @@ from typing import Any
 
 import gymnasium as gym
 
-from anywrap.shell.arrays import LibraryConstants, box_check, checked, rescaled_box, stateless
-from anywrap.shell.base import Shell
+from anywrap.shell.arrays import box_check, rescaled_box
+from anywrap.shell.checks import check_env_kind
+from anywrap.shell.maps import ObservationMap
 from anywrap.transforms.rescale import affine
 
 __all__ = ["RescaleObservation"]
@@ -15,7 +16,7 @@ __all__ = ["RescaleObservation"]
 _NAME = "anywrap.RescaleObservation"
 
 
-class RescaleObservation(Shell, gym.ObservationWrapper):
+class RescaleObservation(ObservationMap):
     """Affinely rescales a Box observation space to ``[min_obs, max_obs]``, in the data's library.
 
     .. math:: o' = g \\, o + c
@@ -43,17 +44,12 @@ class RescaleObservation(Shell, gym.ObservationWrapper):
 
     def __init__(self, env: gym.Env, min_obs: Any, max_obs: Any) -> None:
         """Wrap ``env`` (a Box observation space); ``min_obs`` / ``max_obs``: numbers or arrays."""
+        gym.utils.RecordConstructorArgs.__init__(self, min_obs=min_obs, max_obs=max_obs)
+        check_env_kind(self, env)
         box, gradient, intercept = rescaled_box(
             _NAME, env.observation_space, min_obs, max_obs, "obs"
         )
         gym.ObservationWrapper.__init__(self, env)
         self.observation_space = box
-        self._check = box_check(_NAME, env.observation_space)
-        self._consts = LibraryConstants(_NAME, gradient, intercept)
-        self._state = ()
-        self._use({"rescale": stateless(affine)})
-
-    def observation(self, observation: Any) -> Any:
-        """The observation rescaled."""
-        checked(self._check, observation)
-        return self._run("rescale", observation, observation, *self._consts.get(observation))
+        check = box_check(_NAME, env.observation_space)
+        self._set_map(_NAME, affine, check, gradient, intercept)

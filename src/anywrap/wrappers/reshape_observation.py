@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
 
 import gymnasium as gym
 
-from anywrap.shell.arrays import box_check, checked, reshape_space, stateless
-from anywrap.shell.base import Shell
+from anywrap.shell.arrays import box_check, reshape_space
+from anywrap.shell.checks import check_env_kind
+from anywrap.shell.maps import ObservationMap
 from anywrap.transforms.reshape_observation import reshape_observation
 
 __all__ = ["ReshapeObservation"]
@@ -16,7 +16,7 @@ __all__ = ["ReshapeObservation"]
 _NAME = "anywrap.ReshapeObservation"
 
 
-class ReshapeObservation(Shell, gym.ObservationWrapper):
+class ReshapeObservation(ObservationMap):
     """Reshapes every Box observation to ``shape``, in the observation's library.
 
     Drop-in for :class:`gymnasium.wrappers.ReshapeObservation` (same argument,
@@ -36,15 +36,11 @@ class ReshapeObservation(Shell, gym.ObservationWrapper):
 
     def __init__(self, env: gym.Env, shape: tuple[int, ...]) -> None:
         """Wrap ``env`` (a Box observation space); ``shape``: a tuple of ints (one may be -1)."""
+        gym.utils.RecordConstructorArgs.__init__(self, shape=shape)
+        check_env_kind(self, env)
         space = reshape_space(_NAME, env.observation_space, shape)
         gym.ObservationWrapper.__init__(self, env)
         self.shape = shape
         self.observation_space = space
-        self._check = box_check(_NAME, env.observation_space)
-        self._state = ()
-        self._use({"reshape": stateless(partial(reshape_observation, shape=space.shape))})
-
-    def observation(self, observation: Any) -> Any:
-        """The observation reshaped."""
-        checked(self._check, observation)
-        return self._run("reshape", observation, observation)
+        fn = partial(reshape_observation, shape=space.shape)
+        self._set_map(_NAME, fn, box_check(_NAME, env.observation_space))

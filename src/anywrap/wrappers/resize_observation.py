@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import gymnasium as gym
 
-from anywrap.shell.arrays import stateless
-from anywrap.shell.base import Shell
-from anywrap.shell.images import check_frames, resize_map
+from anywrap.shell.checks import check_env_kind
+from anywrap.shell.images import frames_check, resize_map
+from anywrap.shell.maps import ObservationMap
 
 __all__ = ["ResizeObservation"]
 
 _NAME = "anywrap.ResizeObservation"
 
 
-class ResizeObservation(Shell, gym.ObservationWrapper):
+class ResizeObservation(ObservationMap):
     """Resizes image observations to ``shape``, on any array library.
 
     Drop-in for :class:`gymnasium.wrappers.ResizeObservation` (same
@@ -56,14 +54,10 @@ class ResizeObservation(Shell, gym.ObservationWrapper):
             shape: The new ``(height, width)``.
             interpolation: ``"area"`` (Gymnasium's filter) or ``"bilinear"``.
         """
+        gym.utils.RecordConstructorArgs.__init__(self, shape=shape, interpolation=interpolation)
+        check_env_kind(self, env)
         self._image = resize_map(_NAME, env.observation_space, shape, interpolation)
         gym.ObservationWrapper.__init__(self, env)
         self.observation_space = self._image.space
         self.shape, self.interpolation = self._image.space.shape[:2], interpolation
-        self._state = ()
-        self._use({"map": stateless(self._image.fn)})
-
-    def observation(self, observation: Any) -> Any:
-        """The observation resized."""
-        check_frames(_NAME, observation, self._image.in_shape, dtype="uint8")
-        return self._run("map", observation, observation)
+        self._set_map(_NAME, self._image.fn, frames_check(_NAME, self._image.in_shape))

@@ -9,12 +9,13 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap import xp
-from anywrap.shell.base import Shell, with_no_output
+from anywrap.shell.base import Shell, compiled, with_no_output
+from anywrap.shell.checks import check_env_kind
 from anywrap.shell.sticky_action import (
+    SavedStream,
     StickyStream,
     check_sticky,
     checked_action,
-    export_stream,
     init_keyed,
 )
 from anywrap.transforms.sticky_action import reset_keyed, sticky_step
@@ -24,7 +25,7 @@ __all__ = ["StickyAction"]
 _NAME = "anywrap.StickyAction"
 
 
-class StickyAction(Shell, gym.ActionWrapper):
+class StickyAction(SavedStream, Shell, gym.ActionWrapper):
     """With probability ``repeat_action_probability`` the env gets the previous action again,
     for a run of ``repeat_action_duration`` steps, drawn from the env library's own generator.
 
@@ -65,17 +66,21 @@ class StickyAction(Shell, gym.ActionWrapper):
     ) -> None:
         """Wrap ``env``; ``repeat_action_probability`` in [0, 1), ``repeat_action_duration`` an
         int or an inclusive ``(low, high)`` range of run lengths."""
+        gym.utils.RecordConstructorArgs.__init__(
+            self,
+            repeat_action_probability=repeat_action_probability,
+            repeat_action_duration=repeat_action_duration,
+        )
+        check_env_kind(self, env)
         params = check_sticky(_NAME, repeat_action_probability, repeat_action_duration)
         gym.ActionWrapper.__init__(self, env)
         self.repeat_action_probability = repeat_action_probability
         self.repeat_action_duration_range = (params.low, params.high)
         self._stream = StickyStream(_NAME)
         self._state = init_keyed(_NAME, env.action_space, ())
-        self._use(
+        self._transforms = compiled(
             {"step": partial(sticky_step, params=params), "reset": with_no_output(reset_keyed)}
         )
-
-    _export = export_stream
 
     # Gymnasium's attributes, read from the state (reading copies to the host: not per step).
     @property
@@ -102,7 +107,7 @@ class StickyAction(Shell, gym.ActionWrapper):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         """Reset the env and forget the last action; ``seed`` restarts the wrapper's stream."""
         obs, info = self.env.reset(seed=seed, options=options)
-        self._run("reset", obs)
+        self._run(self._transforms["reset"], obs)
         self._stream.reseed(self, seed)
         return obs, info
 
@@ -116,5 +121,5 @@ class StickyAction(Shell, gym.ActionWrapper):
         """The action the env gets: ``action``, or the previous one again."""
         gen = self._stream.generator(self._state)
         action = checked_action(_NAME, self.env.action_space, action, self._state.machine.last)
-        out = self._run("step", action, gen, action)
+        out = self._run(self._transforms["step"], action, gen, action)
         return out[()] if isinstance(out, np.ndarray) and out.ndim == 0 else out

@@ -10,8 +10,8 @@ import numpy as np
 
 from anywrap import xp
 from anywrap.shell.arrays import box_check, checked
-from anywrap.shell.base import Shell
-from anywrap.shell.checks import whole_number
+from anywrap.shell.base import Shell, compiled
+from anywrap.shell.checks import check_env_kind, whole_number
 from anywrap.shell.time import find_max_steps, time_aware_space
 from anywrap.transforms.time_aware_observation import show_time, time_aware, time_aware_reset
 from anywrap.transforms.time_limit import init_clock
@@ -66,6 +66,14 @@ class TimeAwareObservation(Shell, gym.ObservationWrapper):
         max_timesteps: int | None = None,
     ) -> None:
         """Wrap ``env``; see the class docstring for the arguments."""
+        gym.utils.RecordConstructorArgs.__init__(
+            self,
+            flatten=flatten,
+            normalize_time=normalize_time,
+            dict_time_key=dict_time_key,
+            max_timesteps=max_timesteps,
+        )
+        check_env_kind(self, env)
         steps = (
             find_max_steps(_NAME, env)
             if max_timesteps is None
@@ -79,7 +87,7 @@ class TimeAwareObservation(Shell, gym.ObservationWrapper):
         self.flatten, self.normalize_time, self.max_timesteps = flatten, normalize_time, steps
         self._check = box_check(_NAME, env.observation_space)
         self._state = init_clock((), xp=np)
-        self._use(
+        self._transforms = compiled(
             {
                 "step": partial(time_aware, feature=feature),
                 "reset": partial(time_aware_reset, feature=feature),
@@ -95,14 +103,14 @@ class TimeAwareObservation(Shell, gym.ObservationWrapper):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         """Reset the env and the count; the observation shows time 0."""
         obs, info = self.env.reset(seed=seed, options=options)
-        return self._run("reset", obs, checked(self._check, obs)), info
+        return self._run(self._transforms["reset"], obs, checked(self._check, obs)), info
 
     def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         """Step the env and add the new count to its observation."""
         obs, reward, terminated, truncated, info = self.env.step(action)
-        out, _ = self._run("step", obs, checked(self._check, obs))
+        out, _ = self._run(self._transforms["step"], obs, checked(self._check, obs))
         return out, reward, terminated, truncated, info
 
     def observation(self, observation: Any) -> Any:
         """Gymnasium's hook: ``observation`` with the current count added (nothing counted)."""
-        return self._run("show", observation, checked(self._check, observation))
+        return self._run(self._transforms["show"], observation, checked(self._check, observation))

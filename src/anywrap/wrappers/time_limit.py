@@ -9,7 +9,8 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap import xp
-from anywrap.shell.base import Shell, with_no_output
+from anywrap.shell.base import Shell, compiled, with_no_output
+from anywrap.shell.checks import check_env_kind
 from anywrap.shell.time import check_max_episode_steps
 from anywrap.transforms.time_limit import init_clock, reset_clock, time_limit
 
@@ -43,12 +44,14 @@ class TimeLimit(Shell, gym.wrappers.TimeLimit):
 
     def __init__(self, env: gym.Env, max_episode_steps: int) -> None:
         """Wrap ``env``; ``max_episode_steps`` > 0 is the step at which episodes truncate."""
+        gym.utils.RecordConstructorArgs.__init__(self, max_episode_steps=max_episode_steps)
+        check_env_kind(self, env)
         max_episode_steps = check_max_episode_steps(_NAME, max_episode_steps)
         gym.Wrapper.__init__(self, env)
         self._max_episode_steps = max_episode_steps
         self._started = False
         self._state = init_clock((), xp=np)
-        self._use(
+        self._transforms = compiled(
             {
                 "step": partial(time_limit, max_steps=max_episode_steps),
                 "reset": with_no_output(reset_clock),
@@ -72,7 +75,7 @@ class TimeLimit(Shell, gym.wrappers.TimeLimit):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         """Reset the env and the step count (which stays where the env's flags put it)."""
         obs, info = self.env.reset(seed=seed, options=options)
-        self._run("reset", self._state.elapsed)
+        self._run(self._transforms["reset"], self._state.elapsed)
         self._started = True
         return obs, info
 
@@ -81,7 +84,7 @@ class TimeLimit(Shell, gym.wrappers.TimeLimit):
         if not self._started:
             raise gym.error.ResetNeeded(f"{_NAME}: call reset() before step()")
         obs, reward, terminated, truncated, info = self.env.step(action)
-        limited, over = self._run("step", terminated, terminated, truncated)
+        limited, over = self._run(self._transforms["step"], terminated, terminated, truncated)
         if xp.is_host(truncated):  # Gymnasium's branch, and its Python True
             limited = True if over else truncated
         return obs, reward, terminated, limited, info

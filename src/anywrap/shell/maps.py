@@ -1,0 +1,186 @@
+"""Base classes of the stateless wrappers: observation, action and reward maps, for
+one env and for vector envs. Each owns ``reset`` and ``step``: a step is the env's
+step plus one call of the map, ``fn(x, *constants)`` compiled by the xp layer
+(:class:`anywrap.xp.Compiled`), after a check of the data's shape.
+
+A subclass's constructor calls :meth:`_set_map` (``_set_map(owner, fn, check,
+*constants)``): ``check`` refuses data that does not fit (``None``: no check),
+and the constants (bounds, a rescaling's coefficients) are NumPy arrays that
+:class:`~anywrap.shell.arrays.LibraryConstants` brings to the data's library and
+device once. In SAME_STEP mode a vector observation map maps
+``info["final_obs"]`` too: a batch in the same compiled call as the
+observations, Gymnasium's object array entry by entry.
+
+A map holds no state (``_state = ()``, an empty entry in a checkpoint, as in 0.1).
+
+Example:
+    >>> import gymnasium as gym
+    >>> import anywrap
+    >>> env = anywrap.ReshapeObservation(gym.make("CartPole-v1"), (2, 2))
+    >>> isinstance(env, ObservationMap), env.reset(seed=0)[0].shape
+    (True, (2, 2))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import gymnasium as gym
+from gymnasium.vector import VectorActionWrapper, VectorRewardWrapper, VectorWrapper
+
+from anywrap import xp
+from anywrap.shell.actions import ActionBounds
+from anywrap.shell.arrays import LibraryConstants, is_packed, map_final_obs
+from anywrap.shell.base import Shell
+
+__all__ = [
+    "ActionMap",
+    "ObservationMap",
+    "RewardMap",
+    "VectorActionMap",
+    "VectorObservationMap",
+    "VectorRewardMap",
+]
+
+
+class _Map(Shell):
+    """What every map holds: its compiled function, its check and its constants."""
+
+    _state: Any = ()
+    _check: Callable[[Any], Any] | None = None
+    _map: Callable[..., Any]
+    _consts: LibraryConstants
+
+    def _set_map(
+        self, owner: str, fn: Callable[..., Any], check: Callable[[Any], Any] | None, *consts: Any
+    ) -> None:
+        self._map, self._check = xp.Compiled(fn), check
+        self._consts = LibraryConstants(owner, *consts)
+
+    def _mapped(self, x: Any) -> Any:
+        """``x`` checked, then mapped."""
+        if self._check is not None:
+            self._check(x)
+        return self._map(x, *self._consts.get(x))
+
+
+class ObservationMap(_Map, gym.ObservationWrapper):
+    """A map of one env's observations (Gymnasium's ``reset`` and ``step``)."""
+
+    def observation(self, observation: Any) -> Any:
+        """The observation mapped."""
+        return self._mapped(observation)
+
+
+class ActionMap(_Map, gym.ActionWrapper):
+    """A map of one env's actions. ``self._bounds`` (an
+    :class:`~anywrap.shell.actions.ActionBounds`) checks each action and learns the
+    env's library and device from its observations at reset."""
+
+    _bounds: ActionBounds
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        """Reset, and learn the env's array library and device from the observation."""
+        obs, info = self.env.reset(seed=seed, options=options)
+        self._bounds.observe(obs)
+        return obs, info
+
+    def action(self, action: Any) -> Any:
+        """The action checked, then mapped."""
+        action = self._bounds.check(action)
+        return self._map(action, *self._consts.get(action))
+
+
+class RewardMap(_Map, gym.RewardWrapper):
+    """A map of one env's rewards."""
+
+    def reward(self, reward: Any) -> Any:
+        """The reward mapped."""
+        return self._map(reward, *self._consts.get(reward))
+
+
+class VectorObservationMap(_Map, VectorWrapper):
+    """A map of a vector env's observations, ``info["final_obs"]`` included.
+
+    ``_check_entry`` (optional) checks each entry of Gymnasium's object array of
+    final observations, which are mapped as batches of one."""
+
+    _check_entry: Callable[[Any], Any] | None = None
+    _both: Callable[..., Any]
+
+    def _set_map(
+        self, owner: str, fn: Callable[..., Any], check: Callable[[Any], Any] | None, *consts: Any
+    ) -> None:
+        super()._set_map(owner, fn, check, *consts)
+        self._both = xp.Compiled(_Both(fn))
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        """Reset and map the observations."""
+        obs, info = self.env.reset(seed=seed, options=options)
+        return self.observations(obs), info
+
+    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        """Step and map the observations (and the final ones, in SAME_STEP mode)."""
+        obs, reward, terminated, truncated, info = self.env.step(actions)
+        if "final_obs" not in info:
+            return self.observations(obs), reward, terminated, truncated, info
+        final = info["final_obs"]
+        if is_packed(final):
+            if self._check_entry is not None:
+                for f in final:
+                    if f is not None:
+                        self._check_entry(f)
+            obs = self.observations(obs)
+            info = map_final_obs(info, lambda f: self._map(f, *self._consts.get(f)))
+            return obs, reward, terminated, truncated, info
+        if self._check is not None:
+            self._check(obs)
+            self._check(final)
+        obs, final = self._both(obs, final, *self._consts.get(obs))
+        return obs, reward, terminated, truncated, {**info, "final_obs": final}
+
+    def observations(self, observations: Any) -> Any:
+        """The batch mapped."""
+        return self._mapped(observations)
+
+
+class _Both:
+    """``fn`` of the observations and of the final observations, in one program."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.fn, self.__name__ = fn, getattr(fn, "__name__", type(fn).__name__)
+
+    def __call__(self, obs: Any, final: Any, *consts: Any) -> tuple[Any, Any]:
+        return self.fn(obs, *consts), self.fn(final, *consts)
+
+
+class VectorActionMap(_Map, VectorActionWrapper):
+    """A map of a vector env's actions (see :class:`ActionMap`)."""
+
+    _bounds: ActionBounds
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        """Reset, and learn the env's array library and device from the observation."""
+        obs, info = self.env.reset(seed=seed, options=options)
+        self._bounds.observe(obs)
+        return obs, info
+
+    def actions(self, actions: Any) -> Any:
+        """The batch of actions checked, then mapped."""
+        actions = self._bounds.check(actions)
+        return self._map(actions, *self._consts.get(actions))
+
+
+class VectorRewardMap(_Map, VectorRewardWrapper):
+    """A map of a vector env's rewards."""
+
+    def rewards(self, rewards: Any) -> Any:
+        """The rewards mapped."""
+        return self._map(rewards, *self._consts.get(rewards))

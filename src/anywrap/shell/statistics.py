@@ -1,0 +1,183 @@
+"""Shared running statistics: :class:`RunningMeanStd`, the box that two wrappers
+may share (``eval_env.obs_rms = train_env.obs_rms``), and the attributes that
+expose it (:func:`statistics_property`, :func:`switch_property`).
+
+A stateful shell's state may hold boxes: the state itself (NormalizeObservation),
+a field of it (NormalizeReward's ``rms``) or the leaves of a dict / tuple (a
+Dict or Tuple space). :func:`unboxed` gives the state as transforms take it,
+:func:`reboxed` puts a transform's result back into the same boxes; the shell
+calls them in one place (:meth:`~anywrap.shell.base.Shell._run`).
+
+Example:
+    >>> import numpy as np
+    >>> from anywrap.transforms.moments import init_moments
+    >>> box = RunningMeanStd(init_moments((2,), xp=np, dtype=np.float32))
+    >>> unboxed({"a": box})["a"] is box.moments
+    True
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from anywrap import xp
+from anywrap.shell.checks import flag, wrapper_name
+from anywrap.transforms.moments import Moments
+from anywrap.tree import tree_map
+
+__all__ = ["RunningMeanStd", "reboxed", "statistics_property", "switch_property", "unboxed"]
+
+
+class RunningMeanStd:
+    """Gymnasium's ``RunningMeanStd`` look (``mean``, ``var``, ``count``) over one
+    :class:`~anywrap.transforms.moments.Moments`: the box that wrappers share.
+
+    The values are arrays of the env's library, on its device. Assigning to
+    ``mean``, ``var`` or ``count`` changes the statistics the wrapper uses. As in
+    Gymnasium, the object is the statistics: ``eval_env.obs_rms = train_env.obs_rms``
+    makes both wrappers use, and see every update of, the same statistics.
+
+    Example:
+        >>> import numpy as np
+        >>> from anywrap.transforms.moments import init_moments
+        >>> rms = RunningMeanStd(init_moments((2,), xp=np, dtype=np.float32))
+        >>> rms.mean = np.array([1.0, 2.0])
+        >>> rms.mean, float(rms.count)
+        (array([1., 2.], dtype=float32), 0.0001)
+    """
+
+    __slots__ = ("moments",)
+
+    def __init__(self, moments: Moments) -> None:
+        self.moments = moments
+
+    mean = property(
+        lambda self: self.moments.mean,
+        lambda self, value: self._set("mean", value),
+        doc="The running mean (an array of the env's library, on its device).",
+    )
+    var = property(
+        lambda self: self.moments.var,
+        lambda self, value: self._set("var", value),
+        doc="The running population variance.",
+    )
+
+    @property
+    def count(self) -> Any:
+        """Samples seen plus Gymnasium's initial 1e-4 (a 0-d array)."""
+        return self.moments.count + self.moments.count_lo
+
+    @count.setter
+    def count(self, value: Any) -> None:
+        m = self.moments
+        ns = xp.namespace(m.count)
+        new = ns.asarray(xp.to_numpy(value), dtype=m.count.dtype, device=xp.device(m.count))
+        self.moments = m._replace(count=new, count_lo=ns.zeros_like(m.count_lo))
+
+    def _set(self, field: str, value: Any) -> None:
+        old = getattr(self.moments, field)
+        host = np.array(np.broadcast_to(xp.to_numpy(value), tuple(old.shape)))
+        new = xp.namespace(old).asarray(host, dtype=old.dtype, device=xp.device(old))
+        self.moments = self.moments._replace(**{field: new})
+
+    def __repr__(self) -> str:
+        return f"RunningMeanStd(mean={self.mean!r}, var={self.var!r}, count={self.count!r})"
+
+
+def _is_box(x: Any) -> bool:
+    return type(x) is RunningMeanStd
+
+
+def unboxed(tree: Any) -> Any:
+    """The state as transforms take it: each box replaced by its moments.
+
+    Boxes are the state itself, the fields of a NamedTuple state (NormalizeReward's
+    ``rms``), or the leaves of a dict / tuple (a Dict or Tuple observation space).
+    """
+    tp = type(tree)
+    if tp is RunningMeanStd:
+        return tree.moments
+    if hasattr(tp, "_fields"):
+        return tp(*[v.moments if type(v) is RunningMeanStd else v for v in tree])
+    return tree_map(lambda b: b.moments if _is_box(b) else b, tree, is_leaf=_is_box)
+
+
+def _put(box: Any, value: Any) -> Any:
+    if type(box) is not RunningMeanStd:
+        return value
+    box.moments = value
+    return box
+
+
+def reboxed(held: Any, state: Any) -> Any:
+    """``state`` with the boxes of ``held`` back in place, holding its moments."""
+    tp = type(held)
+    if tp is RunningMeanStd:
+        return _put(held, state)
+    if hasattr(tp, "_fields"):
+        return tp(*[_put(b, v) for b, v in zip(held, state)])
+    return tree_map(_put, held, state, is_leaf=_is_box)
+
+
+def statistics_property(name: str, field: str | None = None) -> property:
+    """The ``obs_rms`` / ``return_rms`` attribute: the :class:`RunningMeanStd` box (a
+    dict / tuple of them for Dict / Tuple spaces) at ``field`` of the state.
+    Assigning another wrapper's makes both share it; a Gymnasium ``RunningMeanStd``
+    (or any object with ``mean``, ``var`` and ``count``) is copied in."""
+
+    def get(self: Any) -> Any:
+        return self._state if field is None else getattr(self._state, field)
+
+    def set(self: Any, value: Any) -> None:
+        own = get(self)
+        owner = wrapper_name(self)
+        try:
+            shared = tree_map(
+                lambda mine, theirs: _box_like(owner, name, mine, theirs),
+                own,
+                value,
+                is_leaf=_is_box,
+            )
+        except (KeyError, IndexError, TypeError) as e:
+            if isinstance(e, TypeError) and str(e).startswith(owner):
+                raise
+            raise TypeError(
+                f"{owner}: expected `{name}` to be shaped like this wrapper's statistics, "
+                f"got {value!r}"
+            ) from None
+        self._state = shared if field is None else self._state._replace(**{field: shared})
+
+    return property(get, set, doc=f"Running statistics (``mean``, ``var``, ``count``): ``{name}``.")
+
+
+def _box_like(owner: str, name: str, mine: RunningMeanStd, theirs: Any) -> RunningMeanStd:
+    """``theirs`` as a box this wrapper can use in place of ``mine``."""
+    if _is_box(theirs):
+        if tuple(theirs.mean.shape) != tuple(mine.mean.shape):
+            raise ValueError(
+                f"{owner}: expected `{name}` with statistics of shape {tuple(mine.mean.shape)}, "
+                f"got shape {tuple(theirs.mean.shape)}"
+            )
+        return theirs  # shared, as Gymnasium shares a RunningMeanStd
+    if all(hasattr(theirs, k) for k in ("mean", "var", "count")):  # Gymnasium's: copied
+        copy = RunningMeanStd(mine.moments)
+        copy.mean, copy.var, copy.count = theirs.mean, theirs.var, theirs.count
+        return copy
+    raise TypeError(
+        f"{owner}: expected `{name}` to be another wrapper's {name} (an anywrap "
+        f"RunningMeanStd) or an object with mean, var and count, got {type(theirs).__name__}"
+    )
+
+
+def switch_property() -> property:
+    """Gymnasium's ``update_running_mean`` switch (off: statistics frozen, to evaluate)."""
+
+    def get(self: Any) -> bool:
+        return self._update_running_mean  # type: ignore[no-any-return]
+
+    def set(self: Any, setting: bool) -> None:
+        self._update_running_mean = flag(wrapper_name(self), "update_running_mean", setting)
+
+    return property(get, set, doc="Whether the statistics learn from new data.")
