@@ -155,6 +155,11 @@ def _cond(pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any], 
     return unflatten(template, list(out))
 
 
+@xp.stop_gradient.register(torch.Tensor)
+def _stop_gradient(x: Any) -> Any:
+    return x.detach()  # a view of the same memory, outside autograd
+
+
 @xp.clip.register(torch.Tensor)
 def _clip(x: Any, low: Any, high: Any) -> Any:
     # The Array API's clip (torch.clamp) with tensor bounds costs twice the two

@@ -10,7 +10,13 @@ from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
 
 from anywrap.shell.base import Shell, statistics_property, switch_property
-from anywrap.shell.checks import autoreset_mode, check_epsilon, check_stats_dtype, reset_mask_of
+from anywrap.shell.checks import (
+    autoreset_mode,
+    check_epsilon,
+    check_stats_dtype,
+    flag,
+    reset_mask_of,
+)
 from anywrap.shell.spaces import (
     ObservationCheck,
     leaf_boxes,
@@ -107,6 +113,7 @@ class NormalizeObservation(Shell, VectorWrapper):
         process_group: Any = None,
         learn_final_obs: bool = False,
         update_running_mean: bool = True,
+        stats_gradient: bool = False,
     ) -> None:
         """Wrap the vector env ``env``.
 
@@ -117,6 +124,9 @@ class NormalizeObservation(Shell, VectorWrapper):
             process_group: A ``torch.distributed`` process group to merge statistics over.
             learn_final_obs: SAME_STEP only: learn from ``info["final_obs"]`` too.
             update_running_mean: Whether the statistics learn (also a settable attribute).
+            stats_gradient: Whether gradients flow through the statistics update too
+                (default: the statistics are a constant of the gradient; see the guide
+                "Gradients").
         """
         epsilon = check_epsilon(_NAME, epsilon)
         check_stats_dtype(_NAME, stats_dtype)
@@ -138,7 +148,9 @@ class NormalizeObservation(Shell, VectorWrapper):
             from anywrap.distributed import torch_allreduce_sum
 
             reduce = torch_allreduce_sum(process_group)
+        self.stats_gradient = flag(_NAME, "stats_gradient", stats_gradient)
         args: dict[str, Any] = {"epsilon": epsilon, "reduce": reduce}
+        args["stats_gradient"] = stats_gradient
         with_final = partial(normalize_observation_with_final, learn_final=learn_final_obs, **args)
         self._use(
             {
