@@ -157,7 +157,9 @@ def _cond(pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any], 
 
 @xp.stop_gradient.register(torch.Tensor)
 def _stop_gradient(x: Any) -> Any:
-    return x.detach()  # a view of the same memory, outside autograd
+    # A view of the same memory, outside autograd; a tensor with no graph is itself,
+    # which tells a transform that there is no gradient to keep (frame stacks).
+    return x.detach() if x.requires_grad else x
 
 
 @xp.clip.register(torch.Tensor)

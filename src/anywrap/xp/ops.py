@@ -319,7 +319,8 @@ def stop_gradient(x: Array) -> Array:
     What wrapper state reads from the data goes through this (see docs/guide/gradients.md):
     statistics learn from values, never from a graph. PyTorch takes ``x.detach()`` (a
     view, no copy), JAX ``jax.lax.stop_gradient``; a library without automatic
-    differentiation (NumPy) gets ``x`` itself.
+    differentiation (NumPy) gets ``x`` itself, as does an array that carries no gradient
+    (``stop_gradient(x) is x`` says there is no graph to keep).
 
     Example:
         >>> import numpy as np
