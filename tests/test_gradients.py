@@ -389,3 +389,18 @@ def test_jax_and_torch_frame_stacks_pass_the_gradient_to_the_newest_frame():
     np.testing.assert_allclose(on_jax, on_torch, rtol=1e-5, atol=1e-6)
     # Closed form for the last action: only the newest frame depends on it, as ``a @ B``.
     np.testing.assert_allclose(on_torch[-1], w_obs[-1, :, -1] @ B.T, rtol=1e-5)
+
+
+def test_a_conversion_within_torch_keeps_the_graph_and_across_libraries_cuts_it():
+    """``ToTorch`` over an env that already speaks PyTorch hands the tensors on as they
+    are, graph included; DLPack carries values only, so a tensor sent to JAX leaves its
+    graph behind (docs/guide/gradients.md says so)."""
+    env = anywrap.ToTorch(LinearEnv())
+    env.reset(seed=0)
+    action = torch.full((ACT,), 0.3, dtype=torch.float64, requires_grad=True)
+    obs, *_ = env.step(action)
+    obs.sum().backward()
+    np.testing.assert_allclose(action.grad.numpy(), B.sum(1))  # d(sum(a @ B))/da
+    pytest.importorskip("jax")
+    moved = xp.to_library(obs, "jax")
+    assert type(moved).__module__.startswith("jax") and obs.requires_grad
