@@ -10,7 +10,10 @@ outputs is backpropagated. Before issue 35 the statistics kept the graph
 resident set size (RSS) every tenth of the run, and the growth over its second
 half, eager and compiled.
 
-    python benchmarks/gradient_memory.py [steps] [num_envs]
+    python benchmarks/gradient_memory.py [steps] [num_envs] [forward]
+
+``forward`` leaves the backward passes out (a version that keeps the graph in its
+state fails the second one: "Trying to backward through the graph a second time").
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ def stack(env):
     return V.FrameStackObservation(env, 4)
 
 
-def run(steps: int, num_envs: int, compiled: bool) -> None:
+def run(steps: int, num_envs: int, compiled: bool, backward: bool) -> None:
     xp.set_compile(compiled)
     env = stack(LinearVectorEnv(num_envs, dtype=torch.float32))
     env.reset(seed=0)
@@ -55,7 +58,7 @@ def run(steps: int, num_envs: int, compiled: bool) -> None:
     start = time.perf_counter()
     for t in range(steps):
         obs, reward, *_ = env.step(0.5 * torch.tanh(policy))
-        if t % 100 == 99:
+        if backward and t % 100 == 99:
             (obs.sum() + reward.sum()).backward()
             policy.grad = None
         if t % max(1, steps // 10) == 0 or t == steps - 1:
@@ -71,8 +74,9 @@ def run(steps: int, num_envs: int, compiled: bool) -> None:
 def main() -> None:
     steps = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
     num_envs = int(sys.argv[2]) if len(sys.argv) > 2 else 8
+    backward = sys.argv[3:4] != ["forward"]
     for compiled in (False, True):
-        run(steps, num_envs, compiled)
+        run(steps, num_envs, compiled, backward)
 
 
 if __name__ == "__main__":
