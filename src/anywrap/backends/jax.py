@@ -176,6 +176,11 @@ def _cond(pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any], 
     return jax.lax.cond(pred, true_fn, false_fn, *ops)  # only the branch taken runs
 
 
+@_route(xp.stop_gradient)
+def _stop_gradient(x: Any) -> Any:
+    return jax.lax.stop_gradient(x)
+
+
 ROW_GROUP_MAX = 32
 """At most this many rows are summed side by side (past 32 XLA splits the second sum)."""
 ROW_GROUP_VALUES = 256

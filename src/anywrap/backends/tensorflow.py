@@ -459,3 +459,5 @@ _xp.register_backend(
     from_array=_from_array,
     aliases=("tf",),
 )
+# Statistics learn from values: a GradientTape does not follow them (docs/guide/gradients.md).
+_xp.stop_gradient.register(tf.Tensor)(tf.stop_gradient)

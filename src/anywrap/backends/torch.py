@@ -155,6 +155,13 @@ def _cond(pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any], 
     return unflatten(template, list(out))
 
 
+@xp.stop_gradient.register(torch.Tensor)
+def _stop_gradient(x: Any) -> Any:
+    # A view of the same memory, outside autograd; a tensor with no graph is itself,
+    # which tells a transform that there is no gradient to keep (frame stacks).
+    return x.detach() if x.requires_grad else x
+
+
 @xp.clip.register(torch.Tensor)
 def _clip(x: Any, low: Any, high: Any) -> Any:
     # The Array API's clip (torch.clamp) with tensor bounds costs twice the two

@@ -89,6 +89,9 @@ class NormalizeObservation(Wrapper):
             normalises with training statistics, frozen. A functional-only
             argument: the stateful shells load statistics with
             ``load_state_dict``.
+        stats_gradient: Whether gradients flow through the statistics update too
+            (default: the statistics are a constant of the gradient; see the guide
+            "Gradients").
 
     Example:
         A bare batch of 64 Pendulums and a normalised one, reset from the same
@@ -148,6 +151,7 @@ class NormalizeObservation(Wrapper):
         axis_name: AxisName | None = None,
         stats_dtype: Any = None,
         initial_stats: Any = None,
+        stats_gradient: bool = False,
     ) -> None:
         super().__init__(env)
         name = wrapper_name(self)
@@ -157,6 +161,7 @@ class NormalizeObservation(Wrapper):
         self.learn_final_obs = flag(name, "learn_final_obs", learn_final_obs)
         self.axis_name: AxisName | None = axis_name
         self.stats_dtype = check_stats_dtype(name, stats_dtype)
+        self.stats_gradient = flag(name, "stats_gradient", stats_gradient)
         leaf_boxes(name, env.observation_space)
         self._space = map_space(
             lambda s: gym.spaces.Box(-np.inf, np.inf, s.shape, np.float32), env.observation_space
@@ -181,6 +186,7 @@ class NormalizeObservation(Wrapper):
             epsilon=self.epsilon,
             update=self.update_running_mean,
             reduce=psum(self.axis_name),
+            stats_gradient=self.stats_gradient,
         )
         return from_rows(self.env, out), NormalizeObservationState(inner, stats)
 
@@ -206,6 +212,7 @@ class NormalizeObservation(Wrapper):
             "epsilon": self.epsilon,
             "update": self.update_running_mean,
             "reduce": psum(self.axis_name),
+            "stats_gradient": self.stats_gradient,
         }
         if not same_step(self.env) or "final_obs" not in info:
             stats, out = normalize_observation(

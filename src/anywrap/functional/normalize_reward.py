@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
-from anywrap.shell.checks import check_epsilon, check_gamma, check_stats_dtype, wrapper_name
+from anywrap.shell.checks import check_epsilon, check_gamma, check_stats_dtype, flag, wrapper_name
 from anywrap.shell.statistics import switch_property
 from anywrap.transforms.normalize_reward import Returns, init_returns, normalize_reward
 from anywrap.xp import resolve_dtype, wide_float
@@ -62,6 +62,9 @@ class NormalizeReward(Wrapper):
             ``"float64"``. The default (None) is Gymnasium's: a float32 ``G``
             for a batch (float64 for one env) and float64 statistics, each
             held as float32 when x64 is off.
+        stats_gradient: Whether gradients flow through the statistics update too
+            (default: the statistics are a constant of the gradient; see the guide
+            "Gradients").
 
     Example:
         Two Pendulums left to swing (action 0) for 20 steps, bare and with
@@ -116,6 +119,7 @@ class NormalizeReward(Wrapper):
         update_running_mean: bool = True,
         axis_name: AxisName | None = None,
         stats_dtype: Any = None,
+        stats_gradient: bool = False,
     ) -> None:
         super().__init__(env)
         name = wrapper_name(self)
@@ -124,6 +128,7 @@ class NormalizeReward(Wrapper):
         self.update_running_mean = update_running_mean
         self.axis_name: AxisName | None = axis_name
         self.stats_dtype = check_stats_dtype(name, stats_dtype)
+        self.stats_gradient = flag(name, "stats_gradient", stats_gradient)
 
     def reset(self, key: jax.Array) -> tuple[Any, Any]:
         obs, inner = self.env.reset(key)
@@ -151,6 +156,7 @@ class NormalizeReward(Wrapper):
             skip_after_done=not reset_now,
             zero_after_done=reset_now,
             reduce=psum(self.axis_name),
+            stats_gradient=self.stats_gradient,
         )
         scaled = from_rows(self.env, scaled)
         return Step(obs, NormalizeRewardState(inner, r), scaled, terminated, truncated, info)

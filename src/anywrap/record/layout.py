@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from gymnasium.spaces import GraphInstance
 
 from anywrap import xp as axp
 from anywrap.tree import flatten_with_paths
@@ -47,6 +48,11 @@ def is_number(x: Any) -> bool:
         return bool(xp.isdtype(x.dtype, ("bool", "integral", "real floating")))
     except Exception:  # an array type the registry does not know
         return False
+
+
+def _whole(node: Any) -> bool:
+    """A value charted whole or not at all: a Graph space's (its shapes change each step)."""
+    return isinstance(node, GraphInstance)
 
 
 def shape_of(x: Any) -> tuple[int, ...]:
@@ -84,11 +90,14 @@ class Layout:
         self.batch = batch
         self.select = None if select is None else list(select)
         self.labels: list[str] = []
+        self.left_out: list[str] = []
+        """The leaves not charted: text (a Text space), graphs, anything not numbers."""
         self._parts: list[tuple[bool, int, bool]] = []  # (used, size, summarised)
-        for path, leaf in flatten_with_paths(sample):
+        for path, leaf in flatten_with_paths(sample, _whole):
             shape = shape_of(leaf)
             if not is_number(leaf) or (batch is not None and shape[:1] != (batch,)):
                 self._parts.append((False, 0, False))
+                self.left_out.append(path_name(prefix, path))
                 continue
             per = shape[1:] if batch is not None else shape
             size = math.prod(per)
@@ -124,16 +133,19 @@ class Layout:
         return self._compiled(tree, final, done)
 
     def _row(self, tree: Any, final: Any, done: Any) -> tuple[Any, Any]:
-        leaves = [leaf for _, leaf in flatten_with_paths(tree)]
-        finals = [leaf for _, leaf in flatten_with_paths(final)] if final is not None else None
+        parts = [p for p in self._parts if p[0]]
+
+        def used(t: Any) -> list[Any]:  # text and graphs left out before any array is made
+            return [v for (_, v), p in zip(flatten_with_paths(t, _whole), self._parts) if p[0]]
+
+        leaves = used(tree)
+        finals = used(final) if final is not None else None
         xp, dev = library_of(*leaves, done)
         wide = axp.wide_float(xp, dev)
 
         def flat(values: list[Any]) -> Any:
             cols = []
-            for x, (used, size, summarised) in zip(values, self._parts):
-                if not used:
-                    continue
+            for x, (_, size, summarised) in zip(values, parts):
                 x = self._pick(xp, dev, x)
                 x = xp.reshape(xp.astype(x, wide, copy=False), (self.rows, size))
                 if summarised:

@@ -482,6 +482,9 @@ class Recorder:
             )
         if self.info.skipped:
             notes.append("info keys not charted: " + ", ".join(sorted(self.info.skipped)))
+        for lay in (self._obs, self._action):
+            if lay is not None and lay.left_out:  # Text and Graph spaces, among others
+                notes.append("not charted (not numbers): " + ", ".join(lay.left_out))
         if not self.frames:
             notes.append(
                 "no frames: recorded with frames=False"

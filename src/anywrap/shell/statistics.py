@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from anywrap import xp
-from anywrap.shell.checks import flag, wrapper_name
+from anywrap.shell.checks import flag, moments_moved, wrapper_name
 from anywrap.transforms.moments import Moments
 from anywrap.tree import tree_map
 
@@ -124,8 +124,10 @@ def reboxed(held: Any, state: Any) -> Any:
 def statistics_property(name: str, field: str | None = None) -> property:
     """The ``obs_rms`` / ``return_rms`` attribute: the :class:`RunningMeanStd` box (a
     dict / tuple of them for Dict / Tuple spaces) at ``field`` of the state.
-    Assigning another wrapper's makes both share it; a Gymnasium ``RunningMeanStd``
-    (or any object with ``mean``, ``var`` and ``count``) is copied in."""
+    Assigning another wrapper's makes both share it (where it is of another library or
+    device, a copy moved here: see :func:`~anywrap.shell.checks.moments_moved`); a
+    Gymnasium ``RunningMeanStd`` (or any object with ``mean``, ``var`` and ``count``) is
+    copied in."""
 
     def get(self: Any) -> Any:
         return self._state if field is None else getattr(self._state, field)
@@ -160,7 +162,8 @@ def _box_like(owner: str, name: str, mine: RunningMeanStd, theirs: Any) -> Runni
                 f"{owner}: expected `{name}` with statistics of shape {tuple(mine.mean.shape)}, "
                 f"got shape {tuple(theirs.mean.shape)}"
             )
-        return theirs  # shared, as Gymnasium shares a RunningMeanStd
+        moved = moments_moved(owner, name, mine.moments, theirs.moments)  # another library
+        return theirs if moved is None else RunningMeanStd(moved)  # shared, as in Gymnasium
     if all(hasattr(theirs, k) for k in ("mean", "var", "count")):  # Gymnasium's: copied
         copy = RunningMeanStd(mine.moments)
         copy.mean, copy.var, copy.count = theirs.mean, theirs.var, theirs.count

@@ -44,7 +44,7 @@ from typing import Any, NamedTuple
 
 from anywrap.transforms.time_limit import select_rows
 from anywrap.tree import tree_map
-from anywrap.xp import Array, namespace
+from anywrap.xp import Array, namespace, stop_gradient
 
 __all__ = [
     "DelayCounts",
@@ -119,8 +119,9 @@ def advance(state: DelayState, counts: DelayCounts, obs: Any, out: Any) -> Delay
         count=counts.count,
         off_ring=counts.off_ring,
         prev_done=counts.prev_done,
-        queue=(*state.queue[1:], obs),
-        last=out,
+        # Held as values (docs/guide/gradients.md): a graph kept here would grow each step.
+        queue=(*state.queue[1:], tree_map(stop_gradient, obs)),
+        last=tree_map(stop_gradient, out),
     )
 
 
@@ -249,7 +250,7 @@ def reset_delay(
     out = select_rows(mask, _broadcast_zero(zero, state.last), state.last)
     new = state._replace(
         count=xp.where(mask, xp.ones_like(state.count), state.count),
-        first=select_rows(mask, obs, state.first),
+        first=tree_map(stop_gradient, select_rows(mask, obs, state.first)),
         off_ring=xp.logical_or(state.off_ring, mask),
         prev_done=xp.logical_and(state.prev_done, xp.logical_not(mask)),
         last=out,

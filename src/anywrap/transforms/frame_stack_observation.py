@@ -45,7 +45,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from anywrap.xp import Array, device, namespace
+from anywrap.xp import Array, device, namespace, stop_gradient
 from anywrap.xp.images import write_rows
 
 __all__ = [
@@ -123,8 +123,25 @@ def _write(state: FrameStack, obs: Array, advance: Array | bool, start: Array | 
     )
     flat = xp.arange(n, dtype=xp.int32, device=device(state.newest)) * depth + newest
     rows = xp.astype(xp.reshape(obs, (n, *state.frames.shape[1:])), state.frames.dtype, copy=False)
-    frames = write_rows(state.frames, flat, rows)
+    # The ring holds values (docs/guide/gradients.md): a graph written in would chain
+    # every step's write to the last; the output takes this step's graph (_through).
+    frames = write_rows(state.frames, flat, stop_gradient(rows))
     return state._replace(frames=frames, newest=newest, count=count)
+
+
+def _through(state: FrameStack, stacked: Array, obs: Array, pad_with_first: bool) -> Array:
+    """``stacked`` with the slots of this step's frame taken from ``obs`` itself, where
+    ``obs`` carries a gradient, so that it flows to this step's frame (to the frames of
+    earlier steps, held as values, it does not)."""
+    if stop_gradient(obs) is obs:  # no graph (NumPy, a tensor without one): as read
+        return stacked
+    xp = namespace(stacked)
+    n, depth = _depth(state)
+    frame = state.frames.shape[1:]
+    newest = xp.arange(n, dtype=xp.int32, device=device(state.newest)) * depth + state.newest
+    fresh = _slots(state, pad_with_first) == newest[:, None]
+    rows = xp.astype(xp.reshape(obs, (n, 1, *frame)), stacked.dtype, copy=False)
+    return xp.where(xp.reshape(fresh, (n, depth) + (1,) * len(frame)), rows, stacked)
 
 
 def _slots(state: FrameStack, pad_with_first: bool, count: Array | None = None) -> Array:
@@ -177,7 +194,10 @@ def reset_frame_stack(
         rows = xp.where(xp.reshape(mask, (n,) + (1,) * len(frame)), rows, kept)
         state = _write(state, rows, mask, mask)
         state = state._replace(restart=state.restart & ~mask)
-    return state, read_stack(state, pad_with_first=pad_with_first)
+        obs = rows
+    return state, _through(
+        state, read_stack(state, pad_with_first=pad_with_first), obs, pad_with_first
+    )
 
 
 def append_frame(
@@ -215,7 +235,9 @@ def push_frame(
         ``(state, stacked)``.
     """
     state = append_frame(state, obs, start=start, done=done)
-    return state, read_stack(state, pad_with_first=pad_with_first)
+    return state, _through(
+        state, read_stack(state, pad_with_first=pad_with_first), obs, pad_with_first
+    )
 
 
 def push_frame_with_final(
@@ -240,7 +262,7 @@ def push_frame_with_final(
     final_count = xp.minimum(state.count + 1, depth)
     state = _write(state, obs, True, done)
     state = state._replace(restart=xp.zeros_like(state.restart))
-    stacked = read_stack(state, pad_with_first=pad_with_first)
+    stacked = _through(state, read_stack(state, pad_with_first=pad_with_first), obs, pad_with_first)
     frame = state.frames.shape[1:]
     final = xp.astype(xp.reshape(final_obs, (n, 1, *frame)), state.frames.dtype, copy=False)
     final = xp.where(xp.reshape(done, (n, 1) + (1,) * len(frame)), final, stacked[:, -1:, ...])

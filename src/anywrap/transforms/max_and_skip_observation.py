@@ -23,7 +23,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from anywrap.xp import Array, namespace
+from anywrap.xp import Array, namespace, stop_gradient
 
 __all__ = [
     "MaxFrames",
@@ -104,7 +104,8 @@ def max_of_two(
     total = None
     for r in rewards:
         total = r if total is None else total + r
-    return state._replace(frames=xp.stack([a, b])), (xp.maximum(a, b), total)
+    # The buffer holds values (docs/guide/gradients.md); the output keeps this call's graph.
+    return state._replace(frames=stop_gradient(xp.stack([a, b]))), (xp.maximum(a, b), total)
 
 
 def max_and_skip(
@@ -164,7 +165,8 @@ def max_and_skip(
             frame = xp.where(rows(done_i), xp.astype(final_obs[j], dtype, copy=False), frame)
         seen.append(xp.where(rows(alive[i]), frame, state.frames[j, ...]))
     pooled = xp.maximum(seen[0], seen[1])
-    state = MaxFrames(frames=xp.stack(seen), pending=pending)
+    # The buffer holds values (docs/guide/gradients.md); the output keeps this call's graph.
+    state = MaxFrames(frames=stop_gradient(xp.stack(seen)), pending=stop_gradient(pending))
     total = xp.astype(total, rewards[0].dtype, copy=False)
     if final_obs is None:
         return state, SkipOutput(pooled, total, term, trunc, None)

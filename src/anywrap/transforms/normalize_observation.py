@@ -21,9 +21,14 @@ from typing import Any
 
 from anywrap.transforms.moments import Moments, Reduce, init_moments, normalize, update_moments
 from anywrap.tree import is_branch, tree_map, unzip
-from anywrap.xp import Array
+from anywrap.xp import Array, stop_gradient
 
-__all__ = ["init_observation_stats", "normalize_observation", "normalize_observation_with_final"]
+__all__ = [
+    "held_apart",
+    "init_observation_stats",
+    "normalize_observation",
+    "normalize_observation_with_final",
+]
 
 
 def _is_shape(x: Any) -> bool:
@@ -56,6 +61,7 @@ def normalize_observation(
     batched: bool = True,
     out_dtype: str = "float32",
     reduce: Reduce | None = None,
+    stats_gradient: bool = False,
 ) -> tuple[Any, Any]:
     """Update each leaf's moments with ``obs``, then normalise it.
 
@@ -71,6 +77,11 @@ def normalize_observation(
         out_dtype: The normalised observation's dtype name.
         reduce: Sums over the participants of a distributed batch, so that every
             shard learns the global statistics (see ``batch_moments``).
+        stats_gradient: Whether the gradient of the output flows through this
+            step's statistics update too; by default the statistics learn from the
+            values of ``obs`` only and are a constant of the gradient,
+            ``1 / sqrt(var + epsilon)``. Either way the state returned holds no
+            gradient (see :func:`held_apart`).
 
     Returns:
         ``(stats, normalised)``.
@@ -85,11 +96,24 @@ def normalize_observation(
             batched=batched,
             out_dtype=out_dtype,
             reduce=reduce,
+            stats_gradient=stats_gradient,
         )
         return unzip(tree_map(leaf, stats, obs, is_leaf=_is_moments), stats, 2, _is_moments)
-    if update:
-        stats = update_moments(stats, obs, mask, batched=batched, reduce=reduce)
-    return stats, normalize(stats, obs, epsilon, out_dtype)
+    if not update:
+        return stats, normalize(stats, obs, epsilon, out_dtype)
+    if not stats_gradient:  # the statistics learn from values (docs/guide/gradients.md)
+        stats = update_moments(stats, stop_gradient(obs), mask, batched=batched, reduce=reduce)
+        return stats, normalize(stats, obs, epsilon, out_dtype)
+    stats = update_moments(stats, obs, mask, batched=batched, reduce=reduce)
+    return held_apart(stats, True), normalize(stats, obs, epsilon, out_dtype)
+
+
+def held_apart(stats: Any, stats_gradient: bool) -> Any:
+    """The statistics as state keeps them: without a gradient. With ``stats_gradient``
+    they were computed from the graph of this step's data (to differentiate this
+    step's output through them); kept so, a PyTorch state would grow the graph of
+    every step before it, and a JAX one would differ from PyTorch's."""
+    return tree_map(stop_gradient, stats) if stats_gradient else stats
 
 
 def normalize_observation_with_final(
@@ -103,6 +127,7 @@ def normalize_observation_with_final(
     learn_final: bool = False,
     out_dtype: str = "float32",
     reduce: Reduce | None = None,
+    stats_gradient: bool = False,
 ) -> tuple[Any, tuple[Any, Any]]:
     """:func:`normalize_observation` for a SAME_STEP vector env: learn from ``obs`` and,
     with ``learn_final``, from the rows of ``final_obs`` that ``final_mask`` selects (the
@@ -114,16 +139,21 @@ def normalize_observation_with_final(
     reduction reads it, so a compiled program that never uses the normalised
     final observations need not compute them at all.
 
+    ``stats_gradient`` is :func:`normalize_observation`'s.
+
     Returns:
         ``(stats, (normalised obs, normalised final_obs))``.
     """
 
+    seen = (lambda a: a) if stats_gradient else stop_gradient
+
     def leaf(m: Moments, x: Array, f: Array) -> tuple[Moments, tuple[Array, Array]]:
         if update and learn_final:
-            m = update_moments(m, (x, f), (None, final_mask), reduce=reduce)
+            m = update_moments(m, (seen(x), seen(f)), (None, final_mask), reduce=reduce)
         elif update:
-            m = update_moments(m, x, reduce=reduce)
-        return m, (normalize(m, x, epsilon, out_dtype), normalize(m, f, epsilon, out_dtype))
+            m = update_moments(m, seen(x), reduce=reduce)
+        out = (normalize(m, x, epsilon, out_dtype), normalize(m, f, epsilon, out_dtype))
+        return held_apart(m, stats_gradient), out
 
     if type(stats) is Moments:
         return leaf(stats, obs, final_obs)

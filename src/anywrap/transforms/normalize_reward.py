@@ -33,7 +33,8 @@ from types import ModuleType
 from typing import Any, NamedTuple
 
 from anywrap.transforms.moments import Moments, Reduce, init_moments, scale, update_moments
-from anywrap.xp import Array, namespace
+from anywrap.tree import tree_map
+from anywrap.xp import Array, namespace, stop_gradient
 
 __all__ = [
     "Returns",
@@ -83,6 +84,7 @@ def update_returns(
     zero_after_done: bool = False,
     update_stats: bool = True,
     reduce: Reduce | None = None,
+    stats_gradient: bool = False,
 ) -> Returns:
     """Advance ``G`` by one step and fold it into the running moments.
 
@@ -97,11 +99,16 @@ def update_returns(
         update_stats: Whether the moments learn from this step.
         reduce: Sums over the participants of a distributed batch (devices
             or processes), so that every shard learns the global statistics.
+        stats_gradient: Whether ``G`` and its moments are computed from the graph of
+            ``reward`` (to differentiate the scaled reward through them); by default
+            from its values only.
 
     Non-finite rewards are left out of ``G`` and of the statistics.
     """
     xp = namespace(state.accumulated)
     reward, terminated = xp.asarray(reward), xp.asarray(terminated)
+    if not stats_gradient:  # the statistics learn from values (docs/guide/gradients.md)
+        reward = stop_gradient(reward)
     acc = state.accumulated
     # Gymnasium multiplies in the accumulator's dtype, adds in the wider of the two
     # (the casts are exact, as NumPy's promotion), and stores in the accumulator's.
@@ -160,9 +167,13 @@ def normalize_reward(
     skip_after_done: bool = False,
     zero_after_done: bool = False,
     reduce: Reduce | None = None,
+    stats_gradient: bool = False,
 ) -> tuple[Returns, Array]:
-    """One step of reward normalisation: :func:`update_returns`, then :func:`scale_reward`."""
-    state = update_returns(
+    """One step of reward normalisation: :func:`update_returns`, then :func:`scale_reward`.
+
+    The state returned holds no gradient, even with ``stats_gradient`` (then this
+    step's scaled reward is differentiated through ``G`` and its moments)."""
+    new = update_returns(
         state,
         reward,
         terminated,
@@ -172,8 +183,10 @@ def normalize_reward(
         zero_after_done=zero_after_done,
         update_stats=update,
         reduce=reduce,
+        stats_gradient=stats_gradient,
     )
-    return state, scale_reward(state, reward, epsilon)
+    scaled = scale_reward(new, reward, epsilon)
+    return (tree_map(stop_gradient, new) if stats_gradient else new), scaled
 
 
 def reset_returns(state: Returns, mask: Array | None = None) -> Returns:

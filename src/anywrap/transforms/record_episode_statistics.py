@@ -35,6 +35,7 @@ from anywrap.xp import (
     last_true_indices,
     namespace,
     push_front,
+    stop_gradient,
     wide_float,
 )
 
@@ -203,7 +204,8 @@ def step_episodes(
     """
     xp = namespace(state.returns)
     if type(reward) not in (float, int):  # a Python number takes the array's dtype
-        reward = xp.astype(xp.asarray(reward), state.returns.dtype, copy=False)
+        # Statistics learn from values: no graph of a differentiable reward is kept.
+        reward = stop_gradient(xp.astype(xp.asarray(reward), state.returns.dtype, copy=False))
     returns, lengths, start = state.returns, state.lengths, state.start_time
     if same_step and not report:  # nothing ended, and prev_done is not used: the bare sums
         return Episodes(returns + reward, lengths + 1, *state[2:]), None

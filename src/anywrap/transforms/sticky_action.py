@@ -33,7 +33,7 @@ from typing import Any, NamedTuple
 
 from anywrap.transforms.time_limit import select_rows
 from anywrap.tree import tree_map
-from anywrap.xp import Array, device, namespace
+from anywrap.xp import Array, device, namespace, stop_gradient
 
 __all__ = [
     "StickyKeyed",
@@ -146,7 +146,7 @@ def sticky_action(
     out = select_rows(repeat, last, action)
     over = xp.logical_and(repeat, length == taken)  # the series is done
     new = state._replace(
-        last=out,
+        last=tree_map(stop_gradient, out),  # a value: the repeat takes no gradient back
         has_last=xp.ones_like(state.has_last),
         sticky=xp.logical_and(repeat, xp.logical_not(over)),
         length=xp.where(over, zero, length),

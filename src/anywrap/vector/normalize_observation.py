@@ -16,6 +16,7 @@ from anywrap.shell.checks import (
     check_env_kind,
     check_epsilon,
     check_stats_dtype,
+    flag,
     reset_mask_of,
 )
 from anywrap.shell.spaces import (
@@ -114,6 +115,7 @@ class NormalizeObservation(Shell, VectorWrapper):
         process_group: Any = None,
         learn_final_obs: bool = False,
         update_running_mean: bool = True,
+        stats_gradient: bool = False,
     ) -> None:
         """Wrap the vector env ``env``.
 
@@ -124,6 +126,9 @@ class NormalizeObservation(Shell, VectorWrapper):
             process_group: A ``torch.distributed`` process group to merge statistics over.
             learn_final_obs: SAME_STEP only: learn from ``info["final_obs"]`` too.
             update_running_mean: Whether the statistics learn (also a settable attribute).
+            stats_gradient: Whether gradients flow through the statistics update too
+                (default: the statistics are a constant of the gradient; see the guide
+                "Gradients").
         """
         gym.utils.RecordConstructorArgs.__init__(
             self,
@@ -133,6 +138,7 @@ class NormalizeObservation(Shell, VectorWrapper):
             process_group=process_group,
             learn_final_obs=learn_final_obs,
             update_running_mean=update_running_mean,
+            stats_gradient=stats_gradient,
         )
         check_env_kind(self, env)
         epsilon = check_epsilon(_NAME, epsilon)
@@ -155,7 +161,9 @@ class NormalizeObservation(Shell, VectorWrapper):
             from anywrap.distributed import torch_allreduce_sum
 
             reduce = torch_allreduce_sum(process_group)
+        self.stats_gradient = flag(_NAME, "stats_gradient", stats_gradient)
         args: dict[str, Any] = {"epsilon": epsilon, "reduce": reduce}
+        args["stats_gradient"] = stats_gradient
         with_final = partial(normalize_observation_with_final, learn_final=learn_final_obs, **args)
         self._transforms = compiled(
             {

@@ -17,6 +17,7 @@ from anywrap.shell.checks import (
     check_epsilon,
     check_gamma,
     check_stats_dtype,
+    flag,
     reset_mask_of,
     step_values,
 )
@@ -84,6 +85,7 @@ class NormalizeReward(Shell, VectorWrapper):
         stats_dtype: str | None = None,
         process_group: Any = None,
         update_running_mean: bool = True,
+        stats_gradient: bool = False,
     ) -> None:
         """Wrap the vector env ``env``.
 
@@ -95,6 +97,9 @@ class NormalizeReward(Shell, VectorWrapper):
                 and float64 statistics, as Gymnasium.
             process_group: A ``torch.distributed`` process group to merge statistics over.
             update_running_mean: Whether the statistics learn (also a settable attribute).
+            stats_gradient: Whether gradients flow through the statistics update too
+                (default: the statistics are a constant of the gradient; see the guide
+                "Gradients").
         """
         gym.utils.RecordConstructorArgs.__init__(
             self,
@@ -104,6 +109,7 @@ class NormalizeReward(Shell, VectorWrapper):
             stats_dtype=stats_dtype,
             process_group=process_group,
             update_running_mean=update_running_mean,
+            stats_gradient=stats_gradient,
         )
         check_env_kind(self, env)
         gamma, epsilon = check_gamma(_NAME, gamma), check_epsilon(_NAME, epsilon)
@@ -129,7 +135,9 @@ class NormalizeReward(Shell, VectorWrapper):
             skip_after_done=not same,
             zero_after_done=same,
             reduce=reduce,
+            stats_gradient=flag(_NAME, "stats_gradient", stats_gradient),
         )
+        self.stats_gradient = stats_gradient
         steps = {u: partial(step, update=u) for u in (True, False)}
         self._transforms = compiled({**steps, "reset": _with_no_output(reset_returns)})
 

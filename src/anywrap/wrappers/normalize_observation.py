@@ -8,7 +8,7 @@ from typing import Any
 import gymnasium as gym
 
 from anywrap.shell.base import Shell, compiled
-from anywrap.shell.checks import check_env_kind, check_epsilon, check_stats_dtype
+from anywrap.shell.checks import check_env_kind, check_epsilon, check_stats_dtype, flag
 from anywrap.shell.spaces import (
     ObservationCheck,
     leaf_boxes,
@@ -97,6 +97,7 @@ class NormalizeObservation(Shell, gym.ObservationWrapper):
         *,
         stats_dtype: str | None = None,
         update_running_mean: bool = True,
+        stats_gradient: bool = False,
     ) -> None:
         """Wrap ``env``.
 
@@ -105,9 +106,16 @@ class NormalizeObservation(Shell, gym.ObservationWrapper):
             epsilon: Added to the variance under the square root (strictly positive).
             stats_dtype: dtype of the statistics; default as Gymnasium (see above).
             update_running_mean: Whether the statistics learn (also a settable attribute).
+            stats_gradient: Whether gradients flow through the statistics update too
+                (default: the statistics are a constant of the gradient; see the guide
+                "Gradients").
         """
         gym.utils.RecordConstructorArgs.__init__(
-            self, epsilon=epsilon, stats_dtype=stats_dtype, update_running_mean=update_running_mean
+            self,
+            epsilon=epsilon,
+            stats_dtype=stats_dtype,
+            update_running_mean=update_running_mean,
+            stats_gradient=stats_gradient,
         )
         check_env_kind(self, env)
         epsilon = check_epsilon(_NAME, epsilon)
@@ -120,7 +128,10 @@ class NormalizeObservation(Shell, gym.ObservationWrapper):
         self._check = ObservationCheck(_NAME, env.observation_space)
         self._state = observation_stats(env.observation_space, stats_dtype)
         self._boxed = True
-        step = partial(normalize_observation, epsilon=epsilon, batched=False)
+        self.stats_gradient = flag(_NAME, "stats_gradient", stats_gradient)
+        step = partial(
+            normalize_observation, epsilon=epsilon, batched=False, stats_gradient=stats_gradient
+        )
         self._transforms = compiled({u: partial(step, update=u) for u in (True, False)})
 
     obs_rms = statistics_property("obs_rms")

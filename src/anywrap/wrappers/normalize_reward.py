@@ -15,6 +15,7 @@ from anywrap.shell.checks import (
     check_epsilon,
     check_gamma,
     check_stats_dtype,
+    flag,
     step_values,
 )
 from anywrap.shell.statistics import RunningMeanStd, statistics_property, switch_property
@@ -79,6 +80,7 @@ class NormalizeReward(Shell, gym.Wrapper):
         *,
         stats_dtype: str | None = None,
         update_running_mean: bool = True,
+        stats_gradient: bool = False,
     ) -> None:
         """Wrap ``env``.
 
@@ -89,6 +91,9 @@ class NormalizeReward(Shell, gym.Wrapper):
             stats_dtype: dtype of the return and its statistics; default float64, as
                 Gymnasium (float32 where the backend has no float64).
             update_running_mean: Whether the statistics learn (also a settable attribute).
+            stats_gradient: Whether gradients flow through the statistics update too
+                (default: the statistics are a constant of the gradient; see the guide
+                "Gradients").
         """
         gym.utils.RecordConstructorArgs.__init__(
             self,
@@ -96,6 +101,7 @@ class NormalizeReward(Shell, gym.Wrapper):
             epsilon=epsilon,
             stats_dtype=stats_dtype,
             update_running_mean=update_running_mean,
+            stats_gradient=stats_gradient,
         )
         check_env_kind(self, env)
         gamma, epsilon = check_gamma(_NAME, gamma), check_epsilon(_NAME, epsilon)
@@ -107,7 +113,10 @@ class NormalizeReward(Shell, gym.Wrapper):
         state = init_returns((), xp=np, acc_dtype=dtype, stats_dtype=dtype)
         self._state = state._replace(rms=RunningMeanStd(state.rms))  # type: ignore[arg-type]
         self._boxed = True
-        step = partial(normalize_reward, gamma=gamma, epsilon=epsilon)
+        self.stats_gradient = flag(_NAME, "stats_gradient", stats_gradient)
+        step = partial(
+            normalize_reward, gamma=gamma, epsilon=epsilon, stats_gradient=stats_gradient
+        )
         self._transforms = compiled({u: partial(step, update=u) for u in (True, False)})
 
     return_rms = statistics_property("return_rms", "rms")

@@ -15,7 +15,8 @@ backend registers its own form of:
 * :func:`cond`: one of two branches by a 0-d bool, without a host sync;
 * a few standard formulas that a backend may run in a faster form of the same
   formula (:func:`mean_var`, :func:`count_true`, :func:`last_true_indices`,
-  :func:`push_front`, :func:`clip`).
+  :func:`push_front`, :func:`clip`);
+* :func:`stop_gradient`: values without their autodiff graph (``detach``).
 
 :func:`register_backend` teaches anywrap a library in one call. NumPy is
 built in; JAX and PyTorch register from :mod:`anywrap.backends` the first
@@ -57,6 +58,7 @@ from anywrap.xp.ops import (
     mean_var,
     namespace,
     push_front,
+    stop_gradient,
 )
 from anywrap.xp.switch import (
     CompileRecord,
@@ -89,6 +91,7 @@ __all__ = [
     "register_namespace",
     "resolve_dtype",
     "set_compile",
+    "stop_gradient",
     "to_library",
     "to_numpy",
     "wide_float",

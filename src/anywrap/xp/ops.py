@@ -34,6 +34,7 @@ __all__ = [
     "mean_var",
     "namespace",
     "push_front",
+    "stop_gradient",
 ]
 
 
@@ -308,3 +309,33 @@ def clip(x: Array, low: Any, high: Any) -> Array:
 @clip.register(np.ndarray)
 def _clip_numpy(x: np.ndarray, low: Any, high: Any) -> np.ndarray:
     return np.minimum(np.maximum(x, low), high)
+
+
+@functools.singledispatch
+def stop_gradient(x: Array) -> Array:
+    """``x``'s values, cut from the graph of automatic differentiation: the gradient of
+    anything computed from the result does not flow back into ``x``.
+
+    What wrapper state reads from the data goes through this (see docs/guide/gradients.md):
+    statistics learn from values, never from a graph. PyTorch takes ``x.detach()`` (a
+    view, no copy), JAX ``jax.lax.stop_gradient``; a library without automatic
+    differentiation (NumPy) gets ``x`` itself, as does an array that carries no gradient
+    (``stop_gradient(x) is x`` says there is no graph to keep).
+
+    Example:
+        >>> import numpy as np
+        >>> stop_gradient(np.ones(2))
+        array([1., 1.])
+    """
+    if type(x) not in _namespaces and not isinstance(x, (np.ndarray, np.generic)):
+        namespace(x)  # the first array of a library: its backend registers its route now
+        route = stop_gradient.dispatch(type(x))
+        if route is not _stop_gradient_generic:
+            return route(x)
+    return x
+
+
+_stop_gradient_generic = stop_gradient.dispatch(object)
+# NumPy has no gradient: its route is a C function that returns an ndarray itself, so
+# that the NumPy step (whose Python calls a test counts) pays no call for it.
+stop_gradient.register(np.ndarray)(np.asanyarray)
