@@ -109,6 +109,18 @@ def _layers(saved) -> str:
             lambda v: np.full_like(v, 2**63, np.uint64),
             "fit int64",
         ),
+        # Counts no run reaches (issue 34): past them a step can no longer add 1,
+        # so the statistics would never move again, or a clock would wrap.
+        ("NormalizeObservation.count", lambda v: np.full_like(v, 1e300), "can still add 1"),
+        ("NormalizeObservation.count", lambda v: np.full_like(v, 2.0**53), "can still add 1"),
+        ("NormalizeObservation.count_lo", lambda v: np.full_like(v, 2.0**53), "below 2\\*\\*53"),
+        ("rms.count", lambda v: np.full_like(v, 1e300), "can still add 1"),
+        ("episode_count", lambda v: np.full_like(v, 1e20), "can still add 1"),
+        (
+            "RecordEpisodeStatistics.lengths",
+            lambda v: np.full_like(v, np.iinfo(np.int64).max),
+            "can still add 1",
+        ),
     ],
 )
 def test_entries_of_the_wrong_kind_are_refused_by_name(saved, tmp_path, key_end, value, message):

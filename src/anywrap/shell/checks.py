@@ -230,7 +230,20 @@ _FINITE = frozenset(
 out, and the counts and returns are sums of finite numbers."""
 _NON_NEGATIVE = frozenset(
     {"var", "count", "lengths", "recent_lengths", "recent_size", "newest", "episode_count"}
+    | {"elapsed", "length", "taken"}
 )
+_COUNTS = frozenset({"count", "episode_count", "lengths", "elapsed", "taken"})
+"""Counts and clocks that a step adds 1 to: each must still be able to take that 1
+in its dtype (a float64 count of 1e300 would freeze the statistics for good, an int32
+clock at its maximum would wrap)."""
+
+
+def _next_fits(value: np.ndarray, kept: np.dtype, double_word: bool) -> bool:
+    """Whether ``value + 1`` is exact in ``kept`` (two float32 words hold a float64)."""
+    if kept.kind in "iu":
+        return bool((value < np.iinfo(kept).max).all())
+    mantissa = np.finfo(np.float64 if double_word else kept).nmant + 1
+    return bool((value < 2.0**mantissa).all())
 
 
 def checked_entries(
@@ -283,6 +296,8 @@ def loaded_values(
             _refuse(who, key, value, "must be finite")
         if field in _NON_NEGATIVE and not (value >= 0).all():
             _refuse(who, key, value, "must be non-negative")
+        if field in _COUNTS and not _next_fits(value, kept[key], key + "_lo" in values):
+            _refuse(who, key, value, f"must be a count that {kept[key].name} can still add 1 to")
     out = dict(values)
     for key in values:
         if not key.endswith("_lo") or key[:-3] not in values:
@@ -291,6 +306,8 @@ def loaded_values(
         total = values[hi].astype(np.float64) + values[key].astype(np.float64)
         if not (total >= 0).all():
             _refuse(who, key, total, f"and {hi!r} must total a non-negative count")
+        if not _next_fits(total, kept[hi], True):
+            _refuse(who, key, total, f"and {hi!r} must total a count below 2**53")
         if kept[hi] == np.float32:  # the two float32 words of the float64 total
             out[hi], out[key] = split_count(total, np.float32)
     for key, size in values.items():  # "recent_size", or "episodes.recent_size"
