@@ -34,7 +34,7 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap import xp
-from anywrap.shell.checks import checked_entries, flag, wrapper_name
+from anywrap.shell.checks import checked_entries, checked_reset, flag, wrapper_name
 from anywrap.transforms.moments import Moments
 from anywrap.tree import first_leaf, flatten_with_paths, key_path, tree_map, unflatten
 
@@ -253,6 +253,13 @@ class Shell(gym.utils.RecordConstructorArgs):
         super().__init_subclass__(**kwargs)
         if not getattr(cls.__init__, "_records_arguments", False):
             cls.__init__ = _record_arguments(cls.__init__)  # type: ignore[method-assign]
+        if "reset" in cls.__dict__ and not getattr(cls.reset, "_checks_options", False):
+            cls.reset = checked_reset(cls.reset)  # type: ignore[method-assign]
+
+    @checked_reset
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
+        """Reset the env; ``options`` checked first (a dict, and a valid ``reset_mask``)."""
+        return super().reset(seed=seed, options=options)  # type: ignore[misc]
 
     def _use(self, transforms: dict[Any, Callable[..., Any]], donate: tuple[Any, ...] = ()) -> None:
         """The pure transforms this shell runs with :meth:`_run`, by key: each takes the

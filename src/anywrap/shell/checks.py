@@ -9,10 +9,13 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
+from collections.abc import Callable
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 from gymnasium.error import InvalidBound
 from gymnasium.vector import AutoresetMode
@@ -26,6 +29,8 @@ __all__ = [
     "check_epsilon",
     "check_gamma",
     "check_reset_mask",
+    "check_reset_options",
+    "checked_reset",
     "check_stats_dtype",
     "check_stats_key",
     "checked_entries",
@@ -171,7 +176,9 @@ def reset_mask_of(owner: str, options: dict[str, Any] | None, num_envs: int) -> 
 
 
 def check_reset_mask(owner: str, mask: Any, num_envs: int) -> None:
-    """A ``reset_mask`` must be a bool array of shape ``(num_envs,)``."""
+    """A ``reset_mask`` must be a bool array of shape ``(num_envs,)``; one on the
+    host must select at least one sub-env, as Gymnasium's vector envs require (a
+    device mask is not read: that would be a host sync)."""
     shape = tuple(getattr(mask, "shape", ()))
     try:
         is_bool = bool(axp.namespace(mask).isdtype(mask.dtype, "bool"))
@@ -182,6 +189,62 @@ def check_reset_mask(owner: str, mask: Any, num_envs: int) -> None:
             f"{owner}: expected options['reset_mask'] to be a bool array of shape "
             f"({num_envs},), got {axp.describe(mask)}"
         )
+    if isinstance(mask, np.ndarray) and not mask.any():
+        raise ValueError(
+            f"{owner}: expected options['reset_mask'] to select at least one sub-env, got "
+            f"{mask} (reset() without options resets them all)"
+        )
+
+
+def _numpy_env_below(env: Any) -> Any:
+    """Gymnasium's Sync or Async vector env under ``env`` and anywrap's wrappers (which
+    pass ``options`` on as they are), which takes NumPy masks only; None where a
+    conversion wrapper, another library's wrapper (which may convert) or another
+    vector env comes first."""
+    while env is not None:
+        if isinstance(env, (gym.vector.SyncVectorEnv, gym.vector.AsyncVectorEnv)):
+            return env
+        if hasattr(env, "_conv") or not type(env).__module__.startswith("anywrap."):
+            return None
+        env = getattr(env, "env", None)
+    return None
+
+
+def check_reset_options(owner: str, env: Any, options: Any, num_envs: int | None) -> None:
+    """``options`` must be a dict or None; a vector env's ``reset_mask`` is checked
+    (:func:`check_reset_mask`), and must be a NumPy array where Gymnasium's Sync or
+    Async vector env takes it unconverted."""
+    if options is not None and not isinstance(options, dict):
+        raise TypeError(
+            f"{owner}: expected `options` to be a dict or None, got "
+            f"{type(options).__name__} {options!r}"
+        )
+    if num_envs is None or not options or "reset_mask" not in options:
+        return
+    mask = options["reset_mask"]
+    check_reset_mask(owner, mask, num_envs)
+    below = _numpy_env_below(env)
+    if below is not None and not isinstance(mask, np.ndarray):
+        raise TypeError(
+            f"{owner}: expected options['reset_mask'] to be a NumPy array, as the "
+            f"{type(below).__name__} below takes, got {axp.describe(mask)} (convert it, or "
+            "put a conversion wrapper such as anywrap.vector.ToTorch between)"
+        )
+
+
+def checked_reset(reset: Callable[..., Any]) -> Callable[..., Any]:
+    """``reset`` with its ``options`` checked first (:func:`check_reset_options`), so
+    that bad options are refused by the outermost anywrap wrapper, before any
+    wrapper or env changes."""
+
+    @functools.wraps(reset)
+    def checked(self: Any, *, seed: Any = None, options: Any = None) -> Any:
+        num_envs = self.num_envs if isinstance(self, gym.vector.VectorEnv) else None
+        check_reset_options(wrapper_name(self), self.env, options, num_envs)
+        return reset(self, seed=seed, options=options)
+
+    checked._checks_options = True  # type: ignore[attr-defined]
+    return checked
 
 
 def step_values(
