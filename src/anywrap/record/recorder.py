@@ -37,7 +37,13 @@ from anywrap.record.buffers import HostRows, Report, Row, to_host
 from anywrap.record.describe import describe_env
 from anywrap.record.info import InfoColumns
 from anywrap.record.layout import Flags, Layout, select_sub_envs, shape_of
-from anywrap.record.report import FrameEncoder, build_report, check_frame, write_html
+from anywrap.record.report import (
+    FrameEncoder,
+    build_report,
+    check_frame,
+    check_frame_options,
+    write_html,
+)
 from anywrap.record.schedule import Event, Schedule
 from anywrap.tree import flatten_with_paths, tree_map
 
@@ -108,6 +114,8 @@ class Recorder:
             raise ValueError(
                 f"{owner}: name_prefix must be a non-empty file name prefix, got {name_prefix!r}"
             )
+        # Checked whether or not the env renders now (it may only later, or never).
+        check_frame_options(owner, frame_format, frame_quality, max_frame_side)
         self.owner = owner
         self.env = env
         self.render_mode = getattr(env, "render_mode", None)

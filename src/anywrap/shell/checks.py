@@ -26,6 +26,7 @@ from anywrap.transforms.moments import split_count
 __all__ = [
     "autoreset_mode",
     "callable_argument",
+    "check_dtype",
     "check_epsilon",
     "check_gamma",
     "check_reset_mask",
@@ -52,7 +53,7 @@ def wrapper_name(obj: Any) -> str:
     if parts[0] != "anywrap":
         return f"{tp.__module__}.{tp.__qualname__}"
     for family in ("functional", "vector"):
-        if family in parts[1:2]:
+        if family in parts[1:]:  # anywrap.vector.X, anywrap.record.vector.RecordHTML
             return f"anywrap.{family}.{tp.__name__}"
     return f"anywrap.{tp.__name__}"
 
@@ -105,6 +106,22 @@ def whole_number(owner: str, name: str, value: Any, least: int) -> int:
     if value < least:
         raise ValueError(f"{owner}: expected `{name}` >= {least}, got {value!r}")
     return int(value)
+
+
+def check_dtype(owner: str, name: str, dtype: Any) -> np.dtype:
+    """``dtype`` as a NumPy dtype of numbers or bools (a name, scalar type or dtype, as
+    NumPy reads it); an unknown name, or strings, objects or dates, which no array
+    library's observations hold, is a TypeError that names the wrapper."""
+    try:
+        out = np.dtype(dtype)
+    except TypeError:
+        out = None
+    if out is None or out.kind not in "biufc":
+        raise TypeError(
+            f"{owner}: expected `{name}` to be a dtype of numbers or bools (e.g. np.float32 "
+            f"or 'float32'), got {dtype!r}"
+        )
+    return out
 
 
 def check_stats_dtype(owner: str, stats_dtype: Any) -> str | None:
