@@ -214,10 +214,10 @@ def check_reset_mask(owner: str, mask: Any, num_envs: int) -> None:
 
 
 def _numpy_env_below(env: Any) -> Any:
-    """Gymnasium's Sync or Async vector env under ``env`` and anywrap's wrappers (which
-    pass ``options`` on as they are), which takes NumPy masks only; None where a
-    conversion wrapper, another library's wrapper (which may convert) or another
-    vector env comes first."""
+    """Gymnasium's Sync or Async vector env at or under ``env``, through anywrap's
+    wrappers only (which pass ``options`` on as they are): it takes NumPy masks only.
+    None where a conversion wrapper, another library's wrapper (which may convert)
+    or another vector env comes first."""
     while env is not None:
         if isinstance(env, (gym.vector.SyncVectorEnv, gym.vector.AsyncVectorEnv)):
             return env
@@ -227,10 +227,10 @@ def _numpy_env_below(env: Any) -> Any:
     return None
 
 
-def check_reset_options(owner: str, env: Any, options: Any, num_envs: int | None) -> None:
+def check_reset_options(owner: str, wrapper: Any, options: Any, num_envs: int | None) -> None:
     """``options`` must be a dict or None; a vector env's ``reset_mask`` is checked
     (:func:`check_reset_mask`), and must be a NumPy array where Gymnasium's Sync or
-    Async vector env takes it unconverted."""
+    Async vector env under ``wrapper`` takes it unconverted."""
     if options is not None and not isinstance(options, dict):
         raise TypeError(
             f"{owner}: expected `options` to be a dict or None, got "
@@ -240,7 +240,7 @@ def check_reset_options(owner: str, env: Any, options: Any, num_envs: int | None
         return
     mask = options["reset_mask"]
     check_reset_mask(owner, mask, num_envs)
-    below = _numpy_env_below(env)
+    below = _numpy_env_below(wrapper)
     if below is not None and not isinstance(mask, np.ndarray):
         raise TypeError(
             f"{owner}: expected options['reset_mask'] to be a NumPy array, as the "
@@ -257,7 +257,7 @@ def checked_reset(reset: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(reset)
     def checked(self: Any, *, seed: Any = None, options: Any = None) -> Any:
         num_envs = self.num_envs if isinstance(self, gym.vector.VectorEnv) else None
-        check_reset_options(wrapper_name(self), self.env, options, num_envs)
+        check_reset_options(wrapper_name(self), self, options, num_envs)
         return reset(self, seed=seed, options=options)
 
     checked._checks_options = True  # type: ignore[attr-defined]
