@@ -11,7 +11,12 @@ from gymnasium.vector import VectorEnv, VectorWrapper
 
 from anywrap import xp as axp
 from anywrap.record.shell import RecordShell
-from anywrap.shell.checks import autoreset_mode, checked_reset, reset_mask_of
+from anywrap.shell.checks import (
+    autoreset_mode,
+    autoreset_mode_property,
+    checked_reset,
+    reset_mask_of,
+)
 
 __all__ = ["RecordHTML"]
 
@@ -122,6 +127,8 @@ class RecordHTML(RecordShell, VectorWrapper):
         mode = autoreset_mode(_NAME, env)
         self._start_recording(_NAME, options, batch=self.num_envs, autoreset_mode=mode)
         self.sub_envs = list(self._recorder.select or ())
+
+    autoreset_mode = autoreset_mode_property()
 
     @checked_reset
     def reset(

@@ -34,7 +34,13 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap import xp
-from anywrap.shell.checks import checked_entries, checked_reset, flag, wrapper_name
+from anywrap.shell.checks import (
+    autoreset_mode_property,
+    checked_entries,
+    checked_reset,
+    flag,
+    wrapper_name,
+)
 from anywrap.transforms.moments import Moments
 from anywrap.tree import first_leaf, flatten_with_paths, key_path, tree_map, unflatten
 
@@ -255,6 +261,8 @@ class Shell(gym.utils.RecordConstructorArgs):
             cls.__init__ = _record_arguments(cls.__init__)  # type: ignore[method-assign]
         if "reset" in cls.__dict__ and not getattr(cls.reset, "_checks_options", False):
             cls.reset = checked_reset(cls.reset)  # type: ignore[method-assign]
+
+    autoreset_mode = autoreset_mode_property()
 
     @checked_reset
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:

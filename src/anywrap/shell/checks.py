@@ -25,6 +25,7 @@ from anywrap.transforms.moments import split_count
 
 __all__ = [
     "autoreset_mode",
+    "autoreset_mode_property",
     "callable_argument",
     "check_dtype",
     "check_epsilon",
@@ -181,6 +182,19 @@ def autoreset_mode(owner: str, env: Any) -> AutoresetMode:
             f"gymnasium.vector.AutoresetMode, got {mode!r}"
         )
     return mode
+
+
+def autoreset_mode_property() -> property:
+    """A vector wrapper's ``autoreset_mode``, as Gymnasium's vector envs have it (and
+    TorchRL's ``GymWrapper`` reads it): the mode of its metadata. Gymnasium's
+    ``VectorWrapper`` does not pass the attribute through."""
+
+    def get(self: Any) -> AutoresetMode:
+        if not isinstance(self, gym.vector.VectorEnv):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute 'autoreset_mode'")
+        return autoreset_mode(wrapper_name(self), self)
+
+    return property(get, doc=autoreset_mode_property.__doc__)
 
 
 def reset_mask_of(owner: str, options: dict[str, Any] | None, num_envs: int) -> Any:

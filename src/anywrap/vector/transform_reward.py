@@ -8,7 +8,7 @@ from typing import Any
 import gymnasium as gym
 from gymnasium.vector import VectorEnv
 
-from anywrap.shell.checks import callable_argument, checked_reset
+from anywrap.shell.checks import autoreset_mode_property, callable_argument, checked_reset
 
 __all__ = ["TransformReward"]
 
@@ -37,3 +37,4 @@ class TransformReward(gym.wrappers.vector.TransformReward):
         super().__init__(env, func)
 
     reset = checked_reset(gym.wrappers.vector.TransformReward.reset)
+    autoreset_mode = autoreset_mode_property()
