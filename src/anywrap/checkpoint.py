@@ -52,6 +52,7 @@ from typing import Any, TypeVar, overload
 
 import numpy as np
 
+from anywrap._extras import require
 from anywrap.shell.base import Shell
 from anywrap.shell.checks import checked_entries
 from anywrap.xp import to_numpy
@@ -129,7 +130,7 @@ def _is_functional(env: Any) -> bool:
 
 def _write(path: str, tensors: dict[str, np.ndarray], metadata: dict[str, str]) -> None:
     """Write ``tensors`` to ``path`` as safetensors, atomically (see the module's notes)."""
-    from safetensors.numpy import save
+    save = require("safetensors.numpy", "anywrap.save_state").save
 
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
@@ -268,7 +269,7 @@ def _functional_entries(env: Any, state: Any, path: str) -> tuple[list[str], dic
 
 
 def _read(path: str) -> tuple[dict[str, str], dict[str, np.ndarray]]:
-    from safetensors import safe_open
+    safe_open = require("safetensors", "anywrap.load_state").safe_open
 
     if not os.path.isfile(path):
         raise FileNotFoundError(f"anywrap.load_state: no checkpoint file at {path!r}")

@@ -283,7 +283,7 @@ def _reports(folder: str) -> int:
     try:
         paths = write_reports(folder)
     except ImportError as e:  # Pillow or pygame missing
-        print(f"\nHTML report skipped: {e} (pip install 'anywrap[record]' pygame)")
+        print(f"\nHTML report skipped: {e} (pip install '.[record]' pygame, from a checkout)")
         return 1
     print("\nHTML reports (open in a browser; they work offline):")
     for p in paths:

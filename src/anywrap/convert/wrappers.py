@@ -24,6 +24,7 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap import xp
+from anywrap._extras import ALIASES, EXTRA, require
 from anywrap.convert.converter import Converter, check_known, resolve_library
 from anywrap.shell.arrays import final_obs_batch, is_packed
 from anywrap.shell.base import Shell
@@ -108,6 +109,9 @@ class Conversions:
         if target is None:
             raise TypeError(f"{name}: give the target library as `to=` (or target_xp)")
         self.name, self.vector = name, vector
+        for lib in (target, env_xp):
+            if isinstance(lib, str) and ALIASES.get(lib, lib) in EXTRA:
+                require(ALIASES.get(lib, lib), name)
         try:
             self.target = resolve_library(target)
             self.env_library: str | None = None if env_xp is None else resolve_library(env_xp)

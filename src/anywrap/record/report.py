@@ -110,7 +110,7 @@ class FrameEncoder:
             import PIL.Image  # noqa: F401
         except ImportError as e:  # pragma: no cover - the record extra installs it
             raise ImportError(
-                "RecordHTML needs Pillow to compress frames: pip install 'anywrap[record]' "
+                "RecordHTML needs Pillow to compress frames: pip install '.[record]' from a checkout "
                 "(or pass frames=False for a charts-only report)"
             ) from e
         self.format, self.quality, self.max_side = fmt, quality, max_side
