@@ -28,7 +28,9 @@ def test_strict_refusal_says_that_strict_false_exists(tmp_path):
     path = tmp_path / "train.safetensors"
     anywrap.save_state(training_stack(), path)
     evaluation = anywrap.NormalizeObservation(gym.make("Pendulum-v1"))
-    with pytest.raises(CheckpointError, match=r"this stack has \[0\.NormalizeObservation\].*strict=False"):
+    with pytest.raises(
+        CheckpointError, match=r"this stack has \[0\.NormalizeObservation\].*strict=False"
+    ):
         anywrap.load_state(evaluation, path)
 
 
@@ -58,9 +60,7 @@ def test_the_nth_wrapper_of_a_class_takes_the_nth_saved_one(tmp_path):
         outer.step(np.array([1.0], np.float32))
     path = tmp_path / "two.safetensors"
     anywrap.save_state(outer, path)
-    target = anywrap.NormalizeObservation(
-        anywrap.NormalizeObservation(gym.make("Pendulum-v1"))
-    )
+    target = anywrap.NormalizeObservation(anywrap.NormalizeObservation(gym.make("Pendulum-v1")))
     anywrap.load_state(target, path, strict=False)
     np.testing.assert_array_equal(target.obs_rms.var, outer.obs_rms.var)
     np.testing.assert_array_equal(target.env.obs_rms.var, inner.obs_rms.var)
@@ -73,7 +73,9 @@ def test_strict_false_with_no_wrapper_in_common_is_refused_and_changes_nothing(t
     other = anywrap.TimeAwareObservation(gym.make("Pendulum-v1"))
     other.reset(seed=0)
     before = flat_state(other)
-    with pytest.raises(CheckpointError, match=r"holds the wrappers .*this stack has \[0\.TimeAwareObservation\]"):
+    with pytest.raises(
+        CheckpointError, match=r"holds the wrappers .*this stack has \[0\.TimeAwareObservation\]"
+    ):
         anywrap.load_state(other, path, strict=False)
     for k, v in flat_state(other).items():
         np.testing.assert_array_equal(v, before[k])

@@ -57,7 +57,7 @@ def test_torchrl_takes_a_numpy_stack(mode):
     stack = anywrap.vector.RecordEpisodeStatistics(
         anywrap.vector.NormalizeReward(anywrap.vector.NormalizeObservation(_envs(mode)))
     )
-    env, td = _rollout(stack)
+    _, td = _rollout(stack)
     assert td["next", "reward"].shape[:2] == (3, 40)
     assert td["next", "done"].any()  # CartPole's episodes ended within the rollout
 

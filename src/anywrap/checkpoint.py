@@ -311,9 +311,13 @@ def _layer_map(
             matched = _by_class(own, saved)
             if matched:
                 return matched
-    hint = "" if not strict or meta.get("format") != fmt else (
-        "; to load the statistics of the wrappers this stack has and the file holds "
-        "(an evaluation stack with fewer wrappers), pass strict=False"
+    hint = (
+        ""
+        if not strict or meta.get("format") != fmt
+        else (
+            "; to load the statistics of the wrappers this stack has and the file holds "
+            "(an evaluation stack with fewer wrappers), pass strict=False"
+        )
     )
     raise CheckpointError(mismatch + hint)
 

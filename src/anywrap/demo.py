@@ -21,8 +21,8 @@ import os
 import sys
 import time
 import warnings
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym

@@ -84,9 +84,7 @@ def check_frame_options(owner: str, fmt: Any, quality: Any, max_side: Any) -> st
     if max_side is not None and (
         isinstance(max_side, bool) or not (isinstance(max_side, int) and max_side >= 16)
     ):
-        raise ValueError(
-            f"{owner}: max_frame_side must be None or an int >= 16, got {max_side!r}"
-        )
+        raise ValueError(f"{owner}: max_frame_side must be None or an int >= 16, got {max_side!r}")
     return str(name)
 
 
@@ -110,8 +108,8 @@ class FrameEncoder:
             import PIL.Image  # noqa: F401
         except ImportError as e:  # pragma: no cover - the record extra installs it
             raise ImportError(
-                "RecordHTML needs Pillow to compress frames: pip install '.[record]' from a checkout "
-                "(or pass frames=False for a charts-only report)"
+                "RecordHTML needs Pillow to compress frames: pip install '.[record]' from a "
+                "checkout (or pass frames=False for a charts-only report)"
             ) from e
         self.format, self.quality, self.max_side = fmt, quality, max_side
         self.mime = _FORMATS[fmt]

@@ -32,10 +32,10 @@ __all__ = [
     "check_gamma",
     "check_reset_mask",
     "check_reset_options",
-    "checked_reset",
     "check_stats_dtype",
     "check_stats_key",
     "checked_entries",
+    "checked_reset",
     "flag",
     "real_number",
     "reset_mask_of",
@@ -191,7 +191,9 @@ def autoreset_mode_property() -> property:
 
     def get(self: Any) -> AutoresetMode:
         if not isinstance(self, gym.vector.VectorEnv):
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute 'autoreset_mode'")
+            raise AttributeError(
+                f"{type(self).__name__!r} object has no attribute 'autoreset_mode'"
+            )
         return autoreset_mode(wrapper_name(self), self)
 
     return property(get, doc=autoreset_mode_property.__doc__)

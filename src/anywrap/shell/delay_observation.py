@@ -35,7 +35,10 @@ def zero_observation(owner: str, space: gym.Space) -> Any:
     NumPy arrays (a tree for Dict / Tuple spaces). Spaces of no fixed-shape array
     (Text, Graph, Sequence, OneOf) are refused: their samples are no array of a library."""
     for part in _leaves(space):
-        if not isinstance(part, (gym.spaces.Box, gym.spaces.Discrete, gym.spaces.MultiDiscrete, gym.spaces.MultiBinary)):
+        if not isinstance(
+            part,
+            (gym.spaces.Box, gym.spaces.Discrete, gym.spaces.MultiDiscrete, gym.spaces.MultiBinary),
+        ):
             raise TypeError(
                 f"{owner}: expected an observation space of arrays (Box, Discrete, "
                 f"MultiDiscrete, MultiBinary, or a Dict / Tuple of them), got {space}; "
