@@ -121,6 +121,15 @@ def _layers(saved) -> str:
             lambda v: np.full_like(v, np.iinfo(np.int64).max),
             "can still add 1",
         ),
+        # Values that fit the file's dtype but not the wrapper's: float32 statistics
+        # given as float64 past float32's range became inf on the cast.
+        (
+            "NormalizeObservation.mean",
+            lambda v: np.full(v.shape, 1e300, np.float64),
+            "must fit float32",
+        ),
+        ("RecordEpisodeStatistics.start_time", lambda v: np.full_like(v, np.nan), "finite"),
+        ("RecordEpisodeStatistics.recent_times", lambda v: np.full_like(v, np.inf), "finite"),
     ],
 )
 def test_entries_of_the_wrong_kind_are_refused_by_name(saved, tmp_path, key_end, value, message):

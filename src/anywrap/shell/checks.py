@@ -321,9 +321,10 @@ def step_values(
 _FLOATS = ("float32", "float64")
 _FINITE = frozenset(
     {"mean", "var", "count", "count_lo", "accumulated", "episode_count", "episode_count_lo"}
+    | {"start_time", "recent_times"}
 )
 """State entries that are finite by construction: statistics leave non-finite samples
-out, and the counts and returns are sums of finite numbers."""
+out, the counts and returns are sums of finite numbers, and clocks read the time."""
 _NON_NEGATIVE = frozenset(
     {"var", "count", "lengths", "recent_lengths", "recent_size", "newest", "episode_count"}
     | {"elapsed", "length", "taken"}
@@ -390,6 +391,11 @@ def loaded_values(
         field = key.rpartition(".")[2]
         if field in _FINITE and value.dtype.kind == "f" and not np.isfinite(value).all():
             _refuse(who, key, value, "must be finite")
+        if value.dtype.kind == "f" and kept[key].kind == "f" and kept[key] != value.dtype:
+            with np.errstate(over="ignore"):
+                overflows = np.isfinite(value) & ~np.isfinite(value.astype(kept[key]))
+            if overflows.any():
+                _refuse(who, key, value[overflows], f"must fit {kept[key].name}, the dtype kept")
         if field in _NON_NEGATIVE and not (value >= 0).all():
             _refuse(who, key, value, "must be non-negative")
         if field in _COUNTS and not _next_fits(value, kept[key], key + "_lo" in values):
