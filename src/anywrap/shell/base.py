@@ -254,6 +254,8 @@ class Shell(gym.utils.RecordConstructorArgs):
     _transforms: dict[Any, Callable[..., Any]] = {}
     _compiled: dict[Any, Callable[..., Any]] = {}
     _donate: frozenset[Any] = frozenset()
+    _ranges: dict[str, tuple[int, int]] = {}
+    """Bounds that a loaded state's integer fields must keep, by field name."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -415,7 +417,8 @@ class Shell(gym.utils.RecordConstructorArgs):
             key: (tuple(mine.shape), np.dtype(xp.to_numpy(mine).dtype))
             for key, mine in self.state_dict().items()
         }
-        values = checked_entries(f"{wrapper_name(self)}.load_state_dict", own, state_dict)
+        who = f"{wrapper_name(self)}.load_state_dict"
+        values = checked_entries(who, own, state_dict, self._ranges)
         like = first_leaf(unboxed(self._state))
         return self._import(moved(unflatten(unboxed(self._state), values), like))
 

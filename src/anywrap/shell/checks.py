@@ -344,7 +344,10 @@ def _next_fits(value: np.ndarray, kept: np.dtype, double_word: bool) -> bool:
 
 
 def checked_entries(
-    who: str, own: dict[str, tuple[tuple[int, ...], np.dtype]], given: dict[str, Any]
+    who: str,
+    own: dict[str, tuple[tuple[int, ...], np.dtype]],
+    given: dict[str, Any],
+    ranges: dict[str, tuple[int, int]] | None = None,
 ) -> list[np.ndarray]:
     """The entries of a saved state (``given``: arrays of any library, by key) as host
     arrays in ``own``'s order, checked against ``own`` (each key's shape and the dtype
@@ -366,6 +369,10 @@ def checked_entries(
                 f"{who}: {key!r} has shape {hosts[key].shape}, this wrapper expects "
                 f"{tuple(shape)} (a stack of another shape?)"
             )
+    for key, value in hosts.items():  # a ring's pointer and fill, by field name
+        low, high = (ranges or {}).get(key.rpartition(".")[2], (None, None))
+        if low is not None and value.size and not (low <= value.min() and value.max() <= high):
+            _refuse(who, key, value, f"must be in [{low}, {high}] for this wrapper")
     return loaded_values(who, hosts, {key: dtype for key, (_, dtype) in own.items()})
 
 
