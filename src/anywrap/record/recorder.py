@@ -20,10 +20,13 @@ Example:
 
 from __future__ import annotations
 
+import atexit
 import glob
 import os
+import sys
 import time
 import warnings
+import weakref
 from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -163,6 +166,7 @@ class Recorder:
         self._seed_episode = -1
         self._pool: ThreadPoolExecutor | None = None
         self._encoding: deque[Future] = deque()  # frames submitted, oldest first
+        _OPEN.add(self)
 
     @property
     def recording(self) -> bool:
@@ -182,7 +186,7 @@ class Recorder:
             self._seed = seed
             self._seed_episode = self.schedule.episode_id + (1 if counts else 0)
         if counts:
-            self._apply(self.schedule.new_episode())
+            self._apply(self._new_episode())
         self._prev = None
         self._has_autoreset = False
         if self.schedule.recording:
@@ -232,7 +236,7 @@ class Recorder:
         if self.schedule.recording:
             self._keep(row)
         before = self._report
-        self._apply(self.schedule.new_episode())
+        self._apply(self._new_episode())
         self._apply(self.schedule.new_step())
         if self.schedule.recording:
             opening = Row(
@@ -250,6 +254,7 @@ class Recorder:
 
     def close(self) -> None:
         """Write the report being recorded, if any, and stop the frame encoder."""
+        _OPEN.discard(self)
         self.settle()
         if self.schedule.recording:
             self.schedule.stop()
@@ -263,10 +268,20 @@ class Recorder:
         """NEXT_STEP, as Gymnasium's vector RecordVideo: the step after sub-env 0's
         done (its reset step) begins an episode."""
         if self.mode == "NextStep":
-            events = self.schedule.new_episode() if self._has_autoreset else []
+            events = self._new_episode() if self._has_autoreset else []
             self._has_autoreset = done0
             return events
         return []
+
+    def _new_episode(self) -> list[Event]:
+        """The schedule's events for an episode that begins. An episode trigger that
+        raises still has the report it ends written first (not lost without a word)."""
+        try:
+            return self.schedule.new_episode()
+        except BaseException:
+            self._apply(self.schedule.unapplied)
+            self.schedule.unapplied = []
+            raise
 
     def _apply(self, events: list[Event]) -> None:
         for event in events:
@@ -329,7 +344,7 @@ class Recorder:
             if self.mode == "SameStep" and done0:
                 self._take(host, i)
                 before = self._report
-                self._apply(self.schedule.new_episode())
+                self._apply(self._new_episode())
                 self._apply(self.schedule.new_step())
                 self._take(host, i, autoreset=True, count=self._report is not before)
                 continue
@@ -534,3 +549,26 @@ def _merge_final(obs: Any, final: np.ndarray) -> Any:
         for (_, dst), (_, src) in zip(flatten_with_paths(out), flatten_with_paths(f)):
             dst[i] = src
     return out
+
+
+_OPEN: weakref.WeakSet[Recorder] = weakref.WeakSet()
+"""Recorders not closed yet: a script or notebook that ends without ``close()``."""
+
+
+@atexit.register
+def _close_at_exit() -> None:
+    """Write the reports that recorders still hold when the interpreter exits, so that
+    a script which never calls ``close()`` (as notebooks do not) loses none."""
+    for recorder in list(_OPEN):
+        if recorder.schedule.recording:
+            try:
+                recorder.close()
+            except Exception as e:  # at exit (no warning filters left): say so, go on
+                print(f"{recorder.owner}: the report was not written at exit: {e}", file=sys.stderr)
+            else:
+                if recorder.paths:
+                    print(
+                        f"{recorder.owner}: wrote {recorder.paths[-1]} at exit (call close() "
+                        "to write a report when it ends)",
+                        file=sys.stderr,
+                    )
