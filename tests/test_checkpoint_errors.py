@@ -258,3 +258,66 @@ def test_float64_counts_load_exactly_into_float32_words_and_big_ints_are_refused
     after = {k: to_numpy(v) for k, v in target.state_dict().items() if k != "start_time"}
     for k in before:
         np.testing.assert_array_equal(after[k], before[k])
+
+
+def test_a_full_disk_names_the_file_keeps_the_previous_one_and_leaves_no_temporary(
+    tmp_path, monkeypatch
+):
+    """Issue 34: the write of a save fails (no space left): the error names the file and
+    says the previous file is intact; it is, and no temporary file is left behind."""
+    import errno
+
+    target = tmp_path / "stats.safetensors"
+    anywrap.save_state(trained_stack(), target)
+    before = target.read_bytes()
+    real_fdopen = os.fdopen
+
+    class Full:
+        def __init__(self, fd, mode):
+            self.f = real_fdopen(fd, mode)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.f.close()
+
+        def write(self, data):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fdopen", Full)
+    with pytest.raises(
+        OSError, match=r"anywrap.save_state: could not write .*previous file is intact"
+    ):
+        anywrap.save_state(trained_stack(seed=1), target)
+    monkeypatch.undo()
+    assert target.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["stats.safetensors"]
+
+
+def test_two_processes_saving_to_one_path_leave_a_whole_file(tmp_path):
+    """Two save loops on one path at once (issue 34): every rename is atomic, so the
+    file is always one of theirs, whole."""
+    target = tmp_path / "stats.safetensors"
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", SAVE_LOOP, str(target)],
+            stdout=subprocess.PIPE,
+            env=dict(os.environ, PYTHONPATH=SRC),
+        )
+        for _ in range(2)
+    ]
+    try:
+        for proc in procs:
+            assert proc.stdout is not None and proc.stdout.readline().strip() == b"ready"
+        deadline = time.time() + 30
+        while not target.exists() and time.time() < deadline:
+            time.sleep(0.01)
+        for _ in range(20):
+            env = anywrap.NormalizeObservation(gym.make("Pendulum-v1"), stats_dtype="float64")
+            anywrap.load_state(env, target)
+            time.sleep(0.02)
+    finally:
+        for proc in procs:
+            proc.kill()
+            proc.wait(timeout=30)

@@ -154,9 +154,14 @@ def _write(path: str, tensors: dict[str, np.ndarray], metadata: dict[str, str]) 
             f.write(data)
         os.chmod(tmp, mode)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(e, OSError):  # a full disk, a quota: name the file, say what is kept
+            kept = "the previous file is intact" if os.path.exists(path) else "nothing was written"
+            raise type(e)(
+                e.errno, f"anywrap.save_state: could not write {path!r} ({e.strerror or e}); {kept}"
+            ) from e
         raise
 
 
