@@ -96,3 +96,32 @@ def test_an_unknown_array_type_names_the_type_and_the_way_to_register_it():
         "Adding an array library",
     ):
         assert part in message, message
+
+
+class CollidingDictEnv(gym.Env):
+    observation_space = gym.spaces.Dict(
+        {
+            "a.b": gym.spaces.Box(-1, 1, (2,)),
+            "a": gym.spaces.Dict({"b": gym.spaces.Box(-1, 1, (2,))}),
+        }
+    )
+    action_space = gym.spaces.Discrete(2)
+
+    def reset(self, *, seed=None, options=None):
+        return self.observation_space.sample(), {}
+
+    def step(self, action):
+        return self.observation_space.sample(), 0.0, False, False, {}
+
+
+def test_dict_keys_that_collide_once_joined_are_named_not_saved_half(tmp_path):
+    """``{"a.b": ..., "a": {"b": ...}}`` gave one 'a.b.mean' in state_dict(): save_state
+    wrote half the statistics and load_state refused its own file."""
+    env = anywrap.NormalizeObservation(CollidingDictEnv())
+    env.reset(seed=0)
+    env.step(0)
+    with pytest.raises(ValueError, match=r"anywrap\.NormalizeObservation: .*'a\.b\.\w+' twice"):
+        env.state_dict()
+    with pytest.raises(ValueError, match=r"'a\.b\.\w+' twice"):
+        anywrap.save_state(env, tmp_path / "s.safetensors")
+    assert not list(tmp_path.iterdir())

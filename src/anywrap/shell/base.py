@@ -37,6 +37,7 @@ from anywrap import xp
 from anywrap.shell.checks import (
     autoreset_mode_property,
     checked_entries,
+    check_distinct_keys,
     checked_reset,
     flag,
     wrapper_name,
@@ -392,7 +393,10 @@ class Shell(gym.utils.RecordConstructorArgs):
             return {}
         flat = flatten_with_paths(self._export(unboxed(self._state)))
         # NumPy scalars (what arithmetic on 0-d arrays gives) as the 0-d arrays they are.
-        return {key_path(p): np.asarray(v) if isinstance(v, np.generic) else v for p, v in flat}
+        out = {key_path(p): np.asarray(v) if isinstance(v, np.generic) else v for p, v in flat}
+        if len(out) != len(flat):
+            check_distinct_keys(wrapper_name(self), [key_path(p) for p, _ in flat])
+        return out
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Restore a state saved by :meth:`state_dict` (arrays of any library).

@@ -27,6 +27,7 @@ __all__ = [
     "autoreset_mode",
     "autoreset_mode_property",
     "callable_argument",
+    "check_distinct_keys",
     "check_dtype",
     "check_epsilon",
     "check_gamma",
@@ -341,6 +342,21 @@ def _next_fits(value: np.ndarray, kept: np.dtype, double_word: bool) -> bool:
         return bool((value < np.iinfo(kept).max).all())
     mantissa = np.finfo(np.float64 if double_word else kept).nmant + 1
     return bool((value < 2.0**mantissa).all())
+
+
+def check_distinct_keys(owner: str, keys: list[str]) -> None:
+    """A state's flattened keys must be distinct (a Dict key with a dot, ``"a.b"``,
+    beside a nested ``{"a": {"b": ...}}`` gives ``"a.b"`` twice): one would overwrite
+    the other in ``state_dict()`` and in a checkpoint, which then would not load."""
+    seen: set[str] = set()
+    for key in keys:
+        if key in seen:
+            raise ValueError(
+                f"{owner}: expected the keys of the observation space to stay distinct once "
+                f"joined with dots, got {key!r} twice (a key with a dot beside a nested one); "
+                "rename one to save or load this state"
+            )
+        seen.add(key)
 
 
 def checked_entries(
