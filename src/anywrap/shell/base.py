@@ -36,8 +36,8 @@ import numpy as np
 from anywrap import xp
 from anywrap.shell.checks import (
     autoreset_mode_property,
-    checked_entries,
     check_distinct_keys,
+    checked_entries,
     checked_reset,
     flag,
     wrapper_name,
