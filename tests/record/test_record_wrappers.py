@@ -423,6 +423,7 @@ def test_vector_info_masks_blank_absent_values(tmp_path: Path) -> None:
         ({"frame_quality": 0}, "frame_quality must be an int in [1, 100], got 0"),
         ({"max_dims": 0}, "max_dims must be an int >= 1, got 0"),
         ({"name_prefix": "a/b"}, "name_prefix must be a non-empty file name prefix"),
+        ({"name_prefix": "x" * 300}, "name_prefix must leave room"),  # issue 34
     ],
 )
 def test_bad_arguments_name_the_wrapper(

@@ -117,6 +117,12 @@ class Recorder:
             raise ValueError(
                 f"{owner}: name_prefix must be a non-empty file name prefix, got {name_prefix!r}"
             )
+        longest = f"{name_prefix}-episode-{2**64}.html"  # a file system's name limit: 255 bytes
+        if len(os.fsencode(longest)) > 255:
+            raise ValueError(
+                f"{owner}: name_prefix must leave room for '-episode-<n>.html' in a file name "
+                f"of 255 bytes, got {len(os.fsencode(name_prefix))} bytes ({name_prefix[:40]!r}...)"
+            )
         # Checked whether or not the env renders now (it may only later, or never).
         check_frame_options(owner, frame_format, frame_quality, max_frame_side)
         self.owner = owner
