@@ -39,7 +39,7 @@ from anywrap import xp as axp
 from anywrap.record.buffers import HostRows, Report, Row, to_host
 from anywrap.record.describe import describe_env
 from anywrap.record.info import InfoColumns
-from anywrap.record.layout import Flags, Layout, select_sub_envs, shape_of
+from anywrap.record.layout import Flags, Layout, LayoutChanged, select_sub_envs, shape_of
 from anywrap.record.report import (
     FrameEncoder,
     build_report,
@@ -187,6 +187,40 @@ class Recorder:
 
         ``mask`` is the host reset mask over all sub-envs (None: all were reset).
         """
+        try:
+            self._on_reset(obs, info, seed, mask, counts)
+        except LayoutChanged as e:
+            self._layout_changed(e)
+
+    def on_step(
+        self, obs: Any, action: Any, reward: Any, terminated: Any, truncated: Any, info: Any
+    ) -> None:
+        """After the env's ``step``."""
+        try:
+            self._on_step(obs, action, reward, terminated, truncated, info)
+        except LayoutChanged as e:
+            self._layout_changed(e)
+
+    def _layout_changed(self, e: LayoutChanged) -> None:
+        """Observations or actions changed shape: the report so far is written, and the
+        next report learns the new shapes (a report's columns are fixed)."""
+        self.settle()
+        recording = self.schedule.recording
+        if recording:
+            self.schedule.stop()
+            self._finish()
+        self._obs = self._action = None
+        warnings.warn(
+            f"{self.owner}: {e}; "
+            + ("the report so far is written, and " if recording else "")
+            + "recording stops until the next report begins",
+            RuntimeWarning,
+            stacklevel=4,
+        )
+
+    def _on_reset(
+        self, obs: Any, info: Any, seed: Any, mask: np.ndarray | None, counts: bool
+    ) -> None:
         self.settle()
         if seed is not None:
             self._seed = seed
@@ -201,10 +235,9 @@ class Recorder:
                 row.reset_mask = np.asarray(mask, dtype=bool)[self._indices()]
             self._keep(row)
 
-    def on_step(
+    def _on_step(
         self, obs: Any, action: Any, reward: Any, terminated: Any, truncated: Any, info: Any
     ) -> None:
-        """After the env's ``step``."""
         self.total_steps += 1
         if self._lazy is None:
             host = axp.is_host(terminated) and axp.is_host(truncated)
