@@ -109,6 +109,27 @@ def _layers(saved) -> str:
             lambda v: np.full_like(v, 2**63, np.uint64),
             "fit int64",
         ),
+        # Counts no run reaches (issue 34): past them a step can no longer add 1,
+        # so the statistics would never move again, or a clock would wrap.
+        ("NormalizeObservation.count", lambda v: np.full_like(v, 1e300), "can still add 1"),
+        ("NormalizeObservation.count", lambda v: np.full_like(v, 2.0**53), "can still add 1"),
+        ("NormalizeObservation.count_lo", lambda v: np.full_like(v, 2.0**53), "below 2\\*\\*53"),
+        ("rms.count", lambda v: np.full_like(v, 1e300), "can still add 1"),
+        ("episode_count", lambda v: np.full_like(v, 1e20), "can still add 1"),
+        (
+            "RecordEpisodeStatistics.lengths",
+            lambda v: np.full_like(v, np.iinfo(np.int64).max),
+            "can still add 1",
+        ),
+        # Values that fit the file's dtype but not the wrapper's: float32 statistics
+        # given as float64 past float32's range became inf on the cast.
+        (
+            "NormalizeObservation.mean",
+            lambda v: np.full(v.shape, 1e300, np.float64),
+            "must fit float32",
+        ),
+        ("RecordEpisodeStatistics.start_time", lambda v: np.full_like(v, np.nan), "finite"),
+        ("RecordEpisodeStatistics.recent_times", lambda v: np.full_like(v, np.inf), "finite"),
     ],
 )
 def test_entries_of_the_wrong_kind_are_refused_by_name(saved, tmp_path, key_end, value, message):
@@ -237,3 +258,66 @@ def test_float64_counts_load_exactly_into_float32_words_and_big_ints_are_refused
     after = {k: to_numpy(v) for k, v in target.state_dict().items() if k != "start_time"}
     for k in before:
         np.testing.assert_array_equal(after[k], before[k])
+
+
+def test_a_full_disk_names_the_file_keeps_the_previous_one_and_leaves_no_temporary(
+    tmp_path, monkeypatch
+):
+    """Issue 34: the write of a save fails (no space left): the error names the file and
+    says the previous file is intact; it is, and no temporary file is left behind."""
+    import errno
+
+    target = tmp_path / "stats.safetensors"
+    anywrap.save_state(trained_stack(), target)
+    before = target.read_bytes()
+    real_fdopen = os.fdopen
+
+    class Full:
+        def __init__(self, fd, mode):
+            self.f = real_fdopen(fd, mode)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.f.close()
+
+        def write(self, data):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fdopen", Full)
+    with pytest.raises(
+        OSError, match=r"anywrap.save_state: could not write .*previous file is intact"
+    ):
+        anywrap.save_state(trained_stack(seed=1), target)
+    monkeypatch.undo()
+    assert target.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["stats.safetensors"]
+
+
+def test_two_processes_saving_to_one_path_leave_a_whole_file(tmp_path):
+    """Two save loops on one path at once (issue 34): every rename is atomic, so the
+    file is always one of theirs, whole."""
+    target = tmp_path / "stats.safetensors"
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", SAVE_LOOP, str(target)],
+            stdout=subprocess.PIPE,
+            env=dict(os.environ, PYTHONPATH=SRC),
+        )
+        for _ in range(2)
+    ]
+    try:
+        for proc in procs:
+            assert proc.stdout is not None and proc.stdout.readline().strip() == b"ready"
+        deadline = time.time() + 30
+        while not target.exists() and time.time() < deadline:
+            time.sleep(0.01)
+        for _ in range(20):
+            env = anywrap.NormalizeObservation(gym.make("Pendulum-v1"), stats_dtype="float64")
+            anywrap.load_state(env, target)
+            time.sleep(0.02)
+    finally:
+        for proc in procs:
+            proc.kill()
+            proc.wait(timeout=30)

@@ -127,3 +127,23 @@ def test_demo_help_describes_every_option(capsys):
         line = next(line for line in out.splitlines() if line.strip().startswith(option))
         assert len(line.split()) > 2 or option in ("--torch-device",), line
     assert "sub-envs in each vector env" in out and "vector steps" in out
+
+
+def test_a_second_demo_replaces_its_own_reports_without_a_warning(tmp_path: Path) -> None:
+    """Issue 34: a second `make demo` warned that it was overwriting the reports the
+    first one wrote. Another program's reports in the folder are left as they were."""
+    import warnings
+
+    from anywrap.demo import write_reports
+
+    other = tmp_path / "mine-episode-0.html"
+    other.write_text("a user's report")
+    first = write_reports(str(tmp_path), atari=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        second = write_reports(str(tmp_path), atari=False)
+    assert first == second and all(Path(p).is_file() for p in second)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [other.name, *(Path(p).name for p in second)]
+    )
+    assert other.read_text() == "a user's report"

@@ -52,6 +52,7 @@ from typing import Any, TypeVar, overload
 
 import numpy as np
 
+from anywrap._extras import require
 from anywrap.shell.base import Shell
 from anywrap.shell.checks import checked_entries
 from anywrap.xp import to_numpy
@@ -129,7 +130,7 @@ def _is_functional(env: Any) -> bool:
 
 def _write(path: str, tensors: dict[str, np.ndarray], metadata: dict[str, str]) -> None:
     """Write ``tensors`` to ``path`` as safetensors, atomically (see the module's notes)."""
-    from safetensors.numpy import save
+    save = require("safetensors.numpy", "anywrap.save_state").save
 
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
@@ -153,9 +154,14 @@ def _write(path: str, tensors: dict[str, np.ndarray], metadata: dict[str, str]) 
             f.write(data)
         os.chmod(tmp, mode)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(e, OSError):  # a full disk, a quota: name the file, say what is kept
+            kept = "the previous file is intact" if os.path.exists(path) else "nothing was written"
+            raise type(e)(
+                e.errno, f"anywrap.save_state: could not write {path!r} ({e.strerror or e}); {kept}"
+            ) from e
         raise
 
 
@@ -268,7 +274,7 @@ def _functional_entries(env: Any, state: Any, path: str) -> tuple[list[str], dic
 
 
 def _read(path: str) -> tuple[dict[str, str], dict[str, np.ndarray]]:
-    from safetensors import safe_open
+    safe_open = require("safetensors", "anywrap.load_state").safe_open
 
     if not os.path.isfile(path):
         raise FileNotFoundError(f"anywrap.load_state: no checkpoint file at {path!r}")
@@ -284,11 +290,50 @@ def _read(path: str) -> tuple[dict[str, str], dict[str, np.ndarray]]:
     return meta, flat
 
 
+def _by_class(own: list[str], saved: list[str]) -> dict[str, str]:
+    """Each of ``own``'s layers (``depth.Wrapper``) to the saved layer it takes its
+    statistics from: the n-th saved layer of the same class for the n-th own one."""
+    queues: dict[str, list[str]] = {}
+    for prefix in saved:
+        queues.setdefault(prefix.partition(".")[2], []).append(prefix)
+    matched = {}
+    for prefix in own:
+        queue = queues.get(prefix.partition(".")[2])
+        if queue:
+            matched[prefix] = queue.pop(0)
+    return matched
+
+
+def _layer_map(
+    path: str, meta: dict[str, str], fmt: str, own: list[str], strict: bool, mismatch: str
+) -> dict[str, str]:
+    """Which saved layer each of ``own``'s layers loads (see :func:`load_state`)."""
+    saved = [p for p in meta.get("layers", "").split(",") if p]
+    if meta.get("format") == fmt:
+        if saved == own:
+            return {p: p for p in own}
+        if not strict:
+            matched = _by_class(own, saved)
+            if matched:
+                return matched
+    hint = (
+        ""
+        if not strict or meta.get("format") != fmt
+        else (
+            "; to load the statistics of the wrappers this stack has and the file holds "
+            "(an evaluation stack with fewer wrappers), pass strict=False"
+        )
+    )
+    raise CheckpointError(mismatch + hint)
+
+
 @overload
-def load_state(env: Any, path: str | os.PathLike[str]) -> None: ...
+def load_state(env: Any, path: str | os.PathLike[str], *, strict: bool = True) -> None: ...
 @overload
-def load_state(env: Any, path: str | os.PathLike[str], *, state: T) -> T: ...
-def load_state(env: Any, path: str | os.PathLike[str], *, state: Any = None) -> Any:
+def load_state(env: Any, path: str | os.PathLike[str], *, state: T, strict: bool = True) -> T: ...
+def load_state(
+    env: Any, path: str | os.PathLike[str], *, state: Any = None, strict: bool = True
+) -> Any:
     """Load statistics saved by :func:`save_state` into ``env``'s wrapper stack.
 
     The whole file is checked before any wrapper changes. For a functional
@@ -300,33 +345,70 @@ def load_state(env: Any, path: str | os.PathLike[str], *, state: Any = None) -> 
     (see :func:`save_state`). Nothing is returned for a stateful stack, whose
     wrappers change in place.
 
+    ``strict=False`` loads into each wrapper with statistics the statistics of
+    the saved wrapper of the same class (the n-th saved ``NormalizeObservation``
+    for the n-th one of this stack), so that an evaluation stack that holds only
+    the observation normaliser takes it from a training stack's file. Wrappers
+    the file lacks keep their state, and saved ones this stack lacks are left
+    out; at least one must match. (As ``strict=False`` in PyTorch's
+    ``load_state_dict``.) Each loaded wrapper is checked as with ``strict=True``.
+
+    Example:
+        A training stack's file, loaded into an evaluation stack that holds
+        only the observation normaliser:
+
+        >>> import os, tempfile
+        >>> import numpy as np
+        >>> import gymnasium as gym
+        >>> import anywrap
+        >>> train = anywrap.NormalizeReward(anywrap.NormalizeObservation(gym.make("Pendulum-v1")))
+        >>> _ = train.reset(seed=0)
+        >>> for _ in range(10):
+        ...     _ = train.step(np.zeros(1, np.float32))
+        >>> path = os.path.join(tempfile.mkdtemp(), "stats.safetensors")
+        >>> anywrap.save_state(train, path)
+        >>> evaluation = anywrap.NormalizeObservation(gym.make("Pendulum-v1"))
+        >>> anywrap.load_state(evaluation, path, strict=False)
+        >>> round(float(evaluation.obs_rms.count), 4)
+        11.0001
+
     Raises:
         FileNotFoundError: there is no file at ``path``.
         CheckpointError: (a ``ValueError``) the file is not a safetensors
             checkpoint, was saved from a stack of another shape (other
-            wrappers, order or observation shapes) or kind (stateful or
-            functional), or holds an entry of the wrong kind of number or an
-            invalid variance or count.
+            wrappers, order or observation shapes; with ``strict=False``, no
+            wrapper of this stack's classes) or kind (stateful or functional),
+            or holds an entry of the wrong kind of number or an invalid
+            variance or count.
     """
     path = os.fspath(path)
+    if not isinstance(strict, (bool, np.bool_)):
+        raise TypeError(f"anywrap.load_state: expected `strict` to be a bool, got {strict!r}")
     meta, flat = _read(path)
     if state is not None:
-        return _load_functional(env, path, meta, flat, state)
+        return _load_functional(env, path, meta, flat, state, bool(strict))
     layers = _stateful_layers(env)
     want = ",".join(p for p, _ in layers)
-    if meta.get("format") != _FORMAT or meta.get("layers") != want:
-        hint = (
-            " (a functional stack's statistics: load them with state=)"
-            if meta.get("format") == _FUNCTIONAL
-            else ""
-        )
-        raise CheckpointError(
-            f"anywrap.load_state: {path!r} holds the wrappers "
-            f"[{meta.get('layers', '?')}]{hint}, this stack has [{want}]"
-        )
+    hint = (
+        " (a functional stack's statistics: load them with state=)"
+        if meta.get("format") == _FUNCTIONAL
+        else ""
+    )
+    source = _layer_map(
+        path,
+        meta,
+        _FORMAT,
+        [p for p, _ in layers],
+        bool(strict),
+        f"anywrap.load_state: {path!r} holds the wrappers "
+        f"[{meta.get('layers', '?')}]{hint}, this stack has [{want}]",
+    )
     states = []
     for prefix, layer in layers:
-        part = {k[len(prefix) + 1 :]: v for k, v in flat.items() if k.startswith(prefix + ".")}
+        if prefix not in source:
+            continue
+        saved = source[prefix] + "."
+        part = {k[len(saved) :]: v for k, v in flat.items() if k.startswith(saved)}
         try:
             states.append((layer, layer.checked_state(part)))
         except (KeyError, ValueError) as e:
@@ -344,7 +426,7 @@ def _misfit(prefix: str, path: str, e: Exception) -> CheckpointError:
 
 
 def _load_functional(
-    env: Any, path: str, meta: dict[str, str], flat: dict[str, np.ndarray], state: Any
+    env: Any, path: str, meta: dict[str, str], flat: dict[str, np.ndarray], state: Any, strict: bool
 ) -> Any:
     if not _is_functional(env):
         raise ValueError(
@@ -357,20 +439,28 @@ def _load_functional(
     entries = global_entries(owner, env, state)
     prefixes = list(dict.fromkeys(_prefix(k) for k in entries))
     want = ",".join(prefixes)
-    if meta.get("format") != _FUNCTIONAL or meta.get("layers") != want:
-        kind = {_FORMAT: "a stateful stack's", _FUNCTIONAL: "the"}.get(meta.get("format", ""))
-        raise CheckpointError(
-            f"{owner}: {path!r} holds {kind or 'no anywrap'} statistics of the wrappers "
-            f"[{meta.get('layers', '?')}], this functional stack has [{want}]"
-        )
+    kind = {_FORMAT: "a stateful stack's", _FUNCTIONAL: "the"}.get(meta.get("format", ""))
+    source = _layer_map(
+        path,
+        meta,
+        _FUNCTIONAL,
+        prefixes,
+        strict,
+        f"{owner}: {path!r} holds {kind or 'no anywrap'} statistics of the wrappers "
+        f"[{meta.get('layers', '?')}], this functional stack has [{want}]",
+    )
     values: dict[str, np.ndarray] = {}
     for prefix in prefixes:
+        if prefix not in source:
+            values.update({k: v for k, v in entries.items() if k.startswith(prefix + ".")})
+            continue
         own = {
             k: (tuple(v.shape), np.dtype(v.dtype))
             for k, v in entries.items()
             if k.startswith(prefix + ".")
         }
-        given = {k: v for k, v in flat.items() if k.startswith(prefix + ".")}
+        saved = source[prefix] + "."
+        given = {prefix + "." + k[len(saved) :]: v for k, v in flat.items() if k.startswith(saved)}
         who = f"anywrap.functional.{prefix.partition('.')[2]}"
         try:
             values.update(zip(own, checked_entries(who, own, given)))

@@ -23,6 +23,7 @@ import sys
 import time
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -223,14 +224,23 @@ def swing_up(obs: np.ndarray) -> np.ndarray:
     return np.array([np.clip(u, -2.0, 2.0)], dtype=np.float32)
 
 
+def _replace_own_reports(folder: str, prefix: str) -> None:
+    """Remove the reports an earlier demo wrote under ``prefix`` (RecordHTML would warn
+    that it overwrites them; they are the demo's own)."""
+    for old in Path(folder).glob(f"{prefix}-*.html"):
+        old.unlink()
+
+
 def write_reports(folder: str, atari: bool = True) -> list[Any]:
-    """Record a Pendulum-v1 episode (and Breakout where ale-py is installed); the paths."""
+    """Record a Pendulum-v1 episode (and Breakout where ale-py is installed); the paths.
+    The reports of an earlier run into ``folder`` are replaced."""
     # Frames are drawn off screen (rgb_array): SDL needs no display, and without one it
     # prints a harmless "XDG_RUNTIME_DIR is invalid or not set" unless told so.
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
     paths = []
     env = gym.make("Pendulum-v1", render_mode="rgb_array")
     env = anywrap.RecordEpisodeStatistics(env)
+    _replace_own_reports(folder, "pendulum")
     env = anywrap.RecordHTML(env, folder, name_prefix="pendulum")
     obs, _ = env.reset(seed=3)
     done = False
@@ -246,6 +256,7 @@ def write_reports(folder: str, atari: bool = True) -> list[Any]:
             return paths
         gym.register_envs(ale_py)
         aenv = gym.make("ALE/Breakout-v5", render_mode="rgb_array")
+        _replace_own_reports(folder, "breakout")
         aenv = anywrap.RecordHTML(aenv, folder, name_prefix="breakout", report_length=300)
         aenv.reset(seed=0)
         aenv.action_space.seed(0)
@@ -418,7 +429,7 @@ def _reports(folder: str) -> int:
     try:
         paths = write_reports(folder)
     except ImportError as e:  # Pillow or pygame missing
-        print(f"\nHTML report skipped: {e} (pip install 'anywrap[record]' pygame)")
+        print(f"\nHTML report skipped: {e} (pip install '.[record]' pygame, from a checkout)")
         return 1
     print("\nHTML reports (open in a browser; they work offline):")
     for p in paths:

@@ -121,7 +121,8 @@ def check_command(command: str, where: str) -> None:
     words = shlex.split(command)
     if words[:2] == ["pip", "install"]:
         for spec in words[2:]:
-            m = re.fullmatch(r"anywrap(?:\[([\w,-]+)\])?", spec)
+            # anywrap, or (until it is published) the checkout: ".", ".[extras]"
+            m = re.fullmatch(r"(?:anywrap|\.)(?:\[([\w,-]+)\])?", spec)
             assert m, f"{where}: pip installs {spec!r}, not anywrap or one of its extras"
             missing = set((m.group(1) or "").split(",")) - {""} - _extras()
             assert not missing, f"{where}: no extra {sorted(missing)} in pyproject.toml"

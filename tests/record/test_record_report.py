@@ -225,3 +225,18 @@ def test_frames_are_shrunk_to_max_frame_side(tmp_path: Path) -> None:
     env.close()
     f = read_report(env.report_paths[0])["envs"][0]["frames"][0]
     assert Image.open(io.BytesIO(base64.b64decode(f))).size == (40, 40)
+
+
+@pytest.mark.parametrize("batch", [None, 2])
+def test_random_seeds_in_info_are_not_charted(batch: int | None) -> None:
+    """Issue 34: Breakout's report charted ``info.seeds.0`` and ``info.seeds.1`` (ALE's
+    seeds, near 3e9) as time series, on an axis that read only "0"."""
+    from anywrap.record.buffers import Row
+    from anywrap.record.info import InfoColumns
+
+    cols = InfoColumns(batch=batch, select=None, cap=16)
+    shape = () if batch is None else (batch,)
+    seed = np.full(shape, 3_141_592_653, np.uint32)
+    info = {"lives": np.full(shape, 5), "seeds": (seed, seed), "episode_frame_number": seed}
+    cols.record(Row(clock=0.0, step=0, obs=None), info)
+    assert cols.labels(cols.numbers) == ["info.lives", "info.episode_frame_number"]

@@ -423,6 +423,7 @@ def test_vector_info_masks_blank_absent_values(tmp_path: Path) -> None:
         ({"frame_quality": 0}, "frame_quality must be an int in [1, 100], got 0"),
         ({"max_dims": 0}, "max_dims must be an int >= 1, got 0"),
         ({"name_prefix": "a/b"}, "name_prefix must be a non-empty file name prefix"),
+        ({"name_prefix": "x" * 300}, "name_prefix must leave room"),  # issue 34
     ],
 )
 def test_bad_arguments_name_the_wrapper(
@@ -432,7 +433,32 @@ def test_bad_arguments_name_the_wrapper(
     with pytest.raises((ValueError, TypeError)) as err:
         anywrap.RecordHTML(env, tmp_path / "r", **kwargs)
     assert message in str(err.value)
-    assert "frame" in message or "anywrap.RecordHTML" in str(err.value)
+    assert "anywrap.RecordHTML" in str(err.value)
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize("render_mode", [None, "rgb_array"])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"frame_format": "gif"},
+        {"frame_format": 3},
+        {"frame_quality": 101},
+        {"frame_quality": True},
+        {"max_frame_side": 8},
+    ],
+)
+def test_frame_options_are_checked_at_construction_whether_or_not_the_env_renders(
+    kwargs: dict[str, Any], render_mode: str | None, tmp_path: Path
+) -> None:
+    """Issue 34: with an env that does not render (yet), bad frame options got through."""
+    name = next(iter(kwargs))
+    for wrap, env in (
+        (anywrap.RecordHTML, ArrayEnv(render_mode=render_mode)),
+        (anywrap.vector.RecordHTML, ArrayVectorEnv(np.asarray)),
+    ):
+        with pytest.raises(ValueError, match=rf"anywrap\.(vector\.)?RecordHTML: {name} must"):
+            wrap(env, tmp_path / "r", **kwargs)
     assert not (tmp_path / "r").exists()
 
 

@@ -47,6 +47,11 @@ def resolve_library(lib: str | ModuleType) -> str:
         >>> resolve_library(np), resolve_library("jnp"), resolve_library("array_api_strict")
         ('numpy', 'jax', 'array_api_strict')
     """
+    if not isinstance(lib, (str, ModuleType)):  # a number would read as NumPy's scalar
+        raise TypeError(
+            f"expected a library as a name (e.g. 'torch', 'jax') or a module, got "
+            f"{type(lib).__name__} {lib!r}"
+        )
     return xp.library_name(lib)
 
 

@@ -24,7 +24,9 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap import xp
+from anywrap._extras import ALIASES, EXTRA, require
 from anywrap.convert.converter import Converter, check_known, resolve_library
+from anywrap.shell.arrays import final_obs_batch, is_packed
 from anywrap.shell.base import Shell
 from anywrap.shell.checks import check_env_kind
 from anywrap.tree import leaves
@@ -108,6 +110,9 @@ class Conversions:
         if target is None:
             raise TypeError(f"{name}: give the target library as `to=` (or target_xp)")
         self.name, self.vector = name, vector
+        for lib in (target, env_xp):
+            if isinstance(lib, str) and ALIASES.get(lib, lib) in EXTRA:
+                require(ALIASES.get(lib, lib), name)
         try:
             self.target = resolve_library(target)
             self.env_library: str | None = None if env_xp is None else resolve_library(env_xp)
@@ -120,6 +125,8 @@ class Conversions:
         # Gymnasium's vector reward wrappers write into rewards: always writable.
         self.flags = Converter(self.target, device, vector or writable, name)
         self._back: Converter | None = None
+        self.last: Any = None
+        """The env's last batch of observations (a vector env's; in its library)."""
 
     def learn(self, obs: Any) -> None:
         """Learn the env's library and device from its first observation."""
@@ -152,19 +159,41 @@ class Conversions:
         """Reset ``env`` (options converted to its library) and convert obs and info."""
         if options and self.env_library is not None:
             options = self.back(options)
+            mask = options.get("reset_mask")
+            if isinstance(mask, np.ndarray) and not mask.any() and self.last is not None:
+                # A device wrapper above asks for a masked reset without reading its
+                # mask (a sync); Gymnasium's host envs refuse one that selects none.
+                return self.out(self.last), {}
         obs, info = env.reset(seed=seed, options=options)
         self.learn(obs)
+        self.last = obs if self.vector else None
         return self.out(obs), self.out(info)
 
     def step(self, env: Any, action: Any) -> tuple[Any, Any, Any, Any, Any]:
         """Convert the action to ``env``'s library, step, and convert the results."""
         obs, reward, terminated, truncated, info = env.step(self.back(action))
+        if self.vector:
+            self.last = obs
         if self.scalars:
             reward = _as_python(reward, float)
             terminated, truncated = _as_python(terminated, bool), _as_python(truncated, bool)
         else:
             reward, terminated, truncated = (self.flags(v) for v in (reward, terminated, truncated))
+        if self.vector and self.target != "numpy" and isinstance(info, dict):
+            info = _final_obs_as_batch(env, obs, info)
         return self.out(obs), reward, terminated, truncated, self.out(info)
+
+
+def _final_obs_as_batch(env: Any, obs: Any, info: dict[str, Any]) -> dict[str, Any]:
+    """``info`` with Gymnasium's SAME_STEP ``final_obs`` (a NumPy object array, None
+    where a sub-env did not end) as one batch, the layout of device envs: an object
+    array of another library's arrays is no array of that library, and the stateful
+    wrappers above would get one. Rows without a final observation hold the current
+    one; ``info["_final_obs"]`` says which rows are real."""
+    if not is_packed(info.get("final_obs")):
+        return info
+    batch, _ = final_obs_batch(info, obs, env.single_observation_space, env.num_envs)
+    return {**info, "final_obs": batch}
 
 
 class ArrayConversion(Shell, gym.Wrapper):

@@ -27,6 +27,14 @@ Example:
     (10, 64)
 """
 
+try:
+    import jax  # noqa: F401
+except ModuleNotFoundError:  # named with the extra that installs it
+    from anywrap._extras import require
+
+    require("jax", "anywrap.functional")
+    raise
+
 from .adapters import (
     BraxEnv,
     FuncEnvAdapter,

@@ -30,11 +30,15 @@ class InfoColumns:
 
     A leaf is a number per (sub-)env: shape ``()`` for one env, ``(N,)`` for
     a vector env. Gymnasium's vector masks (``info["_key"]``) blank the
-    sub-envs where a value is absent. Keys that start with ``_`` and the
-    final observation and info of SAME_STEP are not charted.
+    sub-envs where a value is absent. Keys that start with ``_``, the
+    final observation and info of SAME_STEP, and random seeds (ALE's
+    ``info["seeds"]``: identifiers near 2^32, not a time series) are not
+    charted.
     """
 
-    SKIP = frozenset({"final_obs", "final_info", "final_observation", "terminal_observation"})
+    SKIP = frozenset(
+        {"final_obs", "final_info", "final_observation", "terminal_observation", "seed", "seeds"}
+    )
 
     def __init__(self, batch: int | None, select: Sequence[int] | None, cap: int) -> None:
         self.batch = batch

@@ -63,6 +63,10 @@ def path_name(prefix: str, path: tuple[Any, ...]) -> str:
     return prefix + "".join(f".{k}" for k in path)
 
 
+class LayoutChanged(ValueError):
+    """Observations or actions whose shapes differ from those a recorder first saw."""
+
+
 class Layout:
     """Flattens a tree of arrays into one float row per recorded (sub-)env.
 
@@ -93,6 +97,8 @@ class Layout:
         self.left_out: list[str] = []
         """The leaves not charted: text (a Text space), graphs, anything not numbers."""
         self._parts: list[tuple[bool, int, bool]] = []  # (used, size, summarised)
+        self.prefix = prefix
+        self.shapes = [shape_of(leaf) for _, leaf in flatten_with_paths(sample, _whole)]
         for path, leaf in flatten_with_paths(sample, _whole):
             shape = shape_of(leaf)
             if not is_number(leaf) or (batch is not None and shape[:1] != (batch,)):
@@ -120,8 +126,17 @@ class Layout:
         """How many columns a row has."""
         return len(self.labels)
 
+    def check(self, tree: Any) -> None:
+        """``tree`` must have the leaves' shapes of the first one (a :class:`LayoutChanged`)."""
+        shapes = [shape_of(leaf) for _, leaf in flatten_with_paths(tree, _whole)]
+        if shapes != self.shapes:
+            raise LayoutChanged(
+                f"expected {self.prefix} of the shapes {self.shapes} as before, got {shapes}"
+            )
+
     def row(self, tree: Any) -> Any:
         """The ``(rows, width)`` float row of ``tree``, in its library, on its device."""
+        self.check(tree)
         return self._compiled(tree, None, None)[0]
 
     def row_and_final(self, tree: Any, final: Any, done: Any) -> tuple[Any, Any]:
@@ -130,6 +145,7 @@ class Layout:
         For SAME_STEP: ``final`` is ``info["final_obs"]``, the observation the
         action led to, where ``tree`` already holds the next episode's first.
         """
+        self.check(tree)
         return self._compiled(tree, final, done)
 
     def _row(self, tree: Any, final: Any, done: Any) -> tuple[Any, Any]:

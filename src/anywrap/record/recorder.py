@@ -20,10 +20,13 @@ Example:
 
 from __future__ import annotations
 
+import atexit
 import glob
 import os
+import sys
 import time
 import warnings
+import weakref
 from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -36,8 +39,14 @@ from anywrap import xp as axp
 from anywrap.record.buffers import HostRows, Report, Row, to_host
 from anywrap.record.describe import describe_env
 from anywrap.record.info import InfoColumns
-from anywrap.record.layout import Flags, Layout, select_sub_envs, shape_of
-from anywrap.record.report import FrameEncoder, build_report, check_frame, write_html
+from anywrap.record.layout import Flags, Layout, LayoutChanged, select_sub_envs, shape_of
+from anywrap.record.report import (
+    FrameEncoder,
+    build_report,
+    check_frame,
+    check_frame_options,
+    write_html,
+)
 from anywrap.record.schedule import Event, Schedule
 from anywrap.tree import flatten_with_paths, tree_map
 
@@ -108,6 +117,14 @@ class Recorder:
             raise ValueError(
                 f"{owner}: name_prefix must be a non-empty file name prefix, got {name_prefix!r}"
             )
+        longest = f"{name_prefix}-episode-{2**64}.html"  # a file system's name limit: 255 bytes
+        if len(os.fsencode(longest)) > 255:
+            raise ValueError(
+                f"{owner}: name_prefix must leave room for '-episode-<n>.html' in a file name "
+                f"of 255 bytes, got {len(os.fsencode(name_prefix))} bytes ({name_prefix[:40]!r}...)"
+            )
+        # Checked whether or not the env renders now (it may only later, or never).
+        check_frame_options(owner, frame_format, frame_quality, max_frame_side)
         self.owner = owner
         self.env = env
         self.render_mode = getattr(env, "render_mode", None)
@@ -155,6 +172,7 @@ class Recorder:
         self._seed_episode = -1
         self._pool: ThreadPoolExecutor | None = None
         self._encoding: deque[Future] = deque()  # frames submitted, oldest first
+        _OPEN.add(self)
 
     @property
     def recording(self) -> bool:
@@ -169,12 +187,46 @@ class Recorder:
 
         ``mask`` is the host reset mask over all sub-envs (None: all were reset).
         """
+        try:
+            self._on_reset(obs, info, seed, mask, counts)
+        except LayoutChanged as e:
+            self._layout_changed(e)
+
+    def on_step(
+        self, obs: Any, action: Any, reward: Any, terminated: Any, truncated: Any, info: Any
+    ) -> None:
+        """After the env's ``step``."""
+        try:
+            self._on_step(obs, action, reward, terminated, truncated, info)
+        except LayoutChanged as e:
+            self._layout_changed(e)
+
+    def _layout_changed(self, e: LayoutChanged) -> None:
+        """Observations or actions changed shape: the report so far is written, and the
+        next report learns the new shapes (a report's columns are fixed)."""
+        self.settle()
+        recording = self.schedule.recording
+        if recording:
+            self.schedule.stop()
+            self._finish()
+        self._obs = self._action = None
+        warnings.warn(
+            f"{self.owner}: {e}; "
+            + ("the report so far is written, and " if recording else "")
+            + "recording stops until the next report begins",
+            RuntimeWarning,
+            stacklevel=4,
+        )
+
+    def _on_reset(
+        self, obs: Any, info: Any, seed: Any, mask: np.ndarray | None, counts: bool
+    ) -> None:
         self.settle()
         if seed is not None:
             self._seed = seed
             self._seed_episode = self.schedule.episode_id + (1 if counts else 0)
         if counts:
-            self._apply(self.schedule.new_episode())
+            self._apply(self._new_episode())
         self._prev = None
         self._has_autoreset = False
         if self.schedule.recording:
@@ -183,10 +235,9 @@ class Recorder:
                 row.reset_mask = np.asarray(mask, dtype=bool)[self._indices()]
             self._keep(row)
 
-    def on_step(
+    def _on_step(
         self, obs: Any, action: Any, reward: Any, terminated: Any, truncated: Any, info: Any
     ) -> None:
-        """After the env's ``step``."""
         self.total_steps += 1
         if self._lazy is None:
             host = axp.is_host(terminated) and axp.is_host(truncated)
@@ -224,7 +275,7 @@ class Recorder:
         if self.schedule.recording:
             self._keep(row)
         before = self._report
-        self._apply(self.schedule.new_episode())
+        self._apply(self._new_episode())
         self._apply(self.schedule.new_step())
         if self.schedule.recording:
             opening = Row(
@@ -242,6 +293,7 @@ class Recorder:
 
     def close(self) -> None:
         """Write the report being recorded, if any, and stop the frame encoder."""
+        _OPEN.discard(self)
         self.settle()
         if self.schedule.recording:
             self.schedule.stop()
@@ -255,10 +307,20 @@ class Recorder:
         """NEXT_STEP, as Gymnasium's vector RecordVideo: the step after sub-env 0's
         done (its reset step) begins an episode."""
         if self.mode == "NextStep":
-            events = self.schedule.new_episode() if self._has_autoreset else []
+            events = self._new_episode() if self._has_autoreset else []
             self._has_autoreset = done0
             return events
         return []
+
+    def _new_episode(self) -> list[Event]:
+        """The schedule's events for an episode that begins. An episode trigger that
+        raises still has the report it ends written first (not lost without a word)."""
+        try:
+            return self.schedule.new_episode()
+        except BaseException:
+            self._apply(self.schedule.unapplied)
+            self.schedule.unapplied = []
+            raise
 
     def _apply(self, events: list[Event]) -> None:
         for event in events:
@@ -321,7 +383,7 @@ class Recorder:
             if self.mode == "SameStep" and done0:
                 self._take(host, i)
                 before = self._report
-                self._apply(self.schedule.new_episode())
+                self._apply(self._new_episode())
                 self._apply(self.schedule.new_step())
                 self._take(host, i, autoreset=True, count=self._report is not before)
                 continue
@@ -529,3 +591,26 @@ def _merge_final(obs: Any, final: np.ndarray) -> Any:
         for (_, dst), (_, src) in zip(flatten_with_paths(out), flatten_with_paths(f)):
             dst[i] = src
     return out
+
+
+_OPEN: weakref.WeakSet[Recorder] = weakref.WeakSet()
+"""Recorders not closed yet: a script or notebook that ends without ``close()``."""
+
+
+@atexit.register
+def _close_at_exit() -> None:
+    """Write the reports that recorders still hold when the interpreter exits, so that
+    a script which never calls ``close()`` (as notebooks do not) loses none."""
+    for recorder in list(_OPEN):
+        if recorder.schedule.recording:
+            try:
+                recorder.close()
+            except Exception as e:  # at exit (no warning filters left): say so, go on
+                print(f"{recorder.owner}: the report was not written at exit: {e}", file=sys.stderr)
+            else:
+                if recorder.paths:
+                    print(
+                        f"{recorder.owner}: wrote {recorder.paths[-1]} at exit (call close() "
+                        "to write a report when it ends)",
+                        file=sys.stderr,
+                    )

@@ -73,6 +73,21 @@ _FORMATS = {"webp": "image/webp", "jpeg": "image/jpeg", "png": "image/png"}
 
 
 # ------------------------------------------------------------------ frames
+def check_frame_options(owner: str, fmt: Any, quality: Any, max_side: Any) -> str:
+    """The frame options checked (what :class:`FrameEncoder` takes); the format in
+    lower case. Each error names ``owner`` and the argument."""
+    name = fmt.lower() if isinstance(fmt, str) else fmt
+    if name not in _FORMATS:
+        raise ValueError(f"{owner}: frame_format must be one of {sorted(_FORMATS)}, got {fmt!r}")
+    if isinstance(quality, bool) or not (isinstance(quality, int) and 1 <= quality <= 100):
+        raise ValueError(f"{owner}: frame_quality must be an int in [1, 100], got {quality!r}")
+    if max_side is not None and (
+        isinstance(max_side, bool) or not (isinstance(max_side, int) and max_side >= 16)
+    ):
+        raise ValueError(f"{owner}: max_frame_side must be None or an int >= 16, got {max_side!r}")
+    return str(name)
+
+
 class FrameEncoder:
     """Compresses ``rgb_array`` frames with Pillow (WebP by default).
 
@@ -88,19 +103,13 @@ class FrameEncoder:
     """
 
     def __init__(self, fmt: str = "webp", quality: int = 75, max_side: int | None = 512) -> None:
-        fmt = fmt.lower()
-        if fmt not in _FORMATS:
-            raise ValueError(f"frame_format must be one of {sorted(_FORMATS)}, got {fmt!r}")
-        if not (isinstance(quality, int) and 1 <= quality <= 100):
-            raise ValueError(f"frame_quality must be an int in [1, 100], got {quality!r}")
-        if max_side is not None and not (isinstance(max_side, int) and max_side >= 16):
-            raise ValueError(f"max_frame_side must be None or an int >= 16, got {max_side!r}")
+        fmt = check_frame_options("FrameEncoder", fmt, quality, max_side)
         try:
             import PIL.Image  # noqa: F401
         except ImportError as e:  # pragma: no cover - the record extra installs it
             raise ImportError(
-                "RecordHTML needs Pillow to compress frames: pip install 'anywrap[record]' "
-                "(or pass frames=False for a charts-only report)"
+                "RecordHTML needs Pillow to compress frames: pip install '.[record]' from a "
+                "checkout (or pass frames=False for a charts-only report)"
             ) from e
         self.format, self.quality, self.max_side = fmt, quality, max_side
         self.mime = _FORMATS[fmt]

@@ -51,6 +51,7 @@ class Schedule:
         if episode_trigger is None and step_trigger is None:
             episode_trigger = capped_cubic_schedule
         self.episode_trigger = episode_trigger
+        self.unapplied: list[Event] = []
         self.step_trigger = step_trigger
         self.report_length = report_length
         self.prefix = prefix
@@ -69,14 +70,19 @@ class Schedule:
         return [*events, ("start", name)]
 
     def new_episode(self) -> list[Event]:
-        """An episode begins (a reset, or an autoreset of the env that counts)."""
+        """An episode begins (a reset, or an autoreset of the env that counts).
+
+        If the episode trigger raises, the events due before it (the stop of the
+        report being recorded) are left in :attr:`unapplied` for the owner to apply."""
         self.episode_id += 1
         events: list[Event] = []
         if self.recording and self.report_length == 0:
             events.append(("stop",))
             self.name = None
+        self.unapplied = events
         if self.episode_trigger is not None and self.episode_trigger(self.episode_id):
             events += self._start(f"{self.prefix}-episode-{self.episode_id}")
+        self.unapplied = []
         return events
 
     def new_step(self) -> list[Event]:

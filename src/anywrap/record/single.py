@@ -9,6 +9,7 @@ from typing import Any
 import gymnasium as gym
 
 from anywrap.record.shell import RecordShell
+from anywrap.shell.checks import checked_reset
 
 __all__ = ["RecordHTML"]
 
@@ -117,6 +118,7 @@ class RecordHTML(RecordShell, gym.Wrapper):
         gym.Wrapper.__init__(self, env)
         self._start_recording(_NAME, options)
 
+    @checked_reset
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         """Reset the env; end the report being recorded, and maybe begin one."""
         obs, info = self.env.reset(seed=seed, options=options)

@@ -11,7 +11,12 @@ from gymnasium.vector import VectorEnv, VectorWrapper
 
 from anywrap import xp as axp
 from anywrap.record.shell import RecordShell
-from anywrap.shell.checks import autoreset_mode, reset_mask_of
+from anywrap.shell.checks import (
+    autoreset_mode,
+    autoreset_mode_property,
+    checked_reset,
+    reset_mask_of,
+)
 
 __all__ = ["RecordHTML"]
 
@@ -123,6 +128,9 @@ class RecordHTML(RecordShell, VectorWrapper):
         self._start_recording(_NAME, options, batch=self.num_envs, autoreset_mode=mode)
         self.sub_envs = list(self._recorder.select or ())
 
+    autoreset_mode = autoreset_mode_property()
+
+    @checked_reset
     def reset(
         self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:

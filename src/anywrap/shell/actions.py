@@ -50,6 +50,14 @@ class ActionBounds:
         self.env_device: Any = None
         self.env_library: str | None = None  # None: a NumPy env (or none seen yet)
 
+    def __getstate__(self) -> dict[str, Any]:
+        # A copy (deepcopy, or cloudpickle into another process, as SB3's SubprocVecEnv
+        # ships envs) learns the env's device again from its next observation: a JAX
+        # Device cannot be pickled, and the cached bounds live on the old devices.
+        state = dict(self.__dict__)
+        state.update(_cache={}, _real=set(), env_type=None, env_device=None, env_library=None)
+        return state
+
     def observe(self, observation: Any) -> None:
         """Learn the env's array library and device from an observation it returned."""
         leaf = first_leaf(observation)

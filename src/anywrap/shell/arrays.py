@@ -33,6 +33,7 @@ from gymnasium.vector.utils import concatenate, create_empty_array
 
 from anywrap import xp as axp
 from anywrap.shell.base import moved
+from anywrap.shell.checks import check_dtype
 from anywrap.shell.spaces import ObservationCheck
 from anywrap.transforms.rescale import rescale_coefficients
 from anywrap.tree import first_leaf, tree_map
@@ -87,6 +88,7 @@ def reward_bound(value: Any) -> Any:
 
 def dtype_space(owner: str, space: gym.Space, dtype: Any) -> gym.Space:
     """Gymnasium's ``DtypeObservation`` space: ``space`` holding ``dtype``."""
+    check_dtype(owner, "dtype", dtype)
     if isinstance(space, gym.spaces.Box):
         return gym.spaces.Box(space.low, space.high, space.shape, dtype=dtype)
     if isinstance(space, gym.spaces.Discrete):

@@ -34,7 +34,14 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap import xp
-from anywrap.shell.checks import checked_entries, reset_mask_of, wrapper_name
+from anywrap.shell.checks import (
+    autoreset_mode_property,
+    check_distinct_keys,
+    checked_entries,
+    checked_reset,
+    reset_mask_of,
+    wrapper_name,
+)
 from anywrap.shell.statistics import RunningMeanStd, reboxed, unboxed
 from anywrap.tree import first_leaf, flatten_with_paths, key_path, tree_map, unflatten
 
@@ -97,6 +104,21 @@ class Shell(gym.utils.RecordConstructorArgs):
     _state: Any = None
     _kind: type = np.ndarray  # the exact array type the state is held in now
     _boxed: bool = False  # whether the state holds RunningMeanStd boxes
+    _ranges: dict[str, tuple[int, int]] = {}  # bounds a loaded state's int fields keep
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # Every reset checks its options first, so that the outermost anywrap wrapper
+        # refuses bad options before any wrapper or env below it changes.
+        super().__init_subclass__(**kwargs)
+        if "reset" in cls.__dict__ and not getattr(cls.reset, "_checks_options", False):
+            cls.reset = checked_reset(cls.reset)  # type: ignore[method-assign]
+
+    autoreset_mode = autoreset_mode_property()
+
+    @checked_reset
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
+        """Reset the env; ``options`` checked first (a dict, and a valid ``reset_mask``)."""
+        return super().reset(seed=seed, options=options)  # type: ignore[misc]
 
     def _run(self, fn: xp.Compiled, like: Any, *args: Any, **kwargs: Any) -> Any:
         """``fn(state, *args)`` on the state for the data ``like`` (an array, or a tree of
@@ -177,7 +199,10 @@ class Shell(gym.utils.RecordConstructorArgs):
             return {}
         flat = flatten_with_paths(self._export(unboxed(self._state)))
         # NumPy scalars (what arithmetic on 0-d arrays gives) as the 0-d arrays they are.
-        return {key_path(p): np.asarray(v) if isinstance(v, np.generic) else v for p, v in flat}
+        out = {key_path(p): np.asarray(v) if isinstance(v, np.generic) else v for p, v in flat}
+        if len(out) != len(flat):
+            check_distinct_keys(wrapper_name(self), [key_path(p) for p, _ in flat])
+        return out
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Restore a state saved by :meth:`state_dict` (arrays of any library), every
@@ -195,6 +220,7 @@ class Shell(gym.utils.RecordConstructorArgs):
             key: (tuple(mine.shape), np.dtype(xp.to_numpy(mine).dtype))
             for key, mine in self.state_dict().items()
         }
-        values = checked_entries(f"{wrapper_name(self)}.load_state_dict", own, state_dict)
+        who = f"{wrapper_name(self)}.load_state_dict"
+        values = checked_entries(who, own, state_dict, self._ranges)
         state = unboxed(self._state)
         return self._import(moved(unflatten(state, values), first_leaf(state)))

@@ -9,8 +9,10 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
@@ -23,14 +25,19 @@ from anywrap.transforms.moments import split_count
 
 __all__ = [
     "autoreset_mode",
+    "autoreset_mode_property",
     "callable_argument",
+    "check_distinct_keys",
+    "check_dtype",
     "check_env_kind",
     "check_epsilon",
     "check_gamma",
     "check_reset_mask",
+    "check_reset_options",
     "check_stats_dtype",
     "check_stats_key",
     "checked_entries",
+    "checked_reset",
     "flag",
     "real_number",
     "reset_mask_of",
@@ -49,7 +56,7 @@ def wrapper_name(obj: Any) -> str:
     if parts[0] != "anywrap":
         return f"{tp.__module__}.{tp.__qualname__}"
     for family in ("functional", "vector"):
-        if family in parts[1:2]:
+        if family in parts[1:]:  # anywrap.vector.X, anywrap.record.vector.RecordHTML
             return f"anywrap.{family}.{tp.__name__}"
     return f"anywrap.{tp.__name__}"
 
@@ -102,6 +109,22 @@ def whole_number(owner: str, name: str, value: Any, least: int) -> int:
     if value < least:
         raise ValueError(f"{owner}: expected `{name}` >= {least}, got {value!r}")
     return int(value)
+
+
+def check_dtype(owner: str, name: str, dtype: Any) -> np.dtype:
+    """``dtype`` as a NumPy dtype of numbers or bools (a name, scalar type or dtype, as
+    NumPy reads it); an unknown name, or strings, objects or dates, which no array
+    library's observations hold, is a TypeError that names the wrapper."""
+    try:
+        out = np.dtype(dtype)
+    except TypeError:
+        out = None
+    if out is None or out.kind not in "biufc":
+        raise TypeError(
+            f"{owner}: expected `{name}` to be a dtype of numbers or bools (e.g. np.float32 "
+            f"or 'float32'), got {dtype!r}"
+        )
+    return out
 
 
 def check_stats_dtype(owner: str, stats_dtype: Any) -> str | None:
@@ -163,6 +186,21 @@ def autoreset_mode(owner: str, env: Any) -> AutoresetMode:
     return mode
 
 
+def autoreset_mode_property() -> property:
+    """A vector wrapper's ``autoreset_mode``, as Gymnasium's vector envs have it (and
+    TorchRL's ``GymWrapper`` reads it): the mode of its metadata. Gymnasium's
+    ``VectorWrapper`` does not pass the attribute through."""
+
+    def get(self: Any) -> AutoresetMode:
+        if not isinstance(self, gym.vector.VectorEnv):
+            raise AttributeError(
+                f"{type(self).__name__!r} object has no attribute 'autoreset_mode'"
+            )
+        return autoreset_mode(wrapper_name(self), self)
+
+    return property(get, doc=autoreset_mode_property.__doc__)
+
+
 def reset_mask_of(owner: str, options: dict[str, Any] | None, num_envs: int) -> Any:
     """The checked ``options["reset_mask"]``, or None for a full reset."""
     if options is None or "reset_mask" not in options:
@@ -173,7 +211,9 @@ def reset_mask_of(owner: str, options: dict[str, Any] | None, num_envs: int) -> 
 
 
 def check_reset_mask(owner: str, mask: Any, num_envs: int) -> None:
-    """A ``reset_mask`` must be a bool array of shape ``(num_envs,)``."""
+    """A ``reset_mask`` must be a bool array of shape ``(num_envs,)``; one on the
+    host must select at least one sub-env, as Gymnasium's vector envs require (a
+    device mask is not read: that would be a host sync)."""
     shape = tuple(getattr(mask, "shape", ()))
     try:
         is_bool = bool(axp.namespace(mask).isdtype(mask.dtype, "bool"))
@@ -184,6 +224,62 @@ def check_reset_mask(owner: str, mask: Any, num_envs: int) -> None:
             f"{owner}: expected options['reset_mask'] to be a bool array of shape "
             f"({num_envs},), got {axp.describe(mask)}"
         )
+    if isinstance(mask, np.ndarray) and not mask.any():
+        raise ValueError(
+            f"{owner}: expected options['reset_mask'] to select at least one sub-env, got "
+            f"{mask} (reset() without options resets them all)"
+        )
+
+
+def _numpy_env_below(env: Any) -> Any:
+    """Gymnasium's Sync or Async vector env at or under ``env``, through anywrap's
+    wrappers only (which pass ``options`` on as they are): it takes NumPy masks only.
+    None where a conversion wrapper, another library's wrapper (which may convert)
+    or another vector env comes first."""
+    while env is not None:
+        if isinstance(env, (gym.vector.SyncVectorEnv, gym.vector.AsyncVectorEnv)):
+            return env
+        if hasattr(env, "_conv") or not type(env).__module__.startswith("anywrap."):
+            return None
+        env = getattr(env, "env", None)
+    return None
+
+
+def check_reset_options(owner: str, wrapper: Any, options: Any, num_envs: int | None) -> None:
+    """``options`` must be a dict or None; a vector env's ``reset_mask`` is checked
+    (:func:`check_reset_mask`), and must be a NumPy array where Gymnasium's Sync or
+    Async vector env under ``wrapper`` takes it unconverted."""
+    if options is not None and not isinstance(options, dict):
+        raise TypeError(
+            f"{owner}: expected `options` to be a dict or None, got "
+            f"{type(options).__name__} {options!r}"
+        )
+    if num_envs is None or not options or "reset_mask" not in options:
+        return
+    mask = options["reset_mask"]
+    check_reset_mask(owner, mask, num_envs)
+    below = _numpy_env_below(wrapper)
+    if below is not None and not isinstance(mask, np.ndarray):
+        raise TypeError(
+            f"{owner}: expected options['reset_mask'] to be a NumPy array, as the "
+            f"{type(below).__name__} below takes, got {axp.describe(mask)} (convert it, or "
+            "put a conversion wrapper such as anywrap.vector.ToTorch between)"
+        )
+
+
+def checked_reset(reset: Callable[..., Any]) -> Callable[..., Any]:
+    """``reset`` with its ``options`` checked first (:func:`check_reset_options`), so
+    that bad options are refused by the outermost anywrap wrapper, before any
+    wrapper or env changes."""
+
+    @functools.wraps(reset)
+    def checked(self: Any, *, seed: Any = None, options: Any = None) -> Any:
+        num_envs = self.num_envs if isinstance(self, gym.vector.VectorEnv) else None
+        check_reset_options(wrapper_name(self), self, options, num_envs)
+        return reset(self, seed=seed, options=options)
+
+    checked._checks_options = True  # type: ignore[attr-defined]
+    return checked
 
 
 def step_values(
@@ -227,16 +323,48 @@ def step_values(
 _FLOATS = ("float32", "float64")
 _FINITE = frozenset(
     {"mean", "var", "count", "count_lo", "accumulated", "episode_count", "episode_count_lo"}
+    | {"start_time", "recent_times"}
 )
 """State entries that are finite by construction: statistics leave non-finite samples
-out, and the counts and returns are sums of finite numbers."""
+out, the counts and returns are sums of finite numbers, and clocks read the time."""
 _NON_NEGATIVE = frozenset(
     {"var", "count", "lengths", "recent_lengths", "recent_size", "newest", "episode_count"}
+    | {"elapsed", "length", "taken"}
 )
+_COUNTS = frozenset({"count", "episode_count", "lengths", "elapsed", "taken"})
+"""Counts and clocks that a step adds 1 to: each must still be able to take that 1
+in its dtype (a float64 count of 1e300 would freeze the statistics for good, an int32
+clock at its maximum would wrap)."""
+
+
+def _next_fits(value: np.ndarray, kept: np.dtype, double_word: bool) -> bool:
+    """Whether ``value + 1`` is exact in ``kept`` (two float32 words hold a float64)."""
+    if kept.kind in "iu":
+        return bool((value < np.iinfo(kept).max).all())
+    mantissa = np.finfo(np.float64 if double_word else kept).nmant + 1
+    return bool((value < 2.0**mantissa).all())
+
+
+def check_distinct_keys(owner: str, keys: list[str]) -> None:
+    """A state's flattened keys must be distinct (a Dict key with a dot, ``"a.b"``,
+    beside a nested ``{"a": {"b": ...}}`` gives ``"a.b"`` twice): one would overwrite
+    the other in ``state_dict()`` and in a checkpoint, which then would not load."""
+    seen: set[str] = set()
+    for key in keys:
+        if key in seen:
+            raise ValueError(
+                f"{owner}: expected the keys of the observation space to stay distinct once "
+                f"joined with dots, got {key!r} twice (a key with a dot beside a nested one); "
+                "rename one to save or load this state"
+            )
+        seen.add(key)
 
 
 def checked_entries(
-    who: str, own: dict[str, tuple[tuple[int, ...], np.dtype]], given: dict[str, Any]
+    who: str,
+    own: dict[str, tuple[tuple[int, ...], np.dtype]],
+    given: dict[str, Any],
+    ranges: dict[str, tuple[int, int]] | None = None,
 ) -> list[np.ndarray]:
     """The entries of a saved state (``given``: arrays of any library, by key) as host
     arrays in ``own``'s order, checked against ``own`` (each key's shape and the dtype
@@ -258,6 +386,10 @@ def checked_entries(
                 f"{who}: {key!r} has shape {hosts[key].shape}, this wrapper expects "
                 f"{tuple(shape)} (a stack of another shape?)"
             )
+    for key, value in hosts.items():  # a ring's pointer and fill, by field name
+        low, high = (ranges or {}).get(key.rpartition(".")[2], (None, None))
+        if low is not None and value.size and not (low <= value.min() and value.max() <= high):
+            _refuse(who, key, value, f"must be in [{low}, {high}] for this wrapper")
     return loaded_values(who, hosts, {key: dtype for key, (_, dtype) in own.items()})
 
 
@@ -283,8 +415,15 @@ def loaded_values(
         field = key.rpartition(".")[2]
         if field in _FINITE and value.dtype.kind == "f" and not np.isfinite(value).all():
             _refuse(who, key, value, "must be finite")
+        if value.dtype.kind == "f" and kept[key].kind == "f" and kept[key] != value.dtype:
+            with np.errstate(over="ignore"):
+                overflows = np.isfinite(value) & ~np.isfinite(value.astype(kept[key]))
+            if overflows.any():
+                _refuse(who, key, value[overflows], f"must fit {kept[key].name}, the dtype kept")
         if field in _NON_NEGATIVE and not (value >= 0).all():
             _refuse(who, key, value, "must be non-negative")
+        if field in _COUNTS and not _next_fits(value, kept[key], key + "_lo" in values):
+            _refuse(who, key, value, f"must be a count that {kept[key].name} can still add 1 to")
     out = dict(values)
     for key in values:
         if not key.endswith("_lo") or key[:-3] not in values:
@@ -293,6 +432,8 @@ def loaded_values(
         total = values[hi].astype(np.float64) + values[key].astype(np.float64)
         if not (total >= 0).all():
             _refuse(who, key, total, f"and {hi!r} must total a non-negative count")
+        if not _next_fits(total, kept[hi], True):
+            _refuse(who, key, total, f"and {hi!r} must total a count below 2**53")
         if kept[hi] == np.float32:  # the two float32 words of the float64 total
             out[hi], out[key] = split_count(total, np.float32)
     for key, size in values.items():  # "recent_size", or "episodes.recent_size"

@@ -32,12 +32,31 @@ def check_delay(owner: str, delay: Any) -> int:
 
 def zero_observation(owner: str, space: gym.Space) -> Any:
     """The space's observation closest to zero (Gymnasium's ``create_zero_array``), as
-    NumPy arrays (a tree for Dict / Tuple spaces)."""
+    NumPy arrays (a tree for Dict / Tuple spaces). Spaces of no fixed-shape array
+    (Text, Graph, Sequence, OneOf) are refused: their samples are no array of a library."""
+    for part in _leaves(space):
+        if not isinstance(
+            part,
+            (gym.spaces.Box, gym.spaces.Discrete, gym.spaces.MultiDiscrete, gym.spaces.MultiBinary),
+        ):
+            raise TypeError(
+                f"{owner}: expected an observation space of arrays (Box, Discrete, "
+                f"MultiDiscrete, MultiBinary, or a Dict / Tuple of them), got {space}; "
+                "gymnasium.wrappers.DelayObservation delays other observations on the host"
+            )
     try:
         zero = create_zero_array(space)
     except Exception as e:
         raise TypeError(f"{owner}: no zero observation for the space {space}: {e}") from e
     return tree_map(lambda z: np.asarray(z), zero)
+
+
+def _leaves(space: gym.Space) -> list[gym.Space]:
+    if isinstance(space, gym.spaces.Dict):
+        return [leaf for sub in space.spaces.values() for leaf in _leaves(sub)]
+    if isinstance(space, gym.spaces.Tuple):
+        return [leaf for sub in space.spaces for leaf in _leaves(sub)]
+    return [space]
 
 
 class DelayRing:

@@ -70,7 +70,7 @@ class DelayObservation(DelayRing, Shell, VectorWrapper):
         zero = zero_observation(_NAME, env.single_observation_space)
         VectorWrapper.__init__(self, env)
         self._mode = autoreset_mode(_NAME, env)
-        self.delay = delay
+        self.delay, self._ranges = delay, {"count": (0, delay + 1)}
         self._check = box_check(_NAME, env.single_observation_space, self.num_envs)
         self._zero = LibraryConstants(_NAME, zero)
         self._state = init_delay(zero, delay=delay, batch_shape=(self.num_envs,), xp=np)

@@ -130,6 +130,7 @@ class FrameStackObservation(InPlaceState, Shell, VectorWrapper):
         self.single_observation_space = batch_space(space, n=stack_size)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.stack_size, self.padding_type = stack_size, kind
+        self._ranges = {"newest": (0, stack_size - 1), "count": (0, stack_size)}
         self._batch = (self.num_envs, *space.shape)
         custom = None if kind == "reset" else self.padding_value
         self._state = init_frame_stack(

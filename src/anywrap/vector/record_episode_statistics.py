@@ -116,10 +116,6 @@ class RecordEpisodeStatistics(EpisodeClock, Shell, VectorWrapper):
     ) -> tuple[Any, dict[str, Any]]:
         """Reset; restart the statistics of the sub-envs reset (all, without a mask)."""
         mask = reset_mask_of(_NAME, options, self.num_envs)
-        if mask is not None and xp.is_host(mask) and not np.any(mask):  # host values only
-            raise ValueError(
-                f"{_NAME}: options['reset_mask'] must select at least one sub-env, got {mask}"
-            )
         obs, info = self.env.reset(seed=seed, options=options)
         if mask is not None:
             mask = self._mask_for(mask, obs)

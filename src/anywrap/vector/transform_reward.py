@@ -8,7 +8,7 @@ from typing import Any
 import gymnasium as gym
 from gymnasium.vector import VectorEnv
 
-from anywrap.shell.checks import callable_argument
+from anywrap.shell.checks import autoreset_mode_property, callable_argument, checked_reset
 
 __all__ = ["TransformReward"]
 
@@ -35,3 +35,6 @@ class TransformReward(gym.wrappers.vector.TransformReward):
         """Wrap ``env`` so that rewards pass through ``func``."""
         callable_argument("anywrap.vector.TransformReward", "func", func)
         super().__init__(env, func)
+
+    reset = checked_reset(gym.wrappers.vector.TransformReward.reset)
+    autoreset_mode = autoreset_mode_property()

@@ -59,7 +59,7 @@ class DelayObservation(DelayRing, Shell, gym.ObservationWrapper):
         delay = check_delay(_NAME, delay)
         zero = zero_observation(_NAME, env.observation_space)
         gym.ObservationWrapper.__init__(self, env)
-        self.delay = delay
+        self.delay, self._ranges = delay, {"count": (0, delay + 1)}
         self._check = box_check(_NAME, env.observation_space)
         self._zero = LibraryConstants(_NAME, zero)
         self._state = init_delay(zero, delay=delay, batch_shape=(), xp=np)

@@ -88,6 +88,7 @@ class FrameStackObservation(InPlaceState, Shell, gym.Wrapper):
         gym.Wrapper.__init__(self, env)
         self.observation_space = batch_space(space, n=stack_size)
         self.stack_size, self.padding_type = stack_size, kind
+        self._ranges = {"newest": (0, stack_size - 1), "count": (0, stack_size)}
         self._frame = tuple(space.shape)
         custom = None if kind == "reset" else self.padding_value
         self._state = init_frame_stack(

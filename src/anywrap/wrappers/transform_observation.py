@@ -7,7 +7,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from anywrap.shell.checks import callable_argument
+from anywrap.shell.checks import callable_argument, checked_reset
 
 __all__ = ["TransformObservation"]
 
@@ -39,3 +39,5 @@ class TransformObservation(gym.wrappers.TransformObservation):
         """Wrap ``env`` so that observations pass through ``func``."""
         callable_argument("anywrap.TransformObservation", "func", func)
         super().__init__(env, func, observation_space)
+
+    reset = checked_reset(gym.wrappers.TransformObservation.reset)

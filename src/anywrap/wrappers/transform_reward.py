@@ -7,7 +7,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from anywrap.shell.checks import callable_argument
+from anywrap.shell.checks import callable_argument, checked_reset
 
 __all__ = ["TransformReward"]
 
@@ -31,3 +31,5 @@ class TransformReward(gym.wrappers.TransformReward):
         """Wrap ``env`` so that rewards pass through ``func``."""
         callable_argument("anywrap.TransformReward", "func", func)
         super().__init__(env, func)
+
+    reset = checked_reset(gym.wrappers.TransformReward.reset)

@@ -180,7 +180,8 @@ def _backend_of_type(tp: type, x: Any) -> _Backend:
             f"anywrap does not know the array type {tp.__module__}.{tp.__qualname__}: it is not "
             "an array of a known library. Teach anywrap its Array API namespace with "
             f"`anywrap.xp.register_namespace({tp.__qualname__}, <namespace module>)`, or a whole "
-            "backend with `anywrap.xp.register_backend`"
+            "backend with `anywrap.xp.register_backend` (the guide 'Adding an array library', "
+            "docs/guide/backends.md)"
         ) from None
     name = ns.__name__.removeprefix("array_api_compat.").split(".", 1)[0]
     with _lock:  # a library that array-api-compat knows (CuPy, array-api-strict, ...)

@@ -1,0 +1,71 @@
+"""A stepped stack survives ``copy.deepcopy``, ``pickle`` and ``cloudpickle`` (SB3's
+SubprocVecEnv ships envs with cloudpickle) on every backend, single and vector, and
+the copy steps as the original does (issue 34: a JAX stack with ClipAction failed
+with "cannot pickle 'Device' object")."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import warnings
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import anywrap
+from anywrap.convert.converter import convert
+from anywrap.xp import to_numpy
+
+cloudpickle = pytest.importorskip("cloudpickle")
+
+
+def _pendulum():
+    return gym.make("Pendulum-v1")
+
+
+def _stack(lib: str, vector: bool):
+    A = anywrap.vector if vector else anywrap
+    if vector:
+        env = gym.vector.SyncVectorEnv([_pendulum, _pendulum])
+    else:
+        env = _pendulum()
+    if lib != "numpy":
+        env = A.ArrayConversion(env, to=lib)
+    env = A.RescaleObservation(env, -1.0, 1.0)
+    env = A.ClipAction(A.RescaleAction(env, -1.0, 1.0))
+    env = A.StickyAction(env, 0.25)
+    env = A.TimeAwareObservation(A.TimeLimit(env, 50))
+    env = A.DelayObservation(A.FrameStackObservation(env, 2), 1)
+    env = A.FlattenObservation(A.DtypeObservation(env, np.float32))
+    env = A.NormalizeReward(A.NormalizeObservation(A.ClipReward(env, -5.0, 5.0)))
+    env = A.RecordEpisodeStatistics(env)
+    env.reset(seed=0)
+    return env
+
+
+COPIES = {
+    "deepcopy": copy.deepcopy,
+    "pickle": lambda s: pickle.loads(pickle.dumps(s)),
+    "cloudpickle": lambda s: cloudpickle.loads(cloudpickle.dumps(s)),
+}
+
+
+@pytest.mark.parametrize("how", sorted(COPIES))
+@pytest.mark.parametrize("vector", [False, True], ids=["single", "vector"])
+@pytest.mark.parametrize("lib", ["numpy", "jax", "torch"])
+def test_a_copy_of_a_stepped_stack_steps_as_the_original(lib, vector, how):
+    pytest.importorskip(lib)
+    shape = (2, 1) if vector else (1,)
+    action = convert(np.full(shape, 0.5, np.float32), lib)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # JAX's float64 narrowing
+        stack = _stack(lib, vector)
+        for _ in range(7):
+            stack.step(action)
+        twin = COPIES[how](stack)
+        for _ in range(5):
+            a, b = stack.step(action), twin.step(action)
+            assert type(b[0]) is type(a[0])
+            np.testing.assert_array_equal(to_numpy(b[0]), to_numpy(a[0]))
+            np.testing.assert_array_equal(np.asarray(to_numpy(b[1])), np.asarray(to_numpy(a[1])))
