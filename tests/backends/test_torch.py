@@ -126,22 +126,35 @@ def test_a_compiled_torch_update_leaves_out_the_bad_rows(bad, rows, cols):
     assert float(moments.total_count(out)) == pytest.approx(keep.sum() + 1e-4)
 
 
-def test_the_torch_trace_branches_on_the_guard():
-
-    m = moments.init_moments((3,), xp=xp.namespace(torch.zeros(1)), dtype=torch.float32)
-    x = torch.ones(8, 3)
-
-    def ops_of(branches):
-        flat = [*m, x]
-
-        def fn(*t):
-            return list(moments.update_moments(moments.Moments(*t[:4]), t[4]))
-
-        return str(torch_inductor._trace(fn, flat, branches=branches).graph)
-
-    assert "higher_order.cond" in ops_of(True)
-    assert "higher_order.cond" not in ops_of(False)  # eager form: both and a select
-    assert not torch_inductor.tracing()
+@pytest.mark.parametrize("bad", [None, "nan", "inf", "every row"])
+def test_an_eager_torch_update_takes_the_finite_rows_in_one_formula(bad):
+    """Eagerly PyTorch cannot branch without a host read: the update takes the finite
+    rows' moments at once (no cond, so no second formula computed and dropped), with
+    the values of Gymnasium's merge of those rows."""
+    rng = np.random.default_rng(4)
+    batch = rng.normal(3.0, 2.0, (64, 5)).astype(np.float32)
+    keep = np.ones(64, bool)
+    if bad == "every row":
+        batch[:, 0], keep[:] = np.nan, False
+    elif bad:
+        batch[9, 2], keep[9] = float(bad), False
+    m = moments.init_moments((5,), xp=xp.namespace(torch.zeros(1)), dtype=torch.float32)
+    calls = []
+    original = xp.cond.dispatch(torch.Tensor)
+    xp.cond.register(torch.Tensor)(lambda *a: calls.append(a) or original(*a))
+    try:
+        out = moments.update_moments(m, torch.as_tensor(batch))
+    finally:
+        xp.cond.register(torch.Tensor)(original)
+    assert not calls and not xp.branches(torch.zeros(1))
+    if not keep.any():  # nothing finite: the start, to the bit
+        np.testing.assert_array_equal(out.mean.numpy(), 0.0)
+        np.testing.assert_array_equal(out.var.numpy(), 1.0)
+        return
+    mean, var = oracle(batch[keep].astype(np.float64))
+    np.testing.assert_allclose(out.mean.numpy(), mean, rtol=2e-6)
+    np.testing.assert_allclose(out.var.numpy(), var, rtol=2e-5)
+    assert float(moments.total_count(out)) == pytest.approx(keep.sum() + 1e-4)
 
 
 @pytest.mark.parametrize("offset", [0.0, 1e4])

@@ -179,10 +179,43 @@ def _last_true_indices(mask: Any, k: int) -> Any:
     return mask.shape[0] - 1 - found[:, 0]
 
 
+@xp.branches.register(torch.Tensor)
+def _branches(x: Any) -> bool:
+    # Eagerly a branch would read its predicate on the host: both are computed.
+    return False
+
+
+@xp.finite_rows.register(torch.Tensor)
+def _finite_rows(x: Any) -> Any:
+    # x - x is 0 where x is finite and NaN elsewhere; a row's sum of them is NaN, the one
+    # value unequal to itself, exactly where the row holds a NaN or an infinity: two or
+    # three kernels where isfinite and all take a dozen ATen calls.
+    if not x.is_floating_point():
+        return torch.ones(x.shape[:1], dtype=torch.bool, device=x.device)
+    d = x - x
+    if x.ndim > 1:
+        d = d.reshape(x.shape[0], -1).sum(1)
+    return d == d
+
+
+@xp.take.register(torch.Tensor)
+def _take(x: Any, indices: Any) -> Any:
+    return torch.index_select(x, 0, indices)  # the standard's take also wraps negatives
+
+
+@xp.count_true.register(torch.Tensor)
+def _count_true(mask: Any) -> Any:
+    return torch.count_nonzero(mask)  # int64: one kernel, where a sum casts first
+
+
 @xp.mean_var.register(torch.Tensor)
 def _mean_var(x: Any, mask: Any = None) -> tuple[Any, Any]:
-    if mask is not None:
-        return xp.mean_var.dispatch(object)(x, mask)
+    if mask is not None:  # the generic formula, with PyTorch's own scalar forms
+        rows = mask.reshape((x.shape[0],) + (1,) * (x.ndim - 1))
+        n = torch.count_nonzero(mask).to(x.dtype).clamp_min(1)
+        mean = torch.where(rows, x, 0.0).sum(0) / n
+        dev = torch.where(rows, x - mean, 0.0)
+        return mean, (dev * dev).sum(0) / n
     if in_program() and x.ndim:
         # In a compiled program, the shifted sums: TorchInductor fuses them into one
         # pass over the batch. A wide batch is summed by blocks of rows.

@@ -34,7 +34,19 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from anywrap.xp import Array, all_finite, cond, count_true, device, mean_var, namespace, wide_float
+from anywrap.transforms.promotion import promote
+from anywrap.xp import (
+    Array,
+    all_finite,
+    branches,
+    cond,
+    count_true,
+    device,
+    finite_rows,
+    mean_var,
+    namespace,
+    wide_float,
+)
 
 __all__ = [
     "Batch",
@@ -167,8 +179,8 @@ def merge_moments(m: Moments, batch_mean: Array, batch_var: Any, batch_count: An
     if host_count:
         n = n_count = batch_count
     else:
-        n = xp.asarray(batch_count, dtype=dtype)
         n_count = xp.asarray(batch_count, dtype=m.count.dtype)
+        n = n_count if m.count.dtype == dtype else xp.asarray(batch_count, dtype=dtype)
     if m.count.dtype == xp.float64:  # exact to 2^53 added plainly (see add_count)
         hi, lo = m.count + n_count, m.count_lo
         tot = hi + lo
@@ -192,7 +204,7 @@ def merge_moments(m: Moments, batch_mean: Array, batch_var: Any, batch_count: An
         else:
             n_b = batch_count if host_count else xp.asarray(batch_count, dtype=batch_var.dtype)
             m2 = m2 + xp.asarray(batch_var * n_b, dtype=dtype)
-    sq = xp.square(delta) * count
+    sq = delta * delta * count  # np.square's value, to the bit; one ATen call, not four
     var = (m2 + (sq if one else sq * n) / tot) / tot
     if not host_count:
         # An empty batch moves the mean and count by exactly nothing, but
@@ -264,6 +276,9 @@ def _finite_only(merged: Moments, m: Moments, x: Array) -> Moments:
     return merge_moments(m, *batch_moments(x, finite_rows(x)))
 
 
+_branches: dict[type, bool] = {}
+
+
 def update_moments(
     m: Moments,
     x: Batch,
@@ -285,7 +300,9 @@ def update_moments(
     The common update (no mask, no reduce) merges the batch's moments at once
     and looks at the result: only where it came out non-finite are the moments
     taken again over the finite rows (:func:`anywrap.xp.cond`: JAX runs that
-    branch only when needed, NumPy branches on the host value).
+    branch only when needed, NumPy branches on the host value). A backend whose
+    ``cond`` would compute both (PyTorch eagerly) takes the finite rows' moments
+    at once: one formula instead of two.
     """
     if isinstance(x, tuple):  # the parts of one batch
         xp = namespace(x[0])
@@ -301,9 +318,14 @@ def update_moments(
         new = merge_moments(m, x, 0.0, 1)
         return new if keep is None else cond(keep, _first, _second, new, m)
     if mask is None and reduce is None:  # the common update: no namespace needed here
-        merged = merge_moments(m, *mean_var(x), x.shape[0])
         if not skip_nonfinite:
-            return merged
+            return merge_moments(m, *mean_var(x), x.shape[0])
+        lazy = _branches.get(type(x))
+        if lazy is None:  # once per array type: NumPy's step route is kept short
+            lazy = _branches[type(x)] = branches(x)
+        if not lazy:
+            return merge_moments(m, *batch_moments(x, finite_rows(x)))
+        merged = merge_moments(m, *mean_var(x), x.shape[0])
         return cond(all_finite(merged.mean, merged.var), _first, _finite_only, merged, m, x)
     return _update_parts(namespace(x), m, (x,), (mask,), skip_nonfinite, reduce)
 
@@ -342,20 +364,11 @@ def normalize(m: Moments, x: Array, epsilon: float, dtype: str | None = None) ->
     """``(x - mean) / sqrt(var + epsilon)``, in the wider of the two dtypes, or cast to
     the dtype named ``dtype``."""
     xp = namespace(x)
-    if x.dtype != m.mean.dtype:
-        x = xp.asarray(x, dtype=xp.result_type(x.dtype, m.mean.dtype))
+    if x.dtype != m.mean.dtype:  # NumPy's promotion, from a host table (no trace breaks)
+        x = xp.asarray(x, dtype=promote(xp, x.dtype, m.mean.dtype))
     # scale(m, epsilon), written out: two calls fewer on the NumPy step, whose route is
     # kept short (tests/vector/test_normalize_observation.py counts its calls).
     y = (x - m.mean) / xp.sqrt(m.var + epsilon)
     if dtype is None or y.dtype == getattr(xp, dtype):
         return y
     return xp.astype(y, getattr(xp, dtype))
-
-
-def finite_rows(x: Array) -> Array:
-    """Bool per row of ``x`` (axis 0): every entry of the row is finite."""
-    xp = namespace(x)
-    ok = xp.isfinite(x)
-    if x.ndim > 1:
-        ok = xp.all(xp.reshape(ok, (x.shape[0], -1)), axis=1)
-    return ok

@@ -33,7 +33,8 @@ from types import ModuleType
 from typing import Any, NamedTuple
 
 from anywrap.transforms.moments import Moments, Reduce, init_moments, scale, update_moments
-from anywrap.xp import Array, namespace
+from anywrap.transforms.promotion import promote
+from anywrap.xp import Array, finite_rows, namespace
 
 __all__ = [
     "Returns",
@@ -107,13 +108,13 @@ def update_returns(
     # (the casts are exact, as NumPy's promotion), and stores in the accumulator's.
     decayed = xp.where(terminated, 0.0, acc * gamma)
     if reward.dtype != acc.dtype:  # casts by asarray (NumPy's is a C function)
-        wide = xp.result_type(reward.dtype, acc.dtype)
+        wide = promote(xp, reward.dtype, acc.dtype)
         new_acc = xp.asarray(
             xp.asarray(decayed, dtype=wide) + xp.asarray(reward, dtype=wide), dtype=acc.dtype
         )
     else:
         new_acc = decayed + reward
-    active = xp.isfinite(reward)
+    active = finite_rows(reward) if reward.ndim == 1 else xp.isfinite(reward)
     if skip_after_done:
         active = xp.logical_and(active, xp.logical_not(state.prev_done))
     acc = xp.where(active, new_acc, acc)
@@ -137,11 +138,7 @@ def scale_reward(state: Returns, reward: Array, epsilon: float) -> Array:
     var = state.rms.var
     xp = namespace(var)
     reward = xp.asarray(reward)
-    wide = (
-        reward
-        if reward.dtype == var.dtype
-        else xp.astype(reward, xp.result_type(reward.dtype, var.dtype))
-    )
+    wide = reward if reward.dtype == var.dtype else xp.astype(reward, promote(xp, reward.dtype, var.dtype))
     scaled = wide / scale(state.rms, epsilon)
     if scaled.dtype != reward.dtype and xp.isdtype(reward.dtype, "real floating"):
         scaled = xp.astype(scaled, reward.dtype)
