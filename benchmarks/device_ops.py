@@ -138,11 +138,15 @@ def _torchrl_stack(n: int, device: Any) -> tuple[Any, Any] | None:
 class _Case:
     """One case: how to reset it and run a block of steps."""
 
-    def __init__(self, name: str, reference: str, reset: Callable[[], Any], step: Callable[..., Any]):
+    def __init__(
+        self, name: str, reference: str, reset: Callable[[], Any], step: Callable[..., Any]
+    ):
         self.name, self.reference, self.reset, self.step = name, reference, reset, step
 
 
-def _gym_case(name: str, env: Any, reference: str = "bare", compile_on: bool | None = None) -> _Case:
+def _gym_case(
+    name: str, env: Any, reference: str = "bare", compile_on: bool | None = None
+) -> _Case:
     from anywrap import xp
 
     def reset() -> Any:
@@ -298,7 +302,7 @@ def table(figures: dict[str, Any]) -> str:
         f"{figures['threads']} threads, median of {figures['rounds']} rounds of "
         f"{figures['steps_per_block']} steps",
         "",
-        "| case | aten ops/step | added ops | us/step | added us/step | x hand-written (ops, time) |",
+        "| case | aten ops/step | added ops | us/step | added us/step | x hand-written (ops, us) |",
         "|---|---:|---:|---:|---:|---|",
     ]
 
@@ -327,10 +331,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--envs", type=int, default=4096)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument(
+        "--threads", type=int, help="torch.set_num_threads (1 is steadier on a shared machine)"
+    )
     parser.add_argument("--no-compile", action="store_true", help="leave the compiled case out")
     parser.add_argument("--no-torchrl", action="store_true", help="leave TorchRL's stack out")
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
     figures = measure(
         args.envs,
         device=args.device,

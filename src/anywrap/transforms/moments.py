@@ -252,7 +252,9 @@ def batch_moments(x: Batch, mask: Any = None, reduce: Reduce | None = None) -> t
         if isinstance(n, int):
             n = xp.asarray(n, dtype=xp.int32, device=device(first))
         n, total = reduce(n), reduce(total)
-    denom = max(n, 1) if isinstance(n, int) else xp.astype(xp.maximum(n, 1), first.dtype)
+    # clip, not maximum: array-api-compat's maximum asks torch.result_type of the
+    # Python 1, which torch.compile cannot trace
+    denom = max(n, 1) if isinstance(n, int) else xp.astype(xp.clip(n, 1, None), first.dtype)
     mean = total / denom
     sq: Any = 0
     for p, r in zip(parts, rows):
@@ -276,7 +278,9 @@ def _finite_only(merged: Moments, m: Moments, x: Array) -> Moments:
     return merge_moments(m, *batch_moments(x, finite_rows(x)))
 
 
-_branches: dict[type, bool] = {}
+# Caches keyed by strings: TorchDynamo, tracing a lookup, compares the keys already
+# there, and cannot hash NumPy's dtypes.
+_branches: dict[str, bool] = {}
 
 
 def update_moments(
@@ -308,7 +312,7 @@ def update_moments(
         xp = namespace(x[0])
         parts = tuple(_widened(xp, p, m) for p in x)
         return _update_parts(xp, m, parts, mask, skip_nonfinite, reduce)
-    if not _wide_enough.get(x.dtype, False):
+    if not _wide_enough.get(str(x.dtype), False):
         x = _widened(namespace(x), x, m)
     if not batched:
         keep = mask
@@ -320,9 +324,10 @@ def update_moments(
     if mask is None and reduce is None:  # the common update: no namespace needed here
         if not skip_nonfinite:
             return merge_moments(m, *mean_var(x), x.shape[0])
-        lazy = _branches.get(type(x))
+        kind = f"{type(x).__module__}.{type(x).__qualname__}"
+        lazy = _branches.get(kind)
         if lazy is None:  # once per array type: NumPy's step route is kept short
-            lazy = _branches[type(x)] = branches(x)
+            lazy = _branches[kind] = branches(x)
         if not lazy:
             return merge_moments(m, *batch_moments(x, finite_rows(x)))
         merged = merge_moments(m, *mean_var(x), x.shape[0])
@@ -342,16 +347,16 @@ def _update_parts(
     return merge_moments(m, *batch_moments(parts, masks, reduce))
 
 
-_wide_enough: dict[Any, bool] = {}
+_wide_enough: dict[str, bool] = {}
 
 
 def _widened(xp: ModuleType, x: Array, m: Moments) -> Array:
     """``x`` in the statistics dtype if it is not a float of at least 32 bits (NumPy,
     and so Gymnasium, also sums float16 in float32: a float16 sum overflows)."""
-    ok = _wide_enough.get(x.dtype)
+    ok = _wide_enough.get(str(x.dtype))
     if ok is None:
         ok = bool(xp.isdtype(x.dtype, "real floating")) and xp.finfo(x.dtype).bits >= 32
-        _wide_enough[x.dtype] = ok
+        _wide_enough[str(x.dtype)] = ok
     return x if ok else xp.astype(x, m.mean.dtype)
 
 

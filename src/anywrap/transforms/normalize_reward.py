@@ -116,7 +116,7 @@ def update_returns(
         new_acc = decayed + reward
     active = finite_rows(reward) if reward.ndim == 1 else xp.isfinite(reward)
     if skip_after_done:
-        active = xp.logical_and(active, xp.logical_not(state.prev_done))
+        active = active & ~state.prev_done  # both bool: one kernel each, not three
     acc = xp.where(active, new_acc, acc)
     rms = state.rms
     if update_stats:  # `active` already leaves non-finite rewards out
@@ -138,7 +138,11 @@ def scale_reward(state: Returns, reward: Array, epsilon: float) -> Array:
     var = state.rms.var
     xp = namespace(var)
     reward = xp.asarray(reward)
-    wide = reward if reward.dtype == var.dtype else xp.astype(reward, promote(xp, reward.dtype, var.dtype))
+    wide = (
+        reward
+        if reward.dtype == var.dtype
+        else xp.astype(reward, promote(xp, reward.dtype, var.dtype))
+    )
     scaled = wide / scale(state.rms, epsilon)
     if scaled.dtype != reward.dtype and xp.isdtype(reward.dtype, "real floating"):
         scaled = xp.astype(scaled, reward.dtype)

@@ -262,7 +262,7 @@ def _record(
             "step_episodes: a recent-episode buffer over a split batch needs both `reduce` "
             "(for the count) and `gather` (for the buffer)"
         )
-    flat_done = xp.reshape(done, (-1,))
+    flat_done = done if done.ndim == 1 else xp.reshape(done, (-1,))
     k_here = count_true(flat_done)  # a Python int on the host
     k = k_here if reduce is None else reduce(k_here)
     k_size, k_count = (

@@ -116,9 +116,8 @@ class CompileRecord:
         source: Where the program came from: ``"compiled"``; ``"cache"``
             (TorchInductor's disk cache had it); ``"shared"`` (another wrapper or
             stack had compiled the same transform for the same signature).
-        path: How it was compiled: ``"inductor"`` (TorchInductor's backend, on
-            the PyTorch releases anywrap is tested on), ``"torch.compile"`` (the
-            public entry point, elsewhere) or ``None`` (not compiled).
+        path: How it was compiled: ``"torch.compile"`` (the public entry point,
+            the only one anywrap uses) or ``None`` (not compiled).
     """
 
     library: str
@@ -129,7 +128,7 @@ class CompileRecord:
     reason: str | None = None
     kernels: str | None = None
     source: str = "compiled"
-    path: str | None = "inductor"
+    path: str | None = "torch.compile"
 
 
 _log: list[CompileRecord] = []
