@@ -657,19 +657,32 @@ def trace_and_compile(
         kept, why = _cpu_build(build, template["bool"])
         kernels = f"{kept} ({why})"
         options = {**INDUCTOR_OPTIONS, **(SCALAR_OPTIONS if kept == "scalar" else {})}
-    flat_fn = _own_code(flat_fn, f"anywrap_{_name(fn)}")
-    try:
-        compiled = torch.compile(flat_fn, fullgraph=True, dynamic=False, options=options)
-    except RuntimeError:  # an option this release does not know: its defaults
-        compiled = torch.compile(flat_fn, fullgraph=True, dynamic=False)
-    with torch.no_grad():
-        hits = _compiler_seconds()
-        compiled(*inputs)
-        cached = _from_cache(hits)
 
-    def run(*tensors: torch.Tensor) -> Any:
+    def call(args: Any, kwargs: Any) -> Any:
+        return fn(*args, **kwargs)
+
+    # The transform is compiled with its own trees as arguments: were the trees rebuilt
+    # inside, TorchDynamo would guard on the tree walker's globals at every call.
+    call = _own_code(call, f"anywrap_{_name(fn)}")
+    try:
+        compiled = torch.compile(call, fullgraph=True, dynamic=False, options=options)
+    except RuntimeError:  # an option this release does not know: its defaults
+        compiled = torch.compile(call, fullgraph=True, dynamic=False)
+    out_structure = Structure(template["out"])
+    slots = [i for i, leaf in enumerate(leaves(template["out"])) if leaf is _SLOT]
+
+    def run(*tensors: torch.Tensor) -> list[torch.Tensor]:
+        vals = list(values)
+        for i, t in zip(positions, tensors):
+            vals[i] = t
+        args, kwargs = structure.unflatten(vals)
         with torch.no_grad():
-            return compiled(*tensors)
+            out = out_structure.leaves(compiled(args, kwargs))
+        return [out[i] for i in slots]  # type: ignore[index]
+
+    hits = _compiler_seconds()
+    run(*inputs)
+    cached = _from_cache(hits)
 
     return Built(run, template["out"], kernels, "torch.compile", cached)
 
