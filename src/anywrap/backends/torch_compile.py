@@ -250,11 +250,10 @@ def _announce(name: str, described: str) -> None:
     _announced = True
     warnings.warn(
         f"anywrap: compiling {name} for PyTorch ({described}): the first compile in a "
-        "process takes 10 to 20 s on a small CPU (TorchInductor and the C++ compiler "
-        "start), the next ones about a second, and TorchInductor's disk cache makes them "
-        "cheaper in later runs. A compiled step is 0.7 to 2 ms faster on the CPU (the "
-        "CleanRL stack, 8 to 4096 envs). Turn compiling off with ANYWRAP_TORCH_COMPILE=0 or "
-        "anywrap.xp.set_compile(False).",
+        "process takes 5 to 20 s on a small CPU (TorchDynamo, TorchInductor and the C++ "
+        "compiler start), the next ones a second or two, and TorchInductor's disk cache "
+        "makes them cheaper in later runs. Turn compiling off with ANYWRAP_TORCH_COMPILE=0 "
+        "or anywrap.xp.set_compile(False).",
         switch.CompileNotice,
         stacklevel=5,
     )

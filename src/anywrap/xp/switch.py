@@ -1,16 +1,17 @@
 """The switch of PyTorch's compiled path, and the record of what it compiled.
 
 On PyTorch, :class:`anywrap.xp.Compiled` compiles each transform that a
-stateful shell calls (see :mod:`anywrap.backends.torch_compile`): it is traced
-once per signature (the shapes, strides, dtypes and devices of its tensors)
-and compiled by TorchInductor, so that a wrapper's step is one fused program
-instead of dozens of small kernels (at 4096 CPU envs the CleanRL stack adds
-about 0.4 ms a step compiled, 2.4 ms eagerly).
+stateful shell calls (see :mod:`anywrap.backends.torch_compile`): it is
+compiled once per signature (the shapes, strides, dtypes and devices of its
+tensors) by the public ``torch.compile``, so that a wrapper's step is one
+fused program instead of dozens of small kernels (at 4096 CPU envs the
+CleanRL stack adds about 0.6 ms a step compiled, 0.7 ms eagerly: most of
+the compiled time is ``torch.compile``'s guarded entry; see
+docs/performance.md).
 
-Compiling costs seconds: the first compile in a process 10 to 20 s on two CPU
-cores (TorchInductor and the C++ compiler start), the next about a second each,
-and a compiled step saves 0.7 to 2 ms (the CleanRL stack, 8 to 4096 envs). A
-short script must never pay that, so a signature is compiled only once it has
+Compiling costs seconds: the first compile in a process 5 to 20 s on two CPU
+cores (TorchDynamo, TorchInductor and the C++ compiler start), the next a
+second or two each. A short script must never pay that, so a signature is compiled only once it has
 been called :func:`compile_after_calls` times (:data:`AFTER_CALLS`: 2000 by
 default): a doctest, an evaluation or a debugging run never compiles, and a
 training run pays once, on the calling thread, at a step that is the same on
