@@ -27,7 +27,6 @@ NEEDS = {
 # (the public classes they hold are checked by test_public_classes_have_examples).
 NO_EXAMPLES = {
     "anywrap.shell",
-    "anywrap.backends.torch_inductor",
     "anywrap.cli",
     "anywrap.demo",
     "anywrap.vector",

@@ -1,6 +1,6 @@
 """The PyTorch backend (backends/torch.py): its routes give NumPy's values and are
-taken where they should be, the generic ``cond`` selects without a sync, and a compiled
-program branches on the NaN guard and reads the batch once."""
+taken where they should be, the generic ``cond`` selects without a sync, the eager
+update takes the finite rows at once, and a compiled program reads the batch once."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ from anywrap import xp
 from anywrap.transforms import moments
 
 torch = pytest.importorskip("torch")
-from anywrap.backends import torch_inductor  # noqa: E402
 
 
 def oracle(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -126,22 +125,35 @@ def test_a_compiled_torch_update_leaves_out_the_bad_rows(bad, rows, cols):
     assert float(moments.total_count(out)) == pytest.approx(keep.sum() + 1e-4)
 
 
-def test_the_torch_trace_branches_on_the_guard():
-
-    m = moments.init_moments((3,), xp=xp.namespace(torch.zeros(1)), dtype=torch.float32)
-    x = torch.ones(8, 3)
-
-    def ops_of(branches):
-        flat = [*m, x]
-
-        def fn(*t):
-            return list(moments.update_moments(moments.Moments(*t[:4]), t[4]))
-
-        return str(torch_inductor._trace(fn, flat, branches=branches).graph)
-
-    assert "higher_order.cond" in ops_of(True)
-    assert "higher_order.cond" not in ops_of(False)  # eager form: both and a select
-    assert not torch_inductor.tracing()
+@pytest.mark.parametrize("bad", [None, "nan", "inf", "every row"])
+def test_an_eager_torch_update_takes_the_finite_rows_in_one_formula(bad):
+    """Eagerly PyTorch cannot branch without a host read: the update takes the finite
+    rows' moments at once (no cond, so no second formula computed and dropped), with
+    the values of Gymnasium's merge of those rows."""
+    rng = np.random.default_rng(4)
+    batch = rng.normal(3.0, 2.0, (64, 5)).astype(np.float32)
+    keep = np.ones(64, bool)
+    if bad == "every row":
+        batch[:, 0], keep[:] = np.nan, False
+    elif bad:
+        batch[9, 2], keep[9] = float(bad), False
+    m = moments.init_moments((5,), xp=xp.namespace(torch.zeros(1)), dtype=torch.float32)
+    calls = []
+    original = xp.cond.dispatch(torch.Tensor)
+    xp.cond.register(torch.Tensor)(lambda *a: calls.append(a) or original(*a))
+    try:
+        out = moments.update_moments(m, torch.as_tensor(batch))
+    finally:
+        xp.cond.register(torch.Tensor)(original)
+    assert not calls and not xp.branches(torch.zeros(1))
+    if not keep.any():  # nothing finite: the start, to the bit
+        np.testing.assert_array_equal(out.mean.numpy(), 0.0)
+        np.testing.assert_array_equal(out.var.numpy(), 1.0)
+        return
+    mean, var = oracle(batch[keep].astype(np.float64))
+    np.testing.assert_allclose(out.mean.numpy(), mean, rtol=2e-6)
+    np.testing.assert_allclose(out.var.numpy(), var, rtol=2e-5)
+    assert float(moments.total_count(out)) == pytest.approx(keep.sum() + 1e-4)
 
 
 @pytest.mark.parametrize("offset", [0.0, 1e4])
@@ -167,17 +179,27 @@ def test_a_compiled_torch_program_reads_the_batch_once():
     blocks of rows for a wide batch of two blocks or more; eagerly, Welford's."""
 
     def sums(rows, cols):
+        graphs = []
+
+        def backend(gm, example_inputs):
+            targets = [getattr(n.target, "__name__", n.target) for n in gm.graph.nodes]
+            graphs.append([t for t in targets if isinstance(t, str)])
+            return gm.forward
+
         def fn(x):
             return list(xp.mean_var(x))
 
-        graph = str(torch_inductor._trace(fn, [torch.ones(rows, cols)], False).graph)
+        fn(torch.ones(rows, cols))  # as a wrapper's eager calls do: the dispatch is known
+        torch.compile(fn, backend=backend, fullgraph=True, dynamic=False)(torch.ones(rows, cols))
+        torch.compiler.reset()
+        (graph,) = graphs
         assert "var_mean" not in graph
-        return graph.count("aten.sum")
+        return graph.count("sum")  # torch.sum and Tensor.sum alike
 
     plain = sums(4096, 3)  # the origin's rows, the deviations, their squares
     assert plain == 3
     assert sums(511, 16) == plain
     assert sums(512, 16) == plain + 2  # each of the two sums by blocks, then of blocks
-    assert not torch_inductor.in_program()
+    assert not torch.compiler.is_compiling()
     mean, var = xp.mean_var(torch.arange(6.0).reshape(3, 2))
     assert mean.tolist() == [2.0, 3.0] and var.tolist() == pytest.approx([8 / 3, 8 / 3])

@@ -3,9 +3,9 @@
 Tensors reach the Array API through ``array_api_compat.torch``. This module adds,
 through :func:`anywrap.xp.register_backend` and the routes' ``register``: host
 views and DLPack imports that skip PyTorch's slower generic paths, the
-compiler (each transform as one program traced once per signature and compiled
-by TorchInductor, captured in a CUDA graph on CUDA: see
-:mod:`anywrap.backends.torch_compile`), and faster kernels of a few formulas.
+compiler (each transform as one program compiled once per signature by the public
+``torch.compile``: see :mod:`anywrap.backends.torch_compile`), and faster kernels
+of a few formulas.
 
 Example:
     >>> import torch
@@ -28,8 +28,6 @@ from torch.utils.dlpack import from_dlpack as _capsule_to_torch
 
 from anywrap import xp
 from anywrap.backends.torch_compile import TorchProgram
-from anywrap.backends.torch_inductor import in_program, tracing
-from anywrap.tree import leaves, unflatten
 from anywrap.xp import images, random
 
 
@@ -124,37 +122,6 @@ xp.register_backend(
 )
 
 
-@xp.cond.register(torch.Tensor)
-def _cond(pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any], *ops: Any) -> Any:
-    # In a program traced for the CPU only the branch taken runs (torch's cond
-    # operator, like lax.cond). Eagerly it would read the predicate on the host,
-    # and TorchInductor's CUDA code reads it there too (a sync, and no CUDA
-    # graph): both branches are computed and selected.
-    if not (tracing() and pred.device.type == "cpu"):
-        return xp.cond.dispatch(object)(pred, true_fn, false_fn, *ops)
-    op_leaves = leaves(ops)
-    unique: dict[int, Any] = {}  # the branches take each tensor once (inputs may not alias)
-    for v in op_leaves:
-        if isinstance(v, torch.Tensor):
-            unique.setdefault(id(v), v)
-    slot = {key: i for i, key in enumerate(unique)}
-
-    def branch(fn: Callable[..., Any]) -> Callable[..., Any]:
-        def run(*tensors: Any) -> list[Any]:
-            rebuilt = [tensors[slot[id(v)]] if id(v) in slot else v for v in op_leaves]
-            out = leaves(fn(*unflatten(ops, rebuilt)))
-            given = {id(t) for t in tensors}
-            return [t.clone() if id(t) in given else t for t in out]  # nor return inputs
-
-        return run
-
-    template = true_fn(*ops)  # only its structure is used: the trace drops dead code
-    out = torch.ops.higher_order.cond(
-        pred, branch(true_fn), branch(false_fn), tuple(unique.values())
-    )
-    return unflatten(template, list(out))
-
-
 @xp.stop_gradient.register(torch.Tensor)
 def _stop_gradient(x: Any) -> Any:
     # A view of the same memory, outside autograd; a tensor with no graph is itself,
@@ -186,11 +153,38 @@ def _last_true_indices(mask: Any, k: int) -> Any:
     return mask.shape[0] - 1 - found[:, 0]
 
 
+@xp.finite_rows.register(torch.Tensor)
+def _finite_rows(x: Any) -> Any:
+    # x - x is 0 where x is finite and NaN elsewhere; a row's sum of them is NaN, the one
+    # value unequal to itself, exactly where the row holds a NaN or an infinity: two or
+    # three kernels where isfinite and all take a dozen ATen calls.
+    if not x.is_floating_point():
+        return torch.ones(x.shape[:1], dtype=torch.bool, device=x.device)
+    d = x - x
+    if x.ndim > 1:
+        d = d.reshape(x.shape[0], -1).sum(1)
+    return d == d
+
+
+@xp.take.register(torch.Tensor)
+def _take(x: Any, indices: Any) -> Any:
+    return torch.index_select(x, 0, indices)  # the standard's take also wraps negatives
+
+
+@xp.count_true.register(torch.Tensor)
+def _count_true(mask: Any) -> Any:
+    return torch.count_nonzero(mask)  # int64: one kernel, where a sum casts first
+
+
 @xp.mean_var.register(torch.Tensor)
 def _mean_var(x: Any, mask: Any = None) -> tuple[Any, Any]:
-    if mask is not None:
-        return xp.mean_var.dispatch(object)(x, mask)
-    if in_program() and x.ndim:
+    if mask is not None:  # the generic formula, with PyTorch's own scalar forms
+        rows = mask.reshape((x.shape[0],) + (1,) * (x.ndim - 1))
+        n = torch.count_nonzero(mask).to(x.dtype).clamp_min(1)
+        mean = torch.where(rows, x, 0.0).sum(0) / n
+        dev = torch.where(rows, x - mean, 0.0)
+        return mean, (dev * dev).sum(0) / n
+    if torch.compiler.is_compiling() and x.ndim:
         # In a compiled program, the shifted sums: TorchInductor fuses them into one
         # pass over the batch. A wide batch is summed by blocks of rows.
         wide = x.shape[0] >= 2 * _BLOCK_ROWS and x[0].numel() >= _BLOCK_MIN_WIDTH
@@ -264,8 +258,8 @@ def _resize(batch: Any, size: tuple[int, int], method: str = "area") -> Any:
     # plain matrix products with its dense weights (eager PyTorch runs the tap-by-tap
     # form several times slower), height first: one copy lays the images out as
     # (h, b, c, w).
-    my = images.host_constant(_dense(h, size[0]), batch)
-    mx = images.host_constant(_dense(w, size[1]), batch)
+    my = images.host_constant(_dense, batch, h, size[0])
+    mx = images.host_constant(_dense, batch, w, size[1])
     b, _, _, c = batch.shape
     x = torch.empty((h, b, c, w), dtype=torch.float32, device=batch.device)
     x.copy_(batch.permute(1, 0, 3, 2))
@@ -280,8 +274,10 @@ def _rgb_to_gray(batch: Any) -> Any:
     # Eagerly a lookup in Gymnasium's results for every colour: four passes where
     # the integer formula takes a dozen kernels. A compiled program fuses the
     # integer formula into one pass (the lookup's random reads cost it more).
-    if tracing():
+    if torch.compiler.is_compiling():
         return images.rgb_to_gray.dispatch(object)(batch)
+    # The table the compiled formula reads, made here on the host: a trace finds it cached.
+    images.host_constant(images.gray_fix_table, batch)
     lut = images.host_constant(images.gray_lut(), batch)
     if sys.byteorder != "little":  # pragma: no cover - no such machine in CI
         x = batch.to(torch.int32)

@@ -11,44 +11,33 @@ A :class:`TorchProgram` wraps one pure transform (what
    input, not a constant that would make every step a new program;
 2. runs the transform eagerly until that signature has been called
    :func:`anywrap.xp.switch.compile_after_calls` times (2000 by default: a
-   short run never waits for a compile), then traces it once with ``make_fx``
-   into one graph of ATen operations, and compiles that graph with
-   TorchInductor's backend (:mod:`anywrap.backends.torch_inductor`, which
-   falls back to ``torch.compile`` on a PyTorch it is not tested on). The
-   whole transform is one graph or nothing. The trace runs on the call's own
-   tensors, so that the transform's caches (constant tables) fill with real
-   tensors, and it refuses any read of a tensor's value on the host, which
-   would be baked into the program;
+   short run never waits for a compile), then compiles it with the public
+   ``torch.compile(fullgraph=True, dynamic=False)``: the whole transform is one
+   graph or nothing (a transform that reads a value on the host cannot be
+   compiled whole, and runs eagerly). A transform of at most
+   :data:`SMALL_PROGRAM` ATen calls stays eager: a compiled call's guards cost
+   more than such kernels;
 3. on the CPU, compiles one build: TorchInductor's scalar kernels for a
    program that writes ``bool`` tensors, its vector kernels otherwise (a rule,
-   not a timing: see :func:`anywrap.backends.torch_inductor._cpu_build`). The
-   program is shared with every other wrapper that calls the same transform
-   (the same function, partially applied to the same values) with the same
-   signature, and the compile log says where each came from: ``compiled``,
-   ``cache`` (TorchInductor's kernel cache had it) or ``shared``;
-4. then runs the compiled program. Its call checks no guards (the signature
-   is the guard), so a step costs the program's kernels and a few us of
-   Python, where ``torch.compile``'s guarded entry costs 40 to 80 us on these
-   transforms (measured on the development machine; see docs/performance.md). A
-   wrapper's state goes round its program, so the leaves that are the last
-   call's own outputs are checked by identity and the others in full
-   (:meth:`_Signature.fits`). An output whose layout is changed in place
-   (``resize_``, ``as_strided_``, ``set_``) between two calls is not seen:
-   the wrappers never do that to their state, and neither should a user;
-5. on CUDA, the compiled program is captured in a CUDA graph at the same
-   time: a call copies its inputs into the graph's buffers, replays the graph
-   once, and copies the outputs out (one multi-tensor copy per dtype each
-   way, whatever the number of kernels inside), so that outputs belong to the
-   caller.
+   not a timing: see :func:`_cpu_build`), through ``torch.compile``'s
+   ``options``. The program is shared with every other wrapper that calls the
+   same transform (the same function, partially applied to the same values)
+   with the same signature, and the compile log says where each came from:
+   ``compiled``, ``cache`` (TorchInductor's kernel cache had it) or ``shared``;
+4. then runs the compiled program. A wrapper's state goes round its program,
+   so the leaves that are the last call's own outputs are checked by identity
+   and the others in full (:meth:`_Signature.fits`) before the compiled call,
+   whose own guards then hold.
 
-A transform that cannot be traced or compiled (a value read on the host, a
-compiler missing on the machine) runs eagerly, after one warning; so does a
-signature beyond :data:`MAX_SIGNATURES`. A transform whose arguments hold
-something other than tensors, Python numbers, strings and ``None`` (a
+A transform that cannot be compiled (a value read on the host, a compiler
+missing on the machine) runs eagerly, after one warning; so does a signature
+beyond :data:`MAX_SIGNATURES`. A transform whose arguments hold something
+other than tensors, Python numbers, strings and ``None`` (a
 ``torch.Generator``, a NumPy array), or a partial holding a callable (a
 distributed reduce), runs eagerly without a warning. Each compilation is
 logged (:func:`anywrap.xp.compile_log`), and :func:`anywrap.xp.set_compile`
-turns the whole path off.
+turns the whole path off. Only public entry points are used, so a PyTorch
+newer than any tested compiles the same way.
 
 Example:
     >>> import torch
@@ -58,30 +47,25 @@ Example:
     >>> [center(torch.arange(3.0), 2.0).tolist() for _ in range(3)]  # compiled on call 2
     [[-2.0, 0.0, 2.0], [-2.0, 0.0, 2.0], [-2.0, 0.0, 2.0]]
     >>> record = xp.compile_log()[-1]
-    >>> record.compiled, record.signature
-    (True, 'float32[3]@cpu, float')
+    >>> record.compiled, record.signature, record.path
+    (True, 'float32[3]@cpu, float', 'torch.compile')
     >>> _ = xp.set_compile(previous, after_calls=xp.switch.AFTER_CALLS)
 """
 
 from __future__ import annotations
 
 import functools
+import math
 import time
+import types
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
+from torch.overrides import TorchFunctionMode
 
-from anywrap.backends.torch_inductor import (
-    _SLOT,
-    Built,
-    _device_of,
-    _float_dtype,
-    _Small,
-    trace_and_compile,
-)
-from anywrap.tree import Structure, flatten_with_paths, is_branch, leaves
+from anywrap.tree import Structure, flatten_with_paths, is_branch, leaves, tree_map
 from anywrap.xp import switch
 
 __all__ = ["MAX_SIGNATURES", "TorchProgram", "compile_torch"]
@@ -266,11 +250,10 @@ def _announce(name: str, described: str) -> None:
     _announced = True
     warnings.warn(
         f"anywrap: compiling {name} for PyTorch ({described}): the first compile in a "
-        "process takes 10 to 20 s on a small CPU (TorchInductor and the C++ compiler "
-        "start), the next ones about a second, and TorchInductor's disk cache makes them "
-        "cheaper in later runs. A compiled step is 0.7 to 2 ms faster on the CPU (the "
-        "CleanRL stack, 8 to 4096 envs). Turn compiling off with ANYWRAP_TORCH_COMPILE=0 or "
-        "anywrap.xp.set_compile(False).",
+        "process takes 5 to 20 s on a small CPU (TorchDynamo, TorchInductor and the C++ "
+        "compiler start), the next ones a second or two, and TorchInductor's disk cache "
+        "makes them cheaper in later runs. Turn compiling off with ANYWRAP_TORCH_COMPILE=0 "
+        "or anywrap.xp.set_compile(False).",
         switch.CompileNotice,
         stacklevel=5,
     )
@@ -460,7 +443,7 @@ class TorchProgram:
         reason: str | None = None,
         kernels: str | None = None,
         source: str = "compiled",
-        path: str | None = "inductor",
+        path: str | None = "torch.compile",
     ) -> None:
         switch.record_compile(
             switch.CompileRecord(
@@ -546,3 +529,202 @@ def _check_form(template: Any, expected: Any) -> None:
                 raise ValueError(f"output {path}: a tensor when traced, {type(w)} eagerly")
         elif w is _SLOT or type(g) is not type(w) or g != w:
             raise ValueError(f"output {path}: {g!r} when traced, {w!r} eagerly")
+
+
+# ------------------------------------------------------------------ compiling
+SMALL_PROGRAM = 2
+"""A transform of at most this many ATen calls runs eagerly: a compiled call's guards
+cost more than such kernels (a clip: 2 to 5 us)."""
+
+INDUCTOR_OPTIONS = {
+    "size_asserts": False,
+    "alignment_asserts": False,
+    "scalar_asserts": False,
+    "compile_threads": 1,
+}
+"""``torch.compile`` options for the CPU: TorchInductor's checks of its inputs' sizes
+and strides are the signature's job; one compile thread: no pool of compiler processes
+to start (seconds on two cores) or to wait for at exit. Options a PyTorch release lacks
+are left out."""
+
+SCALAR_OPTIONS = {"cpp.simdlen": 1}
+"""Options for scalar CPU kernels: no vector instruction set is 1 bit wide, so none is
+picked and every loop is written element by element."""
+
+_SLOT = object()
+"""Marks, in an output template, where a tensor of the program's outputs goes."""
+
+
+class _Small(Exception):
+    """A transform too small to gain from compiling."""
+
+
+class Built:
+    """What :func:`trace_and_compile` made: the program, the output template, the CPU
+    build kept (and why), the path, and whether TorchInductor's cache had it."""
+
+    __slots__ = ("cached", "kernels", "path", "run", "template")
+
+    def __init__(
+        self, run: Callable[..., Any], template: Any, kernels: str | None, path: str, cached: bool
+    ) -> None:
+        self.run, self.template, self.kernels = run, template, kernels
+        self.path, self.cached = path, cached
+
+
+def _device_of(flat: list[Any]) -> torch.device:
+    for x in flat:
+        if isinstance(x, torch.Tensor):
+            return x.device
+    return torch.device("cpu")
+
+
+_float_dtypes: dict[torch.device, torch.dtype] = {}
+
+
+def _float_dtype(device: torch.device) -> torch.dtype:
+    """float64 (a Python float's precision) where the device holds it, else float32."""
+    dtype = _float_dtypes.get(device)
+    if dtype is None:
+        from array_api_compat import torch as torch_xp
+
+        from anywrap.xp import wide_float
+
+        dtype = _float_dtypes[device] = wide_float(torch_xp, device)
+    return dtype
+
+
+class _Counting(TorchFunctionMode):
+    """Counts the torch functions a transform calls (not the attribute reads)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = 0
+
+    def __torch_function__(
+        self, func: Any, types: Any, args: Sequence[Any] = (), kwargs: Any = None
+    ) -> Any:
+        if not getattr(func, "__name__", "").startswith("__get__"):
+            self.calls += 1
+        return func(*args, **(kwargs or {}))
+
+
+def _own_code(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
+    """``fn`` with a code object of its own: ``torch.compile`` keeps its programs, and
+    counts its recompilations, per code object, and every program's flat function has
+    the same code."""
+    code = fn.__code__.replace(co_name=name.replace(".", "_").replace("<", "").replace(">", ""))
+    return types.FunctionType(code, fn.__globals__, code.co_name, fn.__defaults__, fn.__closure__)
+
+
+def trace_and_compile(
+    fn: Callable[..., Any], flat: list[Any], structure: Structure, build: str = "auto"
+) -> Built:
+    """Compile ``fn`` for the call's leaves ``flat`` (laid out by ``structure``) with
+    ``torch.compile(fullgraph=True, dynamic=False)``, and run it once, so that it
+    compiles now (and fails now, rather than at a later step)."""
+    values = list(flat)
+    positions = [i for i, x in enumerate(values) if isinstance(x, torch.Tensor) or type(x) is float]
+    template: dict[str, Any] = {}
+
+    def flat_fn(*tensors: torch.Tensor) -> list[torch.Tensor]:
+        vals = list(values)
+        for i, t in zip(positions, tensors):
+            vals[i] = t
+        args, kwargs = structure.unflatten(vals)
+        out = fn(*args, **kwargs)
+        template["out"] = tree_map(lambda x: _SLOT if isinstance(x, torch.Tensor) else x, out)
+        outs = [x for x in leaves(out) if isinstance(x, torch.Tensor)]
+        template["bool"] = any(x.dtype == torch.bool for x in outs)
+        return outs
+
+    # Distinct tensors: a tensor passed twice (an observation that is also the final
+    # observation) would be one input of the graph, which would then read both from it.
+    inputs: list[torch.Tensor] = []
+    seen: set[int] = set()
+    for t in _inputs(flat):
+        inputs.append(t.clone() if id(t) in seen else t)
+        seen.add(id(t))
+    counting = _Counting()
+    with torch.no_grad(), counting:
+        flat_fn(*inputs)  # the template, and the size of the transform
+    if counting.calls <= SMALL_PROGRAM:
+        raise _Small(f"{counting.calls} torch call(s): cheaper eagerly than as a compiled call")
+    kernels = None
+    options: dict[str, Any] | None = None
+    if inputs and inputs[0].device.type == "cpu":
+        kept, why = _cpu_build(build, template["bool"])
+        kernels = f"{kept} ({why})"
+        options = {**INDUCTOR_OPTIONS, **(SCALAR_OPTIONS if kept == "scalar" else {})}
+
+    def call(args: Any, kwargs: Any) -> Any:
+        return fn(*args, **kwargs)
+
+    # The transform is compiled with its own trees as arguments: were the trees rebuilt
+    # inside, TorchDynamo would guard on the tree walker's globals at every call.
+    call = _own_code(call, f"anywrap_{_name(fn)}")
+    try:
+        compiled = torch.compile(call, fullgraph=True, dynamic=False, options=options)
+    except RuntimeError:  # an option this release does not know: its defaults
+        compiled = torch.compile(call, fullgraph=True, dynamic=False)
+    out_structure = Structure(template["out"])
+    slots = [i for i, leaf in enumerate(leaves(template["out"])) if leaf is _SLOT]
+
+    def run(*tensors: torch.Tensor) -> list[torch.Tensor]:
+        vals = list(values)
+        for i, t in zip(positions, tensors):
+            vals[i] = t
+        args, kwargs = structure.unflatten(vals)
+        with torch.no_grad():
+            out = out_structure.leaves(compiled(args, kwargs))
+        return [out[i] for i in slots]  # type: ignore[index]
+
+    hits = _compiler_seconds()
+    run(*inputs)
+    cached = _from_cache(hits)
+
+    return Built(run, template["out"], kernels, "torch.compile", cached)
+
+
+def _inputs(flat: list[Any]) -> list[torch.Tensor]:
+    """The program's inputs: the tensors, and the floats as 0-d tensors on their device
+    (``torch.full`` fills on the device: no copy from the host, no sync)."""
+    out: list[torch.Tensor] = []
+    device = None
+    for x in flat:
+        if isinstance(x, torch.Tensor):
+            out.append(x)
+        elif type(x) is float:
+            if device is None:
+                device = _device_of(flat)
+            out.append(torch.full((), x, dtype=_float_dtype(device), device=device))
+    return out
+
+
+def _cpu_build(build: str, writes_bool: bool) -> tuple[str, str]:
+    """Which CPU build a program gets, and why: the one the environment names, else
+    scalar kernels for a program that writes ``bool`` tensors and vector kernels
+    otherwise. TorchInductor's vector kernels store a ``bool`` result a lane at a
+    time through memory (on the development machine a 4096-env episode step took
+    52 us vectorised, 36 us scalar), and win on float batches. A rule, not a
+    timing: every run on every machine keeps the same build, whatever the load."""
+    if build != "auto":
+        return build, switch.KERNELS_VAR
+    return ("scalar", "writes bool tensors") if writes_bool else ("vector", "float outputs")
+
+
+def _compiler_seconds() -> float:
+    """CPU seconds of the child processes this process has waited for (the C++
+    compiler, with one compile thread); NaN where the platform does not say."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on Windows
+        return math.nan
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _from_cache(before: float) -> bool:
+    """Whether no compiler ran since ``before``: TorchInductor's caches (on disk,
+    shared by every process of this user) had every kernel of the program."""
+    return _compiler_seconds() - before == 0.0

@@ -115,7 +115,7 @@ def _write(state: FrameStack, obs: Array, advance: Array | bool, start: Array | 
         xp.astype(advance, xp.int32, copy=False) if not isinstance(advance, bool) else int(advance)
     )
     newest = (state.newest + step) % depth
-    grown = xp.minimum(state.count + step, depth)
+    grown = xp.clip(state.count + step, None, depth)  # traced whole, as maximum is not
     count = (
         xp.where(start, xp.ones_like(grown), grown)
         if not isinstance(start, bool)
@@ -259,7 +259,7 @@ def push_frame_with_final(
     """
     xp = namespace(state.frames)
     n, depth = _depth(state)
-    final_count = xp.minimum(state.count + 1, depth)
+    final_count = xp.clip(state.count + 1, None, depth)
     state = _write(state, obs, True, done)
     state = state._replace(restart=xp.zeros_like(state.restart))
     stacked = _through(state, read_stack(state, pad_with_first=pad_with_first), obs, pad_with_first)

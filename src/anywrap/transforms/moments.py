@@ -34,7 +34,19 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from anywrap.xp import Array, all_finite, cond, count_true, device, mean_var, namespace, wide_float
+from anywrap.transforms.promotion import promote
+from anywrap.xp import (
+    Array,
+    all_finite,
+    branches,
+    cond,
+    count_true,
+    device,
+    finite_rows,
+    mean_var,
+    namespace,
+    wide_float,
+)
 
 __all__ = [
     "Batch",
@@ -167,8 +179,8 @@ def merge_moments(m: Moments, batch_mean: Array, batch_var: Any, batch_count: An
     if host_count:
         n = n_count = batch_count
     else:
-        n = xp.asarray(batch_count, dtype=dtype)
         n_count = xp.asarray(batch_count, dtype=m.count.dtype)
+        n = n_count if m.count.dtype == dtype else xp.asarray(batch_count, dtype=dtype)
     if m.count.dtype == xp.float64:  # exact to 2^53 added plainly (see add_count)
         hi, lo = m.count + n_count, m.count_lo
         tot = hi + lo
@@ -192,7 +204,7 @@ def merge_moments(m: Moments, batch_mean: Array, batch_var: Any, batch_count: An
         else:
             n_b = batch_count if host_count else xp.asarray(batch_count, dtype=batch_var.dtype)
             m2 = m2 + xp.asarray(batch_var * n_b, dtype=dtype)
-    sq = xp.square(delta) * count
+    sq = delta * delta * count  # np.square's value, to the bit; one ATen call, not four
     var = (m2 + (sq if one else sq * n) / tot) / tot
     if not host_count:
         # An empty batch moves the mean and count by exactly nothing, but
@@ -240,7 +252,9 @@ def batch_moments(x: Batch, mask: Any = None, reduce: Reduce | None = None) -> t
         if isinstance(n, int):
             n = xp.asarray(n, dtype=xp.int32, device=device(first))
         n, total = reduce(n), reduce(total)
-    denom = max(n, 1) if isinstance(n, int) else xp.astype(xp.maximum(n, 1), first.dtype)
+    # clip, not maximum: array-api-compat's maximum asks torch.result_type of the
+    # Python 1, which torch.compile cannot trace
+    denom = max(n, 1) if isinstance(n, int) else xp.astype(xp.clip(n, 1, None), first.dtype)
     mean = total / denom
     sq: Any = 0
     for p, r in zip(parts, rows):
@@ -264,6 +278,11 @@ def _finite_only(merged: Moments, m: Moments, x: Array) -> Moments:
     return merge_moments(m, *batch_moments(x, finite_rows(x)))
 
 
+# Caches keyed by strings: TorchDynamo, tracing a lookup, compares the keys already
+# there, and cannot hash NumPy's dtypes.
+_branches: dict[str, bool] = {}
+
+
 def update_moments(
     m: Moments,
     x: Batch,
@@ -285,13 +304,15 @@ def update_moments(
     The common update (no mask, no reduce) merges the batch's moments at once
     and looks at the result: only where it came out non-finite are the moments
     taken again over the finite rows (:func:`anywrap.xp.cond`: JAX runs that
-    branch only when needed, NumPy branches on the host value).
+    branch only when needed, NumPy branches on the host value). A backend whose
+    ``cond`` would compute both (PyTorch eagerly) takes the finite rows' moments
+    at once: one formula instead of two.
     """
     if isinstance(x, tuple):  # the parts of one batch
         xp = namespace(x[0])
         parts = tuple(_widened(xp, p, m) for p in x)
         return _update_parts(xp, m, parts, mask, skip_nonfinite, reduce)
-    if not _wide_enough.get(x.dtype, False):
+    if not _wide_enough.get(str(x.dtype), False):
         x = _widened(namespace(x), x, m)
     if not batched:
         keep = mask
@@ -301,9 +322,15 @@ def update_moments(
         new = merge_moments(m, x, 0.0, 1)
         return new if keep is None else cond(keep, _first, _second, new, m)
     if mask is None and reduce is None:  # the common update: no namespace needed here
-        merged = merge_moments(m, *mean_var(x), x.shape[0])
         if not skip_nonfinite:
-            return merged
+            return merge_moments(m, *mean_var(x), x.shape[0])
+        kind = f"{type(x).__module__}.{type(x).__qualname__}"
+        lazy = _branches.get(kind)
+        if lazy is None:  # once per array type: NumPy's step route is kept short
+            lazy = _branches[kind] = branches(x)
+        if not lazy:
+            return merge_moments(m, *batch_moments(x, finite_rows(x)))
+        merged = merge_moments(m, *mean_var(x), x.shape[0])
         return cond(all_finite(merged.mean, merged.var), _first, _finite_only, merged, m, x)
     return _update_parts(namespace(x), m, (x,), (mask,), skip_nonfinite, reduce)
 
@@ -320,16 +347,16 @@ def _update_parts(
     return merge_moments(m, *batch_moments(parts, masks, reduce))
 
 
-_wide_enough: dict[Any, bool] = {}
+_wide_enough: dict[str, bool] = {}
 
 
 def _widened(xp: ModuleType, x: Array, m: Moments) -> Array:
     """``x`` in the statistics dtype if it is not a float of at least 32 bits (NumPy,
     and so Gymnasium, also sums float16 in float32: a float16 sum overflows)."""
-    ok = _wide_enough.get(x.dtype)
+    ok = _wide_enough.get(str(x.dtype))
     if ok is None:
         ok = bool(xp.isdtype(x.dtype, "real floating")) and xp.finfo(x.dtype).bits >= 32
-        _wide_enough[x.dtype] = ok
+        _wide_enough[str(x.dtype)] = ok
     return x if ok else xp.astype(x, m.mean.dtype)
 
 
@@ -342,20 +369,11 @@ def normalize(m: Moments, x: Array, epsilon: float, dtype: str | None = None) ->
     """``(x - mean) / sqrt(var + epsilon)``, in the wider of the two dtypes, or cast to
     the dtype named ``dtype``."""
     xp = namespace(x)
-    if x.dtype != m.mean.dtype:
-        x = xp.asarray(x, dtype=xp.result_type(x.dtype, m.mean.dtype))
+    if x.dtype != m.mean.dtype:  # NumPy's promotion, from a host table (no trace breaks)
+        x = xp.asarray(x, dtype=promote(xp, x.dtype, m.mean.dtype))
     # scale(m, epsilon), written out: two calls fewer on the NumPy step, whose route is
     # kept short (tests/vector/test_normalize_observation.py counts its calls).
     y = (x - m.mean) / xp.sqrt(m.var + epsilon)
     if dtype is None or y.dtype == getattr(xp, dtype):
         return y
     return xp.astype(y, getattr(xp, dtype))
-
-
-def finite_rows(x: Array) -> Array:
-    """Bool per row of ``x`` (axis 0): every entry of the row is finite."""
-    xp = namespace(x)
-    ok = xp.isfinite(x)
-    if x.ndim > 1:
-        ok = xp.all(xp.reshape(ok, (x.shape[0], -1)), axis=1)
-    return ok

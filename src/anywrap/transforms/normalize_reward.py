@@ -33,8 +33,9 @@ from types import ModuleType
 from typing import Any, NamedTuple
 
 from anywrap.transforms.moments import Moments, Reduce, init_moments, scale, update_moments
+from anywrap.transforms.promotion import promote
 from anywrap.tree import tree_map
-from anywrap.xp import Array, namespace, stop_gradient
+from anywrap.xp import Array, finite_rows, namespace, stop_gradient
 
 __all__ = [
     "Returns",
@@ -114,15 +115,15 @@ def update_returns(
     # (the casts are exact, as NumPy's promotion), and stores in the accumulator's.
     decayed = xp.where(terminated, 0.0, acc * gamma)
     if reward.dtype != acc.dtype:  # casts by asarray (NumPy's is a C function)
-        wide = xp.result_type(reward.dtype, acc.dtype)
+        wide = promote(xp, reward.dtype, acc.dtype)
         new_acc = xp.asarray(
             xp.asarray(decayed, dtype=wide) + xp.asarray(reward, dtype=wide), dtype=acc.dtype
         )
     else:
         new_acc = decayed + reward
-    active = xp.isfinite(reward)
+    active = finite_rows(reward) if reward.ndim == 1 else xp.isfinite(reward)
     if skip_after_done:
-        active = xp.logical_and(active, xp.logical_not(state.prev_done))
+        active = active & ~state.prev_done  # both bool: one kernel each, not three
     acc = xp.where(active, new_acc, acc)
     rms = state.rms
     if update_stats:  # `active` already leaves non-finite rewards out
@@ -147,7 +148,7 @@ def scale_reward(state: Returns, reward: Array, epsilon: float) -> Array:
     wide = (
         reward
         if reward.dtype == var.dtype
-        else xp.astype(reward, xp.result_type(reward.dtype, var.dtype))
+        else xp.astype(reward, promote(xp, reward.dtype, var.dtype))
     )
     scaled = wide / scale(state.rms, epsilon)
     if scaled.dtype != reward.dtype and xp.isdtype(reward.dtype, "real floating"):

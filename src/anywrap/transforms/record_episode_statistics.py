@@ -30,12 +30,14 @@ from typing import Any, NamedTuple
 from anywrap.transforms.moments import Reduce, add_count
 from anywrap.xp import (
     Array,
+    clip,
     count_true,
     device,
     last_true_indices,
     namespace,
     push_front,
     stop_gradient,
+    take,
     wide_float,
 )
 
@@ -262,7 +264,7 @@ def _record(
             "step_episodes: a recent-episode buffer over a split batch needs both `reduce` "
             "(for the count) and `gather` (for the buffer)"
         )
-    flat_done = xp.reshape(done, (-1,))
+    flat_done = done if done.ndim == 1 else xp.reshape(done, (-1,))
     k_here = count_true(flat_done)  # a Python int on the host
     k = k_here if reduce is None else reduce(k_here)
     k_size, k_count = (
@@ -277,7 +279,7 @@ def _record(
     # index is the newest.
     values = (returns, lengths) + (() if elapsed is None else (elapsed,))
     order = last_true_indices(flat_done, size)
-    fresh = [xp.take(xp.reshape(v, (-1,)), order) for v in values]
+    fresh = [take(v if v.ndim == 1 else xp.reshape(v, (-1,)), order) for v in values]
     if gather is not None:
         # Each participant offers its `size` newest episodes oldest first, so
         # that their concatenation runs in the global env order; the last
@@ -290,14 +292,15 @@ def _record(
         fresh[1] = xp.where(xp.flip(j < k_here, axis=0), fresh[1], 0)
         fresh = [gather(f) for f in fresh]
         newest = last_true_indices(fresh[1] > 0, size)
-        fresh = [xp.take(f, newest) for f in fresh]
+        fresh = [take(f, newest) for f in fresh]
+    buffers = (state.recent_returns, state.recent_lengths)
+    buffers += () if elapsed is None else (state.recent_times,)
+    pushed = push_front(buffers, tuple(fresh), k)
     return state._replace(
-        recent_returns=push_front(state.recent_returns, fresh[0], k),
-        recent_lengths=push_front(state.recent_lengths, fresh[1], k),
-        recent_times=(
-            state.recent_times if elapsed is None else push_front(state.recent_times, fresh[2], k)
-        ),
-        recent_size=xp.minimum(state.recent_size + k_size, size),
+        recent_returns=pushed[0],
+        recent_lengths=pushed[1],
+        recent_times=state.recent_times if elapsed is None else pushed[2],
+        recent_size=clip(state.recent_size + k_size, 0, size),
         episode_count=hi,
         episode_count_lo=lo,
     )

@@ -14,8 +14,9 @@ backend registers its own form of:
   of the arrays it meets (``jax.jit``, TorchInductor; NumPy runs it as it is);
 * :func:`cond`: one of two branches by a 0-d bool, without a host sync;
 * a few standard formulas that a backend may run in a faster form of the same
-  formula (:func:`mean_var`, :func:`count_true`, :func:`last_true_indices`,
-  :func:`push_front`, :func:`clip`);
+  formula (:func:`mean_var`, :func:`count_true`, :func:`finite_rows`,
+  :func:`last_true_indices`, :func:`push_front`, :func:`take`, :func:`clip`), and :func:`branches`:
+  whether :func:`cond` runs only the branch taken.
 * :func:`stop_gradient`: values without their autodiff graph (``detach``).
 
 :func:`register_backend` teaches anywrap a library in one call. NumPy is
@@ -50,15 +51,18 @@ from anywrap.xp.core import (
 from anywrap.xp.ops import (
     Compiled,
     all_finite,
+    branches,
     clip,
     cond,
     count_true,
+    finite_rows,
     jit,
     last_true_indices,
     mean_var,
     namespace,
     push_front,
     stop_gradient,
+    take,
 )
 from anywrap.xp.switch import (
     CompileRecord,
@@ -73,6 +77,7 @@ __all__ = [
     "Compiled",
     "UnknownArrayTypeError",
     "all_finite",
+    "branches",
     "clip",
     "compile_enabled",
     "compile_log",
@@ -80,6 +85,7 @@ __all__ = [
     "count_true",
     "describe",
     "device",
+    "finite_rows",
     "is_host",
     "jit",
     "last_true_indices",
@@ -92,6 +98,7 @@ __all__ = [
     "resolve_dtype",
     "set_compile",
     "stop_gradient",
+    "take",
     "to_library",
     "to_numpy",
     "wide_float",

@@ -176,26 +176,32 @@ def shrinks_both(src: tuple[int, int], dst: tuple[int, int]) -> bool:
     return src[0] >= dst[0] and src[1] >= dst[1]
 
 
-_constants: dict[tuple[int, type, str], tuple[np.ndarray, Any]] = {}
+_constants: dict[tuple[Any, ...], tuple[Any, Any]] = {}
 
 
-def host_constant(table: np.ndarray, like: Array) -> Array:
-    """``table`` (a NumPy constant) as an array of ``like``'s library, on its device.
+def host_constant(table: Any, like: Array, *args: Any) -> Array:
+    """``table`` (a NumPy constant, or a function that makes one from ``args``) as an
+    array of ``like``'s library, on its device.
 
     Cached per device, so a step moves no table; inside ``jax.jit`` it becomes
-    a constant of the compiled program.
+    a constant of the compiled program. Given the function, the table is made only
+    on a miss: a compiler that traces the caller after an eager call (TorchDynamo)
+    finds the array in the cache and never traces the NumPy code that makes it.
     """
     xp = namespace(like)
     if xp is np:
-        return table
+        return table(*args) if callable(table) else table
     dev = device(like)
     if dev is None:  # a traced value: the table is a constant of the program
-        return xp.asarray(table)
-    key = (id(table), type(like), str(dev))
+        return xp.asarray(table(*args) if callable(table) else table)
+    # A function by its name: a compiler tracing the lookup compares strings, not functions.
+    name = f"{table.__module__}.{table.__qualname__}" if callable(table) else id(table)
+    key = (name, args, type(like), str(dev))
     hit = _constants.get(key)
     if hit is None:  # the entry keeps ``table`` alive, so its id is never reused
+        made = table(*args) if callable(table) else table
         # (from a writable copy: PyTorch warns about read-only NumPy arrays)
-        hit = _constants[key] = (table, xp.asarray(np.array(table), device=dev))
+        hit = _constants[key] = (table, xp.asarray(np.array(made), device=dev))
     return hit[1]
 
 
@@ -416,7 +422,7 @@ def rgb_to_gray(images: Array) -> Array:
     x = xp.astype(images, xp.int32)
     r, g, b = x[..., 0], x[..., 1], x[..., 2]
     gray = (r * 2125 + g * 7154 + b * 721) // 10000
-    table = host_constant(gray_fix_table(), images)
+    table = host_constant(gray_fix_table, images)
     below = xp.take(table, xp.reshape(r * 256 + g, (-1,))) == xp.reshape(b, (-1,))
     gray = gray - xp.reshape(xp.astype(below, xp.int32), gray.shape)
     return xp.astype(gray, xp.uint8)

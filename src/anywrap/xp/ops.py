@@ -26,15 +26,18 @@ from anywrap.xp.core import (
 __all__ = [
     "Compiled",
     "all_finite",
+    "branches",
     "clip",
     "cond",
     "count_true",
+    "finite_rows",
     "jit",
     "last_true_indices",
     "mean_var",
     "namespace",
     "push_front",
     "stop_gradient",
+    "take",
 ]
 
 
@@ -164,6 +167,15 @@ def _cond_host(pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., A
 
 
 @functools.singledispatch
+def branches(x: Array) -> bool:
+    """Whether :func:`cond` over arrays like ``x`` runs only the branch taken: NumPy
+    (a host value) and any backend that registers its own ``cond`` (JAX's
+    ``lax.cond``). Where it does not, a transform computes a rare case's formula
+    at once instead of computing both and selecting."""
+    return cond.dispatch(type(x)) is not cond.dispatch(object)
+
+
+@functools.singledispatch
 def mean_var(x: Array, mask: Array | None = None) -> tuple[Array, Array]:
     """The mean and population variance along axis 0 of the rows of ``x`` where the
     bool ``mask`` (shape ``(batch,)``) holds, of every row without one.
@@ -242,6 +254,22 @@ def _all_finite_numpy(x: Any, *more: Any) -> Any:
 
 
 @functools.singledispatch
+def finite_rows(x: Array) -> Array:
+    """Bool per row of ``x`` (axis 0): every entry of the row is finite.
+
+    Example:
+        >>> import numpy as np
+        >>> finite_rows(np.array([[1.0, 2.0], [np.nan, 0.0]]))
+        array([ True, False])
+    """
+    xp = namespace(x)
+    ok = xp.isfinite(x)
+    if x.ndim > 1:
+        ok = xp.all(xp.reshape(ok, (x.shape[0], -1)), axis=1)
+    return ok
+
+
+@functools.singledispatch
 def count_true(mask: Array) -> Any:
     """How many entries of the bool ``mask`` are True: a 0-d integer array of the
     mask's library (int32 on JAX, int64 on PyTorch, whose sum widens int32; NumPy: an
@@ -282,21 +310,38 @@ def _last_true_indices_numpy(mask: np.ndarray, k: int) -> np.ndarray:
 
 
 @functools.singledispatch
-def push_front(buffer: Array, fresh: Array, k: Any) -> Array:
+def push_front(buffer: Any, fresh: Any, k: Any) -> Any:
     """A newest-first ``buffer`` with the first ``k`` entries of ``fresh`` in front and
     its oldest ``k`` dropped: slot ``j`` holds ``fresh[j]`` where ``j < k``, else
     ``buffer[j - k]``. ``k`` may be a 0-d array; ``fresh`` has the buffer's length.
+    ``buffer`` and ``fresh`` may be tuples of arrays of one length (several buffers
+    pushed by one ``k``, which share the index arithmetic).
 
     Example:
         >>> import numpy as np
         >>> push_front(np.array([3, 2, 1]), np.array([5, 4, 0]), 2)
         array([5, 4, 3])
     """
-    xp = namespace(buffer)
-    size = buffer.shape[0]
-    j = xp.arange(size, device=device(buffer))
-    older = xp.take(buffer, xp.clip(j - k, 0, size - 1))
-    return xp.where(j < k, xp.astype(fresh, buffer.dtype), older)
+    many = isinstance(buffer, tuple)
+    buffers, new = (buffer, fresh) if many else ((buffer,), (fresh,))
+    first = buffers[0]
+    xp = namespace(first)
+    size = first.shape[0]
+    j = xp.arange(size, device=device(first))
+    older = xp.clip(j - k, 0, size - 1)
+    front = j < k
+    out = tuple(
+        xp.where(front, f if f.dtype == b.dtype else xp.astype(f, b.dtype), take(b, older))
+        for b, f in zip(buffers, new)
+    )
+    return out if many else out[0]
+
+
+@functools.singledispatch
+def take(x: Array, indices: Array) -> Array:
+    """``xp.take(x, indices, axis=0)`` for ``indices`` known to be in range (a backend
+    may skip the standard's handling of negative ones)."""
+    return namespace(x).take(x, indices, axis=0)
 
 
 @functools.singledispatch

@@ -1,16 +1,17 @@
 """The switch of PyTorch's compiled path, and the record of what it compiled.
 
 On PyTorch, :class:`anywrap.xp.Compiled` compiles each transform that a
-stateful shell calls (see :mod:`anywrap.backends.torch_compile`): it is traced
-once per signature (the shapes, strides, dtypes and devices of its tensors)
-and compiled by TorchInductor, so that a wrapper's step is one fused program
-instead of dozens of small kernels (at 4096 CPU envs the CleanRL stack adds
-about 0.4 ms a step compiled, 2.4 ms eagerly).
+stateful shell calls (see :mod:`anywrap.backends.torch_compile`): it is
+compiled once per signature (the shapes, strides, dtypes and devices of its
+tensors) by the public ``torch.compile``, so that a wrapper's step is one
+fused program instead of dozens of small kernels (at 4096 CPU envs the
+CleanRL stack adds about 0.6 ms a step compiled, 0.7 ms eagerly: most of
+the compiled time is ``torch.compile``'s guarded entry; see
+docs/performance.md).
 
-Compiling costs seconds: the first compile in a process 10 to 20 s on two CPU
-cores (TorchInductor and the C++ compiler start), the next about a second each,
-and a compiled step saves 0.7 to 2 ms (the CleanRL stack, 8 to 4096 envs). A
-short script must never pay that, so a signature is compiled only once it has
+Compiling costs seconds: the first compile in a process 5 to 20 s on two CPU
+cores (TorchDynamo, TorchInductor and the C++ compiler start), the next a
+second or two each. A short script must never pay that, so a signature is compiled only once it has
 been called :func:`compile_after_calls` times (:data:`AFTER_CALLS`: 2000 by
 default): a doctest, an evaluation or a debugging run never compiles, and a
 training run pays once, on the calling thread, at a step that is the same on
@@ -116,9 +117,8 @@ class CompileRecord:
         source: Where the program came from: ``"compiled"``; ``"cache"``
             (TorchInductor's disk cache had it); ``"shared"`` (another wrapper or
             stack had compiled the same transform for the same signature).
-        path: How it was compiled: ``"inductor"`` (TorchInductor's backend, on
-            the PyTorch releases anywrap is tested on), ``"torch.compile"`` (the
-            public entry point, elsewhere) or ``None`` (not compiled).
+        path: How it was compiled: ``"torch.compile"`` (the public entry point,
+            the only one anywrap uses) or ``None`` (not compiled).
     """
 
     library: str
@@ -129,7 +129,7 @@ class CompileRecord:
     reason: str | None = None
     kernels: str | None = None
     source: str = "compiled"
-    path: str | None = "inductor"
+    path: str | None = "torch.compile"
 
 
 _log: list[CompileRecord] = []

@@ -1,0 +1,363 @@
+"""What the CleanRL stack costs a device: ATen ops and host time per step, side by side.
+
+CleanRL's six wrappers (RecordEpisodeStatistics, ClipAction,
+NormalizeObservation, TransformObservation(clamp), NormalizeReward,
+TransformReward(clamp)) over a batched Pendulum written in pure PyTorch, N
+envs (default 4096), against:
+
+* the bare env;
+* a hand-written normaliser, written below (:class:`HandWritten`): the
+  observation mean and variance merged by Chan's formula over
+  ``torch.var_mean``, the discounted return scaled by its running variance,
+  three clamps, no episode statistics: about what a careful user writes;
+* anywrap's stack, compile off (eager) and on (each transform compiled before
+  the timed blocks);
+* TorchRL's closest stack over the same dynamics as an ``EnvBase``:
+  ``RewardSum`` (episode returns), ``ClipTransform`` on the action,
+  ``VecNorm`` on the observation and the reward, ``ClipTransform`` on both.
+  It is not the same arithmetic: TorchRL has no normaliser of the reward by the
+  running variance of the discounted return (``VecNorm`` of ``reward``
+  standardises the reward itself, with an exponential decay), and its episode
+  statistics are a running sum only (no lengths, times or recent-episode
+  queue). Its own bare ``EnvBase`` is its reference.
+
+Two figures per case:
+
+* **ATen ops per step**: every ``aten::`` event that ``torch.profiler`` records
+  over a block of steps, nested calls included (a ``clamp`` that calls
+  ``clamp_out`` counts twice), divided by the steps; the most frequent names
+  beside it. This is what a device sees as launches, whatever the host speed.
+* **Added host time per step**: the cases step in interleaved rounds (each
+  round runs a block of every case, a block is one whole episode of 200 steps
+  so that the autoreset at episode ends is in it, as in a user's loop); the
+  figure is the median over rounds of (case - its bare env), per step.
+
+    python benchmarks/device_ops.py                    # N=4096, about 2 minutes on 2 cores
+    python benchmarks/device_ops.py --envs 256 --rounds 5 --json out.json
+    python benchmarks/device_ops.py --no-compile       # leave the compiled case out
+
+Importable: :func:`measure` returns the figures as a dict (what ``--json`` writes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import math
+import statistics
+import sys
+import time
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import torch
+
+EPISODE = 200
+"""Pendulum's time limit: a block is one episode, so it holds one autoreset."""
+
+
+def _envs() -> Any:
+    """The shared benchmark envs: the demo's CleanRL stack and torch Pendulums, and
+    the suite's TorchRL Pendulum on the same dynamics."""
+    from types import SimpleNamespace
+
+    from anywrap import demo
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the checkout
+    from benchmarks.suite.envs import torchrl_pendulum_env
+
+    return SimpleNamespace(
+        cleanrl_stack=demo.cleanrl_stack,
+        torch_pendulum_vector_env=demo.torch_pendulum_vector_env,
+        torchrl_pendulum_env=torchrl_pendulum_env,
+    )
+
+
+class HandWritten:
+    """A careful hand-written normaliser over a torch vector env: what the stack is
+    measured against. Observation moments by Chan's merge over ``torch.var_mean``
+    (Gymnasium's initial count 1e-4), the discounted return ``G = gamma * G * (1 -
+    terminated) + r`` and its running variance, the reward divided by its std; clamps
+    on the action, the normalised observation and the scaled reward."""
+
+    def __init__(self, env: Any, gamma: float = 0.99, epsilon: float = 1e-8) -> None:
+        self.env, self.gamma, self.epsilon = env, gamma, epsilon
+        n, dev = env.num_envs, env.core.device
+        shape = env.single_observation_space.shape
+        self.mean = torch.zeros(shape, device=dev)
+        self.var = torch.ones(shape, device=dev)
+        self.count = 1e-4
+        self.ret = torch.zeros(n, device=dev)
+        self.ret_mean = torch.zeros((), dtype=torch.float64, device=dev)
+        self.ret_var = torch.ones((), dtype=torch.float64, device=dev)
+        self.ret_count = 1e-4
+
+    @staticmethod
+    def _merge(mean: Any, var: Any, count: float, x: Any) -> tuple[Any, Any, float]:
+        b_var, b_mean = torch.var_mean(x, dim=0, correction=0)
+        n = x.shape[0]
+        total = count + n
+        delta = b_mean - mean
+        mean = mean + delta * (n / total)
+        var = (var * count + b_var * n + delta.square() * (count * n / total)) / total
+        return mean, var, total
+
+    def _obs(self, obs: Any) -> Any:
+        self.mean, self.var, self.count = self._merge(self.mean, self.var, self.count, obs)
+        return ((obs - self.mean) / torch.sqrt(self.var + self.epsilon)).clamp(-10.0, 10.0)
+
+    def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
+        obs, info = self.env.reset(**kwargs)
+        return self._obs(obs), info
+
+    def step(self, action: Any) -> tuple[Any, ...]:
+        obs, reward, terminated, truncated, info = self.env.step(action.clamp(-2.0, 2.0))
+        self.ret = self.ret * self.gamma * ~terminated + reward
+        self.ret_mean, self.ret_var, self.ret_count = self._merge(
+            self.ret_mean, self.ret_var, self.ret_count, self.ret.double()
+        )
+        scaled = (reward / torch.sqrt(self.ret_var + self.epsilon)).float().clamp(-10.0, 10.0)
+        return self._obs(obs), scaled, terminated, truncated, info
+
+
+def _torchrl_stack(n: int, device: Any) -> tuple[Any, Any] | None:
+    """TorchRL's bare ``EnvBase`` and its closest stack (see the module), or None."""
+    try:
+        from torchrl.envs import ClipTransform, Compose, RewardSum, TransformedEnv, VecNorm
+    except ImportError:
+        return None
+    envs = _envs()
+    stack = TransformedEnv(
+        envs.torchrl_pendulum_env(n, device),
+        Compose(
+            RewardSum(),
+            ClipTransform(in_keys_inv=["action"], low=-2.0, high=2.0),
+            VecNorm(in_keys=["observation", "reward"], new_api=True, decay=1.0),
+            ClipTransform(in_keys=["observation", "reward"], low=-10.0, high=10.0),
+        ),
+    )
+    return envs.torchrl_pendulum_env(n, device), stack
+
+
+class _Case:
+    """One case: how to reset it and run a block of steps."""
+
+    def __init__(
+        self, name: str, reference: str, reset: Callable[[], Any], step: Callable[..., Any]
+    ):
+        self.name, self.reference, self.reset, self.step = name, reference, reset, step
+
+
+def _gym_case(
+    name: str, env: Any, reference: str = "bare", compile_on: bool | None = None
+) -> _Case:
+    from anywrap import xp
+
+    def reset() -> Any:
+        if compile_on is not None:
+            xp.set_compile(compile_on)
+        return env.reset(seed=0)
+
+    def step(action: Any) -> Any:
+        return env.step(action)
+
+    def block(actions: list[Any]) -> None:
+        if compile_on is not None:
+            xp.set_compile(compile_on)
+        for a in actions:
+            env.step(a)
+
+    case = _Case(name, reference, reset, step)
+    case.block = block  # type: ignore[attr-defined]
+    return case
+
+
+def _torchrl_case(name: str, env: Any) -> _Case:
+    state: dict[str, Any] = {}
+
+    def reset() -> Any:
+        env.set_seed(0)
+        state["td"] = env.reset()
+
+    def block(actions: list[Any]) -> None:
+        td = state["td"]
+        for a in actions:
+            td.set("action", a)
+            _, td = env.step_and_maybe_reset(td)
+        state["td"] = td
+
+    case = _Case(name, "torchrl bare", reset, lambda a: None)
+    case.block = block  # type: ignore[attr-defined]
+    return case
+
+
+def count_ops(case: _Case, actions: list[Any]) -> tuple[float, list[tuple[str, float]]]:
+    """ATen ops per step over ``actions`` (nested calls included), and the top names."""
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        case.block(actions)  # type: ignore[attr-defined]
+    counts: collections.Counter[str] = collections.Counter()
+    for ev in prof.key_averages():
+        if ev.key.startswith("aten::"):
+            counts[ev.key] += ev.count
+    steps = len(actions)
+    total = sum(counts.values()) / steps
+    return total, [(k, v / steps) for k, v in counts.most_common(12)]
+
+
+def measure(
+    num_envs: int = 4096,
+    *,
+    device: str = "cpu",
+    rounds: int = 7,
+    compiled: bool = True,
+    torchrl: bool = True,
+    profile_steps: int = EPISODE,
+) -> dict[str, Any]:
+    """Every case's ATen ops and host time per step (see the module); a dict of figures."""
+    import anywrap
+    from anywrap import xp
+
+    envs = _envs()
+    torch.manual_seed(0)
+    dev = torch.device(device)
+    actions = [4.0 * torch.rand(num_envs, 1, device=dev) - 2.0 for _ in range(EPISODE)]
+    clip = torch.clamp
+    cases = [
+        _gym_case("bare", envs.torch_pendulum_vector_env(num_envs, dev)),
+        _gym_case("hand-written", HandWritten(envs.torch_pendulum_vector_env(num_envs, dev))),
+        _gym_case(
+            "anywrap eager",
+            envs.cleanrl_stack(envs.torch_pendulum_vector_env(num_envs, dev), anywrap.vector, clip),
+            compile_on=False,
+        ),
+    ]
+    compile_seconds = None
+    previous = xp.set_compile(False)
+    if compiled:
+        stack = envs.cleanrl_stack(
+            envs.torch_pendulum_vector_env(num_envs, dev), anywrap.vector, clip
+        )
+        xp.set_compile(True, after_calls=1)
+        start = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", xp.switch.CompileNotice)
+            stack.reset(seed=0)
+            for a in actions[:3]:
+                stack.step(a)
+        compile_seconds = time.perf_counter() - start
+        cases.append(_gym_case("anywrap compiled", stack, compile_on=True))
+    pair = _torchrl_stack(num_envs, dev) if torchrl else None
+    if pair is not None:
+        cases += [_torchrl_case("torchrl bare", pair[0]), _torchrl_case("torchrl stack", pair[1])]
+    sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
+    by_name = {c.name: c for c in cases}
+
+    results: dict[str, dict[str, Any]] = {}
+    for c in cases:
+        c.reset()
+        c.block(actions)  # type: ignore[attr-defined]  # warm-up, one episode
+        sync()
+        ops, top = count_ops(c, actions[:profile_steps])
+        results[c.name] = {"ops_per_step": ops, "top_ops": top, "reference": c.reference}
+
+    times: dict[str, list[float]] = {c.name: [] for c in cases}
+    for _ in range(rounds):
+        for c in cases:
+            sync()
+            start = time.perf_counter()
+            c.block(actions)  # type: ignore[attr-defined]
+            sync()
+            times[c.name].append((time.perf_counter() - start) / len(actions))
+    xp.set_compile(previous, after_calls=xp.switch.AFTER_CALLS)
+
+    for c in cases:
+        r = results[c.name]
+        ref = by_name.get(c.reference)
+        r["us_per_step"] = statistics.median(times[c.name]) * 1e6
+        if ref is not None and ref is not c:
+            r["added_ops"] = r["ops_per_step"] - results[ref.name]["ops_per_step"]
+            r["added_us"] = (
+                statistics.median(a - b for a, b in zip(times[c.name], times[ref.name])) * 1e6
+            )
+    hand = results["hand-written"]
+    for name in ("anywrap eager", "anywrap compiled", "torchrl stack"):
+        r = results.get(name)
+        if r is not None and hand.get("added_us"):
+            r["ops_over_hand"] = r["added_ops"] / hand["added_ops"]
+            r["time_over_hand"] = r["added_us"] / hand["added_us"]
+    return {
+        "num_envs": num_envs,
+        "device": str(dev),
+        "torch": torch.__version__,
+        "threads": torch.get_num_threads(),
+        "rounds": rounds,
+        "steps_per_block": len(actions),
+        "compile_seconds": compile_seconds,
+        "cases": results,
+    }
+
+
+def table(figures: dict[str, Any]) -> str:
+    """The figures as a Markdown table, and each case's most frequent ops."""
+    lines = [
+        f"N={figures['num_envs']} on {figures['device']}, torch {figures['torch']}, "
+        f"{figures['threads']} threads, median of {figures['rounds']} rounds of "
+        f"{figures['steps_per_block']} steps",
+        "",
+        "| case | aten ops/step | added ops | us/step | added us/step | x hand-written (ops, us) |",
+        "|---|---:|---:|---:|---:|---|",
+    ]
+
+    def fmt(v: Any, spec: str = ".0f") -> str:
+        return "" if v is None or (isinstance(v, float) and math.isnan(v)) else format(v, spec)
+
+    for name, r in figures["cases"].items():
+        over = ""
+        if "ops_over_hand" in r:
+            over = f"{r['ops_over_hand']:.2f}x, {r['time_over_hand']:.2f}x"
+        lines.append(
+            f"| {name} | {fmt(r['ops_per_step'])} | {fmt(r.get('added_ops'))} | "
+            f"{fmt(r['us_per_step'])} | {fmt(r.get('added_us'))} | {over} |"
+        )
+    if figures.get("compile_seconds") is not None:
+        lines.append(f"\ncompile (first steps, once): {figures['compile_seconds']:.1f} s")
+    lines.append("")
+    for name, r in figures["cases"].items():
+        top = ", ".join(f"{k.removeprefix('aten::')} {v:.0f}" for k, v in r["top_ops"][:8])
+        lines.append(f"{name}: {top}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--envs", type=int, default=4096)
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument(
+        "--threads", type=int, help="torch.set_num_threads (1 is steadier on a shared machine)"
+    )
+    parser.add_argument("--no-compile", action="store_true", help="leave the compiled case out")
+    parser.add_argument("--no-torchrl", action="store_true", help="leave TorchRL's stack out")
+    parser.add_argument("--json", help="also write the figures to this file")
+    args = parser.parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    figures = measure(
+        args.envs,
+        device=args.device,
+        rounds=args.rounds,
+        compiled=not args.no_compile,
+        torchrl=not args.no_torchrl,
+    )
+    print(table(figures))
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=2))
+
+
+if __name__ == "__main__":
+    main()
