@@ -333,6 +333,39 @@ def table(figures: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def plot(figures: dict[str, Any], path: str) -> None:
+    """The table's added ATen ops and added µs per step as bars, each case beside the
+    hand-written normaliser, with the issue's targets (2x eager, 1.5x compiled) drawn."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    cases = {k: v for k, v in figures["cases"].items() if v.get("added_ops") is not None}
+    names = list(cases)
+    hand = figures["cases"]["hand-written"]
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
+    for ax, key, label in (
+        (axes[0], "added_ops", "ATen ops added per step"),
+        (axes[1], "added_us", "µs added per step (host)"),
+    ):
+        values = [cases[n][key] for n in names]
+        ax.barh(names, values, color=["#888" if n == "hand-written" else "#3a7" for n in names])
+        for target, style in ((2.0, "--"), (1.5, ":")):
+            ax.axvline(target * hand[key], color="#c33", linestyle=style, linewidth=1)
+        ax.set_xlabel(label)
+        ax.invert_yaxis()
+    axes[0].legend(["2x hand-written (eager target)", "1.5x (compiled target)"], fontsize=8)
+    fig.suptitle(
+        f"CleanRL stack over torch Pendulum x{figures['num_envs']} on {figures['device']}, "
+        f"torch {figures['torch']}, median of {figures['rounds']} rounds",
+        fontsize=10,
+    )
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--envs", type=int, default=4096)
@@ -344,6 +377,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--no-compile", action="store_true", help="leave the compiled case out")
     parser.add_argument("--no-torchrl", action="store_true", help="leave TorchRL's stack out")
     parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument("--plot", help="also draw the table as bars into this PNG")
     args = parser.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -357,6 +391,8 @@ def main(argv: list[str] | None = None) -> None:
     print(table(figures))
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=2))
+    if args.plot:
+        plot(figures, args.plot)
 
 
 if __name__ == "__main__":

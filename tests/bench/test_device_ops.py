@@ -1,0 +1,28 @@
+"""benchmarks/device_ops.py (issue 32's row for what a device sees): it counts the ATen
+calls of every case, and its table and plot come from the same figures."""
+
+from __future__ import annotations
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+
+def test_device_ops_counts_each_case_and_draws_its_table(tmp_path):
+    pytest.importorskip("matplotlib")
+    from benchmarks import device_ops
+
+    figures = device_ops.measure(16, rounds=1, compiled=False, torchrl=False, profile_steps=4)
+    cases = figures["cases"]
+    assert set(cases) == {"bare", "hand-written", "anywrap eager"}
+    bare = cases["bare"]["ops_per_step"]
+    # A wrapper's ops come on top of its env's: a count that missed nested calls or
+    # counted another case's would not keep this order.
+    assert 0 < bare < cases["hand-written"]["ops_per_step"] < cases["anywrap eager"]["ops_per_step"]
+    for name in ("hand-written", "anywrap eager"):
+        assert cases[name]["added_ops"] == cases[name]["ops_per_step"] - bare
+    text = device_ops.table(figures)
+    for name, r in cases.items():
+        assert f"| {name} | {r['ops_per_step']:.0f} |" in text
+    device_ops.plot(figures, str(tmp_path / "ops.png"))
+    assert (tmp_path / "ops.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
