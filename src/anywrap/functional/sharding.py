@@ -1,17 +1,8 @@
 """Where each part of a functional stack's state lives when the batch is split over devices.
 
-Each stateful wrapper declares its state (:class:`~anywrap.functional.Wrapper`'s
-``state_type``, ``global_fields`` and ``per_env_fields``); this module walks a
-stack and its state with those declarations, so that no list of field names
-lives anywhere else:
-
-* :func:`shard_specs` gives the ``PartitionSpec`` tree that ``shard_map`` and
-  ``NamedSharding`` take: ``P()`` (replicated) for the statistics of the whole
-  batch, ``P(axis_name)`` (split on axis 0) for everything with one row per
-  env, the env's own state included;
-* :func:`global_entries` and :func:`with_global_entries` read and replace the
-  statistics by checkpoint key (``depth.Wrapper.field``), for
-  :func:`anywrap.save_state` and :func:`anywrap.load_state`.
+Read from each wrapper's ``state_type``, ``global_fields`` and ``per_env_fields``
+(:class:`~anywrap.functional.Wrapper`): :func:`shard_specs` for ``shard_map``;
+:func:`global_entries` and :func:`with_global_entries` for the checkpoints.
 
 Example:
     >>> import jax, gymnax
