@@ -1,22 +1,9 @@
 """Checkpoints of a whole wrapper stack's statistics, as safetensors files.
 
-safetensors holds plain tensors and a string header, so loading an untrusted
-file runs no code (unlike pickle). Writes go to a temporary file in the same
-folder, then replace the target in one rename: an interrupted save leaves
-the previous file intact. A temporary file that a killed process left behind
-is removed by the next save into that folder. The file's mode follows the
-umask, and an existing file keeps its own.
-
-Loading checks the whole file before anything changes: a file that is not a
-safetensors checkpoint, one saved from another stack, or one whose entries
-hold the wrong kind of number (or a negative or non-finite variance or count)
-is refused with an error that names the file and the entry.
-
-A functional stack (:mod:`anywrap.functional`) keeps its statistics in its
-state pytree, not in the wrappers, so the same two functions take the state
-too: ``save_state(env, path, state=state)`` and
-``state = load_state(env, path, state=template)``. The file holds the
-statistics of the whole batch only (see :func:`save_state`).
+safetensors holds plain tensors and a string header: loading a file runs no
+code. Loading checks the whole file before anything changes. A functional
+stack's statistics live in its state, which both functions then take
+(``state=``).
 
 Example:
     Statistics learned over 10 steps, saved, and loaded into a fresh stack:
@@ -129,7 +116,13 @@ def _is_functional(env: Any) -> bool:
 
 
 def _write(path: str, tensors: dict[str, np.ndarray], metadata: dict[str, str]) -> None:
-    """Write ``tensors`` to ``path`` as safetensors, atomically (see the module's notes)."""
+    """Write ``tensors`` to ``path`` as safetensors, atomically.
+
+    The bytes go to a temporary file in the same folder, renamed over the
+    target: an interrupted save leaves the previous file intact, and the next
+    save into the folder removes what a killed one left. The mode follows the
+    umask; an existing file keeps its own.
+    """
     save = require("safetensors.numpy", "anywrap.save_state").save
 
     folder = os.path.dirname(os.path.abspath(path))
@@ -217,7 +210,10 @@ def save_state(env: Any, path: str | os.PathLike[str], *, state: Any = None) -> 
         prefixes = [p for p, _ in _stateful_layers(env)]
         entries, fmt = stack_state_dict(env), _FORMAT
     else:
-        prefixes, entries = _functional_entries(env, state, path)
+        try:
+            prefixes, entries = _functional_entries("anywrap.save_state", env, state)
+        except ValueError as e:
+            raise ValueError(f"{e}; nothing was written to {path!r}") from None
         fmt = _FUNCTIONAL
     if not prefixes:
         hint = (
@@ -260,16 +256,16 @@ def _prefix(key: str) -> str:
     return ".".join(key.split(".", 2)[:2])
 
 
-def _functional_entries(env: Any, state: Any, path: str) -> tuple[list[str], dict[str, Any]]:
+def _functional_entries(owner: str, env: Any, state: Any) -> tuple[list[str], dict[str, Any]]:
     """The layers and statistics (by key) of a functional stack's ``state``."""
     if not _is_functional(env):
         raise ValueError(
-            f"anywrap.save_state: expected `state` only with an anywrap.functional stack, got "
-            f"{env!r}, whose wrappers hold their own statistics; nothing was written to {path!r}"
+            f"{owner}: expected `state` only with an anywrap.functional stack, "
+            f"got {env!r}, whose wrappers hold their own statistics"
         )
     from anywrap.functional.sharding import global_entries
 
-    entries = global_entries("anywrap.save_state", env, state)
+    entries = global_entries(owner, env, state)
     return list(dict.fromkeys(_prefix(k) for k in entries)), entries
 
 
@@ -428,16 +424,10 @@ def _misfit(prefix: str, path: str, e: Exception) -> CheckpointError:
 def _load_functional(
     env: Any, path: str, meta: dict[str, str], flat: dict[str, np.ndarray], state: Any, strict: bool
 ) -> Any:
-    if not _is_functional(env):
-        raise ValueError(
-            f"anywrap.load_state: expected `state` only with an anywrap.functional stack, "
-            f"got {env!r}, whose wrappers hold their own statistics"
-        )
-    from anywrap.functional.sharding import global_entries, with_global_entries
+    from anywrap.functional.sharding import with_global_entries
 
     owner = "anywrap.load_state"
-    entries = global_entries(owner, env, state)
-    prefixes = list(dict.fromkeys(_prefix(k) for k in entries))
+    prefixes, entries = _functional_entries(owner, env, state)
     want = ",".join(prefixes)
     kind = {_FORMAT: "a stateful stack's", _FUNCTIONAL: "the"}.get(meta.get("format", ""))
     source = _layer_map(

@@ -6,12 +6,6 @@ With it, each participant passes only its own shard and all of them end up
 with the statistics of the whole batch (count and sum are reduced, then the
 squared deviations from the global mean).
 
-* :func:`torch_allreduce_sum` sums over the processes of a
-  ``torch.distributed`` group (one ``all_reduce`` per call, on the tensor's
-  device, with no host synchronisation).
-* :func:`jax_psum` sums over a named mapped axis (``shard_map``, ``pmap``, or
-  ``vmap(axis_name=...)``).
-
 Neither torch nor jax is imported until a hook is made.
 
 Example:

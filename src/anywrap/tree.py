@@ -1,20 +1,11 @@
 """The one tree walker: nested dicts, lists, tuples and NamedTuples of arrays.
 
-Observations of Dict and Tuple spaces, infos, a transform's state and a
-checkpoint are all trees. Every layer of anywrap (the xp layer, the
-transforms, the shells, the conversions and the checkpoints) walks them with
-the functions here, so they all agree on one rule:
-
-* **Branches** are mappings (rebuilt with their own type where it can be
-  built from a dict, else as a ``dict``), lists, tuples and NamedTuples
-  (rebuilt field by field with their own type).
-* **Leaves** are everything else: arrays, scalars, strings, ``None``.
-* ``is_leaf`` stops the walk early at nodes it accepts (the observation
-  transforms treat each :class:`~anywrap.transforms.moments.Moments` as one
-  leaf of a statistics tree).
-
-A node's kind is worked out once per type and cached, so a walk costs one
-dict lookup per node (the conversion wrappers walk every step's outputs).
+Every layer (xp, transforms, shells, conversions, checkpoints) walks trees
+with these functions, so all agree on one rule: **branches** are mappings
+(rebuilt with their own type where it can be built from a dict, else as a
+``dict``), lists, tuples and NamedTuples; everything else is a **leaf**.
+``is_leaf`` stops a walk early (the observation transforms treat each
+``Moments`` as one leaf). A type's kind is cached: one dict lookup per node.
 
 Example:
     >>> import numpy as np
@@ -42,7 +33,6 @@ __all__ = [
     "is_branch",
     "key_path",
     "leaves",
-    "replace_at",
     "tree_map",
     "unflatten",
     "unzip",
@@ -219,21 +209,6 @@ def get_at(tree: Any, path: Path) -> Any:
     for key in path:
         tree = getattr(tree, key) if _kind(type(tree)) == _NAMED else tree[key]
     return tree
-
-
-def replace_at(tree: Any, path: Path, value: Any) -> Any:
-    """A copy of ``tree`` with the node at ``path`` replaced by ``value`` (no mutation)."""
-    if not path:
-        return value
-    kind = _kind(type(tree))
-    keys = [k for k, _ in _children(tree, kind)]
-    values = [
-        replace_at(child, path[1:], value) if key == path[0] else child
-        for key, child in _children(tree, kind)
-    ]
-    if path[0] not in keys:
-        raise KeyError(f"replace_at: no key {path[0]!r} in {type(tree).__name__}")
-    return _rebuild(tree, kind, values)
 
 
 class Structure:

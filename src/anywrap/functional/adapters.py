@@ -1,17 +1,8 @@
 """Adapters from JAX-native environment libraries to the functional protocol.
 
-* :func:`from_brax`: ``brax.envs.Env`` (``reset(rng) -> State``, ``step(state,
-  action) -> State``); MuJoCo Playground's ``MjxEnv`` has the same shape.
-* :func:`from_gymnax`: gymnax environments, both the 1.x 6-tuple step
-  ``(obs, state, reward, terminated, truncated, info)`` and the older 5-tuple
-  ``(obs, state, reward, done, info)``. gymnax resets inside ``step``
-  (SAME_STEP autoreset); the adapter carries the step key in its state.
-  ``num_envs=n`` gives a batch of ``n`` (cheaper than :class:`VmapWrapper`).
-* :func:`from_func_env`: Gymnasium's functional ``FuncEnv`` (e.g.
-  ``gymnasium.envs.phys2d.pendulum.PendulumFunctional``), with an optional
-  time limit. It does not reset itself: wrap it in :class:`AutoReset`.
-
-None of these libraries is imported until its adapter is called.
+Brax / MuJoCo Playground (:func:`from_brax`), gymnax (:func:`from_gymnax`) and
+Gymnasium's ``FuncEnv`` (:func:`from_func_env`); each library is imported only
+when its adapter is called.
 
 Example:
     >>> import gymnax
@@ -326,6 +317,9 @@ class GymnaxState(NamedTuple):
 
 class GymnaxEnv:
     """A gymnax env seen through the functional protocol (SAME_STEP autoreset).
+
+    It takes gymnax 1.x's 6-tuple step and the older 5-tuple, whose ``done``
+    is taken as ``terminated``.
 
     With ``num_envs=n`` it is a batch of ``n`` envs stepped with one
     ``jax.vmap``, whose per-env keys are split from one key each step. That is

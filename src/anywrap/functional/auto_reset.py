@@ -43,10 +43,9 @@ class AutoReset(Wrapper):
     Place it over the environment and its ``TimeLimit``, if any, and below
     ``VmapWrapper`` and every other anywrap wrapper: everything in the state it
     wraps is reset on done (a time limit's step count should be; statistics
-    should not). Over an env
-    that is a batch already and takes one key per env (Brax's ``VmapWrapper``
-    without ``batch_size``), ``reset`` takes a batch of keys and each env's key
-    is split as ``VmapWrapper(AutoReset(env))`` would split it.
+    should not). Over an env that is a batch already and takes one key per env
+    (Brax's ``VmapWrapper`` without ``batch_size``), ``reset`` takes a batch of
+    keys and each env's key is split as ``VmapWrapper(AutoReset(env))`` would.
 
     Two ways to start the new episode, chosen by ``full_reset``:
 
@@ -139,21 +138,15 @@ class AutoReset(Wrapper):
 
     def step(self, state: AutoResetState | CachedResetState, action: Any) -> Step:
         obs, inner, reward, terminated, truncated, info = self.env.step(state.inner, action)
-        done = jnp.logical_or(terminated, truncated)
         if isinstance(state, CachedResetState):  # full_reset=False
-            new_obs, new_inner = jax.tree.map(
-                partial(select_rows, done),
-                (state.first_obs, state.first_inner),
-                (obs, inner),
-            )
-            info = {**info, "final_obs": obs}
-            new_state = state._replace(inner=new_inner)
-            return Step(new_obs, new_state, reward, terminated, truncated, info)
-        key, sub = split_key(state.key)
-        fresh_obs, fresh_inner = self.env.reset(sub)
+            fresh: Any = (state.first_obs, state.first_inner)
+            new_state: Any = state
+        else:
+            key, sub = split_key(state.key)
+            fresh, new_state = self.env.reset(sub), AutoResetState(inner, key)
         # jax.tree.map: the env's state may be any pytree (a flax dataclass, say)
-        new_obs, new_inner = jax.tree.map(
-            partial(select_rows, done), (fresh_obs, fresh_inner), (obs, inner)
-        )
+        done = jnp.logical_or(terminated, truncated)
+        new_obs, new_inner = jax.tree.map(partial(select_rows, done), fresh, (obs, inner))
+        new_state = new_state._replace(inner=new_inner)
         info = {**info, "final_obs": obs}
-        return Step(new_obs, AutoResetState(new_inner, key), reward, terminated, truncated, info)
+        return Step(new_obs, new_state, reward, terminated, truncated, info)

@@ -1,28 +1,10 @@
 """The functional environment protocol, the wrapper base class, and what the shells share.
 
-A functional environment is an object with two pure methods and four attributes::
-
-    env.reset(key)          -> (obs, state)
-    env.step(state, action) -> Step(obs, state, reward, terminated, truncated, info)
-
-    env.observation_space   # gymnasium space of ONE environment's observation
-    env.action_space        # gymnasium space of ONE environment's action
-    env.num_envs            # None for one environment, N for a batch of N
-    env.autoreset_mode      # gymnasium.vector.AutoresetMode.SAME_STEP or DISABLED
-
-and, optionally, ``env.batched = True`` for a batch whose size its reset keys
-set (``num_envs`` None until then), as Brax's and Playground's training vmaps
-are (:func:`batch_ndim`).
-
-``state`` is any JAX pytree. Randomness lives in it: ``reset`` takes the only
-key, and an environment that needs fresh randomness each step carries its own
-key in its state and splits it. So a rollout is a plain ``lax.scan`` over
-``step`` with nothing but the state in the carry.
-
-A wrapper's own state rides inside the environment state: a stateful wrapper
-returns ``XState(inner=<the wrapped env's state>, ...)``, a NamedTuple, so the
-whole stack is one pytree that ``jax.jit``, ``jax.vmap`` and ``jax.lax.scan``
-carry as is. :func:`find_state` digs a wrapper's state out of the stack.
+The protocol (``reset(key) -> (obs, state)``, ``step(state, action) -> Step``,
+the spaces of one env, ``num_envs``, ``autoreset_mode``) is
+:class:`FunctionalEnv`'s; docs/guide/functional.md tells the whole story.
+Randomness and every wrapper's state ride inside ``state`` (a wrapper's state
+is a NamedTuple with ``inner`` first), so a rollout is a plain ``lax.scan``.
 
 Example:
     >>> import jax, gymnax
@@ -72,8 +54,9 @@ class Step(NamedTuple):
 class FunctionalEnv(Protocol):
     """A pure environment: explicit state in, explicit state out.
 
-    ``reset`` and ``step`` must be traceable by JAX: no Python branching on
-    array values, no side effects that matter.
+    ``reset`` and ``step`` must be traceable by JAX. ``observation_space`` and
+    ``action_space`` are one env's; ``num_envs`` is None for one env, and an env
+    whose reset keys set its batch says ``batched = True`` (:func:`batch_ndim`).
     """
 
     observation_space: Any

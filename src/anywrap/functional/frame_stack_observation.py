@@ -1,11 +1,6 @@
 """FrameStackObservation for functional envs: the last ``stack_size`` observations, jittable.
 
-For pixel envs on gymnax, Brax or MJX (rendered frames as observations), with
-:class:`~anywrap.functional.GrayscaleObservation` and
-:class:`~anywrap.functional.ResizeObservation` below. The arithmetic is
-:mod:`anywrap.transforms.frame_stack_observation`, as in ``anywrap.vector``; the ring buffer
-rides in the env state (:class:`FrameStackState`), so a rollout under
-``jax.lax.scan`` updates it in place.
+For pixel envs (rendered frames as observations), with grayscale and resize below:
 
 Example:
     >>> import jax, jax.numpy as jnp

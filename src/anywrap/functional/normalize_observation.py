@@ -1,9 +1,4 @@
-"""NormalizeObservation for functional envs: running moments of the whole batch, on the device.
-
-The arithmetic is :mod:`anywrap.transforms.normalize_observation`, as in the
-single and vector shells; the moments ride in the env state
-(:class:`NormalizeObservationState`).
-"""
+"""NormalizeObservation for functional envs: running moments of the whole batch, on the device."""
 
 from __future__ import annotations
 

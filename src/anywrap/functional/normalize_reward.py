@@ -1,9 +1,4 @@
-"""NormalizeReward for functional envs: rewards scaled by the spread of the discounted return.
-
-The arithmetic is :mod:`anywrap.transforms.normalize_reward`, as in the single
-and vector shells; the return and its moments ride in the env state
-(:class:`NormalizeRewardState`).
-"""
+"""NormalizeReward for functional envs: rewards scaled by the spread of the discounted return."""
 
 from __future__ import annotations
 

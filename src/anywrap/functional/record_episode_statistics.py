@@ -1,11 +1,4 @@
-"""RecordEpisodeStatistics for functional envs: episode returns and lengths, on the device.
-
-The arithmetic is :mod:`anywrap.transforms.record_episode_statistics`, as in
-the single and vector shells. With ``axis_name`` the episode count and the
-recent-episode buffer are those of the whole batch split over that axis
-(``psum``, and a gather built from it), typed as replicated, so that
-``shard_map`` accepts ``P()`` out_specs for them.
-"""
+"""RecordEpisodeStatistics for functional envs: episode returns and lengths, on the device."""
 
 from __future__ import annotations
 
@@ -141,7 +134,8 @@ class RecordEpisodeStatistics(Wrapper):
         stats_key: The info key of the statistics (and ``"_" + stats_key`` of the mask).
         axis_name: A ``shard_map`` / ``pmap`` / ``vmap`` axis the batch is split
             over. Every shard then holds the global episode count (the number
-            of episodes that ended is summed with ``psum``) and the global
+            of episodes that ended is summed with ``psum``, typed replicated so
+            ``shard_map`` accepts ``P()`` out_specs for it) and the global
             buffer (each step every shard offers its ``buffer_length`` newest
             episodes, and the newest of all of them, in the global env order,
             are kept); the per-env sums, ``info[stats_key]`` and

@@ -1,11 +1,7 @@
 """RecordHTML for jitted rollouts: collect the trajectory in the scan, write the report after.
 
-:class:`RecordTrajectory` puts each step's :class:`Trajectory` (the
-observation the action led to, the action, the reward and the flags) into
-``info["trajectory"]``; a ``jax.lax.scan`` that returns it stacks the steps
-on the device, inside the compiled program. :func:`write_report` brings the
-stacked trajectory to the host once and writes the same self-contained page
-as :class:`anywrap.RecordHTML`.
+A ``jax.lax.scan`` that returns ``info["trajectory"]`` stacks the steps on the
+device; :func:`write_report` brings them to the host once.
 
 Example:
     >>> import jax, gymnax, tempfile

@@ -1,17 +1,8 @@
 """Where each part of a functional stack's state lives when the batch is split over devices.
 
-Each stateful wrapper declares its state (:class:`~anywrap.functional.Wrapper`'s
-``state_type``, ``global_fields`` and ``per_env_fields``); this module walks a
-stack and its state with those declarations, so that no list of field names
-lives anywhere else:
-
-* :func:`shard_specs` gives the ``PartitionSpec`` tree that ``shard_map`` and
-  ``NamedSharding`` take: ``P()`` (replicated) for the statistics of the whole
-  batch, ``P(axis_name)`` (split on axis 0) for everything with one row per
-  env, the env's own state included;
-* :func:`global_entries` and :func:`with_global_entries` read and replace the
-  statistics by checkpoint key (``depth.Wrapper.field``), for
-  :func:`anywrap.save_state` and :func:`anywrap.load_state`.
+Read from each wrapper's ``state_type``, ``global_fields`` and ``per_env_fields``
+(:class:`~anywrap.functional.Wrapper`): :func:`shard_specs` for ``shard_map``;
+:func:`global_entries` and :func:`with_global_entries` for the checkpoints.
 
 Example:
     >>> import jax, gymnax
@@ -52,19 +43,6 @@ _PER_ENV = ""
 """The label of a leaf with one row per env (a global leaf's label is its checkpoint key)."""
 
 
-def _dotted(path: tuple[Any, ...]) -> list[str]:
-    """The parts of a JAX key path: ``["a", "b", "0"]``."""
-    parts = []
-    for k in path:
-        for attr in ("name", "key", "idx"):
-            if hasattr(k, attr):
-                parts.append(str(getattr(k, attr)))
-                break
-        else:
-            parts.append(str(k))
-    return parts
-
-
 def _state_types() -> set[type]:
     """The state types of every functional wrapper class defined so far."""
     found, todo = set(), [Wrapper]
@@ -97,9 +75,12 @@ def _place(owner: str, wrapper: Wrapper, prefix: str, full: str) -> str:
 
 def _field_labels(owner: str, wrapper: Wrapper, prefix: str, name: str, value: Any) -> Any:
     """The labels of the field ``name`` (holding ``value``) of ``wrapper``'s state."""
-    return jax.tree_util.tree_map_with_path(
-        lambda p, _: _place(owner, wrapper, prefix, ".".join((name, *_dotted(p)))), value
-    )
+
+    def label(path: Any, _: Any) -> str:
+        inner = jax.tree_util.keystr(path, simple=True, separator=".")
+        return _place(owner, wrapper, prefix, f"{name}.{inner}" if inner else name)
+
+    return jax.tree_util.tree_map_with_path(label, value)
 
 
 def _labels(owner: str, env: Any, state: Any, depth: int = 0) -> Any:
