@@ -6,7 +6,8 @@ of their own. One idea per module:
 
 * :mod:`~anywrap.shell.base`: :class:`~anywrap.shell.base.Shell`, the base of
   a stateful wrapper: the state that follows the data's library and device,
-  run through the transforms' :class:`anywrap.xp.Compiled`, and ``state_dict``.
+  run through the transforms' :class:`anywrap.xp.Compiled`, and ``state_dict``;
+  :mod:`~anywrap.shell.compiled` compiles those transforms and moves the state.
 * :mod:`~anywrap.shell.maps`: the bases of the stateless wrappers (observation,
   action and reward maps, single and vector), which own ``reset`` and ``step``.
 * :mod:`~anywrap.shell.statistics`: :class:`~anywrap.shell.statistics.RunningMeanStd`,

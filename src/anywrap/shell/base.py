@@ -27,7 +27,7 @@ Example:
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import gymnasium as gym
@@ -42,54 +42,14 @@ from anywrap.shell.checks import (
     reset_mask_of,
     wrapper_name,
 )
+from anywrap.shell.compiled import moved
 from anywrap.shell.statistics import RunningMeanStd, reboxed, unboxed
-from anywrap.tree import first_leaf, flatten_with_paths, key_path, tree_map, unflatten
+from anywrap.tree import first_leaf, flatten_with_paths, key_path, unflatten
 
-__all__ = ["Shell", "compiled", "moved", "with_no_output"]
+__all__ = ["Shell"]
 
 _HOST_NUMBERS = frozenset({float, int, bool, np.float64, np.float32, np.bool_, np.int64})
 """Host numbers that say nothing of where the state lives (a single env's reward)."""
-
-
-def moved(state: Any, like: Any) -> Any:
-    """Every array of ``state`` in the library of the array ``like``, on its device.
-
-    64-bit values that the target cannot hold (JAX without x64) become 32 bits.
-    """
-    ns, dev = xp.namespace(like), xp.device(like)
-
-    def move(x: Any) -> Any:
-        if xp.namespace(x) is ns and str(xp.device(x)) == str(dev):
-            return x
-        host = xp.to_numpy(x)
-        if ns is np:
-            return host
-        return ns.asarray(host, dtype=xp.resolve_dtype(ns, host.dtype.name, dev), device=dev)
-
-    return tree_map(move, state)
-
-
-def compiled(
-    transforms: dict[Any, Callable[..., Any]], donate: tuple[Any, ...] = ()
-) -> dict[Any, xp.Compiled]:
-    """A shell's transforms, by name, as :meth:`Shell._run` takes them: each compiled by
-    the xp layer (once per array type). ``donate`` names those whose program may
-    reuse the state's memory (a ring buffer of frames)."""
-    return {k: xp.Compiled(fn, donate=k in donate) for k, fn in transforms.items()}
-
-
-def with_no_output(fn: Callable[..., Any]) -> Callable[..., tuple[Any, None]]:
-    """A transform ``state -> state`` (a reset) as :meth:`Shell._run` takes it:
-    ``state -> (state, None)``, named as ``fn`` (the compile log) and picklable."""
-    return _NoOutput(fn)
-
-
-class _NoOutput:
-    def __init__(self, fn: Callable[..., Any]) -> None:
-        self.fn, self.__name__ = fn, getattr(fn, "__name__", type(fn).__name__)
-
-    def __call__(self, *args: Any, **kwargs: Any) -> tuple[Any, None]:
-        return self.fn(*args, **kwargs), None
 
 
 class Shell(gym.utils.RecordConstructorArgs):

@@ -10,8 +10,9 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 from gymnasium.vector.utils import batch_space
 
-from anywrap.shell.base import Shell, compiled
+from anywrap.shell.base import Shell
 from anywrap.shell.checks import autoreset_mode, check_env_kind
+from anywrap.shell.compiled import compiled
 from anywrap.shell.images import (
     InPlaceState,
     box_space,

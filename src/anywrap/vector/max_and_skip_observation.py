@@ -9,8 +9,9 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap import xp
-from anywrap.shell.base import Shell, compiled, with_no_output
+from anywrap.shell.base import Shell
 from anywrap.shell.checks import autoreset_mode, check_env_kind
+from anywrap.shell.compiled import compiled, with_no_output
 from anywrap.shell.images import (
     InPlaceState,
     box_space,
