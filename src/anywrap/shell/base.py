@@ -1,20 +1,9 @@
 """The one class between a stateful anywrap wrapper and Gymnasium's wrapper classes.
 
-:class:`Shell` holds a transform's state and nothing else:
-
-* ``self._state``: the transform's state, a NamedTuple (or a dict / tuple) of
-  arrays. It starts in NumPy, so that statistics can be read or loaded before
-  the first reset, and moves to the library and device of the first array the
-  env returns. Statistics that users may share sit in it as
-  :class:`~anywrap.shell.statistics.RunningMeanStd` boxes (``_boxed = True``).
-* :meth:`Shell._run` runs a transform, an :class:`anywrap.xp.Compiled` (the xp
-  layer's one compile route, once per array type), on the state and installs
-  the new state only once the transform has returned.
-* ``state_dict()`` / ``load_state_dict()`` give and take plain arrays.
-
-Each wrapper records its own constructor arguments, as Gymnasium's do
-(``gym.utils.RecordConstructorArgs.__init__(self, gamma=gamma, ...)``), and
-calls :func:`~anywrap.shell.checks.check_env_kind` first.
+The state starts in NumPy (statistics can be read or loaded before the first
+reset) and follows the library and device of the first array the env returns.
+Each wrapper records its own constructor arguments, as Gymnasium's do, and calls
+:func:`~anywrap.shell.checks.check_env_kind` first.
 
 Example:
     >>> import gymnasium as gym
@@ -82,7 +71,7 @@ class Shell(gym.utils.RecordConstructorArgs):
 
     def _run(self, fn: xp.Compiled, like: Any, *args: Any, **kwargs: Any) -> Any:
         """``fn(state, *args)`` on the state for the data ``like`` (an array, or a tree of
-        them); install the new state and return the output.
+        them); install the new state once ``fn`` has returned, and return the output.
 
         The common step (``like`` of the state's own array type) is one compiled
         call (on NumPy, which has no compiler, the function itself); otherwise the
