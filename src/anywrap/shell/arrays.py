@@ -32,8 +32,8 @@ from gymnasium.error import InvalidBound
 from gymnasium.vector.utils import concatenate, create_empty_array
 
 from anywrap import xp as axp
-from anywrap.shell.base import moved
 from anywrap.shell.checks import check_dtype
+from anywrap.shell.compiled import moved
 from anywrap.shell.spaces import ObservationCheck
 from anywrap.transforms.rescale import rescale_coefficients
 from anywrap.tree import first_leaf, tree_map

@@ -1,20 +1,9 @@
 """The one class between a stateful anywrap wrapper and Gymnasium's wrapper classes.
 
-:class:`Shell` holds a transform's state and nothing else:
-
-* ``self._state``: the transform's state, a NamedTuple (or a dict / tuple) of
-  arrays. It starts in NumPy, so that statistics can be read or loaded before
-  the first reset, and moves to the library and device of the first array the
-  env returns. Statistics that users may share sit in it as
-  :class:`~anywrap.shell.statistics.RunningMeanStd` boxes (``_boxed = True``).
-* :meth:`Shell._run` runs a transform, an :class:`anywrap.xp.Compiled` (the xp
-  layer's one compile route, once per array type), on the state and installs
-  the new state only once the transform has returned.
-* ``state_dict()`` / ``load_state_dict()`` give and take plain arrays.
-
-Each wrapper records its own constructor arguments, as Gymnasium's do
-(``gym.utils.RecordConstructorArgs.__init__(self, gamma=gamma, ...)``), and
-calls :func:`~anywrap.shell.checks.check_env_kind` first.
+The state starts in NumPy (statistics can be read or loaded before the first
+reset) and follows the library and device of the first array the env returns.
+Each wrapper records its own constructor arguments, as Gymnasium's do, and calls
+:func:`~anywrap.shell.checks.check_env_kind` first.
 
 Example:
     >>> import gymnasium as gym
@@ -27,7 +16,7 @@ Example:
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import gymnasium as gym
@@ -42,54 +31,14 @@ from anywrap.shell.checks import (
     reset_mask_of,
     wrapper_name,
 )
+from anywrap.shell.compiled import moved
 from anywrap.shell.statistics import RunningMeanStd, reboxed, unboxed
-from anywrap.tree import first_leaf, flatten_with_paths, key_path, tree_map, unflatten
+from anywrap.tree import first_leaf, flatten_with_paths, key_path, unflatten
 
-__all__ = ["Shell", "compiled", "moved", "with_no_output"]
+__all__ = ["Shell"]
 
 _HOST_NUMBERS = frozenset({float, int, bool, np.float64, np.float32, np.bool_, np.int64})
 """Host numbers that say nothing of where the state lives (a single env's reward)."""
-
-
-def moved(state: Any, like: Any) -> Any:
-    """Every array of ``state`` in the library of the array ``like``, on its device.
-
-    64-bit values that the target cannot hold (JAX without x64) become 32 bits.
-    """
-    ns, dev = xp.namespace(like), xp.device(like)
-
-    def move(x: Any) -> Any:
-        if xp.namespace(x) is ns and str(xp.device(x)) == str(dev):
-            return x
-        host = xp.to_numpy(x)
-        if ns is np:
-            return host
-        return ns.asarray(host, dtype=xp.resolve_dtype(ns, host.dtype.name, dev), device=dev)
-
-    return tree_map(move, state)
-
-
-def compiled(
-    transforms: dict[Any, Callable[..., Any]], donate: tuple[Any, ...] = ()
-) -> dict[Any, xp.Compiled]:
-    """A shell's transforms, by name, as :meth:`Shell._run` takes them: each compiled by
-    the xp layer (once per array type). ``donate`` names those whose program may
-    reuse the state's memory (a ring buffer of frames)."""
-    return {k: xp.Compiled(fn, donate=k in donate) for k, fn in transforms.items()}
-
-
-def with_no_output(fn: Callable[..., Any]) -> Callable[..., tuple[Any, None]]:
-    """A transform ``state -> state`` (a reset) as :meth:`Shell._run` takes it:
-    ``state -> (state, None)``, named as ``fn`` (the compile log) and picklable."""
-    return _NoOutput(fn)
-
-
-class _NoOutput:
-    def __init__(self, fn: Callable[..., Any]) -> None:
-        self.fn, self.__name__ = fn, getattr(fn, "__name__", type(fn).__name__)
-
-    def __call__(self, *args: Any, **kwargs: Any) -> tuple[Any, None]:
-        return self.fn(*args, **kwargs), None
 
 
 class Shell(gym.utils.RecordConstructorArgs):
@@ -122,7 +71,7 @@ class Shell(gym.utils.RecordConstructorArgs):
 
     def _run(self, fn: xp.Compiled, like: Any, *args: Any, **kwargs: Any) -> Any:
         """``fn(state, *args)`` on the state for the data ``like`` (an array, or a tree of
-        them); install the new state and return the output.
+        them); install the new state once ``fn`` has returned, and return the output.
 
         The common step (``like`` of the state's own array type) is one compiled
         call (on NumPy, which has no compiler, the function itself); otherwise the

@@ -493,31 +493,3 @@ def check_env_kind(wrapper: Any, env: Any) -> None:
             f"{wrapper_name(wrapper)}: expected one env (a gymnasium Env), got the vector env "
             f"{type(env).__name__}; for a vector env use anywrap.vector.{name}"
         )
-
-
-def moments_moved(owner: str, name: str, mine: Any, theirs: Any) -> Any:
-    """Another wrapper's statistics ``theirs`` (a ``Moments``), assigned in place of this
-    wrapper's ``mine``: ``None`` where both are in one library on one device (then they
-    are shared, as Gymnasium shares a ``RunningMeanStd``), else a copy of ``theirs`` in
-    ``mine``'s library, device and dtypes (``torch_eval.obs_rms = numpy_train.obs_rms``):
-    statistics of two libraries cannot be one object, so later updates of one are not
-    seen by the other. A value that cannot be moved is refused, naming both libraries."""
-    here, there = axp.library_name(mine.mean), axp.library_name(theirs.mean)
-    if here == there and str(axp.device(mine.mean)) == str(axp.device(theirs.mean)):
-        return None
-    where = axp.device(mine.mean)
-    try:
-        ns = axp.namespace(mine.mean)
-        mean, var = (
-            ns.asarray(axp.to_numpy(t), dtype=m.dtype, device=where)
-            for t, m in ((theirs.mean, mine.mean), (theirs.var, mine.var))
-        )
-        total = np.float64(axp.to_numpy(theirs.count)) + np.float64(axp.to_numpy(theirs.count_lo))
-        hi, lo = split_count(np.asarray(total), axp.to_numpy(mine.count).dtype)
-        count, count_lo = (ns.asarray(w, dtype=mine.count.dtype, device=where) for w in (hi, lo))
-    except Exception as e:
-        raise TypeError(
-            f"{owner}: `{name}` of {there} (on {axp.device(theirs.mean)}) cannot be moved to "
-            f"this wrapper's {here} (on {where}): {e}"
-        ) from e
-    return type(mine)(mean, var, count, count_lo)

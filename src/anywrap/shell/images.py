@@ -37,11 +37,9 @@ __all__ = [
     "box_space",
     "check_frames",
     "check_positive_int",
-    "final_rows",
     "frames_check",
     "grayscale_map",
     "image_space",
-    "pack_final",
     "padding_of",
     "resize_map",
     "resize_shape",
@@ -165,27 +163,6 @@ def check_frames(
         raise TypeError(f"{name}: expected {what} array of shape {shape}, got {type(obs).__name__}")
     want = f"shape {shape}" + (f" and dtype {dtype}" if dtype else "")
     raise ValueError(f"{name}: expected {what} of {want}, got {axp.describe(obs)}")
-
-
-def final_rows(final: Any, mask: Any, obs: Any) -> Any:
-    """A batch of final observations from Gymnasium's host layout (an object
-    array with ``None`` where no episode ended), rows of ``obs`` elsewhere;
-    any other layout is a batch already."""
-    if isinstance(final, np.ndarray) and final.dtype == object:
-        rows = [f if m else o for f, m, o in zip(final, np.asarray(mask), obs)]
-        return np.stack([np.asarray(r) for r in rows])
-    return final
-
-
-def pack_final(like: Any, values: Any, mask: Any) -> Any:
-    """``values`` (a batch) back in the layout of ``like`` (Gymnasium's object array
-    where ``like`` is one)."""
-    if isinstance(like, np.ndarray) and like.dtype == object:
-        out = np.empty(len(like), dtype=object)
-        for i, m in enumerate(np.asarray(mask)):
-            out[i] = values[i] if m else None
-        return out
-    return values
 
 
 def _copy(x: Any) -> Any:

@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 
 from anywrap import xp
-from anywrap.shell.checks import flag, moments_moved, wrapper_name
-from anywrap.transforms.moments import Moments
+from anywrap.shell.checks import flag, wrapper_name
+from anywrap.transforms.moments import Moments, split_count
 from anywrap.tree import tree_map
 
 __all__ = ["RunningMeanStd", "reboxed", "statistics_property", "switch_property", "unboxed"]
@@ -125,7 +125,7 @@ def statistics_property(name: str, field: str | None = None) -> property:
     """The ``obs_rms`` / ``return_rms`` attribute: the :class:`RunningMeanStd` box (a
     dict / tuple of them for Dict / Tuple spaces) at ``field`` of the state.
     Assigning another wrapper's makes both share it (where it is of another library or
-    device, a copy moved here: see :func:`~anywrap.shell.checks.moments_moved`); a
+    device, a copy moved here: see :func:`moments_moved`); a
     Gymnasium ``RunningMeanStd`` (or any object with ``mean``, ``var`` and ``count``) is
     copied in."""
 
@@ -184,3 +184,31 @@ def switch_property() -> property:
         self._update_running_mean = flag(wrapper_name(self), "update_running_mean", setting)
 
     return property(get, set, doc="Whether the statistics learn from new data.")
+
+
+def moments_moved(owner: str, name: str, mine: Any, theirs: Any) -> Any:
+    """Another wrapper's statistics ``theirs`` (a ``Moments``), assigned in place of this
+    wrapper's ``mine``: ``None`` where both are in one library on one device (then they
+    are shared, as Gymnasium shares a ``RunningMeanStd``), else a copy of ``theirs`` in
+    ``mine``'s library, device and dtypes (``torch_eval.obs_rms = numpy_train.obs_rms``):
+    statistics of two libraries cannot be one object, so later updates of one are not
+    seen by the other. A value that cannot be moved is refused, naming both libraries."""
+    here, there = xp.library_name(mine.mean), xp.library_name(theirs.mean)
+    if here == there and str(xp.device(mine.mean)) == str(xp.device(theirs.mean)):
+        return None
+    where = xp.device(mine.mean)
+    try:
+        ns = xp.namespace(mine.mean)
+        mean, var = (
+            ns.asarray(xp.to_numpy(t), dtype=m.dtype, device=where)
+            for t, m in ((theirs.mean, mine.mean), (theirs.var, mine.var))
+        )
+        total = np.float64(xp.to_numpy(theirs.count)) + np.float64(xp.to_numpy(theirs.count_lo))
+        hi, lo = split_count(np.asarray(total), xp.to_numpy(mine.count).dtype)
+        count, count_lo = (ns.asarray(w, dtype=mine.count.dtype, device=where) for w in (hi, lo))
+    except Exception as e:
+        raise TypeError(
+            f"{owner}: `{name}` of {there} (on {xp.device(theirs.mean)}) cannot be moved to "
+            f"this wrapper's {here} (on {where}): {e}"
+        ) from e
+    return type(mine)(mean, var, count, count_lo)

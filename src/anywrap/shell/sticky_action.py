@@ -27,8 +27,8 @@ import numpy as np
 from gymnasium.error import InvalidBound, InvalidProbability
 
 from anywrap import xp as axp
-from anywrap.shell.base import moved
 from anywrap.shell.checks import real_number
+from anywrap.shell.compiled import moved
 from anywrap.transforms.sticky_action import StickyKeyed, StickyParams, init_sticky
 from anywrap.tree import tree_map
 from anywrap.xp import random

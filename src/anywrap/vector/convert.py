@@ -1,18 +1,8 @@
 """The conversion wrappers for vector envs: the forms of :mod:`anywrap.convert.wrappers`
 over :class:`gymnasium.vector.VectorWrapper`.
 
-Observations, rewards, terminations, truncations and infos (``final_obs``,
-``final_info`` and the ``_key`` masks included) go to the target library;
-actions and reset options go back to the env's. Everything stays an array.
-
-Gymnasium's vector reward wrappers write into the reward array in place
-(``VectorizeTransformReward.rewards`` assigns ``rewards[i] = ...``), so for a
-NumPy target the rewards, terminations and truncations are always writable: a
-read-only view (of a JAX or TensorFlow array) is copied, which costs a copy of
-``num_envs`` values. Observations stay zero-copy views unless
-``writable=True``; Gymnasium's vector ``FlattenObservation`` needs it when
-flattening leaves the space unchanged (a 1-D ``Box``), because it then stacks
-its result back into the input observation array.
+Why the rewards are always writable, and when observations need ``writable=True``:
+see :mod:`anywrap.convert` (read-only views).
 
 Example:
     >>> import gymnasium as gym

@@ -16,8 +16,9 @@ from anywrap.shell.arrays import (
     is_packed,
     pack_final_obs,
 )
-from anywrap.shell.base import Shell, compiled
+from anywrap.shell.base import Shell
 from anywrap.shell.checks import autoreset_mode, check_env_kind
+from anywrap.shell.compiled import compiled
 from anywrap.shell.delay_observation import DelayRing, check_delay, zero_observation
 from anywrap.transforms.delay_observation import (
     init_delay,

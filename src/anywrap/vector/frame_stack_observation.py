@@ -10,15 +10,15 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 from gymnasium.vector.utils import batch_space
 
-from anywrap.shell.base import Shell, compiled
+from anywrap.shell.arrays import final_obs_batch, pack_final_obs
+from anywrap.shell.base import Shell
 from anywrap.shell.checks import autoreset_mode, check_env_kind
+from anywrap.shell.compiled import compiled
 from anywrap.shell.images import (
     InPlaceState,
     box_space,
     check_frames,
     check_positive_int,
-    final_rows,
-    pack_final,
     padding_of,
 )
 from anywrap.transforms.frame_stack_observation import (
@@ -175,9 +175,9 @@ class FrameStackObservation(InPlaceState, Shell, VectorWrapper):
                 truncated,
                 info,
             )
-        rows = final_rows(final, info["_final_obs"], obs)
+        rows, packed = final_obs_batch(info, obs, self.env.single_observation_space, self.num_envs)
         check_frames(_NAME, rows, self._batch, what="final observations")
         rows = self._mask_for(rows, obs)
         out, stacks = self._run(self._transforms["final"], obs, obs, rows, term, trunc)
-        info = {**info, "final_obs": pack_final(final, stacks, info["_final_obs"])}
+        info = pack_final_obs(info, stacks, packed)
         return out, reward, terminated, truncated, info

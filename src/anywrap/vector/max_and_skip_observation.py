@@ -9,15 +9,15 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap import xp
-from anywrap.shell.base import Shell, compiled, with_no_output
+from anywrap.shell.arrays import final_obs_batch, pack_final_obs
+from anywrap.shell.base import Shell
 from anywrap.shell.checks import autoreset_mode, check_env_kind
+from anywrap.shell.compiled import compiled, with_no_output
 from anywrap.shell.images import (
     InPlaceState,
     box_space,
     check_frames,
     check_positive_int,
-    final_rows,
-    pack_final,
 )
 from anywrap.transforms.max_and_skip_observation import (
     init_max_frames,
@@ -112,6 +112,7 @@ class MaxAndSkipObservation(InPlaceState, Shell, VectorWrapper):
         """Step every sub-env ``skip`` times with ``actions``."""
         same = self._mode is AutoresetMode.SAME_STEP
         rewards, terms, truncs, frames, finals = [], [], [], [], []
+        n = self.num_envs
         for i in range(self._skip):
             obs, reward, terminated, truncated, info = self.env.step(actions)
             check_frames(_NAME, obs, self._batch)
@@ -120,9 +121,10 @@ class MaxAndSkipObservation(InPlaceState, Shell, VectorWrapper):
             truncs.append(truncated)
             if i >= self._skip - 2:
                 frames.append(obs)
-                final = info.get("final_obs") if same else None
                 if same:
-                    final = obs if final is None else final_rows(final, info["_final_obs"], obs)
+                    final = obs
+                    if info.get("final_obs") is not None:
+                        final, _ = final_obs_batch(info, obs, self.single_observation_space, n)
                     check_frames(_NAME, final, self._batch, what="final observations")
                     finals.append(final)
 
@@ -143,9 +145,7 @@ class MaxAndSkipObservation(InPlaceState, Shell, VectorWrapper):
             if not xp.is_host(done):
                 info = {**info, "final_obs": out.final_obs, "_final_obs": done}
             elif np.any(done):  # Gymnasium's host layout: entries where an episode ended
-                layout = np.empty(self.num_envs, dtype=object)
-                info = {**info, "final_obs": pack_final(layout, out.final_obs, done)}
-                info["_final_obs"] = done
+                info = pack_final_obs({**info, "_final_obs": done}, out.final_obs, True)
             else:
                 info = {k: v for k, v in info.items() if k not in ("final_obs", "_final_obs")}
         return out.obs, out.reward, out.terminated, out.truncated, info

@@ -10,7 +10,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 from gymnasium.vector.utils import batch_space
 
 from anywrap.shell.arrays import final_obs_batch, pack_final_obs
-from anywrap.shell.base import Shell, compiled
+from anywrap.shell.base import Shell
 from anywrap.shell.checks import (
     autoreset_mode,
     check_env_kind,
@@ -19,6 +19,7 @@ from anywrap.shell.checks import (
     flag,
     reset_mask_of,
 )
+from anywrap.shell.compiled import compiled
 from anywrap.shell.spaces import (
     ObservationCheck,
     leaf_boxes,

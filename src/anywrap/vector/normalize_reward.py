@@ -9,8 +9,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
-from anywrap.shell.base import Shell, compiled
-from anywrap.shell.base import with_no_output as _with_no_output
+from anywrap.shell.base import Shell
 from anywrap.shell.checks import (
     autoreset_mode,
     check_env_kind,
@@ -21,6 +20,8 @@ from anywrap.shell.checks import (
     reset_mask_of,
     step_values,
 )
+from anywrap.shell.compiled import compiled
+from anywrap.shell.compiled import with_no_output as _with_no_output
 from anywrap.shell.statistics import RunningMeanStd, statistics_property, switch_property
 from anywrap.transforms.normalize_reward import init_returns, normalize_reward, reset_returns
 

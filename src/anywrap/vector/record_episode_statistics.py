@@ -11,8 +11,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap import xp
-from anywrap.shell.base import Shell, compiled
-from anywrap.shell.base import with_no_output as _with_no_output
+from anywrap.shell.base import Shell
 from anywrap.shell.checks import (
     autoreset_mode,
     check_env_kind,
@@ -21,6 +20,8 @@ from anywrap.shell.checks import (
     step_values,
     whole_number,
 )
+from anywrap.shell.compiled import compiled
+from anywrap.shell.compiled import with_no_output as _with_no_output
 from anywrap.shell.episodes import EpisodeClock
 from anywrap.transforms.record_episode_statistics import (
     init_episodes,

@@ -9,8 +9,9 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.vector import VectorEnv, VectorWrapper
 
-from anywrap.shell.base import Shell, compiled, with_no_output
+from anywrap.shell.base import Shell
 from anywrap.shell.checks import autoreset_mode, check_env_kind
+from anywrap.shell.compiled import compiled, with_no_output
 from anywrap.shell.sticky_action import (
     SavedStream,
     StickyStream,

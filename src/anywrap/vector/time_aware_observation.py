@@ -11,8 +11,9 @@ from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 from gymnasium.vector.utils import batch_space
 
 from anywrap.shell.arrays import box_check, checked, final_obs_batch, pack_final_obs
-from anywrap.shell.base import Shell, compiled
+from anywrap.shell.base import Shell
 from anywrap.shell.checks import autoreset_mode, check_env_kind, whole_number
+from anywrap.shell.compiled import compiled
 from anywrap.shell.time import AUTORESET, find_max_steps, time_aware_space
 from anywrap.transforms.time_aware_observation import time_aware, time_aware_reset
 from anywrap.transforms.time_limit import init_clock

@@ -11,8 +11,9 @@ from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap import xp
 from anywrap.shell.arrays import is_packed
-from anywrap.shell.base import Shell, compiled, with_no_output
+from anywrap.shell.base import Shell
 from anywrap.shell.checks import autoreset_mode, check_env_kind, step_values
+from anywrap.shell.compiled import compiled, with_no_output
 from anywrap.shell.time import AUTORESET, check_max_episode_steps
 from anywrap.transforms.time_limit import (
     init_limit,

@@ -9,8 +9,9 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap.shell.arrays import LibraryConstants, box_check, checked
-from anywrap.shell.base import Shell, compiled
+from anywrap.shell.base import Shell
 from anywrap.shell.checks import check_env_kind
+from anywrap.shell.compiled import compiled
 from anywrap.shell.delay_observation import (
     DelayRing,
     check_delay,

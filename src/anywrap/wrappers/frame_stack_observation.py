@@ -9,8 +9,9 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.vector.utils import batch_space
 
-from anywrap.shell.base import Shell, compiled
+from anywrap.shell.base import Shell
 from anywrap.shell.checks import check_env_kind
+from anywrap.shell.compiled import compiled
 from anywrap.shell.images import (
     InPlaceState,
     box_space,

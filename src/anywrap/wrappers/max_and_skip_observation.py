@@ -8,8 +8,9 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap import xp
-from anywrap.shell.base import Shell, compiled
+from anywrap.shell.base import Shell
 from anywrap.shell.checks import check_env_kind
+from anywrap.shell.compiled import compiled
 from anywrap.shell.images import InPlaceState, box_space, check_frames, check_positive_int
 from anywrap.transforms.max_and_skip_observation import init_max_frames, max_of_two
 

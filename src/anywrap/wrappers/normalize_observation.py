@@ -7,8 +7,9 @@ from typing import Any
 
 import gymnasium as gym
 
-from anywrap.shell.base import Shell, compiled
+from anywrap.shell.base import Shell
 from anywrap.shell.checks import check_env_kind, check_epsilon, check_stats_dtype, flag
+from anywrap.shell.compiled import compiled
 from anywrap.shell.spaces import (
     ObservationCheck,
     leaf_boxes,

@@ -9,7 +9,7 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap import xp
-from anywrap.shell.base import Shell, compiled
+from anywrap.shell.base import Shell
 from anywrap.shell.checks import (
     check_env_kind,
     check_epsilon,
@@ -18,6 +18,7 @@ from anywrap.shell.checks import (
     flag,
     step_values,
 )
+from anywrap.shell.compiled import compiled
 from anywrap.shell.statistics import RunningMeanStd, statistics_property, switch_property
 from anywrap.transforms.normalize_reward import init_returns, normalize_reward
 

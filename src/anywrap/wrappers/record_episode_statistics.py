@@ -10,8 +10,9 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap import xp
-from anywrap.shell.base import Shell, compiled
+from anywrap.shell.base import Shell
 from anywrap.shell.checks import check_env_kind, check_stats_key, step_values, whole_number
+from anywrap.shell.compiled import compiled
 from anywrap.shell.episodes import EpisodeClock
 from anywrap.transforms.record_episode_statistics import (
     init_episodes,

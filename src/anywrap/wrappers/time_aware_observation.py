@@ -10,8 +10,9 @@ import numpy as np
 
 from anywrap import xp
 from anywrap.shell.arrays import box_check, checked
-from anywrap.shell.base import Shell, compiled
+from anywrap.shell.base import Shell
 from anywrap.shell.checks import check_env_kind, whole_number
+from anywrap.shell.compiled import compiled
 from anywrap.shell.time import find_max_steps, time_aware_space
 from anywrap.transforms.time_aware_observation import show_time, time_aware, time_aware_reset
 from anywrap.transforms.time_limit import init_clock

@@ -9,8 +9,9 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap import xp
-from anywrap.shell.base import Shell, compiled, with_no_output
+from anywrap.shell.base import Shell
 from anywrap.shell.checks import check_env_kind
+from anywrap.shell.compiled import compiled, with_no_output
 from anywrap.shell.time import check_max_episode_steps
 from anywrap.transforms.time_limit import init_clock, reset_clock, time_limit
 

@@ -1,0 +1,64 @@
+"""How a shell's transforms run: compiled by the xp layer once per array type, on a
+state moved to the library and device of the data.
+
+Example:
+    >>> import numpy as np
+    >>> from anywrap.shell.compiled import moved, with_no_output
+    >>> moved({"n": np.int64(3)}, np.zeros(2))["n"]
+    np.int64(3)
+    >>> with_no_output(lambda s: s + 1)(1)
+    (2, None)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from anywrap import xp
+from anywrap.tree import tree_map
+
+__all__ = ["compiled", "moved", "with_no_output"]
+
+
+def moved(state: Any, like: Any) -> Any:
+    """Every array of ``state`` in the library of the array ``like``, on its device.
+
+    64-bit values that the target cannot hold (JAX without x64) become 32 bits.
+    """
+    ns, dev = xp.namespace(like), xp.device(like)
+
+    def move(x: Any) -> Any:
+        if xp.namespace(x) is ns and str(xp.device(x)) == str(dev):
+            return x
+        host = xp.to_numpy(x)
+        if ns is np:
+            return host
+        return ns.asarray(host, dtype=xp.resolve_dtype(ns, host.dtype.name, dev), device=dev)
+
+    return tree_map(move, state)
+
+
+def compiled(
+    transforms: dict[Any, Callable[..., Any]], donate: tuple[Any, ...] = ()
+) -> dict[Any, xp.Compiled]:
+    """A shell's transforms, by name, as :meth:`Shell._run` takes them: each compiled by
+    the xp layer (once per array type). ``donate`` names those whose program may
+    reuse the state's memory (a ring buffer of frames)."""
+    return {k: xp.Compiled(fn, donate=k in donate) for k, fn in transforms.items()}
+
+
+def with_no_output(fn: Callable[..., Any]) -> Callable[..., tuple[Any, None]]:
+    """A transform ``state -> state`` (a reset) as :meth:`Shell._run` takes it:
+    ``state -> (state, None)``, named as ``fn`` (the compile log) and picklable."""
+    return _NoOutput(fn)
+
+
+class _NoOutput:
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.fn, self.__name__ = fn, getattr(fn, "__name__", type(fn).__name__)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> tuple[Any, None]:
+        return self.fn(*args, **kwargs), None
