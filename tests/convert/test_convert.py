@@ -299,7 +299,12 @@ def test_vector_to_torch_keeps_arrays(jax_vector_env: gym.vector.VectorEnv) -> N
     assert rew.shape == (3,) and term.dtype == torch.bool and trunc.dtype == torch.bool
 
 
-def test_vector_numpy_env_to_jax_with_final_obs() -> None:
+def test_vector_numpy_env_to_jax_with_final_obs(monkeypatch) -> None:
+    from anywrap.backends import jax as jax_backend
+
+    # The narrowing warning is said once per process: another test on this worker may
+    # have said it already.
+    monkeypatch.setattr(jax_backend, "_warned", set())
     envs = gym.make_vec(
         "CartPole-v1",
         num_envs=2,
