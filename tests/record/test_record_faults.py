@@ -100,7 +100,7 @@ def test_a_failed_write_leaves_no_temporary_file_and_recording_goes_on(
 def test_frames_of_every_dtype_keep_their_picture() -> None:
     """Floats in [0, 255] are not saturated, uint16 frames keep their high byte (not the
     low one), bools are black and white (not black and 1/255)."""
-    from anywrap.record.report import to_uint8
+    from anywrap.record.frames import to_uint8
 
     ramp = np.array([[0.0, 63.75, 127.5, 255.0]])
     np.testing.assert_array_equal(to_uint8(ramp.astype(np.float32)), [[0, 64, 128, 255]])

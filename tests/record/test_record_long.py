@@ -121,7 +121,7 @@ def test_the_encoder_cannot_fall_behind_without_bound(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """An env that renders faster than frames encode: raw frames must not pile up."""
-    from anywrap.record.report import FrameEncoder
+    from anywrap.record.frames import FrameEncoder
 
     encoded = [0]
     lock = threading.Lock()

@@ -34,8 +34,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from anywrap.record.describe import describe_env
+from anywrap.record.frames import FrameEncoder
 from anywrap.record.layout import Layout, select_sub_envs
-from anywrap.record.report import RESET, STEP, FrameEncoder, build_report, split_tracks, write_html
+from anywrap.record.report import RESET, STEP, build_report, split_tracks, write_html
 from anywrap.transforms.time_limit import select_rows
 from anywrap.tree import flatten_with_paths, tree_map
 from anywrap.xp import to_numpy

@@ -39,7 +39,8 @@ Example:
     ('rl-report-episode-0.html', True)
 """
 
-from anywrap.record.report import FrameEncoder, Track, build_report, render_html, write_html
+from anywrap.record.frames import FrameEncoder
+from anywrap.record.report import Track, build_report, render_html, write_html
 from anywrap.record.single import RecordHTML
 from anywrap.record.vector import RecordHTML as VectorRecordHTML
 

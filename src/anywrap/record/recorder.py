@@ -38,15 +38,10 @@ import numpy as np
 from anywrap import xp as axp
 from anywrap.record.buffers import HostRows, Report, Row, to_host
 from anywrap.record.describe import describe_env
+from anywrap.record.frames import FrameEncoder, check_frame, check_frame_options
 from anywrap.record.info import InfoColumns
 from anywrap.record.layout import Flags, Layout, LayoutChanged, select_sub_envs, shape_of
-from anywrap.record.report import (
-    FrameEncoder,
-    build_report,
-    check_frame,
-    check_frame_options,
-    write_html,
-)
+from anywrap.record.report import build_report, write_html
 from anywrap.record.schedule import Event, Schedule
 from anywrap.tree import flatten_with_paths, tree_map
 
