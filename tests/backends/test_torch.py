@@ -203,3 +203,25 @@ def test_a_compiled_torch_program_reads_the_batch_once():
     assert not torch.compiler.is_compiling()
     mean, var = xp.mean_var(torch.arange(6.0).reshape(3, 2))
     assert mean.tolist() == [2.0, 3.0] and var.tolist() == pytest.approx([8 / 3, 8 / 3])
+
+
+def test_constant_is_a_kept_0d_tensor_with_the_numbers_of_a_python_number():
+    """xp.constant: PyTorch wraps every Python number into a tensor of its own (three to
+    four ATen calls); the route keeps one 0-d tensor per value, dtype and device, with
+    the same results, and gives the number back where a 0-d tensor would round
+    differently (float16 computes in float32) or truncate (a float beside ints)."""
+    x = torch.linspace(-3.0, 3.0, 101, dtype=torch.float32)
+    xp.namespace(x)  # loads the backend, as every transform's first line does
+    c = xp.constant(x, 0.99)
+    assert c.shape == () and c.dtype == torch.float32 and c is xp.constant(x, 0.99)
+    assert torch.equal(x * c, x * 0.99) and torch.equal(x + xp.constant(x, 1e-8), x + 1e-8)
+    d = x.double()
+    assert torch.equal(d * xp.constant(d, 0.99), d * 0.99)
+    assert xp.constant(x.half(), 0.99) == 0.99 and type(xp.constant(x.half(), 0.99)) is float
+    assert xp.constant(torch.zeros(3, dtype=torch.int32), 0.5) == 0.5
+    assert xp.constant(torch.zeros(3, dtype=torch.int32), 1).dtype == torch.int32
+    with torch.inference_mode():  # made in inference mode, still usable by autograd later
+        xp.constant(torch.zeros(2, dtype=torch.float64), 0.125)
+    w = torch.ones(2, dtype=torch.float64, requires_grad=True)
+    (w * xp.constant(w, 0.125)).sum().backward()
+    assert torch.equal(w.grad, torch.full((2,), 0.125, dtype=torch.float64))

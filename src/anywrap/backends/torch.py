@@ -129,6 +129,32 @@ def _stop_gradient(x: Any) -> Any:
     return x.detach() if x.requires_grad else x
 
 
+_constants: dict[tuple[Any, ...], torch.Tensor] = {}
+_OWN_ARITHMETIC = frozenset({torch.float32, torch.float64, torch.int32, torch.int64})
+"""dtypes whose kernels compute in the dtype itself: a 0-d tensor of the dtype gives the
+bits a Python number gives (float16 and bfloat16 compute in float32, where a rounded
+0-d tensor would not)."""
+
+
+@xp.constant.register(torch.Tensor)  # type: ignore[attr-defined]
+def _constant(like: Any, value: Any) -> Any:
+    # Traced, a Python number is a constant of the graph already.
+    if (
+        like.dtype not in _OWN_ARITHMETIC
+        or (isinstance(value, float) and not like.is_floating_point())
+        or torch.compiler.is_compiling()
+    ):
+        return value
+    key = (type(value), value, like.dtype, like.device)
+    found = _constants.get(key)
+    if found is None:
+        # torch.full fills on the device (no copy from the host); never an inference
+        # tensor, which autograd could not save later.
+        with torch.inference_mode(False):
+            found = _constants[key] = torch.full((), value, dtype=like.dtype, device=like.device)
+    return found
+
+
 @xp.clip.register(torch.Tensor)
 def _clip(x: Any, low: Any, high: Any) -> Any:
     # The Array API's clip (torch.clamp) with tensor bounds costs twice the two

@@ -40,6 +40,7 @@ from anywrap.xp import (
     all_finite,
     branches,
     cond,
+    constant,
     count_true,
     device,
     finite_rows,
@@ -176,8 +177,8 @@ def merge_moments(m: Moments, batch_mean: Array, batch_var: Any, batch_count: An
     count = m.count + m.count_lo
     if count.dtype != dtype:
         count = xp.asarray(count, dtype=dtype)
-    if host_count:
-        n = n_count = batch_count
+    if host_count:  # Python numbers, as the backend adds them most cheaply (xp.constant)
+        n, n_count = constant(m.mean, batch_count), constant(m.count, batch_count)
     else:
         n_count = xp.asarray(batch_count, dtype=m.count.dtype)
         n = n_count if m.count.dtype == dtype else xp.asarray(batch_count, dtype=dtype)
@@ -362,7 +363,7 @@ def _widened(xp: ModuleType, x: Array, m: Moments) -> Array:
 
 def scale(m: Moments, epsilon: float) -> Array:
     """``sqrt(var + epsilon)``: what :func:`normalize` divides by (Brax's ``std``)."""
-    return namespace(m.var).sqrt(m.var + epsilon)
+    return namespace(m.var).sqrt(m.var + constant(m.var, epsilon))
 
 
 def normalize(m: Moments, x: Array, epsilon: float, dtype: str | None = None) -> Array:
@@ -373,7 +374,7 @@ def normalize(m: Moments, x: Array, epsilon: float, dtype: str | None = None) ->
         x = xp.asarray(x, dtype=promote(xp, x.dtype, m.mean.dtype))
     # scale(m, epsilon), written out: two calls fewer on the NumPy step, whose route is
     # kept short (tests/vector/test_normalize_observation.py counts its calls).
-    y = (x - m.mean) / xp.sqrt(m.var + epsilon)
+    y = (x - m.mean) / xp.sqrt(m.var + constant(m.var, epsilon))
     if dtype is None or y.dtype == getattr(xp, dtype):
         return y
     return xp.astype(y, getattr(xp, dtype))

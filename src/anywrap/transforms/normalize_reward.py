@@ -35,7 +35,7 @@ from typing import Any, NamedTuple
 from anywrap.transforms.moments import Moments, Reduce, init_moments, scale, update_moments
 from anywrap.transforms.promotion import promote
 from anywrap.tree import tree_map
-from anywrap.xp import Array, finite_rows, namespace, stop_gradient
+from anywrap.xp import Array, constant, finite_rows, namespace, stop_gradient
 
 __all__ = [
     "Returns",
@@ -113,7 +113,7 @@ def update_returns(
     acc = state.accumulated
     # Gymnasium multiplies in the accumulator's dtype, adds in the wider of the two
     # (the casts are exact, as NumPy's promotion), and stores in the accumulator's.
-    decayed = xp.where(terminated, 0.0, acc * gamma)
+    decayed = xp.where(terminated, constant(acc, 0.0), acc * constant(acc, gamma))
     if reward.dtype != acc.dtype:  # casts by asarray (NumPy's is a C function)
         wide = promote(xp, reward.dtype, acc.dtype)
         new_acc = xp.asarray(

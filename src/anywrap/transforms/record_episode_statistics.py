@@ -31,6 +31,7 @@ from anywrap.transforms.moments import Reduce, add_count
 from anywrap.xp import (
     Array,
     clip,
+    constant,
     count_true,
     device,
     last_true_indices,
@@ -214,29 +215,32 @@ def step_episodes(
     done = xp.logical_or(xp.asarray(terminated), xp.asarray(truncated))
     if not same_step or report:
         now = xp.asarray(now, dtype=start.dtype)
+    # Python numbers as the backend adds them most cheaply (xp.constant): the same values.
+    zero, zero_steps, one = constant(returns, 0.0), constant(lengths, 0), constant(lengths, 1)
     if not same_step:  # the step after a done is the reset step: restart there
         fresh = state.prev_done
-        returns = xp.where(fresh, 0.0, returns + reward)
-        lengths = xp.where(fresh, 0, lengths + 1)
+        returns = xp.where(fresh, zero, returns + reward)
+        lengths = xp.where(fresh, zero_steps, lengths + one)
         start = xp.where(fresh, now, start)
     else:
         returns = returns + reward
-        lengths = lengths + 1
+        lengths = lengths + one
     new = state._replace(returns=returns, lengths=lengths, start_time=start, prev_done=done)
     if not report:
         return new, None
-    elapsed = xp.round((now - start) * 1e6) / 1e6
+    micro = constant(start, 1e6)
+    elapsed = xp.round((now - start) * micro) / micro
     out = EpisodeOutput(
-        returns=xp.where(done, returns, 0.0),
-        lengths=xp.where(done, lengths, 0),
-        times=xp.where(done, elapsed, 0.0),
+        returns=xp.where(done, returns, zero),
+        lengths=xp.where(done, lengths, zero_steps),
+        times=xp.where(done, elapsed, constant(elapsed, 0.0)),
         done=done,
     )
     new = _record(new, returns, lengths, elapsed if timed else None, done, reduce, gather)
     if same_step:  # the done envs were reset within this step: restart them now
         new = new._replace(
-            returns=xp.where(done, 0.0, returns),
-            lengths=xp.where(done, 0, lengths),
+            returns=xp.where(done, zero, returns),
+            lengths=xp.where(done, zero_steps, lengths),
             start_time=xp.where(done, now, start) if timed else start,
         )
     return new, out

@@ -17,7 +17,8 @@ backend registers its own form of:
   formula (:func:`mean_var`, :func:`count_true`, :func:`finite_rows`,
   :func:`last_true_indices`, :func:`push_front`, :func:`take`, :func:`clip`), and :func:`branches`:
   whether :func:`cond` runs only the branch taken.
-* :func:`stop_gradient`: values without their autodiff graph (``detach``).
+* :func:`stop_gradient`: values without their autodiff graph (``detach``);
+  :func:`constant`: a Python number as the backend adds it to an array most cheaply.
 
 :func:`register_backend` teaches anywrap a library in one call. NumPy is
 built in; JAX and PyTorch register from :mod:`anywrap.backends` the first
@@ -54,6 +55,7 @@ from anywrap.xp.ops import (
     branches,
     clip,
     cond,
+    constant,
     count_true,
     finite_rows,
     jit,
@@ -82,6 +84,7 @@ __all__ = [
     "compile_enabled",
     "compile_log",
     "cond",
+    "constant",
     "count_true",
     "describe",
     "device",

@@ -29,6 +29,7 @@ __all__ = [
     "branches",
     "clip",
     "cond",
+    "constant",
     "count_true",
     "finite_rows",
     "jit",
@@ -354,6 +355,36 @@ def clip(x: Array, low: Any, high: Any) -> Array:
 @clip.register(np.ndarray)
 def _clip_numpy(x: np.ndarray, low: Any, high: Any) -> np.ndarray:
     return np.minimum(np.maximum(x, low), high)
+
+
+def constant(like: Array, value: Any) -> Any:
+    """``value`` (a Python number) as an operand beside the array ``like``, with the
+    same result as the number itself: the number, on most backends. PyTorch wraps
+    each Python number that meets a tensor into a tensor of its own, three to four
+    ATen calls every time; its route gives a 0-d tensor of ``like``'s dtype and
+    device, made once and kept (where ``like``'s arithmetic is in its own dtype).
+    A backend registers with ``constant.register(ArrayType)``; NumPy takes no
+    dispatch at all (its step is the one where a call shows).
+
+    Example:
+        >>> import numpy as np
+        >>> constant(np.zeros(2, np.float32), 0.5)
+        0.5
+    """
+    if type(like) in _HOST_KINDS:
+        return value
+    return _constant(like, value)
+
+
+_HOST_KINDS = frozenset({np.ndarray, np.float64, np.float32, np.int64, np.int32, float, int})
+
+
+@functools.singledispatch
+def _constant(like: Array, value: Any) -> Any:
+    return value
+
+
+constant.register = _constant.register  # type: ignore[attr-defined]
 
 
 @functools.singledispatch
