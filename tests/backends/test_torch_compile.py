@@ -33,6 +33,7 @@ from helpers import (
     ReplayEnv,
     ReplayVectorEnv,
     make_backend,
+    needs_whole_traces,
     record_single_trajectory,
     record_vector_trajectory,
     run_single,
@@ -122,6 +123,7 @@ def test_compiled_vector_stack_matches_gymnasium(compiled, build, mode):
     assert {r.kernels for r in compiled() if r.compiled} == {f"{build} ({switch.KERNELS_VAR})"}
 
 
+@needs_whole_traces
 def test_compiled_single_stack_matches_gymnasium(compiled):
     traj = record_single_trajectory()
     ref_env = ReplayEnv(traj, make_backend("numpy"))
@@ -149,6 +151,7 @@ def test_compiled_single_stack_matches_gymnasium(compiled):
     assert_compiled(records, {"normalize_observation", "normalize_reward"})
 
 
+@needs_whole_traces
 def test_compiled_same_step_learns_final_observations(compiled):
     """SAME_STEP with learn_final_obs: the compiled normalize_observation_with_final
     learns exactly Gymnasium's RunningMeanStd fed the same batches."""
@@ -191,6 +194,7 @@ def test_compiled_same_step_learns_final_observations(compiled):
 
 
 # ------------------------------------------------------------- no host sync
+@needs_whole_traces
 def test_compiled_stacks_never_sync(compiled):
     """Compilation included: tracing and compiling run outside the guard's view,
     and the compiled programs read no value on the host."""
@@ -207,6 +211,7 @@ def test_compiled_stacks_never_sync(compiled):
 
 
 # ------------------------------------------------------------- compile once
+@needs_whole_traces
 def test_each_transform_compiles_once_per_signature_over_a_long_run(compiled):
     """450 steps of 32 torch Pendulums (two truncations, the wall clock passed at every
     step as a float, resets with and without a mask): one compilation per transform
@@ -531,6 +536,7 @@ def test_a_short_run_never_compiles_by_default():
         axp.set_compile(previous)
 
 
+@needs_whole_traces
 def test_a_second_stack_of_the_same_shapes_shares_the_programs(compiled):
     """Programs are shared by (transform, signature): a second stack, or an evaluation
     stack beside a training one, compiles nothing and gives the same numbers."""
@@ -653,6 +659,7 @@ def test_a_compiler_that_fails_leaves_the_transform_eager_with_one_warning(compi
     assert not compiled()[-1].compiled and compiled()[-1].path is None
 
 
+@needs_whole_traces
 def test_the_step_transforms_trace_whole(compiled):
     """``fullgraph=True``: the CleanRL stack's step transforms compile as one graph
     each (a graph break, such as ``torch.result_type`` from the dtype promotion or a
@@ -665,3 +672,4 @@ def test_the_step_transforms_trace_whole(compiled):
     for _ in range(3):
         envs.step(torch.zeros((16, 1)))
     assert_compiled(compiled(), STEP_TRANSFORMS)
+

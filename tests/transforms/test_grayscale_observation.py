@@ -11,7 +11,7 @@ import functools
 import numpy as np
 import pytest
 from gymnasium.wrappers import GrayscaleObservation as GymGray
-from helpers import make_backend
+from helpers import make_backend, needs_whole_traces
 from image_helpers import ImageEnv, torch_compiling
 
 from anywrap import xp
@@ -45,6 +45,7 @@ def test_every_colour_is_gymnasiums(backend_name):
         np.testing.assert_array_equal(got, gymnasiums(r0), err_msg=f"red {r0}..{r0 + 31}")
 
 
+@needs_whole_traces
 def test_a_compiled_torch_program_is_gymnasiums_on_every_colour():
     """A compiled program takes the integer formula (not the eager lookup)."""
     torch = pytest.importorskip("torch")

@@ -28,6 +28,7 @@ from helpers import (
     flat_state,
     jax_no_host_sync,
     make_backend,
+    needs_whole_traces,
     torch_no_host_sync,
 )
 from image_helpers import (
@@ -123,6 +124,7 @@ def test_each_jax_wrapper_step_is_one_compiled_call(mode, monkeypatch):
     assert eager == [], eager
 
 
+@needs_whole_traces
 def test_a_compiled_torch_pipeline_is_gymnasiums():
     pytest.importorskip("torch")
     b = make_backend("torch")

@@ -130,7 +130,7 @@ def _stop_gradient(x: Any) -> Any:
 
 
 _constants: dict[tuple[Any, ...], torch.Tensor] = {}
-_OWN_ARITHMETIC = frozenset({torch.float32, torch.float64, torch.int32, torch.int64})
+_OWN_ARITHMETIC = (torch.float32, torch.float64, torch.int32, torch.int64)
 """dtypes whose kernels compute in the dtype itself: a 0-d tensor of the dtype gives the
 bits a Python number gives (float16 and bfloat16 compute in float32, where a rounded
 0-d tensor would not)."""
@@ -140,9 +140,9 @@ bits a Python number gives (float16 and bfloat16 compute in float32, where a rou
 def _constant(like: Any, value: Any) -> Any:
     # Traced, a Python number is a constant of the graph already.
     if (
-        like.dtype not in _OWN_ARITHMETIC
+        torch.compiler.is_compiling()
+        or like.dtype not in _OWN_ARITHMETIC
         or (isinstance(value, float) and not like.is_floating_point())
-        or torch.compiler.is_compiling()
     ):
         return value
     key = (type(value), value, like.dtype, like.device)

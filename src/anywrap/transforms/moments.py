@@ -324,14 +324,16 @@ def update_moments(
         return new if keep is None else cond(keep, _first, _second, new, m)
     if mask is None and reduce is None:  # the common update: no namespace needed here
         if not skip_nonfinite:
-            return merge_moments(m, *mean_var(x), x.shape[0])
+            mean, var = mean_var(x)
+            return merge_moments(m, mean, var, x.shape[0])
         kind = f"{type(x).__module__}.{type(x).__qualname__}"
         lazy = _branches.get(kind)
         if lazy is None:  # once per array type: NumPy's step route is kept short
             lazy = _branches[kind] = branches(x)
         if not lazy:
             return merge_moments(m, *batch_moments(x, finite_rows(x)))
-        merged = merge_moments(m, *mean_var(x), x.shape[0])
+        mean, var = mean_var(x)
+        merged = merge_moments(m, mean, var, x.shape[0])
         return cond(all_finite(merged.mean, merged.var), _first, _finite_only, merged, m, x)
     return _update_parts(namespace(x), m, (x,), (mask,), skip_nonfinite, reduce)
 

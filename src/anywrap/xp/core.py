@@ -251,17 +251,61 @@ def _generic_to_numpy(x: Any) -> np.ndarray:
         return np.asarray(x)
 
 
-@functools.singledispatch
+class Route:
+    """A :func:`functools.singledispatch` function whose implementation for each exact
+    type is looked up once and kept: a traced program reads a dict, where TorchDynamo
+    before PyTorch 2.8 cannot trace singledispatch's own lookup (its cache token).
+    ``register``, ``dispatch`` and ``registry`` are singledispatch's.
+
+    Example:
+        >>> half = Route(lambda x: x / 2)
+        >>> _ = half.register(int)(lambda x: x // 2)
+        >>> half(5), half(5.0)
+        (2, 2.5)
+    """
+
+    __slots__ = ("__dict__", "_found", "_generic")
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self._generic = functools.singledispatch(fn)
+        self._found: dict[type, Callable[..., Any]] = {}
+        functools.update_wrapper(self, fn)
+
+    def __call__(self, x: Any, *args: Any, **kwargs: Any) -> Any:
+        impl = self._found.get(type(x))
+        if impl is None:
+            impl = self._found[type(x)] = self._generic.dispatch(type(x))
+        return impl(x, *args, **kwargs)
+
+    def register(self, cls: type, func: Callable[..., Any] | None = None) -> Any:
+        """Register ``func`` for ``cls`` (as a decorator without ``func``)."""
+        if func is None:
+            return lambda f: self.register(cls, f)
+        out = self._generic.register(cls, func)
+        self._found.clear()
+        return out
+
+    def dispatch(self, cls: type) -> Callable[..., Any]:
+        """The implementation for ``cls``."""
+        return self._generic.dispatch(cls)
+
+    @property
+    def registry(self) -> Any:
+        """Every registered implementation, by type."""
+        return self._generic.registry
+
+
+@Route
 def _device(x: Any) -> Any:
     return _lazy(_device, array_api_compat.device)(x)
 
 
-@functools.singledispatch
+@Route
 def _to_numpy(x: Any) -> np.ndarray:
     return _lazy(_to_numpy, _generic_to_numpy)(x)
 
 
-@functools.singledispatch
+@Route
 def _jit(like: Any, fn: Callable[..., Any], donate: bool = False) -> Callable[..., Any]:
     return _lazy(_jit, lambda like, fn, donate=False: fn)(like, fn, donate)
 

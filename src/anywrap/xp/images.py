@@ -61,6 +61,7 @@ from typing import Any
 import numpy as np
 
 from anywrap.xp import Array, device, namespace
+from anywrap.xp.core import Route
 
 __all__ = [
     "GRAY_WEIGHTS",
@@ -206,7 +207,7 @@ def host_constant(table: Any, like: Array, *args: Any) -> Array:
 
 
 # ------------------------------------------------------------------- resize
-@functools.singledispatch
+@Route
 def resize_images(images: Array, size: tuple[int, int], method: str = "area") -> Array:
     """Resize ``uint8`` images ``(B, H, W, C)`` to ``(B, size[0], size[1], C)``.
 
@@ -345,7 +346,7 @@ def _opencv() -> Any:
 
 
 # ------------------------------------------------------- the ring buffer's write
-@functools.singledispatch
+@Route
 def write_rows(buffer: Array, index: Array, rows: Array) -> Array:
     """``buffer`` with ``buffer[index[i]] = rows[i]`` along axis 0.
 
@@ -409,7 +410,7 @@ def gray_fix_table() -> np.ndarray:
     return table
 
 
-@functools.singledispatch
+@Route
 def rgb_to_gray(images: Array) -> Array:
     """Gymnasium's grayscale of ``uint8`` RGB images ``(..., 3)`` -> ``(...)``, exactly.
 

@@ -5,7 +5,6 @@ read is :mod:`anywrap.xp.core`."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
@@ -16,6 +15,7 @@ from anywrap.tree import first_leaf, leaves, tree_map
 from anywrap.xp.core import (
     _SCALARS,
     Array,
+    Route,
     _backend_of_type,
     _jit,
     _namespaces,
@@ -143,7 +143,7 @@ class Compiled:
 
 
 # ---------------------------------------------------------------- routed ops
-@functools.singledispatch
+@Route
 def cond(pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any], *operands: Any):
     """``true_fn(*operands)`` where the 0-d bool ``pred`` holds, else ``false_fn(*operands)``;
     both return trees of one structure.
@@ -167,7 +167,7 @@ def _cond_host(pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., A
     return true_fn(*ops) if pred else false_fn(*ops)
 
 
-@functools.singledispatch
+@Route
 def branches(x: Array) -> bool:
     """Whether :func:`cond` over arrays like ``x`` runs only the branch taken: NumPy
     (a host value) and any backend that registers its own ``cond`` (JAX's
@@ -176,7 +176,7 @@ def branches(x: Array) -> bool:
     return cond.dispatch(type(x)) is not cond.dispatch(object)
 
 
-@functools.singledispatch
+@Route
 def mean_var(x: Array, mask: Array | None = None) -> tuple[Array, Array]:
     """The mean and population variance along axis 0 of the rows of ``x`` where the
     bool ``mask`` (shape ``(batch,)``) holds, of every row without one.
@@ -229,7 +229,7 @@ def _mean_var_numpy(x: np.ndarray, mask: Any = None) -> tuple[Any, Any]:
     return mean[0], var
 
 
-@functools.singledispatch
+@Route
 def all_finite(x: Array, *more: Array) -> Any:
     """Whether every entry of every array is finite: a 0-d bool (NumPy: a host bool).
 
@@ -254,7 +254,7 @@ def _all_finite_numpy(x: Any, *more: Any) -> Any:
     return ok
 
 
-@functools.singledispatch
+@Route
 def finite_rows(x: Array) -> Array:
     """Bool per row of ``x`` (axis 0): every entry of the row is finite.
 
@@ -270,7 +270,7 @@ def finite_rows(x: Array) -> Array:
     return ok
 
 
-@functools.singledispatch
+@Route
 def count_true(mask: Array) -> Any:
     """How many entries of the bool ``mask`` are True: a 0-d integer array of the
     mask's library (int32 on JAX, int64 on PyTorch, whose sum widens int32; NumPy: an
@@ -284,7 +284,7 @@ def _count_true_numpy(mask: np.ndarray) -> int:
     return int(np.count_nonzero(mask))
 
 
-@functools.singledispatch
+@Route
 def last_true_indices(mask: Array, k: int) -> Array:
     """Indices of the last ``k`` True entries of the 1-D bool ``mask``, last first.
 
@@ -310,7 +310,7 @@ def _last_true_indices_numpy(mask: np.ndarray, k: int) -> np.ndarray:
     return np.concatenate([found, np.zeros(k - found.shape[0], dtype=found.dtype)])
 
 
-@functools.singledispatch
+@Route
 def push_front(buffer: Any, fresh: Any, k: Any) -> Any:
     """A newest-first ``buffer`` with the first ``k`` entries of ``fresh`` in front and
     its oldest ``k`` dropped: slot ``j`` holds ``fresh[j]`` where ``j < k``, else
@@ -338,14 +338,14 @@ def push_front(buffer: Any, fresh: Any, k: Any) -> Any:
     return out if many else out[0]
 
 
-@functools.singledispatch
+@Route
 def take(x: Array, indices: Array) -> Array:
     """``xp.take(x, indices, axis=0)`` for ``indices`` known to be in range (a backend
     may skip the standard's handling of negative ones)."""
     return namespace(x).take(x, indices, axis=0)
 
 
-@functools.singledispatch
+@Route
 def clip(x: Array, low: Any, high: Any) -> Array:
     """``xp.clip(x, low, high)`` (NaN propagates); NumPy takes ``minimum(maximum(x, low),
     high)``, ``np.clip``'s own definition without its Python wrapper."""
@@ -376,10 +376,11 @@ def constant(like: Array, value: Any) -> Any:
     return _constant(like, value)
 
 
-_HOST_KINDS = frozenset({np.ndarray, np.float64, np.float32, np.int64, np.int32, float, int})
+# A tuple, not a set: TorchDynamo before PyTorch 2.8 traces no frozenset lookup.
+_HOST_KINDS = (np.ndarray, np.float64, np.float32, np.int64, np.int32, float, int)
 
 
-@functools.singledispatch
+@Route
 def _constant(like: Array, value: Any) -> Any:
     return value
 
@@ -387,7 +388,7 @@ def _constant(like: Array, value: Any) -> Any:
 constant.register = _constant.register  # type: ignore[attr-defined]
 
 
-@functools.singledispatch
+@Route
 def stop_gradient(x: Array) -> Array:
     """``x``'s values, cut from the graph of automatic differentiation: the gradient of
     anything computed from the result does not flow back into ``x``.

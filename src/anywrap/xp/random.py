@@ -36,11 +36,12 @@ Example:
 
 from __future__ import annotations
 
-import functools
 import zlib
 from typing import Any
 
 import numpy as np
+
+from anywrap.xp.core import Route
 
 __all__ = ["derive_seed", "key_data", "key_from_data", "new_key", "uniform"]
 
@@ -62,7 +63,7 @@ def _load_backend(x: Any) -> bool:
     return _load(type(x).__module__.split(".", 1)[0])
 
 
-@functools.singledispatch
+@Route
 def new_key(like: Any, seed: int) -> Key:
     """A key for ``like``'s library and device, seeded with the 64-bit ``seed``."""
     if _load_backend(like):
@@ -70,7 +71,7 @@ def new_key(like: Any, seed: int) -> Key:
     return np.random.Generator(np.random.PCG64(seed))
 
 
-@functools.singledispatch
+@Route
 def uniform(key: Key, shape: tuple[int, ...]) -> tuple[Key, Any]:
     """``(key, values)``: uniform values in [0, 1) of ``shape`` drawn from ``key``."""
     raise TypeError(
@@ -84,7 +85,7 @@ def _uniform_numpy(key: np.random.Generator, shape: tuple[int, ...]) -> tuple[Ke
     return key, key.random(shape)
 
 
-@functools.singledispatch
+@Route
 def key_data(key: Key) -> Any:
     """The key's state as a plain array (NumPy: PCG64's 128-bit state and increment
     and its buffered 32 bits, as six ``uint64`` words)."""
@@ -104,7 +105,7 @@ def _key_data_numpy(key: np.random.Generator) -> Any:
     return np.array(words, dtype=np.uint64)
 
 
-@functools.singledispatch
+@Route
 def key_from_data(key: Key, data: Any) -> Key:
     """A key like ``key`` (library, device) whose state is ``data`` (from :func:`key_data`)."""
     raise TypeError(f"anywrap.xp.random.key_from_data: unknown key type {type(key).__qualname__}")
