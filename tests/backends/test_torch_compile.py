@@ -672,4 +672,3 @@ def test_the_step_transforms_trace_whole(compiled):
     for _ in range(3):
         envs.step(torch.zeros((16, 1)))
     assert_compiled(compiled(), STEP_TRANSFORMS)
-
