@@ -264,7 +264,7 @@ class Route:
         (2, 2.5)
     """
 
-    __slots__ = ("__dict__", "_found", "_generic")
+    __slots__ = ("__dict__", "__weakref__", "_found", "_generic")
 
     def __init__(self, fn: Callable[..., Any]) -> None:
         self._generic = functools.singledispatch(fn)
