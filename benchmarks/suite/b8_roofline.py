@@ -121,7 +121,7 @@ def bench_b8(ctx: Context) -> dict[str, Any]:
     notes = [
         "GB/s = 2 x 64 MiB (read the batch once, write it once) / time; "
         "us/step is per call on the whole batch; 'env steps/s' is rows/s",
-        "JAX: jax.jit; PyTorch: anywrap's compiled path (make_fx + TorchInductor), "
+        "JAX: jax.jit; PyTorch: anywrap's compiled path (torch.compile), "
         "compiled in the untimed warm-up; the PyTorch copy is one eager kernel",
     ]
     cases = _jax_cases(ctx, calls)
