@@ -387,7 +387,6 @@ def measure(
     if pair is not None:
         cases += [_torchrl_case("torchrl bare", pair[0]), _torchrl_case("torchrl stack", pair[1])]
     sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
-    by_name = {c.name: c for c in cases}
 
     results: dict[str, dict[str, Any]] = {}
     for c in cases:
