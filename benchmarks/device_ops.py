@@ -406,10 +406,9 @@ def measure(
             times[c.name].append((time.perf_counter() - start) / len(actions))
     xp.set_compile(previous, after_calls=xp.switch.AFTER_CALLS)
 
-    times_by_name = {c.name: times[c.name] for c in cases}
     return _summarise(
         results,
-        times_by_name,
+        times,
         num_envs=num_envs,
         device=str(dev),
         library=f"torch {torch.__version__}",
