@@ -239,7 +239,7 @@ def _numpy_env_below(env: Any) -> Any:
     while env is not None:
         if isinstance(env, (gym.vector.SyncVectorEnv, gym.vector.AsyncVectorEnv)):
             return env
-        if hasattr(env, "_conv") or not type(env).__module__.startswith("anywrap."):
+        if hasattr(env, "_backward") or not type(env).__module__.startswith("anywrap."):
             return None
         env = getattr(env, "env", None)
     return None
