@@ -162,56 +162,67 @@ def add_count(hi: Array, lo: Array, n: Array | int) -> tuple[Array, Array, Array
 def merge_moments(m: Moments, batch_mean: Array, batch_var: Any, batch_count: Any) -> Moments:
     """Merge a batch's mean, population variance and size into ``m`` (Chan's formula).
 
-    ``batch_count`` is a Python int or a 0-d array (an array count of zero
-    leaves ``m`` unchanged); ``batch_var`` may be the Python float ``0.0`` (one
-    sample). Operations by an exact 1 or additions of an exact 0.0 change no
-    bit, so they are left out (they are most of a single env's merge).
+    ``batch_count`` is a Python int or a 0-d array (a count of zero leaves ``m``
+    unchanged); ``batch_var`` may be the Python float ``0.0`` (one sample).
     """
-    host_count = isinstance(batch_count, int)
-    if host_count and batch_count == 0:  # nothing selected
+    if not isinstance(batch_count, int):
+        return _merge_counted(m, batch_mean, batch_var, batch_count)
+    if batch_count == 0:  # nothing selected
         return m
     xp = namespace(m.mean)
     dtype = m.mean.dtype
-    # Casts by asarray, only where the dtypes differ: the same values (a NumPy
-    # scalar kept as one is several times cheaper to compute with than a 0-d array).
+    # Python numbers meet the statistics as NumPy's weak scalars do: cast to their dtype
+    # (a NumPy scalar kept as one computes faster than a 0-d array). The order of the
+    # operations is Gymnasium's, so that NumPy's results agree to the bit; operations
+    # by an exact 1, or additions of an exact 0.0, change no bit and are left out.
     count = m.count + m.count_lo
     if count.dtype != dtype:
         count = xp.asarray(count, dtype=dtype)
-    if host_count:  # Python numbers, as the backend adds them most cheaply (xp.constant)
-        n, n_count = constant(m.mean, batch_count), constant(m.count, batch_count)
-    else:
-        n_count = xp.asarray(batch_count, dtype=m.count.dtype)
-        n = n_count if m.count.dtype == dtype else xp.asarray(batch_count, dtype=dtype)
-    if m.count.dtype == xp.float64:  # exact to 2^53 added plainly (see add_count)
-        hi, lo = m.count + n_count, m.count_lo
-        tot = hi + lo
-    else:
-        hi, lo, tot = add_count(m.count, m.count_lo, n_count)
+    n = constant(m.mean, batch_count)
+    hi, lo, tot = add_count(m.count, m.count_lo, constant(m.count, batch_count))
     if tot.dtype != dtype:
         tot = xp.asarray(tot, dtype=dtype)
-    # Widening the batch mean is exact, and is what NumPy's promotion does; the
-    # batch's variance stays in its dtype until it meets the statistics, as in
-    # Gymnasium (a float32 product for a float32 batch). The order of operations
-    # is Gymnasium's, so that NumPy's results agree to the bit.
-    if batch_mean.dtype != dtype:
+    if batch_mean.dtype != dtype:  # exact, and what NumPy's promotion does
         batch_mean = xp.asarray(batch_mean, dtype=dtype)
-    one = host_count and batch_count == 1 and isinstance(batch_var, float)
+    one = batch_count == 1 and isinstance(batch_var, float)
     delta = batch_mean - m.mean
     mean = m.mean + (delta if one else delta * n) / tot
     m2 = m.var * count
-    if not one:
+    if not one:  # a float32 batch's product stays float32 until it meets the statistics
         if batch_var.dtype == dtype:
             m2 = m2 + batch_var * n
         else:
-            n_b = batch_count if host_count else xp.asarray(batch_count, dtype=batch_var.dtype)
-            m2 = m2 + xp.asarray(batch_var * n_b, dtype=dtype)
+            m2 = m2 + xp.asarray(batch_var * batch_count, dtype=dtype)
     sq = delta * delta * count  # np.square's value, to the bit; one ATen call, not four
     var = (m2 + (sq if one else sq * n) / tot) / tot
-    if not host_count:
-        # An empty batch moves the mean and count by exactly nothing, but
-        # var * n / n can round: keep the old variance to the bit.
-        var = xp.where(batch_count > 0, var, m.var)
     return Moments(mean=mean, var=var, count=hi, count_lo=lo)
+
+
+def _merge_counted(m: Moments, batch_mean: Array, batch_var: Array, batch_count: Array) -> Moments:
+    """:func:`merge_moments` for a count held in an array (a masked or distributed batch):
+    weighted by the old and new shares of the count, computed in the count's dtype and
+    cast once each. A batch of zero rows weighs exactly 0 (the old share exactly 1), so
+    that it leaves the statistics as they were without a select."""
+    xp = namespace(m.mean)
+    dtype = m.mean.dtype
+    n = xp.asarray(batch_count, dtype=m.count.dtype)
+    hi, lo, tot = add_count(m.count, m.count_lo, n)
+    old, new = (m.count + m.count_lo) / tot, n / tot
+    if old.dtype != dtype:
+        old, new = xp.asarray(old, dtype=dtype), xp.asarray(new, dtype=dtype)
+    if batch_mean.dtype != dtype:
+        batch_mean = xp.asarray(batch_mean, dtype=dtype)
+    delta = batch_mean - m.mean
+    step = delta * new
+    # Chan's merge over the new count: var_a n_a / n + var_b n_b / n + delta^2 n_a n_b / n^2
+    if batch_var.dtype == dtype:
+        spread = batch_var * new
+    else:  # Gymnasium's var_b * n_b, in a narrower batch's dtype, then widened
+        n_b = xp.asarray(batch_count, dtype=batch_var.dtype)
+        spread = xp.asarray(batch_var * n_b, dtype=dtype)
+        spread = spread / (tot if tot.dtype == dtype else xp.asarray(tot, dtype=dtype))
+    var = (m.var + delta * step) * old + spread
+    return Moments(mean=m.mean + step, var=var, count=hi, count_lo=lo)
 
 
 def batch_moments(x: Batch, mask: Any = None, reduce: Reduce | None = None) -> tuple[Any, Any, Any]:

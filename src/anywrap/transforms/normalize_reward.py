@@ -35,7 +35,7 @@ from typing import Any, NamedTuple
 from anywrap.transforms.moments import Moments, Reduce, init_moments, scale, update_moments
 from anywrap.transforms.promotion import promote
 from anywrap.tree import tree_map
-from anywrap.xp import Array, constant, finite_rows, namespace, stop_gradient
+from anywrap.xp import Array, constant, finite_rows, namespace, select, stop_gradient
 
 __all__ = [
     "Returns",
@@ -113,7 +113,7 @@ def update_returns(
     acc = state.accumulated
     # Gymnasium multiplies in the accumulator's dtype, adds in the wider of the two
     # (the casts are exact, as NumPy's promotion), and stores in the accumulator's.
-    decayed = xp.where(terminated, constant(acc, 0.0), acc * constant(acc, gamma))
+    decayed = select(terminated, constant(acc, 0.0), acc * constant(acc, gamma))
     if reward.dtype != acc.dtype:  # casts by asarray (NumPy's is a C function)
         wide = promote(xp, reward.dtype, acc.dtype)
         new_acc = xp.asarray(
@@ -123,7 +123,7 @@ def update_returns(
         new_acc = decayed + reward
     active = finite_rows(reward) if reward.ndim == 1 else xp.isfinite(reward)
     if skip_after_done:
-        active = active & ~state.prev_done  # both bool: one kernel each, not three
+        active = select(state.prev_done, constant(active, False), active)
     acc = xp.where(active, new_acc, acc)
     rms = state.rms
     if update_stats:  # `active` already leaves non-finite rewards out
@@ -134,7 +134,11 @@ def update_returns(
             else (xp.reshape(acc, (-1,)), xp.reshape(active, (-1,)))
         )
         rms = update_moments(rms, g, keep, batched=not one, skip_nonfinite=False, reduce=reduce)
-    done = terminated if truncated is None else xp.logical_or(terminated, xp.asarray(truncated))
+    done = terminated
+    if truncated is not None:
+        truncated = xp.asarray(truncated)
+        bools = terminated.dtype == truncated.dtype == xp.bool  # then one kernel: `|`
+        done = terminated | truncated if bools else xp.logical_or(terminated, truncated)
     if zero_after_done:
         acc = xp.where(done, 0.0, acc)
     return Returns(accumulated=acc, rms=rms, prev_done=done)

@@ -30,13 +30,14 @@ from typing import Any, NamedTuple
 from anywrap.transforms.moments import Reduce, add_count
 from anywrap.xp import (
     Array,
-    clip,
     constant,
     count_true,
     device,
     last_true_indices,
     namespace,
     push_front,
+    push_true,
+    select,
     stop_gradient,
     take,
     wide_float,
@@ -212,16 +213,19 @@ def step_episodes(
     returns, lengths, start = state.returns, state.lengths, state.start_time
     if same_step and not report:  # nothing ended, and prev_done is not used: the bare sums
         return Episodes(returns + reward, lengths + 1, *state[2:]), None
-    done = xp.logical_or(xp.asarray(terminated), xp.asarray(truncated))
+    terminated, truncated = xp.asarray(terminated), xp.asarray(truncated)
+    bools = terminated.dtype == truncated.dtype == xp.bool  # then one kernel: `|`
+    done = terminated | truncated if bools else xp.logical_or(terminated, truncated)
     if not same_step or report:
         now = xp.asarray(now, dtype=start.dtype)
-    # Python numbers as the backend adds them most cheaply (xp.constant): the same values.
+    # Python numbers as the backend adds them most cheaply (xp.constant), and wheres
+    # beside them (xp.select): the same values.
     zero, zero_steps, one = constant(returns, 0.0), constant(lengths, 0), constant(lengths, 1)
     if not same_step:  # the step after a done is the reset step: restart there
         fresh = state.prev_done
-        returns = xp.where(fresh, zero, returns + reward)
-        lengths = xp.where(fresh, zero_steps, lengths + one)
-        start = xp.where(fresh, now, start)
+        returns = select(fresh, zero, returns + reward)
+        lengths = select(fresh, zero_steps, lengths + one)
+        start = select(fresh, now, start)
     else:
         returns = returns + reward
         lengths = lengths + one
@@ -231,17 +235,17 @@ def step_episodes(
     micro = constant(start, 1e6)
     elapsed = xp.round((now - start) * micro) / micro
     out = EpisodeOutput(
-        returns=xp.where(done, returns, zero),
-        lengths=xp.where(done, lengths, zero_steps),
-        times=xp.where(done, elapsed, constant(elapsed, 0.0)),
+        returns=select(done, returns, zero),
+        lengths=select(done, lengths, zero_steps),
+        times=select(done, elapsed, constant(elapsed, 0.0)),
         done=done,
     )
     new = _record(new, returns, lengths, elapsed if timed else None, done, reduce, gather)
     if same_step:  # the done envs were reset within this step: restart them now
         new = new._replace(
-            returns=xp.where(done, zero, returns),
-            lengths=xp.where(done, zero_steps, lengths),
-            start_time=xp.where(done, now, start) if timed else start,
+            returns=select(done, zero, returns),
+            lengths=select(done, zero_steps, lengths),
+            start_time=select(done, now, start) if timed else start,
         )
     return new, out
 
@@ -281,30 +285,33 @@ def _record(
         return state._replace(episode_count=hi, episode_count_lo=lo)
     # Gymnasium appends finished episodes in ascending env order: the highest
     # index is the newest.
-    values = (returns, lengths) + (() if elapsed is None else (elapsed,))
-    order = last_true_indices(flat_done, size)
-    fresh = [take(v if v.ndim == 1 else xp.reshape(v, (-1,)), order) for v in values]
-    if gather is not None:
+    values = tuple(
+        v if v.ndim == 1 else xp.reshape(v, (-1,))
+        for v in (returns, lengths) + (() if elapsed is None else (elapsed,))
+    )
+    buffers = (state.recent_returns, state.recent_lengths)
+    buffers += () if elapsed is None else (state.recent_times,)
+    if gather is None:
+        pushed = push_true(flat_done, buffers, values, k)
+    else:
         # Each participant offers its `size` newest episodes oldest first, so
         # that their concatenation runs in the global env order; the last
         # `size` offered entries are then the newest of the whole batch. This
         # gathers `size` values per participant, whatever the batch size. A
         # finished episode lasted at least one step: a zero length marks an
         # empty slot, which saves gathering a mask.
+        order = last_true_indices(flat_done, size)
         j = xp.arange(size, device=device(order))
-        fresh = [xp.flip(f, axis=0) for f in fresh]
+        fresh = [xp.flip(take(v, order), axis=0) for v in values]
         fresh[1] = xp.where(xp.flip(j < k_here, axis=0), fresh[1], 0)
         fresh = [gather(f) for f in fresh]
         newest = last_true_indices(fresh[1] > 0, size)
-        fresh = [take(f, newest) for f in fresh]
-    buffers = (state.recent_returns, state.recent_lengths)
-    buffers += () if elapsed is None else (state.recent_times,)
-    pushed = push_front(buffers, tuple(fresh), k)
+        pushed = push_front(buffers, tuple(take(f, newest) for f in fresh), k)
     return state._replace(
         recent_returns=pushed[0],
         recent_lengths=pushed[1],
         recent_times=state.recent_times if elapsed is None else pushed[2],
-        recent_size=clip(state.recent_size + k_size, 0, size),
+        recent_size=xp.clip(state.recent_size + k_size, None, constant(state.recent_size, size)),
         episode_count=hi,
         episode_count_lo=lo,
     )

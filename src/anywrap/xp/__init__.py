@@ -15,10 +15,11 @@ backend registers its own form of:
 * :func:`cond`: one of two branches by a 0-d bool, without a host sync;
 * a few standard formulas that a backend may run in a faster form of the same
   formula (:func:`mean_var`, :func:`count_true`, :func:`finite_rows`,
-  :func:`last_true_indices`, :func:`push_front`, :func:`take`, :func:`clip`), and :func:`branches`:
-  whether :func:`cond` runs only the branch taken.
+  :func:`last_true_indices`, :func:`push_front`, :func:`push_true`, :func:`take`,
+  :func:`clip`), and :func:`branches`: whether :func:`cond` runs only the branch taken.
 * :func:`stop_gradient`: values without their autodiff graph (``detach``);
-  :func:`constant`: a Python number as the backend adds it to an array most cheaply.
+  :func:`constant`: a Python number as the backend adds it to an array most cheaply,
+  and :func:`select`: ``where`` beside such a constant.
 
 :func:`register_backend` teaches anywrap a library in one call. NumPy is
 built in; JAX and PyTorch register from :mod:`anywrap.backends` the first
@@ -63,6 +64,8 @@ from anywrap.xp.ops import (
     mean_var,
     namespace,
     push_front,
+    push_true,
+    select,
     stop_gradient,
     take,
 )
@@ -96,9 +99,11 @@ __all__ = [
     "mean_var",
     "namespace",
     "push_front",
+    "push_true",
     "register_backend",
     "register_namespace",
     "resolve_dtype",
+    "select",
     "set_compile",
     "stop_gradient",
     "take",
