@@ -35,6 +35,7 @@ from anywrap.convert.wrappers import (
     ToTorch,
 )
 from anywrap.wrappers import (
+    AddWhiteNoise,
     ClipAction,
     ClipReward,
     DelayObservation,
@@ -45,7 +46,9 @@ from anywrap.wrappers import (
     MaxAndSkipObservation,
     NormalizeObservation,
     NormalizeReward,
+    ObstructView,
     RecordEpisodeStatistics,
+    RepeatAction,
     RescaleAction,
     RescaleObservation,
     ReshapeObservation,
@@ -60,6 +63,7 @@ from anywrap.wrappers import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "AddWhiteNoise",
     "ArrayConversion",
     "ClipAction",
     "ClipReward",
@@ -74,8 +78,10 @@ __all__ = [
     "NormalizeObservation",
     "NormalizeReward",
     "NumpyToTorch",
+    "ObstructView",
     "RecordEpisodeStatistics",
     "RecordHTML",
+    "RepeatAction",
     "RescaleAction",
     "RescaleObservation",
     "ReshapeObservation",
