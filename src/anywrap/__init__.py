@@ -35,7 +35,9 @@ from anywrap.convert.wrappers import (
     ToTorch,
 )
 from anywrap.wrappers import (
+    AddRenderObservation,
     AddWhiteNoise,
+    AtariPreprocessing,
     ClipAction,
     ClipReward,
     DelayObservation,
@@ -63,8 +65,10 @@ from anywrap.wrappers import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "AddRenderObservation",
     "AddWhiteNoise",
     "ArrayConversion",
+    "AtariPreprocessing",
     "ClipAction",
     "ClipReward",
     "DelayObservation",

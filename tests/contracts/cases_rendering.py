@@ -1,5 +1,6 @@
 """Cases of the render wrappers and the Atari ones: AddWhiteNoise, ObstructView,
-RepeatAction (one env; Gymnasium has no vector versions).
+RepeatAction, AddRenderObservation, AtariPreprocessing (one env; Gymnasium has no
+vector versions).
 
 Their env is :class:`render_envs.FakeAtari` (RGB frames, ``render()``, and what
 Gymnasium's AtariPreprocessing reads). AddWhiteNoise and ObstructView change
@@ -45,5 +46,22 @@ CASES: list[Case] = [
         array_env=lambda library: _DEVICE(library=library),
         consumes=frozenset({"reward"}),
         note="stops on the env's flags, read on the host: Gymnasium's single envs' Python bools",
+    ),
+    Case(
+        "AddRenderObservation",
+        False,
+        render_envs.make,
+        kwargs={"render_only": False},
+        replay=False,
+        array_env=lambda library: _DEVICE(library=library),
+    ),
+    Case(
+        "AtariPreprocessing",
+        False,
+        render_envs.make,
+        kwargs={"noop_max": 3, "frame_skip": 2, "screen_size": 16, "terminal_on_life_loss": True},
+        replay=False,
+        array_env=lambda library: render_envs.FakeAtari(library=library),
+        consumes=frozenset({"obs"}),
     ),
 ]

@@ -103,6 +103,19 @@ def test_device_frames_stay_and_follow_the_seed(library, name, kwargs):
         assert (noisy == noisy[:, :1]).all() and noisy.max() <= 76 + 149 + 29 - 3
 
 
+@pytest.mark.parametrize(("name", "kwargs"), NOISE[1:3])
+def test_a_library_without_a_generator_draws_from_numpys(name, kwargs):
+    """array-api-strict frames: NumPy's generator, its draws moved to the frame's library."""
+    b = make_backend("array_api_strict")
+    env = getattr(anywrap, name)(
+        render_envs.FakeAtari("rgb_array", library="array_api_strict"), **kwargs
+    )
+    env.reset(seed=0)
+    frame = env.render()
+    assert isinstance(frame, b.array_type) and frame.shape == env.unwrapped.screen.shape
+    assert 0.15 < (b.to_numpy(frame) != env.unwrapped.screen).any(-1).mean() < 0.75
+
+
 def test_noise_errors_name_the_wrapper():
     env = render_envs.make()
     with pytest.raises(InvalidProbability, match=r"anywrap\.AddWhiteNoise: expected .* got 1"):

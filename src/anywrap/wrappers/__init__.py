@@ -1,6 +1,8 @@
 """Single-env shells: Gymnasium wrappers whose arithmetic lives in ``anywrap.transforms``."""
 
+from anywrap.wrappers.add_render_observation import AddRenderObservation
 from anywrap.wrappers.add_white_noise import AddWhiteNoise
+from anywrap.wrappers.atari_preprocessing import AtariPreprocessing
 from anywrap.wrappers.clip_action import ClipAction
 from anywrap.wrappers.clip_reward import ClipReward
 from anywrap.wrappers.delay_observation import DelayObservation
@@ -25,7 +27,9 @@ from anywrap.wrappers.transform_observation import TransformObservation
 from anywrap.wrappers.transform_reward import TransformReward
 
 __all__ = [
+    "AddRenderObservation",
     "AddWhiteNoise",
+    "AtariPreprocessing",
     "ClipAction",
     "ClipReward",
     "DelayObservation",
