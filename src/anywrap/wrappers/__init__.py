@@ -15,6 +15,7 @@ from anywrap.wrappers.normalize_observation import NormalizeObservation
 from anywrap.wrappers.normalize_reward import NormalizeReward
 from anywrap.wrappers.obstruct_view import ObstructView
 from anywrap.wrappers.record_episode_statistics import RecordEpisodeStatistics
+from anywrap.wrappers.record_video import RecordVideo
 from anywrap.wrappers.repeat_action import RepeatAction
 from anywrap.wrappers.rescale_action import RescaleAction
 from anywrap.wrappers.rescale_observation import RescaleObservation
@@ -42,6 +43,7 @@ __all__ = [
     "NormalizeReward",
     "ObstructView",
     "RecordEpisodeStatistics",
+    "RecordVideo",
     "RepeatAction",
     "RescaleAction",
     "RescaleObservation",

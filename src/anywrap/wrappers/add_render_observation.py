@@ -63,7 +63,7 @@ class AddRenderObservation(gym.ObservationWrapper, gym.utils.RecordConstructorAr
                 f"{env.render_mode!r}"
             )
         env.reset()
-        pixels = env.render()
+        pixels: Any = env.render()
         if not hasattr(pixels, "shape") or isinstance(pixels, np.generic):
             raise TypeError(
                 f"{_NAME}: expected env.render() to return an array, got {type(pixels)}"

@@ -145,7 +145,7 @@ class AtariPreprocessing(gym.Wrapper, gym.utils.RecordConstructorArgs):
     @property
     def ale(self) -> Any:
         """The ALE interface of the env (Gymnasium's)."""
-        return self.env.unwrapped.ale
+        return self.env.unwrapped.ale  # type: ignore[attr-defined]
 
     def _kept(self, obs: Any) -> Any:
         """The frame of ``obs`` as kept (grayscale where asked), ``obs`` checked first."""
@@ -164,7 +164,7 @@ class AtariPreprocessing(gym.Wrapper, gym.utils.RecordConstructorArgs):
     def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         """Take ``action`` for ``frame_skip`` steps (fewer where the episode ends)."""
         total_reward: Any = 0.0
-        terminated, truncated, info = False, False, {}
+        terminated, truncated, info = False, False, dict[str, Any]()
         for t in range(self.frame_skip):
             obs, reward, terminated, truncated, info = self.env.step(action)
             total_reward = total_reward + reward
