@@ -179,10 +179,11 @@ def test_repeat_action_sums_a_device_reward_on_its_device():
 
 def test_repeat_action_errors_name_the_wrapper():
     with pytest.raises(
-        TypeError, match=r"anywrap\.RepeatAction: expected `num_repeats` an integer"
+        TypeError, match=r"anywrap\.RepeatAction: `num_repeats` is expected to be an integer"
     ):
         anywrap.RepeatAction(render_envs.make(), 1.5)
     with pytest.raises(
-        ValueError, match=r"anywrap\.RepeatAction: expected `num_repeats` >= 1, got 0"
+        ValueError,
+        match=r"anywrap\.RepeatAction: `num_repeats` needs to be equal or greater than one, .* 0",
     ):
         anywrap.RepeatAction(render_envs.make(), 0)

@@ -100,11 +100,13 @@ class AtariPreprocessing(gym.Wrapper, gym.utils.RecordConstructorArgs):
         check_env_kind(self, env)
         gym.Wrapper.__init__(self, env)
         size = _screen(screen_size)
-        if frame_skip <= 0 or size is None or noop_max < 0:
-            raise ValueError(
-                f"{_NAME}: expected a positive `frame_skip` and `screen_size` and a "
-                f"non-negative `noop_max`, got {frame_skip}, {screen_size!r} and {noop_max}"
-            )
+        for wrong, what in (
+            (frame_skip <= 0, f"`frame_skip` to be positive, actually: {frame_skip}"),
+            (size is None, f"`screen_size` to be positive, actually: {screen_size}"),
+            (noop_max < 0, f"`noop_max` to be non-negative, actually: {noop_max}"),
+        ):
+            if wrong:
+                raise ValueError(f"{_NAME}: Expect the {what}")
         if frame_skip > 1 and getattr(env.unwrapped, "_frameskip", 1) != 1:
             raise ValueError(f"{_NAME}: expected an env without frame skipping (frameskip=1)")
         meanings = getattr(env.unwrapped, "get_action_meanings", lambda: ["NOOP"])()

@@ -18,9 +18,14 @@ _NAME = "anywrap.RepeatAction"
 def check_repeats(owner: str, num_repeats: Any) -> int:
     """Gymnasium's checks of ``num_repeats``: an integer of at least 1."""
     if not np.issubdtype(type(num_repeats), np.integer):
-        raise TypeError(f"{owner}: expected `num_repeats` an integer, got {type(num_repeats)}")
+        raise TypeError(
+            f"{owner}: `num_repeats` is expected to be an integer, actual type: {type(num_repeats)}"
+        )
     if num_repeats < 1:
-        raise ValueError(f"{owner}: expected `num_repeats` >= 1, got {num_repeats}")
+        raise ValueError(
+            f"{owner}: `num_repeats` needs to be equal or greater than one, "
+            f"actual value: {num_repeats}"
+        )
     return int(num_repeats)
 
 
