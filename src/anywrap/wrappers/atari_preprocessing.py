@@ -99,10 +99,10 @@ class AtariPreprocessing(gym.Wrapper, gym.utils.RecordConstructorArgs):
         )
         check_env_kind(self, env)
         gym.Wrapper.__init__(self, env)
-        size = _screen(screen_size)
+        size = _screen(screen_size) or (0, 0)
         for wrong, what in (
             (frame_skip <= 0, f"`frame_skip` to be positive, actually: {frame_skip}"),
-            (size is None, f"`screen_size` to be positive, actually: {screen_size}"),
+            (0 in size, f"`screen_size` to be positive, actually: {screen_size}"),
             (noop_max < 0, f"`noop_max` to be non-negative, actually: {noop_max}"),
         ):
             if wrong:
