@@ -119,3 +119,22 @@ def test_repeat_action_refuses_a_batch():
         ValueError, match=r"anywrap\.functional\.ObstructView: expected `obstruction_width`"
     ):
         F.ObstructView(Frames(), 0.2, 0)
+
+
+def test_final_observations_get_noise_too():
+    """SAME_STEP: ``info["final_obs"]`` is a frame like the others, with its own draws."""
+
+    class SameStep(Frames):
+        autoreset_mode = AutoresetMode.SAME_STEP
+
+        def step(self, t, action):
+            s = super().step(t, action)
+            return s._replace(info={"final_obs": self.frame(t + 1)})
+
+    env = F.AddWhiteNoise(SameStep(), 0.5)
+    _, state = env.reset(jax.random.key(0))
+    out = jax.jit(env.step)(state, 0)
+    final, obs = np.asarray(out.info["final_obs"]), np.asarray(out.obs)
+    assert 0.35 < (final != 1).any(-1).mean() < 0.65
+    assert not np.array_equal(final, obs)
+    assert not np.array_equal(np.asarray(out.state.key), np.asarray(state.key))
