@@ -35,6 +35,9 @@ from anywrap.convert.wrappers import (
     ToTorch,
 )
 from anywrap.wrappers import (
+    AddRenderObservation,
+    AddWhiteNoise,
+    AtariPreprocessing,
     ClipAction,
     ClipReward,
     DelayObservation,
@@ -45,7 +48,10 @@ from anywrap.wrappers import (
     MaxAndSkipObservation,
     NormalizeObservation,
     NormalizeReward,
+    ObstructView,
     RecordEpisodeStatistics,
+    RecordVideo,
+    RepeatAction,
     RescaleAction,
     RescaleObservation,
     ReshapeObservation,
@@ -60,7 +66,10 @@ from anywrap.wrappers import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "AddRenderObservation",
+    "AddWhiteNoise",
     "ArrayConversion",
+    "AtariPreprocessing",
     "ClipAction",
     "ClipReward",
     "DelayObservation",
@@ -74,8 +83,11 @@ __all__ = [
     "NormalizeObservation",
     "NormalizeReward",
     "NumpyToTorch",
+    "ObstructView",
     "RecordEpisodeStatistics",
     "RecordHTML",
+    "RecordVideo",
+    "RepeatAction",
     "RescaleAction",
     "RescaleObservation",
     "ReshapeObservation",

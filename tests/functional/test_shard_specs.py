@@ -48,6 +48,7 @@ def counter() -> Any:
 
 # One stack per functional wrapper, the wrapper outermost, over a batch of 4.
 BUILD = {
+    F.AddWhiteNoise: lambda: F.AddWhiteNoise(Pixels(), 0.5),
     F.AutoReset: lambda: F.AutoReset(counter()),
     F.ClipAction: lambda: F.ClipAction(pendulum()),
     F.ClipReward: lambda: F.ClipReward(pendulum(), 0.0, 1.0),
@@ -58,8 +59,10 @@ BUILD = {
     F.GrayscaleObservation: lambda: F.GrayscaleObservation(Pixels()),
     F.NormalizeObservation: lambda: F.NormalizeObservation(pendulum()),
     F.NormalizeReward: lambda: F.NormalizeReward(pendulum()),
+    F.ObstructView: lambda: F.ObstructView(Pixels(), 0.3, 2),
     F.RecordEpisodeStatistics: lambda: F.RecordEpisodeStatistics(pendulum(), buffer_length=3),
     F.RecordTrajectory: lambda: F.RecordTrajectory(pendulum()),
+    F.RepeatAction: lambda: F.RepeatAction(pendulum(None), 3),
     F.RescaleAction: lambda: F.RescaleAction(pendulum(), -1.0, 1.0),
     F.RescaleObservation: lambda: F.RescaleObservation(pendulum(), -1.0, 1.0),
     F.ReshapeObservation: lambda: F.ReshapeObservation(pendulum(), (3, 1)),

@@ -44,6 +44,7 @@ from .adapters import (
     from_gymnax,
     gymnax_to_gymnasium_space,
 )
+from .add_white_noise import AddWhiteNoise, NoiseState
 from .auto_reset import AutoReset, AutoResetState, CachedResetState
 from .brax_training import (
     BRAX_AXIS,
@@ -62,6 +63,7 @@ from .frame_stack_observation import FrameStackObservation, FrameStackState
 from .grayscale_observation import GrayscaleObservation
 from .normalize_observation import NormalizeObservation, NormalizeObservationState
 from .normalize_reward import NormalizeReward, NormalizeRewardState
+from .obstruct_view import ObstructView
 from .record_episode_statistics import (
     EpisodeStatisticsState,
     RecordEpisodeStatistics,
@@ -70,6 +72,7 @@ from .record_episode_statistics import (
     recent_episodes,
 )
 from .record_trajectory import RecordTrajectory, Trajectory, write_report
+from .repeat_action import RepeatAction
 from .rescale_action import RescaleAction
 from .rescale_observation import RescaleObservation
 from .reshape_observation import ReshapeObservation
@@ -85,6 +88,7 @@ from .vmap_wrapper import VmapWrapper
 
 __all__ = [
     "BRAX_AXIS",
+    "AddWhiteNoise",
     "AutoReset",
     "AutoResetState",
     "BraxEnv",
@@ -106,12 +110,15 @@ __all__ = [
     "FunctionalVectorEnv",
     "GrayscaleObservation",
     "GymnaxEnv",
+    "NoiseState",
     "NormalizeObservation",
     "NormalizeObservationState",
     "NormalizeReward",
     "NormalizeRewardState",
+    "ObstructView",
     "RecordEpisodeStatistics",
     "RecordTrajectory",
+    "RepeatAction",
     "RescaleAction",
     "RescaleObservation",
     "ReshapeObservation",

@@ -26,6 +26,7 @@ from anywrap.vector.max_and_skip_observation import MaxAndSkipObservation
 from anywrap.vector.normalize_observation import NormalizeObservation
 from anywrap.vector.normalize_reward import NormalizeReward
 from anywrap.vector.record_episode_statistics import RecordEpisodeStatistics
+from anywrap.vector.record_video import RecordVideo
 from anywrap.vector.rescale_action import RescaleAction
 from anywrap.vector.rescale_observation import RescaleObservation
 from anywrap.vector.reshape_observation import ReshapeObservation
@@ -53,6 +54,7 @@ __all__ = [
     "NumpyToTorch",
     "RecordEpisodeStatistics",
     "RecordHTML",
+    "RecordVideo",
     "RescaleAction",
     "RescaleObservation",
     "ReshapeObservation",

@@ -1,5 +1,8 @@
 """Single-env shells: Gymnasium wrappers whose arithmetic lives in ``anywrap.transforms``."""
 
+from anywrap.wrappers.add_render_observation import AddRenderObservation
+from anywrap.wrappers.add_white_noise import AddWhiteNoise
+from anywrap.wrappers.atari_preprocessing import AtariPreprocessing
 from anywrap.wrappers.clip_action import ClipAction
 from anywrap.wrappers.clip_reward import ClipReward
 from anywrap.wrappers.delay_observation import DelayObservation
@@ -10,7 +13,10 @@ from anywrap.wrappers.grayscale_observation import GrayscaleObservation
 from anywrap.wrappers.max_and_skip_observation import MaxAndSkipObservation
 from anywrap.wrappers.normalize_observation import NormalizeObservation
 from anywrap.wrappers.normalize_reward import NormalizeReward
+from anywrap.wrappers.obstruct_view import ObstructView
 from anywrap.wrappers.record_episode_statistics import RecordEpisodeStatistics
+from anywrap.wrappers.record_video import RecordVideo
+from anywrap.wrappers.repeat_action import RepeatAction
 from anywrap.wrappers.rescale_action import RescaleAction
 from anywrap.wrappers.rescale_observation import RescaleObservation
 from anywrap.wrappers.reshape_observation import ReshapeObservation
@@ -22,6 +28,9 @@ from anywrap.wrappers.transform_observation import TransformObservation
 from anywrap.wrappers.transform_reward import TransformReward
 
 __all__ = [
+    "AddRenderObservation",
+    "AddWhiteNoise",
+    "AtariPreprocessing",
     "ClipAction",
     "ClipReward",
     "DelayObservation",
@@ -32,7 +41,10 @@ __all__ = [
     "MaxAndSkipObservation",
     "NormalizeObservation",
     "NormalizeReward",
+    "ObstructView",
     "RecordEpisodeStatistics",
+    "RecordVideo",
+    "RepeatAction",
     "RescaleAction",
     "RescaleObservation",
     "ReshapeObservation",
