@@ -22,6 +22,7 @@ from anywrap.vector.dtype_observation import DtypeObservation
 from anywrap.vector.flatten_observation import FlattenObservation
 from anywrap.vector.frame_stack_observation import FrameStackObservation
 from anywrap.vector.grayscale_observation import GrayscaleObservation
+from anywrap.vector.human_rendering import HumanRendering
 from anywrap.vector.max_and_skip_observation import MaxAndSkipObservation
 from anywrap.vector.normalize_observation import NormalizeObservation
 from anywrap.vector.normalize_reward import NormalizeReward
@@ -45,6 +46,7 @@ __all__ = [
     "FlattenObservation",
     "FrameStackObservation",
     "GrayscaleObservation",
+    "HumanRendering",
     "JaxToNumpy",
     "JaxToTorch",
     "MaxAndSkipObservation",

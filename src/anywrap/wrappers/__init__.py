@@ -2,6 +2,13 @@
 
 from anywrap.wrappers.clip_action import ClipAction
 from anywrap.wrappers.clip_reward import ClipReward
+from anywrap.wrappers.common import (
+    Autoreset,
+    HumanRendering,
+    OrderEnforcing,
+    PassiveEnvChecker,
+    RenderCollection,
+)
 from anywrap.wrappers.delay_observation import DelayObservation
 from anywrap.wrappers.dtype_observation import DtypeObservation
 from anywrap.wrappers.flatten_observation import FlattenObservation
@@ -22,6 +29,7 @@ from anywrap.wrappers.transform_observation import TransformObservation
 from anywrap.wrappers.transform_reward import TransformReward
 
 __all__ = [
+    "Autoreset",
     "ClipAction",
     "ClipReward",
     "DelayObservation",
@@ -29,10 +37,14 @@ __all__ = [
     "FlattenObservation",
     "FrameStackObservation",
     "GrayscaleObservation",
+    "HumanRendering",
     "MaxAndSkipObservation",
     "NormalizeObservation",
     "NormalizeReward",
+    "OrderEnforcing",
+    "PassiveEnvChecker",
     "RecordEpisodeStatistics",
+    "RenderCollection",
     "RescaleAction",
     "RescaleObservation",
     "ReshapeObservation",
