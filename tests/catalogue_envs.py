@@ -84,3 +84,59 @@ class LibraryVectorEnv(gym.vector.VectorEnv):
 
     def sample_action(self) -> Any:
         return to_backend(self.backend, self.action_space.sample())
+
+
+class DictCounterEnv(gym.Env):
+    """A single env whose state lives in ``library``: observes ``{"obs": [t, -t],
+    "time": [t]}`` (float32), gets reward ``t`` and terminates from ``t == end`` on;
+    nothing is read on the host."""
+
+    def __init__(self, library: str, end: int = 5) -> None:
+        backend = make_backend(library)
+        self.xp, self.device, self.end = backend.xp, backend.device, end
+        box = gym.spaces.Box(-np.inf, np.inf, (2,), np.float32)
+        self.observation_space = gym.spaces.Dict(
+            {"obs": box, "time": gym.spaces.Box(0, np.inf, (1,), np.float32)}
+        )
+        self.action_space = gym.spaces.Box(-1.0, 1.0, (1,), np.float32)
+        self.t = self.xp.zeros((1,), dtype=self.xp.float32, device=self.device)
+
+    def _obs(self) -> dict[str, Any]:
+        return {"obs": self.xp.concat([self.t, -self.t]), "time": self.t}
+
+    def reset(self, *, seed: Any = None, options: Any = None) -> Any:
+        self.t = self.xp.zeros_like(self.t)
+        return self._obs(), {}
+
+    def step(self, action: Any) -> Any:
+        self.t = self.t + 1
+        t = self.t[0]
+        return self._obs(), t, t >= self.end, t < 0, {}
+
+    def sample_action(self) -> Any:
+        return self.xp.zeros((1,), dtype=self.xp.float32, device=self.device)
+
+
+class DictObservations(gym.vector.VectorWrapper):
+    """A Box vector env's observations as ``{"obs": obs, "time": obs[:, :1]}``
+    (``info["final_obs"]`` too), in the env's library."""
+
+    def __init__(self, env: gym.vector.VectorEnv) -> None:
+        super().__init__(env)
+        box = env.single_observation_space
+        first = gym.spaces.Box(-np.inf, np.inf, (1,), box.dtype)
+        self.single_observation_space = gym.spaces.Dict({"obs": box, "time": first})
+        self.observation_space = gym.vector.utils.batch_space(
+            self.single_observation_space, env.num_envs
+        )
+
+    def reset(self, *, seed: Any = None, options: Any = None) -> Any:
+        obs, info = self.env.reset(seed=seed, options=options)
+        return {"obs": obs, "time": obs[:, :1]}, info
+
+    def step(self, actions: Any) -> Any:
+        obs, *rest, info = self.env.step(actions)
+        if "final_obs" in info:
+            final = info["final_obs"]
+            info = {**info, "final_obs": {"obs": final, "time": final[:, :1]}}
+        return ({"obs": obs, "time": obs[:, :1]}, *rest, info)

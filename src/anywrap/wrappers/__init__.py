@@ -11,6 +11,7 @@ from anywrap.wrappers.common import (
 )
 from anywrap.wrappers.delay_observation import DelayObservation
 from anywrap.wrappers.dtype_observation import DtypeObservation
+from anywrap.wrappers.filter_observation import FilterObservation
 from anywrap.wrappers.flatten_observation import FlattenObservation
 from anywrap.wrappers.frame_stack_observation import FrameStackObservation
 from anywrap.wrappers.grayscale_observation import GrayscaleObservation
@@ -25,6 +26,7 @@ from anywrap.wrappers.resize_observation import ResizeObservation
 from anywrap.wrappers.sticky_action import StickyAction
 from anywrap.wrappers.time_aware_observation import TimeAwareObservation
 from anywrap.wrappers.time_limit import TimeLimit
+from anywrap.wrappers.transform_action import TransformAction
 from anywrap.wrappers.transform_observation import TransformObservation
 from anywrap.wrappers.transform_reward import TransformReward
 
@@ -34,6 +36,7 @@ __all__ = [
     "ClipReward",
     "DelayObservation",
     "DtypeObservation",
+    "FilterObservation",
     "FlattenObservation",
     "FrameStackObservation",
     "GrayscaleObservation",
@@ -52,6 +55,7 @@ __all__ = [
     "StickyAction",
     "TimeAwareObservation",
     "TimeLimit",
+    "TransformAction",
     "TransformObservation",
     "TransformReward",
 ]
