@@ -140,3 +140,28 @@ class DictObservations(gym.vector.VectorWrapper):
             final = info["final_obs"]
             info = {**info, "final_obs": {"obs": final, "time": final[:, :1]}}
         return ({"obs": obs, "time": obs[:, :1]}, *rest, info)
+
+
+class BinCounterEnv(gym.Env):
+    """A single env whose state lives in ``library``: observes ``[t, -t]`` in a finite
+    Box, takes a Box action; its ``sample_action()`` is a bin index (a 0-d int array),
+    what an agent gives DiscretizeAction over it. Nothing is read on the host."""
+
+    def __init__(self, library: str) -> None:
+        backend = make_backend(library)
+        self.xp, self.device = backend.xp, backend.device
+        self.observation_space = gym.spaces.Box(-100.0, 100.0, (2,), np.float32)
+        self.action_space = gym.spaces.Box(-1.0, 1.0, (1,), np.float32)
+        self.t = self.xp.zeros((1,), dtype=self.xp.float32, device=self.device)
+
+    def reset(self, *, seed: Any = None, options: Any = None) -> Any:
+        self.t = self.xp.zeros_like(self.t)
+        return self.xp.concat([self.t, -self.t]), {}
+
+    def step(self, action: Any) -> Any:
+        self.t = self.t + action
+        t = self.t[0]
+        return self.xp.concat([self.t, -self.t]), t, t > 50, t < -50, {}
+
+    def sample_action(self) -> Any:
+        return self.xp.asarray(3, dtype=self.xp.int64, device=self.device)

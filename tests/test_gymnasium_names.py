@@ -24,9 +24,6 @@ LANDING_ELSEWHERE = {
     "vector.": {"RecordVideo"},
 }
 
-# Still to come on this branch (the lean-core catalogue); shrinks commit by commit.
-NOT_YET: dict[str, set[str]] = {"": {"DiscretizeAction", "DiscretizeObservation"}, "vector.": set()}
-
 
 def _public_classes(module: object) -> list[str]:
     # Gymnasium loads some names lazily (the JAX and torch conversions): getattr loads them,
@@ -57,9 +54,7 @@ def test_every_gymnasium_wrapper_has_an_anywrap_name(
     names = _public_classes(theirs)
     assert len(names) > 10  # the walk itself works
     missing = sorted(n for n in names if n not in ours.__all__ or not hasattr(ours, n))  # type: ignore[attr-defined]
-    assert sorted(set(missing) - LANDING_ELSEWHERE[prefix] - NOT_YET[prefix]) == [], (
-        f"anywrap.{prefix} lacks"
-    )
+    assert sorted(set(missing) - LANDING_ELSEWHERE[prefix]) == [], f"anywrap.{prefix} lacks"
 
 
 @pytest.mark.parametrize(

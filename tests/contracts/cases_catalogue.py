@@ -15,7 +15,7 @@ from typing import Any
 
 import gymnasium as gym
 from array_envs import CounterVectorEnv
-from catalogue_envs import DictCounterEnv, DictObservations
+from catalogue_envs import BinCounterEnv, DictCounterEnv, DictObservations
 from contracts.case import Case
 from helpers import make_backend
 
@@ -123,4 +123,22 @@ CASES: list[Case] = [
         array_env=dict_counters,
     ),
     Case("DictInfoToList", True, with_statistics),
+    Case(
+        "DiscretizeAction",
+        False,
+        single,
+        kwargs={"bins": 5},
+        replay=False,  # the replay's actions are continuous: the env below gives indices
+        array_env=lambda library: BinCounterEnv(library),
+        consumes=frozenset({"action"}),
+    ),
+    Case("DiscretizeObservation", False, single, kwargs={"bins": 4}, consumes=frozenset({"obs"})),
+    Case(
+        "DiscretizeObservation",
+        False,
+        single,
+        kwargs={"bins": (2, 3, 4), "multidiscrete": True},
+        consumes=frozenset({"obs"}),
+        label="multidiscrete",
+    ),
 ]

@@ -135,7 +135,7 @@ def test_a_discrete_wrapper_vectorized_takes_the_envs_action_dtype() -> None:
     np.testing.assert_array_equal(got, np.stack([single.action(i) for i in (0, 2, 4)]))
 
 
-@pytest.mark.parametrize("library", ["jax", "torch"])
+@pytest.mark.parametrize("library", ["jax", "torch", "array_api_strict"])
 def test_transform_action_hands_func_the_agents_array(library: str) -> None:
     backend = make_backend(library)
     seen: list[Any] = []

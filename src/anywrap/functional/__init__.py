@@ -56,6 +56,7 @@ from .clip_action import ClipAction
 from .clip_reward import ClipReward
 from .core import FunctionalEnv, Step, Wrapper, batch_ndim, find_state
 from .delay_observation import DelayObservation, DelayObservationState
+from .discretize import DiscretizeAction, DiscretizeObservation
 from .dtype_observation import DtypeObservation
 from .filter_observation import FilterObservation
 from .flatten_observation import FlattenObservation
@@ -98,6 +99,8 @@ __all__ = [
     "ClipReward",
     "DelayObservation",
     "DelayObservationState",
+    "DiscretizeAction",
+    "DiscretizeObservation",
     "DtypeObservation",
     "EpisodeStatisticsState",
     "FilterObservation",

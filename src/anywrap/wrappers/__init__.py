@@ -10,6 +10,7 @@ from anywrap.wrappers.common import (
     RenderCollection,
 )
 from anywrap.wrappers.delay_observation import DelayObservation
+from anywrap.wrappers.discretize import DiscretizeAction, DiscretizeObservation
 from anywrap.wrappers.dtype_observation import DtypeObservation
 from anywrap.wrappers.filter_observation import FilterObservation
 from anywrap.wrappers.flatten_observation import FlattenObservation
@@ -35,6 +36,8 @@ __all__ = [
     "ClipAction",
     "ClipReward",
     "DelayObservation",
+    "DiscretizeAction",
+    "DiscretizeObservation",
     "DtypeObservation",
     "FilterObservation",
     "FlattenObservation",
