@@ -80,3 +80,16 @@ def test_an_entry_without_one_row_per_env_is_refused_naming_the_wrapper() -> Non
     envs.reset(seed=0)
     with pytest.raises(ValueError, match=r"anywrap\.vector\.DictInfoToList: expected info\['x'\]"):
         envs.step(np.zeros((3, 1), np.float32))
+
+
+def test_a_vector_env_without_spaces_is_taken() -> None:
+    """DictInfoToList reads ``num_envs`` alone, at each step: a bare VectorEnv subclass
+    (Gymnasium's own tests build one, its num_envs set later) is taken as Gymnasium's is."""
+
+    class _InfoOnly(gym.vector.VectorEnv):
+        def reset(self, *, seed: Any = None, options: Any = None) -> Any:
+            return None, {"a": np.array([1, 2])}
+
+    envs = anywrap.vector.DictInfoToList(_InfoOnly())
+    envs.unwrapped.num_envs = 2
+    assert envs.reset()[1] == [{"a": 1}, {"a": 2}]

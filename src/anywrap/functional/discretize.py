@@ -49,8 +49,9 @@ class DiscretizeAction(Wrapper):
     action_space = property(lambda self: self._space)  # type: ignore[assignment]
 
     def step(self, state: Any, action: Any) -> Step:
-        consts = [constant(c) for c in self._consts]
-        a = undiscretize(jnp.asarray(action), *consts, self._shape, self._dtype, self.multidiscrete)
+        centers, bins, strides = (constant(c) for c in self._consts)
+        a = jnp.asarray(action)
+        a = undiscretize(a, centers, bins, strides, self._shape, self._dtype, self.multidiscrete)
         return self.env.step(state, a)
 
 
@@ -86,5 +87,6 @@ class DiscretizeObservation(ObservationMap):
     observation_space = property(lambda self: self._space)  # type: ignore[assignment]
 
     def _map(self, obs: Any) -> Any:
-        consts = [constant(c) for c in self._consts]
-        return discretize(jnp.asarray(obs), *consts, self._shape, self.multidiscrete)
+        low, upper, edges, strides = (constant(c) for c in self._consts)
+        x = jnp.asarray(obs)
+        return discretize(x, low, upper, edges, strides, self._shape, self.multidiscrete)

@@ -38,10 +38,11 @@ class DictInfoToList(Shell, VectorWrapper):
     def __init__(self, env: VectorEnv) -> None:
         """Wrap ``env``."""
         gym.utils.RecordConstructorArgs.__init__(self)
-        check_env_kind(self, env)
+        if not isinstance(env, VectorEnv):  # it reads num_envs alone, at each step
+            check_env_kind(self, env)
         VectorWrapper.__init__(self, env)
 
-    def reset(
+    def reset(  # type: ignore[override]
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, list[dict[str, Any]]]:
         """Reset; the info as a list of dicts."""

@@ -40,7 +40,7 @@ class _HostView:
     and ``render`` return copied to the host (the originals kept in ``result``)."""
 
     def __init__(self, env: Any) -> None:
-        self._env, self.result = env, None
+        self._env, self.result = env, None  # type: Any, Any
         # The checker reads reset's signature (does it take seed and options?): the env's.
         self.reset = functools.wraps(env.reset)(lambda **kwargs: self._reset(**kwargs))
 

@@ -72,12 +72,13 @@ class DiscretizeAction(ActionMap):
         multidiscrete = flag(owner, "multidiscrete", multidiscrete)
         plan, self.bins = checked_bins(owner, env.action_space, bins, "action")
         gym.ActionWrapper.__init__(self, env)
-        space = env.action_space
+        space: Any = env.action_space
         self.low, self.high = np.ravel(space.low), np.ravel(space.high)
         self.n_dims, self.multidiscrete = int(self.low.size), multidiscrete
         self.bin_centers = [0.5 * (g[:-1] + g[1:]) for g in plan.grids]
         self.action_space = discrete_space(self.bins, multidiscrete)
-        self._bounds = ActionBounds(self, self.action_space)
+        # (ActionBounds reads a space's shape alone: a Discrete's () or a MultiDiscrete's (n,).)
+        self._bounds = ActionBounds(self, self.action_space)  # type: ignore[arg-type]
         fn = partial(
             undiscretize,
             shape=tuple(space.shape),
@@ -128,7 +129,7 @@ class DiscretizeObservation(ObservationMap):
         multidiscrete = flag(owner, "multidiscrete", multidiscrete)
         plan, self.bins = checked_bins(owner, env.observation_space, bins, "observation")
         gym.ObservationWrapper.__init__(self, env)
-        space = env.observation_space
+        space: Any = env.observation_space
         self.low, self.high = np.ravel(space.low), np.ravel(space.high)
         self.n_dims, self.multidiscrete = int(self.low.size), multidiscrete
         self.bin_edges = [g[1:-1] for g in plan.grids]
