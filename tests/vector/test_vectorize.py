@@ -164,3 +164,34 @@ def test_a_func_that_cannot_be_called_is_refused_naming_the_wrapper(vector: bool
     else:
         with pytest.raises(TypeError, match=r"anywrap\.TransformAction: expected `func`"):
             anywrap.TransformAction(gym.make("Pendulum-v1"), 3, None)
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+def test_anywraps_discretisers_vectorized_run_in_the_batchs_library(library: str) -> None:
+    """Gymnasium has no vector discretisers; the README's recipe makes them from anywrap's
+    single ones, which map a row in any library (Gymnasium's single one is the reference)."""
+    discretize = gym.wrappers.__dict__.get("DiscretizeAction")
+    if discretize is None:
+        pytest.skip("Gymnasium before 1.4 has no DiscretizeAction")
+    backend = make_backend(library)
+    envs = anywrap.vector.VectorizeTransformAction(
+        _in(library, _vector()), anywrap.DiscretizeAction, bins=5
+    )
+    obs = anywrap.vector.VectorizeTransformObservation(
+        _in(library, _vector()), anywrap.DiscretizeObservation, bins=3, multidiscrete=True
+    )
+    single = discretize(gym.make("Pendulum-v1"), bins=5)
+    singles = gym.wrappers.DiscretizeObservation(
+        gym.make("Pendulum-v1"), bins=3, multidiscrete=True
+    )
+    got = envs.actions(backend.to_backend(np.array([0, 2, 4])))
+    assert isinstance(got, backend.array_type)
+    np.testing.assert_array_equal(
+        _host(backend, got), np.stack([single.action(i) for i in (0, 2, 4)])
+    )
+    raw = _vector().reset(seed=0)[0]
+    got = obs.reset(seed=0)[0]
+    assert isinstance(got, backend.array_type)
+    np.testing.assert_array_equal(
+        _host(backend, got), np.stack([singles.observation(r) for r in raw])
+    )
