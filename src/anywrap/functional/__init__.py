@@ -57,7 +57,9 @@ from .clip_action import ClipAction
 from .clip_reward import ClipReward
 from .core import FunctionalEnv, Step, Wrapper, batch_ndim, find_state
 from .delay_observation import DelayObservation, DelayObservationState
+from .discretize import DiscretizeAction, DiscretizeObservation
 from .dtype_observation import DtypeObservation
+from .filter_observation import FilterObservation
 from .flatten_observation import FlattenObservation
 from .frame_stack_observation import FrameStackObservation, FrameStackState
 from .grayscale_observation import GrayscaleObservation
@@ -81,6 +83,7 @@ from .sharding import shard_specs
 from .sticky_action import StickyAction, StickyActionState
 from .time_aware_observation import TimeAwareObservation, TimeAwareObservationState
 from .time_limit import TimeLimit, TimeLimitState
+from .transform_action import TransformAction
 from .transform_observation import TransformObservation
 from .transform_reward import TransformReward
 from .vector_env import FunctionalVectorEnv, to_vector_env
@@ -100,8 +103,11 @@ __all__ = [
     "ClipReward",
     "DelayObservation",
     "DelayObservationState",
+    "DiscretizeAction",
+    "DiscretizeObservation",
     "DtypeObservation",
     "EpisodeStatisticsState",
+    "FilterObservation",
     "FlattenObservation",
     "FrameStackObservation",
     "FrameStackState",
@@ -131,6 +137,7 @@ __all__ = [
     "TimeLimit",
     "TimeLimitState",
     "Trajectory",
+    "TransformAction",
     "TransformObservation",
     "TransformReward",
     "VmapWrapper",

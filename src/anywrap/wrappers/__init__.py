@@ -5,8 +5,17 @@ from anywrap.wrappers.add_white_noise import AddWhiteNoise
 from anywrap.wrappers.atari_preprocessing import AtariPreprocessing
 from anywrap.wrappers.clip_action import ClipAction
 from anywrap.wrappers.clip_reward import ClipReward
+from anywrap.wrappers.common import (
+    Autoreset,
+    HumanRendering,
+    OrderEnforcing,
+    PassiveEnvChecker,
+    RenderCollection,
+)
 from anywrap.wrappers.delay_observation import DelayObservation
+from anywrap.wrappers.discretize import DiscretizeAction, DiscretizeObservation
 from anywrap.wrappers.dtype_observation import DtypeObservation
+from anywrap.wrappers.filter_observation import FilterObservation
 from anywrap.wrappers.flatten_observation import FlattenObservation
 from anywrap.wrappers.frame_stack_observation import FrameStackObservation
 from anywrap.wrappers.grayscale_observation import GrayscaleObservation
@@ -24,6 +33,7 @@ from anywrap.wrappers.resize_observation import ResizeObservation
 from anywrap.wrappers.sticky_action import StickyAction
 from anywrap.wrappers.time_aware_observation import TimeAwareObservation
 from anywrap.wrappers.time_limit import TimeLimit
+from anywrap.wrappers.transform_action import TransformAction
 from anywrap.wrappers.transform_observation import TransformObservation
 from anywrap.wrappers.transform_reward import TransformReward
 
@@ -31,19 +41,27 @@ __all__ = [
     "AddRenderObservation",
     "AddWhiteNoise",
     "AtariPreprocessing",
+    "Autoreset",
     "ClipAction",
     "ClipReward",
     "DelayObservation",
+    "DiscretizeAction",
+    "DiscretizeObservation",
     "DtypeObservation",
+    "FilterObservation",
     "FlattenObservation",
     "FrameStackObservation",
     "GrayscaleObservation",
+    "HumanRendering",
     "MaxAndSkipObservation",
     "NormalizeObservation",
     "NormalizeReward",
     "ObstructView",
+    "OrderEnforcing",
+    "PassiveEnvChecker",
     "RecordEpisodeStatistics",
     "RecordVideo",
+    "RenderCollection",
     "RepeatAction",
     "RescaleAction",
     "RescaleObservation",
@@ -52,6 +70,7 @@ __all__ = [
     "StickyAction",
     "TimeAwareObservation",
     "TimeLimit",
+    "TransformAction",
     "TransformObservation",
     "TransformReward",
 ]
