@@ -280,7 +280,9 @@ fi
 # ATen ops (CUDA kernel launches) and host time per step of the CleanRL stack, eager and
 # compiled, beside the hand-written normaliser (docs/performance.md's table, on CUDA).
 echo "== python benchmarks/device_ops.py --device cuda =="
-if timeout "$BENCH_TIMEOUT" "$PYTHON" benchmarks/device_ops.py --device cuda --rounds 5 \
+if ! "$PYTHON" -c "import torch, sys; sys.exit(not torch.cuda.is_available())" 2>/dev/null; then
+    result SKIP "benchmarks/device_ops.py --device cuda" "no CUDA device for PyTorch"
+elif timeout "$BENCH_TIMEOUT" "$PYTHON" benchmarks/device_ops.py --device cuda --rounds 5 \
         --no-torchrl --json "$OUT/device_ops.json" --plot "$OUT/device_ops.png" \
         >"$OUT/device_ops.txt" 2>"$OUT/device_ops.stderr"; then
     sed -n '1,12p' "$OUT/device_ops.txt"

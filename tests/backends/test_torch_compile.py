@@ -294,7 +294,7 @@ def test_a_one_operation_transform_stays_eager(compiled):
 
 def test_the_stacks_clip_stays_eager_and_its_normalisers_compile():
     """Under ``torch.compile`` a compiled call costs about what ten eager calls do
-    (TorchDynamo's frame and guards): ClipAction's clip and cast (three calls) stays
+    (TorchDynamo's frame and guards): ClipAction's clip and cast (two or three calls) stays
     eager at the default threshold, the normalisers (tens of calls) compile."""
     from anywrap import vector
     from anywrap.backends import torch_compile
@@ -313,7 +313,7 @@ def test_the_stacks_clip_stays_eager_and_its_normalisers_compile():
         axp.set_compile(previous, after_calls=switch.AFTER_CALLS)
     records = {r.function: r for r in axp.compile_log()[start:]}
     assert not records["_clip_cast"].compiled
-    assert "3 torch call(s): cheaper eagerly" in records["_clip_cast"].reason
+    assert "torch call(s): cheaper eagerly" in records["_clip_cast"].reason
     assert records["normalize_observation"].compiled
 
 

@@ -111,6 +111,10 @@ SMALL_PROGRAM = 8
 CPU or as CUDA launches; ClipAction's clip and cast (three calls) cost 2 to 3 times
 more compiled than eager at 4096 envs."""
 
+SMALL_DATA = 1 << 16
+"""...over tensors of at most this many elements: over larger ones (image batches) each
+eager call writes a whole intermediate, and one fused kernel wins however few the calls."""
+
 INDUCTOR_OPTIONS = {
     "size_asserts": False,
     "alignment_asserts": False,
@@ -223,7 +227,8 @@ def trace_and_compile(
     counting = _Counting()
     with torch.no_grad(), counting:
         flat_fn(*inputs)  # the template, and the size of the transform
-    if counting.calls <= SMALL_PROGRAM:
+    largest = max((t.numel() for t in inputs), default=0)
+    if counting.calls <= SMALL_PROGRAM and largest <= SMALL_DATA:
         raise _Small(f"{counting.calls} torch call(s): cheaper eagerly than as a compiled call")
     kernels = None
     options: dict[str, Any] | None = None

@@ -123,7 +123,7 @@ def sticky_action(
     action = tree_map(lambda a: xp.asarray(a, device=dev), action)
     last = tree_map(lambda b, a: xp.astype(b, a.dtype, copy=False), state.last, action)
     out = select_rows(repeat, last, action)
-    over = xp.logical_and(repeat, length == taken)
+    over = xp.logical_and(repeat, taken >= length)  # (==, save for a state no run makes)
     new = state._replace(
         last=tree_map(stop_gradient, out),
         has_last=xp.ones_like(state.has_last),
