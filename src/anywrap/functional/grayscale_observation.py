@@ -13,10 +13,8 @@ __all__ = ["GrayscaleObservation"]
 
 
 class GrayscaleObservation(ObservationMap):
-    """Gymnasium's grayscale of RGB image observations, bit for bit, jittable.
-
-    Same arguments and spaces as :class:`anywrap.GrayscaleObservation`; the
-    env's observation space is a uint8 ``(H, W, 3)`` Box with bounds 0 to 255.
+    """Gymnasium's grayscale of uint8 RGB observations, as
+    :class:`anywrap.GrayscaleObservation` does.
 
     Example:
         >>> import jax, jax.numpy as jnp, gymnasium as gym

@@ -13,10 +13,7 @@ __all__ = ["ResizeObservation"]
 
 
 class ResizeObservation(ObservationMap):
-    """Resize image observations to ``shape`` (OpenCV's ``INTER_AREA`` filter
-    within 1 by default, or ``interpolation="bilinear"``), jittable.
-
-    Same arguments and spaces as :class:`anywrap.ResizeObservation`.
+    """Resize image observations to ``shape``, as :class:`anywrap.ResizeObservation` does.
 
     Example:
         >>> import jax, jax.numpy as jnp, gymnasium as gym
