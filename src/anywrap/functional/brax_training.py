@@ -43,11 +43,10 @@ from anywrap.transforms.normalize_observation import _is_moments
 
 from .adapters import BraxEnv, from_brax
 from .auto_reset import AutoReset
-from .clip_reward import ClipReward
 from .core import FunctionalEnv, Wrapper
 from .normalize_observation import NormalizeObservation, NormalizeObservationState
 from .normalize_reward import NormalizeReward, NormalizeRewardState
-from .transform_reward import TransformReward
+from .transform_reward import ClipReward, TransformReward
 
 __all__ = ["BRAX_AXIS", "BraxStackEnv", "BraxStackState", "BraxTraining", "brax_normalizer_params"]
 
