@@ -45,9 +45,14 @@ from .brax_training import (
     BraxTraining,
     brax_normalizer_params,
 )
+from .clip_action import ClipAction
+from .clip_reward import ClipReward
 from .core import FunctionalEnv, Step, Wrapper, batch_ndim, find_state
 from .delay_observation import DelayObservation, DelayObservationState
+from .dtype_observation import DtypeObservation
+from .flatten_observation import FlattenObservation
 from .frame_stack_observation import FrameStackObservation, FrameStackState
+from .grayscale_observation import GrayscaleObservation
 from .normalize_observation import NormalizeObservation, NormalizeObservationState
 from .normalize_reward import NormalizeReward, NormalizeRewardState
 from .record_episode_statistics import (
@@ -58,21 +63,16 @@ from .record_episode_statistics import (
     recent_episodes,
 )
 from .record_trajectory import RecordTrajectory, Trajectory, write_report
+from .rescale_action import RescaleAction
+from .rescale_observation import RescaleObservation
+from .reshape_observation import ReshapeObservation
+from .resize_observation import ResizeObservation
 from .sharding import shard_specs
 from .sticky_action import StickyAction, StickyActionState
 from .time_aware_observation import TimeAwareObservation, TimeAwareObservationState
 from .time_limit import TimeLimit, TimeLimitState
-from .transform_action import ClipAction, RescaleAction
-from .transform_observation import (
-    DtypeObservation,
-    FlattenObservation,
-    GrayscaleObservation,
-    RescaleObservation,
-    ReshapeObservation,
-    ResizeObservation,
-    TransformObservation,
-)
-from .transform_reward import ClipReward, TransformReward
+from .transform_observation import TransformObservation
+from .transform_reward import TransformReward
 from .vector_env import FunctionalVectorEnv, to_vector_env
 from .vmap_wrapper import VmapWrapper
 

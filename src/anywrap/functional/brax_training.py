@@ -43,10 +43,11 @@ from anywrap.transforms.normalize_observation import _is_moments
 from .adapters import BraxEnv, from_brax
 from .auto_reset import AutoReset
 from .brax_training_env import BRAX_AXIS, BraxStackEnv, BraxStackState
+from .clip_reward import ClipReward
 from .core import FunctionalEnv, Wrapper
 from .normalize_observation import NormalizeObservation, NormalizeObservationState
 from .normalize_reward import NormalizeReward, NormalizeRewardState
-from .transform_reward import ClipReward, TransformReward
+from .transform_reward import TransformReward
 
 __all__ = ["BRAX_AXIS", "BraxStackEnv", "BraxStackState", "BraxTraining", "brax_normalizer_params"]
 
