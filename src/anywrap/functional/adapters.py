@@ -211,27 +211,12 @@ def from_brax(
     ``autoreset_mode`` overrides it. ``reset`` takes typed or raw keys.
 
     Example:
-        Brax's ``fast`` env, its episodes cut at 3 steps by Brax's ``EpisodeWrapper``,
-        under :class:`~anywrap.functional.AutoReset`:
-
-        >>> import jax, jax.numpy as jnp
-        >>> import numpy as np
+        >>> import jax
         >>> from brax import envs
-        >>> from brax.envs.wrappers.training import EpisodeWrapper
         >>> from anywrap import functional as F
-        >>> env = F.from_brax(EpisodeWrapper(envs.get_environment("fast"), 3, 1))
-        >>> env.num_envs is None, env.autoreset_mode.name, env.observation_space
-        (True, 'DISABLED', Box(-inf, inf, (2,), float32))
-        >>> env = F.AutoReset(env)
-        >>> _, state = env.reset(jax.random.key(0))
-        >>> for t in range(1, 5):
-        ...     s = env.step(state, jnp.ones(1))
-        ...     state = s.state
-        ...     print(t, bool(s.truncated), np.asarray(s.obs), np.asarray(s.info["final_obs"]))
-        1 False [0.0004 0.02  ] [0.0004 0.02  ]
-        2 False [0.0012 0.04  ] [0.0012 0.04  ]
-        3 True [0. 0.] [0.0024 0.06  ]
-        4 False [0.0004 0.02  ] [0.0004 0.02  ]
+        >>> bare = F.from_brax(envs.get_environment("fast"))
+        >>> bare.num_envs, bare.autoreset_mode.name, bare.observation_space
+        (None, 'DISABLED', Box(-inf, inf, (2,), float32))
 
         Brax's training wrappers, as ``ppo.train`` builds them: the reset keys set the batch.
 

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-import gymnasium as gym
 import jax
 import jax.numpy as jnp
-import numpy as np
 
 from anywrap.shell.checks import check_epsilon, check_stats_dtype, flag, wrapper_name
-from anywrap.shell.spaces import leaf_boxes, map_space
+from anywrap.shell.spaces import leaf_boxes, map_space, unbounded_float32
 from anywrap.shell.statistics import switch_property
 from anywrap.transforms.moments import default_stats_dtype
 from anywrap.transforms.normalize_observation import (
@@ -74,6 +72,7 @@ class NormalizeObservation(Wrapper):
         this batch, the observations have mean 0 and std 1.
 
         >>> import jax, jax.numpy as jnp, gymnax
+        >>> import numpy as np
         >>> from anywrap import functional as F
         >>> bare = F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=64)
         >>> env = F.NormalizeObservation(bare)
@@ -125,9 +124,7 @@ class NormalizeObservation(Wrapper):
         self.stats_dtype = check_stats_dtype(name, stats_dtype)
         self.stats_gradient = flag(name, "stats_gradient", stats_gradient)
         leaf_boxes(name, env.observation_space)
-        self._space = map_space(
-            lambda s: gym.spaces.Box(-np.inf, np.inf, s.shape, np.float32), env.observation_space
-        )
+        self._space = map_space(unbounded_float32, env.observation_space)
 
     observation_space = property(lambda self: self._space)  # type: ignore[assignment]
 
