@@ -154,7 +154,7 @@ class NormalizeObservation(Wrapper):
         given = self.initial_stats
         stats = given(fresh) if callable(given) else given
         shapes, got = jax.tree.map(jnp.shape, fresh), jax.tree.map(jnp.shape, stats)
-        if jax.tree.structure(stats) != jax.tree.structure(fresh) or got != shapes:
+        if jax.tree.structure(stats) != jax.tree.structure(fresh) or got != shapes:  # type: ignore[operator]
             raise ValueError(
                 f"{wrapper_name(self)}: expected initial_stats shaped like this env's "
                 f"statistics, {shapes}; got {got}"

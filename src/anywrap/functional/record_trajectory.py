@@ -166,7 +166,8 @@ def write_report(
     info_labels = ["info." + ".".join(str(q) for q in p) for p, _ in leaves]
     info_cols = [per_env(leaf) for _, leaf in leaves]
     info_arr = np.stack(info_cols, axis=-1) if info_cols else np.zeros((rows, k, 0))
-    track_frames, mime = None, "image/webp"
+    track_frames: list[list[bytes | None]] | None = None
+    mime = "image/webp"
     if frames is not None:
         encoder = FrameEncoder(frame_format, frame_quality, max_frame_side)
         mime = encoder.mime
