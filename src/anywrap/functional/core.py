@@ -1,14 +1,4 @@
-"""The functional environment protocol, the wrapper base class, and what the shells share.
-
-Example:
-    >>> import jax, gymnax
-    >>> from anywrap import functional as F
-    >>> env = F.VmapWrapper(F.from_gymnax(gymnax.make("Pendulum-v1")[0]), num_envs=8)
-    >>> obs, state = env.reset(jax.random.key(0))
-    >>> step = env.step(state, jax.numpy.zeros((8, 1)))
-    >>> step.obs.shape, step.reward.shape
-    ((8, 3), (8,))
-"""
+"""The functional environment protocol, the wrapper base class, and what the shells share."""
 
 from __future__ import annotations
 
