@@ -1,15 +1,8 @@
 """Pure, jittable wrappers for JAX-native environments (Brax, gymnax, Gymnasium FuncEnv).
 
-Protocol (the docs' guide "JAX-native envs", docs/guide/functional.md, has the full story)::
-
-    obs, state = env.reset(key)
-    obs, state, reward, terminated, truncated, info = env.step(state, action)
-
-Wrapper state rides inside ``state``, so a whole wrapped rollout compiles
-under ``jax.jit`` / ``jax.vmap`` / ``jax.lax.scan``. Wrappers over a batched env
-(:class:`VmapWrapper`) keep one set of statistics for the whole batch.
-
-This package imports JAX; ``import anywrap`` does not import it.
+``reset(key) -> (obs, state)`` and ``step(state, action) -> Step``: wrapper state
+rides inside ``state``, so a wrapped rollout compiles under ``jax.jit``, ``jax.vmap``
+and ``jax.lax.scan`` (docs/guide/functional.md). Importing it imports JAX.
 
 Example:
     >>> import jax, gymnax

@@ -1,16 +1,5 @@
-"""Adapters from JAX-native environment libraries to the functional protocol.
-
-Brax / MuJoCo Playground (:func:`from_brax`), gymnax (:func:`from_gymnax`) and
-Gymnasium's ``FuncEnv`` (:func:`from_func_env`); each library is imported only
-when its adapter is called.
-
-Example:
-    >>> import gymnax
-    >>> from anywrap import functional as F
-    >>> env = F.VmapWrapper(F.from_gymnax(gymnax.make("CartPole-v1")[0]), 32)
-    >>> env.num_envs, env.autoreset_mode.name
-    (32, 'SAME_STEP')
-"""
+"""Adapters from Brax / MuJoCo Playground, gymnax and Gymnasium's ``FuncEnv`` to the
+functional protocol (none of these libraries is imported here)."""
 
 from __future__ import annotations
 
@@ -27,16 +16,15 @@ from .core import Step, is_key_batch
 __all__ = ["BraxEnv", "FuncEnvAdapter", "GymnaxEnv", "from_brax", "from_func_env", "from_gymnax"]
 
 
-# ----------------------------------------------------------------------- brax
-# Brax's and Playground's batching wrappers, by class name (neither library is imported here).
+# Brax's and Playground's batching wrappers that take one key per env, by class name.
 _KEY_BATCH_VMAPS = ("DomainRandomizationVmapWrapper", "BraxDomainRandomizationVmapWrapper")
 
 
 class _BraxChain(NamedTuple):
     """What the Brax / Playground wrappers around an env say about its batch and resets."""
 
-    batched: bool  # a vmapping wrapper is in the chain
-    batch_size: int | None  # its size, where the chain says it
+    batched: bool
+    batch_size: int | None
     splits_key: bool  # reset takes one key and splits it (VmapWrapper(batch_size=n))
     autoreset: bool
     seen: str  # the wrappers, outermost first, for error messages
@@ -82,11 +70,8 @@ def _randomized_batch(wrapper: Any) -> int | None:
 
 
 def _raw_key(owner: str, key: Any) -> jax.Array:
-    """``key`` as Brax's raw ``uint32`` key data: ``(2,)`` for one key, ``(n, 2)`` for a batch.
-
-    Brax's wrappers read a batch's size from ``rng.shape[:-1]``, so a typed key
-    (``jax.random.key``) is turned into its data first.
-    """
+    """``key`` as Brax's raw ``uint32`` key data, ``(2,)`` or ``(n, 2)``: Brax's wrappers
+    read a batch's size from ``rng.shape[:-1]``."""
     shape = getattr(key, "shape", None)
     dtype = getattr(key, "dtype", None)
     if dtype is not None and jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key):
@@ -106,17 +91,12 @@ def _raw_key(owner: str, key: Any) -> jax.Array:
 
 
 class BraxEnv:
-    """A Brax / MuJoCo Playground env seen through the functional protocol.
+    """A Brax / MuJoCo Playground env seen through the functional protocol (see
+    :func:`from_brax`).
 
-    The state is the library's own ``State``. ``terminated`` is ``done`` where
-    ``state.info["truncation"]`` (set by Brax's ``EpisodeWrapper``) is not,
-    and ``truncated`` is that flag. ``info`` holds ``state.metrics``.
-
-    ``reset`` takes one key or a batch of keys (one per env; a shard's under
-    ``pmap`` or ``shard_map``), typed (``jax.random.key``) or raw
-    (``jax.random.PRNGKey``); Brax's wrappers get raw keys, as they expect.
-    ``batched`` says whether it is a batch; ``num_envs`` is its size, or None
-    where the reset keys set it (a training vmap without ``batch_size``).
+    The state is the library's own ``State``; ``truncated`` is
+    ``state.info["truncation"]`` (Brax's ``EpisodeWrapper``) where done,
+    ``terminated`` the rest of ``done``, and ``info`` is ``state.metrics``.
     """
 
     def __init__(
@@ -137,9 +117,6 @@ class BraxEnv:
         chain = _brax_chain(env)
         self._seen = chain.seen
         # Batched: a vmap in the chain, or an env that batches itself (num_envs given).
-        # Brax's VmapWrapper without batch_size (brax.envs.training.wrap), Playground's
-        # wrap_for_brax_training and the domain-randomisation vmaps take one key per env
-        # (the number of keys sets the batch); VmapWrapper(batch_size=n) splits one key.
         self.batched = chain.batched or num_envs is not None
         self._key_per_env = chain.batched and not chain.splits_key
         self.num_envs: int | None = num_envs
@@ -155,20 +132,17 @@ class BraxEnv:
         if autoreset_mode is None:
             autoreset_mode = AutoresetMode.SAME_STEP if chain.autoreset else AutoresetMode.DISABLED
         self.autoreset_mode = autoreset_mode
-        obs_size = env.observation_size
-        if isinstance(obs_size, int):
-            self.observation_space: gym.Space = gym.spaces.Box(
-                -np.inf, np.inf, (obs_size,), np.float32
-            )
-        else:
-            self.observation_space = gym.spaces.Dict(
-                {
-                    k: gym.spaces.Box(
-                        -np.inf, np.inf, (v,) if isinstance(v, int) else tuple(v), np.float32
-                    )
-                    for k, v in obs_size.items()
-                }
-            )
+
+        def box(size: Any) -> gym.spaces.Box:
+            shape = (size,) if isinstance(size, int) else tuple(size)
+            return gym.spaces.Box(-np.inf, np.inf, shape, np.float32)
+
+        size = env.observation_size
+        self.observation_space: gym.Space = (
+            box(size)
+            if isinstance(size, int)
+            else gym.spaces.Dict({k: box(v) for k, v in size.items()})
+        )
         self.action_space = gym.spaces.Box(-1.0, 1.0, (env.action_size,), np.float32)
 
     def _check_native_batch(self, num_envs: int, chain: _BraxChain) -> None:
@@ -224,63 +198,27 @@ def from_brax(
 ) -> BraxEnv:
     """Adapt a ``brax.envs.Env`` (or MuJoCo Playground ``MjxEnv``) to the functional protocol.
 
-    It takes the env as Brax and Playground users have it:
-
-    * a bare env: one env that does not reset itself (``num_envs`` None,
-      autoreset ``DISABLED``); compose it as
+    * a bare env is one env that does not reset itself; compose it as
       ``VmapWrapper(AutoReset(from_brax(EpisodeWrapper(env, L, 1)), full_reset=False), n)``;
-    * ``brax.envs.create(..., batch_size=n)``: the batch is read from its
-      ``VmapWrapper``;
-    * ``brax.envs.training.wrap(env)`` or Playground's
-      ``wrap_for_brax_training(env)``, as they are: their vmap has no
-      ``batch_size``, so the number of keys given to ``reset`` sets the batch
-      (``num_envs`` stays None until then; the stack is batched all the same).
-      Pass ``num_envs=n`` to have ``reset`` split one key into ``n``; where
-      the size must be known before ``reset`` (:func:`to_vector_env`), it is
-      asked for by name. A domain-randomisation vmap's batch is read from its
-      model.
+    * ``brax.envs.create(..., batch_size=n)``: the batch is read from its ``VmapWrapper``
+      (a domain-randomisation vmap's from its model);
+    * ``brax.envs.training.wrap(env)`` or Playground's ``wrap_for_brax_training(env)``:
+      their vmap has no ``batch_size``, so the number of keys given to ``reset`` sets
+      the batch (``num_envs`` stays None); ``num_envs=n`` has ``reset`` split one key.
 
     Autoreset is read from Brax's ``AutoResetWrapper`` and Playground's
-    ``BraxAutoResetWrapper`` (both swap in a cached first state, and report no
-    final observation); pass ``autoreset_mode`` to override.
-
-    ``reset`` takes one key (split into ``num_envs`` where the env wants one key
-    per env and ``num_envs`` is known) or a batch of keys (one per env, as
-    ``ppo.train`` passes a device's share); a key of another shape is refused,
-    naming what was expected.
-
-    MuJoCo Playground's ``impl`` (``registry.load(name, config_overrides={"impl":
-    "jax"})`` or ``"warp"``) is the env's business: the adapter takes either.
-    ``"jax"`` (MJX) is plain JAX, so ``jax.vmap``, ``jit`` and ``pmap`` see through
-    it on any device; ``"warp"`` runs NVIDIA Warp kernels (Playground 0.2's default),
-    fast on a GPU.
+    ``BraxAutoResetWrapper`` (a cached first state, no final observation);
+    ``autoreset_mode`` overrides it. ``reset`` takes typed or raw keys.
 
     Example:
-        Brax's ``fast`` test env, its episodes cut at 3 steps by Brax's
-        ``EpisodeWrapper``; a bare env does not reset itself, so
-        :class:`~anywrap.functional.AutoReset` goes over it:
-
-        >>> import jax, jax.numpy as jnp
-        >>> import numpy as np
+        >>> import jax
         >>> from brax import envs
-        >>> from brax.envs.wrappers.training import EpisodeWrapper
         >>> from anywrap import functional as F
-        >>> env = F.from_brax(EpisodeWrapper(envs.get_environment("fast"), 3, 1))
-        >>> env.num_envs is None, env.autoreset_mode.name, env.observation_space
-        (True, 'DISABLED', Box(-inf, inf, (2,), float32))
-        >>> env = F.AutoReset(env)
-        >>> _, state = env.reset(jax.random.key(0))
-        >>> for t in range(1, 5):
-        ...     s = env.step(state, jnp.ones(1))
-        ...     state = s.state
-        ...     print(t, bool(s.truncated), np.asarray(s.obs), np.asarray(s.info["final_obs"]))
-        1 False [0.0004 0.02  ] [0.0004 0.02  ]
-        2 False [0.0012 0.04  ] [0.0012 0.04  ]
-        3 True [0. 0.] [0.0024 0.06  ]
-        4 False [0.0004 0.02  ] [0.0004 0.02  ]
+        >>> bare = F.from_brax(envs.get_environment("fast"))
+        >>> bare.num_envs, bare.autoreset_mode.name, bare.observation_space
+        (None, 'DISABLED', Box(-inf, inf, (2,), float32))
 
-        Brax's training wrappers (vmap, episode, autoreset), as ``ppo.train``
-        builds them, taken as they are: the reset keys set the batch.
+        Brax's training wrappers, as ``ppo.train`` builds them: the reset keys set the batch.
 
         >>> wrapped = envs.training.wrap(envs.get_environment("fast"), episode_length=3)
         >>> env = F.NormalizeObservation(F.from_brax(wrapped))
@@ -292,23 +230,15 @@ def from_brax(
         Traceback (most recent call last):
         ...
         ValueError: from_brax(AutoResetWrapper).reset: expected a batch of keys, one per env ...
-
-        ``num_envs`` lets one key be split:
-
         >>> F.from_brax(wrapped, num_envs=4).reset(jax.random.key(0))[0].shape
         (4, 2)
     """
     return BraxEnv(env, num_envs=num_envs, autoreset_mode=autoreset_mode)
 
 
-# --------------------------------------------------------------------- gymnax
 class GymnaxState(NamedTuple):
-    """The gymnax env state, the adapter's key and its step counter.
-
-    Unbatched, step ``t`` uses ``fold_in(key, t)``. Batched (``num_envs=n``),
-    ``env_state`` has the batch on axis 0 and one key serves the batch: step
-    ``t`` splits ``fold_in(key, t)`` into ``n`` keys, as gymnax users do.
-    """
+    """The gymnax env state, the adapter's key and its step counter (step ``t`` draws
+    from ``fold_in(key, t)``, split into ``n`` keys for a batch)."""
 
     env_state: Any
     key: jax.Array
@@ -318,19 +248,12 @@ class GymnaxState(NamedTuple):
 class GymnaxEnv:
     """A gymnax env seen through the functional protocol (SAME_STEP autoreset).
 
-    It takes gymnax 1.x's 6-tuple step and the older 5-tuple, whose ``done``
-    is taken as ``terminated``.
-
-    With ``num_envs=n`` it is a batch of ``n`` envs stepped with one
-    ``jax.vmap``, whose per-env keys are split from one key each step. That is
-    cheaper than :class:`VmapWrapper` over the unbatched adapter, where each
-    env hashes its own key every step (about 3% of a gymnax Pendulum step on
-    a CPU). ``reset`` also accepts a batch of keys, one per env (how a shard
-    of the batch is reset inside ``shard_map``); each shard then draws its
-    step keys from its own key, so a sharded rollout is a different (equally
-    random) rollout than the unsharded one. Where the random streams must not
-    depend on the sharding, use ``VmapWrapper(from_gymnax(env), n)``: there
-    each env carries its own key.
+    gymnax < 1.0's 5-tuple step has its ``done`` taken as ``terminated``. With
+    ``num_envs=n``, one ``jax.vmap`` over ``n`` envs whose keys are split from one
+    key each step (cheaper than :class:`VmapWrapper`, where each env carries its
+    own key). ``reset`` also takes a batch of keys (a shard's, in ``shard_map``):
+    each shard then draws from its own key, so the random streams depend on the
+    sharding; ``VmapWrapper(from_gymnax(env), n)``'s do not.
     """
 
     autoreset_mode = AutoresetMode.SAME_STEP
@@ -429,7 +352,6 @@ def gymnax_to_gymnasium_space(space: Any) -> gym.Space:
     raise TypeError(f"gymnax space {space!r} has no gymnasium equivalent here")
 
 
-# ------------------------------------------------------------ Gymnasium FuncEnv
 class FuncEnvState(NamedTuple):
     """A FuncEnv's state, the key of the next step, and the step count (time limit)."""
 

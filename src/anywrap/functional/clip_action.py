@@ -17,13 +17,11 @@ __all__ = ["ClipAction"]
 
 
 class ClipAction(Wrapper):
-    """Clip a continuous action to the action space's bounds before the env sees it.
-
-    The action space becomes ``Box(-inf, inf)``, as in Gymnasium.
+    """Clip a continuous action to the action space's bounds; the space becomes
+    ``Box(-inf, inf)``, as in Gymnasium.
 
     Example:
-        gymnax's MountainCar charges ``0.1 * a**2`` for the action it is given,
-        so its reward shows the action that reached it:
+        gymnax's MountainCar charges ``0.1 * a**2`` for the action it gets:
 
         >>> import jax, jax.numpy as jnp, gymnax
         >>> import numpy as np

@@ -14,9 +14,7 @@ __all__ = ["ClipReward"]
 
 
 class ClipReward(Wrapper):
-    """Clip every reward to ``[min_reward, max_reward]`` (either may be ``None``).
-
-    Same arguments, checks and numbers as :class:`anywrap.ClipReward`.
+    """Clip every reward to ``[min_reward, max_reward]``, as :class:`anywrap.ClipReward` does.
 
     Example:
         >>> import jax, gymnax

@@ -1,20 +1,4 @@
-"""The functional environment protocol, the wrapper base class, and what the shells share.
-
-The protocol (``reset(key) -> (obs, state)``, ``step(state, action) -> Step``,
-the spaces of one env, ``num_envs``, ``autoreset_mode``) is
-:class:`FunctionalEnv`'s; docs/guide/functional.md tells the whole story.
-Randomness and every wrapper's state ride inside ``state`` (a wrapper's state
-is a NamedTuple with ``inner`` first), so a rollout is a plain ``lax.scan``.
-
-Example:
-    >>> import jax, gymnax
-    >>> from anywrap import functional as F
-    >>> env = F.VmapWrapper(F.from_gymnax(gymnax.make("Pendulum-v1")[0]), num_envs=8)
-    >>> obs, state = env.reset(jax.random.key(0))
-    >>> step = env.step(state, jax.numpy.zeros((8, 1)))
-    >>> step.obs.shape, step.reward.shape
-    ((8, 3), (8,))
-"""
+"""The functional environment protocol, the wrapper base class, and what the shells share."""
 
 from __future__ import annotations
 
@@ -35,8 +19,7 @@ from anywrap.xp import resolve_dtype
 
 __all__ = ["FunctionalEnv", "Step", "Wrapper", "batch_ndim", "find_state"]
 
-AxisName = Any
-"""A mapped axis name (``shard_map`` / ``pmap`` / ``vmap``), or a tuple of them."""
+AxisName = Any  # a shard_map / pmap / vmap axis name, or a tuple of them
 
 
 class Step(NamedTuple):
@@ -52,11 +35,9 @@ class Step(NamedTuple):
 
 @runtime_checkable
 class FunctionalEnv(Protocol):
-    """A pure environment: explicit state in, explicit state out.
+    """A pure environment: explicit state in, explicit state out, traceable by JAX.
 
-    ``reset`` and ``step`` must be traceable by JAX. ``observation_space`` and
-    ``action_space`` are one env's; ``num_envs`` is None for one env, and an env
-    whose reset keys set its batch says ``batched = True`` (:func:`batch_ndim`).
+    The spaces are one env's; ``num_envs`` is None for one env (see :func:`batch_ndim`).
     """
 
     observation_space: Any
@@ -64,21 +45,16 @@ class FunctionalEnv(Protocol):
     num_envs: int | None
     autoreset_mode: AutoresetMode
 
-    def reset(self, key: jax.Array) -> tuple[Any, Any]:
-        """Start a new episode (every episode of a batch) from the PRNG ``key``."""
-        ...
+    def reset(self, key: jax.Array) -> tuple[Any, Any]: ...
 
-    def step(self, state: Any, action: Any) -> Step:
-        """Advance by one step."""
-        ...
+    def step(self, state: Any, action: Any) -> Step: ...
 
 
 def batch_ndim(env: FunctionalEnv) -> int:
     """How many leading axes of obs / reward / done are batch axes: 0 or 1.
 
-    An env is batched when ``num_envs`` is set, or when it says ``batched =
-    True`` while its size waits for ``reset``: Brax's and Playground's training
-    vmaps take their batch from the number of reset keys (``from_brax``).
+    Batched: ``num_envs`` is set, or the env says ``batched = True`` while its
+    reset keys set its size (``from_brax`` of Brax's training vmap).
     """
     batched = getattr(env, "batched", None)
     return int(env.num_envs is not None if batched is None else bool(batched))
@@ -103,9 +79,7 @@ def find_state(state: Any, kind: type[S]) -> S:
         4.0001
     """
     s = state
-    while True:
-        if isinstance(s, kind):
-            return s
+    while not isinstance(s, kind):
         inner = getattr(s, "inner", None)
         if inner is None:
             raise LookupError(
@@ -113,32 +87,23 @@ def find_state(state: Any, kind: type[S]) -> S:
                 f"(stopped at {type(s).__name__})"
             )
         s = inner
+    return s
 
 
 class Wrapper:
     """Base of functional wrappers: forwards everything to ``env``.
 
-    A subclass overrides ``reset`` / ``step`` and, when it changes them, the
-    spaces. Wrappers hold configuration only; all changing values live in the
-    state pytree.
-
-    A wrapper that keeps state declares it, so that the stack's state can be
-    placed over devices (:func:`anywrap.functional.shard_specs`) and its
-    statistics saved (:func:`anywrap.save_state`) without a list of field
-    names anywhere else: ``state_type`` is the NamedTuple its ``reset`` and
-    ``step`` return (``inner`` first), ``global_fields`` the parts of it
-    (dotted paths) that hold statistics of the whole batch, and
-    ``per_env_fields`` the parts with one row per env. Every field but
-    ``inner`` must be in one of the two (tested for each wrapper).
+    Wrappers hold configuration only; all changing values live in the state
+    pytree. A wrapper that keeps state declares it for :func:`shard_specs` and
+    the checkpoints: ``state_type`` is its NamedTuple (``inner`` first),
+    ``global_fields`` the dotted paths in it that hold statistics of the whole
+    batch (replicated, saved), ``per_env_fields`` those with one row per env.
+    Every field but ``inner`` is in one of the two.
     """
 
     state_type: ClassVar[type | None] = None
-    """The NamedTuple of this wrapper's state; None for a wrapper that keeps none."""
     global_fields: ClassVar[tuple[str, ...]] = ()
-    """Parts of ``state_type`` that hold statistics of the whole batch: the same
-    on every shard of a split batch (replicated), and what a checkpoint saves."""
     per_env_fields: ClassVar[tuple[str, ...]] = ()
-    """Parts of ``state_type`` with the batch on axis 0: split with the batch."""
 
     def __init__(self, env: FunctionalEnv) -> None:
         # A Gymnasium env has the protocol's names, but not its reset(key) and step(state, a).
@@ -173,10 +138,8 @@ class Wrapper:
         return f"<{type(self).__name__}{self.env!r}>"
 
 
-# ------------------------------------------------ what the shells share (no math)
 class ObservationMap(Wrapper):
-    """The base of the observation maps (a wrapper with ``_map(obs)``): ``reset`` and
-    ``step`` send ``obs`` and ``info["final_obs"]`` through ``_map``."""
+    """A wrapper whose ``_map`` maps ``obs`` and ``info["final_obs"]``."""
 
     _map: Callable[[Any], Any]
 
@@ -190,7 +153,7 @@ class ObservationMap(Wrapper):
 
 
 def with_final(info: dict[str, Any], fn: Callable[[Any], Any]) -> dict[str, Any]:
-    """``info`` with ``info["final_obs"]`` (if there is one) replaced by ``fn`` of it."""
+    """``info`` with ``info["final_obs"]`` (if any) replaced by ``fn`` of it."""
     return {**info, "final_obs": fn(info["final_obs"])} if "final_obs" in info else info
 
 
@@ -220,19 +183,13 @@ def from_rows(env: FunctionalEnv, tree: Any) -> Any:
 
 
 def once(x: Any) -> Any:
-    """``x``, computed once into memory.
-
-    A wrapper reads the env's outputs in several reductions; without the
-    barrier XLA fuses the env's math (``cos``, ``sin``, the autoreset select)
-    into each of them and computes it again per reduction (about 1.5x slower
-    statistics on CPU).
-    """
+    """``x``, computed once: else XLA fuses the env's math into each reduction that
+    reads it and computes it again per reduction (about 1.5x slower statistics on CPU)."""
     return jax.lax.optimization_barrier(x)
 
 
 def constant(value: Any) -> jax.Array:
-    """A NumPy constant (a bound, a coefficient) as a JAX array (float64 held as
-    float32 without x64)."""
+    """A NumPy constant as a JAX array (float64 held as float32 without x64)."""
     value = np.asarray(value)
     return jnp.asarray(value, dtype=resolve_dtype(jnp, value.dtype.name))
 
@@ -250,8 +207,7 @@ def is_key_batch(key: jax.Array) -> bool:
 
 
 def split_key(key: jax.Array) -> tuple[jax.Array, jax.Array]:
-    """``(key, sub)``: one key split in two, or each key of a batch split in two (a
-    batch of each, one key per env), typed or raw as given."""
+    """``(key, sub)``: one key split in two, or each key of a batch split in two."""
     if is_key_batch(key):
         pairs = jax.vmap(jax.random.split)(key)
         return pairs[:, 0], pairs[:, 1]

@@ -32,10 +32,7 @@ class DelayObservationState(NamedTuple):
 
 class DelayObservation(Wrapper):
     """Return each environment's observation of ``delay`` steps ago (the space's zero
-    until its episode has one); in SAME_STEP mode ``info["final_obs"]`` is delayed too.
-
-    Same argument, checks and numbers as :class:`anywrap.DelayObservation`; the
-    ring of the last ``delay`` observations rides in the env state.
+    until its episode has one), as :class:`anywrap.DelayObservation` does.
 
     Example:
         >>> import jax, gymnax

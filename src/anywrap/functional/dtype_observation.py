@@ -17,10 +17,8 @@ __all__ = ["DtypeObservation"]
 
 
 class DtypeObservation(ObservationMap):
-    """Cast every observation (and ``info["final_obs"]``) to ``dtype``.
-
-    Same arguments and space as :class:`anywrap.DtypeObservation`; a 64-bit
-    dtype is held in 32 bits when JAX's x64 is off.
+    """Cast every observation to ``dtype``, as :class:`anywrap.DtypeObservation` does
+    (a 64-bit dtype is held in 32 bits when JAX's x64 is off).
 
     Example:
         >>> import jax, gymnax

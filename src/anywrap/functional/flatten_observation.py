@@ -17,10 +17,7 @@ __all__ = ["FlattenObservation"]
 
 
 class FlattenObservation(ObservationMap):
-    """Flatten every observation (Box, Discrete, MultiDiscrete, MultiBinary, Dict, Tuple).
-
-    Same space and numbers as :class:`anywrap.FlattenObservation` (Gymnasium's
-    ``flatten``: a one-hot for Discrete); ``info["final_obs"]`` is flattened too.
+    """Flatten every observation, as :class:`anywrap.FlattenObservation` does.
 
     Example:
         >>> import jax, gymnax

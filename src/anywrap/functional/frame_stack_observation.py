@@ -1,34 +1,4 @@
-"""FrameStackObservation for functional envs: the last ``stack_size`` observations, jittable.
-
-For pixel envs (rendered frames as observations), with grayscale and resize below:
-
-Example:
-    >>> import jax, jax.numpy as jnp
-    >>> import gymnasium as gym
-    >>> from gymnasium.vector import AutoresetMode
-    >>> from anywrap import functional as F
-    >>> class Pixels:  # a tiny batched pixel env: 8 envs, 12x10 RGB frames
-    ...     observation_space = gym.spaces.Box(0, 255, (12, 10, 3), "uint8")
-    ...     action_space = gym.spaces.Discrete(2)
-    ...     num_envs, autoreset_mode = 8, AutoresetMode.DISABLED
-    ...     def frame(self, t):
-    ...         return jnp.broadcast_to((t * 40) % 256, (8, 12, 10, 3)).astype(jnp.uint8)
-    ...     def reset(self, key):
-    ...         return self.frame(0), jnp.zeros((), jnp.int32)
-    ...     def step(self, t, action):
-    ...         no = jnp.zeros(8, bool)
-    ...         return F.Step(self.frame(t + 1), t + 1, jnp.zeros(8), no, no, {})
-    >>> env = F.ResizeObservation(F.GrayscaleObservation(Pixels()), (6, 5))
-    >>> env = F.FrameStackObservation(env, 4)
-    >>> env.observation_space
-    Box(0, 255, (4, 6, 5), uint8)
-    >>> obs, state = jax.jit(env.reset)(jax.random.key(0))
-    >>> step = jax.jit(env.step)
-    >>> for _ in range(2):
-    ...     obs, state, *_ = step(state, jnp.zeros(8, jnp.int32))
-    >>> obs.shape, obs[0, :, 0, 0].tolist()
-    ((8, 4, 6, 5), [0, 0, 40, 80])
-"""
+"""FrameStackObservation for functional envs: the last ``stack_size`` observations, jittable."""
 
 from __future__ import annotations
 
@@ -61,16 +31,11 @@ class FrameStackState(NamedTuple):
 
 
 class FrameStackObservation(Wrapper):
-    """Stack the last ``stack_size`` observations, oldest first, jittable.
+    """Stack the last ``stack_size`` observations, oldest first, as
+    :class:`anywrap.FrameStackObservation` does; the frames are a ring in the state.
 
-    Same arguments, space and padding as :class:`anywrap.FrameStackObservation`
-    (``padding_type`` ``"reset"``, ``"zero"`` or an observation). Over a
-    SAME_STEP env (one that resets itself, e.g. under :class:`AutoReset`) a
-    done env's stack restarts with its new episode and ``info["final_obs"]``
-    becomes the stack its episode ended on. ``reset`` restarts every stack.
-
-    The frames are a ring buffer in :class:`FrameStackState`: each step writes
-    one frame per env and reads the stacks with one gather.
+    Over a SAME_STEP env a done env's stack restarts with its new episode and
+    ``info["final_obs"]`` is the stack its episode ended on.
 
     Example:
         >>> import jax, jax.numpy as jnp, gymnax
@@ -80,11 +45,11 @@ class FrameStackObservation(Wrapper):
         >>> obs, state = env.reset(jax.random.key(0))
         >>> env.observation_space.shape, obs.shape
         ((3, 3), (2, 3, 3))
-        >>> bool((obs[:, 0] == obs[:, 2]).all())  # padded with the reset observation
-        True
         >>> first = obs[:, 2]
+        >>> bool((obs[:, 0] == first).all())  # padded with the reset observation
+        True
         >>> obs, state, *_ = env.step(state, jnp.zeros((2, 1)))
-        >>> bool((obs[:, 1] == first).all())  # the newest last: the reset one moved back
+        >>> bool((obs[:, 1] == first).all())  # the newest last
         True
     """
 
@@ -120,7 +85,7 @@ class FrameStackObservation(Wrapper):
         rows = as_rows(self.env, obs)
         if not same_step(self.env):
             st, out = push_frame(state.frames, rows, pad_with_first=self._first)
-        else:  # a done env's stack restarts with its new episode
+        else:
             done = as_rows(self.env, jnp.logical_or(terminated, truncated))
             if "final_obs" in info:
                 final = as_rows(self.env, info["final_obs"])

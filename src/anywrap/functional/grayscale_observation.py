@@ -13,30 +13,19 @@ __all__ = ["GrayscaleObservation"]
 
 
 class GrayscaleObservation(ObservationMap):
-    """Gymnasium's grayscale of RGB image observations, bit for bit, jittable.
-
-    Same arguments and spaces as :class:`anywrap.GrayscaleObservation`; the
-    env's observation space is a uint8 ``(H, W, 3)`` Box with bounds 0 to 255.
+    """Gymnasium's grayscale of uint8 RGB observations, as
+    :class:`anywrap.GrayscaleObservation` does.
 
     Example:
-        >>> import jax, jax.numpy as jnp, gymnasium as gym
-        >>> from gymnasium.vector import AutoresetMode
+        >>> import jax, jax.numpy as jnp, gymnasium as gym, gymnax
         >>> from anywrap import functional as F
-        >>> class Pixels:  # one 4x6 RGB frame, its colour the step count times 40
-        ...     observation_space = gym.spaces.Box(0, 255, (4, 6, 3), "uint8")
-        ...     action_space = gym.spaces.Discrete(2)
-        ...     num_envs, autoreset_mode = None, AutoresetMode.DISABLED
-        ...     def frame(self, t):
-        ...         rgb = jnp.stack([t * 40, t * 20, jnp.full_like(t, 50)]).astype(jnp.uint8)
-        ...         return jnp.broadcast_to(rgb, (4, 6, 3))
-        ...     def reset(self, key):
-        ...         t = jnp.ones((), jnp.int32)
-        ...         return self.frame(t), t
-        ...     def step(self, t, action):
-        ...         no = jnp.zeros((), bool)
-        ...         return F.Step(self.frame(t + 1), t + 1, jnp.zeros(()), no, no, {})
-        >>> env = F.GrayscaleObservation(Pixels())
-        >>> obs, _ = env.reset(jax.random.key(0))
+        >>> rgb = jnp.broadcast_to(jnp.array([40, 20, 50], jnp.uint8), (4, 6, 3))
+        >>> pixels = F.TransformObservation(  # every observation that one 4x6 frame
+        ...     F.from_gymnax(gymnax.make("Pendulum-v1")[0]),
+        ...     lambda obs: rgb,
+        ...     gym.spaces.Box(0, 255, (4, 6, 3), "uint8"),
+        ... )
+        >>> obs, _ = F.GrayscaleObservation(pixels).reset(jax.random.key(0))
         >>> obs.shape, int(obs[0, 0])  # 0.2125 * 40 + 0.7154 * 20 + 0.0721 * 50 = 26.4
         ((4, 6), 26)
     """

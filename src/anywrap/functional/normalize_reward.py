@@ -40,31 +40,26 @@ class NormalizeReward(Wrapper):
     """Scale rewards by the running standard deviation of the discounted return.
 
     ``G <- gamma * G * (1 - terminated) + r``; ``r' = r / sqrt(Var[G] + epsilon)``,
-    with ``Var[G]`` the running variance over every env of the batch (and, with
-    ``axis_name``, every device). Gymnasium's quirks apply: ``G`` is reset by
-    ``terminated`` only, and after an autoreset (SAME_STEP) it restarts at 0.
+    with ``Var[G]`` over every env of the batch (with ``axis_name``, every device).
+    Gymnasium's quirks apply: only ``terminated`` resets ``G``, and after a
+    SAME_STEP autoreset it restarts at 0.
 
     Args:
         env: A functional env (batched or not).
         gamma: Discount factor of the return, in [0, 1].
         epsilon: Added to the variance under the square root (strictly positive).
-        update_running_mean: Whether the statistics learn (False to evaluate).
-            Also a settable attribute, read when JAX traces the step: a
-            change applies to functions traced after it (JAX reuses the
-            trace of a function it has seen, ``env.step`` included).
+        update_running_mean: Whether the statistics learn (False to evaluate); a
+            settable attribute, read when JAX traces the step.
         axis_name: A ``shard_map`` / ``pmap`` / ``vmap`` axis to sum statistics over.
         stats_dtype: dtype of ``G`` and its statistics, ``"float32"`` or
-            ``"float64"``. The default (None) is Gymnasium's: a float32 ``G``
-            for a batch (float64 for one env) and float64 statistics, each
-            held as float32 when x64 is off.
+            ``"float64"``; by default Gymnasium's (a float32 ``G`` for a batch,
+            float64 for one env, float64 statistics), held as float32 without x64.
         stats_gradient: Whether gradients flow through the statistics update too
-            (default: the statistics are a constant of the gradient; see the guide
-            "Gradients").
+            (default: they are a constant of the gradient; see the guide "Gradients").
 
     Example:
-        Two Pendulums left to swing (action 0) for 20 steps, bare and with
-        the rewards scaled; the scaled reward is the raw one divided by the
-        std of every return ``G`` seen.
+        Two Pendulums swinging for 20 steps: the scaled reward is the raw one
+        divided by the std of every return ``G`` seen.
 
         >>> import jax, jax.numpy as jnp, gymnax
         >>> import numpy as np
@@ -84,19 +79,6 @@ class NormalizeReward(Wrapper):
         >>> std = np.sqrt(np.asarray(g.rms.var) + 1e-8)
         >>> round(float(std), 2), (np.asarray(raw.reward) / std).round(4)
         (45.65, array([-0.1808, -0.1615], dtype=float32))
-
-        The dtypes of ``G`` and of its statistics: Gymnasium's by default
-        (float32 ``G`` for a batch, float64 statistics), or one ``stats_dtype``
-        for both. Without x64, JAX holds float64 as float32.
-
-        >>> def dtypes(env):
-        ...     g = F.find_state(env.reset(jax.random.key(0))[1], F.NormalizeRewardState).returns
-        ...     return g.accumulated.dtype.name, g.rms.var.dtype.name
-        >>> with jax.enable_x64(True):
-        ...     dtypes(env), dtypes(F.NormalizeReward(bare, stats_dtype="float32"))
-        (('float32', 'float64'), ('float32', 'float32'))
-        >>> dtypes(env)  # x64 off
-        ('float32', 'float32')
     """
 
     state_type = NormalizeRewardState
@@ -132,7 +114,7 @@ class NormalizeReward(Wrapper):
             acc = jnp.float32 if batch_ndim(self.env) else stats
         else:
             acc = stats = resolve_dtype(jnp, self.stats_dtype)
-        # An unbatched env is tracked as a batch of one, so that ``reduce`` applies.
+        # an unbatched env is a batch of one, so that ``reduce`` applies
         r = init_returns(
             batch_shape(self.env, obs) or (1,), xp=jnp, acc_dtype=acc, stats_dtype=stats
         )

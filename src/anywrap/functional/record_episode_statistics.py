@@ -33,13 +33,8 @@ __all__ = [
 
 
 def all_gather(axis_name: AxisName) -> Gather:
-    """Concatenate a 1-D array over ``axis_name`` in the axis' order (the global batch order).
-
-    Built from ``psum`` (each shard places its rows at its offset in zeros,
-    and the sum puts them together), so the result is typed as the same on
-    every shard under ``shard_map``'s replication check, and the one code
-    runs under ``shard_map``, ``pmap`` and ``vmap``. Adding zeros is exact.
-    """
+    """Concatenate a 1-D array over ``axis_name`` in the axis' order, with ``psum`` (each
+    shard's rows at its offset in zeros): replicated under ``shard_map``, exact."""
 
     def gather(x: jax.Array) -> jax.Array:
         n = x.shape[0]
@@ -63,24 +58,16 @@ class EpisodeStatisticsState(NamedTuple):
 
 
 def last_episodes(state: Any) -> tuple[jax.Array, jax.Array, jax.Array]:
-    """``(returns, lengths, valid)``: each environment's most recent finished episode.
-
-    Shaped like the batch. Where ``valid`` is False the env has not finished
-    an episode yet and its values mean nothing: average with the mask, e.g.
-    ``jnp.sum(jnp.where(valid, returns, 0)) / jnp.sum(valid)``.
-    """
+    """``(returns, lengths, valid)``: each environment's most recent finished episode
+    (meaningless where ``valid`` is False: the env has not finished one yet)."""
     last = find_state(state, EpisodeStatisticsState).last
     return last.returns, last.lengths, last.valid
 
 
 def recent_episodes(state: Any) -> tuple[jax.Array, jax.Array, jax.Array]:
-    """``(returns, lengths, valid)`` of the last ``buffer_length`` finished episodes
-    of the whole batch, newest first, like Gymnasium's ``return_queue`` and
-    ``length_queue`` reversed.
-
-    Only the entries where ``valid`` is True are episodes; the others are
-    unfilled buffer slots (their values mean nothing).
-    """
+    """``(returns, lengths, valid)`` of the last ``buffer_length`` finished episodes of
+    the whole batch, newest first (Gymnasium's ``return_queue`` reversed); only the
+    entries where ``valid`` is True are episodes."""
     e = find_state(state, EpisodeStatisticsState).episodes
     if e.recent_returns.shape[-1] == 0:
         raise ValueError(
@@ -92,13 +79,10 @@ def recent_episodes(state: Any) -> tuple[jax.Array, jax.Array, jax.Array]:
 
 
 def episode_count(state: Any) -> jax.Array:
-    """Episodes finished so far, by the whole batch (with ``axis_name``, of every shard).
+    """Episodes finished so far by the whole batch (with ``axis_name``, every shard's).
 
-    A 0-d float: the two words of the double-word count summed, exact below
-    2^24 episodes in float32 (JAX without x64). The words themselves
-    (``episodes.episode_count`` and ``episodes.episode_count_lo`` of
-    :class:`EpisodeStatisticsState`) stay exact far beyond: past 2^24, add
-    them on the host, ``int(hi) + int(lo)``.
+    A 0-d float, exact below 2^24 in float32; past that, add the two words of the
+    state's ``episodes.episode_count`` and ``episode_count_lo`` on the host.
     """
     return episodes.episode_total(find_state(state, EpisodeStatisticsState).episodes)
 
@@ -106,44 +90,26 @@ def episode_count(state: Any) -> jax.Array:
 class RecordEpisodeStatistics(Wrapper):
     """Track each environment's episode return and length; report them when episodes end.
 
-    Each step adds ``info[stats_key] = {"r": return, "l": length}`` and the
-    mask ``info["_" + stats_key]`` (True where an episode ended on this step),
-    with ``stats_key="episode"`` by default, as in Gymnasium. Where the mask
-    is False, ``r`` is NaN and ``l`` is 0, so nothing that is not an
-    episode's return ever looks like one (in particular before the first
-    episode ends). There is no ``"t"``: a compiled program has no wall clock.
-    The table of the three shells in the docs' guide to JAX-native envs
-    (docs/guide/functional.md) lists these differences.
-
-    The state keeps, on the device:
-
-    * each environment's most recent finished episode with a validity mask
-      (:func:`last_episodes`), one elementwise pass per step;
-    * the last ``buffer_length`` finished episodes of the whole batch, newest
-      first, like Gymnasium's ``return_queue`` and ``length_queue``
-      (:func:`recent_episodes`), with ``buffer_length=n``. Finding them is a
-      top-k over the batch every step, about 3% of the six-wrapper CleanRL
-      step (4096 Pendulums, benchmark B4), so the functional default is 0: no
-      buffer (the stateful shells keep Gymnasium's 100);
-    * the number of episodes finished (:func:`episode_count`), a double-word
-      count that stays exact far past 2^24 episodes even in float32.
+    Each step adds ``info[stats_key] = {"r": return, "l": length}`` and the mask
+    ``info["_" + stats_key]`` (True where an episode ended), as Gymnasium does;
+    where the mask is False, ``r`` is NaN and ``l`` 0. There is no ``"t"``: a
+    compiled program has no wall clock. The state keeps each env's last episode
+    (:func:`last_episodes`), the episode count (:func:`episode_count`) and, with
+    ``buffer_length=n``, the batch's last ``n`` episodes (:func:`recent_episodes`;
+    a top-k every step, so the default is 0, no buffer).
 
     Args:
         env: A functional env (batched or not).
-        buffer_length: How many recent episodes the buffer keeps (default 0: none; see above).
+        buffer_length: How many recent episodes the buffer keeps (default 0: none).
         stats_key: The info key of the statistics (and ``"_" + stats_key`` of the mask).
         axis_name: A ``shard_map`` / ``pmap`` / ``vmap`` axis the batch is split
-            over. Every shard then holds the global episode count (the number
-            of episodes that ended is summed with ``psum``, typed replicated so
-            ``shard_map`` accepts ``P()`` out_specs for it) and the global
-            buffer (each step every shard offers its ``buffer_length`` newest
-            episodes, and the newest of all of them, in the global env order,
-            are kept); the per-env sums, ``info[stats_key]`` and
-            :func:`last_episodes` stay the shard's own.
+            over: every shard then holds the global episode count and buffer;
+            the per-env sums, ``info[stats_key]`` and :func:`last_episodes` stay
+            the shard's own.
 
     Example:
-        Two Pendulums with episodes of 5 steps: the return reported at the
-        end of an episode is the sum of its 5 rewards.
+        Two Pendulums with episodes of 5 steps: the return reported is the sum of
+        the 5 rewards.
 
         >>> import jax, jax.numpy as jnp, gymnax
         >>> import numpy as np
@@ -176,15 +142,6 @@ class RecordEpisodeStatistics(Wrapper):
         >>> np.asarray(returns)[:3].round(3), np.asarray(valid)[:3], float(F.episode_count(state))
         (array([-35.369,  -1.865,   0.   ], dtype=float32), array([ True,  True, False]), 2.0)
 
-        Split over an axis (here a ``vmap`` of three unbatched Pendulums),
-        each holds the count of all three:
-
-        >>> one = F.RecordEpisodeStatistics(F.from_gymnax(pendulum, params), axis_name="i")
-        >>> _, state = jax.vmap(one.reset)(jax.random.split(jax.random.key(0), 3))
-        >>> for _ in range(5):
-        ...     state = jax.vmap(one.step, axis_name="i")(state, jnp.ones((3, 1))).state
-        >>> np.asarray(F.episode_count(state))
-        array([3., 3., 3.], dtype=float32)
     """
 
     state_type = EpisodeStatisticsState
@@ -248,7 +205,7 @@ class RecordEpisodeStatistics(Wrapper):
             reduce=psum(self.axis_name),
             gather=all_gather(self.axis_name) if split and self.buffer_length else None,
         )
-        assert out is not None  # report=True (the default) always reports
+        assert out is not None
         info = {
             **info,
             key: {"r": jnp.where(out.done, out.returns, jnp.nan), "l": out.lengths},

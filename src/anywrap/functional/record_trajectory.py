@@ -1,7 +1,5 @@
-"""RecordHTML for jitted rollouts: collect the trajectory in the scan, write the report after.
-
-A ``jax.lax.scan`` that returns ``info["trajectory"]`` stacks the steps on the
-device; :func:`write_report` brings them to the host once.
+"""RecordHTML for jitted rollouts: a scan stacks ``info["trajectory"]`` on the device,
+:func:`write_report` brings it to the host once and writes the report.
 
 Example:
     >>> import jax, gymnax, tempfile
@@ -47,12 +45,8 @@ __all__ = ["RecordTrajectory", "Trajectory", "write_report"]
 
 
 class Trajectory(NamedTuple):
-    """One step of a rollout, as :class:`RecordTrajectory` reports it (stacked by a scan).
-
-    ``obs`` is the observation the action led to: under SAME_STEP autoreset,
-    on a step that ends an episode, the final observation
-    (``info["final_obs"]``), not the next episode's first.
-    """
+    """One step of a rollout, as :class:`RecordTrajectory` reports it; ``obs`` is the
+    observation the action led to (the final one where an episode ended)."""
 
     obs: Any
     action: Any
@@ -64,10 +58,7 @@ class Trajectory(NamedTuple):
 class RecordTrajectory(Wrapper):
     """Adds ``info["trajectory"]``, a :class:`Trajectory` of the step, for :func:`write_report`.
 
-    Stateless; place it outermost to record what the agent saw and did (the
-    observations after every wrapper below it, the action before them). On
-    an env that resets itself, taking the final observation makes XLA
-    compute it every step, a cost only a recorded rollout pays.
+    Place it outermost to record what the agent saw and did.
 
     Example:
         >>> import gymnax, jax, jax.numpy as jnp
@@ -82,8 +73,7 @@ class RecordTrajectory(Wrapper):
 
     def step(self, state: Any, action: Any) -> Step:
         s = self.env.step(state, action)
-        obs = s.obs
-        final = s.info.get("final_obs")
+        obs, final = s.obs, s.info.get("final_obs")
         if final is not None:
             obs = select_rows(jnp.logical_or(s.terminated, s.truncated), final, s.obs)
         traj = Trajectory(obs, action, s.reward, s.terminated, s.truncated)
@@ -116,28 +106,20 @@ def write_report(
 
     Args:
         path: The ``.html`` file to write.
-        trajectory: A stacked :class:`Trajectory` (or any object with the
-            fields ``obs``, ``action``, ``reward``, ``terminated``,
-            ``truncated``), with a leading time axis ``T``, then a batch
-            axis ``N`` for a batched env.
+        trajectory: A stacked :class:`Trajectory` (time axis ``T``, then batch axis ``N``).
         env: The functional env, for the report's env id and wrapper stack.
         initial_obs: The observation ``reset`` returned; it becomes row 0.
         info: Extra numbers to chart, ``{name: array (T,) or (T, N)}``.
-        frames: Frames you rendered yourself (a compiled program cannot
-            render): uint8 arrays ``(rows, H, W, 3)``, or ``(rows, N, H, W, 3)``
-            for a batch, one per row (``T`` rows, or ``T + 1`` with ``initial_obs``).
-        sub_envs: For a batch, which envs the report holds: a count (the
-            first ``k``) or indices. Default: the first four.
+        frames: Frames you rendered yourself, uint8 ``(rows, H, W, 3)`` or
+            ``(rows, N, H, W, 3)``, one per row (``T``, or ``T + 1`` with ``initial_obs``).
+        sub_envs: For a batch, which envs the report holds: a count or indices
+            (default: the first four).
         seed: The seed of the rollout, shown in the summary.
         env_id: Overrides the env id found from ``env``.
         title: The report's title; default the file name.
         fps: Playback speed at 1x.
         max_dims: Leaves with more values per env are charted as mean, min, max.
         frame_format, frame_quality, max_frame_side: As in :class:`anywrap.RecordHTML`.
-
-    Returns:
-        The path written. The trajectory reaches the host in one transfer
-        per field, here and nowhere else.
     """
     for name in ("obs", "action", "reward", "terminated", "truncated"):
         if not hasattr(trajectory, name):
@@ -180,13 +162,23 @@ def write_report(
         return np.concatenate([np.full((head, k), np.nan), a])
 
     rew, term, trunc = (per_env(v) for v in (traj.reward, traj.terminated, traj.truncated))
-    info_labels: list[str] = []
-    info_cols: list[np.ndarray] = []
-    for p, leaf in flatten_with_paths(_host(info or {})):
-        info_labels.append("info." + ".".join(str(q) for q in p))
-        info_cols.append(per_env(leaf))
+    leaves = flatten_with_paths(_host(info or {}))
+    info_labels = ["info." + ".".join(str(q) for q in p) for p, _ in leaves]
+    info_cols = [per_env(leaf) for _, leaf in leaves]
     info_arr = np.stack(info_cols, axis=-1) if info_cols else np.zeros((rows, k, 0))
-    track_frames = _frames(frames, rows, batch, select, frame_format, frame_quality, max_frame_side)
+    track_frames: list[list[bytes | None]] | None = None
+    mime = "image/webp"
+    if frames is not None:
+        encoder = FrameEncoder(frame_format, frame_quality, max_frame_side)
+        mime = encoder.mime
+        stack = [np.asarray(to_numpy(f)) for f in frames]
+        if len(stack) != rows:
+            raise ValueError(
+                f"write_report: expected {rows} frames (one per row), got {len(stack)}"
+            )
+        track_frames = [
+            [encoder.encode(f if batch is None else f[i]) for f in stack] for i in select
+        ]
     tracks = split_tracks(
         select,
         kind=kind,
@@ -217,29 +209,7 @@ def write_report(
         wall_time=None,
         first_step=0,
         steps=[max(0, r - head + 1) for r in range(rows)],
-        frame_mime=FrameEncoder(frame_format, frame_quality, max_frame_side).mime
-        if frames is not None
-        else "image/webp",
+        frame_mime=mime,
         notes=[] if frames is not None else ["no frames: a compiled rollout cannot render"],
     )
     return write_html(path, data)
-
-
-def _frames(
-    frames: Any,
-    rows: int,
-    batch: int | None,
-    select: list[int],
-    fmt: str,
-    quality: int,
-    max_side: int | None,
-) -> list[list[bytes | None]] | None:
-    if frames is None:
-        return None
-    encoder = FrameEncoder(fmt, quality, max_side)
-    stack = [np.asarray(to_numpy(f)) for f in frames]
-    if len(stack) != rows:
-        raise ValueError(f"write_report: expected {rows} frames (one per row), got {len(stack)}")
-    if batch is None:
-        return [[encoder.encode(f) for f in stack]]
-    return [[encoder.encode(f[i]) for f in stack] for i in select]

@@ -16,10 +16,8 @@ __all__ = ["RescaleAction"]
 
 
 class RescaleAction(Wrapper):
-    """Affinely rescale a Box action space to ``[min_action, max_action]``: the env gets
-    ``(action - c) / g``.
-
-    Same arguments, space and numbers as :class:`anywrap.RescaleAction`.
+    """Affinely rescale a Box action space to ``[min_action, max_action]``, as
+    :class:`anywrap.RescaleAction` does.
 
     Example:
         >>> import jax, gymnax

@@ -16,10 +16,8 @@ __all__ = ["RescaleObservation"]
 
 
 class RescaleObservation(ObservationMap):
-    """Affinely rescale a Box observation to ``[min_obs, max_obs]``: ``g * obs + c``.
-
-    Same arguments, space and numbers as :class:`anywrap.RescaleObservation`;
-    ``info["final_obs"]`` is rescaled too.
+    """Affinely rescale a Box observation to ``[min_obs, max_obs]``, as
+    :class:`anywrap.RescaleObservation` does.
 
     Example:
         >>> import jax, gymnax

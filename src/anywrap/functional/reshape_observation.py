@@ -16,9 +16,7 @@ __all__ = ["ReshapeObservation"]
 
 
 class ReshapeObservation(ObservationMap):
-    """Reshape every Box observation (and ``info["final_obs"]``) to ``shape``.
-
-    Same arguments and space as :class:`anywrap.ReshapeObservation`.
+    """Reshape every Box observation to ``shape``, as :class:`anywrap.ReshapeObservation`.
 
     Example:
         >>> import jax, gymnax

@@ -13,28 +13,20 @@ __all__ = ["ResizeObservation"]
 
 
 class ResizeObservation(ObservationMap):
-    """Resize image observations to ``shape`` (OpenCV's ``INTER_AREA`` filter
-    within 1 by default, or ``interpolation="bilinear"``), jittable.
-
-    Same arguments and spaces as :class:`anywrap.ResizeObservation`.
+    """Resize image observations to ``shape``, as :class:`anywrap.ResizeObservation` does.
 
     Example:
-        >>> import jax, jax.numpy as jnp, gymnasium as gym
-        >>> from gymnasium.vector import AutoresetMode
+        >>> import jax, jax.numpy as jnp, gymnasium as gym, gymnax
         >>> from anywrap import functional as F
-        >>> class Ramp:  # two envs, each a 4x6 gray frame whose columns go 0, 50, ..., 250
-        ...     observation_space = gym.spaces.Box(0, 255, (4, 6), "uint8")
-        ...     action_space = gym.spaces.Discrete(2)
-        ...     num_envs, autoreset_mode = 2, AutoresetMode.DISABLED
-        ...     frame = jnp.broadcast_to(jnp.arange(0, 300, 50, dtype=jnp.uint8), (2, 4, 6))
-        ...     def reset(self, key):
-        ...         return self.frame, jnp.zeros((), jnp.int32)
-        ...     def step(self, t, action):
-        ...         no = jnp.zeros(2, bool)
-        ...         return F.Step(self.frame, t + 1, jnp.zeros(2), no, no, {})
-        >>> env = F.ResizeObservation(Ramp(), (2, 3))
+        >>> ramp = jnp.broadcast_to(jnp.arange(0, 300, 50, dtype=jnp.uint8), (4, 6))
+        >>> pixels = F.TransformObservation(  # every observation that one 4x6 gray frame
+        ...     F.from_gymnax(gymnax.make("Pendulum-v1")[0]),
+        ...     lambda obs: ramp,
+        ...     gym.spaces.Box(0, 255, (4, 6), "uint8"),
+        ... )
+        >>> env = F.ResizeObservation(pixels, (2, 3))
         >>> obs, _ = env.reset(jax.random.key(0))
-        >>> env.observation_space, obs[0].tolist()  # each pixel the mean of a 2x2 block
+        >>> env.observation_space, obs.tolist()  # each pixel the mean of a 2x2 block
         (Box(0, 255, (2, 3), uint8), [[25, 125, 225], [25, 125, 225]])
     """
 

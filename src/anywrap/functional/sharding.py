@@ -1,30 +1,5 @@
-"""Where each part of a functional stack's state lives when the batch is split over devices.
-
-Read from each wrapper's ``state_type``, ``global_fields`` and ``per_env_fields``
-(:class:`~anywrap.functional.Wrapper`): :func:`shard_specs` for ``shard_map``;
-:func:`global_entries` and :func:`with_global_entries` for the checkpoints.
-
-Example:
-    >>> import jax, gymnax
-    >>> from jax.sharding import PartitionSpec as P
-    >>> from anywrap import functional as F
-    >>> env = F.VmapWrapper(F.from_gymnax(gymnax.make("Pendulum-v1")[0]), 4)
-    >>> env = F.NormalizeReward(F.NormalizeObservation(env))
-    >>> _, state = env.reset(jax.random.key(0))
-    >>> specs = F.shard_specs(env, state, "d")
-    >>> specs.returns.accumulated == P("d"), specs.returns.rms.var == P()  # per env, global
-    (True, True)
-    >>> for key in sorted(global_entries("example", env, state)):  # what a checkpoint holds
-    ...     print(key)
-    0.NormalizeReward.returns.rms.count
-    0.NormalizeReward.returns.rms.count_lo
-    0.NormalizeReward.returns.rms.mean
-    0.NormalizeReward.returns.rms.var
-    1.NormalizeObservation.obs_stats.count
-    1.NormalizeObservation.obs_stats.count_lo
-    1.NormalizeObservation.obs_stats.mean
-    1.NormalizeObservation.obs_stats.var
-"""
+"""Where each part of a functional stack's state lives when the batch is split over devices,
+read from each wrapper's declarations: for ``shard_map`` and for the checkpoints."""
 
 from __future__ import annotations
 
@@ -39,8 +14,7 @@ from .core import AxisName, FunctionalEnv, Wrapper, batch_ndim
 
 __all__ = ["global_entries", "shard_specs", "with_global_entries", "writes_checkpoints"]
 
-_PER_ENV = ""
-"""The label of a leaf with one row per env (a global leaf's label is its checkpoint key)."""
+_PER_ENV = ""  # the label of a leaf with one row per env; a global leaf's is its key
 
 
 def _state_types() -> set[type]:
@@ -56,7 +30,7 @@ def _state_types() -> set[type]:
 
 def _place(owner: str, wrapper: Wrapper, prefix: str, full: str) -> str:
     """The label of the leaf at ``full`` (a dotted path) in ``wrapper``'s state."""
-    w = wrapper  # the declarations as the instance has them (AutoReset's depend on a flag)
+    w = wrapper  # the instance's declarations (AutoReset's depend on a flag)
     hits = [
         is_global
         for is_global, declared in ((True, w.global_fields), (False, w.per_env_fields))
@@ -84,12 +58,8 @@ def _field_labels(owner: str, wrapper: Wrapper, prefix: str, name: str, value: A
 
 
 def _labels(owner: str, env: Any, state: Any, depth: int = 0) -> Any:
-    """A tree shaped like ``state``: each global leaf's checkpoint key, ``""`` for the rest.
-
-    Walks ``env``'s wrappers down to the one that makes the batch, if any: below
-    it (under a ``VmapWrapper``) and in the env's own state every leaf has one
-    row per env.
-    """
+    """A tree shaped like ``state``: each global leaf's checkpoint key, ``""`` for the rest
+    (everything below the wrapper that makes the batch, and the env's own state)."""
     while isinstance(env, Wrapper):
         if batch_ndim(env) and not batch_ndim(env.env):
             return jax.tree.map(lambda _: _PER_ENV, state)  # VmapWrapper: rows below
@@ -104,15 +74,15 @@ def _labels(owner: str, env: Any, state: Any, depth: int = 0) -> Any:
                 f"{type(state).__name__}: a state of another stack?"
             )
         prefix = f"{depth}.{type(env).__name__}"
-        labels = {}
-        for name in state._fields:
-            if name == "inner":
-                labels[name] = _labels(owner, env.env, state.inner, depth + 1)
-                continue
-            labels[name] = _field_labels(owner, env, prefix, name, getattr(state, name))
-        return kind(**labels)
-    # An object that is no anywrap wrapper ends the walk: statistics of a
-    # wrapper below it would be taken as per env, silently. Refuse instead.
+        return kind(
+            **{
+                name: _labels(owner, env.env, value, depth + 1)
+                if name == "inner"
+                else _field_labels(owner, env, prefix, name, value)
+                for name, value in zip(state._fields, state)
+            }
+        )
+    # Not an anywrap wrapper: statistics below it would be taken as per env, silently.
     kinds = tuple(_state_types())
     hidden = [
         type(x).__name__
@@ -131,20 +101,10 @@ def _labels(owner: str, env: Any, state: Any, depth: int = 0) -> Any:
 def shard_specs(env: FunctionalEnv, state: Any, axis_name: AxisName) -> Any:
     """The ``PartitionSpec`` of every leaf of ``state`` for a batch split over ``axis_name``.
 
-    ``P()`` (replicated) for the statistics of the whole batch: the moments of
-    ``NormalizeObservation`` and ``NormalizeReward``, and the episode count
-    and recent-episode buffer of ``RecordEpisodeStatistics``. ``P(axis_name)``
-    (split on axis 0) for the rest, which has one row per env: running
-    returns, episode clocks, the env's own state. Use the tree as
-    ``shard_map``'s ``in_specs`` / ``out_specs`` for the state, or make
-    ``NamedSharding`` s of it for ``jax.jit`` and ``jax.device_put``. With
-    ``shard_map``, give the statistics wrappers ``axis_name`` too, so that
-    every shard holds the global statistics (JAX's replication check then
-    accepts ``P()``).
-
-    The placement comes from each wrapper's own declaration
-    (:class:`~anywrap.functional.Wrapper`'s ``global_fields`` and
-    ``per_env_fields``), so a new wrapper or field needs no list of names.
+    ``P()`` (replicated) for the statistics of the whole batch (each wrapper's
+    ``global_fields``), ``P(axis_name)`` for the rest, which has one row per env.
+    With ``shard_map``, give the statistics wrappers ``axis_name`` too, so that
+    every shard holds the global statistics.
 
     Args:
         env: A batched functional stack (``num_envs`` set).
@@ -152,17 +112,13 @@ def shard_specs(env: FunctionalEnv, state: Any, axis_name: AxisName) -> Any:
         axis_name: The mesh axis (or tuple of axes) the batch is split over.
 
     Raises:
-        ValueError: ``env`` is unbatched, ``state`` is not of ``env``'s stack,
-            or a per-env part has no batch axis 0 (a batched ``from_gymnax``
-            keeps one key for the whole batch, and ``FrameStackObservation``
-            or ``StickyAction`` over a batch keep batch-wide arrays: put
-            them below a ``VmapWrapper`` to split them).
+        ValueError: ``env`` is unbatched, ``state`` is not of ``env``'s stack, or a
+            per-env part has no batch axis 0 (build it below a ``VmapWrapper``).
         TypeError: a wrapper's state holds a field it does not declare.
 
     Example:
-        A stack over 8 Pendulums, placed for a batch split over the mesh axis
-        ``"d"``. The state's shape comes from the same stack without the axis
-        (``psum`` needs the mapped axis, which only ``shard_map`` binds):
+        The state's shape comes from the stack without the axis, which only
+        ``shard_map`` binds:
 
         >>> import jax, gymnax
         >>> from jax.sharding import PartitionSpec as P
@@ -188,7 +144,7 @@ def shard_specs(env: FunctionalEnv, state: Any, axis_name: AxisName) -> Any:
         )
     labels = _labels(owner, env, state)
     n = env.num_envs
-    if n is None:  # a batch whose size its reset keys set (from_brax): read it off the state
+    if n is None:  # its reset keys set it (from_brax): read it off the state
         rows = [
             tuple(getattr(x, "shape", ()))[:1]
             for x, label in zip(jax.tree.leaves(state), jax.tree.leaves(labels), strict=True)
@@ -213,15 +169,14 @@ def shard_specs(env: FunctionalEnv, state: Any, axis_name: AxisName) -> Any:
 
 
 def writes_checkpoints() -> bool:
-    """Whether this process writes a functional stack's checkpoint: JAX process 0 does
-    (the statistics are replicated, so every process holds the same)."""
+    """Whether this process writes a functional stack's checkpoint (the statistics are
+    replicated: process 0 does)."""
     return bool(jax.process_index() == 0)
 
 
 def global_entries(owner: str, env: Any, state: Any) -> dict[str, Any]:
-    """The statistics of the whole batch in ``state``, by checkpoint key
-    (``depth.Wrapper.field``, ``depth`` counting every wrapper from the outermost),
-    outermost wrapper first."""
+    """The statistics of the whole batch in ``state`` by checkpoint key
+    (``depth.Wrapper.field``), outermost wrapper first."""
     labels = jax.tree.leaves(_labels(owner, env, state))
     found = [(k, v) for k, v in zip(labels, jax.tree.leaves(state)) if k]
     return dict(sorted(found, key=lambda kv: int(kv[0].partition(".")[0])))
@@ -229,8 +184,7 @@ def global_entries(owner: str, env: Any, state: Any) -> dict[str, Any]:
 
 def with_global_entries(owner: str, env: Any, state: Any, values: dict[str, np.ndarray]) -> Any:
     """``state`` with its statistics replaced by ``values`` (host arrays by checkpoint
-    key, checked), each placed as the leaf it replaces: on its devices, with its
-    sharding (every process builds its own shards, with no collective)."""
+    key), each placed with the sharding of the leaf it replaces."""
 
     def put(label: str, leaf: Any) -> Any:
         if not label:

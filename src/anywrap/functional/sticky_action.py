@@ -23,20 +23,16 @@ class StickyActionState(NamedTuple):
 
     inner: Any
     sticky: StickyState
-    key: jax.Array
-    """Raw ``threefry2x32`` key data (two ``uint32`` words)."""
+    key: jax.Array  # raw threefry2x32 key data
 
 
 class StickyAction(Wrapper):
     """With probability ``repeat_action_probability`` the env gets the previous action again,
     for a run of ``repeat_action_duration`` steps (an int or an inclusive range).
 
-    The key comes from ``reset(key)``: it is split into the env's and the
-    wrapper's, so a rollout is reproducible from that one key (and the env
-    sees another reset key than it would unwrapped). Given a batch of keys (one
-    per env, as Brax's trainers pass them), each is split, and the wrapper
-    draws from the first env's. In SAME_STEP mode an environment forgets its
-    last action when its episode ends.
+    ``reset(key)`` splits the key into the env's and the wrapper's (of a batch of
+    keys, the wrapper draws from the first env's). In SAME_STEP mode an env
+    forgets its last action when its episode ends.
 
     Example:
         >>> import jax, gymnax
@@ -70,7 +66,7 @@ class StickyAction(Wrapper):
 
     def reset(self, key: jax.Array) -> tuple[Any, Any]:
         key, mine = split_key(key)
-        if is_key_batch(mine):  # a batch of keys: the draws come from the first env's
+        if is_key_batch(mine):
             mine = mine[0]
         obs, inner = self.env.reset(key)
         batch = batch_shape(self.env, obs)

@@ -26,12 +26,8 @@ class TimeAwareObservationState(NamedTuple):
 
 
 class TimeAwareObservation(Wrapper):
-    """Add each environment's episode step count to its observation.
-
-    The arguments are Gymnasium's; ``max_timesteps`` comes from a
-    :class:`TimeLimit` below in the stack, or is given. In SAME_STEP mode the
-    new episode's observation shows time 0 and ``info["final_obs"]`` the old
-    episode's last count.
+    """Add each environment's episode step count to its observation, as Gymnasium does;
+    ``max_timesteps`` is given or read from a :class:`TimeLimit` below.
 
     Example:
         >>> import jax, jax.numpy as jnp

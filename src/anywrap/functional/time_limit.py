@@ -27,11 +27,8 @@ class TimeLimitState(NamedTuple):
 class TimeLimit(Wrapper):
     """Truncate each environment's episode once it has taken ``max_episode_steps`` steps.
 
-    Place it below :class:`~anywrap.functional.AutoReset`, over an env that
-    does not reset itself, e.g.
-    ``AutoReset(TimeLimit(from_func_env(env), 500))``: the autoreset then
-    starts a new episode (and a new count) wherever the limit truncates. Over
-    an env that resets itself it is refused.
+    Place it below :class:`~anywrap.functional.AutoReset`, over an env that does
+    not reset itself.
 
     Example:
         >>> import jax, jax.numpy as jnp

@@ -15,7 +15,7 @@ __all__ = ["TransformObservation"]
 
 
 class TransformObservation(ObservationMap):
-    """Apply a pure function ``func`` to every observation (and ``info["final_obs"]``).
+    """Apply a pure function ``func`` to every observation.
 
     Example:
         >>> import jax, jax.numpy as jnp, gymnax

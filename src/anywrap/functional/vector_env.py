@@ -26,16 +26,11 @@ __all__ = ["FunctionalVectorEnv", "to_vector_env"]
 
 
 class FunctionalVectorEnv(gym.vector.VectorEnv):
-    """Gymnasium's vector API over a batched functional env.
+    """Gymnasium's vector API over a batched functional env (see :func:`to_vector_env`).
 
-    Observations, rewards and flags are JAX arrays on the env's device. The
-    autoreset mode is the env's (SAME_STEP after :class:`AutoReset`, gymnax or
-    Brax's autoreset); in SAME_STEP mode ``info["final_obs"]`` holds the last
-    observation of every env with the mask ``info["_final_obs"]``.
-
-    ``reset`` starts every env and every wrapper statistic afresh (the
-    functional state is rebuilt); ``options={"reset_mask": ...}`` is not
-    supported. The functional state is ``self.state``.
+    Arrays are JAX arrays on the env's device; in SAME_STEP mode ``info["final_obs"]``
+    comes with the mask ``info["_final_obs"]``. ``reset`` starts every wrapper
+    statistic afresh; the functional state is ``self.state``.
     """
 
     def __init__(self, env: FunctionalEnv, *, seed: int | None = None) -> None:
@@ -102,9 +97,6 @@ class FunctionalVectorEnv(gym.vector.VectorEnv):
 
 
 def to_vector_env(env: FunctionalEnv, *, seed: int | None = None) -> FunctionalVectorEnv:
-    """Wrap a batched functional env as a Gymnasium ``VectorEnv`` (one jitted call per step).
-
-    ``metadata["autoreset_mode"]`` is the env's autoreset mode, so
-    ``anywrap.vector`` shells and any Gymnasium code handle episode ends right.
-    """
+    """Wrap a batched functional env as a Gymnasium ``VectorEnv`` (one jitted call per
+    step) whose ``metadata["autoreset_mode"]`` is the env's."""
     return FunctionalVectorEnv(env, seed=seed)

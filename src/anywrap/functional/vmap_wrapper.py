@@ -14,16 +14,10 @@ __all__ = ["VmapWrapper"]
 class VmapWrapper(Wrapper):
     """A batch of ``num_envs`` copies of an unbatched env, stepped with one ``jax.vmap``.
 
-    ``reset(key)`` splits ``key`` into ``num_envs`` keys; it also accepts a
-    batch of keys (one per env, any count), which is how a shard of the batch
-    is reset inside ``shard_map``.
-
-    Wrappers applied *outside* a VmapWrapper see the whole batch, so their
-    statistics are shared by all its environments.
+    ``reset`` splits ``key`` into ``num_envs`` keys, or takes a batch of keys (a
+    shard's, in ``shard_map``). Wrappers over it see the whole batch.
 
     Example:
-        Three CartPoles, each reset from its own key:
-
         >>> import jax, gymnax
         >>> import numpy as np
         >>> from anywrap import functional as F
