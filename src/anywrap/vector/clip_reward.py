@@ -1,31 +1,18 @@
 """ClipReward for vector envs."""
 
-from __future__ import annotations
-
-from functools import partial
-from typing import Any
-
-import gymnasium as gym
-from gymnasium.vector import VectorEnv, VectorRewardWrapper
-
-from anywrap.shell.arrays import check_reward_bounds, reward_bound
-from anywrap.shell.checks import check_env_kind
 from anywrap.shell.maps import VectorRewardMap
-from anywrap.transforms.clip_reward import clip_reward
+from anywrap.wrappers.clip_reward import init_clip_reward
 
 __all__ = ["ClipReward"]
-
-_NAME = "anywrap.vector.ClipReward"
 
 
 class ClipReward(VectorRewardMap):
     """Clips each sub-env's reward to ``[min_reward, max_reward]``, in the rewards' library.
 
     Drop-in for :class:`gymnasium.wrappers.vector.ClipReward`; see
-    :class:`anywrap.ClipReward`. The rewards keep their dtype (Gymnasium writes
-    the clipped values back into the reward array), and are never written in
-    place here. One transform call per batch, where Gymnasium loops over the
-    sub-envs.
+    :class:`anywrap.ClipReward`. The rewards keep their dtype, as in Gymnasium
+    (which writes the clipped values back into the reward array; never done
+    in place here).
 
     Example:
         >>> import gymnasium as gym
@@ -40,12 +27,4 @@ class ClipReward(VectorRewardMap):
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    def __init__(self, env: VectorEnv, min_reward: Any = None, max_reward: Any = None) -> None:
-        """Wrap ``env``; ``min_reward`` / ``max_reward``: numbers, arrays or ``None``."""
-        gym.utils.RecordConstructorArgs.__init__(self, min_reward=min_reward, max_reward=max_reward)
-        check_env_kind(self, env)
-        check_reward_bounds(_NAME, min_reward, max_reward)
-        VectorRewardWrapper.__init__(self, env)
-        self.min_reward, self.max_reward = min_reward, max_reward
-        bounds = reward_bound(min_reward), reward_bound(max_reward)
-        self._set_map(_NAME, partial(clip_reward, keep_dtype=True), None, *bounds)
+    __init__ = init_clip_reward

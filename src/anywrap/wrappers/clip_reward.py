@@ -1,19 +1,32 @@
-"""ClipReward for a single env."""
+"""ClipReward for a single env, and the constructor both shells share."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import gymnasium as gym
 
 from anywrap.shell.arrays import check_reward_bounds, reward_bound
-from anywrap.shell.checks import check_env_kind
+from anywrap.shell.checks import check_env_kind, wrapper_name
 from anywrap.shell.maps import RewardMap
 from anywrap.transforms.clip_reward import clip_reward
+from anywrap.wrappers._shared import batch_shape, wrap
 
 __all__ = ["ClipReward"]
 
-_NAME = "anywrap.ClipReward"
+
+def init_clip_reward(self: Any, env: Any, min_reward: Any = None, max_reward: Any = None) -> None:
+    """Wrap ``env``; ``min_reward`` / ``max_reward``: numbers, arrays or ``None``."""
+    gym.utils.RecordConstructorArgs.__init__(self, min_reward=min_reward, max_reward=max_reward)
+    check_env_kind(self, env)
+    check_reward_bounds(wrapper_name(self), min_reward, max_reward)
+    wrap(self, env)
+    self.min_reward, self.max_reward = min_reward, max_reward
+    bounds = reward_bound(min_reward), reward_bound(max_reward)
+    # Gymnasium's vector wrapper writes the clipped values back into the reward array
+    fn = partial(clip_reward, keep_dtype=True) if batch_shape(self, env) else clip_reward
+    self._set_map(wrapper_name(self), fn, None, *bounds)
 
 
 class ClipReward(RewardMap):
@@ -21,11 +34,10 @@ class ClipReward(RewardMap):
 
     .. math:: r' = \\min(\\max(r, \\text{min\\_reward}), \\text{max\\_reward})
 
-    Drop-in for :class:`gymnasium.wrappers.ClipReward`: same arguments,
-    errors and numbers (NumPy's ``np.clip``, so a Python float reward comes
-    back as ``np.float64``; a bound given as an array promotes the reward's
-    dtype as ``np.clip`` does). Either bound may be ``None``, not both. A
-    tensor reward is clipped on its device.
+    Drop-in for :class:`gymnasium.wrappers.ClipReward`: same arguments, errors
+    and numbers (NumPy's ``np.clip``: a Python float reward comes back as
+    ``np.float64``, and an array bound promotes the reward's dtype). Either
+    bound may be ``None``, not both.
 
     Example:
         >>> import gymnasium as gym
@@ -39,12 +51,4 @@ class ClipReward(RewardMap):
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    def __init__(self, env: gym.Env, min_reward: Any = None, max_reward: Any = None) -> None:
-        """Wrap ``env``; ``min_reward`` / ``max_reward``: numbers, arrays or ``None``."""
-        gym.utils.RecordConstructorArgs.__init__(self, min_reward=min_reward, max_reward=max_reward)
-        check_env_kind(self, env)
-        check_reward_bounds(_NAME, min_reward, max_reward)
-        gym.RewardWrapper.__init__(self, env)
-        self.min_reward, self.max_reward = min_reward, max_reward
-        bounds = reward_bound(min_reward), reward_bound(max_reward)
-        self._set_map(_NAME, clip_reward, None, *bounds)
+    __init__ = init_clip_reward

@@ -1,4 +1,4 @@
-"""DtypeObservation for a single env."""
+"""DtypeObservation for a single env, and the constructor both shells share."""
 
 from __future__ import annotations
 
@@ -9,13 +9,23 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap.shell.arrays import dtype_space
-from anywrap.shell.checks import check_env_kind
+from anywrap.shell.checks import check_env_kind, wrapper_name
 from anywrap.shell.maps import ObservationMap
 from anywrap.transforms.dtype_observation import cast
+from anywrap.wrappers._shared import single_space, wrap
 
 __all__ = ["DtypeObservation"]
 
-_NAME = "anywrap.DtypeObservation"
+
+def init_dtype_observation(self: Any, env: Any, dtype: Any) -> None:
+    """Wrap ``env``; ``dtype``: a NumPy dtype, scalar type or name."""
+    gym.utils.RecordConstructorArgs.__init__(self, dtype=dtype)
+    check_env_kind(self, env)
+    name = wrapper_name(self)
+    space = dtype_space(name, single_space(self, env), dtype)
+    wrap(self, env, space)
+    self.dtype = dtype
+    self._set_map(name, partial(cast, dtype=np.dtype(space.dtype).name), None)
 
 
 class DtypeObservation(ObservationMap):
@@ -23,8 +33,7 @@ class DtypeObservation(ObservationMap):
 
     Drop-in for :class:`gymnasium.wrappers.DtypeObservation`: same argument,
     spaces (a Discrete space becomes a 0-d Box, a MultiBinary one a Box) and
-    numbers. On a library without float64 (JAX without x64) a float64 cast
-    gives float32.
+    numbers. Without float64 (JAX without x64) a float64 cast gives float32.
 
     Example:
         >>> import numpy as np
@@ -39,12 +48,4 @@ class DtypeObservation(ObservationMap):
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    def __init__(self, env: gym.Env, dtype: Any) -> None:
-        """Wrap ``env``; ``dtype``: a NumPy dtype, scalar type or name."""
-        gym.utils.RecordConstructorArgs.__init__(self, dtype=dtype)
-        check_env_kind(self, env)
-        space = dtype_space(_NAME, env.observation_space, dtype)
-        gym.ObservationWrapper.__init__(self, env)
-        self.dtype = dtype
-        self.observation_space = space
-        self._set_map(_NAME, partial(cast, dtype=np.dtype(space.dtype).name), None)
+    __init__ = init_dtype_observation

@@ -1,4 +1,4 @@
-"""FlattenObservation for a single env."""
+"""FlattenObservation for a single env, and what both shells share."""
 
 from __future__ import annotations
 
@@ -6,26 +6,54 @@ from functools import partial
 from typing import Any
 
 import gymnasium as gym
+import numpy as np
 
-from anywrap.shell.checks import check_env_kind
+from anywrap.shell.checks import check_env_kind, wrapper_name
 from anywrap.shell.maps import ObservationMap
 from anywrap.shell.spaces import ObservationCheck
-from anywrap.transforms.flatten_observation import flatten_observation, flatten_plan
+from anywrap.transforms.dtype_observation import cast
+from anywrap.transforms.flatten_observation import FlatPlan, flatten_observation, flatten_plan
+from anywrap.wrappers._shared import batch_shape, single_space, wrap
 
 __all__ = ["FlattenObservation"]
+
+
+def _flatten_batch(obs: Any, plan: FlatPlan, dtype: str) -> Any:
+    return cast(flatten_observation(obs, plan, batch_ndim=1), dtype)
+
+
+def init_flatten_observation(self: Any, env: Any) -> None:
+    """Wrap ``env``."""
+    gym.utils.RecordConstructorArgs.__init__(self)
+    check_env_kind(self, env)
+    name, single = wrapper_name(self), single_space(self, env)
+    plan = flatten_plan(single, name)
+    space = gym.spaces.utils.flatten_space(single)
+    wrap(self, env, space)
+    fn = partial(flatten_observation, plan=plan)
+    if batch_shape(self, env):  # Gymnasium's vector wrapper gives the space's dtype
+        fn = partial(_flatten_batch, plan=plan, dtype=np.dtype(space.dtype).name)
+    self._set_map(name, fn, None)
+
+
+def mapped_or_explained(self: Any, x: Any) -> Any:
+    """``x`` flattened; on failure, an error that says how ``x`` differs from the space."""
+    try:
+        return self._map(x)
+    except (KeyError, IndexError, TypeError):  # say what differs from the space
+        batch = batch_shape(self, self.env)
+        ObservationCheck(wrapper_name(self), single_space(self, self.env), *batch)(x)
+        raise
 
 
 class FlattenObservation(ObservationMap):
     """Flattens every observation into one 1-D array, in the observation's library.
 
     Drop-in for :class:`gymnasium.wrappers.FlattenObservation` for Box,
-    Discrete (one-hot), MultiDiscrete (one-hot per component), MultiBinary,
-    and Dict / Tuple spaces of them: the space is
-    ``gymnasium.spaces.utils.flatten_space``'s and the values those of
-    ``gymnasium.spaces.utils.flatten``, dtypes included (a Box leaf takes its
-    space's dtype, and joined leaves take NumPy's common dtype). Spaces that
-    Gymnasium does not flatten to one array (Graph, Sequence, Text) are
-    refused.
+    Discrete (one-hot), MultiDiscrete, MultiBinary, and Dict / Tuple spaces of
+    them: the space and values are those of ``gymnasium.spaces.utils``'s
+    ``flatten_space`` and ``flatten``, dtypes included. Spaces that Gymnasium
+    does not flatten to one array (Graph, Sequence, Text) are refused.
 
     Example:
         >>> import gymnasium as gym
@@ -41,19 +69,5 @@ class FlattenObservation(ObservationMap):
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    def __init__(self, env: gym.Env) -> None:
-        """Wrap ``env``."""
-        gym.utils.RecordConstructorArgs.__init__(self)
-        check_env_kind(self, env)
-        plan = flatten_plan(env.observation_space, "anywrap.FlattenObservation")
-        gym.ObservationWrapper.__init__(self, env)
-        self.observation_space = gym.spaces.utils.flatten_space(env.observation_space)
-        self._set_map("anywrap.FlattenObservation", partial(flatten_observation, plan=plan), None)
-
-    def observation(self, observation: Any) -> Any:
-        """The observation flattened."""
-        try:
-            return self._map(observation)
-        except (KeyError, IndexError, TypeError):  # say what differs from the space
-            ObservationCheck("anywrap.FlattenObservation", self.env.observation_space)(observation)
-            raise
+    __init__ = init_flatten_observation
+    _mapped = mapped_or_explained

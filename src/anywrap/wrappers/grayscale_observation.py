@@ -1,16 +1,42 @@
-"""GrayscaleObservation for a single env."""
+"""GrayscaleObservation for a single env, and what both image maps share."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import gymnasium as gym
 
-from anywrap.shell.checks import check_env_kind
-from anywrap.shell.images import frames_check, grayscale_map
+from anywrap.shell.checks import autoreset_mode, check_env_kind, wrapper_name
+from anywrap.shell.images import ImageMap, frames_check, grayscale_map
 from anywrap.shell.maps import ObservationMap
+from anywrap.wrappers._shared import batch_shape, single_space, wrap
 
 __all__ = ["GrayscaleObservation"]
 
-_NAME = "anywrap.GrayscaleObservation"
+
+def set_image_map(self: Any, env: Any, image: ImageMap) -> None:
+    """Wrap ``env`` with the checked image map ``image`` (Grayscale or Resize, single or
+    vector; a vector one checks each of Gymnasium's final observations too)."""
+    name, batch = wrapper_name(self), batch_shape(self, env)
+    wrap(self, env, image.space)
+    self._image = image
+    self._set_map(name, image.fn, frames_check(name, (*batch, *image.in_shape)))
+    if batch:
+        autoreset_mode(name, env)
+        self._check_entry = frames_check(name, image.in_shape, "final observations")
+
+
+def init_grayscale_observation(self: Any, env: Any, keep_dim: bool = False) -> None:
+    """Wrap ``env``, whose observation space is a uint8 ``(H, W, 3)`` Box with bounds 0 to 255.
+
+    Args:
+        env: The env to wrap.
+        keep_dim: Keep a channel axis of size 1 (``(H, W, 1)``).
+    """
+    gym.utils.RecordConstructorArgs.__init__(self, keep_dim=keep_dim)
+    check_env_kind(self, env)
+    set_image_map(self, env, grayscale_map(wrapper_name(self), single_space(self, env), keep_dim))
+    self.keep_dim = keep_dim
 
 
 class GrayscaleObservation(ObservationMap):
@@ -19,10 +45,8 @@ class GrayscaleObservation(ObservationMap):
     .. math:: y = \\lfloor 0.2125 r + 0.7154 g + 0.0721 b \\rfloor
 
     Drop-in for :class:`gymnasium.wrappers.GrayscaleObservation`: same
-    arguments, spaces and numbers, bit for bit on every backend (Gymnasium
-    truncates a float64 sum; see :mod:`anywrap.transforms.grayscale_observation`
-    for how the same numbers come out of float32-only backends). ``keep_dim``
-    keeps a channel axis of size 1. On JAX each call is one compiled program.
+    arguments, spaces and numbers, bit for bit on every backend (see
+    :mod:`anywrap.transforms.grayscale_observation`).
 
     Example:
         >>> import ale_py, gymnasium as gym
@@ -39,17 +63,4 @@ class GrayscaleObservation(ObservationMap):
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    def __init__(self, env: gym.Env, keep_dim: bool = False) -> None:
-        """Wrap ``env``, whose observation space is a uint8 ``(H, W, 3)`` Box with bounds 0 to 255.
-
-        Args:
-            env: The env to wrap.
-            keep_dim: Keep a channel axis of size 1 (``(H, W, 1)``).
-        """
-        gym.utils.RecordConstructorArgs.__init__(self, keep_dim=keep_dim)
-        check_env_kind(self, env)
-        self._image = grayscale_map(_NAME, env.observation_space, keep_dim)
-        gym.ObservationWrapper.__init__(self, env)
-        self.observation_space = self._image.space
-        self.keep_dim = keep_dim
-        self._set_map(_NAME, self._image.fn, frames_check(_NAME, self._image.in_shape))
+    __init__ = init_grayscale_observation

@@ -1,20 +1,35 @@
-"""RescaleAction for a single env."""
+"""RescaleAction for a single env, and the constructor both shells share."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import gymnasium as gym
+import numpy as np
 
 from anywrap.shell.actions import ActionBounds
 from anywrap.shell.arrays import rescaled_box
-from anywrap.shell.checks import check_env_kind
+from anywrap.shell.checks import check_env_kind, wrapper_name
 from anywrap.shell.maps import ActionMap
 from anywrap.transforms.rescale import affine_inverse
+from anywrap.wrappers._shared import batch_shape, single_space, wrap
 
 __all__ = ["RescaleAction"]
 
-_NAME = "anywrap.RescaleAction"
+
+def init_rescale_action(self: Any, env: Any, min_action: Any, max_action: Any) -> None:
+    """Wrap ``env`` (a Box action space); ``min_action`` / ``max_action``: numbers or arrays."""
+    gym.utils.RecordConstructorArgs.__init__(self, min_action=min_action, max_action=max_action)
+    check_env_kind(self, env)
+    name, batch = wrapper_name(self), batch_shape(self, env)
+    single = single_space(self, env, "action")
+    box, gradient, intercept = rescaled_box(name, single, min_action, max_action, "action")
+    wrap(self, env, action_space=box)
+    self._bounds = ActionBounds(self, box, batch)
+    # Gymnasium's vector wrapper writes each action into an array of the env's dtype
+    fn = partial(affine_inverse, dtype=np.dtype(single.dtype).name) if batch else affine_inverse
+    self._set_map(name, fn, None, gradient, intercept)
 
 
 class RescaleAction(ActionMap):
@@ -24,14 +39,12 @@ class RescaleAction(ActionMap):
 
     .. math:: a_{env} = (a - c) / g
 
-    with the gradient ``g`` and intercept ``c`` that map the env's Box onto
-    the new bounds (see :mod:`anywrap.transforms.rescale`), computed as
-    Gymnasium computes them, so that on NumPy the env gets the same bits.
-    Drop-in for :class:`gymnasium.wrappers.RescaleAction`: same arguments,
-    action space and errors. The result takes NumPy's promotion of the
-    action's dtype with the space's (a float64 action stays float64, as in
-    Gymnasium); an action of the wrong shape, library or device is refused
-    with a clear error.
+    with Gymnasium's gradient ``g`` and intercept ``c`` (on NumPy the env gets
+    the same bits). Drop-in for :class:`gymnasium.wrappers.RescaleAction`:
+    same arguments, action space and errors. The result takes NumPy's
+    promotion of the action's dtype with the space's (a float64 action stays
+    float64, as in Gymnasium); an action of the wrong shape, library or device
+    is refused.
 
     Example:
         >>> import numpy as np
@@ -47,14 +60,4 @@ class RescaleAction(ActionMap):
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    def __init__(self, env: gym.Env, min_action: Any, max_action: Any) -> None:
-        """Wrap ``env`` (a Box action space); ``min_action`` / ``max_action``: numbers or arrays."""
-        gym.utils.RecordConstructorArgs.__init__(self, min_action=min_action, max_action=max_action)
-        check_env_kind(self, env)
-        box, gradient, intercept = rescaled_box(
-            _NAME, env.action_space, min_action, max_action, "action"
-        )
-        gym.ActionWrapper.__init__(self, env)
-        self.action_space = box
-        self._bounds = ActionBounds(self, box)
-        self._set_map(_NAME, affine_inverse, None, gradient, intercept)
+    __init__ = init_rescale_action

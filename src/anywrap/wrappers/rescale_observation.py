@@ -1,19 +1,32 @@
-"""RescaleObservation for a single env."""
+"""RescaleObservation for a single env, and the constructor both shells share."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import gymnasium as gym
+import numpy as np
 
 from anywrap.shell.arrays import box_check, rescaled_box
-from anywrap.shell.checks import check_env_kind
+from anywrap.shell.checks import check_env_kind, wrapper_name
 from anywrap.shell.maps import ObservationMap
 from anywrap.transforms.rescale import affine
+from anywrap.wrappers._shared import batch_shape, single_space, wrap
 
 __all__ = ["RescaleObservation"]
 
-_NAME = "anywrap.RescaleObservation"
+
+def init_rescale_observation(self: Any, env: Any, min_obs: Any, max_obs: Any) -> None:
+    """Wrap ``env`` (a Box observation space); ``min_obs`` / ``max_obs``: numbers or arrays."""
+    gym.utils.RecordConstructorArgs.__init__(self, min_obs=min_obs, max_obs=max_obs)
+    check_env_kind(self, env)
+    name, single, batch = wrapper_name(self), single_space(self, env), batch_shape(self, env)
+    box, gradient, intercept = rescaled_box(name, single, min_obs, max_obs, "obs")
+    wrap(self, env, box)
+    # Gymnasium's vector wrapper gives the Box's dtype
+    fn = partial(affine, dtype=np.dtype(box.dtype).name) if batch else affine
+    self._set_map(name, fn, box_check(name, single, *batch), gradient, intercept)
 
 
 class RescaleObservation(ObservationMap):
@@ -21,12 +34,10 @@ class RescaleObservation(ObservationMap):
 
     .. math:: o' = g \\, o + c
 
-    with the gradient ``g`` and intercept ``c`` that map the env's Box onto
-    the new bounds (see :mod:`anywrap.transforms.rescale`). Drop-in for
-    :class:`gymnasium.wrappers.RescaleObservation`: the same coefficients (bit
-    for bit on NumPy), space and errors. An infinite bound of the env's Box
-    must be given as the same infinity. An observation of another shape is
-    refused (it would broadcast against the coefficients).
+    with Gymnasium's gradient ``g`` and intercept ``c`` (bit for bit on NumPy).
+    Drop-in for :class:`gymnasium.wrappers.RescaleObservation`: same space and
+    errors. An infinite bound of the env's Box must be given as the same
+    infinity; an observation of another shape is refused.
 
     Example:
         >>> import gymnasium as gym
@@ -42,14 +53,4 @@ class RescaleObservation(ObservationMap):
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    def __init__(self, env: gym.Env, min_obs: Any, max_obs: Any) -> None:
-        """Wrap ``env`` (a Box observation space); ``min_obs`` / ``max_obs``: numbers or arrays."""
-        gym.utils.RecordConstructorArgs.__init__(self, min_obs=min_obs, max_obs=max_obs)
-        check_env_kind(self, env)
-        box, gradient, intercept = rescaled_box(
-            _NAME, env.observation_space, min_obs, max_obs, "obs"
-        )
-        gym.ObservationWrapper.__init__(self, env)
-        self.observation_space = box
-        check = box_check(_NAME, env.observation_space)
-        self._set_map(_NAME, affine, check, gradient, intercept)
+    __init__ = init_rescale_observation

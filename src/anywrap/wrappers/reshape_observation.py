@@ -1,19 +1,39 @@
-"""ReshapeObservation for a single env."""
+"""ReshapeObservation for a single env, and the constructor both shells share."""
 
 from __future__ import annotations
 
 from functools import partial
+from typing import Any
 
 import gymnasium as gym
+import numpy as np
 
 from anywrap.shell.arrays import box_check, reshape_space
-from anywrap.shell.checks import check_env_kind
+from anywrap.shell.checks import check_env_kind, wrapper_name
 from anywrap.shell.maps import ObservationMap
+from anywrap.transforms.dtype_observation import cast
 from anywrap.transforms.reshape_observation import reshape_observation
+from anywrap.wrappers._shared import batch_shape, single_space, wrap
 
 __all__ = ["ReshapeObservation"]
 
-_NAME = "anywrap.ReshapeObservation"
+
+def _reshape_batch(obs: Any, shape: tuple[int, ...], dtype: str) -> Any:
+    return cast(reshape_observation(obs, shape, batch_ndim=1), dtype)
+
+
+def init_reshape_observation(self: Any, env: Any, shape: tuple[int, ...]) -> None:
+    """Wrap ``env`` (a Box observation space); ``shape``: a tuple of ints (one may be -1)."""
+    gym.utils.RecordConstructorArgs.__init__(self, shape=shape)
+    check_env_kind(self, env)
+    name, single, batch = wrapper_name(self), single_space(self, env), batch_shape(self, env)
+    space = reshape_space(name, single, shape)
+    wrap(self, env, space)
+    self.shape = shape
+    fn = partial(reshape_observation, shape=space.shape)
+    if batch:  # Gymnasium's vector wrapper gives the space's dtype
+        fn = partial(_reshape_batch, shape=space.shape, dtype=np.dtype(space.dtype).name)
+    self._set_map(name, fn, box_check(name, single, *batch))
 
 
 class ReshapeObservation(ObservationMap):
@@ -34,13 +54,4 @@ class ReshapeObservation(ObservationMap):
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    def __init__(self, env: gym.Env, shape: tuple[int, ...]) -> None:
-        """Wrap ``env`` (a Box observation space); ``shape``: a tuple of ints (one may be -1)."""
-        gym.utils.RecordConstructorArgs.__init__(self, shape=shape)
-        check_env_kind(self, env)
-        space = reshape_space(_NAME, env.observation_space, shape)
-        gym.ObservationWrapper.__init__(self, env)
-        self.shape = shape
-        self.observation_space = space
-        fn = partial(reshape_observation, shape=space.shape)
-        self._set_map(_NAME, fn, box_check(_NAME, env.observation_space))
+    __init__ = init_reshape_observation
