@@ -1,4 +1,4 @@
-"""RecordEpisodeStatistics for a single env."""
+"""RecordEpisodeStatistics for a single env, and the constructor both shells share."""
 
 from __future__ import annotations
 
@@ -8,21 +8,56 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from gymnasium.vector import AutoresetMode
 
 from anywrap import xp
 from anywrap.shell.base import Shell
-from anywrap.shell.checks import check_env_kind, check_stats_key, step_values, whole_number
-from anywrap.shell.compiled import compiled
+from anywrap.shell.checks import (
+    autoreset_mode,
+    check_env_kind,
+    check_stats_key,
+    step_values,
+    whole_number,
+    wrapper_name,
+)
+from anywrap.shell.compiled import compiled, with_no_output
 from anywrap.shell.episodes import EpisodeClock
 from anywrap.transforms.record_episode_statistics import (
     init_episodes,
     reset_episodes,
     step_episodes,
 )
+from anywrap.wrappers._shared import batch_shape, wrap
 
 __all__ = ["RecordEpisodeStatistics"]
 
 _NAME = "anywrap.RecordEpisodeStatistics"
+
+
+def init_record_episode_statistics(
+    self: Any, env: Any, buffer_length: int = 100, stats_key: str = "episode"
+) -> None:
+    """Wrap ``env``.
+
+    Args:
+        env: The env to wrap.
+        buffer_length: How many recent episodes the queues keep.
+        stats_key: The info key of the episode statistics.
+    """
+    gym.utils.RecordConstructorArgs.__init__(self, buffer_length=buffer_length, stats_key=stats_key)
+    check_env_kind(self, env)
+    name, batch = wrapper_name(self), batch_shape(self, env)
+    buffer_length = whole_number(name, "buffer_length", buffer_length, 0)
+    stats_key = check_stats_key(name, stats_key)
+    wrap(self, env)
+    self._stats_key, self.buffer_length = stats_key, buffer_length
+    self._t0 = time.perf_counter()
+    self._state = init_episodes(batch, xp=np, buffer_length=buffer_length)
+    # A single env never autoresets: an episode restarts at reset() or, failing that,
+    # right after it ends (SAME_STEP bookkeeping is the cheapest).
+    same = not batch or autoreset_mode(name, env) is AutoresetMode.SAME_STEP
+    steps = {r: partial(step_episodes, report=r, same_step=same) for r in (True, False)}
+    self._transforms = compiled({**steps, "reset": with_no_output(reset_episodes)})
 
 
 class RecordEpisodeStatistics(EpisodeClock, Shell, gym.Wrapper):
@@ -34,10 +69,9 @@ class RecordEpisodeStatistics(EpisodeClock, Shell, gym.Wrapper):
     :class:`gymnasium.wrappers.RecordEpisodeStatistics` (same arguments,
     attributes and info keys).
 
-    For an env whose ``terminated`` / ``truncated`` are device arrays (JAX,
-    torch), reading them would force a host sync, so ``info[stats_key]`` is
-    added on every step together with the mask ``info["_" + stats_key]``;
-    its values are zero where the mask is False.
+    For device flags (JAX, torch), which a check would sync, ``info[stats_key]``
+    is added on every step with the mask ``info["_" + stats_key]``; its values
+    are zero where the mask is False.
 
     Example:
         Always pushing the cart right, the pole falls after 8 steps; CartPole
@@ -60,39 +94,18 @@ class RecordEpisodeStatistics(EpisodeClock, Shell, gym.Wrapper):
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    def __init__(self, env: gym.Env, buffer_length: int = 100, stats_key: str = "episode") -> None:
-        """Wrap ``env``.
-
-        Args:
-            env: The env to wrap.
-            buffer_length: How many recent episodes the queues keep.
-            stats_key: The info key of the episode statistics.
-        """
-        gym.utils.RecordConstructorArgs.__init__(
-            self, buffer_length=buffer_length, stats_key=stats_key
-        )
-        check_env_kind(self, env)
-        buffer_length = whole_number(_NAME, "buffer_length", buffer_length, 0)
-        stats_key = check_stats_key(_NAME, stats_key)
-        gym.Wrapper.__init__(self, env)
-        self._stats_key = stats_key
-        self.buffer_length = buffer_length
-        self._t0 = time.perf_counter()
-        self._state = init_episodes((), xp=np, buffer_length=buffer_length)
-        # A single env never autoresets: an episode restarts at reset() or, failing
-        # that, right after it ends (SAME_STEP bookkeeping is the cheapest).
-        self._transforms = compiled(
-            {r: partial(step_episodes, report=r, same_step=True) for r in (True, False)}
-        )
+    __init__ = init_record_episode_statistics
+    _stats_key: str
+    _transforms: dict[Any, Any]
 
     @property
     def episode_returns(self) -> Any:
-        """The running return of the current episode."""
+        """The running return of the current episode (of each sub-env's, for a vector)."""
         return self._state.returns
 
     @property
     def episode_lengths(self) -> Any:
-        """The running length of the current episode."""
+        """The running length of the current episode (of each sub-env's, for a vector)."""
         return self._state.lengths
 
     @property
