@@ -5,7 +5,6 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-import gymnasium as gym
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap.shell.arrays import final_obs_batch, pack_final_obs
@@ -26,8 +25,6 @@ _NAME = "anywrap.vector.NormalizeObservation"
 
 class NormalizeObservation(Shell, VectorWrapper):
     """Normalises a vector env's observations to zero mean and unit variance, on any library.
-
-    .. math:: \\tilde o_i = (o_i - \\mu) / \\sqrt{\\sigma^2 + \\epsilon}
 
     One set of statistics learns from every sub-env's observations (the batch
     updates it once per step). Drop-in for
@@ -72,29 +69,20 @@ class NormalizeObservation(Shell, VectorWrapper):
         update_running_mean: bool = True,
         stats_gradient: bool = False,
     ) -> None:
-        """Wrap the vector env ``env``.
-
-        Args:
-            env: A vector env with a Box (or Dict / Tuple of Box) single observation space.
-            epsilon: Added to the variance under the square root (strictly positive).
-            stats_dtype: dtype of the statistics; default as Gymnasium.
-            process_group: A ``torch.distributed`` process group to merge statistics over.
-            learn_final_obs: SAME_STEP only: learn from ``info["final_obs"]`` too.
-            update_running_mean: Whether the statistics learn (also a settable attribute).
-            stats_gradient: Whether gradients flow through the statistics update too.
-        """
-        gym.utils.RecordConstructorArgs.__init__(
+        """Wrap the vector env ``env``; the arguments as :class:`anywrap.NormalizeObservation`'s,
+        and ``process_group``, a ``torch.distributed`` process group to merge the
+        statistics over, and ``learn_final_obs`` (SAME_STEP: learn from
+        ``info["final_obs"]`` too)."""
+        epsilon = setup_normalize_observation(
             self,
+            env,
+            epsilon,
+            stats_dtype,
+            update_running_mean,
+            stats_gradient,
             _disable_deepcopy=True,
-            epsilon=epsilon,
-            stats_dtype=stats_dtype,
             process_group=process_group,
             learn_final_obs=learn_final_obs,
-            update_running_mean=update_running_mean,
-            stats_gradient=stats_gradient,
-        )
-        epsilon = setup_normalize_observation(
-            self, env, epsilon, stats_dtype, update_running_mean, stats_gradient
         )
         self._mode = autoreset_mode(_NAME, env)
         self.learn_final_obs = learn_final_obs

@@ -5,7 +5,6 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-import gymnasium as gym
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap.shell.base import Shell
@@ -23,13 +22,10 @@ _NAME = "anywrap.vector.NormalizeReward"
 class NormalizeReward(Shell, VectorWrapper):
     """Scales a vector env's rewards by the running std of the discounted return.
 
-    .. math::
-
-        G_i \\leftarrow \\gamma G_i (1 - \\text{terminated}_i) + r_i, \\qquad
-        \\tilde r_i = r_i / \\sqrt{\\operatorname{Var}[G] + \\epsilon}
-
-    Drop-in for :class:`gymnasium.wrappers.vector.NormalizeReward`, with its
-    numbers and quirks: ``G`` resets on ``terminated`` only; in NEXT_STEP and
+    :class:`anywrap.NormalizeReward`'s formula, with one ``G`` per sub-env and
+    one ``Var[G]`` over all. Drop-in for
+    :class:`gymnasium.wrappers.vector.NormalizeReward`, with its numbers and
+    quirks: ``G`` resets on ``terminated`` only; in NEXT_STEP and
     DISABLED modes the reset step after a done is left out; in SAME_STEP mode
     ``G`` restarts at zero right after a done; ``G`` is float32 and its
     statistics float64 (``stats_dtype`` puts both in one dtype). Additions:
@@ -71,30 +67,19 @@ class NormalizeReward(Shell, VectorWrapper):
         update_running_mean: bool = True,
         stats_gradient: bool = False,
     ) -> None:
-        """Wrap the vector env ``env``.
-
-        Args:
-            env: The vector env to wrap.
-            gamma: Discount factor of the return, in [0, 1].
-            epsilon: Added to the variance under the square root (strictly positive).
-            stats_dtype: dtype of ``G`` and its statistics; default float32 ``G``
-                and float64 statistics, as Gymnasium.
-            process_group: A ``torch.distributed`` process group to merge statistics over.
-            update_running_mean: Whether the statistics learn (also a settable attribute).
-            stats_gradient: Whether gradients flow through the statistics update too.
-        """
-        gym.utils.RecordConstructorArgs.__init__(
-            self,
-            _disable_deepcopy=True,
-            gamma=gamma,
-            epsilon=epsilon,
-            stats_dtype=stats_dtype,
-            process_group=process_group,
-            update_running_mean=update_running_mean,
-            stats_gradient=stats_gradient,
-        )
+        """Wrap the vector env ``env``; the arguments as :class:`anywrap.NormalizeReward`'s,
+        and ``process_group``, a ``torch.distributed`` process group to merge the
+        statistics over."""
         gamma, epsilon = setup_normalize_reward(
-            self, env, gamma, epsilon, stats_dtype, update_running_mean, stats_gradient
+            self,
+            env,
+            gamma,
+            epsilon,
+            stats_dtype,
+            update_running_mean,
+            stats_gradient,
+            _disable_deepcopy=True,
+            process_group=process_group,
         )
         self._mode = autoreset_mode(_NAME, env)
         reduce = None

@@ -1,8 +1,8 @@
 """What a wrapper's single and vector shells share: Gymnasium's wrapper set up for either.
 
-A wrapper written once for both (a base in the single wrapper's module) reads one
-env's space with :func:`single_space`, its batch with :func:`batch_shape`, and
-becomes Gymnasium's wrapper with its new spaces through :func:`wrap`.
+A constructor written once for both (in the single wrapper's module) starts with
+:func:`start`, reads one env's space with :func:`single_space`, and becomes
+Gymnasium's wrapper with its new spaces through :func:`wrap`.
 
 Example:
     >>> import gymnasium as gym
@@ -23,7 +23,18 @@ import gymnasium as gym
 from gymnasium.vector import VectorWrapper
 from gymnasium.vector.utils import batch_space
 
-__all__ = ["batch_shape", "single_space", "wrap"]
+from anywrap.shell.checks import check_env_kind, wrapper_name
+
+__all__ = ["batch_shape", "single_space", "start", "wrap"]
+
+
+def start(wrapper: Any, env: Any, **recorded: Any) -> tuple[str, tuple[int, ...]]:
+    """A shell constructor's first step: record its arguments (Gymnasium's
+    ``RecordConstructorArgs``) and refuse an env of the other kind (one env, or a
+    vector); the wrapper's name and batch shape."""
+    gym.utils.RecordConstructorArgs.__init__(wrapper, **recorded)
+    check_env_kind(wrapper, env)
+    return wrapper_name(wrapper), batch_shape(wrapper, env)
 
 
 def single_space(wrapper: Any, env: Any, kind: str = "observation") -> Any:

@@ -9,11 +9,10 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap.shell.actions import ActionBounds
-from anywrap.shell.checks import check_env_kind, wrapper_name
 from anywrap.shell.maps import ActionMap
 from anywrap.transforms.actions import clip_action
 from anywrap.transforms.dtype_observation import cast
-from anywrap.wrappers._shared import batch_shape, single_space, wrap
+from anywrap.wrappers._shared import single_space, start, wrap
 
 __all__ = ["ClipAction"]
 
@@ -24,9 +23,7 @@ def _clip_cast(actions: Any, low: Any, high: Any, dtype: str) -> Any:
 
 def init_clip_action(self: Any, env: Any) -> None:
     """Wrap ``env``, whose action space must be a Box."""
-    gym.utils.RecordConstructorArgs.__init__(self)
-    check_env_kind(self, env)
-    name, batch = wrapper_name(self), batch_shape(self, env)
+    name, batch = start(self, env)
     space = single_space(self, env, "action")
     if not isinstance(space, gym.spaces.Box):
         raise TypeError(f"{name}: expected a Box action space, got {space}")

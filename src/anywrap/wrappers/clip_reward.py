@@ -5,28 +5,24 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-import gymnasium as gym
-
 from anywrap.shell.arrays import check_reward_bounds, reward_bound
-from anywrap.shell.checks import check_env_kind, wrapper_name
 from anywrap.shell.maps import RewardMap
 from anywrap.transforms.clip_reward import clip_reward
-from anywrap.wrappers._shared import batch_shape, wrap
+from anywrap.wrappers._shared import start, wrap
 
 __all__ = ["ClipReward"]
 
 
 def init_clip_reward(self: Any, env: Any, min_reward: Any = None, max_reward: Any = None) -> None:
     """Wrap ``env``; ``min_reward`` / ``max_reward``: numbers, arrays or ``None``."""
-    gym.utils.RecordConstructorArgs.__init__(self, min_reward=min_reward, max_reward=max_reward)
-    check_env_kind(self, env)
-    check_reward_bounds(wrapper_name(self), min_reward, max_reward)
+    name, batch = start(self, env, min_reward=min_reward, max_reward=max_reward)
+    check_reward_bounds(name, min_reward, max_reward)
     wrap(self, env)
     self.min_reward, self.max_reward = min_reward, max_reward
     bounds = reward_bound(min_reward), reward_bound(max_reward)
     # Gymnasium's vector wrapper writes the clipped values back into the reward array
-    fn = partial(clip_reward, keep_dtype=True) if batch_shape(self, env) else clip_reward
-    self._set_map(wrapper_name(self), fn, None, *bounds)
+    fn = partial(clip_reward, keep_dtype=True) if batch else clip_reward
+    self._set_map(name, fn, None, *bounds)
 
 
 class ClipReward(RewardMap):

@@ -11,7 +11,7 @@ from gymnasium.vector import AutoresetMode
 
 from anywrap.shell.arrays import LibraryConstants, box_check, checked
 from anywrap.shell.base import Shell
-from anywrap.shell.checks import autoreset_mode, check_env_kind, wrapper_name
+from anywrap.shell.checks import autoreset_mode
 from anywrap.shell.compiled import compiled
 from anywrap.shell.delay_observation import (
     DelayRing,
@@ -26,16 +26,15 @@ from anywrap.transforms.delay_observation import (
     reset_delay,
 )
 from anywrap.tree import leaves
-from anywrap.wrappers._shared import batch_shape, single_space, wrap
+from anywrap.wrappers._shared import single_space, start, wrap
 
 __all__ = ["DelayObservation"]
 
 
 def init_delay_observation(self: Any, env: Any, delay: int) -> None:
     """Wrap ``env``; ``delay`` >= 0 steps."""
-    gym.utils.RecordConstructorArgs.__init__(self, delay=delay)
-    check_env_kind(self, env)
-    name, single, batch = wrapper_name(self), single_space(self, env), batch_shape(self, env)
+    name, batch = start(self, env, delay=delay)
+    single = single_space(self, env)
     delay = check_delay(name, delay)
     zero = zero_observation(name, single)
     wrap(self, env)

@@ -5,23 +5,19 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 
 from anywrap.shell.arrays import dtype_space
-from anywrap.shell.checks import check_env_kind, wrapper_name
 from anywrap.shell.maps import ObservationMap
 from anywrap.transforms.dtype_observation import cast
-from anywrap.wrappers._shared import single_space, wrap
+from anywrap.wrappers._shared import single_space, start, wrap
 
 __all__ = ["DtypeObservation"]
 
 
 def init_dtype_observation(self: Any, env: Any, dtype: Any) -> None:
     """Wrap ``env``; ``dtype``: a NumPy dtype, scalar type or name."""
-    gym.utils.RecordConstructorArgs.__init__(self, dtype=dtype)
-    check_env_kind(self, env)
-    name = wrapper_name(self)
+    name, _ = start(self, env, dtype=dtype)
     space = dtype_space(name, single_space(self, env), dtype)
     wrap(self, env, space)
     self.dtype = dtype

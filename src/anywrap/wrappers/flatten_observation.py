@@ -8,12 +8,12 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from anywrap.shell.checks import check_env_kind, wrapper_name
+from anywrap.shell.checks import wrapper_name
 from anywrap.shell.maps import ObservationMap
 from anywrap.shell.spaces import ObservationCheck
 from anywrap.transforms.dtype_observation import cast
 from anywrap.transforms.flatten_observation import FlatPlan, flatten_observation, flatten_plan
-from anywrap.wrappers._shared import batch_shape, single_space, wrap
+from anywrap.wrappers._shared import batch_shape, single_space, start, wrap
 
 __all__ = ["FlattenObservation"]
 
@@ -24,14 +24,13 @@ def _flatten_batch(obs: Any, plan: FlatPlan, dtype: str) -> Any:
 
 def init_flatten_observation(self: Any, env: Any) -> None:
     """Wrap ``env``."""
-    gym.utils.RecordConstructorArgs.__init__(self)
-    check_env_kind(self, env)
-    name, single = wrapper_name(self), single_space(self, env)
+    name, batch = start(self, env)
+    single = single_space(self, env)
     plan = flatten_plan(single, name)
     space = gym.spaces.utils.flatten_space(single)
     wrap(self, env, space)
     fn = partial(flatten_observation, plan=plan)
-    if batch_shape(self, env):  # Gymnasium's vector wrapper gives the space's dtype
+    if batch:  # Gymnasium's vector wrapper gives the space's dtype
         fn = partial(_flatten_batch, plan=plan, dtype=np.dtype(space.dtype).name)
     self._set_map(name, fn, None)
 

@@ -11,7 +11,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from anywrap.shell.base import Shell
-from anywrap.shell.checks import autoreset_mode, check_env_kind, wrapper_name
+from anywrap.shell.checks import autoreset_mode
 from anywrap.shell.compiled import compiled
 from anywrap.shell.images import (
     InPlaceState,
@@ -27,7 +27,7 @@ from anywrap.transforms.frame_stack_observation import (
     push_frame_with_final,
     reset_frame_stack,
 )
-from anywrap.wrappers._shared import batch_shape, single_space, wrap
+from anywrap.wrappers._shared import single_space, start, wrap
 
 __all__ = ["FrameStackObservation"]
 
@@ -82,9 +82,7 @@ def init_frame_stack_observation(
         stack_size: How many observations to stack (at least 1).
         padding_type: ``"reset"``, ``"zero"`` or an observation of the env's space.
     """
-    gym.utils.RecordConstructorArgs.__init__(self, stack_size=stack_size, padding_type=padding_type)
-    check_env_kind(self, env)
-    name, batch = wrapper_name(self), batch_shape(self, env)
+    name, batch = start(self, env, stack_size=stack_size, padding_type=padding_type)
     stack_size = check_positive_int(name, "stack_size", stack_size, 1)
     space = box_space(name, single_space(self, env))
     kind, self.padding_value = padding_of(name, space, padding_type)

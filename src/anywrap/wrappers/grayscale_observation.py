@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import gymnasium as gym
-
-from anywrap.shell.checks import autoreset_mode, check_env_kind, wrapper_name
+from anywrap.shell.checks import autoreset_mode, wrapper_name
 from anywrap.shell.images import ImageMap, frames_check, grayscale_map
 from anywrap.shell.maps import ObservationMap
-from anywrap.wrappers._shared import batch_shape, single_space, wrap
+from anywrap.wrappers._shared import batch_shape, single_space, start, wrap
 
 __all__ = ["GrayscaleObservation"]
 
@@ -33,9 +31,8 @@ def init_grayscale_observation(self: Any, env: Any, keep_dim: bool = False) -> N
         env: The env to wrap.
         keep_dim: Keep a channel axis of size 1 (``(H, W, 1)``).
     """
-    gym.utils.RecordConstructorArgs.__init__(self, keep_dim=keep_dim)
-    check_env_kind(self, env)
-    set_image_map(self, env, grayscale_map(wrapper_name(self), single_space(self, env), keep_dim))
+    name, _ = start(self, env, keep_dim=keep_dim)
+    set_image_map(self, env, grayscale_map(name, single_space(self, env), keep_dim))
     self.keep_dim = keep_dim
 
 

@@ -11,18 +11,16 @@ import numpy as np
 from anywrap import xp
 from anywrap.shell.base import Shell
 from anywrap.shell.checks import (
-    check_env_kind,
     check_epsilon,
     check_gamma,
     check_stats_dtype,
     flag,
     step_values,
-    wrapper_name,
 )
 from anywrap.shell.compiled import compiled
 from anywrap.shell.statistics import RunningMeanStd, statistics_property, switch_property
 from anywrap.transforms.normalize_reward import init_returns, normalize_reward
-from anywrap.wrappers._shared import batch_shape, wrap
+from anywrap.wrappers._shared import start, wrap
 
 __all__ = ["NormalizeReward"]
 
@@ -31,26 +29,42 @@ _NAME = "anywrap.NormalizeReward"
 
 
 def setup_normalize_reward(
-    self: Any, env: Any, gamma: Any, epsilon: Any, stats_dtype: Any, update: Any, gradient: Any
+    self: Any,
+    env: Any,
+    gamma: Any,
+    epsilon: Any,
+    stats_dtype: Any,
+    update_running_mean: Any,
+    stats_gradient: Any,
+    **vector_args: Any,
 ) -> tuple[float, float]:
-    """What the single and vector ``NormalizeReward`` share: check the arguments, wrap
-    ``env`` and hold the return and its statistics (the return float64 for one env,
-    float32 for a vector, as Gymnasium's, unless ``stats_dtype`` is given; the
-    statistics float64); the checked ``gamma`` and ``epsilon``."""
-    check_env_kind(self, env)
-    name, batch = wrapper_name(self), batch_shape(self, env)
+    """What the single and vector ``NormalizeReward`` share: record the arguments
+    (``vector_args``: the vector shell's own), check them, wrap ``env`` and hold the
+    return and its statistics (the return float64 for one env, float32 for a vector,
+    as Gymnasium's, unless ``stats_dtype`` is given; the statistics float64); the
+    checked ``gamma`` and ``epsilon``."""
+    name, batch = start(
+        self,
+        env,
+        gamma=gamma,
+        epsilon=epsilon,
+        stats_dtype=stats_dtype,
+        update_running_mean=update_running_mean,
+        stats_gradient=stats_gradient,
+        **vector_args,
+    )
     gamma, epsilon = check_gamma(name, gamma), check_epsilon(name, epsilon)
     check_stats_dtype(name, stats_dtype)
     wrap(self, env)
     self.gamma, self.epsilon, self.stats_dtype = gamma, epsilon, stats_dtype
-    self.update_running_mean = update
+    self.update_running_mean = update_running_mean
     acc = np.dtype(stats_dtype or ("float32" if batch else "float64"))
     state = init_returns(
         batch, xp=np, acc_dtype=acc, stats_dtype=np.dtype(stats_dtype or "float64")
     )
     self._state = state._replace(rms=RunningMeanStd(state.rms))  # type: ignore[arg-type]
     self._boxed = True
-    self.stats_gradient = flag(name, "stats_gradient", gradient)
+    self.stats_gradient = flag(name, "stats_gradient", stats_gradient)
     return gamma, epsilon
 
 
@@ -111,14 +125,6 @@ class NormalizeReward(Shell, gym.Wrapper):
             stats_gradient: Whether gradients flow through the statistics update too
                 (see the guide "Gradients").
         """
-        gym.utils.RecordConstructorArgs.__init__(
-            self,
-            gamma=gamma,
-            epsilon=epsilon,
-            stats_dtype=stats_dtype,
-            update_running_mean=update_running_mean,
-            stats_gradient=stats_gradient,
-        )
         gamma, epsilon = setup_normalize_reward(
             self, env, gamma, epsilon, stats_dtype, update_running_mean, stats_gradient
         )

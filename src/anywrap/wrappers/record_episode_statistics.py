@@ -14,11 +14,9 @@ from anywrap import xp
 from anywrap.shell.base import Shell
 from anywrap.shell.checks import (
     autoreset_mode,
-    check_env_kind,
     check_stats_key,
     step_values,
     whole_number,
-    wrapper_name,
 )
 from anywrap.shell.compiled import compiled, with_no_output
 from anywrap.shell.episodes import EpisodeClock
@@ -27,7 +25,7 @@ from anywrap.transforms.record_episode_statistics import (
     reset_episodes,
     step_episodes,
 )
-from anywrap.wrappers._shared import batch_shape, wrap
+from anywrap.wrappers._shared import start, wrap
 
 __all__ = ["RecordEpisodeStatistics"]
 
@@ -44,9 +42,7 @@ def init_record_episode_statistics(
         buffer_length: How many recent episodes the queues keep.
         stats_key: The info key of the episode statistics.
     """
-    gym.utils.RecordConstructorArgs.__init__(self, buffer_length=buffer_length, stats_key=stats_key)
-    check_env_kind(self, env)
-    name, batch = wrapper_name(self), batch_shape(self, env)
+    name, batch = start(self, env, buffer_length=buffer_length, stats_key=stats_key)
     buffer_length = whole_number(name, "buffer_length", buffer_length, 0)
     stats_key = check_stats_key(name, stats_key)
     wrap(self, env)
@@ -74,19 +70,14 @@ class RecordEpisodeStatistics(EpisodeClock, Shell, gym.Wrapper):
     are zero where the mask is False.
 
     Example:
-        Always pushing the cart right, the pole falls after 8 steps; CartPole
-        pays 1 per step, so the episode's return is 8 too.
+        Always pushed right, the pole falls after 8 steps, each paying 1:
 
         >>> import gymnasium as gym
         >>> import anywrap
         >>> env = anywrap.RecordEpisodeStatistics(gym.make("CartPole-v1"))
         >>> _ = env.reset(seed=0)
-        >>> total, done = 0.0, False
-        >>> while not done:
-        ...     _, reward, term, trunc, info = env.step(1)
-        ...     total, done = total + reward, term or trunc
-        >>> float(info["episode"]["r"]), int(info["episode"]["l"]), total
-        (8.0, 8, 8.0)
+        >>> while "episode" not in (info := env.step(1)[-1]):
+        ...     pass
         >>> sorted(info["episode"]), list(env.return_queue), list(env.length_queue)
         (['l', 'r', 't'], [8.0], [8])
 

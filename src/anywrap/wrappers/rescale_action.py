@@ -5,24 +5,20 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 
 from anywrap.shell.actions import ActionBounds
 from anywrap.shell.arrays import rescaled_box
-from anywrap.shell.checks import check_env_kind, wrapper_name
 from anywrap.shell.maps import ActionMap
 from anywrap.transforms.rescale import affine_inverse
-from anywrap.wrappers._shared import batch_shape, single_space, wrap
+from anywrap.wrappers._shared import single_space, start, wrap
 
 __all__ = ["RescaleAction"]
 
 
 def init_rescale_action(self: Any, env: Any, min_action: Any, max_action: Any) -> None:
     """Wrap ``env`` (a Box action space); ``min_action`` / ``max_action``: numbers or arrays."""
-    gym.utils.RecordConstructorArgs.__init__(self, min_action=min_action, max_action=max_action)
-    check_env_kind(self, env)
-    name, batch = wrapper_name(self), batch_shape(self, env)
+    name, batch = start(self, env, min_action=min_action, max_action=max_action)
     single = single_space(self, env, "action")
     box, gradient, intercept = rescaled_box(name, single, min_action, max_action, "action")
     wrap(self, env, action_space=box)

@@ -5,23 +5,20 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 
 from anywrap.shell.arrays import box_check, rescaled_box
-from anywrap.shell.checks import check_env_kind, wrapper_name
 from anywrap.shell.maps import ObservationMap
 from anywrap.transforms.rescale import affine
-from anywrap.wrappers._shared import batch_shape, single_space, wrap
+from anywrap.wrappers._shared import single_space, start, wrap
 
 __all__ = ["RescaleObservation"]
 
 
 def init_rescale_observation(self: Any, env: Any, min_obs: Any, max_obs: Any) -> None:
     """Wrap ``env`` (a Box observation space); ``min_obs`` / ``max_obs``: numbers or arrays."""
-    gym.utils.RecordConstructorArgs.__init__(self, min_obs=min_obs, max_obs=max_obs)
-    check_env_kind(self, env)
-    name, single, batch = wrapper_name(self), single_space(self, env), batch_shape(self, env)
+    name, batch = start(self, env, min_obs=min_obs, max_obs=max_obs)
+    single = single_space(self, env)
     box, gradient, intercept = rescaled_box(name, single, min_obs, max_obs, "obs")
     wrap(self, env, box)
     # Gymnasium's vector wrapper gives the Box's dtype

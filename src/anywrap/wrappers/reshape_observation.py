@@ -5,15 +5,13 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 
 from anywrap.shell.arrays import box_check, reshape_space
-from anywrap.shell.checks import check_env_kind, wrapper_name
 from anywrap.shell.maps import ObservationMap
 from anywrap.transforms.dtype_observation import cast
 from anywrap.transforms.reshape_observation import reshape_observation
-from anywrap.wrappers._shared import batch_shape, single_space, wrap
+from anywrap.wrappers._shared import single_space, start, wrap
 
 __all__ = ["ReshapeObservation"]
 
@@ -24,9 +22,8 @@ def _reshape_batch(obs: Any, shape: tuple[int, ...], dtype: str) -> Any:
 
 def init_reshape_observation(self: Any, env: Any, shape: tuple[int, ...]) -> None:
     """Wrap ``env`` (a Box observation space); ``shape``: a tuple of ints (one may be -1)."""
-    gym.utils.RecordConstructorArgs.__init__(self, shape=shape)
-    check_env_kind(self, env)
-    name, single, batch = wrapper_name(self), single_space(self, env), batch_shape(self, env)
+    name, batch = start(self, env, shape=shape)
+    single = single_space(self, env)
     space = reshape_space(name, single, shape)
     wrap(self, env, space)
     self.shape = shape

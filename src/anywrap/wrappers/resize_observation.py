@@ -4,12 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import gymnasium as gym
-
-from anywrap.shell.checks import check_env_kind, wrapper_name
 from anywrap.shell.images import resize_map
 from anywrap.shell.maps import ObservationMap
-from anywrap.wrappers._shared import single_space
+from anywrap.wrappers._shared import single_space, start
 from anywrap.wrappers.grayscale_observation import set_image_map
 
 __all__ = ["ResizeObservation"]
@@ -26,9 +23,8 @@ def init_resize_observation(
         shape: The new ``(height, width)``.
         interpolation: ``"area"`` (Gymnasium's filter) or ``"bilinear"``.
     """
-    gym.utils.RecordConstructorArgs.__init__(self, shape=shape, interpolation=interpolation)
-    check_env_kind(self, env)
-    image = resize_map(wrapper_name(self), single_space(self, env), shape, interpolation)
+    name, _ = start(self, env, shape=shape, interpolation=interpolation)
+    image = resize_map(name, single_space(self, env), shape, interpolation)
     set_image_map(self, env, image)
     self.shape, self.interpolation = image.space.shape[:2], interpolation
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from anywrap import xp
 from anywrap.shell.base import Shell
-from anywrap.shell.checks import autoreset_mode, check_env_kind, wrapper_name
+from anywrap.shell.checks import autoreset_mode
 from anywrap.shell.compiled import compiled, with_no_output
 from anywrap.shell.sticky_action import (
     SavedStream,
@@ -21,7 +21,7 @@ from anywrap.shell.sticky_action import (
 )
 from anywrap.shell.time import AUTORESET
 from anywrap.transforms.sticky_action import reset_keyed, sticky_step
-from anywrap.wrappers._shared import batch_shape, single_space, wrap
+from anywrap.wrappers._shared import single_space, start, wrap
 
 __all__ = ["StickyAction"]
 
@@ -36,13 +36,12 @@ def init_sticky_action(
 ) -> None:
     """Wrap ``env``; ``repeat_action_probability`` in [0, 1), ``repeat_action_duration`` an
     int or an inclusive ``(low, high)`` range of run lengths."""
-    gym.utils.RecordConstructorArgs.__init__(
+    name, batch = start(
         self,
+        env,
         repeat_action_probability=repeat_action_probability,
         repeat_action_duration=repeat_action_duration,
     )
-    check_env_kind(self, env)
-    name, batch = wrapper_name(self), batch_shape(self, env)
     params = check_sticky(name, repeat_action_probability, repeat_action_duration)
     wrap(self, env)
     self.repeat_action_probability = repeat_action_probability
@@ -114,8 +113,7 @@ class StickyAction(SavedStream, Shell, gym.ActionWrapper):
         return obs, info
 
     def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
-        """Step with the sticky action. If the env refuses it, the state machine is as
-        before (the random stream has moved on by the draw made)."""
+        """Step with the sticky action (refused by the env: the state machine as before)."""
         with self._undone_on_failure():
             return self.env.step(self.action(action))
 

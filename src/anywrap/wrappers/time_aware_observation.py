@@ -11,12 +11,12 @@ import numpy as np
 from anywrap import xp
 from anywrap.shell.arrays import box_check, checked
 from anywrap.shell.base import Shell
-from anywrap.shell.checks import autoreset_mode, check_env_kind, whole_number, wrapper_name
+from anywrap.shell.checks import autoreset_mode, whole_number
 from anywrap.shell.compiled import compiled
 from anywrap.shell.time import AUTORESET, find_max_steps, time_aware_space
 from anywrap.transforms.time_aware_observation import show_time, time_aware, time_aware_reset
 from anywrap.transforms.time_limit import init_clock
-from anywrap.wrappers._shared import batch_shape, single_space, wrap
+from anywrap.wrappers._shared import single_space, start, wrap
 
 __all__ = ["TimeAwareObservation"]
 
@@ -31,15 +31,15 @@ def init_time_aware_observation(
     max_timesteps: int | None = None,
 ) -> None:
     """Wrap ``env``; see :class:`anywrap.TimeAwareObservation` for the arguments."""
-    gym.utils.RecordConstructorArgs.__init__(
+    name, batch = start(
         self,
+        env,
         flatten=flatten,
         normalize_time=normalize_time,
         dict_time_key=dict_time_key,
         max_timesteps=max_timesteps,
     )
-    check_env_kind(self, env)
-    name, single, batch = wrapper_name(self), single_space(self, env), batch_shape(self, env)
+    single = single_space(self, env)
     steps = (
         find_max_steps(name, env)
         if max_timesteps is None
