@@ -9,7 +9,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap.shell.arrays import final_obs_batch, pack_final_obs
 from anywrap.shell.base import Shell
-from anywrap.shell.checks import autoreset_mode, reset_mask_of
+from anywrap.shell.checks import autoreset_mode
 from anywrap.shell.compiled import compiled
 from anywrap.shell.statistics import statistics_property, switch_property
 from anywrap.transforms.normalize_observation import (
@@ -91,11 +91,8 @@ class NormalizeObservation(Shell, VectorWrapper):
             from anywrap.distributed import torch_allreduce_sum
 
             reduce = torch_allreduce_sum(process_group)
-        args: dict[str, Any] = {
-            "epsilon": epsilon,
-            "reduce": reduce,
-            "stats_gradient": stats_gradient,
-        }
+        args: dict[str, Any] = {"epsilon": epsilon, "reduce": reduce}
+        args["stats_gradient"] = stats_gradient
         with_final = partial(normalize_observation_with_final, learn_final=learn_final_obs, **args)
         self._transforms = compiled(
             {
@@ -113,12 +110,9 @@ class NormalizeObservation(Shell, VectorWrapper):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         """Reset; a ``reset_mask`` limits the statistics update to the sub-envs reset."""
-        mask = reset_mask_of(_NAME, options, self.num_envs)
-        obs, info = self.env.reset(seed=seed, options=options)
+        obs, info, mask = self._masked_reset(seed, options)
         if getattr(obs, "shape", None) != self._check.shape:
             self._check(obs)
-        if mask is not None:
-            mask = self._mask_for(mask, obs)
         return self._run(self._transforms[self._update_running_mean], obs, obs, mask), info
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:

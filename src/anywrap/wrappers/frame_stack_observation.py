@@ -48,11 +48,8 @@ def _push(
     """A vector step: after a done, the next frame (NEXT_STEP) or this one (SAME_STEP)
     starts a new stack; DISABLED envs restart a stack only when reset."""
     done = terminated | truncated
-    if mode is AutoresetMode.NEXT_STEP:
-        return push_frame(state, obs, pad_with_first=pad_with_first, done=done)
-    if mode is AutoresetMode.SAME_STEP:
-        return push_frame(state, obs, pad_with_first=pad_with_first, start=done)
-    return push_frame(state, obs, pad_with_first=pad_with_first)
+    when = {AutoresetMode.NEXT_STEP: {"done": done}, AutoresetMode.SAME_STEP: {"start": done}}
+    return push_frame(state, obs, pad_with_first=pad_with_first, **when.get(mode, {}))
 
 
 def _push_final(
