@@ -12,7 +12,8 @@ from gymnasium.vector.utils import batch_space
 
 from anywrap.shell.arrays import map_final_obs
 from anywrap.shell.base import Shell
-from anywrap.shell.checks import callable_argument, check_env_kind
+from anywrap.shell.checks import callable_argument
+from anywrap.wrappers._shared import start, wrap
 
 __all__ = ["TransformObservation"]
 
@@ -46,25 +47,21 @@ class TransformObservation(Shell, VectorWrapper):
         """Wrap ``env`` so that observations (and final observations) pass through ``func``;
         a warning, as Gymnasium's, where ``observation_space`` is not the batch of
         ``single_observation_space``."""
-        gym.utils.RecordConstructorArgs.__init__(
+        name, _ = start(
             self,
+            env,
             func=func,
             observation_space=observation_space,
             single_observation_space=single_observation_space,
         )
-        check_env_kind(self, env)
-        callable_argument("anywrap.vector.TransformObservation", "func", func)
-        VectorWrapper.__init__(self, env)
-        if single_observation_space is not None:
-            self.single_observation_space = single_observation_space
+        callable_argument(name, "func", func)
+        wrap(self, env, single_observation_space)
         if observation_space is not None:
             self.observation_space = observation_space
-        elif single_observation_space is not None:
-            self.observation_space = batch_space(single_observation_space, self.num_envs)
         batched = batch_space(self.single_observation_space, self.num_envs)
         if self.observation_space != batched:
             warnings.warn(  # Gymnasium's words, so that filters written for it match
-                f"anywrap.vector.TransformObservation: for {env}, the observation space and "
+                f"{name}: for {env}, the observation space and "
                 "the batched single observation space don't match as expected, "
                 f"observation_space={self.observation_space}, batched "
                 f"single_observation_space={batched}",
