@@ -35,6 +35,13 @@ Two figures per case:
     python benchmarks/device_ops.py                    # N=4096, about 2 minutes on 2 cores
     python benchmarks/device_ops.py --envs 256 --rounds 5 --json out.json
     python benchmarks/device_ops.py --no-compile       # leave the compiled case out
+    python benchmarks/device_ops.py --jax              # the same stack on JAX
+
+``--jax``: the stack over Gymnasium's ``phys2d/Pendulum-v0`` (JAX arrays, the
+env resets itself) beside a hand-written normaliser in one ``jax.jit`` program
+(and a clip of the action), counting the XLA programs dispatched per step
+(``jax.profiler``'s executions: every jitted call and every eager op), not ATen
+ops. JAX has no eager mode to compare: anywrap's transforms are always jitted.
 
 Importable: :func:`measure` returns the figures as a dict (what ``--json`` writes).
 """
@@ -121,6 +128,131 @@ class HandWritten:
         )
         scaled = (reward / torch.sqrt(self.ret_var + self.epsilon)).float().clamp(-10.0, 10.0)
         return self._obs(obs), scaled, terminated, truncated, info
+
+
+def count_dispatches(block: Callable[[], Any], steps: int) -> float:
+    """XLA programs executed per step while ``block`` runs ``steps`` steps, read from a
+    ``jax.profiler`` trace (one ``ExecuteHelperOnSingleDevice`` event per execution)."""
+    import glob
+    import tempfile
+
+    import jax
+    from jax.profiler import ProfileData
+
+    with tempfile.TemporaryDirectory() as d:
+        jax.profiler.start_trace(d)
+        try:
+            block()
+        finally:
+            jax.profiler.stop_trace()
+        (path,) = glob.glob(f"{d}/**/*.xplane.pb", recursive=True)
+        data = ProfileData.from_file(path)
+    runs = sum(
+        1
+        for plane in data.planes
+        for line in plane.lines
+        for ev in line.events
+        if ev.name.endswith("ExecuteHelperOnSingleDevice")
+    )
+    return runs / steps
+
+
+def _jax_hand_written(env: Any, gamma: float = 0.99, epsilon: float = 1e-8) -> Any:
+    """:class:`HandWritten` for JAX arrays: the observation and return statistics in one
+    ``jax.jit`` program a step, and one clip of the action."""
+    import jax
+    import jax.numpy as jnp
+
+    def merge(mean: Any, var: Any, count: Any, x: Any) -> tuple[Any, Any, Any]:
+        n = x.shape[0]
+        b_mean, b_var = jnp.mean(x, axis=0), jnp.var(x, axis=0)
+        total = count + n
+        delta = b_mean - mean
+        var = (var * count + b_var * n + jnp.square(delta) * (count * n / total)) / total
+        return mean + delta * (n / total), var, total
+
+    @jax.jit
+    def post(state: Any, obs: Any, reward: Any, terminated: Any) -> Any:
+        mean, var, count, ret, r_mean, r_var, r_count = state
+        ret = ret * gamma * (1 - terminated) + reward
+        r_mean, r_var, r_count = merge(r_mean, r_var, r_count, ret)
+        mean, var, count = merge(mean, var, count, obs)
+        obs = jnp.clip((obs - mean) / jnp.sqrt(var + epsilon), -10.0, 10.0)
+        reward = jnp.clip(reward / jnp.sqrt(r_var + epsilon), -10.0, 10.0)
+        return (mean, var, count, ret, r_mean, r_var, r_count), obs, reward
+
+    shape, n = env.single_observation_space.shape, env.num_envs
+    zero = jnp.zeros(())
+
+    class Hand:
+        def reset(self, **kwargs: Any) -> Any:
+            self.state = (
+                jnp.zeros(shape), jnp.ones(shape), zero + 1e-4,
+                jnp.zeros(n), zero, zero + 1.0, zero + 1e-4,
+            )  # fmt: skip
+            return env.reset(**kwargs)
+
+        def step(self, action: Any) -> Any:
+            obs, reward, terminated, truncated, info = env.step(jnp.clip(action, -2.0, 2.0))
+            self.state, obs, reward = post(self.state, obs, reward, terminated)
+            return obs, reward, terminated, truncated, info
+
+    return Hand()
+
+
+def measure_jax(num_envs: int = 4096, *, rounds: int = 7) -> dict[str, Any]:
+    """The JAX cases (see the module): dispatched programs and host time per step."""
+    import gymnasium as gym
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    import anywrap
+
+    envs = _envs()
+    host = np.random.default_rng(0).uniform(-2, 2, (EPISODE, num_envs, 1)).astype(np.float32)
+    actions = [jnp.asarray(a) for a in host]
+
+    def make() -> Any:
+        return gym.make_vec("phys2d/Pendulum-v0", num_envs)
+
+    cases = {
+        "bare": make(),
+        "hand-written": _jax_hand_written(make()),
+        "anywrap": envs.cleanrl_stack(make(), anywrap.vector, jnp.clip),
+    }
+
+    def block(env: Any) -> Callable[[], None]:
+        def run() -> None:
+            for a in actions:
+                out = env.step(a)
+            jax.block_until_ready(out[:4])
+
+        return run
+
+    results: dict[str, dict[str, Any]] = {}
+    for name, env in cases.items():
+        env.reset(seed=0)
+        block(env)()  # compile, one episode
+        runs = count_dispatches(block(env), len(actions))
+        results[name] = {"ops_per_step": runs, "top_ops": [], "reference": "bare"}
+    times: dict[str, list[float]] = {name: [] for name in cases}
+    for _ in range(rounds):
+        for name, env in cases.items():
+            start = time.perf_counter()
+            block(env)()
+            times[name].append((time.perf_counter() - start) / len(actions))
+    return _summarise(
+        results,
+        times,
+        num_envs=num_envs,
+        device=jax.devices()[0].platform,
+        library=f"jax {jax.__version__}",
+        threads=None,
+        rounds=rounds,
+        steps=len(actions),
+        unit="XLA programs",
+    )
 
 
 def _torchrl_stack(n: int, device: Any) -> tuple[Any, Any] | None:
@@ -255,7 +387,6 @@ def measure(
     if pair is not None:
         cases += [_torchrl_case("torchrl bare", pair[0]), _torchrl_case("torchrl stack", pair[1])]
     sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
-    by_name = {c.name: c for c in cases}
 
     results: dict[str, dict[str, Any]] = {}
     for c in cases:
@@ -275,42 +406,55 @@ def measure(
             times[c.name].append((time.perf_counter() - start) / len(actions))
     xp.set_compile(previous, after_calls=xp.switch.AFTER_CALLS)
 
-    for c in cases:
-        r = results[c.name]
-        ref = by_name.get(c.reference)
-        r["us_per_step"] = statistics.median(times[c.name]) * 1e6
-        if ref is not None and ref is not c:
-            r["added_ops"] = r["ops_per_step"] - results[ref.name]["ops_per_step"]
-            r["added_us"] = (
-                statistics.median(a - b for a, b in zip(times[c.name], times[ref.name])) * 1e6
-            )
+    return _summarise(
+        results,
+        times,
+        num_envs=num_envs,
+        device=str(dev),
+        library=f"torch {torch.__version__}",
+        threads=torch.get_num_threads(),
+        rounds=rounds,
+        steps=len(actions),
+        unit="ATen ops",
+        compile_seconds=compile_seconds,
+    )
+
+
+def _summarise(
+    results: dict[str, dict[str, Any]],
+    times: dict[str, list[float]],
+    *,
+    compile_seconds: float | None = None,
+    **about: Any,
+) -> dict[str, Any]:
+    """Each case's median time, and what it adds over its reference and over the
+    hand-written normaliser's additions."""
+    for name, r in results.items():
+        ref = r["reference"]
+        r["us_per_step"] = statistics.median(times[name]) * 1e6
+        if ref in results and ref != name:
+            r["added_ops"] = r["ops_per_step"] - results[ref]["ops_per_step"]
+            r["added_us"] = statistics.median(a - b for a, b in zip(times[name], times[ref])) * 1e6
     hand = results["hand-written"]
-    for name in ("anywrap eager", "anywrap compiled", "torchrl stack"):
-        r = results.get(name)
-        if r is not None and hand.get("added_us"):
+    for name, r in results.items():
+        if name not in ("bare", "hand-written", "torchrl bare") and hand.get("added_us"):
             r["ops_over_hand"] = r["added_ops"] / hand["added_ops"]
             r["time_over_hand"] = r["added_us"] / hand["added_us"]
-    return {
-        "num_envs": num_envs,
-        "device": str(dev),
-        "torch": torch.__version__,
-        "threads": torch.get_num_threads(),
-        "rounds": rounds,
-        "steps_per_block": len(actions),
-        "compile_seconds": compile_seconds,
-        "cases": results,
-    }
+            bare = results[r["reference"]]["us_per_step"]
+            r["time_over_bare"] = r["us_per_step"] / bare
+    return {**about, "compile_seconds": compile_seconds, "cases": results}
 
 
 def table(figures: dict[str, Any]) -> str:
     """The figures as a Markdown table, and each case's most frequent ops."""
+    threads = f", {figures['threads']} threads" if figures.get("threads") else ""
     lines = [
-        f"N={figures['num_envs']} on {figures['device']}, torch {figures['torch']}, "
-        f"{figures['threads']} threads, median of {figures['rounds']} rounds of "
-        f"{figures['steps_per_block']} steps",
+        f"N={figures['num_envs']} on {figures['device']}, {figures['library']}{threads}, "
+        f"median of {figures['rounds']} rounds of {figures['steps']} steps",
         "",
-        "| case | aten ops/step | added ops | us/step | added us/step | x hand-written (ops, us) |",
-        "|---|---:|---:|---:|---:|---|",
+        f"| case | {figures['unit']}/step | added | us/step | added us/step "
+        "| x hand-written (ops, us) | x bare (us) |",
+        "|---|---:|---:|---:|---:|---|---:|",
     ]
 
     def fmt(v: Any, spec: str = ".0f") -> str:
@@ -322,19 +466,22 @@ def table(figures: dict[str, Any]) -> str:
             over = f"{r['ops_over_hand']:.2f}x, {r['time_over_hand']:.2f}x"
         lines.append(
             f"| {name} | {fmt(r['ops_per_step'])} | {fmt(r.get('added_ops'))} | "
-            f"{fmt(r['us_per_step'])} | {fmt(r.get('added_us'))} | {over} |"
+            f"{fmt(r['us_per_step'])} | {fmt(r.get('added_us'))} | {over} | "
+            f"{fmt(r.get('time_over_bare'), '.2f')} |"
         )
     if figures.get("compile_seconds") is not None:
         lines.append(f"\ncompile (first steps, once): {figures['compile_seconds']:.1f} s")
     lines.append("")
     for name, r in figures["cases"].items():
+        if not r["top_ops"]:
+            continue
         top = ", ".join(f"{k.removeprefix('aten::')} {v:.0f}" for k, v in r["top_ops"][:8])
         lines.append(f"{name}: {top}")
     return "\n".join(lines)
 
 
 def plot(figures: dict[str, Any], path: str) -> None:
-    """The table's added ATen ops and added µs per step as bars, each case beside the
+    """The table's added ops and added µs per step as bars, each case beside the
     hand-written normaliser, with the issue's targets (2x eager, 1.5x compiled) drawn."""
     import matplotlib
 
@@ -346,7 +493,7 @@ def plot(figures: dict[str, Any], path: str) -> None:
     hand = figures["cases"]["hand-written"]
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
     for ax, key, label in (
-        (axes[0], "added_ops", "ATen ops added per step"),
+        (axes[0], "added_ops", f"{figures['unit']} added per step"),
         (axes[1], "added_us", "µs added per step (host)"),
     ):
         values = [cases[n][key] for n in names]
@@ -357,8 +504,8 @@ def plot(figures: dict[str, Any], path: str) -> None:
         ax.invert_yaxis()
     axes[0].legend(["2x hand-written (eager target)", "1.5x (compiled target)"], fontsize=8)
     fig.suptitle(
-        f"CleanRL stack over torch Pendulum x{figures['num_envs']} on {figures['device']}, "
-        f"torch {figures['torch']}, median of {figures['rounds']} rounds",
+        f"CleanRL stack over Pendulum x{figures['num_envs']} on {figures['device']}, "
+        f"{figures['library']}, median of {figures['rounds']} rounds",
         fontsize=10,
     )
     fig.tight_layout()
@@ -378,16 +525,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--no-torchrl", action="store_true", help="leave TorchRL's stack out")
     parser.add_argument("--json", help="also write the figures to this file")
     parser.add_argument("--plot", help="also draw the table as bars into this PNG")
+    parser.add_argument("--jax", action="store_true", help="the stack on JAX (see the module)")
     args = parser.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
-    figures = measure(
-        args.envs,
-        device=args.device,
-        rounds=args.rounds,
-        compiled=not args.no_compile,
-        torchrl=not args.no_torchrl,
-    )
+    if args.jax:
+        figures = measure_jax(args.envs, rounds=args.rounds)
+    else:
+        figures = measure(
+            args.envs,
+            device=args.device,
+            rounds=args.rounds,
+            compiled=not args.no_compile,
+            torchrl=not args.no_torchrl,
+        )
     print(table(figures))
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=2))

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # GPU check for anywrap: no host sync on CUDA / JAX-GPU (PyTorch's stack compiled, captured in
-# CUDA graphs, and eager), then `python -m benchmarks --device cuda` (B5 is PyTorch on CUDA: the
+# CUDA graphs, and eager), then `python -m benchmarks --device cuda` and `benchmarks/device_ops.py --device cuda` (B5 is PyTorch on CUDA: the
 # compiled stack, the eager one and TorchRL's, each with the time it adds per step).
 #
 # Usage (from the repository root, on a machine with an NVIDIA GPU):
@@ -274,6 +274,19 @@ if [ "$rc" = 0 ]; then
     result PASS "python -m benchmarks --device cuda" "$OUT/results.json"
 else
     result FAIL "python -m benchmarks --device cuda" "exit $rc; $(tail -n 1 "$OUT/bench.stderr")"
+fi
+
+# ---------------------------------------------------------------- 6. what the GPU sees
+# ATen ops (CUDA kernel launches) and host time per step of the CleanRL stack, eager and
+# compiled, beside the hand-written normaliser (docs/performance.md's table, on CUDA).
+echo "== python benchmarks/device_ops.py --device cuda =="
+if timeout "$BENCH_TIMEOUT" "$PYTHON" benchmarks/device_ops.py --device cuda --rounds 5 \
+        --no-torchrl --json "$OUT/device_ops.json" --plot "$OUT/device_ops.png" \
+        >"$OUT/device_ops.txt" 2>"$OUT/device_ops.stderr"; then
+    sed -n '1,12p' "$OUT/device_ops.txt"
+    result PASS "benchmarks/device_ops.py --device cuda" "$OUT/device_ops.txt"
+else
+    result FAIL "benchmarks/device_ops.py --device cuda" "$(tail -n 1 "$OUT/device_ops.stderr")"
 fi
 
 echo "== summary: $PASS passed, $FAIL failed, $SKIP skipped =="

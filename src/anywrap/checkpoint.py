@@ -1,32 +1,5 @@
-"""Checkpoints of a whole wrapper stack's statistics, as safetensors files.
-
-safetensors holds plain tensors and a string header: loading a file runs no
-code. Loading checks the whole file before anything changes. A functional
-stack's statistics live in its state, which both functions then take
-(``state=``).
-
-Example:
-    Statistics learned over 10 steps, saved, and loaded into a fresh stack:
-
-    >>> import os, tempfile
-    >>> import numpy as np
-    >>> import gymnasium as gym
-    >>> import anywrap
-    >>> env = anywrap.NormalizeObservation(gym.make("Pendulum-v1"))
-    >>> _ = env.reset(seed=0)
-    >>> for _ in range(10):
-    ...     _ = env.step(np.zeros(1, np.float32))
-    >>> path = os.path.join(tempfile.mkdtemp(), "stats.safetensors")
-    >>> anywrap.save_state(env, path)
-    >>> fresh = anywrap.NormalizeObservation(gym.make("Pendulum-v1"))
-    >>> round(float(fresh.obs_rms.count), 4), fresh.obs_rms.mean
-    (0.0001, array([0., 0., 0.], dtype=float32))
-    >>> anywrap.load_state(fresh, path)
-    >>> round(float(fresh.obs_rms.count), 4), fresh.obs_rms.mean.round(3)
-    (11.0001, array([0.203, 0.861, 2.679], dtype=float32))
-    >>> bool(np.array_equal(fresh.obs_rms.var, env.obs_rms.var))
-    True
-"""
+"""Checkpoints of a whole wrapper stack's statistics, as safetensors files (loading one
+runs no code, and checks the whole file before anything changes)."""
 
 from __future__ import annotations
 
@@ -57,7 +30,7 @@ class CheckpointError(ValueError):
 
 
 def _stateful_layers(env: Any) -> list[tuple[str, Shell]]:
-    """``(prefix, wrapper)`` for each anywrap stateful wrapper, outermost first."""
+    """``(depth.Class, wrapper)`` for each anywrap stateful wrapper, outermost first."""
     layers = []
     depth = 0
     while env is not None:
@@ -88,7 +61,7 @@ def _alive(pid: int) -> bool:
 
 
 def _remove_orphans(folder: str) -> None:
-    """Remove the temporary files that killed saves left in ``folder``."""
+    """Remove the temporary files that killed saves left."""
     with contextlib.suppress(OSError):
         for name in os.listdir(folder):
             m = _TEMPORARY.match(name)
@@ -109,20 +82,15 @@ def _file_mode(path: str) -> int:
 
 def _is_functional(env: Any) -> bool:
     """Whether ``env`` is an anywrap.functional wrapper or adapter (without importing JAX)."""
-    core = sys.modules.get("anywrap.functional.core")  # loaded wherever such an env exists
+    core = sys.modules.get("anywrap.functional.core")
     return core is not None and (
         isinstance(env, core.Wrapper) or type(env).__module__.startswith("anywrap.functional.")
     )
 
 
 def _write(path: str, tensors: dict[str, np.ndarray], metadata: dict[str, str]) -> None:
-    """Write ``tensors`` to ``path`` as safetensors, atomically.
-
-    The bytes go to a temporary file in the same folder, renamed over the
-    target: an interrupted save leaves the previous file intact, and the next
-    save into the folder removes what a killed one left. The mode follows the
-    umask; an existing file keeps its own.
-    """
+    """Write ``tensors`` to ``path`` as safetensors: to a temporary file in the same folder,
+    renamed over the target (an existing file keeps its mode)."""
     save = require("safetensors.numpy", "anywrap.save_state").save
 
     folder = os.path.dirname(os.path.abspath(path))
@@ -137,9 +105,7 @@ def _write(path: str, tensors: dict[str, np.ndarray], metadata: dict[str, str]) 
         )
     _remove_orphans(folder)
     mode = _file_mode(path)
-    # The bytes are written here, into a file that this module's orphan sweep
-    # knows: safetensors' own save_file goes through a temporary file of its
-    # own, which a killed save would leave behind under a name of its choosing.
+    # Not safetensors' save_file: a killed save would leave its temporary file, unswept.
     data = save(tensors, metadata=metadata)
     fd, tmp = tempfile.mkstemp(prefix=f".anywrap-{os.getpid()}-", suffix=".tmp", dir=folder)
     try:
@@ -159,26 +125,14 @@ def _write(path: str, tensors: dict[str, np.ndarray], metadata: dict[str, str]) 
 
 
 def save_state(env: Any, path: str | os.PathLike[str], *, state: Any = None) -> None:
-    """Save the statistics of ``env``'s wrapper stack to a safetensors file, atomically.
+    """Save the statistics of ``env``'s wrapper stack to a safetensors file, atomically
+    (an interrupted save leaves the previous file intact).
 
-    A functional stack's statistics live in its state: pass it as ``state``.
-    The file then holds the statistics of the whole batch, each once: the
-    moments of ``NormalizeObservation`` and ``NormalizeReward``, and the
-    episode count and recent-episode buffer of ``RecordEpisodeStatistics``
-    (the ``global_fields`` each wrapper declares). The parts with one row per
-    env (running returns, episode clocks, each env's last episode) are not
-    saved: they belong to the episodes in flight, whose env state the file
-    does not hold, so :func:`load_state` keeps the template's (a fresh
-    reset's). So the file does not depend on the number of envs, devices or
-    processes: one written by 2 processes over 4 devices loads into one
-    process, and the reverse.
-
-    Over several JAX processes (``jax.distributed``), process 0 writes the file
-    and the others write nothing; each may call this (the statistics are
-    replicated, so no process waits for another). Every statistic must be
-    readable on process 0: replicated, as :func:`anywrap.functional.shard_specs`
-    places it. To read the file from another process, wait for process 0 first
-    (e.g. ``jax.experimental.multihost_utils.sync_global_devices``).
+    A functional stack's statistics live in its state: pass it as ``state``. The file
+    holds each wrapper's ``global_fields`` once (moments, episode counts), not the rows
+    of the episodes in flight, so it does not depend on the number of envs, devices or
+    processes. Over several JAX processes only process 0 writes; each statistic must be
+    replicated (as :func:`anywrap.functional.shard_specs` places it).
 
     Example:
         >>> import os, tempfile
@@ -199,9 +153,8 @@ def save_state(env: Any, path: str | os.PathLike[str], *, state: Any = None) -> 
         True
 
     Raises:
-        ValueError: the stack holds no anywrap wrapper with statistics, a
-            functional stack comes without its ``state`` (or a stateful one
-            with one), or a statistic is split over other processes' devices.
+        ValueError: no anywrap wrapper with statistics, ``state`` missing for a functional
+            stack (or given for a stateful one), or a statistic split over processes.
         FileNotFoundError: the folder of ``path`` does not exist.
         IsADirectoryError: ``path`` is a folder.
     """
@@ -227,9 +180,12 @@ def save_state(env: Any, path: str | os.PathLike[str], *, state: Any = None) -> 
             f"keeps statistics (NormalizeObservation, NormalizeReward, RecordEpisodeStatistics, "
             f"...), got {env!r}; nothing was written to {path!r}{hint}"
         )
-    if state is not None and not _writes_checkpoints():  # another JAX process than 0
-        return
-    # np.ascontiguousarray would turn 0-d counts into 1-d arrays.
+    if state is not None:
+        from anywrap.functional.sharding import writes_checkpoints
+
+        if not writes_checkpoints():  # another JAX process than 0
+            return
+    # (not np.ascontiguousarray, which turns 0-d counts into 1-d arrays)
     tensors = {k: _host(k, v, path) for k, v in entries.items()}
     _write(path, tensors, {"format": fmt, "layers": ",".join(prefixes)})
 
@@ -245,17 +201,6 @@ def _host(key: str, value: Any, path: str) -> np.ndarray:
         ) from e
 
 
-def _writes_checkpoints() -> bool:
-    from anywrap.functional.sharding import writes_checkpoints
-
-    return writes_checkpoints()
-
-
-def _prefix(key: str) -> str:
-    """The layer (``depth.Wrapper``) of a functional checkpoint key."""
-    return ".".join(key.split(".", 2)[:2])
-
-
 def _functional_entries(owner: str, env: Any, state: Any) -> tuple[list[str], dict[str, Any]]:
     """The layers and statistics (by key) of a functional stack's ``state``."""
     if not _is_functional(env):
@@ -266,7 +211,7 @@ def _functional_entries(owner: str, env: Any, state: Any) -> tuple[list[str], di
     from anywrap.functional.sharding import global_entries
 
     entries = global_entries(owner, env, state)
-    return list(dict.fromkeys(_prefix(k) for k in entries)), entries
+    return list(dict.fromkeys(".".join(k.split(".", 2)[:2]) for k in entries)), entries
 
 
 def _read(path: str) -> tuple[dict[str, str], dict[str, np.ndarray]]:
@@ -287,8 +232,7 @@ def _read(path: str) -> tuple[dict[str, str], dict[str, np.ndarray]]:
 
 
 def _by_class(own: list[str], saved: list[str]) -> dict[str, str]:
-    """Each of ``own``'s layers (``depth.Wrapper``) to the saved layer it takes its
-    statistics from: the n-th saved layer of the same class for the n-th own one."""
+    """Each own layer to the saved layer it loads: the n-th of its class for the n-th."""
     queues: dict[str, list[str]] = {}
     for prefix in saved:
         queues.setdefault(prefix.partition(".")[2], []).append(prefix)
@@ -301,9 +245,9 @@ def _by_class(own: list[str], saved: list[str]) -> dict[str, str]:
 
 
 def _layer_map(
-    path: str, meta: dict[str, str], fmt: str, own: list[str], strict: bool, mismatch: str
+    meta: dict[str, str], fmt: str, own: list[str], strict: bool, mismatch: str
 ) -> dict[str, str]:
-    """Which saved layer each of ``own``'s layers loads (see :func:`load_state`)."""
+    """Which saved layer each of ``own``'s layers loads."""
     saved = [p for p in meta.get("layers", "").split(",") if p]
     if meta.get("format") == fmt:
         if saved == own:
@@ -312,15 +256,12 @@ def _layer_map(
             matched = _by_class(own, saved)
             if matched:
                 return matched
-    hint = (
-        ""
-        if not strict or meta.get("format") != fmt
-        else (
+    if strict and meta.get("format") == fmt:
+        mismatch += (
             "; to load the statistics of the wrappers this stack has and the file holds "
             "(an evaluation stack with fewer wrappers), pass strict=False"
         )
-    )
-    raise CheckpointError(mismatch + hint)
+    raise CheckpointError(mismatch)
 
 
 @overload
@@ -332,26 +273,15 @@ def load_state(
 ) -> Any:
     """Load statistics saved by :func:`save_state` into ``env``'s wrapper stack.
 
-    The whole file is checked before any wrapper changes. For a functional
-    stack, pass a state of it as ``state`` (the template, usually a fresh
-    ``env.reset``, run where the training state lives): the state returned
-    is the template with the file's statistics, each on the devices and with
-    the sharding of the template's array it replaces (every process reads the
-    file and builds its own shards); the per-env parts are the template's
-    (see :func:`save_state`). Nothing is returned for a stateful stack, whose
-    wrappers change in place.
+    The whole file is checked before any wrapper changes. A stateful stack changes in
+    place. For a functional stack pass a template ``state`` (a fresh ``env.reset``): the
+    template is returned with the file's statistics, each placed as the array it replaces.
 
-    ``strict=False`` loads into each wrapper with statistics the statistics of
-    the saved wrapper of the same class (the n-th saved ``NormalizeObservation``
-    for the n-th one of this stack), so that an evaluation stack that holds only
-    the observation normaliser takes it from a training stack's file. Wrappers
-    the file lacks keep their state, and saved ones this stack lacks are left
-    out; at least one must match. (As ``strict=False`` in PyTorch's
-    ``load_state_dict``.) Each loaded wrapper is checked as with ``strict=True``.
+    ``strict=False`` loads each wrapper from the saved wrapper of the same class (the n-th
+    for the n-th); wrappers the file lacks keep their state, at least one must match.
 
     Example:
-        A training stack's file, loaded into an evaluation stack that holds
-        only the observation normaliser:
+        A training stack's file, loaded into an evaluation stack:
 
         >>> import os, tempfile
         >>> import numpy as np
@@ -370,12 +300,8 @@ def load_state(
 
     Raises:
         FileNotFoundError: there is no file at ``path``.
-        CheckpointError: (a ``ValueError``) the file is not a safetensors
-            checkpoint, was saved from a stack of another shape (other
-            wrappers, order or observation shapes; with ``strict=False``, no
-            wrapper of this stack's classes) or kind (stateful or functional),
-            or holds an entry of the wrong kind of number or an invalid
-            variance or count.
+        CheckpointError: (a ``ValueError``) not a safetensors checkpoint, one of another
+            stack (wrappers, order, shapes, stateful or functional), or invalid entries.
     """
     path = os.fspath(path)
     if not isinstance(strict, (bool, np.bool_)):
@@ -391,7 +317,6 @@ def load_state(
         else ""
     )
     source = _layer_map(
-        path,
         meta,
         _FORMAT,
         [p for p, _ in layers],
@@ -431,7 +356,6 @@ def _load_functional(
     want = ",".join(prefixes)
     kind = {_FORMAT: "a stateful stack's", _FUNCTIONAL: "the"}.get(meta.get("format", ""))
     source = _layer_map(
-        path,
         meta,
         _FUNCTIONAL,
         prefixes,

@@ -1,12 +1,6 @@
-"""``reduce`` hooks that make running statistics global across devices or processes.
-
-The transforms in :mod:`anywrap.transforms.moments` accept ``reduce``: a
-function that sums an array over every participant of a distributed batch.
-With it, each participant passes only its own shard and all of them end up
-with the statistics of the whole batch (count and sum are reduced, then the
-squared deviations from the global mean).
-
-Neither torch nor jax is imported until a hook is made.
+"""``reduce`` hooks that make running statistics global across devices or processes: a
+function summing an array over every participant, which :mod:`anywrap.transforms.moments`
+accepts, so that each passes its own shard and all get the whole batch's statistics.
 
 Example:
     >>> import jax, jax.numpy as jnp
@@ -28,18 +22,11 @@ __all__ = ["jax_psum", "torch_allreduce_sum"]
 
 
 def torch_allreduce_sum(group: Any = None) -> Callable[[Any], Any]:
-    """A ``reduce`` hook: the SUM of a tensor over the processes of ``group``.
-
-    The input is never modified: the reduction runs on a clone, which is
-    returned. ``group=None`` means the default (world) process group, which
-    must have been set up with ``torch.distributed.init_process_group``.
-    Every process must call the hook the same number of times, in the same
-    order (as with any collective).
+    """A ``reduce`` hook: the sum of a tensor (a clone) over the processes of ``group``
+    (``None``: the default group). Every process calls it the same number of times.
 
     Example:
-        Each process passes its own rows and gets the statistics of all of
-        them. A group of one process shows the calls (``torchrun`` starts
-        the real ones, and sets up the group from its environment):
+        A group of one process shows the calls (``torchrun`` starts the real ones):
 
         >>> import torch
         >>> import torch.distributed as dist
@@ -74,9 +61,8 @@ def torch_allreduce_sum(group: Any = None) -> Callable[[Any], Any]:
 
 
 def jax_psum(axis_name: str | tuple[str, ...]) -> Callable[[Any], Any]:
-    """A ``reduce`` hook: ``jax.lax.psum`` over the mapped axis ``axis_name``.
-
-    Use it inside ``shard_map``, ``pmap`` or ``vmap`` with that axis name.
+    """A ``reduce`` hook: ``jax.lax.psum`` over the mapped axis ``axis_name`` (inside
+    ``shard_map``, ``pmap`` or ``vmap``).
 
     Example:
         >>> import jax, jax.numpy as jnp

@@ -1,11 +1,6 @@
-"""The one tree walker: nested dicts, lists, tuples and NamedTuples of arrays.
-
-Every layer (xp, transforms, shells, conversions, checkpoints) walks trees
-with these functions, so all agree on one rule: **branches** are mappings
-(rebuilt with their own type where it can be built from a dict, else as a
-``dict``), lists, tuples and NamedTuples; everything else is a **leaf**.
-``is_leaf`` stops a walk early (the observation transforms treat each
-``Moments`` as one leaf). A type's kind is cached: one dict lookup per node.
+"""The one tree walker: **branches** are mappings (rebuilt with their own type where it
+can be built from a dict, else as a ``dict``), lists, tuples and NamedTuples; everything
+else is a **leaf**. ``is_leaf`` stops a walk early.
 
 Example:
     >>> import numpy as np
@@ -39,7 +34,7 @@ __all__ = [
 ]
 
 Path = tuple[Any, ...]
-"""Keys from the root to a node: dict keys, NamedTuple field names, sequence indices."""
+"""Keys from the root to a node (dict keys, NamedTuple field names, sequence indices)."""
 
 IsLeaf = Callable[[Any], bool] | None
 
@@ -68,7 +63,6 @@ def is_branch(x: Any) -> bool:
 
 
 def _children(node: Any, kind: int) -> Iterator[tuple[Any, Any]]:
-    """``(key, child)`` pairs of a branch."""
     if kind in (_DICT, _MAPPING):
         return iter(node.items())
     if kind == _NAMED:
@@ -77,7 +71,6 @@ def _children(node: Any, kind: int) -> Iterator[tuple[Any, Any]]:
 
 
 def _rebuild(like: Any, kind: int, values: list[Any]) -> Any:
-    """A branch of ``like``'s type and keys holding ``values``."""
     if kind == _DICT:
         return dict(zip(like.keys(), values))
     if kind == _MAPPING:
@@ -94,10 +87,8 @@ def _rebuild(like: Any, kind: int, values: list[Any]) -> Any:
 
 
 def tree_map(fn: Callable[..., Any], tree: Any, *rest: Any, is_leaf: IsLeaf = None) -> Any:
-    """``fn`` on each leaf of ``tree`` and the matching nodes of ``rest``.
-
-    ``rest`` are trees with ``tree``'s structure down to its leaves (they may
-    go deeper: the matching subtree is passed as it is).
+    """``fn`` on each leaf of ``tree`` and the matching nodes of ``rest`` (trees of its
+    structure, which may go deeper: the matching subtree is passed as it is).
 
     Example:
         >>> tree_map(lambda a, b: a + b, {"x": 1, "y": (2, 3)}, {"x": 10, "y": (20, 30)})
@@ -138,10 +129,7 @@ def leaves(tree: Any, is_leaf: IsLeaf = None) -> list[Any]:
 
 
 def first_leaf(tree: Any) -> Any:
-    """The first leaf of ``tree`` (cheaper than ``leaves(tree)[0]``).
-
-    An empty branch is its own first leaf.
-    """
+    """The first leaf of ``tree`` (an empty branch is its own first leaf)."""
     while True:
         kind = _kinds.get(type(tree))
         if kind is None:
@@ -173,11 +161,8 @@ def key_path(path: Path) -> str:
 
 
 def unflatten(like: Any, values: Iterable[Any], is_leaf: IsLeaf = None) -> Any:
-    """A tree shaped like ``like`` holding ``values`` at its leaves (in :func:`leaves` order).
-
-    Raises:
-        ValueError: ``values`` has more or fewer items than ``like`` has leaves.
-    """
+    """A tree shaped like ``like`` holding ``values`` at its leaves (in :func:`leaves` order);
+    a ValueError if their numbers differ."""
     it = iter(values)
     sentinel = object()
 
@@ -212,22 +197,10 @@ def get_at(tree: Any, path: Path) -> Any:
 
 
 class Structure:
-    """The branches of one tree (their types, keys and lengths), made into two
-    straight-line functions: for a hot path that meets trees of one structure
-    again and again (a compiled transform's arguments and results).
-
-    :meth:`leaves` gives the leaves of a tree of this structure, in
-    :func:`leaves` order, or ``None`` when the tree's branches differ (it does
-    not check that the leaves are leaves: a branch where a leaf was is taken
-    whole). :meth:`unflatten` builds a tree of this structure from leaves.
-    Each costs about what a function call with that many element accesses
-    does, a few times less than :func:`leaves` and :func:`unflatten`. A dict
-    is matched by its keys, in any order; the leaves follow the order of the
-    tree the structure was made from.
-
-    Raises:
-        TypeError: the tree has a mapping that is not a ``dict`` (the general
-            walkers handle those).
+    """The branches of one tree made into two straight-line functions, for a hot path
+    that meets trees of one structure again and again: :meth:`leaves` (``None`` where the
+    branches differ; a dict matches by its keys) and :meth:`unflatten`. A mapping that is
+    not a ``dict`` is a TypeError.
 
     Example:
         >>> s = Structure(({"a": 1, "b": (2, 3)}, None))
@@ -252,8 +225,7 @@ class Structure:
             return name
 
         def walk(node: Any, expr: str) -> str:
-            """Code that checks the node held by the variable ``expr``; returns the
-            expression that rebuilds it from ``v``."""
+            """Code checking the node in ``expr``; returns the expression rebuilding it."""
             kind = _kind(type(node))
             if kind == _LEAF:
                 out.append(expr)
@@ -293,8 +265,8 @@ class Structure:
         build = walk(tree, "t")
         body = "\n    ".join([*checks, f"return [{', '.join(out)}]"])
         source = f"def leaves(t):\n    {body}\ndef unflatten(v):\n    return {build}\n"
+        # The structure as hashable data: equal for trees of one structure.
         self.key = (source, tuple(frozenset(v) if type(v) is set else v for v in names.values()))
-        """The structure as plain, hashable data: equal for trees of one structure."""
         exec(compile(source, "<anywrap.tree.Structure>", "exec"), names)
         self.leaves: Callable[[Any], list[Any] | None] = names["leaves"]
         self.unflatten: Callable[[Sequence[Any]], Any] = names["unflatten"]

@@ -60,10 +60,12 @@ REWARD_RTOL = 1e-6
 @pytest.fixture
 def compiled(monkeypatch):
     """Compilation on, each signature compiled on its second call; the log from here.
-    Programs compiled by earlier tests are not shared with this one."""
-    from anywrap.backends import torch_compile
+    Programs compiled by earlier tests are not shared with this one, and the toy
+    transforms here (two to five calls) compile as a longer one would."""
+    from anywrap.backends import torch_build, torch_compile
 
     monkeypatch.setattr(torch_compile, "_shared", {})
+    monkeypatch.setattr(torch_build, "SMALL_PROGRAM", 2)
     previous = axp.set_compile(True, after_calls=2)
     start = len(axp.compile_log())
     try:
@@ -288,6 +290,31 @@ def test_a_one_operation_transform_stays_eager(compiled):
     (record,) = compiled()
     assert record.function == "clip_action" and not record.compiled
     assert "2 torch call(s): cheaper eagerly" in record.reason
+
+
+def test_the_stacks_clip_stays_eager_and_its_normalisers_compile():
+    """Under ``torch.compile`` a compiled call costs about what ten eager calls do
+    (TorchDynamo's frame and guards): ClipAction's clip and cast (three calls) stays
+    eager at the default threshold, the normalisers (tens of calls) compile."""
+    from anywrap import vector
+    from anywrap.backends import torch_compile
+    from anywrap.demo import torch_pendulum_vector_env
+
+    previous = axp.set_compile(True, after_calls=2)
+    start = len(axp.compile_log())
+    shared, torch_compile._shared = torch_compile._shared, {}
+    try:
+        env = vector.NormalizeObservation(vector.ClipAction(torch_pendulum_vector_env(4)))
+        env.reset(seed=0)
+        for _ in range(4):
+            env.step(torch.zeros(4, 1))
+    finally:
+        torch_compile._shared = shared
+        axp.set_compile(previous, after_calls=switch.AFTER_CALLS)
+    records = {r.function: r for r in axp.compile_log()[start:]}
+    assert not records["_clip_cast"].compiled
+    assert "3 torch call(s): cheaper eagerly" in records["_clip_cast"].reason
+    assert records["normalize_observation"].compiled
 
 
 def test_a_transform_holding_a_callback_stays_eager(compiled):

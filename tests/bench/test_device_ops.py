@@ -26,3 +26,19 @@ def test_device_ops_counts_each_case_and_draws_its_table(tmp_path):
         assert f"| {name} | {r['ops_per_step']:.0f} |" in text
     device_ops.plot(figures, str(tmp_path / "ops.png"))
     assert (tmp_path / "ops.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_device_ops_counts_the_programs_jax_dispatches():
+    """On JAX the count is of XLA programs executed: the hand-written normaliser adds
+    two a step (its clip and its one jitted update), and anywrap's stack at least one a
+    stateful wrapper (three: episode statistics, observation and reward normalisers)."""
+    pytest.importorskip("jax")
+    from benchmarks import device_ops
+
+    figures = device_ops.measure_jax(8, rounds=1)
+    cases = figures["cases"]
+    assert cases["bare"]["ops_per_step"] > 0
+    assert cases["hand-written"]["added_ops"] == pytest.approx(2.0)
+    assert cases["anywrap"]["added_ops"] >= 3
+    text = device_ops.table(figures)
+    assert "XLA programs/step" in text and "| anywrap |" in text

@@ -1,12 +1,6 @@
-"""The JAX backend, registered the first time a JAX array (or the name "jax") is met.
-
-JAX arrays speak the Array API (``jax.numpy``). This module adds what the
-standard lacks, through :func:`anywrap.xp.register_backend` and the routes'
-``register``: compilation with :func:`jax.jit`, the device of a traced value
-(none), DLPack imports tuned for the host, ``lax.cond``, and kernels that
-XLA's CPU backend runs faster for the same formulas. Every route is registered
-for ``jax.Array`` and ``jax.core.Tracer``: inside ``jit`` / ``vmap`` /
-``scan`` the values are tracers, which ``jax.Array`` does not cover.
+"""The JAX backend, registered the first time a JAX array (or the name "jax") is met:
+``jax.jit``, ``lax.cond``, host imports and faster XLA forms of the routed formulas.
+Every route is registered for ``jax.core.Tracer`` too (the values inside ``jit``).
 
 Example:
     >>> import jax.numpy as jnp
@@ -33,13 +27,10 @@ from anywrap.xp import images, random
 TYPES = (jax.Array, jax.core.Tracer)
 
 SMALL_HOST_COPY = 64 * 1024
-"""Host arrays up to this many bytes are copied into JAX rather than shared:
-``jax.dlpack.from_dlpack`` has a fixed cost that exceeds a copy of a small buffer
-(``python -m benchmarks.suite.calibrate``, in a checkout, measures the crossover; on 2 shared
-x86-64 cores with JAX 0.10.2 it lay between 64 KiB and 1 MiB)."""
+"""Host arrays up to this many bytes are copied into JAX, not shared through DLPack, whose
+fixed cost is higher (``python -m benchmarks.suite.calibrate`` measures the crossover)."""
 
-_CONSTANTS_MAX = 4096
-"""At most this many discrete-action constants are kept (a bound on memory)."""
+_CONSTANTS_MAX = 4096  # discrete-action constants kept at most
 _constants: dict[tuple[Any, ...], Any] = {}
 _warned: set[str] = set()
 
@@ -67,7 +58,7 @@ def _jax_device(device: Any) -> Any:
 
 
 def _stacklevel() -> int:
-    """The ``stacklevel`` of the first frame outside anywrap (for warnings)."""
+    """The warnings ``stacklevel`` of the first frame outside anywrap."""
     frame, level = sys._getframe(1), 1
     while frame.f_back is not None and frame.f_globals.get("__name__", "").startswith("anywrap"):
         frame, level = frame.f_back, level + 1
@@ -75,8 +66,7 @@ def _stacklevel() -> int:
 
 
 def _constant(host: np.ndarray) -> Any:
-    """A 0-d integer or bool host value (a discrete action) as a reused JAX array:
-    each conversion would cost a dispatch. One that a program donated is made anew."""
+    """A 0-d integer or bool host value (a discrete action) as a reused JAX array."""
     value = host.item()
     key = (host.dtype, value, jax.config.read("jax_enable_x64"))
     y = _constants.get(key)
@@ -95,8 +85,7 @@ def _on_host(x: Any) -> bool:
 
 
 def _check_fits(host: np.ndarray) -> None:
-    """64-bit integers on the host that JAX without x64 would wrap into 32 bits are
-    refused (a device source is not read: that would be a host sync)."""
+    """Refuse host 64-bit integers that JAX without x64 would wrap into 32 bits."""
     if host.dtype.kind not in "iu" or host.dtype.itemsize != 8 or not host.size:
         return
     if jax.dtypes.canonicalize_dtype(host.dtype).itemsize == 8:  # x64 is on
@@ -146,10 +135,6 @@ def _from_array(x: Any, device: Any) -> Any:
     return x if _device(x) == target else jax.device_put(x, target)
 
 
-def _jit(fn: Callable[..., Any], donate: bool = False) -> Callable[..., Any]:
-    return jax.jit(fn, donate_argnums=0) if donate else jax.jit(fn)
-
-
 xp.register_backend(
     TYPES,
     namespace=jnp,
@@ -157,7 +142,7 @@ xp.register_backend(
     device=_device,
     to_numpy=np.asarray,  # a view of a host buffer; a device array is copied
     from_array=_from_array,
-    jit=_jit,
+    jit=lambda fn, donate=False: jax.jit(fn, donate_argnums=0 if donate else ()),
     aliases=("jnp", "jax.numpy"),
 )
 
@@ -171,28 +156,18 @@ def _route(op: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     return deco
 
 
-@_route(xp.cond)
-def _cond(pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any], *ops: Any) -> Any:
-    return jax.lax.cond(pred, true_fn, false_fn, *ops)  # only the branch taken runs
+_route(xp.cond)(jax.lax.cond)  # only the branch taken runs
+_route(xp.stop_gradient)(jax.lax.stop_gradient)
 
 
-@_route(xp.stop_gradient)
-def _stop_gradient(x: Any) -> Any:
-    return jax.lax.stop_gradient(x)
-
-
-ROW_GROUP_MAX = 32
-"""At most this many rows are summed side by side (past 32 XLA splits the second sum)."""
-ROW_GROUP_VALUES = 256
-"""A group spans at most this many values."""
-ROW_GROUP_MIN_WIDTH = 64
-"""Rows at least this wide are summed as they are."""
+ROW_GROUP_MAX = 32  # rows summed side by side at most (past 32 XLA splits the second sum)
+ROW_GROUP_VALUES = 256  # values a group spans at most
+ROW_GROUP_MIN_WIDTH = 64  # rows at least this wide are summed as they are
 
 
 def row_group(n: int, width: int) -> int:
-    """How many rows of ``width`` values to sum side by side: the largest divisor of
-    ``n`` up to ``min(ROW_GROUP_MAX, ROW_GROUP_VALUES // width)`` that leaves at least
-    8 groups; 1 where grouping is no help (constants from ``benchmarks.suite.calibrate``)."""
+    """How many rows of ``width`` values to sum side by side (XLA's CPU sum over a narrow
+    batch is slow): the largest divisor of ``n`` within the limits above leaving 8 groups."""
     if width >= ROW_GROUP_MIN_WIDTH:
         return 1
     for g in range(min(ROW_GROUP_MAX, ROW_GROUP_VALUES // width), 1, -1):
@@ -202,9 +177,7 @@ def row_group(n: int, width: int) -> int:
 
 
 def _row_sum(x: Any) -> Any:
-    # XLA's CPU kernel for a sum over the rows of a narrow batch (4096 x 3) is
-    # several times slower than for a wide one: sum groups of g rows laid side
-    # by side (a free reshape), then the g partial sums.
+    # Groups of g rows laid side by side (a free reshape), then the g partial sums.
     if x.ndim < 2:
         return jnp.sum(x, axis=0)
     n, rest = x.shape[0], x.shape[1:]
@@ -218,7 +191,6 @@ def _row_sum(x: Any) -> Any:
 
 @_route(xp.mean_var)
 def _mean_var(x: Any, mask: Any = None) -> tuple[Any, Any]:
-    # The generic formulas, with the row sums grouped.
     if mask is None:
         rows = x.shape[0]
         mean = _row_sum(x) / rows
@@ -231,8 +203,7 @@ def _mean_var(x: Any, mask: Any = None) -> tuple[Any, Any]:
 
 @_route(xp.count_true)
 def _count_true(mask: Any) -> Any:
-    # XLA on the CPU sums integers through a chain of reduce-windows and floats in
-    # one kernel; float32 counts are exact below 2^24.
+    # XLA's CPU sums floats in one kernel, integers in a chain; float32 is exact below 2^24.
     if mask.size >= 2**24:
         return jnp.sum(mask, dtype=jnp.int32)
     return jnp.sum(mask, dtype=jnp.float32).astype(jnp.int32)
@@ -240,9 +211,7 @@ def _count_true(mask: Any) -> Any:
 
 @_route(xp.last_true_indices)
 def _last_true_indices(mask: Any, k: int) -> Any:
-    # top_k of the indices of the True entries (others score -1): one XLA kernel,
-    # where the cumulative sum and binary search take a dozen. float32 scores are
-    # exact for indices below 2^24.
+    # top_k of the True entries' indices (others score -1): one kernel, not a dozen.
     n = mask.shape[0]
     if n >= 2**24:
         return xp.last_true_indices.dispatch(object)(mask, k)
@@ -253,7 +222,6 @@ def _last_true_indices(mask: Any, k: int) -> Any:
     return idx
 
 
-# ------------------------------------------------------------------- images
 @_route(images.resize_images)
 def _resize(batch: Any, size: tuple[int, int], method: str = "area") -> Any:
     if method != "bilinear":  # OpenCV's taps, fused into one loop by jax.jit
@@ -273,9 +241,7 @@ def _write_rows(buffer: Any, index: Any, rows: Any) -> Any:
     )
 
 
-# ------------------------------------------------------------------- random
-# A key is raw threefry2x32 key data (two uint32 words): a plain array that a
-# jitted step takes and returns and a checkpoint saves as it is.
+# A key is raw threefry2x32 key data (two uint32 words): a plain array.
 _IMPL = "threefry2x32"
 
 
@@ -295,9 +261,7 @@ def _uniform(key: Any, shape: tuple[int, ...]) -> tuple[Any, Any]:
     return jax.random.key_data(key), jax.random.uniform(sub, shape, dtype=jnp.float32)
 
 
-@_route(random.key_data)
-def _key_data(key: Any) -> Any:
-    return key
+_route(random.key_data)(lambda key: key)
 
 
 @_route(random.key_from_data)

@@ -1,11 +1,6 @@
-"""The PyTorch backend, registered the first time a tensor (or the name "torch") is met.
-
-Tensors reach the Array API through ``array_api_compat.torch``. This module adds,
-through :func:`anywrap.xp.register_backend` and the routes' ``register``: host
-views and DLPack imports that skip PyTorch's slower generic paths, the
-compiler (each transform as one program compiled once per signature by the public
-``torch.compile``: see :mod:`anywrap.backends.torch_compile`), and faster kernels
-of a few formulas.
+"""The PyTorch backend, registered the first time a tensor (or the name "torch") is met:
+``array_api_compat.torch``, fast host views and imports, the compiler
+(:mod:`anywrap.backends.torch_compile`) and faster kernels of the routed formulas.
 
 Example:
     >>> import torch
@@ -42,8 +37,7 @@ def _to_numpy(x: Any) -> np.ndarray:
 
 
 def _bfloat16_to_numpy(x: Any) -> np.ndarray:
-    """A bfloat16 tensor as NumPy's ``ml_dtypes.bfloat16`` (the dtype JAX gives NumPy):
-    its bits, viewed, no rounding (a view on the CPU)."""
+    """A bfloat16 tensor as ``ml_dtypes.bfloat16`` (JAX's): its bits, viewed."""
     try:
         import ml_dtypes
     except ImportError:
@@ -58,9 +52,7 @@ def _bfloat16_to_numpy(x: Any) -> np.ndarray:
 def _from_dlpack(x: Any) -> Any:
     try:
         if type(x) is not np.ndarray and x.__dlpack_device__()[0] == 1:
-            # On the host there is no stream to synchronise with: a capsule skips
-            # torch's version probing. (NumPy's read-only arrays need the versioned
-            # protocol, which torch.from_dlpack speaks.)
+            # On the host a capsule skips torch's stream and version probing.
             return _capsule_to_torch(x.__dlpack__())
         return torch.from_dlpack(x)
     except (AttributeError, BufferError, RuntimeError, TypeError, ValueError):
@@ -88,8 +80,7 @@ def _from_array(x: Any, device: Any) -> Any:
     if not isinstance(x, torch.Tensor):
         strides = getattr(x, "strides", None)
         if strides and min(strides) < 0:
-            # A view with negative strides (a flipped image) has no DLPack form that
-            # PyTorch takes: it aborts the process. One copy, in the source's library.
+            # Negative strides (a flipped image): PyTorch's DLPack import aborts the process.
             x = xp.namespace(x).asarray(x, copy=True)
         if type(x) is np.ndarray and x.dtype.name == "bfloat16":  # ml_dtypes' (JAX's)
             x = torch.from_numpy(np.ascontiguousarray(x).view(np.int16)).view(torch.bfloat16)
@@ -106,10 +97,6 @@ def _from_array(x: Any, device: Any) -> Any:
     return x if x.device == target else x.to(target)
 
 
-def _jit(fn: Callable[..., Any], donate: bool = False) -> Callable[..., Any]:
-    return TorchProgram(fn)
-
-
 xp.register_backend(
     torch.Tensor,
     namespace=torch_xp,
@@ -117,23 +104,20 @@ xp.register_backend(
     device=lambda x: x.device,
     to_numpy=_to_numpy,
     from_array=_from_array,
-    jit=_jit,
+    jit=lambda fn, donate=False: TorchProgram(fn),
     aliases=("pytorch",),
 )
 
 
 @xp.stop_gradient.register(torch.Tensor)
 def _stop_gradient(x: Any) -> Any:
-    # A view of the same memory, outside autograd; a tensor with no graph is itself,
-    # which tells a transform that there is no gradient to keep (frame stacks).
+    # A tensor with no graph is itself: a transform then knows there is none to keep.
     return x.detach() if x.requires_grad else x
 
 
 _constants: dict[tuple[Any, ...], torch.Tensor] = {}
+# dtypes whose kernels compute in the dtype itself, where a 0-d tensor gives a number's bits.
 _OWN_ARITHMETIC = (torch.float32, torch.float64, torch.int32, torch.int64)
-"""dtypes whose kernels compute in the dtype itself: a 0-d tensor of the dtype gives the
-bits a Python number gives (float16 and bfloat16 compute in float32, where a rounded
-0-d tensor would not)."""
 
 
 @xp.constant.register(torch.Tensor)  # type: ignore[attr-defined]
@@ -148,8 +132,7 @@ def _constant(like: Any, value: Any) -> Any:
     key = (type(value), value, like.dtype, like.device)
     found = _constants.get(key)
     if found is None:
-        # torch.full fills on the device (no copy from the host); never an inference
-        # tensor, which autograd could not save later.
+        # Filled on the device; never an inference tensor, which autograd could not save.
         with torch.inference_mode(False):
             found = _constants[key] = torch.full((), value, dtype=like.dtype, device=like.device)
     return found
@@ -157,8 +140,7 @@ def _constant(like: Any, value: Any) -> Any:
 
 @xp.clip.register(torch.Tensor)
 def _clip(x: Any, low: Any, high: Any) -> Any:
-    # The Array API's clip (torch.clamp) with tensor bounds costs twice the two
-    # elementwise kernels of the same formula (NaN propagates).
+    # torch.clamp with tensor bounds costs twice these two kernels (NaN propagates).
     if (
         type(low) is torch.Tensor
         and type(high) is torch.Tensor
@@ -170,9 +152,7 @@ def _clip(x: Any, low: Any, high: Any) -> Any:
 
 @xp.last_true_indices.register(torch.Tensor)
 def _last_true_indices(mask: Any, k: int) -> Any:
-    # On the CPU one operator lists the first k Trues of the flipped mask, padded
-    # with 0 (so n - 1, a valid index): one call, where the cumulative sum and
-    # binary search are two ATen calls in a compiled program and seven eagerly.
+    # On the CPU one operator lists the first k Trues of the flipped mask, padded with 0.
     if mask.device.type != "cpu":
         return xp.last_true_indices.dispatch(object)(mask, k)
     found = torch.ops.aten.nonzero_static.default(torch.flip(mask, (0,)), size=k, fill_value=0)
@@ -181,9 +161,7 @@ def _last_true_indices(mask: Any, k: int) -> Any:
 
 @xp.finite_rows.register(torch.Tensor)
 def _finite_rows(x: Any) -> Any:
-    # x - x is 0 where x is finite and NaN elsewhere; a row's sum of them is NaN, the one
-    # value unequal to itself, exactly where the row holds a NaN or an infinity: two or
-    # three kernels where isfinite and all take a dozen ATen calls.
+    # x - x is NaN exactly where x is not finite, and so is a row's sum: a few kernels.
     if not x.is_floating_point():
         return torch.ones(x.shape[:1], dtype=torch.bool, device=x.device)
     d = x - x
@@ -197,9 +175,7 @@ def _take(x: Any, indices: Any) -> Any:
     return torch.index_select(x, 0, indices)  # the standard's take also wraps negatives
 
 
-@xp.count_true.register(torch.Tensor)
-def _count_true(mask: Any) -> Any:
-    return torch.count_nonzero(mask)  # int64: one kernel, where a sum casts first
+xp.count_true.register(torch.Tensor)(torch.count_nonzero)  # one kernel; a sum casts first
 
 
 @xp.mean_var.register(torch.Tensor)
@@ -211,20 +187,16 @@ def _mean_var(x: Any, mask: Any = None) -> tuple[Any, Any]:
         dev = torch.where(rows, x - mean, 0.0)
         return mean, (dev * dev).sum(0) / n
     if torch.compiler.is_compiling() and x.ndim:
-        # In a compiled program, the shifted sums: TorchInductor fuses them into one
-        # pass over the batch. A wide batch is summed by blocks of rows.
+        # Compiled, the shifted sums fuse into one pass (a wide batch by blocks of rows).
         wide = x.shape[0] >= 2 * _BLOCK_ROWS and x[0].numel() >= _BLOCK_MIN_WIDTH
         return _shifted_mean_var(x, _sum_by_blocks if wide else _sum0)
     var, mean = torch.var_mean(x, dim=0, correction=0)  # eagerly one Welford reduction
     return mean, var
 
 
-SHIFT_ROWS = 16
-"""How many leading rows :func:`_shifted_mean_var` averages for its origin."""
+SHIFT_ROWS = 16  # leading rows averaged for the origin of the shifted sums
 _BLOCK_ROWS = 256
-_BLOCK_MIN_WIDTH = 16
-"""Sums by blocks of 256 rows pay from 16 elements a row (2 CPU cores: 3 columns run
-faster as one plain sum, 17 to 376 faster by blocks)."""
+_BLOCK_MIN_WIDTH = 16  # sums by blocks of rows pay from 16 elements a row
 
 
 def _sum0(y: Any) -> Any:
@@ -232,9 +204,8 @@ def _sum0(y: Any) -> Any:
 
 
 def _shifted_mean_var(x: Any, total: Callable[[Any], Any]) -> tuple[Any, Any]:
-    """The mean and population variance in one read of ``x``: the sums of the deviations
-    from an origin (the mean of the first rows, near the batch's mean on the scale of
-    its spread, so the two terms keep the dtype's precision) and of their squares."""
+    """The mean and population variance in one read of ``x``, from the deviations from the
+    mean of the first rows (near the batch's, so the terms keep the dtype's precision)."""
     rows = x.shape[0]
     head = min(rows, SHIFT_ROWS)
     origin = x[:head].sum(0) / head
@@ -245,15 +216,13 @@ def _shifted_mean_var(x: Any, total: Callable[[Any], Any]) -> tuple[Any, Any]:
 
 
 def _sum_by_blocks(y: Any) -> Any:
-    """The sum along axis 0 as sums of blocks of rows, then of the blocks, which
-    TorchInductor parallelises over the blocks, reading whole rows."""
+    """The sum along axis 0 by blocks of rows (TorchInductor parallelises over blocks)."""
     rows = y.shape[0]
     whole = rows - rows % _BLOCK_ROWS
     out = y[:whole].reshape(whole // _BLOCK_ROWS, _BLOCK_ROWS, *y.shape[1:]).sum(1).sum(0)
     return out if whole == rows else out + y[whole:].sum(0)
 
 
-# ------------------------------------------------------------------- images
 @functools.lru_cache(maxsize=64)
 def _dense(n_in: int, n_out: int) -> np.ndarray:
     """The area filter of one axis as an ``(n_out, n_in)`` float32 matrix."""
@@ -280,10 +249,8 @@ def _resize(batch: Any, size: tuple[int, int], method: str = "area") -> Any:
     whole = h % size[0] == 0 and w % size[1] == 0
     if not images.shrinks_both((h, w), size) or whole:
         return images.resize_separable(batch, size, method)
-    # OpenCV's area filter for a ratio that is not whole (210x160 to 84x84) as two
-    # plain matrix products with its dense weights (eager PyTorch runs the tap-by-tap
-    # form several times slower), height first: one copy lays the images out as
-    # (h, b, c, w).
+    # A ratio that is not whole (210x160 to 84x84): two matrix products with the dense
+    # weights, height first, after one copy to (h, b, c, w).
     my = images.host_constant(_dense, batch, h, size[0])
     mx = images.host_constant(_dense, batch, w, size[1])
     b, _, _, c = batch.shape
@@ -297,12 +264,10 @@ def _resize(batch: Any, size: tuple[int, int], method: str = "area") -> Any:
 
 @images.rgb_to_gray.register(torch.Tensor)
 def _rgb_to_gray(batch: Any) -> Any:
-    # Eagerly a lookup in Gymnasium's results for every colour: four passes where
-    # the integer formula takes a dozen kernels. A compiled program fuses the
-    # integer formula into one pass (the lookup's random reads cost it more).
+    # Eagerly a lookup (four passes, not a dozen); compiled, the fused integer formula.
     if torch.compiler.is_compiling():
         return images.rgb_to_gray.dispatch(object)(batch)
-    # The table the compiled formula reads, made here on the host: a trace finds it cached.
+    # Made here on the host, so that a trace finds the compiled formula's table cached.
     images.host_constant(images.gray_fix_table, batch)
     lut = images.host_constant(images.gray_lut(), batch)
     if sys.byteorder != "little":  # pragma: no cover - no such machine in CI
@@ -318,7 +283,6 @@ def _write_rows(buffer: Any, index: Any, rows: Any) -> Any:
     return buffer.index_copy_(0, index.to(torch.int64), rows.to(buffer.dtype))
 
 
-# ------------------------------------------------------------------- random
 @random.new_key.register(torch.Tensor)
 def _new_key(like: Any, seed: int) -> Any:
     gen = torch.Generator(device=like.device)
@@ -334,7 +298,7 @@ def _uniform(key: Any, shape: tuple[int, ...]) -> tuple[Any, Any]:
 @random.key_data.register(torch.Generator)
 def _key_data(key: Any) -> Any:
     state = key.get_state()
-    # Whole 64-bit words where the bytes allow it: a checkpoint keeps 32 or 64-bit ints.
+    # 64-bit words where the bytes allow it: a checkpoint keeps 32 or 64-bit ints.
     return state.view(torch.int64) if state.numel() % 8 == 0 else state
 
 

@@ -15,8 +15,8 @@ A :class:`TorchProgram` wraps one pure transform (what
    ``torch.compile(fullgraph=True, dynamic=False)``: the whole transform is one
    graph or nothing (a transform that reads a value on the host cannot be
    compiled whole, and runs eagerly). A transform of at most
-   :data:`SMALL_PROGRAM` ATen calls stays eager: a compiled call's guards cost
-   more than such kernels;
+   :data:`SMALL_PROGRAM` torch calls stays eager: a call through
+   ``torch.compile`` costs what about ten eager calls do;
 3. on the CPU, compiles one build: TorchInductor's scalar kernels for a
    program that writes ``bool`` tensors, its vector kernels otherwise (a rule,
    not a timing: see :func:`_cpu_build`), through ``torch.compile``'s

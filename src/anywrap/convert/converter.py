@@ -1,9 +1,5 @@
-"""Whole trees of arrays to another library: what the conversion wrappers hold.
-
-A :class:`Converter` is bound to one target library, device and
-writability. It walks a tree with :func:`anywrap.tree.tree_map` and converts
-each leaf by a function chosen once per leaf type, so nothing is resolved
-again per step.
+"""Whole trees of arrays to another library: a :class:`Converter` (what the
+conversion wrappers hold) converts each leaf by a function chosen once per leaf type.
 
 Example:
     >>> import numpy as np
@@ -88,14 +84,9 @@ def check_known(x: Any, who: str) -> str:
 
 
 def to_library(x: Any, to: str | ModuleType, device: Any = None, *, who: str = "to_library") -> Any:
-    """Convert one array to the library ``to``, zero-copy where DLPack allows.
-
-    Already the target library: returned as it is (moved if ``device`` asks).
-    Otherwise DLPack, which shares the buffer on the host between every pair of
-    NumPy, JAX, PyTorch and TensorFlow and keeps the device (a CUDA tensor becomes
-    a CUDA JAX array); where the source cannot be shared as it is (a read-only
-    NumPy array into TensorFlow, a non-compact stride into JAX, a device array
-    into NumPy), one copy made by the source library.
+    """Convert one array to the library ``to``, zero-copy where DLPack allows (see
+    :mod:`anywrap.convert`); an array of ``to`` is returned as it is unless ``device``
+    moves it.
 
     Raises:
         anywrap.xp.UnknownArrayTypeError: an array type anywrap does not know.
@@ -118,23 +109,14 @@ def _target(to: str | ModuleType, who: str) -> str:
         raise ValueError(f"{who}: {e}") from None
 
 
-_NO_ARRAY_KINDS = {
-    "U": "strings",
-    "S": "bytes",
-    "M": "datetimes",
-    "m": "timedeltas",
-}  # not "V": ml_dtypes' bfloat16 and float8 are NumPy "V" dtypes that do convert
+# Not "V": ml_dtypes' bfloat16 and float8 are NumPy "V" dtypes that do convert.
+_NO_ARRAY_KINDS = {"U": "strings", "S": "bytes", "M": "datetimes", "m": "timedeltas"}
 
 
 def _exportable(x: Any, target: str, who: str) -> Any:
-    """``x`` ready for a DLPack export to ``target``: a NumPy scalar as a 0-d array,
-    a big-endian array in native order (one copy: no other library takes it), a
-    tensor that requires grad detached (the view shares its memory).
-
-    Raises:
-        TypeError: NumPy strings, bytes, datetimes or timedeltas, which no other
-            library holds, naming ``who``.
-    """
+    """``x`` ready for a DLPack export: a NumPy scalar as a 0-d array, a big-endian
+    array in native order, a tensor that requires grad detached; NumPy strings, dates
+    and the like refused."""
     if isinstance(x, np.generic):
         x = np.asarray(x)
     if isinstance(x, np.ndarray):
@@ -172,12 +154,6 @@ class Converter:
     ``accept`` (library names) refuses arrays of any other library, with an
     error naming ``who``: a wrapper takes its user's inputs only in the
     libraries it hands out, or as host values.
-
-    Leaves: arrays of a known library are converted; Python numbers become 0-d
-    arrays (as in Gymnasium's ``array_conversion``); NumPy object arrays
-    (Gymnasium's ``final_obs`` layout) are converted element by element;
-    ``None``, strings and other objects pass through. Branches (dicts and
-    other mappings, lists, tuples, NamedTuples) are rebuilt with their types.
     """
 
     __slots__ = ("_leaves", "_target", "accept", "device", "to", "who", "writable")
@@ -190,11 +166,8 @@ class Converter:
         who: str = "",
         accept: frozenset[str] | None = None,
     ) -> None:
-        self.to = to
-        self.device = device
+        self.to, self.device, self.who, self.accept = to, device, who, accept
         self.writable = writable and to == "numpy"
-        self.who = who
-        self.accept = accept
         self._target = _target(to, who or "convert")
         if device is not None:  # a device the target cannot use is refused now
             try:
@@ -219,7 +192,6 @@ class Converter:
         return fn(v)
 
     def _classify(self, v: Any) -> Callable[[Any], Any]:
-        """The conversion of leaves of ``v``'s type (cached, except for unknown objects)."""
         tp = type(v)
         fn: Callable[[Any], Any]
         if v is None or isinstance(v, (str, bytes)):
@@ -251,7 +223,6 @@ class Converter:
         return fn
 
     def _array_leaf(self, same: bool) -> Callable[[Any], Any]:
-        """The conversion of one array leaf; ``same``: already the target library."""
         target, device, who = self._target, self.device, self.who or "convert"
         if device is not None and self.to == "numpy" and str(device) == "cpu":
             device = None  # where NumPy arrays are anyway
@@ -268,9 +239,7 @@ class Converter:
 
 
 CONVERTER_CACHE_SIZE = 64
-"""How many converters :func:`convert` keeps (one per target, device,
-writability and caller); a program holds a handful, so the cache only stops
-an unusual one from growing without bound."""
+"""How many converters :func:`convert` keeps (one per target, device, writability, caller)."""
 
 _CONVERTER_CACHE: dict[tuple[Any, ...], Converter] = {}
 
@@ -298,12 +267,11 @@ def convert(
 ) -> Any:
     """Convert every array in a nested structure to the library ``to``.
 
-    Dicts (and other mappings), lists, tuples and namedtuples are rebuilt with
-    their own types; NumPy object arrays (Gymnasium's ``final_obs``) are
-    converted element by element; Python and NumPy numbers become 0-d arrays,
-    as in Gymnasium's ``array_conversion``; ``None``, strings and other
-    non-array objects pass through. Code that converts every step should hold
-    a :func:`converter` instead.
+    Mappings, lists, tuples and namedtuples are rebuilt with their own types;
+    NumPy object arrays (Gymnasium's ``final_obs``) are converted element by
+    element; numbers become 0-d arrays, as in Gymnasium's ``array_conversion``;
+    other objects pass through. Code that converts every step should hold a
+    :func:`converter` instead.
 
     Args:
         tree: The structure to convert.

@@ -1,6 +1,6 @@
-"""A report's frames: the options checked when a recorder is built, each rendered frame
-checked at the step that made it, and :class:`FrameEncoder`, which compresses frames
-(Pillow) into the strings a page shows.
+"""A report's frames: the options checked when a recorder is built, :class:`FrameCapture`,
+which renders them at the steps a report keeps and checks each at the step that made it,
+and :class:`FrameEncoder`, which compresses frames (Pillow) into the strings a page shows.
 
 Example:
     >>> import numpy as np
@@ -11,11 +11,18 @@ Example:
 from __future__ import annotations
 
 import io
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 
-__all__ = ["FrameEncoder", "check_frame", "check_frame_options", "to_uint8"]
+from anywrap import xp as axp
+from anywrap.record.layout import shape_of
+
+__all__ = ["FrameCapture", "FrameEncoder", "check_frame", "check_frame_options", "to_uint8"]
+
+_MAX_QUEUED = 32  # frames waiting for the encoder before a step waits for it
 
 _FORMATS = {"webp": "image/webp", "jpeg": "image/jpeg", "png": "image/png"}
 
@@ -119,3 +126,79 @@ def check_frame(owner: str, a: np.ndarray) -> None:
     raise ValueError(
         f"{owner}: expected render() to give an (H, W, 3) rgb_array, got shape {shape}{hint}"
     )
+
+
+class FrameCapture:
+    """Renders ``env`` for the rows of a report and encodes the frames on a worker thread.
+
+    A long episode is thinned, not cut: when a report holds more than ``max_frames``
+    frames, every other one is dropped and from then on only every ``stride``-th row
+    (doubled) is rendered, so memory stays bounded and the frames spread evenly.
+    """
+
+    def __init__(
+        self, owner: str, env: Any, encoder: FrameEncoder, indices: list[int], batch: Any
+    ) -> None:
+        self.owner, self.env, self.encoder = owner, env, encoder
+        self.indices, self.batch = indices, batch
+        self._pool: ThreadPoolExecutor | None = None
+        self._encoding: deque[Future] = deque()  # frames submitted, oldest first
+
+    def add(self, report: Any, row: Any, max_frames: int) -> None:
+        """Capture ``row``'s frames into ``report`` (``row`` is counted after)."""
+        index = report.rows
+        if index % report.stride:
+            return
+        row.frames = self._capture()
+        report.framed.append((index, row))
+        if len(report.framed) > max_frames:
+            report.stride *= 2
+            kept = []
+            for i, r in report.framed:
+                if i % report.stride:
+                    for f in r.frames or ():
+                        if f is not None:
+                            f.cancel()
+                    r.frames = None
+                else:
+                    kept.append((i, r))
+            report.framed = kept
+
+    def _capture(self) -> list[Future | None]:
+        out = self.env.render()
+        k = len(self.indices)
+        if isinstance(out, list) and self.batch is None:  # rgb_array_list
+            out = out[-1] if out else None
+        if out is None:
+            frames: list[Any] = [None] * k
+        elif self.batch is None:
+            frames = [out]
+        elif isinstance(out, (list, tuple)) or (
+            len(shape_of(out)) == 4 and shape_of(out)[0] == self.batch
+        ):
+            frames = [out[i] for i in self.indices]
+        else:  # one picture of the whole batch
+            frames = [out] * k
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="anywrap-frames")
+        # A copy: an env may draw its next frame into the same buffer. Checked here, at
+        # the step that made it, not when the report is written.
+        copies = [None if f is None else np.array(axp.to_numpy(f)) for f in frames]
+        for f in copies:
+            if f is not None:
+                check_frame(self.owner, f)
+        futures = [None if f is None else self._pool.submit(self.encoder.encode, f) for f in copies]
+        # Back-pressure: an env that renders faster than frames encode would otherwise
+        # queue raw frames without bound. Wait on the oldest.
+        self._encoding.extend(f for f in futures if f is not None)
+        while len(self._encoding) > _MAX_QUEUED:
+            oldest = self._encoding.popleft()
+            if not oldest.cancelled():  # a thinned frame may have been cancelled
+                oldest.exception()
+        return futures
+
+    def close(self) -> None:
+        """Wait for the frames being encoded and stop the worker thread."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None

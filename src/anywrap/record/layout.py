@@ -20,7 +20,7 @@ import numpy as np
 from gymnasium.spaces import GraphInstance
 
 from anywrap import xp as axp
-from anywrap.tree import flatten_with_paths
+from anywrap.tree import flatten_with_paths, tree_map
 
 __all__ = [
     "Flags",
@@ -283,3 +283,20 @@ class Flags:
             for v in (r, t, u, p)
         ]
         return xp.reshape(xp.stack(cols, axis=-1), (-1, 4)), done, xp.reshape(done, (-1,))[:1]
+
+
+def first_flag(flag: Any) -> bool:
+    """The host value of sub-env 0's flag (a device read where the flags live on a device)."""
+    return bool(np.asarray(axp.to_numpy(flag)).reshape(-1)[0])
+
+
+def merge_final(obs: Any, final: np.ndarray) -> Any:
+    """SAME_STEP on NumPy: ``obs`` with the rows of ``info["final_obs"]``, an object array
+    holding the last observation of each sub-env that ended (None elsewhere)."""
+    out = tree_map(lambda x: np.array(x, copy=True), obs)
+    for i, f in enumerate(final):
+        if f is None:
+            continue
+        for (_, dst), (_, src) in zip(flatten_with_paths(out), flatten_with_paths(f)):
+            dst[i] = src
+    return out

@@ -21,15 +21,12 @@ Example:
 from __future__ import annotations
 
 import atexit
-import glob
 import os
 import sys
 import time
 import warnings
 import weakref
-from collections import deque
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -38,32 +35,30 @@ import numpy as np
 from anywrap import xp as axp
 from anywrap.record.buffers import HostRows, Report, Row, to_host
 from anywrap.record.describe import describe_env
-from anywrap.record.frames import FrameEncoder, check_frame, check_frame_options
+from anywrap.record.frames import FrameCapture, FrameEncoder, check_frame_options
 from anywrap.record.info import InfoColumns
-from anywrap.record.layout import Flags, Layout, LayoutChanged, select_sub_envs, shape_of
-from anywrap.record.report import build_report, write_html
+from anywrap.record.layout import (
+    Flags,
+    Layout,
+    LayoutChanged,
+    first_flag,
+    merge_final,
+    select_sub_envs,
+)
+from anywrap.record.report import build_report, check_folder, write_html
 from anywrap.record.schedule import Event, Schedule
-from anywrap.tree import flatten_with_paths, tree_map
 
 __all__ = ["Recorder"]
 
-_MAX_QUEUED = 32  # frames waiting for the encoder before a step waits for it
-
 
 class Recorder:
-    """The engine under both RecordHTML wrappers (one env: ``batch=None``).
+    """The engine under both RecordHTML wrappers (one env: ``batch=None``): told of each
+    ``reset`` and ``step``, it keeps the rows :class:`Schedule` chooses on the env's device
+    and brings them to the host in one transfer per field.
 
-    The wrapper tells it about each ``reset`` and ``step``. It decides with
-    :class:`Schedule` what to keep, keeps the rows on the env's device, and
-    writes each report when it ends: the rows come to the host then, in one
-    transfer per field.
-
-    **Lazy mode** (a vector env whose done flags are device arrays, without
-    frames): following sub-env 0's episodes would mean reading a device
-    value every step. Instead every step's row is kept on the device, and
-    every ``flush_every`` steps (and at each reset and at close) the rows come
-    to the host in one transfer; there the schedule is replayed over them, and
-    the rows it does not choose are dropped.
+    **Lazy mode** (a vector env whose done flags are device arrays, without frames): every
+    step's row is kept, and every ``flush_every`` steps (and at each reset and at close)
+    the rows come to the host, where the schedule is replayed over them.
     """
 
     def __init__(
@@ -91,11 +86,8 @@ class Recorder:
         flush_every: int = 1000,
     ) -> None:
         self.select = None if batch is None else select_sub_envs(owner, sub_envs, batch)
-        for name, fn in (("episode_trigger", episode_trigger), ("step_trigger", step_trigger)):
-            if fn is not None and not callable(fn):
-                raise TypeError(f"{owner}: {name} must be callable or None, got {fn!r}")
+        self.schedule = Schedule(episode_trigger, step_trigger, report_length, name_prefix, owner)
         for name, value, low in (
-            ("report_length", report_length, 0),
             ("max_dims", max_dims, 1),
             ("max_info", max_info, 0),
             ("flush_every", flush_every, 1),
@@ -108,16 +100,6 @@ class Recorder:
             isinstance(fps, (int, float)) and not isinstance(fps, bool) and fps > 0
         ):
             raise ValueError(f"{owner}: fps must be None or a positive number, got {fps!r}")
-        if not isinstance(name_prefix, str) or not name_prefix or "/" in name_prefix:
-            raise ValueError(
-                f"{owner}: name_prefix must be a non-empty file name prefix, got {name_prefix!r}"
-            )
-        longest = f"{name_prefix}-episode-{2**64}.html"  # a file system's name limit: 255 bytes
-        if len(os.fsencode(longest)) > 255:
-            raise ValueError(
-                f"{owner}: name_prefix must leave room for '-episode-<n>.html' in a file name "
-                f"of 255 bytes, got {len(os.fsencode(name_prefix))} bytes ({name_prefix[:40]!r}...)"
-            )
         # Checked whether or not the env renders now (it may only later, or never).
         check_frame_options(owner, frame_format, frame_quality, max_frame_side)
         self.owner = owner
@@ -127,20 +109,7 @@ class Recorder:
         self.encoder = (
             FrameEncoder(frame_format, frame_quality, max_frame_side) if self.frames else None
         )
-        self.folder = Path(report_folder).absolute()
-        if self.folder.exists() and not self.folder.is_dir():  # as RecordVideo: at once
-            raise NotADirectoryError(
-                f"{owner}: expected a folder for the reports, got the file {str(self.folder)!r}"
-            )
-        if self.folder.is_dir() and any(self.folder.glob(f"{glob.escape(name_prefix)}-*.html")):
-            warnings.warn(  # as Gymnasium's RecordVideo does
-                f"{owner}: overwriting the existing reports in {self.folder} named "
-                f"{name_prefix}-*.html (give another report_folder or name_prefix if this is "
-                "not wanted)",
-                UserWarning,
-                stacklevel=4,
-            )
-        self.schedule = Schedule(episode_trigger, step_trigger, report_length, name_prefix)
+        self.folder = check_folder(owner, report_folder, name_prefix)
         meta = getattr(env, "metadata", None) or {}
         self.fps = float(fps if fps is not None else meta.get("render_fps") or 30)
         self.max_dims = max_dims
@@ -165,8 +134,9 @@ class Recorder:
         self._unsettled = 0  # lazy mode: steps kept since the last transfer
         self._seed: Any = None
         self._seed_episode = -1
-        self._pool: ThreadPoolExecutor | None = None
-        self._encoding: deque[Future] = deque()  # frames submitted, oldest first
+        self._capture = None
+        if self.encoder is not None:
+            self._capture = FrameCapture(owner, env, self.encoder, self._indices(), batch)
         _OPEN.add(self)
 
     @property
@@ -197,8 +167,7 @@ class Recorder:
             self._layout_changed(e)
 
     def _layout_changed(self, e: LayoutChanged) -> None:
-        """Observations or actions changed shape: the report so far is written, and the
-        next report learns the new shapes (a report's columns are fixed)."""
+        """Observations or actions changed shape: the report so far is written."""
         self.settle()
         recording = self.schedule.recording
         if recording:
@@ -248,7 +217,7 @@ class Recorder:
         if self.batch is not None:
             # A host read of sub-env 0's flags: free on NumPy. On a device it is
             # the one value this mode reads, as frames must be taken as they come.
-            done0 = _first(terminated) or _first(truncated)
+            done0 = first_flag(terminated) or first_flag(truncated)
         if self.mode == "SameStep" and done0:
             self._same_step_end(step)
             return
@@ -293,9 +262,8 @@ class Recorder:
         if self.schedule.recording:
             self.schedule.stop()
             self._finish()
-        if self._pool is not None:
-            self._pool.shutdown(wait=True)
-            self._pool = None
+        if self._capture is not None:
+            self._capture.close()
 
     # ----------------------------------------------------------- decisions
     def _episode_events(self, done0: bool) -> list[Event]:
@@ -308,8 +276,8 @@ class Recorder:
         return []
 
     def _new_episode(self) -> list[Event]:
-        """The schedule's events for an episode that begins. An episode trigger that
-        raises still has the report it ends written first (not lost without a word)."""
+        """The schedule's events for an episode that begins (an episode trigger that raises
+        still has the report it ends written first)."""
         try:
             return self.schedule.new_episode()
         except BaseException:
@@ -345,11 +313,8 @@ class Recorder:
             self._finish()
 
     def _keep(self, row: Row) -> None:
-        """A row the schedule chose as it came (live).
-
-        Every ``flush_every`` rows they go to the host as compact arrays (one
-        transfer per field): a long report does not hold one array per row.
-        """
+        """A row the schedule chose as it came (live); every ``flush_every`` rows they go to
+        the host as compact arrays, so a long report does not hold one array per row."""
         self._pending.append(row)
         if len(self._pending) >= self.flush_every and self._report is not None:
             self.settle()
@@ -425,7 +390,7 @@ class Recorder:
             if self.mode != "SameStep" or final is None:
                 row.obs = self._obs.row(obs)
             elif isinstance(final, np.ndarray) and final.dtype.kind == "O":  # NumPy vector envs
-                row.obs, row.obs_next = self._obs.row(_merge_final(obs, final)), self._obs.row(obs)
+                row.obs, row.obs_next = self._obs.row(merge_final(obs, final)), self._obs.row(obs)
             else:
                 row.obs, row.obs_next = self._obs.row_and_final(obs, final, done)
         self.info.record(row, info)
@@ -433,70 +398,10 @@ class Recorder:
             self._frames_for(row)
         return row
 
-    # ----------------------------------------------------------- frames
     def _frames_for(self, row: Row) -> None:
-        """Capture ``row``'s frames, keeping at most ``max_frames`` per report.
-
-        A long episode is thinned, not cut: when the report holds more than
-        ``max_frames`` frames, every other one is dropped and from then on only
-        every ``stride``-th row (doubled) is rendered. Memory stays bounded and
-        the frames stay spread evenly over the whole episode; the page shows
-        the last frame before a row that has none.
-        """
-        report = self._report
-        if not self.frames or report is None:
-            return
-        index = report.rows  # this row's place in the report (it is counted after)
-        if index % report.stride:
-            return
-        row.frames = self._capture()
-        report.framed.append((index, row))
-        if len(report.framed) > self.max_frames:
-            report.stride *= 2
-            kept = []
-            for i, r in report.framed:
-                if i % report.stride:
-                    for f in r.frames or ():
-                        if f is not None:
-                            f.cancel()
-                    r.frames = None
-                else:
-                    kept.append((i, r))
-            report.framed = kept
-
-    def _capture(self) -> list[Future | None]:
-        out = self.env.render()
-        if isinstance(out, list) and self.batch is None:  # rgb_array_list
-            out = out[-1] if out else None
-        if out is None:
-            frames: list[Any] = [None] * self.k
-        elif self.batch is None:
-            frames = [out]
-        elif isinstance(out, (list, tuple)) or (
-            len(shape_of(out)) == 4 and shape_of(out)[0] == self.batch
-        ):
-            frames = [out[i] for i in self._indices()]
-        else:  # one picture of the whole batch
-            frames = [out] * self.k
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="anywrap-frames")
-        encode = self.encoder.encode if self.encoder is not None else None
-        assert encode is not None
-        # A copy: an env may draw its next frame into the same buffer. Checked here, at
-        # the step that made it, not when the report is written.
-        copies = [None if f is None else np.array(axp.to_numpy(f)) for f in frames]
-        for f in copies:
-            if f is not None:
-                check_frame(self.owner, f)
-        futures = [None if f is None else self._pool.submit(encode, f) for f in copies]
-        # Back-pressure: an env that renders faster than frames encode would
-        # otherwise queue raw frames without bound. Wait on the oldest.
-        self._encoding.extend(f for f in futures if f is not None)
-        while len(self._encoding) > _MAX_QUEUED:
-            oldest = self._encoding.popleft()
-            if not oldest.cancelled():  # a thinned frame may have been cancelled
-                oldest.exception()
-        return futures
+        """Capture ``row``'s frames (at most ``max_frames`` per report)."""
+        if self._capture is not None and self._report is not None:
+            self._capture.add(self._report, row, self.max_frames)
 
     # ----------------------------------------------------------- writing
     def _finish(self) -> None:
@@ -571,31 +476,12 @@ class Recorder:
         return write_html(self.folder / f"{report.name}.html", data)
 
 
-def _first(flag: Any) -> bool:
-    """The host value of sub-env 0's flag (a device read where the flags live on a device)."""
-    return bool(np.asarray(axp.to_numpy(flag)).reshape(-1)[0])
-
-
-def _merge_final(obs: Any, final: np.ndarray) -> Any:
-    """SAME_STEP on NumPy: ``info["final_obs"]`` is an object array holding the
-    last observation of each sub-env that ended (None elsewhere)."""
-    out = tree_map(lambda x: np.array(x, copy=True), obs)
-    for i, f in enumerate(final):
-        if f is None:
-            continue
-        for (_, dst), (_, src) in zip(flatten_with_paths(out), flatten_with_paths(f)):
-            dst[i] = src
-    return out
-
-
-_OPEN: weakref.WeakSet[Recorder] = weakref.WeakSet()
-"""Recorders not closed yet: a script or notebook that ends without ``close()``."""
+_OPEN: weakref.WeakSet[Recorder] = weakref.WeakSet()  # recorders not closed yet
 
 
 @atexit.register
 def _close_at_exit() -> None:
-    """Write the reports that recorders still hold when the interpreter exits, so that
-    a script which never calls ``close()`` (as notebooks do not) loses none."""
+    """Write the reports recorders still hold at exit (a notebook never calls ``close()``)."""
     for recorder in list(_OPEN):
         if recorder.schedule.recording:
             try:

@@ -34,12 +34,14 @@ from __future__ import annotations
 
 import base64
 import datetime as _dt
+import glob
 import hashlib
 import html
 import json
 import math
 import os
 import re
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -54,6 +56,7 @@ __all__ = [
     "STEP",
     "Track",
     "build_report",
+    "check_folder",
     "render_html",
     "split_tracks",
     "write_html",
@@ -400,4 +403,23 @@ def write_html(path: str | os.PathLike[str], report: dict[str, Any]) -> Path:
     except BaseException:  # a full disk, a read-only folder: no half file stays behind
         tmp.unlink(missing_ok=True)
         raise
+    return path
+
+
+def check_folder(owner: str, folder: str | os.PathLike[str], prefix: str) -> Path:
+    """The reports' folder, absolute; as RecordVideo, an error at once if it is a file, and a
+    warning if it holds reports named ``prefix-*.html`` that would be overwritten."""
+    path = Path(folder).absolute()
+    if path.exists() and not path.is_dir():
+        raise NotADirectoryError(
+            f"{owner}: expected a folder for the reports, got the file {str(path)!r}"
+        )
+    if path.is_dir() and any(path.glob(f"{glob.escape(prefix)}-*.html")):
+        warnings.warn(
+            f"{owner}: overwriting the existing reports in {path} named "
+            f"{prefix}-*.html (give another report_folder or name_prefix if this is "
+            "not wanted)",
+            UserWarning,
+            stacklevel=5,
+        )
     return path

@@ -12,6 +12,7 @@ Example:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 __all__ = ["Event", "Schedule", "capped_cubic_schedule"]
@@ -47,7 +48,26 @@ class Schedule:
         step_trigger: Callable[[int], bool] | None,
         report_length: int,
         prefix: str,
+        owner: str = "Schedule",
     ) -> None:
+        for name, fn in (("episode_trigger", episode_trigger), ("step_trigger", step_trigger)):
+            if fn is not None and not callable(fn):
+                raise TypeError(f"{owner}: {name} must be callable or None, got {fn!r}")
+        if (
+            isinstance(report_length, bool)
+            or not isinstance(report_length, int)
+            or report_length < 0
+        ):
+            raise ValueError(f"{owner}: report_length must be an int >= 0, got {report_length!r}")
+        if not isinstance(prefix, str) or not prefix or "/" in prefix:
+            raise ValueError(
+                f"{owner}: name_prefix must be a non-empty file name prefix, got {prefix!r}"
+            )
+        if len(os.fsencode(f"{prefix}-episode-{2**64}.html")) > 255:  # a file name's limit
+            raise ValueError(
+                f"{owner}: name_prefix must leave room for '-episode-<n>.html' in a file name "
+                f"of 255 bytes, got {len(os.fsencode(prefix))} bytes ({prefix[:40]!r}...)"
+            )
         if episode_trigger is None and step_trigger is None:
             episode_trigger = capped_cubic_schedule
         self.episode_trigger = episode_trigger

@@ -24,21 +24,10 @@ __all__ = ["ActionBounds"]
 
 
 class ActionBounds:
-    """Checks each action before it reaches the env, with the rule every anywrap
-    action wrapper follows:
-
-    * host values (NumPy arrays and scalars, Python numbers and lists) are
-      accepted anywhere; for an env of a device library (JAX, PyTorch, ...)
-      they are moved to its library and device first, so the env always gets
-      its own kind of array;
-    * an array of the env's library must be on the env's device;
-    * an array of any other library is refused (a tensor for a NumPy or JAX
-      env, a JAX array for a PyTorch env);
-    * the shape must be the action space's (with the batch in front for a
-      vector env).
-
-    The env's library and device are learnt from its observations (see
-    :meth:`observe`); before the first one, device arrays are taken as they come.
+    """Checks each action before it reaches the env: host values (moved to a device
+    env's library and device), or arrays of the env's library on its device, of the
+    action space's shape (batch in front). The env's library and device are learnt
+    from its observations (:meth:`observe`); before, device arrays pass as they come.
     """
 
     def __init__(self, owner: Any, space: gym.spaces.Box, batch: tuple[int, ...] = ()) -> None:
@@ -51,9 +40,8 @@ class ActionBounds:
         self.env_library: str | None = None  # None: a NumPy env (or none seen yet)
 
     def __getstate__(self) -> dict[str, Any]:
-        # A copy (deepcopy, or cloudpickle into another process, as SB3's SubprocVecEnv
-        # ships envs) learns the env's device again from its next observation: a JAX
-        # Device cannot be pickled, and the cached bounds live on the old devices.
+        # A copy (deepcopy, or a pickle into another process) learns the env's device
+        # again from its next observation: a JAX Device cannot be pickled.
         state = dict(self.__dict__)
         state.update(_cache={}, _real=set(), env_type=None, env_device=None, env_library=None)
         return state

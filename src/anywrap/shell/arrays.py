@@ -1,17 +1,8 @@
-"""What the array wrappers' shells share: their checks and spaces, the constants they
-carry into the data's library, and the layouts of ``info["final_obs"]``.
-
-* :func:`check_reward_bounds`, :func:`dtype_space`, :func:`reshape_space`,
-  :func:`rescaled_box`: Gymnasium's argument checks and new spaces, with the
-  wrapper named in every error (the single, vector and functional shells use them).
-* :class:`LibraryConstants`: NumPy constants of a wrapper (bounds, a
-  rescaling's coefficients, a space's zero), converted once per library and
-  device of the data that meets them; a stateless wrapper holds no state to
-  save, so its constants are arguments of its transform, not state.
-* :func:`final_obs_batch`, :func:`pack_final_obs`, :func:`map_final_obs`:
-  ``info["final_obs"]`` of a SAME_STEP vector env comes either as a batch (a
-  device env) or, from Gymnasium's vector envs, as an object array holding
-  one observation per finished sub-env and ``None`` elsewhere.
+"""What the array wrappers' shells share: Gymnasium's argument checks and new spaces
+(the wrapper named in every error), the NumPy constants they carry into the data's
+library (:class:`LibraryConstants`), and the two layouts of a SAME_STEP
+``info["final_obs"]``: a batch (a device env), or Gymnasium's object array with
+one observation per finished sub-env and ``None`` elsewhere.
 
 Example:
     >>> import numpy as np
@@ -54,7 +45,6 @@ __all__ = [
 ]
 
 
-# ------------------------------------------------------------------ checks and spaces
 def check_reward_bounds(owner: str, min_reward: Any, max_reward: Any) -> None:
     """Gymnasium's checks on ``ClipReward``'s bounds, with the wrapper named."""
     if min_reward is None and max_reward is None:
@@ -79,8 +69,7 @@ def check_reward_bounds(owner: str, min_reward: Any, max_reward: Any) -> None:
 
 
 def reward_bound(value: Any) -> Any:
-    """A ``ClipReward`` bound as its transform takes it: a Python number stays one (it
-    takes the reward's dtype), anything else becomes an array."""
+    """A ``ClipReward`` bound: a Python number stays one (it takes the reward's dtype)."""
     if value is None or isinstance(value, float | int):
         return value
     return np.asarray(value)
@@ -127,9 +116,8 @@ def reshape_space(owner: str, space: gym.Space, shape: Any) -> gym.spaces.Box:
 def rescaled_box(
     owner: str, space: gym.Space, low: Any, high: Any, kind: Literal["action", "obs"]
 ) -> tuple[gym.spaces.Box, np.ndarray, np.ndarray]:
-    """``(new Box, gradient, intercept)`` of a rescaled ``kind`` space, or an error that
-    names ``owner`` and the arguments (``min_action`` / ``max_action`` or ``min_obs`` /
-    ``max_obs``). An action rescaling must have an inverse: its bounds may not meet."""
+    """``(new Box, gradient, intercept)`` of a rescaled ``kind`` space; an action
+    rescaling must have an inverse (its bounds may not meet)."""
     names = (f"min_{kind}", f"max_{kind}")
     if not isinstance(space, gym.spaces.Box):
         raise TypeError(f"{owner}: expected a Box space, got {space}")
@@ -149,36 +137,28 @@ def rescaled_box(
 
 
 def _exact(bound: Any, space: gym.spaces.Box) -> np.ndarray:
-    """``bound`` over the space's shape, in its dtype where that is exact (so that the
-    Box warns of lost precision only where precision is lost, as Gymnasium's would)."""
+    """``bound`` in the space's dtype where that is exact (the Box warns otherwise)."""
     wide = np.broadcast_to(np.asarray(bound), space.shape)
     narrow = wide.astype(space.dtype)
     return narrow if np.array_equal(narrow, wide) else wide
 
 
 def box_check(owner: str, space: gym.Space, batch: int | None = None) -> Any:
-    """An :class:`~anywrap.shell.spaces.ObservationCheck` of a Box space's shape, or
-    ``None`` for other spaces (their leaves may be Python numbers)."""
+    """An ``ObservationCheck`` of a Box space, or ``None`` for other spaces."""
     return ObservationCheck(owner, space, batch) if isinstance(space, gym.spaces.Box) else None
 
 
 def checked(check: Any, obs: Any) -> Any:
-    """``obs``, refused by ``check`` (a :func:`box_check`, or ``None``) if it has another
-    shape than the space's; one comparison of host metadata when it fits."""
+    """``obs``, refused by ``check`` (a :func:`box_check`, or ``None``) if it does not fit."""
     if check is not None and getattr(obs, "shape", None) != check.shape:
         check(obs)
     return obs
 
 
-# ------------------------------------------------------------------ constants
 class LibraryConstants:
-    """NumPy constants, converted to the library and device of an array on demand.
-
-    Values stay NumPy for host data. Elsewhere each array is converted once per
-    ``(library, device)`` and kept; a float64 constant becomes float32 where the
-    library has no float64 (JAX without x64). A Python number or ``None`` stays
-    as it is.
-    """
+    """A stateless wrapper's NumPy constants (bounds, coefficients), converted once per
+    library and device of the data (float64 to float32 where there is none);
+    Python numbers and ``None`` stay as they are."""
 
     def __init__(self, owner: str, *values: Any) -> None:
         self.owner, self.values = owner, values
@@ -202,18 +182,14 @@ class LibraryConstants:
         return found
 
 
-# ------------------------------------------------------------------ final observations
 def is_packed(final: Any) -> bool:
     """Whether ``info["final_obs"]`` is Gymnasium's object array (host envs)."""
     return isinstance(final, np.ndarray) and final.dtype == object
 
 
 def map_final_obs(info: dict[str, Any], fn: Callable[[Any], Any]) -> dict[str, Any]:
-    """``info`` with ``fn`` (a batch function) applied to ``info["final_obs"]``, if present.
-
-    In Gymnasium's object-array layout each entry goes through ``fn`` as a
-    batch of one.
-    """
+    """``info`` with ``fn`` (a batch function) applied to ``info["final_obs"]``, if any
+    (to each entry of Gymnasium's object array as a batch of one)."""
     if "final_obs" not in info:
         return info
     final = info["final_obs"]
@@ -231,11 +207,8 @@ def map_final_obs(info: dict[str, Any], fn: Callable[[Any], Any]) -> dict[str, A
 def final_obs_batch(
     info: dict[str, Any], obs: Any, space: gym.Space, num_envs: int
 ) -> tuple[Any, bool]:
-    """``(batch, packed)``: the final observations as one batch like ``obs``.
-
-    Rows without a final observation hold the current one (their values are
-    never used). ``packed`` says the info held Gymnasium's object array.
-    """
+    """``(batch, packed)``: the final observations as one batch like ``obs`` (rows with
+    none hold the current one); ``packed``: the info held Gymnasium's object array."""
     final = info["final_obs"]
     if not is_packed(final):
         return final, False

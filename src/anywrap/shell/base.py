@@ -1,9 +1,6 @@
 """The one class between a stateful anywrap wrapper and Gymnasium's wrapper classes.
 
-The state starts in NumPy (statistics can be read or loaded before the first
-reset) and follows the library and device of the first array the env returns.
-Each wrapper records its own constructor arguments, as Gymnasium's do, and calls
-:func:`~anywrap.shell.checks.check_env_kind` first.
+The state starts in NumPy and follows the library and device of the data.
 
 Example:
     >>> import gymnasium as gym
@@ -70,13 +67,8 @@ class Shell(gym.utils.RecordConstructorArgs):
         return super().reset(seed=seed, options=options)  # type: ignore[misc]
 
     def _run(self, fn: xp.Compiled, like: Any, *args: Any, **kwargs: Any) -> Any:
-        """``fn(state, *args)`` on the state for the data ``like`` (an array, or a tree of
-        them); install the new state once ``fn`` has returned, and return the output.
-
-        The common step (``like`` of the state's own array type) is one compiled
-        call (on NumPy, which has no compiler, the function itself); otherwise the
-        state is moved to ``like``'s library and device first.
-        """
+        """``fn(state, *args)`` on the state moved to the library and device of ``like``
+        (data: an array or a tree); installs the new state and returns the output."""
         state, kind, held = self._state, type(like), self._kind
         if kind is held or (kind in _HOST_NUMBERS and held is np.ndarray):
             f = fn.fn if held is np.ndarray else fn
@@ -93,8 +85,7 @@ class Shell(gym.utils.RecordConstructorArgs):
         return out
 
     def _state_for(self, like: Any) -> Any:
-        """The state as transforms take it, in ``like``'s library and on its device
-        (converted, not installed)."""
+        """The state as transforms take it, in ``like``'s library and on its device."""
         state = unboxed(self._state) if self._boxed else self._state
         leaf = first_leaf(like)
         if type(leaf) is self._kind:
@@ -110,9 +101,8 @@ class Shell(gym.utils.RecordConstructorArgs):
 
     @contextlib.contextmanager
     def _undone_on_failure(self) -> Iterator[None]:
-        """Put the state back as it was if the block fails: for a shell whose state
-        changes before the env has taken the data (StickyAction's last action, sent to
-        an env that refuses it). Not for boxed statistics, which change in place."""
+        """Put the state back if the block fails (StickyAction's last action, sent to an
+        env that refuses it); not for boxed statistics, which change in place."""
         before = self._state, self._kind
         try:
             yield
@@ -121,16 +111,14 @@ class Shell(gym.utils.RecordConstructorArgs):
             raise
 
     def _masked_reset(self, seed: Any, options: dict[str, Any] | None) -> tuple[Any, Any, Any]:
-        """A vector shell's env reset, its ``reset_mask`` checked first: ``(obs, info,
-        mask)``, the mask in the library and on the device of ``obs`` (``None``: all)."""
+        """A vector env's reset, ``reset_mask`` checked first: ``(obs, info, mask)``, the
+        mask like ``obs`` (``None``: all)."""
         mask = reset_mask_of(wrapper_name(self), options, self.num_envs)  # type: ignore[attr-defined]
         obs, info = self.env.reset(seed=seed, options=options)  # type: ignore[attr-defined]
         return obs, info, None if mask is None else self._mask_for(mask, obs)
 
     def _mask_for(self, mask: Any, like: Any) -> Any:
-        """``mask`` (a ``reset_mask``, often NumPy) in ``like``'s library and on its
-        device, where the state goes: following a host mask instead would move a
-        device state to the host and back."""
+        """``mask`` in ``like``'s library and on its device, where the state lives."""
         leaf = first_leaf(like)
         if type(mask) is type(leaf):
             return mask
@@ -154,10 +142,8 @@ class Shell(gym.utils.RecordConstructorArgs):
         return out
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        """Restore a state saved by :meth:`state_dict` (arrays of any library), every
-        entry checked before anything changes (a ``KeyError`` for missing or extra
-        entries, a ``ValueError`` for another shape or dtype, or a value the wrapper
-        can never hold: :func:`anywrap.shell.checks.loaded_values`)."""
+        """Restore a state saved by :meth:`state_dict` (arrays of any library), each
+        entry checked before anything changes (see ``checks.loaded_values``)."""
         self._install(self.checked_state(state_dict))
 
     def _install(self, state: Any) -> None:  # checked_state's result

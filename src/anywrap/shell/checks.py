@@ -48,9 +48,7 @@ __all__ = [
 
 
 def wrapper_name(obj: Any) -> str:
-    """The name of a wrapper for messages: ``anywrap.vector.NormalizeObservation``,
-    ``anywrap.functional.NormalizeReward``, or ``mymodule.MyWrapper`` for a
-    user's subclass."""
+    """A wrapper's name in messages: ``anywrap.vector.X``, or ``mymodule.MyWrapper``."""
     tp = type(obj)
     parts = tp.__module__.split(".")
     if parts[0] != "anywrap":
@@ -62,8 +60,7 @@ def wrapper_name(obj: Any) -> str:
 
 
 def flag(owner: str, name: str, value: Any) -> bool:
-    """A Python (or NumPy) bool; anything else, a traced value included, is a
-    TypeError that names the wrapper and the argument."""
+    """A Python (or NumPy) bool; anything else (a traced value too) is a TypeError."""
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     raise TypeError(
@@ -72,16 +69,13 @@ def flag(owner: str, name: str, value: Any) -> bool:
 
 
 def callable_argument(owner: str, name: str, value: Any) -> Any:
-    """``value`` if it can be called, else a TypeError naming the wrapper."""
     if not callable(value):
         raise TypeError(f"{owner}: expected `{name}` to be callable, got {value!r}")
     return value
 
 
 def real_number(owner: str, name: str, value: Any) -> float:
-    """``value`` as a Python float: a Python or NumPy number, or a 0-d array of
-    any library (read once, at construction). Anything else is a TypeError
-    that names the wrapper and the argument."""
+    """``value`` (a Python or NumPy number, or a 0-d array) as a float, or a TypeError."""
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
         return float(value)
     if not isinstance(value, (str, bytes, bool)) and getattr(value, "shape", None) == ():
@@ -98,9 +92,7 @@ def real_number(owner: str, name: str, value: Any) -> float:
 
 
 def whole_number(owner: str, name: str, value: Any, least: int) -> int:
-    """``value`` as an int of at least ``least``: a Python or NumPy integer, not a
-    bool. Anything else is a TypeError, too small a ValueError, each naming the
-    wrapper and the argument."""
+    """``value`` (a Python or NumPy integer, not a bool) as an int of at least ``least``."""
     if not isinstance(value, numbers.Integral) or isinstance(value, bool | np.bool_):
         raise TypeError(
             f"{owner}: expected `{name}` to be an int >= {least}, "
@@ -112,9 +104,7 @@ def whole_number(owner: str, name: str, value: Any, least: int) -> int:
 
 
 def check_dtype(owner: str, name: str, dtype: Any) -> np.dtype:
-    """``dtype`` as a NumPy dtype of numbers or bools (a name, scalar type or dtype, as
-    NumPy reads it); an unknown name, or strings, objects or dates, which no array
-    library's observations hold, is a TypeError that names the wrapper."""
+    """``dtype`` as a NumPy dtype of numbers or bools, or a TypeError."""
     try:
         out = np.dtype(dtype)
     except TypeError:
@@ -128,8 +118,7 @@ def check_dtype(owner: str, name: str, dtype: Any) -> np.dtype:
 
 
 def check_stats_dtype(owner: str, stats_dtype: Any) -> str | None:
-    """``stats_dtype`` checked: None (Gymnasium's default), or float32 / float64 (an
-    integer or bool dtype would hold the statistics truncated)."""
+    """``stats_dtype``: None (Gymnasium's default), float32 or float64."""
     if stats_dtype is None:
         return None
     try:
@@ -145,7 +134,6 @@ def check_stats_dtype(owner: str, stats_dtype: Any) -> str | None:
 
 
 def check_stats_key(owner: str, stats_key: Any) -> str:
-    """The info key of the episode statistics: a non-empty str."""
     if not isinstance(stats_key, str) or not stats_key:
         raise TypeError(
             f"{owner}: expected `stats_key` to be a non-empty str, "
@@ -155,7 +143,6 @@ def check_stats_key(owner: str, stats_key: Any) -> str:
 
 
 def check_epsilon(owner: str, epsilon: Any) -> float:
-    """Gymnasium's bound on ``epsilon``, with the wrapper named; the value as a float."""
     value = real_number(owner, "epsilon", epsilon)
     if not (math.isfinite(value) and value > 0):
         raise InvalidBound(f"{owner}: `epsilon` should be strictly positive, got {epsilon!r}")
@@ -163,7 +150,6 @@ def check_epsilon(owner: str, epsilon: Any) -> float:
 
 
 def check_gamma(owner: str, gamma: Any) -> float:
-    """Gymnasium's bound on ``gamma``, with the wrapper named; the value as a float."""
     value = real_number(owner, "gamma", gamma)
     if not 0 <= value <= 1:
         raise InvalidBound(f"{owner}: `gamma` should be in the interval [0, 1], got {gamma!r}")
@@ -187,9 +173,8 @@ def autoreset_mode(owner: str, env: Any) -> AutoresetMode:
 
 
 def autoreset_mode_property() -> property:
-    """A vector wrapper's ``autoreset_mode``, as Gymnasium's vector envs have it (and
-    TorchRL's ``GymWrapper`` reads it): the mode of its metadata. Gymnasium's
-    ``VectorWrapper`` does not pass the attribute through."""
+    """A vector wrapper's ``autoreset_mode`` (which TorchRL reads and Gymnasium's
+    ``VectorWrapper`` does not pass through): the mode of its metadata."""
 
     def get(self: Any) -> AutoresetMode:
         if not isinstance(self, gym.vector.VectorEnv):
@@ -202,7 +187,6 @@ def autoreset_mode_property() -> property:
 
 
 def reset_mask_of(owner: str, options: dict[str, Any] | None, num_envs: int) -> Any:
-    """The checked ``options["reset_mask"]``, or None for a full reset."""
     if options is None or "reset_mask" not in options:
         return None
     mask = options["reset_mask"]
@@ -211,9 +195,8 @@ def reset_mask_of(owner: str, options: dict[str, Any] | None, num_envs: int) -> 
 
 
 def check_reset_mask(owner: str, mask: Any, num_envs: int) -> None:
-    """A ``reset_mask`` must be a bool array of shape ``(num_envs,)``; one on the
-    host must select at least one sub-env, as Gymnasium's vector envs require (a
-    device mask is not read: that would be a host sync)."""
+    """A bool array of shape ``(num_envs,)``; on the host (a device mask is not read:
+    a sync), one that selects a sub-env, as Gymnasium's vector envs require."""
     shape = tuple(getattr(mask, "shape", ()))
     try:
         is_bool = bool(axp.namespace(mask).isdtype(mask.dtype, "bool"))
@@ -232,33 +215,27 @@ def check_reset_mask(owner: str, mask: Any, num_envs: int) -> None:
 
 
 def _numpy_env_below(env: Any) -> Any:
-    """Gymnasium's Sync or Async vector env at or under ``env``, through anywrap's
-    wrappers only (which pass ``options`` on as they are): it takes NumPy masks only.
-    None where a conversion wrapper, another library's wrapper (which may convert)
-    or another vector env comes first."""
+    """Gymnasium's Sync or Async vector env (which takes NumPy masks only) under
+    ``env`` through anywrap's wrappers other than conversions, or None."""
     while env is not None:
         if isinstance(env, (gym.vector.SyncVectorEnv, gym.vector.AsyncVectorEnv)):
             return env
-        if hasattr(env, "_conv") or not type(env).__module__.startswith("anywrap."):
+        if hasattr(env, "_backward") or not type(env).__module__.startswith("anywrap."):
             return None
         env = getattr(env, "env", None)
     return None
 
 
 def check_reset_options(owner: str, wrapper: Any, options: Any, num_envs: int | None) -> None:
-    """``options`` must be a dict or None; a vector env's ``reset_mask`` is checked
-    (:func:`check_reset_mask`), and must be a NumPy array where Gymnasium's Sync or
-    Async vector env under ``wrapper`` takes it unconverted."""
+    """``options``: a dict or None, its ``reset_mask`` checked (a NumPy array where
+    Gymnasium's vector env below takes it unconverted)."""
     if options is not None and not isinstance(options, dict):
         raise TypeError(
             f"{owner}: expected `options` to be a dict or None, got "
             f"{type(options).__name__} {options!r}"
         )
-    if num_envs is None or not options or "reset_mask" not in options:
-        return
-    mask = options["reset_mask"]
-    check_reset_mask(owner, mask, num_envs)
-    below = _numpy_env_below(wrapper)
+    mask = None if num_envs is None else reset_mask_of(owner, options, num_envs)
+    below = None if mask is None else _numpy_env_below(wrapper)
     if below is not None and not isinstance(mask, np.ndarray):
         raise TypeError(
             f"{owner}: expected options['reset_mask'] to be a NumPy array, as the "
@@ -268,9 +245,8 @@ def check_reset_options(owner: str, wrapper: Any, options: Any, num_envs: int | 
 
 
 def checked_reset(reset: Callable[..., Any]) -> Callable[..., Any]:
-    """``reset`` with its ``options`` checked first (:func:`check_reset_options`), so
-    that bad options are refused by the outermost anywrap wrapper, before any
-    wrapper or env changes."""
+    """``reset`` with its ``options`` checked first, so that the outermost anywrap
+    wrapper refuses bad options before any wrapper or env changes."""
 
     @functools.wraps(reset)
     def checked(self: Any, *, seed: Any = None, options: Any = None) -> Any:
@@ -285,15 +261,10 @@ def checked_reset(reset: Callable[..., Any]) -> Callable[..., Any]:
 def step_values(
     owner: str, reward: Any, terminated: Any, truncated: Any, num_envs: int | None
 ) -> Any:
-    """Check a step's reward and flags before a wrapper learns from them; return the
-    reward as the state takes it.
-
-    A vector env's reward, ``terminated`` and ``truncated`` must each have the
-    shape ``(num_envs,)``: a ``(num_envs, 1)`` reward would broadcast the state
-    to ``(num_envs, num_envs)``. A single env's reward is a number; an array of
-    one element is taken as that number (Gymnasium reads ``float(reward)``),
-    reshaped without reading it; any other array is refused.
-    """
+    """A step's reward (returned as the state takes it) and flags, checked before a
+    wrapper learns from them: shape ``(num_envs,)`` each for a vector env (a
+    ``(num_envs, 1)`` reward would broadcast the state); for one env a number, or an
+    array of one element (as Gymnasium reads ``float(reward)``), reshaped unread."""
     if num_envs is None:
         shape = getattr(reward, "shape", None)
         if shape is None:  # a Python number; anything else (None, a string) is refused
@@ -325,20 +296,14 @@ _FINITE = frozenset(
     {"mean", "var", "count", "count_lo", "accumulated", "episode_count", "episode_count_lo"}
     | {"start_time", "recent_times"}
 )
-"""State entries that are finite by construction: statistics leave non-finite samples
-out, the counts and returns are sums of finite numbers, and clocks read the time."""
 _NON_NEGATIVE = frozenset(
     {"var", "count", "lengths", "recent_lengths", "recent_size", "newest", "episode_count"}
     | {"elapsed", "length", "taken"}
 )
 _COUNTS = frozenset({"count", "episode_count", "lengths", "elapsed", "taken"})
-"""Counts and clocks that a step adds 1 to: each must still be able to take that 1
-in its dtype (a float64 count of 1e300 would freeze the statistics for good, an int32
-clock at its maximum would wrap)."""
 
 
 def _next_fits(value: np.ndarray, kept: np.dtype, double_word: bool) -> bool:
-    """Whether ``value + 1`` is exact in ``kept`` (two float32 words hold a float64)."""
     if kept.kind in "iu":
         return bool((value < np.iinfo(kept).max).all())
     mantissa = np.finfo(np.float64 if double_word else kept).nmant + 1
@@ -346,9 +311,8 @@ def _next_fits(value: np.ndarray, kept: np.dtype, double_word: bool) -> bool:
 
 
 def check_distinct_keys(owner: str, keys: list[str]) -> None:
-    """A state's flattened keys must be distinct (a Dict key with a dot, ``"a.b"``,
-    beside a nested ``{"a": {"b": ...}}`` gives ``"a.b"`` twice): one would overwrite
-    the other in ``state_dict()`` and in a checkpoint, which then would not load."""
+    """A state's flattened keys must be distinct (a Dict key ``"a.b"`` beside a nested
+    ``{"a": {"b": ...}}``), or one would overwrite the other in a checkpoint."""
     seen: set[str] = set()
     for key in keys:
         if key in seen:
@@ -366,15 +330,10 @@ def checked_entries(
     given: dict[str, Any],
     ranges: dict[str, tuple[int, int]] | None = None,
 ) -> list[np.ndarray]:
-    """The entries of a saved state (``given``: arrays of any library, by key) as host
-    arrays in ``own``'s order, checked against ``own`` (each key's shape and the dtype
-    the wrapper keeps): the same keys, the same shapes, then :func:`loaded_values`.
-    ``who`` starts each message (``anywrap.X.load_state_dict``).
-
-    Raises:
-        KeyError: missing or unexpected keys.
-        ValueError: another shape, or a value :func:`loaded_values` refuses.
-    """
+    """A saved state's entries (``given``: arrays of any library) as host arrays in
+    ``own``'s order: a KeyError for missing or extra keys, a ValueError for another
+    shape (``own``: each key's shape and kept dtype) or what :func:`loaded_values`
+    refuses."""
     missing, extra = sorted(set(own) - set(given)), sorted(set(given) - set(own))
     if missing or extra:
         raise KeyError(f"{who}: expected keys {sorted(own)}, missing {missing}, unexpected {extra}")
@@ -396,20 +355,11 @@ def checked_entries(
 def loaded_values(
     who: str, values: dict[str, np.ndarray], kept: dict[str, np.dtype]
 ) -> list[np.ndarray]:
-    """The entries of a saved state (host arrays, by key), checked and in the dtypes the
-    wrapper keeps (``kept``), in ``values``' order: what ``load_state_dict`` installs.
-
-    Refused, naming the wrapper, the entry and what it holds: another kind of
-    number than the wrapper keeps (a float32 or float64 where it keeps floats,
-    integers that fit its integer type, a bool where it keeps bools); a
-    non-finite statistic, count or return accumulator (the wrapper leaves
-    non-finite samples out, so it never holds one); a negative variance,
-    length or count (a double-word count is checked as its total); more recent
-    episodes than the buffer holds. A double-word count (``count`` and
-    ``count_lo``) kept in float32 is split into its two words again, so that a
-    float64 count past 2^24 loads exactly. ``who`` starts each message
-    (``anywrap.X.load_state_dict``); a key's last dotted part names its field.
-    """
+    """A saved state's entries (host arrays, by key) in the dtypes kept (``kept``): what
+    ``load_state_dict`` installs. Refused: another kind of number than kept, values
+    the wrapper never holds (non-finite statistics, negative counts, counts that can
+    no longer add 1, more recent episodes than the buffer). A double-word count
+    kept in float32 is split again, so that a float64 count past 2^24 loads exactly."""
     for key, value in values.items():
         _check_kind(who, key, value, kept[key])
         field = key.rpartition(".")[2]
@@ -477,8 +427,7 @@ _VECTOR_PARTS = ("num_envs", "single_observation_space", "single_action_space")
 
 
 def check_env_kind(wrapper: Any, env: Any) -> None:
-    """A vector wrapper over one env, or the reverse, refused with the wrapper named
-    and the other family pointed to (not an AttributeError from deep inside)."""
+    """A vector wrapper over one env, or the reverse, refused with the other family named."""
     name = type(wrapper).__name__
     if isinstance(wrapper, gym.vector.VectorWrapper):
         # Duck-typed: a simulator's batched env (IsaacLab's) need not subclass VectorEnv.

@@ -24,10 +24,8 @@ __all__ = ["compiled", "moved", "with_no_output"]
 
 
 def moved(state: Any, like: Any) -> Any:
-    """Every array of ``state`` in the library of the array ``like``, on its device.
-
-    64-bit values that the target cannot hold (JAX without x64) become 32 bits.
-    """
+    """Every array of ``state`` in the library of the array ``like``, on its device
+    (64-bit values as 32 bits where the target has none)."""
     ns, dev = xp.namespace(like), xp.device(like)
 
     def move(x: Any) -> Any:
@@ -44,15 +42,13 @@ def moved(state: Any, like: Any) -> Any:
 def compiled(
     transforms: dict[Any, Callable[..., Any]], donate: tuple[Any, ...] = ()
 ) -> dict[Any, xp.Compiled]:
-    """A shell's transforms, by name, as :meth:`Shell._run` takes them: each compiled by
-    the xp layer (once per array type). ``donate`` names those whose program may
-    reuse the state's memory (a ring buffer of frames)."""
+    """A shell's transforms compiled by the xp layer; ``donate`` names those whose
+    program may reuse the state's memory (a ring buffer of frames)."""
     return {k: xp.Compiled(fn, donate=k in donate) for k, fn in transforms.items()}
 
 
 def with_no_output(fn: Callable[..., Any]) -> Callable[..., tuple[Any, None]]:
-    """A transform ``state -> state`` (a reset) as :meth:`Shell._run` takes it:
-    ``state -> (state, None)``, named as ``fn`` (the compile log) and picklable."""
+    """A transform ``state -> state`` as ``state -> (state, None)``, named as ``fn``."""
     return _NoOutput(fn)
 
 

@@ -22,7 +22,6 @@ __all__ = ["DelayRing", "check_delay", "host_scalars", "zero_observation"]
 
 
 def check_delay(owner: str, delay: Any) -> int:
-    """Gymnasium's checks on ``delay``, with the wrapper named."""
     if isinstance(delay, bool) or not np.issubdtype(type(delay), np.integer):
         raise TypeError(f"{owner}: expected `delay` to be an int, got {delay!r}")
     if delay < 0:
@@ -32,8 +31,7 @@ def check_delay(owner: str, delay: Any) -> int:
 
 def zero_observation(owner: str, space: gym.Space) -> Any:
     """The space's observation closest to zero (Gymnasium's ``create_zero_array``), as
-    NumPy arrays (a tree for Dict / Tuple spaces). Spaces of no fixed-shape array
-    (Text, Graph, Sequence, OneOf) are refused: their samples are no array of a library."""
+    NumPy arrays; spaces of no fixed-shape array (Text, Graph...) are refused."""
     for part in _leaves(space):
         if not isinstance(
             part,
@@ -67,13 +65,9 @@ class DelayRing:
     _commit: Any
 
     def _turn_ring(self, key: str, obs: Any, *args: Any) -> Any:
-        """Run the compiled ``release`` transform ``key`` on what a step reads of the
-        ring, then turn the ring outside it: ``obs`` goes in by reference. (Through
-        ``Shell._run`` the program would return, so copy, every batch the ring keeps.)
-
-        Returns the transform's output: the released observations, or with the key
-        ``"final"`` (SAME_STEP) the pair ``(released, final released)``.
-        """
+        """Run the compiled transform ``key`` on what a step reads of the ring, then turn
+        the ring outside it (``obs`` goes in by reference: through ``Shell._run`` the
+        program would copy the whole ring); its output (with ``"final"``, a pair)."""
         state = self._state_for(obs)
         counts, out = self._transforms[key](*release_inputs(state), *args)
         released = out[0] if key == "final" else out
@@ -86,6 +80,5 @@ def _scalar(x: Any) -> Any:
 
 
 def host_scalars(tree: Any) -> Any:
-    """``tree`` with its 0-d NumPy arrays as NumPy scalars, as a single env's zero
-    observation of a Discrete space comes from Gymnasium."""
+    """``tree`` with 0-d NumPy arrays as scalars (Gymnasium's zero Discrete observation)."""
     return tree_map(_scalar, tree)

@@ -20,17 +20,13 @@ __all__ = ["EpisodeClock", "queue", "recent_queue"]
 
 
 def recent_queue(state: Episodes, field: str, buffer_length: int) -> deque:
-    """Gymnasium's oldest-first ``deque`` of recent episodes, read from the state's
-    newest-first buffer. Reading copies the buffer to the host: for logging, not
-    every step."""
+    """Gymnasium's oldest-first ``deque`` of recent episodes (a host copy: for logging)."""
     size = int(to_numpy(state.recent_size))
     values = to_numpy(getattr(state, f"recent_{field}"))[:size][::-1]
     return deque(values.tolist(), maxlen=buffer_length)
 
 
 def queue(field: str) -> property:
-    """``return_queue``, ``length_queue`` or ``time_queue``: the last ``buffer_length``
-    episodes' values, oldest first."""
     return property(
         lambda self: recent_queue(self._state, field, self.buffer_length),
         doc=f"The {field} of the last ``buffer_length`` episodes, oldest first.",
@@ -38,17 +34,14 @@ def queue(field: str) -> property:
 
 
 class EpisodeClock:
-    """What the single and vector ``RecordEpisodeStatistics`` share: the episodes'
-    clock (seconds since the wrapper was built, ``_t0``), start times saved relative
-    to now (so that a restored episode keeps its true duration in another
-    process), and Gymnasium's attributes read from the state."""
+    """The episodes' clock (seconds since ``_t0``; start times saved relative to now, so
+    that a restored episode keeps its duration) and Gymnasium's attributes."""
 
     _t0: float
     _state: Episodes
     buffer_length: int
 
     def _now(self) -> float:
-        """Seconds since the wrapper was built."""
         return time.perf_counter() - self._t0
 
     def _export(self, state: Episodes) -> Episodes:

@@ -1,10 +1,5 @@
-"""What the image shells share: Gymnasium's space checks, per-call input checks,
-the checked image maps (:func:`grayscale_map`, :func:`resize_map`) and their
-checks (:func:`frames_check`), and the copies that a state written in place (a
-ring buffer) is saved and loaded as (:class:`InPlaceState`).
-
-Every check raises before any state changes, and names the wrapper, what it
-expected and what it got.
+"""What the image shells share: Gymnasium's space and argument checks, per-call
+input checks, the checked image maps, and :class:`InPlaceState`.
 
 Example:
     >>> import gymnasium as gym
@@ -47,8 +42,7 @@ __all__ = [
 
 
 def image_space(owner: str, space: gym.Space, *, rgb: bool) -> gym.spaces.Box:
-    """``space`` if it is Gymnasium's image space: a uint8 Box with bounds 0 to 255,
-    of shape ``(H, W, 3)`` (``rgb``) or ``(H, W)`` / ``(H, W, C)``."""
+    """``space`` if it is a uint8 Box 0 to 255 of shape (H, W, 3) (``rgb``) or (H, W[, C])."""
     if not isinstance(space, gym.spaces.Box):
         raise TypeError(f"{owner}: expected a Box observation space, got {space}")
     shape = tuple(space.shape)
@@ -64,15 +58,13 @@ def image_space(owner: str, space: gym.Space, *, rgb: bool) -> gym.spaces.Box:
 
 
 def box_space(owner: str, space: gym.Space) -> gym.spaces.Box:
-    """``space`` if it is a Box (the frame stack and max-and-skip take no other)."""
     if not isinstance(space, gym.spaces.Box):
         raise TypeError(f"{owner}: expected a Box observation space, got {space}")
     return space
 
 
 class ImageMap(NamedTuple):
-    """A checked image map: the frames it takes, the space it gives, and its pure
-    function of a batch of frames (or of one frame)."""
+    """A checked image map: the frames it takes, the space it gives, its function."""
 
     in_shape: tuple[int, ...]
     space: gym.spaces.Box
@@ -88,8 +80,7 @@ def grayscale_map(owner: str, space: gym.Space, keep_dim: bool) -> ImageMap:
 
 
 def resize_map(owner: str, space: gym.Space, shape: Any, interpolation: str) -> ImageMap:
-    """``ResizeObservation`` of the image space ``space`` to ``shape`` (Gymnasium's
-    checks, and ``interpolation`` one of :data:`anywrap.xp.images.METHODS`)."""
+    """``ResizeObservation`` of the image space ``space`` to ``shape`` (Gymnasium's checks)."""
     space = image_space(owner, space, rgb=False)
     size = resize_shape(owner, shape)
     if interpolation not in METHODS:
@@ -112,7 +103,6 @@ def padding_of(owner: str, space: gym.spaces.Box, padding_type: Any) -> tuple[st
 
 
 def resize_shape(owner: str, shape: Any) -> tuple[int, int]:
-    """Gymnasium's checks of ``ResizeObservation``'s ``shape``: a tuple of two positive ints."""
     if not isinstance(shape, tuple):
         raise TypeError(f"{owner}: expected `shape` to be a tuple, got {type(shape)}")
     if len(shape) != 2:
@@ -125,7 +115,6 @@ def resize_shape(owner: str, shape: Any) -> tuple[int, int]:
 
 
 def check_positive_int(owner: str, name: str, value: Any, minimum: int) -> int:
-    """``value`` if it is an integer of at least ``minimum``; Gymnasium's error types."""
     if not np.issubdtype(type(value), np.integer):
         raise TypeError(f"{owner}: expected `{name}` to be an integer, got {type(value)}")
     if value < minimum:
@@ -134,7 +123,6 @@ def check_positive_int(owner: str, name: str, value: Any, minimum: int) -> int:
 
 
 def _dtype_name(x: Any) -> str:
-    """``x``'s dtype as a plain name (``'uint8'``) in any library."""
     dtype = getattr(x, "dtype", None)
     name = getattr(dtype, "name", None) or str(dtype)
     return name.rsplit(".", 1)[-1]  # torch.uint8, array_api_strict.uint8 -> uint8
@@ -148,8 +136,7 @@ def check_frames(
     dtype: str | None = None,
     what: str = "an observation",
 ) -> None:
-    """``obs`` must be an array of ``shape`` (and ``dtype``, when given): metadata
-    only, no value is read. ``owner`` is the wrapper or its name (for the message)."""
+    """``obs`` must be an array of ``shape`` (and ``dtype``): metadata only, no value read."""
     got = getattr(obs, "shape", None)
     try:
         if got is not None and axp.namespace(obs) is not None and tuple(got) == shape:
@@ -170,9 +157,8 @@ def _copy(x: Any) -> Any:
 
 
 class InPlaceState:
-    """The ``_export`` and ``_import`` of a shell whose step writes its state in place
-    (a ring buffer, donated on JAX): a copy of every array, so that ``state_dict()``
-    hands out, and ``load_state_dict`` takes, arrays that no step overwrites."""
+    """``_export`` and ``_import`` of a shell whose step writes its state in place (a
+    ring buffer, donated on JAX): copies, which no step overwrites."""
 
     def _export(self, state: Any) -> Any:
         return tree_map(_copy, state)
@@ -181,5 +167,4 @@ class InPlaceState:
 
 
 def frames_check(owner: str, shape: tuple[int, ...], what: str = "an observation") -> Any:
-    """A check (``check(obs)``) of uint8 frames of ``shape``: :func:`check_frames`."""
     return partial(check_frames, owner, shape=shape, dtype="uint8", what=what)

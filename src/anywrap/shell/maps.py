@@ -1,17 +1,11 @@
 """Base classes of the stateless wrappers: observation, action and reward maps, for
-one env and for vector envs. Each owns ``reset`` and ``step``: a step is the env's
-step plus one call of the map, ``fn(x, *constants)`` compiled by the xp layer
-(:class:`anywrap.xp.Compiled`), after a check of the data's shape.
+one env and for vector envs. A step is the env's step plus one compiled call of the
+map, ``fn(x, *constants)``, after a check of the data's shape.
 
-A subclass's constructor calls :meth:`_set_map` (``_set_map(owner, fn, check,
-*constants)``): ``check`` refuses data that does not fit (``None``: no check),
-and the constants (bounds, a rescaling's coefficients) are NumPy arrays that
-:class:`~anywrap.shell.arrays.LibraryConstants` brings to the data's library and
-device once. In SAME_STEP mode a vector observation map maps
-``info["final_obs"]`` too: a batch in the same compiled call as the
-observations, Gymnasium's object array entry by entry.
-
-A map holds no state (``_state = ()``, an empty entry in a checkpoint, as in 0.1).
+A subclass's constructor calls ``_set_map(owner, fn, check, *constants)``:
+``check`` refuses data that does not fit (``None``: no check); the constants are
+NumPy arrays (:class:`~anywrap.shell.arrays.LibraryConstants`). A vector observation
+map maps ``info["final_obs"]`` too. A map holds no state (``_state = ()``).
 
 Example:
     >>> import gymnasium as gym

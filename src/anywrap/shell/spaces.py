@@ -27,7 +27,6 @@ __all__ = [
 
 
 def unbounded_float32(box: gym.spaces.Box) -> gym.spaces.Box:
-    """The unbounded float32 Box of ``box``'s shape (what a normaliser returns)."""
     return gym.spaces.Box(-np.inf, np.inf, shape=box.shape, dtype=np.float32)
 
 
@@ -63,8 +62,7 @@ def tree_of(space: gym.Space, fn: Callable[[Any], Any]) -> Any:
 
 
 def observation_stats(space: gym.Space, stats_dtype: Any) -> Any:
-    """Fresh NumPy moments, in :class:`~anywrap.shell.statistics.RunningMeanStd` boxes, for
-    each Box leaf of ``space``, in ``stats_dtype`` or Gymnasium's default."""
+    """Fresh NumPy statistics boxes for each Box leaf of ``space``."""
     from anywrap.shell.statistics import RunningMeanStd
     from anywrap.transforms.moments import default_stats_dtype, init_moments
 
@@ -82,14 +80,12 @@ def _shape(space: gym.Space) -> tuple[int, ...]:
     return tuple(space.shape or ())
 
 
-_TREE = object()
-"""The shape of a Dict or Tuple space's observations: none (they are always walked)."""
+_TREE = object()  # the "shape" of a Dict or Tuple space's observations: always walked
 
 
 class ObservationCheck:
-    """Checks that observations fit a Box / Dict / Tuple space before a wrapper
-    learns from them: the keys of a Dict, and each leaf's shape (with the
-    batch in front for a vector env). Shapes are host metadata: no sync.
+    """Checks that observations fit a Box / Dict / Tuple space (a Dict's keys, each
+    leaf's shape with the batch in front) before a wrapper learns from them; no sync.
 
     Example:
         >>> import numpy as np
@@ -105,10 +101,8 @@ class ObservationCheck:
         self.space = space
         self.batch: tuple[int, ...] = () if batch is None else (batch,)
         self.shape: Any = self.batch + _shape(space) if isinstance(space, gym.spaces.Box) else _TREE
-        """A Box's shape, with the batch in front: a shell that sees it needs no check."""
 
     def __call__(self, obs: Any) -> None:
-        """Raise a ``ValueError`` (``TypeError`` for a wrong structure) naming the wrapper."""
         if self.shape is not _TREE:  # the common case: one Box
             if getattr(obs, "shape", None) != self.shape:
                 self._leaf(obs, self.space, "")

@@ -1,12 +1,8 @@
-"""Shared running statistics: :class:`RunningMeanStd`, the box that two wrappers
-may share (``eval_env.obs_rms = train_env.obs_rms``), and the attributes that
-expose it (:func:`statistics_property`, :func:`switch_property`).
+"""Shared running statistics: :class:`RunningMeanStd`, the box that two wrappers may
+share (``eval_env.obs_rms = train_env.obs_rms``), and the attributes that expose it.
 
-A stateful shell's state may hold boxes: the state itself (NormalizeObservation),
-a field of it (NormalizeReward's ``rms``) or the leaves of a dict / tuple (a
-Dict or Tuple space). :func:`unboxed` gives the state as transforms take it,
-:func:`reboxed` puts a transform's result back into the same boxes; the shell
-calls them in one place (:meth:`~anywrap.shell.base.Shell._run`).
+A state may hold boxes (as itself, a NamedTuple field, or dict / tuple leaves):
+:func:`unboxed` gives it as transforms take it, :func:`reboxed` puts a result back.
 
 Example:
     >>> import numpy as np
@@ -31,13 +27,9 @@ __all__ = ["RunningMeanStd", "reboxed", "statistics_property", "switch_property"
 
 
 class RunningMeanStd:
-    """Gymnasium's ``RunningMeanStd`` look (``mean``, ``var``, ``count``) over one
-    :class:`~anywrap.transforms.moments.Moments`: the box that wrappers share.
-
-    The values are arrays of the env's library, on its device. Assigning to
-    ``mean``, ``var`` or ``count`` changes the statistics the wrapper uses. As in
-    Gymnasium, the object is the statistics: ``eval_env.obs_rms = train_env.obs_rms``
-    makes both wrappers use, and see every update of, the same statistics.
+    """Gymnasium's ``RunningMeanStd`` (``mean``, ``var``, ``count``: arrays of the env's
+    library, which may be assigned) over one :class:`~anywrap.transforms.moments.Moments`.
+    As in Gymnasium, the object is the statistics: wrappers that share it see every update.
 
     Example:
         >>> import numpy as np
@@ -91,11 +83,7 @@ def _is_box(x: Any) -> bool:
 
 
 def unboxed(tree: Any) -> Any:
-    """The state as transforms take it: each box replaced by its moments.
-
-    Boxes are the state itself, the fields of a NamedTuple state (NormalizeReward's
-    ``rms``), or the leaves of a dict / tuple (a Dict or Tuple observation space).
-    """
+    """The state as transforms take it: each box replaced by its moments."""
     tp = type(tree)
     if tp is RunningMeanStd:
         return tree.moments
@@ -122,12 +110,9 @@ def reboxed(held: Any, state: Any) -> Any:
 
 
 def statistics_property(name: str, field: str | None = None) -> property:
-    """The ``obs_rms`` / ``return_rms`` attribute: the :class:`RunningMeanStd` box (a
-    dict / tuple of them for Dict / Tuple spaces) at ``field`` of the state.
-    Assigning another wrapper's makes both share it (where it is of another library or
-    device, a copy moved here: see :func:`moments_moved`); a
-    Gymnasium ``RunningMeanStd`` (or any object with ``mean``, ``var`` and ``count``) is
-    copied in."""
+    """The ``obs_rms`` / ``return_rms`` attribute: the box(es) at ``field`` of the state.
+    Assigning another wrapper's shares it (a copy if it is of another library or device,
+    :func:`moments_moved`); Gymnasium's (anything with mean, var, count) is copied in."""
 
     def get(self: Any) -> Any:
         return self._state if field is None else getattr(self._state, field)
@@ -187,12 +172,9 @@ def switch_property() -> property:
 
 
 def moments_moved(owner: str, name: str, mine: Any, theirs: Any) -> Any:
-    """Another wrapper's statistics ``theirs`` (a ``Moments``), assigned in place of this
-    wrapper's ``mine``: ``None`` where both are in one library on one device (then they
-    are shared, as Gymnasium shares a ``RunningMeanStd``), else a copy of ``theirs`` in
-    ``mine``'s library, device and dtypes (``torch_eval.obs_rms = numpy_train.obs_rms``):
-    statistics of two libraries cannot be one object, so later updates of one are not
-    seen by the other. A value that cannot be moved is refused, naming both libraries."""
+    """``theirs`` (a ``Moments``) to replace ``mine``: ``None`` where both share a library
+    and device (then the box is shared), else a copy in ``mine``'s library, device and
+    dtypes, which later updates of the other do not reach."""
     here, there = xp.library_name(mine.mean), xp.library_name(theirs.mean)
     if here == there and str(xp.device(mine.mean)) == str(xp.device(theirs.mean)):
         return None

@@ -1,15 +1,6 @@
 """What the single, vector and functional ``StickyAction`` share: the arguments' checks,
-the first state, the action checks, and the wrapper's random stream.
-
-The stream (:class:`StickyStream`): ``reset(seed=s)`` starts the stream
-``derive_seed(s, "StickyAction")`` (:mod:`anywrap.xp.random`), reproducible from
-``s`` alone and apart from the env's own stream, which Gymnasium's wrapper draws
-from (so the two differ in draws, not in distribution). ``reset()`` without a
-seed continues the stream; before any seed it starts from operating-system
-entropy. The generator's state is part of the wrapper's state, so ``state_dict``
-and checkpoints restore it: a JAX key is held in the state itself, a stateful
-generator (NumPy's, torch's) beside it, its state snapshotted into the state
-when the state is saved.
+the first state, the action checks, and the wrapper's random stream
+(:class:`StickyStream`).
 
 Example:
     >>> check_sticky("demo", 0.25, (1, 3))
@@ -73,7 +64,6 @@ def check_sticky(owner: str, probability: Any, duration: Any) -> StickyParams:
 
 
 def sample_action(owner: str, space: gym.Space, batch: tuple[int, ...]) -> Any:
-    """A NumPy action (tree) of ``space``'s shapes and dtypes, with a batch of ``batch``."""
     if isinstance(space, gym.spaces.Dict):
         return {k: sample_action(owner, s, batch) for k, s in space.spaces.items()}
     if isinstance(space, gym.spaces.Tuple):
@@ -88,30 +78,29 @@ def _entropy() -> int:
 
 
 def init_keyed(owner: str, space: gym.Space, batch: tuple[int, ...]) -> StickyKeyed:
-    """A shell's first state, on NumPy: no last action, and a placeholder generator state
-    (the first ``reset`` seeds the stream in the env's library)."""
+    """A shell's first state, on NumPy, with a placeholder key (``reset`` seeds it)."""
     machine = init_sticky(sample_action(owner, space, batch), batch_shape=batch, xp=np)
     placeholder = random.key_data(random.new_key(np.zeros(()), _entropy()))
     return StickyKeyed(machine, placeholder)
 
 
 class StickyStream:
-    """The wrapper's random stream, held beside its state (one per wrapper)."""
+    """The wrapper's random stream. ``reset(seed=s)`` starts ``derive_seed(s,
+    "StickyAction")``, apart from the env's own stream (which Gymnasium's wrapper draws
+    from: the two differ in draws, not in distribution); ``reset()`` continues it
+    (before any seed: from OS entropy). Its state is part of the wrapper's, so
+    checkpoints restore it: a JAX key in the state, a stateful generator (NumPy's,
+    torch's) beside it, snapshotted into the state when saved."""
 
     def __init__(self, owner: str) -> None:
         self.owner = owner
-        self.live: Any = None
-        """A stateful generator; ``None`` where the state's key is the generator (JAX)."""
-        self.live_for: Any = None
-        """The state's ``key`` entry that ``live`` was last made from or saved into."""
-        self.home: tuple[str, str] | None = None
-        """The library and device the stream lives in; ``None`` before the first reset."""
-        self.pure = False
-        """Whether the key is a plain array that the step replaces (JAX's)."""
+        self.live: Any = None  # a stateful generator; None where the state's key is one (JAX)
+        self.live_for: Any = None  # the state's key that ``live`` was made from or saved into
+        self.home: tuple[str, str] | None = None  # its library and device (None: no reset yet)
+        self.pure = False  # whether the key is a plain array that the step replaces (JAX)
 
     def reseed(self, shell: Any, seed: int | None) -> None:
-        """After a reset: restart from ``seed``, or continue (a new stream where the
-        state has moved to another library or device)."""
+        """After a reset: restart from ``seed``, or continue (unless the state moved)."""
         like = shell._state.machine.has_last
         home = (axp.library_name(like), str(axp.device(like)))
         if seed is None and home == self.home:
@@ -126,8 +115,7 @@ class StickyStream:
         shell._state = shell._state._replace(key=data)
 
     def generator(self, state: StickyKeyed) -> Any:
-        """What the step draws from: ``None`` (the state's own key), or the live generator
-        (made again from the state's key after a load)."""
+        """What the step draws from: ``None`` (the state's key), or the live generator."""
         if self.home is None:
             raise gym.error.ResetNeeded(f"{self.owner}: call reset() before step()")
         if not self.pure and self.live_for is not state.key:
@@ -136,7 +124,6 @@ class StickyStream:
         return self.live
 
     def export(self, state: StickyKeyed) -> StickyKeyed:
-        """``state`` with a fresh snapshot of a stateful generator, which has moved on."""
         if self.live is None or state.key is not self.live_for:
             return state
         return state._replace(key=moved(random.key_data(self.live), state.machine.has_last))
@@ -152,9 +139,8 @@ class SavedStream:
 
 
 def checked_action(owner: str, space: gym.Space, action: Any, last: Any) -> Any:
-    """``action`` as a tree of the library of ``last`` (the state's last action), or an
-    error naming ``owner``: a host value is moved there, another library refused, and
-    each leaf must have the shape of the state's."""
+    """``action`` as a tree of the library of ``last`` (host values moved there, another
+    library refused), each leaf of ``last``'s shape, or an error naming ``owner``."""
 
     def leaf(ref: Any, a: Any) -> Any:
         if isinstance(a, int | float | bool | list | tuple | np.generic):

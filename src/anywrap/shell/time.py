@@ -28,11 +28,9 @@ AUTORESET = {
     AutoresetMode.SAME_STEP: "same_step",
     AutoresetMode.DISABLED: "disabled",
 }
-"""Each autoreset mode as the transforms name it (their ``autoreset`` argument)."""
 
 
 def check_max_episode_steps(owner: str, max_episode_steps: Any) -> int:
-    """``max_episode_steps`` if it is an int > 0 (Gymnasium's error types)."""
     if isinstance(max_episode_steps, bool) or not isinstance(max_episode_steps, int):
         raise TypeError(
             f"{owner}: expected `max_episode_steps` to be an int, got {max_episode_steps!r}"
@@ -43,8 +41,7 @@ def check_max_episode_steps(owner: str, max_episode_steps: Any) -> int:
 
 
 def find_max_steps(owner: str, env: Any) -> int:
-    """``max_episode_steps`` from the env's spec, or from a time limit in its stack
-    (for a ``SyncVectorEnv``, in its first sub-env's)."""
+    """``max_episode_steps`` from the env's spec, or a time limit in its (first sub-env's) stack."""
     spec = getattr(env, "spec", None)
     if spec is not None and getattr(spec, "max_episode_steps", None) is not None:
         return int(spec.max_episode_steps)
@@ -74,8 +71,7 @@ def time_aware_space(
     flatten: bool,
     batch_ndim: int = 0,
 ) -> tuple[gym.Space, TimeFeature]:
-    """``TimeAwareObservation``'s space, built as Gymnasium's, and how its time is added
-    (to observations with ``batch_ndim`` batch axes)."""
+    """``TimeAwareObservation``'s space, as Gymnasium's, and how its time is added."""
     time_space: gym.spaces.Box = (
         gym.spaces.Box(0.0, 1.0) if normalize else gym.spaces.Box(0, max_steps, dtype=np.int32)
     )

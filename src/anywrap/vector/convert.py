@@ -1,9 +1,6 @@
 """The conversion wrappers for vector envs: the forms of :mod:`anywrap.convert.wrappers`
 over :class:`gymnasium.vector.VectorWrapper`.
 
-Why the rewards are always writable, and when observations need ``writable=True``:
-see :mod:`anywrap.convert` (read-only views).
-
 Example:
     >>> import gymnasium as gym
     >>> import anywrap
@@ -15,14 +12,9 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
-
-import gymnasium as gym
 from gymnasium.vector import VectorEnv, VectorWrapper
 
-from anywrap.convert.wrappers import Conversions, Library
-from anywrap.shell.base import Shell
-from anywrap.shell.checks import check_env_kind
+from anywrap.shell.conversion import ConversionShell, LibraryPair, VectorToLibrary
 
 __all__ = [
     "ArrayConversion",
@@ -37,26 +29,10 @@ __all__ = [
 ]
 
 
-class ArrayConversion(Shell, VectorWrapper):
-    """Converts a vector env's outputs to another array library, and its inputs back.
-
-    Observations, rewards, terminations, truncations, infos (nested) and render
-    frames go to the target library; actions and reset options go back to the
-    env's library and device. Spaces are unchanged, as in Gymnasium's conversion
-    wrappers. Conversion is zero-copy through DLPack wherever the source allows
-    (see :mod:`anywrap.convert`).
-
-    Two spellings: Gymnasium's ``ArrayConversion(env, env_xp, target_xp,
-    env_device=None, target_device=None)`` and anywrap's ``ArrayConversion(env,
-    to=..., device=...)``, where the env's library and device are read from the
-    first observation. ``writable=True`` (NumPy target) copies read-only leaves,
-    the views of JAX or TensorFlow arrays, for code that writes in place.
-
-    Rewards, terminations and truncations stay arrays, and are always writable
-    (Gymnasium's vector reward wrappers write into them in place; a read-only
-    view is copied, ``num_envs`` values). ``scalars``, the single env's switch
-    to Python numbers, is kept in the signature so that both shells take the
-    same arguments, and any value is refused with a ``TypeError``.
+class ArrayConversion(ConversionShell, VectorWrapper):
+    """:class:`anywrap.ArrayConversion` for a vector env. Rewards and flags stay arrays,
+    always writable (Gymnasium's vector reward wrappers write into them: a read-only
+    view is copied); ``scalars`` is in the signature only to be refused.
 
     Example:
         >>> import gymnasium as gym, anywrap
@@ -70,58 +46,9 @@ class ArrayConversion(Shell, VectorWrapper):
      * v0.1.0 - Initially added.
     """
 
-    def __init__(
-        self,
-        env: VectorEnv,
-        env_xp: Library = None,
-        target_xp: Library = None,
-        env_device: Any = None,
-        target_device: Any = None,
-        *,
-        to: Library = None,
-        device: Any = None,
-        writable: bool = False,
-        scalars: bool | None = None,
-    ) -> None:
-        """Wrap ``env``; see the class docstring for the arguments."""
-        gym.utils.RecordConstructorArgs.__init__(
-            self,
-            _disable_deepcopy=True,
-            env_xp=env_xp,
-            target_xp=target_xp,
-            env_device=env_device,
-            target_device=target_device,
-            to=to,
-            device=device,
-            writable=writable,
-            scalars=scalars,
-        )
-        check_env_kind(self, env)
-        name = f"anywrap.vector.{type(self).__name__}"
-        args = (env_xp, target_xp, env_device, target_device, to, device, writable, scalars)
-        self._conv = Conversions(name, True, *args)
-        VectorWrapper.__init__(self, env)
 
-    def reset(
-        self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Any, dict[str, Any]]:
-        """Reset (options converted to the env's library) and convert obs and info."""
-        return self._conv.reset(self.env, seed, options)
-
-    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
-        """Convert the actions to the env's library, step, and convert the results."""
-        return self._conv.step(self.env, actions)
-
-    def render(self) -> Any:
-        """The env's render output, converted to the target library."""
-        return self._conv.out(self.env.render())
-
-
-class ToNumpy(ArrayConversion):
+class ToNumpy(VectorToLibrary, ArrayConversion):
     """Converts a vector env's arrays to NumPy (views where possible).
-
-    ``writable=True`` copies the read-only leaves (views of JAX or TensorFlow
-    arrays) for code that writes in place.
 
     Example:
         >>> import gymnasium as gym, anywrap
@@ -130,26 +57,10 @@ class ToNumpy(ArrayConversion):
         'ndarray'
     """
 
-    def __init__(
-        self,
-        env: VectorEnv,
-        device: Any = None,
-        *,
-        env_xp: Library = None,
-        env_device: Any = None,
-        writable: bool = False,
-    ) -> None:
-        """Wrap ``env``; ``writable``: see :class:`ArrayConversion`."""
-        gym.utils.RecordConstructorArgs.__init__(
-            self, device=device, env_xp=env_xp, env_device=env_device, writable=writable
-        )
-        check_env_kind(self, env)
-        super().__init__(
-            env, env_xp, env_device=env_device, to="numpy", device=device, writable=writable
-        )
+    _to = "numpy"
 
 
-class ToTorch(ArrayConversion):
+class ToTorch(VectorToLibrary, ArrayConversion):
     """Converts a vector env's arrays to PyTorch tensors, on ``device`` if given.
 
     Example:
@@ -159,26 +70,10 @@ class ToTorch(ArrayConversion):
         'torch'
     """
 
-    def __init__(
-        self,
-        env: VectorEnv,
-        device: Any = None,
-        *,
-        env_xp: Library = None,
-        env_device: Any = None,
-        writable: bool = False,
-    ) -> None:
-        """Wrap ``env``; ``writable``: see :class:`ArrayConversion`."""
-        gym.utils.RecordConstructorArgs.__init__(
-            self, device=device, env_xp=env_xp, env_device=env_device, writable=writable
-        )
-        check_env_kind(self, env)
-        super().__init__(
-            env, env_xp, env_device=env_device, to="torch", device=device, writable=writable
-        )
+    _to = "torch"
 
 
-class ToJax(ArrayConversion):
+class ToJax(VectorToLibrary, ArrayConversion):
     """Converts a vector env's arrays to JAX arrays, on ``device`` if given.
 
     Example:
@@ -188,26 +83,10 @@ class ToJax(ArrayConversion):
         'jax'
     """
 
-    def __init__(
-        self,
-        env: VectorEnv,
-        device: Any = None,
-        *,
-        env_xp: Library = None,
-        env_device: Any = None,
-        writable: bool = False,
-    ) -> None:
-        """Wrap ``env``; ``writable``: see :class:`ArrayConversion`."""
-        gym.utils.RecordConstructorArgs.__init__(
-            self, device=device, env_xp=env_xp, env_device=env_device, writable=writable
-        )
-        check_env_kind(self, env)
-        super().__init__(
-            env, env_xp, env_device=env_device, to="jax", device=device, writable=writable
-        )
+    _to = "jax"
 
 
-class ToTensorFlow(ArrayConversion):
+class ToTensorFlow(VectorToLibrary, ArrayConversion):
     """Converts a vector env's arrays to TensorFlow tensors, on ``device`` if given.
 
     Example:
@@ -217,24 +96,7 @@ class ToTensorFlow(ArrayConversion):
         'tensorflow'
     """
 
-    def __init__(
-        self,
-        env: VectorEnv,
-        device: Any = None,
-        *,
-        env_xp: Library = None,
-        env_device: Any = None,
-        writable: bool = False,
-    ) -> None:
-        """Wrap ``env``; ``writable``: see :class:`ArrayConversion`."""
-        gym.utils.RecordConstructorArgs.__init__(
-            self, device=device, env_xp=env_xp, env_device=env_device, writable=writable
-        )
-        check_env_kind(self, env)
-        to = "tensorflow"
-        super().__init__(
-            env, env_xp, env_device=env_device, to=to, device=device, writable=writable
-        )
+    _to = "tensorflow"
 
 
 class JaxToNumpy(ArrayConversion):
@@ -247,14 +109,14 @@ class JaxToNumpy(ArrayConversion):
         'numpy'
     """
 
+    _env_xp, _to = "jax", "numpy"
+
     def __init__(self, env: VectorEnv) -> None:
         """Wrap ``env``."""
-        gym.utils.RecordConstructorArgs.__init__(self)
-        check_env_kind(self, env)
-        super().__init__(env, env_xp="jax", to="numpy")
+        self._named(env)
 
 
-class JaxToTorch(ArrayConversion):
+class JaxToTorch(LibraryPair, ArrayConversion):
     """Gymnasium's ``JaxToTorch``: a JAX vector env seen through PyTorch, on ``device`` if given.
 
     Example:
@@ -264,14 +126,10 @@ class JaxToTorch(ArrayConversion):
         'torch'
     """
 
-    def __init__(self, env: VectorEnv, device: Any = None) -> None:
-        """Wrap ``env``; tensors go to ``device`` if given."""
-        gym.utils.RecordConstructorArgs.__init__(self, _disable_deepcopy=True, device=device)
-        check_env_kind(self, env)
-        super().__init__(env, env_xp="jax", to="torch", device=device)
+    _env_xp, _to = "jax", "torch"
 
 
-class NumpyToTorch(ArrayConversion):
+class NumpyToTorch(LibraryPair, ArrayConversion):
     """Gymnasium's ``NumpyToTorch``: a NumPy vector env seen through PyTorch (on ``device``).
 
     Example:
@@ -281,11 +139,7 @@ class NumpyToTorch(ArrayConversion):
         'torch'
     """
 
-    def __init__(self, env: VectorEnv, device: Any = None) -> None:
-        """Wrap ``env``; tensors go to ``device`` if given."""
-        gym.utils.RecordConstructorArgs.__init__(self, _disable_deepcopy=True, device=device)
-        check_env_kind(self, env)
-        super().__init__(env, env_xp="numpy", to="torch", device=device)
+    _env_xp, _to = "numpy", "torch"
 
 
 VectorArrayConversion = ArrayConversion

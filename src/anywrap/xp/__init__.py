@@ -1,30 +1,13 @@
 """The xp layer: the one place that knows which array libraries exist.
 
-Code above this layer writes ``xp = namespace(x)`` and then the Array API
-standard's names (``xp.where``, ``xp.sqrt``, ``xp.mean``). What the standard
-lacks is here, each a :func:`functools.singledispatch` function that a
-backend registers its own form of:
-
-* :func:`namespace`, :func:`device`, :func:`to_numpy`: what an array is and
-  where it lives (``array_api_compat`` answers for every library it knows;
-  NumPy values map to the ``numpy`` module itself, the fastest route);
-* :func:`to_library`: any array as an array of a named library (DLPack,
-  zero-copy where the two can share);
-* :func:`jit` and :class:`Compiled`: a pure transform compiled by the backend
-  of the arrays it meets (``jax.jit``, TorchInductor; NumPy runs it as it is);
-* :func:`cond`: one of two branches by a 0-d bool, without a host sync;
-* a few standard formulas that a backend may run in a faster form of the same
-  formula (:func:`mean_var`, :func:`count_true`, :func:`finite_rows`,
-  :func:`last_true_indices`, :func:`push_front`, :func:`take`, :func:`clip`), and :func:`branches`:
-  whether :func:`cond` runs only the branch taken.
-* :func:`stop_gradient`: values without their autodiff graph (``detach``);
-  :func:`constant`: a Python number as the backend adds it to an array most cheaply.
-
-:func:`register_backend` teaches anywrap a library in one call. NumPy is
-built in; JAX and PyTorch register from :mod:`anywrap.backends` the first
-time one of their arrays (or names) is met, and TensorFlow, like any third
-party, through the entry point group ``anywrap.backends``: ``import anywrap``
-imports none of them.
+Code above it writes ``xp = namespace(x)`` and the Array API standard's names. What the
+standard lacks is here, each a ``functools.singledispatch`` function a backend registers
+its own form of: where an array lives (:func:`device`, :func:`to_numpy`), conversion
+(:func:`to_library`), compilation (:func:`jit`, :class:`Compiled`), :func:`cond`,
+:func:`stop_gradient`, :func:`constant`, and standard formulas a backend may run faster.
+:func:`register_backend` teaches anywrap a library. NumPy is built in; JAX and PyTorch
+register the first time one of their arrays is met, TensorFlow through the entry point
+group ``anywrap.backends``: ``import anywrap`` imports none of them.
 
 Example:
     >>> import numpy as np

@@ -1,8 +1,5 @@
-"""The registry: which array libraries exist, which backend an array belongs to and
-where it lives, how it becomes another library's array, and the dtype policy
-(re-exported by :mod:`anywrap.xp`, which documents them). The functions that
-transforms call on arrays, :func:`~anywrap.xp.namespace` first, are in
-:mod:`anywrap.xp.ops`."""
+"""The registry: which array libraries exist, where an array lives, how it becomes another
+library's array, and the dtype policy (documented by :mod:`anywrap.xp`)."""
 
 from __future__ import annotations
 
@@ -22,31 +19,27 @@ import numpy as np
 Array = Any
 """Any array of a supported library (the Array API has no common base class)."""
 
-ENTRY_POINT_GROUP = "anywrap.backends"
-"""Entry points of this group name a module that calls :func:`register_backend`."""
+ENTRY_POINT_GROUP = "anywrap.backends"  # entry points naming a module that registers
 
+# The built-in backends, by the names (and aliases) that load them on first use.
 _CORE = dict.fromkeys(("jax", "jaxlib", "jnp"), "anywrap.backends.jax")
 _CORE.update(dict.fromkeys(("torch", "pytorch"), "anywrap.backends.torch"))
-"""The built-in backends, by the names (and aliases) that load them on first use."""
 _HOST_TYPES: tuple[type, ...] = (np.ndarray, np.generic, float, int, bool)
 _SCALARS = (float, int, bool)
+_NUMPY_FAST = (np.ndarray, np.float64, np.float32, *_SCALARS)
 
 
 class UnknownArrayTypeError(TypeError):
     """An array type that neither the registry nor array-api-compat knows."""
 
 
-# ------------------------------------------------------------------ registry
 class _Backend:
-    """One library: its name, its namespace, and how to bring any array into it."""
-
     __slots__ = ("from_array", "name", "namespace")
 
     def __init__(self, name: str, namespace: Any, from_array: Any = None) -> None:
         self.name, self.namespace, self.from_array = name, namespace, from_array
 
     def module(self) -> Any:
-        """The namespace, for a lookup by name (no array at hand)."""
         ns = self.namespace
         return ns(None) if callable(ns) and not isinstance(ns, ModuleType) else ns
 
@@ -54,8 +47,7 @@ class _Backend:
 _NUMPY = _Backend("numpy", np)
 _by_type: dict[type, _Backend] = {tp: _NUMPY for tp in _HOST_TYPES}
 _by_name: dict[str, _Backend] = {"numpy": _NUMPY, "np": _NUMPY}
-_namespaces: dict[type, Any] = {tp: np for tp in (np.ndarray, np.float64, np.float32, *_SCALARS)}
-"""Per exact type, its namespace: the hot path of :func:`namespace`."""
+_namespaces: dict[type, Any] = dict.fromkeys(_NUMPY_FAST, np)  # the hot path of namespace()
 _loaded: set[str] = set()
 _lock = threading.RLock()
 _entry_points: dict[str, Any] | None = None
@@ -72,22 +64,18 @@ def register_backend(
     jit: Callable[..., Callable[..., Any]] | None = None,
     aliases: tuple[str, ...] = (),
 ) -> None:
-    """Teach anywrap an array library, in one call.
-
-    Only ``array_types`` and ``namespace`` are needed; each other hook has a
-    default that follows the Array API standard and DLPack. A registration
-    takes precedence over array-api-compat and over an earlier one.
+    """Teach anywrap an array library, in one call; it takes precedence over
+    array-api-compat and over an earlier registration.
 
     Args:
         array_types: The library's array types (JAX lists its tracers too).
         namespace: The Array API namespace of those arrays, or ``x -> namespace``.
         name: The library's name for ``to=`` arguments (default: the top-level
             module of the first type).
-        device: ``device(x)``: where ``x`` lives (default: ``array_api_compat.device``).
-        to_numpy: ``to_numpy(x)``: a NumPy view or copy on the host (default: DLPack).
-        from_array: ``from_array(x, device)``: an array of any library (this
-            one's included) as one of this library, on ``device`` (``None``:
-            where it is); default: the namespace's ``from_dlpack``, else a host copy.
+        device: ``device(x)`` (default: ``array_api_compat.device``).
+        to_numpy: ``to_numpy(x)``: a NumPy view or copy (default: DLPack).
+        from_array: ``from_array(x, device)``: any array as one of this library, on
+            ``device`` (``None``: where it is); default: ``from_dlpack``, else a host copy.
         jit: ``jit(fn, donate=False)``: ``fn`` compiled (default: ``fn`` itself).
         aliases: Other names of the library (``"tf"``, ``"pytorch"``).
 
@@ -107,24 +95,19 @@ def register_backend(
     with _lock:
         for tp in types:
             _by_type[tp] = backend
-            for hook, fn in ((_device, device), (_to_numpy, to_numpy), (_jit, jit)):
+            for hook, fn in ((_device, device), (_to_numpy, to_numpy)):
                 if fn is not None:
-                    hook.register(tp)(_adapt(hook, fn))
+                    hook.register(tp)(fn)
+            if jit is not None:  # the hook is jit(fn, donate); dispatch is on an example array
+                _jit.register(tp)(lambda like, f, donate=False: jit(f, donate=donate))
         for key in (name, *aliases):
             _by_name[key] = backend
         _namespaces.clear()
-        _namespaces.update({tp: np for tp in (np.ndarray, np.float64, np.float32, *_SCALARS)})
-
-
-def _adapt(hook: Any, fn: Callable[..., Any]) -> Callable[..., Any]:
-    if hook is _jit:  # the hook is jit(fn, donate); dispatch is on an example array
-        return lambda like, f, donate=False: fn(f, donate=donate)
-    return fn
+        _namespaces.update(dict.fromkeys(_NUMPY_FAST, np))
 
 
 def register_namespace(array_type: type, namespace: Any) -> None:
-    """:func:`register_backend` with every default: teach anywrap the Array API
-    namespace (or ``x -> namespace``) of ``array_type`` and its subclasses."""
+    """:func:`register_backend` with every default."""
     register_backend(array_type, namespace=namespace)
 
 
@@ -140,9 +123,8 @@ def _entry_point_map() -> dict[str, Any]:
 
 
 def _load(top: str) -> bool:
-    """Import the module that registers the library ``top``, once; whether one
-    was imported by this call. Thread-safe: a second thread waits for the import,
-    which is marked done only once it has finished."""
+    """Import the module that registers the library ``top``, once (thread-safe); whether
+    this call imported it."""
     if top in _loaded:
         return False
     with _lock:
@@ -190,8 +172,7 @@ def _backend_of_type(tp: type, x: Any) -> _Backend:
 
 
 def _backend_named(library: str | ModuleType) -> _Backend:
-    """The backend of a library given as a name or alias (``"torch"``, ``"tf"``) or a
-    module (``numpy``, ``jax.numpy``, ``array_api_compat.torch``)."""
+    """The backend of a library given as a name, alias or module."""
     key = library if isinstance(library, str) else getattr(library, "__name__", None)
     if not isinstance(key, str):
         raise TypeError(f"expected a library name or module, got {library!r}")
@@ -228,18 +209,6 @@ def library_name(x: Any) -> str:
         return _top(type(x))
 
 
-def _lazy(hook: Callable[..., Any], generic: Callable[..., Any]) -> Callable[..., Any]:
-    """The default of a hook: load the backend of the argument's library if it has
-    one that is not loaded yet (then dispatch again), else the generic form."""
-
-    def default(x: Any, *args: Any, **kwargs: Any) -> Any:
-        if _load(_top(type(x))):
-            return hook(x, *args, **kwargs)
-        return generic(x, *args, **kwargs)
-
-    return default
-
-
 def _generic_to_numpy(x: Any) -> np.ndarray:
     try:
         return np.from_dlpack(x)
@@ -252,17 +221,9 @@ def _generic_to_numpy(x: Any) -> np.ndarray:
 
 
 class Route:
-    """A :func:`functools.singledispatch` function whose implementation for each exact
-    type is looked up once and kept: a traced program reads a dict, where TorchDynamo
-    before PyTorch 2.8 cannot trace singledispatch's own lookup (its cache token).
-    ``register``, ``dispatch`` and ``registry`` are singledispatch's.
-
-    Example:
-        >>> half = Route(lambda x: x / 2)
-        >>> _ = half.register(int)(lambda x: x // 2)
-        >>> half(5), half(5.0)
-        (2, 2.5)
-    """
+    """A :func:`functools.singledispatch` function that keeps each exact type's
+    implementation in a dict, which TorchDynamo before PyTorch 2.8 traces (singledispatch's
+    cache token it does not)."""
 
     __slots__ = ("__dict__", "__weakref__", "_found", "_generic")
 
@@ -278,7 +239,6 @@ class Route:
         return impl(x, *args, **kwargs)
 
     def register(self, cls: type, func: Callable[..., Any] | None = None) -> Any:
-        """Register ``func`` for ``cls`` (as a decorator without ``func``)."""
         if func is None:
             return lambda f: self.register(cls, f)
         out = self._generic.register(cls, func)
@@ -286,28 +246,23 @@ class Route:
         return out
 
     def dispatch(self, cls: type) -> Callable[..., Any]:
-        """The implementation for ``cls``."""
         return self._generic.dispatch(cls)
 
-    @property
-    def registry(self) -> Any:
-        """Every registered implementation, by type."""
-        return self._generic.registry
 
-
+# Each hook's default: load the argument's backend and dispatch again, else the generic form.
 @Route
 def _device(x: Any) -> Any:
-    return _lazy(_device, array_api_compat.device)(x)
+    return _device(x) if _load(_top(type(x))) else array_api_compat.device(x)
 
 
 @Route
 def _to_numpy(x: Any) -> np.ndarray:
-    return _lazy(_to_numpy, _generic_to_numpy)(x)
+    return _to_numpy(x) if _load(_top(type(x))) else _generic_to_numpy(x)
 
 
 @Route
 def _jit(like: Any, fn: Callable[..., Any], donate: bool = False) -> Callable[..., Any]:
-    return _lazy(_jit, lambda like, fn, donate=False: fn)(like, fn, donate)
+    return _jit(like, fn, donate) if _load(_top(type(like))) else fn
 
 
 for _tp in _HOST_TYPES:
@@ -324,9 +279,7 @@ def device(x: Any) -> Any:
 
 
 def to_numpy(x: Any) -> np.ndarray:
-    """A host view or copy of any array, for checkpoints, reports and display.
-
-    Never on the step path: for a device array this is a host sync.
+    """A host view or copy of any array (a host sync for a device array).
 
     Example:
         >>> to_numpy([1.0, 2.0])
@@ -337,8 +290,7 @@ def to_numpy(x: Any) -> np.ndarray:
 
 def to_library(x: Any, library: str | ModuleType, device: Any = None) -> Any:
     """``x`` (an array of any library) as an array of ``library``, on ``device``
-    (``None``: where it is). Zero-copy where DLPack lets the two share the buffer;
-    otherwise one copy, made by the source.
+    (``None``: where it is); zero-copy where DLPack lets the two share the buffer.
 
     Raises:
         ValueError: an unknown library, or a device it cannot use here.
@@ -366,10 +318,7 @@ def to_library(x: Any, library: str | ModuleType, device: Any = None) -> Any:
 
 
 def is_host(x: Any) -> bool:
-    """Whether ``x`` is a NumPy value or a Python scalar: already on the host.
-
-    Shells may branch on host values (as Gymnasium does), never on others.
-    """
+    """Whether ``x`` is a NumPy value or a Python scalar (shells may branch on those)."""
     return isinstance(x, _HOST_TYPES)
 
 
@@ -397,10 +346,8 @@ def describe(x: Any) -> str:
     return f"{name}(shape={shape}, dtype={dtype_name}, device={dev})"
 
 
-# --------------------------------------------------------------- dtype policy
 def _has_float64(xp: Any, dev: Any = None) -> bool:
-    """Whether ``xp`` holds float64 on ``dev`` (not JAX without x64, nor Apple's MPS).
-    A probe, not cached: JAX's switch can change at any time."""
+    """Whether ``xp`` holds float64 on ``dev`` (not cached: JAX's x64 switch can change)."""
     if xp is np:
         return True
     with warnings.catch_warnings():

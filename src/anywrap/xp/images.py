@@ -1,49 +1,19 @@
 """Image operations outside the Array API standard, one registration per backend.
 
-* :func:`resize_images`: resize a batch of ``uint8`` images ``(B, H, W, C)``.
-
-  - ``method="area"`` (the default of the wrappers) is OpenCV's
-    ``cv2.resize(..., interpolation=cv2.INTER_AREA)``, Gymnasium's resize.
-    The generic form, written once against the Array API, applies OpenCV's
-    own filter taps (:func:`resize_taps`) separably in float32, rows then
-    columns, in OpenCV's order. NumPy calls OpenCV itself when it is
-    installed; JAX takes the generic form (fused by ``jax.jit``); PyTorch
-    applies the same taps as two matrix products.
-  - ``method="bilinear"``: an antialiased bilinear (triangle) filter, each
-    backend's own: ``jax.image.resize(..., "linear", antialias=True)``,
-    ``torch.nn.functional.interpolate(..., "bilinear", antialias=True)``, and
-    the same taps written out elsewhere. It is *not* Gymnasium's filter.
-
-* :func:`write_rows`: ``buffer[index] = rows`` along axis 0, the one write of a
-  ring buffer. NumPy and PyTorch write into ``buffer`` and return it; JAX
-  returns a new array, which a step compiled with buffer donation
-  (``anywrap.xp.jit(like, fn, donate=True)``, a shell's ``_use(..., donate=...)``)
-  writes in place.
-
-* :func:`rgb_to_gray`: Gymnasium's grayscale, exactly: the integer formula and
-  :func:`gray_fix_table` (where Gymnasium's float64 sum lands below an integer; see
-  :mod:`anywrap.transforms.grayscale_observation`), or, on NumPy and in eager
-  PyTorch, a lookup in :func:`gray_lut` (the same numbers in fewer passes).
-
-Each is a ``functools.singledispatch`` function: JAX and PyTorch register their
-kernels in :mod:`anywrap.backends.jax` and :mod:`anywrap.backends.torch`.
-
-How far the ``area`` backends are from OpenCV (measured by the tests on
-random and Atari frames; all ``uint8``):
-
-- NumPy with OpenCV: OpenCV itself, so exact.
-- NumPy without OpenCV: OpenCV's arithmetic written out (its float32 area
-  sums when both sides shrink, its integer block sums for whole-number
-  ratios, its fixed-point bilinear when a side grows): exact on every size
-  the tests try (they compare with OpenCV where it is installed).
-- JAX and PyTorch: within 1, on a small fraction of pixels (XLA and the
-  matrix product sum the same float32 terms in another order).
+* :func:`resize_images`: ``uint8`` images ``(B, H, W, C)`` resized by OpenCV's
+  ``INTER_AREA`` (Gymnasium's; ``"area"``) or an antialiased bilinear filter (each
+  backend's own; not Gymnasium's). The generic form applies OpenCV's own filter taps
+  (:func:`resize_taps`) in float32 in OpenCV's order: exact on NumPy (which calls OpenCV
+  itself where installed), within 1 on a few pixels on JAX and PyTorch.
+* :func:`write_rows`: ``buffer[index] = rows``, the one write of a ring buffer (JAX returns
+  a new array, written in place by a step compiled with buffer donation).
+* :func:`rgb_to_gray`: Gymnasium's grayscale, exactly (see :func:`gray_fix_table`).
 
 Example:
     >>> import numpy as np
     >>> from anywrap.xp.images import resize_images, resize_taps
     >>> index, weight = resize_taps(5, 2, "area")
-    >>> index.tolist(), (weight * 5).tolist()  # pixel 0: 1 * p0 + 1 * p1 + 0.5 * p2, over 2.5
+    >>> index.tolist(), (weight * 5).tolist()  # pixel 0: (p0 + p1 + 0.5 * p2) / 2.5
     ([[0, 2], [1, 3], [2, 4]], [[2.0, 1.0], [2.0, 2.0], [1.0, 2.0]])
     >>> img = np.arange(20, dtype=np.uint8).reshape(1, 4, 5, 1)
     >>> resize_images(img, (2, 2))[0, :, :, 0]
@@ -63,19 +33,6 @@ import numpy as np
 from anywrap.xp import Array, device, namespace
 from anywrap.xp.core import Route
 
-__all__ = [
-    "GRAY_WEIGHTS",
-    "METHODS",
-    "gray_fix_table",
-    "gray_lut",
-    "host_constant",
-    "resize_images",
-    "resize_taps",
-    "rgb_keys",
-    "rgb_to_gray",
-    "write_rows",
-]
-
 METHODS = ("area", "bilinear")
 """The resize filters: OpenCV's ``INTER_AREA`` (Gymnasium's) and antialiased bilinear."""
 
@@ -83,7 +40,6 @@ GRAY_WEIGHTS = (0.2125, 0.7154, 0.0721)
 """Gymnasium's grayscale weights of the red, green and blue channels."""
 
 
-# ----------------------------------------------------------------- the taps
 def _opencv_area_taps(n_in: int, n_out: int) -> list[list[tuple[int, float]]]:
     """OpenCV's ``computeResizeAreaTab``: each output pixel's source pixels and weights."""
     scale = 1.0 / (n_out / n_in)  # OpenCV works from the inverse scale, in double
@@ -105,8 +61,7 @@ def _opencv_area_taps(n_in: int, n_out: int) -> list[list[tuple[int, float]]]:
 
 
 def _opencv_area_linear_taps(n_in: int, n_out: int) -> list[list[tuple[int, float]]]:
-    """OpenCV's bilinear coefficients for ``INTER_AREA`` when it does not shrink
-    both sides (``fx`` from the area-mode formula), in float rather than its fixed point."""
+    """OpenCV's bilinear coefficients for ``INTER_AREA`` where a side grows."""
     inv = n_out / n_in
     scale = 1.0 / inv
     taps = []
@@ -114,8 +69,6 @@ def _opencv_area_linear_taps(n_in: int, n_out: int) -> list[list[tuple[int, floa
         s = math.floor(d * scale)
         fx = float(np.float32((d + 1) - (s + 1) * inv))
         fx = 0.0 if fx <= 0 else fx - math.floor(fx)
-        if s < 0:
-            s, fx = 0, 0.0
         if s >= n_in - 1:
             s, fx = n_in - 1, 0.0
         taps.append([(s, 1.0 - fx), (min(s + 1, n_in - 1), fx)])
@@ -123,8 +76,7 @@ def _opencv_area_linear_taps(n_in: int, n_out: int) -> list[list[tuple[int, floa
 
 
 def _triangle_taps(n_in: int, n_out: int) -> list[list[tuple[int, float]]]:
-    """Antialiased bilinear: a triangle filter as wide as the scale when shrinking
-    (PIL's, PyTorch's and ``jax.image.resize``'s), plain bilinear when enlarging."""
+    """Antialiased bilinear: a triangle filter as wide as the scale when shrinking."""
     scale = n_in / n_out
     support = max(scale, 1.0)
     taps = []
@@ -142,14 +94,10 @@ def _triangle_taps(n_in: int, n_out: int) -> list[list[tuple[int, float]]]:
 def resize_taps(
     n_in: int, n_out: int, method: str = "area", shrink_both: bool = True
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The filter of one axis: ``(index, weight)``, each ``(K, n_out)``.
+    """The filter of one axis: read-only ``(index, weight)``, each ``(K, n_out)``.
 
-    Output pixel ``d`` is ``sum_k weight[k, d] * input[index[k, d]]``, summed
-    in ``k`` order (OpenCV's). Unused taps have weight 0 and repeat a valid
-    index. ``shrink_both`` (``area`` only): OpenCV takes its area filter only
-    when neither side grows; otherwise its bilinear coefficients.
-
-    The arrays are read-only (they are cached).
+    Output pixel ``d`` is ``sum_k weight[k, d] * input[index[k, d]]``, in ``k`` order;
+    unused taps have weight 0. ``shrink_both=False`` (``area``): OpenCV's bilinear taps.
     """
     if method == "area":
         taps = (_opencv_area_taps if shrink_both else _opencv_area_linear_taps)(n_in, n_out)
@@ -182,57 +130,42 @@ _constants: dict[tuple[Any, ...], tuple[Any, Any]] = {}
 
 def host_constant(table: Any, like: Array, *args: Any) -> Array:
     """``table`` (a NumPy constant, or a function that makes one from ``args``) as an
-    array of ``like``'s library, on its device.
-
-    Cached per device, so a step moves no table; inside ``jax.jit`` it becomes
-    a constant of the compiled program. Given the function, the table is made only
-    on a miss: a compiler that traces the caller after an eager call (TorchDynamo)
-    finds the array in the cache and never traces the NumPy code that makes it.
-    """
+    array of ``like``'s library on its device, cached per device (a tracing compiler that
+    follows an eager call finds it in the cache and never traces the NumPy code)."""
     xp = namespace(like)
     if xp is np:
         return table(*args) if callable(table) else table
     dev = device(like)
     if dev is None:  # a traced value: the table is a constant of the program
         return xp.asarray(table(*args) if callable(table) else table)
-    # A function by its name: a compiler tracing the lookup compares strings, not functions.
+    # A function by its name: a traced lookup compares strings, not functions.
     name = f"{table.__module__}.{table.__qualname__}" if callable(table) else id(table)
     key = (name, args, type(like), str(dev))
     hit = _constants.get(key)
     if hit is None:  # the entry keeps ``table`` alive, so its id is never reused
         made = table(*args) if callable(table) else table
-        # (from a writable copy: PyTorch warns about read-only NumPy arrays)
+        # A writable copy: PyTorch warns about read-only NumPy arrays.
         hit = _constants[key] = (table, xp.asarray(np.array(made), device=dev))
     return hit[1]
 
 
-# ------------------------------------------------------------------- resize
 @Route
 def resize_images(images: Array, size: tuple[int, int], method: str = "area") -> Array:
-    """Resize ``uint8`` images ``(B, H, W, C)`` to ``(B, size[0], size[1], C)``.
-
-    ``method`` is ``"area"`` (OpenCV's ``INTER_AREA``, Gymnasium's) or
-    ``"bilinear"`` (antialiased). The result is rounded to the nearest
-    integer (ties to even, as OpenCV's ``cvRound``) and saturated to 0..255.
-    """
+    """Resize ``uint8`` images ``(B, H, W, C)`` to ``(B, size[0], size[1], C)`` by
+    ``method`` (``"area"`` or ``"bilinear"``), rounded half to even and saturated."""
     return resize_separable(images, size, method)
 
 
 def resize_separable(images: Array, size: tuple[int, int], method: str) -> Array:
-    """The generic :func:`resize_images`: the taps of each axis, in float32, columns first.
-
-    OpenCV filters each source row along its width, then sums the filtered
-    rows; this does the same, in the same order, so in float32 it gives
-    OpenCV's numbers where OpenCV itself works in float32.
-    """
+    """The generic :func:`resize_images`: each axis's taps in float32, columns first
+    (OpenCV's order)."""
     xp = namespace(images)
     h_in, w_in = images.shape[1], images.shape[2]
     both = shrinks_both((h_in, w_in), size)
     x = xp.astype(images, xp.float32)
     ky, kx = h_in // size[0], w_in // size[1]
     if method == "area" and (ky * size[0], kx * size[1]) == (h_in, w_in):
-        # Whole-number ratios: OpenCV sums each block in integers, then scales
-        # by 1/area in float32 (its 2x2 kernel adds 2 and shifts instead).
+        # OpenCV sums each block in integers, then scales by 1/area (2x2: adds 2, shifts).
         ones = tap_rows(w_in, size[1], "sum", True)
         rows = _apply_taps(xp, x, ones, axis=2, like=images)
         total = _apply_taps(xp, rows, tap_rows(h_in, size[0], "sum", True), axis=1, like=images)
@@ -249,12 +182,8 @@ def resize_separable(images: Array, size: tuple[int, int], method: str) -> Array
 
 
 def _grow_fixed_point(xp: Any, images: Array, size: tuple[int, int]) -> Array:
-    """OpenCV's ``INTER_AREA`` where a side grows: bilinear in 11-bit fixed point.
-
-    Columns: ``p0 * a0 + p1 * a1`` with ``a = round(2048 * coefficient)``;
-    rows: its vectorised rounding,
-    ``(((b0 * (r0 >> 4)) >> 16) + ((b1 * (r1 >> 4)) >> 16) + 2) >> 2``.
-    """
+    """OpenCV's ``INTER_AREA`` where a side grows: bilinear in 11-bit fixed point, rows
+    rounded as its vector code does: ``(((b0 * (r0 >> 4)) >> 16) + ... + 2) >> 2``."""
     x = xp.astype(images, xp.int32)
     h_in, w_in = images.shape[1], images.shape[2]
     (ix0, ax0), (ix1, ax1) = fixed_rows(w_in, size[1])
@@ -307,15 +236,8 @@ def _apply_taps(
 def tap_rows(
     n_in: int, n_out: int, method: str, shrink_both: bool
 ) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
-    """:func:`resize_taps` as one ``(index, weight)`` pair of rows per tap (cached)."""
-    index, weight = resize_taps(n_in, n_out, method, shrink_both)
-    rows = []
-    for k in range(index.shape[0]):
-        i, w = np.ascontiguousarray(index[k]), np.ascontiguousarray(weight[k])
-        i.setflags(write=False)
-        w.setflags(write=False)
-        rows.append((i, w))
-    return tuple(rows)
+    """:func:`resize_taps` as one ``(index, weight)`` pair of rows per tap."""
+    return tuple(zip(*resize_taps(n_in, n_out, method, shrink_both)))
 
 
 def _resize_numpy(images: np.ndarray, size: tuple[int, int], method: str = "area") -> np.ndarray:
@@ -337,7 +259,6 @@ resize_images.register(np.ndarray)(_resize_numpy)
 
 @functools.cache
 def _opencv() -> Any:
-    """OpenCV's ``cv2`` module, or None where it is not installed."""
     try:
         import cv2
     except ImportError:
@@ -345,23 +266,16 @@ def _opencv() -> Any:
     return cv2
 
 
-# ------------------------------------------------------- the ring buffer's write
 @Route
 def write_rows(buffer: Array, index: Array, rows: Array) -> Array:
-    """``buffer`` with ``buffer[index[i]] = rows[i]`` along axis 0.
-
-    ``index`` is 1-D, without repeats, in increasing order. NumPy and PyTorch
-    write into ``buffer`` and return it: the caller gives up the old value
-    (a ring buffer owns its memory and hands out only copies). JAX returns a
-    new array, reusing ``buffer``'s memory when the step is compiled with
-    ``anywrap.xp.jit(like, fn, donate=True)``. The generic form (any other library)
-    builds a new array with ``where``: correct, but it copies the whole buffer.
-    """
+    """``buffer`` with ``buffer[index[i]] = rows[i]`` along axis 0 (``index`` increasing,
+    without repeats). NumPy and PyTorch write into ``buffer``, which the caller gives up;
+    the generic form builds a new array."""
     xp = namespace(buffer)
     m, n = buffer.shape[0], index.shape[0]
     dev = device(buffer)
     slots = xp.arange(m, dtype=index.dtype, device=dev)
-    # owner[j]: which row of ``rows`` slot j would take (n = none)
+    # owner[j]: the row slot j would take
     owner = xp.searchsorted(index, slots)
     owner_c = xp.clip(owner, 0, n - 1)
     hit = xp.take(index, owner_c) == slots
@@ -375,27 +289,18 @@ def _write_rows_numpy(buffer: np.ndarray, index: Any, rows: Any) -> np.ndarray:
     return buffer
 
 
-# ---------------------------------------------------------------- grayscale
 @functools.cache
 def gray_fix_table() -> np.ndarray:
-    """Colours where Gymnasium's float64 grayscale lands just below an integer.
-
-    Gymnasium computes ``0.2125 r + 0.7154 g + 0.0721 b`` in float64 and
-    truncates. The exact value is ``(2125 r + 7154 g + 721 b) / 10000``;
-    where that is a whole number ``k``, float64 rounding sometimes gives
-    ``k - 1e-14``, which truncates to ``k - 1`` (grey 43 becomes 42). This
-    table, indexed by ``256 r + g``, holds the ``b`` of each such colour
-    (-1 elsewhere; 721 is invertible modulo 10000, so no two share ``r, g``).
-    It is found by evaluating Gymnasium's float64 formula on every colour
-    whose exact value is whole.
+    """Colours where Gymnasium's float64 grayscale (``0.2125 r + 0.7154 g + 0.0721 b``,
+    truncated) lands just below the whole number it equals exactly (grey 43 becomes 42):
+    the ``b`` of each such colour, indexed by ``256 r + g`` (-1 elsewhere).
 
     Example:
         >>> t = gray_fix_table()
         >>> int(t[43 * 256 + 43])
         43
     """
-    # 721 is invertible modulo 10000, so each (r, g) has at most one b in
-    # 0..9999 making the sum whole: only 65536 candidates to evaluate.
+    # 721 is invertible modulo 10000: each (r, g) has at most one b making the sum whole.
     c = np.arange(256, dtype=np.int64)
     r, g = (a.ravel() for a in np.meshgrid(c, c, indexing="ij"))
     b = (-(2125 * r + 7154 * g) * pow(721, -1, 10000)) % 10000
@@ -412,13 +317,9 @@ def gray_fix_table() -> np.ndarray:
 
 @Route
 def rgb_to_gray(images: Array) -> Array:
-    """Gymnasium's grayscale of ``uint8`` RGB images ``(..., 3)`` -> ``(...)``, exactly.
-
-    The generic form, written once against the Array API: the exact integer
-    ``(2125 r + 7154 g + 721 b) // 10000``, one lower on the colours of
-    :func:`gray_fix_table`. NumPy and PyTorch register :func:`gray_lut`
-    lookups instead (fewer passes over the image; JAX fuses these into one).
-    """
+    """Gymnasium's grayscale of ``uint8`` RGB images ``(..., 3)`` -> ``(...)``, exactly: the
+    integer ``(2125 r + 7154 g + 721 b) // 10000``, one lower on :func:`gray_fix_table`'s
+    colours (NumPy and eager PyTorch look it up in :func:`gray_lut`)."""
     xp = namespace(images)
     x = xp.astype(images, xp.int32)
     r, g, b = x[..., 0], x[..., 1], x[..., 2]
@@ -431,11 +332,7 @@ def rgb_to_gray(images: Array) -> Array:
 
 @functools.cache
 def gray_lut() -> np.ndarray:
-    """Gymnasium's grayscale of every colour: ``uint8``, indexed by ``r | (g << 8) | (b << 16)``
-    (the bytes ``r, g, b, 0`` read as one little-endian integer).
-
-    Gymnasium's own float64 formula, evaluated once (16 MiB, about half a second).
-    """
+    """Gymnasium's grayscale of every colour, indexed by ``r | (g << 8) | (b << 16)``."""
     c = np.arange(256, dtype=np.uint8)
     g, r = (a.ravel() for a in np.meshgrid(c, c, indexing="ij"))  # r varies fastest
     lut = np.empty(1 << 24, np.uint8)
@@ -448,7 +345,7 @@ def gray_lut() -> np.ndarray:
 
 
 def rgb_keys(images: np.ndarray) -> np.ndarray:
-    """``r | (g << 8) | (b << 16)`` of ``uint8`` RGB images (NumPy), :func:`gray_lut`'s index."""
+    """:func:`gray_lut`'s index of ``uint8`` RGB images (NumPy)."""
     if sys.byteorder != "little":  # pragma: no cover - no such machine in CI
         x = images.astype(np.int32)
         return x[..., 0] | (x[..., 1] << 8) | (x[..., 2] << 16)

@@ -1,7 +1,5 @@
-"""What transforms call on arrays: :func:`namespace`, compilation (:func:`jit`,
-:class:`Compiled`) and the routed operations, standard formulas that a backend may
-register a faster form of (re-exported by :mod:`anywrap.xp`). The registry they
-read is :mod:`anywrap.xp.core`."""
+"""What transforms call on arrays: :func:`namespace`, compilation and the routed
+operations (standard formulas a backend may register a faster form of)."""
 
 from __future__ import annotations
 
@@ -23,35 +21,13 @@ from anywrap.xp.core import (
     is_host,
 )
 
-__all__ = [
-    "Compiled",
-    "all_finite",
-    "branches",
-    "clip",
-    "cond",
-    "constant",
-    "count_true",
-    "finite_rows",
-    "jit",
-    "last_true_indices",
-    "mean_var",
-    "namespace",
-    "push_front",
-    "stop_gradient",
-    "take",
-]
-
 
 def namespace(*arrays: Any) -> Any:
-    """The Array API namespace shared by ``arrays``.
-
-    NumPy arrays and Python scalars map to the ``numpy`` module itself, which
-    follows the standard since NumPy 2.0. Python scalars and ``None`` do not
-    vote when an array is present.
+    """The Array API namespace shared by ``arrays`` (``numpy`` itself for NumPy arrays;
+    Python scalars and ``None`` do not vote).
 
     Raises:
-        UnknownArrayTypeError: a type that no backend knows (the message says how
-            to register it).
+        UnknownArrayTypeError: a type that no backend knows.
         TypeError: arrays of different libraries, or no array at all.
     """
     if len(arrays) == 1:  # the hot path: one array of a type met before
@@ -81,24 +57,16 @@ def namespace(*arrays: Any) -> Any:
     return found
 
 
-# ---------------------------------------------------------------- compilation
 def jit(like: Any, fn: Callable[..., Any], *, donate: bool = False) -> Callable[..., Any]:
-    """``fn`` compiled by the backend of the array ``like`` (NumPy: ``fn`` itself).
-
-    ``donate=True`` lets the program reuse the memory of ``fn``'s first argument
-    (the caller gives it up).
-    """
+    """``fn`` compiled by the backend of the array ``like`` (NumPy: ``fn`` itself);
+    ``donate=True`` lets the program reuse the memory of ``fn``'s first argument."""
     return _jit(like, fn, donate)
 
 
 class Compiled:
-    """A pure function, compiled the first time it meets each array type.
-
-    ``Compiled(fn, dispatch_arg=i)`` dispatches on the type of positional
-    argument ``i`` (its first leaf, for a tree); ``dispatch_arg=None`` on the
-    first leaf of any argument that is not a host value (a function of a JAX
-    observation and a Python reward), the host values then being inputs of the
-    program.
+    """A pure function, compiled the first time it meets each array type: that of
+    positional argument ``dispatch_arg`` (its first leaf), or with ``None``, of the first
+    leaf that is not a host value.
 
     Example:
         >>> import numpy as np
@@ -129,27 +97,19 @@ class Compiled:
                 self._by_type[type(leaf)] = f
         return f(*args, **kwargs)
 
-    def __getstate__(self) -> dict[str, Any]:
-        # Compiled programs are not pickled (nor deep-copied): they are made again.
+    def __getstate__(self) -> dict[str, Any]:  # the programs are compiled again, not pickled
         return {"fn": self.fn, "dispatch_arg": self.dispatch_arg, "donate": self.donate}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.fn, self.dispatch_arg, self.donate = (
-            state["fn"],
-            state["dispatch_arg"],
-            state["donate"],
-        )
-        self._by_type = {}
+        Compiled.__init__(self, state["fn"], state["dispatch_arg"], donate=state["donate"])
 
 
-# ---------------------------------------------------------------- routed ops
 @Route
 def cond(pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any], *operands: Any):
-    """``true_fn(*operands)`` where the 0-d bool ``pred`` holds, else ``false_fn(*operands)``;
-    both return trees of one structure.
+    """``true_fn(*operands)`` where the 0-d bool ``pred`` holds, else ``false_fn(*operands)``.
 
-    The generic form computes both and selects, with no host sync. NumPy
-    branches on its host value; JAX takes ``lax.cond``, which runs one branch.
+    The generic form computes both and selects (no host sync); NumPy branches on the
+    host value, JAX takes ``lax.cond``.
 
     Example:
         >>> import numpy as np
@@ -169,10 +129,7 @@ def _cond_host(pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., A
 
 @Route
 def branches(x: Array) -> bool:
-    """Whether :func:`cond` over arrays like ``x`` runs only the branch taken: NumPy
-    (a host value) and any backend that registers its own ``cond`` (JAX's
-    ``lax.cond``). Where it does not, a transform computes a rare case's formula
-    at once instead of computing both and selecting."""
+    """Whether :func:`cond` over arrays like ``x`` runs only the branch taken."""
     return cond.dispatch(type(x)) is not cond.dispatch(object)
 
 
@@ -181,12 +138,8 @@ def mean_var(x: Array, mask: Array | None = None) -> tuple[Array, Array]:
     """The mean and population variance along axis 0 of the rows of ``x`` where the
     bool ``mask`` (shape ``(batch,)``) holds, of every row without one.
 
-    Without a mask, ``xp.mean`` and ``xp.var`` (on NumPy ``np.mean`` and
-    ``np.var``: Gymnasium's numbers). With one, the rows left out are zeroed and
-    the sums divided by the count (the shape never depends on the data); NumPy,
-    whose mask is a host value, takes the rows themselves instead, as Gymnasium
-    does. A backend may read the batch once (PyTorch's ``var_mean``), for the
-    same moments to the rounding of the dtype.
+    On NumPy, ``np.mean`` and ``np.var`` of the rows (Gymnasium's numbers); elsewhere
+    masked rows are zeroed and the sums divided by the count.
 
     Example:
         >>> import numpy as np
@@ -204,23 +157,16 @@ def mean_var(x: Array, mask: Array | None = None) -> tuple[Array, Array]:
 
 @mean_var.register(np.ndarray)
 def _mean_var_numpy(x: np.ndarray, mask: Any = None) -> tuple[Any, Any]:
-    # np.mean and np.var, of the selected rows (the selection is exact); a row
-    # with a NaN or infinity, which the statistics will leave out, must not make
-    # NumPy warn.
+    # A row with a NaN or infinity, which the statistics leave out, must not make NumPy warn.
     if mask is not None:
         x = x[np.asarray(mask)]
-        if not x.shape[0]:  # nothing selected: no moments (a merge of 0 rows ignores them)
+        if not x.shape[0]:  # nothing selected: a merge of 0 rows ignores the moments
             return np.zeros(x.shape[1:], x.dtype), np.zeros(x.shape[1:], x.dtype)
     with np.errstate(invalid="ignore", over="ignore"):
         if x.dtype.kind != "f" or x.dtype.itemsize < 4 or x.shape[0] > 1 << 24:
             return np.mean(x, axis=0), np.var(x, axis=0)
-        # np.var's own ufunc calls (numpy/_core/_methods.py) in its order, without
-        # its Python wrappers; its sum, divided by the count, is also np.mean's (one
-        # reduction where np.mean and np.var make two). NumPy divides by the count
-        # as an intp, in float64, into the batch's dtype; dividing by it as a Python
-        # int divides in the batch's dtype: both round the exact quotient once
-        # (float64 holds more than twice float32's digits, and the count is exact in
-        # float32 up to 2^24 rows), so the bits are the same.
+        # np.var's own ufunc calls in its order, without its Python wrappers (its sum
+        # over the count is np.mean's too); the quotient rounds once, as NumPy's does.
         n = x.shape[0]
         mean = np.add.reduce(x, axis=0, keepdims=True) / n
         dev = x - mean
@@ -272,9 +218,7 @@ def finite_rows(x: Array) -> Array:
 
 @Route
 def count_true(mask: Array) -> Any:
-    """How many entries of the bool ``mask`` are True: a 0-d integer array of the
-    mask's library (int32 on JAX, int64 on PyTorch, whose sum widens int32; NumPy: an
-    exact Python int, which the merges then treat as a host value)."""
+    """How many entries of the bool ``mask`` are True: a 0-d integer array (NumPy: an int)."""
     xp = namespace(mask)
     return xp.sum(xp.astype(mask, xp.int32))
 
@@ -286,11 +230,8 @@ def _count_true_numpy(mask: np.ndarray) -> int:
 
 @Route
 def last_true_indices(mask: Array, k: int) -> Array:
-    """Indices of the last ``k`` True entries of the 1-D bool ``mask``, last first.
-
-    Where ``mask`` has fewer than ``k`` Trues the other slots hold valid indices
-    whose values mean nothing (callers mask them with the count). The shape is
-    always ``(k,)``: no boolean indexing, no host sync.
+    """Indices of the last ``k`` True entries of the 1-D bool ``mask``, last first; shape
+    ``(k,)``, where slots past the Trues' count hold valid but meaningless indices.
 
     Example:
         >>> import numpy as np
@@ -306,17 +247,14 @@ def last_true_indices(mask: Array, k: int) -> Array:
 
 @last_true_indices.register(np.ndarray)
 def _last_true_indices_numpy(mask: np.ndarray, k: int) -> np.ndarray:
-    found = np.flatnonzero(mask)[::-1][:k]  # host values: the Trues can be listed
+    found = np.flatnonzero(mask)[::-1][:k]
     return np.concatenate([found, np.zeros(k - found.shape[0], dtype=found.dtype)])
 
 
 @Route
 def push_front(buffer: Any, fresh: Any, k: Any) -> Any:
-    """A newest-first ``buffer`` with the first ``k`` entries of ``fresh`` in front and
-    its oldest ``k`` dropped: slot ``j`` holds ``fresh[j]`` where ``j < k``, else
-    ``buffer[j - k]``. ``k`` may be a 0-d array; ``fresh`` has the buffer's length.
-    ``buffer`` and ``fresh`` may be tuples of arrays of one length (several buffers
-    pushed by one ``k``, which share the index arithmetic).
+    """A newest-first ``buffer`` with ``fresh[j]`` in slot ``j < k`` and ``buffer[j - k]``
+    elsewhere (``k`` may be a 0-d array). ``buffer`` and ``fresh`` may be tuples of arrays.
 
     Example:
         >>> import numpy as np
@@ -340,15 +278,13 @@ def push_front(buffer: Any, fresh: Any, k: Any) -> Any:
 
 @Route
 def take(x: Array, indices: Array) -> Array:
-    """``xp.take(x, indices, axis=0)`` for ``indices`` known to be in range (a backend
-    may skip the standard's handling of negative ones)."""
+    """``xp.take(x, indices, axis=0)`` for ``indices`` known to be in range."""
     return namespace(x).take(x, indices, axis=0)
 
 
 @Route
 def clip(x: Array, low: Any, high: Any) -> Array:
-    """``xp.clip(x, low, high)`` (NaN propagates); NumPy takes ``minimum(maximum(x, low),
-    high)``, ``np.clip``'s own definition without its Python wrapper."""
+    """``xp.clip(x, low, high)`` (NaN propagates)."""
     return namespace(x).clip(x, low, high)
 
 
@@ -358,13 +294,9 @@ def _clip_numpy(x: np.ndarray, low: Any, high: Any) -> np.ndarray:
 
 
 def constant(like: Array, value: Any) -> Any:
-    """``value`` (a Python number) as an operand beside the array ``like``, with the
-    same result as the number itself: the number, on most backends. PyTorch wraps
-    each Python number that meets a tensor into a tensor of its own, three to four
-    ATen calls every time; its route gives a 0-d tensor of ``like``'s dtype and
-    device, made once and kept (where ``like``'s arithmetic is in its own dtype).
-    A backend registers with ``constant.register(ArrayType)``; NumPy takes no
-    dispatch at all (its step is the one where a call shows).
+    """``value`` (a Python number) as the cheapest operand beside the array ``like`` with
+    the number's result: the number itself, or on PyTorch a cached 0-d tensor.
+    A backend registers with ``constant.register(ArrayType)``.
 
     Example:
         >>> import numpy as np
@@ -376,7 +308,7 @@ def constant(like: Array, value: Any) -> Any:
     return _constant(like, value)
 
 
-# A tuple, not a set: TorchDynamo before PyTorch 2.8 traces no frozenset lookup.
+# A tuple: TorchDynamo before PyTorch 2.8 traces no frozenset lookup.
 _HOST_KINDS = (np.ndarray, np.float64, np.float32, np.int64, np.int32, float, int)
 
 
@@ -390,14 +322,8 @@ constant.register = _constant.register  # type: ignore[attr-defined]
 
 @Route
 def stop_gradient(x: Array) -> Array:
-    """``x``'s values, cut from the graph of automatic differentiation: the gradient of
-    anything computed from the result does not flow back into ``x``.
-
-    What wrapper state reads from the data goes through this (see docs/guide/gradients.md):
-    statistics learn from values, never from a graph. PyTorch takes ``x.detach()`` (a
-    view, no copy), JAX ``jax.lax.stop_gradient``; a library without automatic
-    differentiation (NumPy) gets ``x`` itself, as does an array that carries no gradient
-    (``stop_gradient(x) is x`` says there is no graph to keep).
+    """``x``'s values, cut from the autodiff graph (``detach``); ``x`` itself where there
+    is no graph (NumPy, or an array that carries no gradient).
 
     Example:
         >>> import numpy as np
@@ -413,6 +339,5 @@ def stop_gradient(x: Array) -> Array:
 
 
 _stop_gradient_generic = stop_gradient.dispatch(object)
-# NumPy has no gradient: its route is a C function that returns an ndarray itself, so
-# that the NumPy step (whose Python calls a test counts) pays no call for it.
+# A C function that returns an ndarray itself: the NumPy step pays no Python call.
 stop_gradient.register(np.ndarray)(np.asanyarray)

@@ -1,45 +1,10 @@
 """The switch of PyTorch's compiled path, and the record of what it compiled.
 
-On PyTorch, :class:`anywrap.xp.Compiled` compiles each transform that a
-stateful shell calls (see :mod:`anywrap.backends.torch_compile`): it is
-compiled once per signature (the shapes, strides, dtypes and devices of its
-tensors) by the public ``torch.compile``, so that a wrapper's step is one
-fused program instead of dozens of small kernels (at 4096 CPU envs the
-CleanRL stack adds about 0.6 ms a step compiled, 0.7 ms eagerly: most of
-the compiled time is ``torch.compile``'s guarded entry; see
-docs/performance.md).
-
-Compiling costs seconds: the first compile in a process 5 to 20 s on two CPU
-cores (TorchDynamo, TorchInductor and the C++ compiler start), the next a
-second or two each. A short script must never pay that, so a signature is compiled only once it has
-been called :func:`compile_after_calls` times (:data:`AFTER_CALLS`: 2000 by
-default): a doctest, an evaluation or a debugging run never compiles, and a
-training run pays once, on the calling thread, at a step that is the same on
-every run (a background compile was measured and rejected: on two cores it
-made the eager steps around it 2 to 3 times slower). A program is shared by
-every wrapper and stack that calls the same transform with the same
-signature, and TorchInductor's disk cache makes the compiles of later runs
-cheaper; the log says where each program came from (``source``).
-
-The first compile in a process is announced once, before it starts, as a
-:class:`CompileNotice` warning (a ``UserWarning`` users can filter), naming
-the transform, its shapes and how to turn compiling off; listeners
-(:func:`add_listener`) hear each compile start and end (the demo's progress
-bar says "compiling").
-
-The switch, in order of precedence:
-
-* :func:`set_compile` (``set_compile(False)``, or ``set_compile(True,
-  after_calls=64)`` to compile sooner in a long run); it applies to wrappers
-  already built;
-* the environment variable ``ANYWRAP_TORCH_COMPILE``: ``0`` / ``false`` /
-  ``off`` / ``no`` turn compilation off, ``1`` / ``true`` / ``on`` / ``yes``
-  on; it is read the first time the switch is asked;
-* the default: on.
-
-With the switch off every transform runs eagerly, with the same formulas.
-
-This module imports no array library (``import anywrap`` stays light).
+On PyTorch, :class:`anywrap.xp.Compiled` compiles each transform with ``torch.compile``
+once per signature, on its :func:`compile_after_calls`-th call, so that a short script
+never pays for a compile (docs/guide/torch-compile.md). The switch, in order of
+precedence: :func:`set_compile`; the environment variable ``ANYWRAP_TORCH_COMPILE``
+(``0``/``false``/``off``/``no`` or ``1``/``true``/``on``/``yes``); the default, on.
 
 Example:
     >>> from anywrap import xp
@@ -57,36 +22,17 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = [
-    "ENV_VAR",
-    "KERNELS_VAR",
-    "CompileNotice",
-    "CompileRecord",
-    "add_listener",
-    "compile_after_calls",
-    "compile_enabled",
-    "compile_log",
-    "cpu_kernels",
-    "notify",
-    "record_compile",
-    "remove_listener",
-    "set_compile",
-]
-
 ENV_VAR = "ANYWRAP_TORCH_COMPILE"
 """The environment variable that turns PyTorch's compiled path on (1) or off (0)."""
 
 KERNELS_VAR = "ANYWRAP_TORCH_CPU_KERNELS"
-"""The environment variable that picks a CPU program's build: ``vector`` or ``scalar``;
-unset (or ``auto``), scalar kernels for a program that writes ``bool`` tensors and
-vector kernels otherwise (a rule, not a timing: every run keeps the same build)."""
+"""A CPU program's build: ``vector``, ``scalar``, or unset/``auto`` (scalar kernels for a
+program that writes ``bool`` tensors, vector kernels otherwise)."""
 
 _KERNELS = ("auto", "vector", "scalar")
 
 AFTER_CALLS = 2000
-"""Default: a signature is compiled on its 2000th call (the first 1999 run eagerly): a
-run of 1500 steps never compiles; a compile pays for itself some thousands of steps
-later (10,000 at 4096 CPU envs on a first run, 2,000 with a warm cache)."""
+"""Default: a signature is compiled on its 2000th call (the first 1999 run eagerly)."""
 
 _ON = frozenset({"1", "true", "on", "yes"})
 _OFF = frozenset({"0", "false", "off", "no"})
@@ -97,8 +43,7 @@ _after_calls = AFTER_CALLS
 
 class CompileNotice(UserWarning):
     """Said once per process, as PyTorch's compiled path starts its first compile:
-    what compiles, for which shapes, and how to turn it off. Filter it with
-    ``warnings.filterwarnings("ignore", category=anywrap.xp.switch.CompileNotice)``."""
+    what compiles, for which shapes, and how to turn it off."""
 
 
 @dataclass(frozen=True)
@@ -112,13 +57,10 @@ class CompileRecord:
         seconds: Wall time of the trace and compilation (0 for a shared program).
         compiled: False when the transform could not be compiled and runs eagerly.
         reason: Why it could not (``None`` when it was compiled).
-        kernels: On the CPU, which build was kept and why (``"scalar (writes bool
-            tensors)"``); ``None`` elsewhere.
-        source: Where the program came from: ``"compiled"``; ``"cache"``
-            (TorchInductor's disk cache had it); ``"shared"`` (another wrapper or
-            stack had compiled the same transform for the same signature).
-        path: How it was compiled: ``"torch.compile"`` (the public entry point,
-            the only one anywrap uses) or ``None`` (not compiled).
+        kernels: On the CPU, which build was kept and why; ``None`` elsewhere.
+        source: ``"compiled"``, ``"cache"`` (TorchInductor's disk cache) or ``"shared"``
+            (another wrapper had compiled the same transform for the same signature).
+        path: ``"torch.compile"``, or ``None`` (not compiled).
     """
 
     library: str
@@ -136,26 +78,9 @@ _log: list[CompileRecord] = []
 _listeners: list[Callable[[str, str, str], None]] = []
 
 
-def _from_environment() -> bool:
-    value = os.environ.get(ENV_VAR, "").strip().lower()
-    if not value or value in _ON:
-        return True
-    if value in _OFF:
-        return False
-    raise ValueError(
-        f"anywrap: environment variable {ENV_VAR}={os.environ[ENV_VAR]!r}: expected one of "
-        f"{sorted(_ON | _OFF)}"
-    )
-
-
 def cpu_kernels() -> str:
-    """Which build a CPU program gets: ``"auto"`` (scalar kernels where the program
-    writes ``bool`` tensors, vector kernels elsewhere), ``"vector"`` or ``"scalar"``,
-    from :data:`KERNELS_VAR` (read at each compilation).
-
-    Raises:
-        ValueError: the variable holds another value.
-    """
+    """Which build a CPU program gets (``"auto"``, ``"vector"`` or ``"scalar"``), from
+    :data:`KERNELS_VAR`; a ValueError for another value."""
     value = os.environ.get(KERNELS_VAR, "").strip().lower() or "auto"
     if value not in _KERNELS:
         raise ValueError(
@@ -169,13 +94,19 @@ def compile_enabled() -> bool:
     """Whether PyTorch's transforms are compiled (see the module's docstring)."""
     global _enabled
     if _enabled is None:
-        _enabled = _from_environment()
+        value = os.environ.get(ENV_VAR, "").strip().lower()
+        if value and value not in _ON | _OFF:
+            raise ValueError(
+                f"anywrap: environment variable {ENV_VAR}={os.environ[ENV_VAR]!r}: expected "
+                f"one of {sorted(_ON | _OFF)}"
+            )
+        _enabled = value not in _OFF
     return _enabled
 
 
 def compile_after_calls() -> int:
-    """How many calls with one signature run eagerly before it is compiled (counting
-    the call that compiles)."""
+    """How many calls with one signature run before it is compiled (counting the call
+    that compiles)."""
     return _after_calls
 
 
@@ -189,10 +120,6 @@ def set_compile(enabled: bool, *, after_calls: int | None = None) -> bool:
 
     Returns:
         Whether compilation was on before the call (to restore it).
-
-    Raises:
-        TypeError: ``enabled`` is not a bool.
-        ValueError: ``after_calls`` is not a positive int.
     """
     global _enabled, _after_calls
     if not isinstance(enabled, bool):
@@ -221,9 +148,8 @@ def compile_log() -> list[CompileRecord]:
 
 
 def add_listener(listener: Callable[[str, str, str], None]) -> None:
-    """Call ``listener(event, function, signature)`` as compiles start (``"start"``)
-    and end (``"done"``): a progress bar can say what the process is doing. A
-    listener runs on the thread that compiles, and must not raise."""
+    """Call ``listener(event, function, signature)`` as compiles start (``"start"``) and
+    end (``"done"``), on the thread that compiles; it must not raise."""
     _listeners.append(listener)
 
 

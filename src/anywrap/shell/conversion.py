@@ -1,0 +1,232 @@
+"""What every conversion wrapper (``anywrap.ToTorch``, ``anywrap.vector.ToJax``...) is:
+a :class:`ConversionShell`. The named forms set ``_to`` (and ``_env_xp``) through
+:class:`ToLibrary`, :class:`VectorToLibrary` or :class:`LibraryPair`.
+
+Example:
+    >>> import gymnasium as gym
+    >>> import anywrap
+    >>> env = anywrap.ToNumpy(gym.make("CartPole-v1"))
+    >>> type(env.reset(seed=0)[0]).__name__, isinstance(env, ToLibrary)
+    ('ndarray', True)
+"""
+
+from __future__ import annotations
+
+import numbers
+from types import ModuleType
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import VectorWrapper
+
+from anywrap import xp
+from anywrap._extras import ALIASES, EXTRA, require
+from anywrap.convert.converter import Converter, check_known, resolve_library
+from anywrap.shell.arrays import final_obs_batch, is_packed
+from anywrap.shell.base import Shell
+from anywrap.shell.checks import check_env_kind
+from anywrap.tree import leaves
+
+__all__ = ["ConversionShell", "LibraryPair", "ToLibrary", "VectorToLibrary"]
+
+Library = str | ModuleType | None
+
+
+def _first_array(tree: Any) -> Any:
+    for leaf in leaves(tree):
+        if isinstance(leaf, np.ndarray) and leaf.dtype.kind == "O":
+            continue  # Gymnasium's packed final_obs says nothing of the env's library
+        if isinstance(leaf, (np.generic, numbers.Number)):
+            return np.asarray(leaf)
+        if hasattr(leaf, "__dlpack__") or (hasattr(leaf, "shape") and hasattr(leaf, "dtype")):
+            return leaf
+    return None
+
+
+def _as_python(x: Any, cast: type) -> Any:
+    if xp.is_host(x):
+        return cast(x)
+    host = xp.to_numpy(x)  # through the NumPy view: several times cheaper than JAX's float()
+    return cast(host) if host.ndim == 0 else cast(x)
+
+
+class ConversionShell(Shell):
+    """What every conversion wrapper is, single or vector: it converts the env's outputs
+    to the target library and the user's inputs (actions, reset options) back to the
+    env's library and device, learnt from the first observation unless given."""
+
+    _env_xp: Library = None  # a named form's (``JaxToTorch``...) env library
+    _to: str  # and its target
+
+    def __init__(
+        self,
+        env: Any,
+        env_xp: Library = None,
+        target_xp: Library = None,
+        env_device: Any = None,
+        target_device: Any = None,
+        *,
+        to: Library = None,
+        device: Any = None,
+        writable: bool = False,
+        scalars: bool | None = None,
+    ) -> None:
+        """Wrap ``env``; see :class:`ArrayConversion` for the arguments."""
+        gym.utils.RecordConstructorArgs.__init__(
+            self,
+            _disable_deepcopy=True,
+            env_xp=env_xp,
+            target_xp=target_xp,
+            env_device=env_device,
+            target_device=target_device,
+            to=to,
+            device=device,
+            writable=writable,
+            scalars=scalars,
+        )
+        check_env_kind(self, env)
+        self._vector = vector = isinstance(self, VectorWrapper)
+        self._name = name = f"anywrap.{'vector.' if vector else ''}{type(self).__name__}"
+        if vector and scalars is not None:
+            raise TypeError(f"{name}: vector envs always return arrays; `scalars` is for one env")
+        if to is not None and target_xp is not None:
+            raise TypeError(f"{name}: give `to=` or `target_xp`, not both")
+        if device is not None and target_device is not None:
+            raise TypeError(f"{name}: give `device=` or `target_device`, not both")
+        target = to if to is not None else target_xp
+        if target is None:
+            raise TypeError(f"{name}: give the target library as `to=` (or target_xp)")
+        for lib in (target, env_xp):
+            if isinstance(lib, str) and ALIASES.get(lib, lib) in EXTRA:
+                require(ALIASES.get(lib, lib), name)
+        try:
+            self._target = resolve_library(target)
+            self._env_library = None if env_xp is None else resolve_library(env_xp)
+        except (TypeError, ValueError) as e:
+            raise type(e)(f"{name}: {e}") from None
+        self._env_device = env_device
+        self._scalars = not vector and scalars is not False
+        device = device if device is not None else target_device
+        self._out = Converter(self._target, device, writable, name)
+        # Gymnasium's vector reward wrappers write into rewards: always writable.
+        self._flags = Converter(self._target, device, vector or writable, name)
+        self._back: Converter | None = None
+        self._last: Any = None  # a vector env's last observations, in its library
+        (VectorWrapper if vector else gym.Wrapper).__init__(self, env)  # type: ignore[arg-type]
+
+    def _learn(self, obs: Any) -> None:
+        """Learn the env's library and device from its first observation."""
+        if self._env_library is not None:
+            return
+        leaf = _first_array(obs)
+        if leaf is None:
+            self._env_library = "numpy"
+            return
+        self._env_library = check_known(leaf, self._name)
+        if self._env_device is None and not xp.is_host(leaf):
+            dev = xp.device(leaf)
+            # Host devices need no move; a device array's actions go back to its device.
+            self._env_device = None if "cpu" in str(dev).lower() else dev
+
+    def _backward(self, tree: Any) -> Any:
+        """``tree`` (the user's) in the env's library and on its device."""
+        conv = self._back
+        if conv is None:
+            if self._env_library is None:
+                raise RuntimeError(f"{self._name}: call reset() before step()")
+            # The user speaks the target library, or passes host values.
+            accept = frozenset({self._target, self._env_library, "numpy"})
+            conv = self._back = Converter(
+                self._env_library, self._env_device, who=self._name, accept=accept
+            )
+        return conv(tree)
+
+    def reset(
+        self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        """Reset (options converted to the env's library) and convert obs and info."""
+        if options and self._env_library is not None:
+            options = self._backward(options)
+            mask = options.get("reset_mask")
+            if isinstance(mask, np.ndarray) and not mask.any() and self._last is not None:
+                # A device wrapper above asks for a masked reset without reading its
+                # mask (a sync); Gymnasium's host envs refuse one that selects none.
+                return self._out(self._last), {}
+        obs, info = self.env.reset(seed=seed, options=options)  # type: ignore[attr-defined]
+        self._learn(obs)
+        self._last = obs if self._vector else None
+        return self._out(obs), self._out(info)
+
+    def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        """Convert the action to the env's library, step, and convert the results."""
+        env = self.env  # type: ignore[attr-defined]
+        obs, reward, terminated, truncated, info = env.step(self._backward(action))
+        if self._vector:
+            self._last = obs
+        if self._scalars:
+            reward = _as_python(reward, float)
+            terminated, truncated = _as_python(terminated, bool), _as_python(truncated, bool)
+        else:
+            reward, terminated, truncated = (
+                self._flags(v) for v in (reward, terminated, truncated)
+            )
+        final = info.get("final_obs") if isinstance(info, dict) else None
+        if self._vector and self._target != "numpy" and is_packed(final):
+            # Gymnasium's object array of final observations as one batch (a device env's
+            # layout): an object array is no array of the target library.
+            batch, _ = final_obs_batch(info, obs, env.single_observation_space, env.num_envs)
+            info = {**info, "final_obs": batch}
+        return self._out(obs), reward, terminated, truncated, self._out(info)
+
+    def render(self) -> Any:
+        """The env's render output, converted to the target library."""
+        return self._out(self.env.render())  # type: ignore[attr-defined]
+
+    def _named(self, env: Any, **kwargs: Any) -> None:
+        """A named form's construction: its own arguments recorded, then ``_to`` set."""
+        gym.utils.RecordConstructorArgs.__init__(self, _disable_deepcopy=True, **kwargs)
+        kwargs.setdefault("env_xp", self._env_xp)
+        ConversionShell.__init__(self, env, to=self._to, **kwargs)
+
+
+class LibraryPair(ConversionShell):
+    """Gymnasium's ``JaxToTorch`` and ``NumpyToTorch``: from ``_env_xp`` to ``_to``."""
+
+    def __init__(self, env: Any, device: Any = None) -> None:
+        """Wrap ``env``; arrays go to ``device`` if given."""
+        self._named(env, device=device)
+
+
+class ToLibrary(ConversionShell):
+    """The single-env ``To*`` forms (listed before ``ArrayConversion``): to ``_to``."""
+
+    def __init__(
+        self,
+        env: gym.Env,
+        device: Any = None,
+        *,
+        env_xp: Library = None,
+        env_device: Any = None,
+        writable: bool = False,
+        scalars: bool | None = None,
+    ) -> None:
+        """Wrap ``env``; ``writable`` and ``scalars``: see :class:`ArrayConversion`."""
+        kwargs = {"device": device, "env_xp": env_xp, "env_device": env_device}
+        self._named(env, **kwargs, writable=writable, scalars=scalars)
+
+
+class VectorToLibrary(ConversionShell):
+    """The vector ``To*`` forms (listed before ``ArrayConversion``): to ``_to``."""
+
+    def __init__(
+        self,
+        env: Any,
+        device: Any = None,
+        *,
+        env_xp: Library = None,
+        env_device: Any = None,
+        writable: bool = False,
+    ) -> None:
+        """Wrap ``env``; ``writable``: see :class:`ArrayConversion`."""
+        self._named(env, device=device, env_xp=env_xp, env_device=env_device, writable=writable)
