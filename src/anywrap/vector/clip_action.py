@@ -1,9 +1,22 @@
 """ClipAction for vector envs."""
 
+from functools import partial
+from typing import Any
+
+import numpy as np
+from gymnasium.vector import VectorEnv
+
+from anywrap.shell.actions import ActionBounds
 from anywrap.shell.maps import VectorActionMap
-from anywrap.wrappers.clip_action import init_clip_action
+from anywrap.transforms.actions import clip_action
+from anywrap.transforms.dtype_observation import cast
+from anywrap.wrappers.clip_action import clip_spaces
 
 __all__ = ["ClipAction"]
+
+
+def _clip_cast(actions: Any, low: Any, high: Any, dtype: str) -> Any:
+    return cast(clip_action(actions, low, high), dtype)
 
 
 class ClipAction(VectorActionMap):
@@ -30,5 +43,14 @@ class ClipAction(VectorActionMap):
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    __init__ = init_clip_action
     _state = None  # not a checkpoint layer (as in 0.1)
+
+    def __init__(self, env: VectorEnv) -> None:
+        """Wrap the vector env ``env``, whose single action space must be a Box."""
+        name, batch = self._start(env)
+        space, unbounded = clip_spaces(name, env.single_action_space)
+        self._wrap(env, action_space=unbounded)
+        self._bounds = ActionBounds(self, space, batch)
+        # Gymnasium's vector wrapper casts to the action space's dtype
+        fn = partial(_clip_cast, dtype=np.dtype(space.dtype).name)
+        self._set_map(name, fn, None, space.low, space.high)

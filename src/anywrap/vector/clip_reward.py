@@ -1,7 +1,13 @@
 """ClipReward for vector envs."""
 
+from functools import partial
+from typing import Any
+
+from gymnasium.vector import VectorEnv
+
+from anywrap.shell.arrays import check_reward_bounds, reward_bound
 from anywrap.shell.maps import VectorRewardMap
-from anywrap.wrappers.clip_reward import init_clip_reward
+from anywrap.transforms.clip_reward import clip_reward
 
 __all__ = ["ClipReward"]
 
@@ -27,4 +33,12 @@ class ClipReward(VectorRewardMap):
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    __init__ = init_clip_reward
+    def __init__(self, env: VectorEnv, min_reward: Any = None, max_reward: Any = None) -> None:
+        """Wrap the vector env ``env``; the bounds as :class:`anywrap.ClipReward`'s."""
+        name, _ = self._start(env, min_reward=min_reward, max_reward=max_reward)
+        check_reward_bounds(name, min_reward, max_reward)
+        self._wrap(env)
+        self.min_reward, self.max_reward = min_reward, max_reward
+        bounds = reward_bound(min_reward), reward_bound(max_reward)
+        # Gymnasium's vector wrapper writes the clipped values back into the reward array
+        self._set_map(name, partial(clip_reward, keep_dtype=True), None, *bounds)

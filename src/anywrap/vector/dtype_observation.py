@@ -1,7 +1,14 @@
 """DtypeObservation for vector envs."""
 
+from functools import partial
+from typing import Any
+
+import numpy as np
+from gymnasium.vector import VectorEnv
+
+from anywrap.shell.arrays import dtype_space
 from anywrap.shell.maps import VectorObservationMap
-from anywrap.wrappers.dtype_observation import init_dtype_observation
+from anywrap.transforms.dtype_observation import cast
 
 __all__ = ["DtypeObservation"]
 
@@ -25,4 +32,10 @@ class DtypeObservation(VectorObservationMap):
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    __init__ = init_dtype_observation
+    def __init__(self, env: VectorEnv, dtype: Any) -> None:
+        """Wrap the vector env ``env``; ``dtype`` as :class:`anywrap.DtypeObservation`'s."""
+        name, _ = self._start(env, dtype=dtype)
+        space = dtype_space(name, env.single_observation_space, dtype)
+        self._wrap(env, space)
+        self.dtype = dtype
+        self._set_map(name, partial(cast, dtype=np.dtype(space.dtype).name), None)

@@ -1,9 +1,23 @@
 """FlattenObservation for vector envs."""
 
+from functools import partial
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import VectorEnv
+
 from anywrap.shell.maps import VectorObservationMap
-from anywrap.wrappers.flatten_observation import init_flatten_observation, mapped_or_explained
+from anywrap.shell.spaces import ObservationCheck
+from anywrap.transforms.dtype_observation import cast
+from anywrap.transforms.flatten_observation import FlatPlan, flatten_observation, flatten_plan
+from anywrap.wrappers.flatten_observation import flattened_or_explained
 
 __all__ = ["FlattenObservation"]
+
+
+def _flatten_batch(obs: Any, plan: FlatPlan, dtype: str) -> Any:
+    return cast(flatten_observation(obs, plan, batch_ndim=1), dtype)
 
 
 class FlattenObservation(VectorObservationMap):
@@ -25,5 +39,17 @@ class FlattenObservation(VectorObservationMap):
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    __init__ = init_flatten_observation
-    _mapped = mapped_or_explained
+    def __init__(self, env: VectorEnv) -> None:
+        """Wrap the vector env ``env``."""
+        name, batch = self._start(env)
+        single = env.single_observation_space
+        plan = flatten_plan(single, name)
+        space = gym.spaces.utils.flatten_space(single)
+        self._wrap(env, space)
+        # Gymnasium's vector wrapper gives the space's dtype
+        dtype = np.dtype(space.dtype).name
+        self._set_map(name, partial(_flatten_batch, plan=plan, dtype=dtype), None)
+        self._explain = ObservationCheck(name, single, *batch)
+
+    def _mapped(self, x: Any) -> Any:
+        return flattened_or_explained(self._map, x, self._explain)

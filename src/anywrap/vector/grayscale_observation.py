@@ -1,7 +1,10 @@
 """GrayscaleObservation for vector envs."""
 
+from gymnasium.vector import VectorEnv
+
+from anywrap.shell.checks import autoreset_mode
+from anywrap.shell.images import frames_check, grayscale_map
 from anywrap.shell.maps import VectorObservationMap
-from anywrap.wrappers.grayscale_observation import init_grayscale_observation
 
 __all__ = ["GrayscaleObservation"]
 
@@ -26,4 +29,12 @@ class GrayscaleObservation(VectorObservationMap):
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    __init__ = init_grayscale_observation
+    def __init__(self, env: VectorEnv, keep_dim: bool = False) -> None:
+        """Wrap the vector env ``env``; ``keep_dim`` as :class:`anywrap.GrayscaleObservation`'s."""
+        name, batch = self._start(env, keep_dim=keep_dim)
+        image = grayscale_map(name, env.single_observation_space, keep_dim)
+        self._wrap(env, image.space)
+        self._set_map(name, image.fn, frames_check(name, (*batch, *image.in_shape)))
+        autoreset_mode(name, env)
+        self._check_entry = frames_check(name, image.in_shape, "final observations")
+        self.keep_dim = keep_dim

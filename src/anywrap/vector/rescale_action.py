@@ -1,7 +1,15 @@
 """RescaleAction for vector envs."""
 
+from functools import partial
+from typing import Any
+
+import numpy as np
+from gymnasium.vector import VectorEnv
+
+from anywrap.shell.actions import ActionBounds
+from anywrap.shell.arrays import rescaled_box
 from anywrap.shell.maps import VectorActionMap
-from anywrap.wrappers.rescale_action import init_rescale_action
+from anywrap.transforms.rescale import affine_inverse
 
 __all__ = ["RescaleAction"]
 
@@ -27,4 +35,13 @@ class RescaleAction(VectorActionMap):
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    __init__ = init_rescale_action
+    def __init__(self, env: VectorEnv, min_action: Any, max_action: Any) -> None:
+        """Wrap the vector env ``env``; the bounds as :class:`anywrap.RescaleAction`'s."""
+        name, batch = self._start(env, min_action=min_action, max_action=max_action)
+        single = env.single_action_space
+        box, gradient, intercept = rescaled_box(name, single, min_action, max_action, "action")
+        self._wrap(env, action_space=box)
+        self._bounds = ActionBounds(self, box, batch)
+        # Gymnasium's vector wrapper writes each action into an array of the env's dtype
+        fn = partial(affine_inverse, dtype=np.dtype(single.dtype).name)
+        self._set_map(name, fn, None, gradient, intercept)

@@ -1,7 +1,14 @@
 """RescaleObservation for vector envs."""
 
+from functools import partial
+from typing import Any
+
+import numpy as np
+from gymnasium.vector import VectorEnv
+
+from anywrap.shell.arrays import box_check, rescaled_box
 from anywrap.shell.maps import VectorObservationMap
-from anywrap.wrappers.rescale_observation import init_rescale_observation
+from anywrap.transforms.rescale import affine
 
 __all__ = ["RescaleObservation"]
 
@@ -26,4 +33,12 @@ class RescaleObservation(VectorObservationMap):
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    __init__ = init_rescale_observation
+    def __init__(self, env: VectorEnv, min_obs: Any, max_obs: Any) -> None:
+        """Wrap the vector env ``env``; the bounds as :class:`anywrap.RescaleObservation`'s."""
+        name, batch = self._start(env, min_obs=min_obs, max_obs=max_obs)
+        single = env.single_observation_space
+        box, gradient, intercept = rescaled_box(name, single, min_obs, max_obs, "obs")
+        self._wrap(env, box)
+        # Gymnasium's vector wrapper gives the Box's dtype
+        fn = partial(affine, dtype=np.dtype(box.dtype).name)
+        self._set_map(name, fn, box_check(name, single, *batch), gradient, intercept)

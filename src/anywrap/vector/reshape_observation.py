@@ -1,9 +1,21 @@
 """ReshapeObservation for vector envs."""
 
+from functools import partial
+from typing import Any
+
+import numpy as np
+from gymnasium.vector import VectorEnv
+
+from anywrap.shell.arrays import box_check, reshape_space
 from anywrap.shell.maps import VectorObservationMap
-from anywrap.wrappers.reshape_observation import init_reshape_observation
+from anywrap.transforms.dtype_observation import cast
+from anywrap.transforms.reshape_observation import reshape_observation
 
 __all__ = ["ReshapeObservation"]
+
+
+def _reshape_batch(obs: Any, shape: tuple[int, ...], dtype: str) -> Any:
+    return cast(reshape_observation(obs, shape, batch_ndim=1), dtype)
 
 
 class ReshapeObservation(VectorObservationMap):
@@ -24,4 +36,13 @@ class ReshapeObservation(VectorObservationMap):
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    __init__ = init_reshape_observation
+    def __init__(self, env: VectorEnv, shape: tuple[int, ...]) -> None:
+        """Wrap the vector env ``env``; ``shape`` as :class:`anywrap.ReshapeObservation`'s."""
+        name, batch = self._start(env, shape=shape)
+        single = env.single_observation_space
+        space = reshape_space(name, single, shape)
+        self._wrap(env, space)
+        self.shape = shape
+        # Gymnasium's vector wrapper gives the space's dtype
+        fn = partial(_reshape_batch, shape=space.shape, dtype=np.dtype(space.dtype).name)
+        self._set_map(name, fn, box_check(name, single, *batch))

@@ -1,7 +1,10 @@
 """ResizeObservation for vector envs."""
 
+from gymnasium.vector import VectorEnv
+
+from anywrap.shell.checks import autoreset_mode
+from anywrap.shell.images import frames_check, resize_map
 from anywrap.shell.maps import VectorObservationMap
-from anywrap.wrappers.resize_observation import init_resize_observation
 
 __all__ = ["ResizeObservation"]
 
@@ -26,4 +29,14 @@ class ResizeObservation(VectorObservationMap):
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    __init__ = init_resize_observation
+    def __init__(
+        self, env: VectorEnv, shape: tuple[int, int], *, interpolation: str = "area"
+    ) -> None:
+        """Wrap the vector env ``env``; the arguments as :class:`anywrap.ResizeObservation`'s."""
+        name, batch = self._start(env, shape=shape, interpolation=interpolation)
+        image = resize_map(name, env.single_observation_space, shape, interpolation)
+        self._wrap(env, image.space)
+        self._set_map(name, image.fn, frames_check(name, (*batch, *image.in_shape)))
+        autoreset_mode(name, env)
+        self._check_entry = frames_check(name, image.in_shape, "final observations")
+        self.shape, self.interpolation = image.space.shape[:2], interpolation

@@ -2,37 +2,21 @@
 
 from __future__ import annotations
 
-from functools import partial
-from typing import Any
-
 import gymnasium as gym
 import numpy as np
 
 from anywrap.shell.actions import ActionBounds
 from anywrap.shell.maps import ActionMap
 from anywrap.transforms.actions import clip_action
-from anywrap.transforms.dtype_observation import cast
-from anywrap.wrappers._shared import single_space, start, wrap
 
 __all__ = ["ClipAction"]
 
 
-def _clip_cast(actions: Any, low: Any, high: Any, dtype: str) -> Any:
-    return cast(clip_action(actions, low, high), dtype)
-
-
-def init_clip_action(self: Any, env: Any) -> None:
-    """Wrap ``env``, whose action space must be a Box."""
-    name, batch = start(self, env)
-    space = single_space(self, env, "action")
+def clip_spaces(name: str, space: gym.Space) -> tuple[gym.spaces.Box, gym.spaces.Box]:
+    """``space``, which must be a Box, and the unbounded Box of its shape and dtype."""
     if not isinstance(space, gym.spaces.Box):
         raise TypeError(f"{name}: expected a Box action space, got {space}")
-    unbounded = gym.spaces.Box(-np.inf, np.inf, shape=space.shape, dtype=space.dtype)
-    wrap(self, env, action_space=unbounded)
-    self._bounds = ActionBounds(self, space, batch)
-    # Gymnasium's vector wrapper casts to the action space's dtype
-    fn = partial(_clip_cast, dtype=np.dtype(space.dtype).name) if batch else clip_action
-    self._set_map(name, fn, None, space.low, space.high)
+    return space, gym.spaces.Box(-np.inf, np.inf, shape=space.shape, dtype=space.dtype)
 
 
 class ClipAction(ActionMap):
@@ -58,5 +42,12 @@ class ClipAction(ActionMap):
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    __init__ = init_clip_action
     _state = None  # not a checkpoint layer (as in 0.1)
+
+    def __init__(self, env: gym.Env) -> None:
+        """Wrap ``env``, whose action space must be a Box."""
+        name, _ = self._start(env)
+        space, unbounded = clip_spaces(name, env.action_space)
+        self._wrap(env, action_space=unbounded)
+        self._bounds = ActionBounds(self, space, ())
+        self._set_map(name, clip_action, None, space.low, space.high)

@@ -2,27 +2,15 @@
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
+
+import gymnasium as gym
 
 from anywrap.shell.arrays import check_reward_bounds, reward_bound
 from anywrap.shell.maps import RewardMap
 from anywrap.transforms.clip_reward import clip_reward
-from anywrap.wrappers._shared import start, wrap
 
 __all__ = ["ClipReward"]
-
-
-def init_clip_reward(self: Any, env: Any, min_reward: Any = None, max_reward: Any = None) -> None:
-    """Wrap ``env``; ``min_reward`` / ``max_reward``: numbers, arrays or ``None``."""
-    name, batch = start(self, env, min_reward=min_reward, max_reward=max_reward)
-    check_reward_bounds(name, min_reward, max_reward)
-    wrap(self, env)
-    self.min_reward, self.max_reward = min_reward, max_reward
-    bounds = reward_bound(min_reward), reward_bound(max_reward)
-    # Gymnasium's vector wrapper writes the clipped values back into the reward array
-    fn = partial(clip_reward, keep_dtype=True) if batch else clip_reward
-    self._set_map(name, fn, None, *bounds)
 
 
 class ClipReward(RewardMap):
@@ -47,4 +35,11 @@ class ClipReward(RewardMap):
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    __init__ = init_clip_reward
+    def __init__(self, env: gym.Env, min_reward: Any = None, max_reward: Any = None) -> None:
+        """Wrap ``env``; ``min_reward`` / ``max_reward``: numbers, arrays or ``None``."""
+        name, _ = self._start(env, min_reward=min_reward, max_reward=max_reward)
+        check_reward_bounds(name, min_reward, max_reward)
+        self._wrap(env)
+        self.min_reward, self.max_reward = min_reward, max_reward
+        bounds = reward_bound(min_reward), reward_bound(max_reward)
+        self._set_map(name, clip_reward, None, *bounds)

@@ -5,23 +5,14 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 
 from anywrap.shell.arrays import dtype_space
 from anywrap.shell.maps import ObservationMap
 from anywrap.transforms.dtype_observation import cast
-from anywrap.wrappers._shared import single_space, start, wrap
 
 __all__ = ["DtypeObservation"]
-
-
-def init_dtype_observation(self: Any, env: Any, dtype: Any) -> None:
-    """Wrap ``env``; ``dtype``: a NumPy dtype, scalar type or name."""
-    name, _ = start(self, env, dtype=dtype)
-    space = dtype_space(name, single_space(self, env), dtype)
-    wrap(self, env, space)
-    self.dtype = dtype
-    self._set_map(name, partial(cast, dtype=np.dtype(space.dtype).name), None)
 
 
 class DtypeObservation(ObservationMap):
@@ -44,4 +35,10 @@ class DtypeObservation(ObservationMap):
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    __init__ = init_dtype_observation
+    def __init__(self, env: gym.Env, dtype: Any) -> None:
+        """Wrap ``env``; ``dtype``: a NumPy dtype, scalar type or name."""
+        name, _ = self._start(env, dtype=dtype)
+        space = dtype_space(name, env.observation_space, dtype)
+        self._wrap(env, space)
+        self.dtype = dtype
+        self._set_map(name, partial(cast, dtype=np.dtype(space.dtype).name), None)

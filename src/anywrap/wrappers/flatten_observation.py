@@ -6,43 +6,12 @@ from functools import partial
 from typing import Any
 
 import gymnasium as gym
-import numpy as np
 
-from anywrap.shell.checks import wrapper_name
 from anywrap.shell.maps import ObservationMap
 from anywrap.shell.spaces import ObservationCheck
-from anywrap.transforms.dtype_observation import cast
-from anywrap.transforms.flatten_observation import FlatPlan, flatten_observation, flatten_plan
-from anywrap.wrappers._shared import batch_shape, single_space, start, wrap
+from anywrap.transforms.flatten_observation import flatten_observation, flatten_plan
 
 __all__ = ["FlattenObservation"]
-
-
-def _flatten_batch(obs: Any, plan: FlatPlan, dtype: str) -> Any:
-    return cast(flatten_observation(obs, plan, batch_ndim=1), dtype)
-
-
-def init_flatten_observation(self: Any, env: Any) -> None:
-    """Wrap ``env``."""
-    name, batch = start(self, env)
-    single = single_space(self, env)
-    plan = flatten_plan(single, name)
-    space = gym.spaces.utils.flatten_space(single)
-    wrap(self, env, space)
-    fn = partial(flatten_observation, plan=plan)
-    if batch:  # Gymnasium's vector wrapper gives the space's dtype
-        fn = partial(_flatten_batch, plan=plan, dtype=np.dtype(space.dtype).name)
-    self._set_map(name, fn, None)
-
-
-def mapped_or_explained(self: Any, x: Any) -> Any:
-    """``x`` flattened; on failure, an error that says how ``x`` differs from the space."""
-    try:
-        return self._map(x)
-    except (KeyError, IndexError, TypeError):  # say what differs from the space
-        batch = batch_shape(self, self.env)
-        ObservationCheck(wrapper_name(self), single_space(self, self.env), *batch)(x)
-        raise
 
 
 class FlattenObservation(ObservationMap):
@@ -68,5 +37,24 @@ class FlattenObservation(ObservationMap):
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    __init__ = init_flatten_observation
-    _mapped = mapped_or_explained
+    def __init__(self, env: gym.Env) -> None:
+        """Wrap ``env``."""
+        name, _ = self._start(env)
+        single = env.observation_space
+        plan = flatten_plan(single, name)
+        self._wrap(env, gym.spaces.utils.flatten_space(single))
+        self._set_map(name, partial(flatten_observation, plan=plan), None)
+        self._explain = ObservationCheck(name, single)
+
+    def _mapped(self, x: Any) -> Any:
+        return flattened_or_explained(self._map, x, self._explain)
+
+
+def flattened_or_explained(flatten: Any, x: Any, explain: ObservationCheck) -> Any:
+    """``flatten(x)``; on failure, an error from ``explain`` that says how ``x`` differs
+    from the space."""
+    try:
+        return flatten(x)
+    except (KeyError, IndexError, TypeError):
+        explain(x)
+        raise

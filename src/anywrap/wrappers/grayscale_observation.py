@@ -2,38 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+import gymnasium as gym
 
-from anywrap.shell.checks import autoreset_mode, wrapper_name
-from anywrap.shell.images import ImageMap, frames_check, grayscale_map
+from anywrap.shell.images import frames_check, grayscale_map
 from anywrap.shell.maps import ObservationMap
-from anywrap.wrappers._shared import batch_shape, single_space, start, wrap
 
 __all__ = ["GrayscaleObservation"]
-
-
-def set_image_map(self: Any, env: Any, image: ImageMap) -> None:
-    """Wrap ``env`` with the checked image map ``image`` (Grayscale or Resize, single or
-    vector; a vector one checks each of Gymnasium's final observations too)."""
-    name, batch = wrapper_name(self), batch_shape(self, env)
-    wrap(self, env, image.space)
-    self._image = image
-    self._set_map(name, image.fn, frames_check(name, (*batch, *image.in_shape)))
-    if batch:
-        autoreset_mode(name, env)
-        self._check_entry = frames_check(name, image.in_shape, "final observations")
-
-
-def init_grayscale_observation(self: Any, env: Any, keep_dim: bool = False) -> None:
-    """Wrap ``env``, whose observation space is a uint8 ``(H, W, 3)`` Box with bounds 0 to 255.
-
-    Args:
-        env: The env to wrap.
-        keep_dim: Keep a channel axis of size 1 (``(H, W, 1)``).
-    """
-    name, _ = start(self, env, keep_dim=keep_dim)
-    set_image_map(self, env, grayscale_map(name, single_space(self, env), keep_dim))
-    self.keep_dim = keep_dim
 
 
 class GrayscaleObservation(ObservationMap):
@@ -60,4 +34,15 @@ class GrayscaleObservation(ObservationMap):
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    __init__ = init_grayscale_observation
+    def __init__(self, env: gym.Env, keep_dim: bool = False) -> None:
+        """Wrap ``env``, whose observation space is a uint8 ``(H, W, 3)`` Box with bounds 0 to 255.
+
+        Args:
+            env: The env to wrap.
+            keep_dim: Keep a channel axis of size 1 (``(H, W, 1)``).
+        """
+        name, _ = self._start(env, keep_dim=keep_dim)
+        image = grayscale_map(name, env.observation_space, keep_dim)
+        self._wrap(env, image.space)
+        self._set_map(name, image.fn, frames_check(name, image.in_shape))
+        self.keep_dim = keep_dim

@@ -2,30 +2,16 @@
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
-import numpy as np
+import gymnasium as gym
 
 from anywrap.shell.actions import ActionBounds
 from anywrap.shell.arrays import rescaled_box
 from anywrap.shell.maps import ActionMap
 from anywrap.transforms.rescale import affine_inverse
-from anywrap.wrappers._shared import single_space, start, wrap
 
 __all__ = ["RescaleAction"]
-
-
-def init_rescale_action(self: Any, env: Any, min_action: Any, max_action: Any) -> None:
-    """Wrap ``env`` (a Box action space); ``min_action`` / ``max_action``: numbers or arrays."""
-    name, batch = start(self, env, min_action=min_action, max_action=max_action)
-    single = single_space(self, env, "action")
-    box, gradient, intercept = rescaled_box(name, single, min_action, max_action, "action")
-    wrap(self, env, action_space=box)
-    self._bounds = ActionBounds(self, box, batch)
-    # Gymnasium's vector wrapper writes each action into an array of the env's dtype
-    fn = partial(affine_inverse, dtype=np.dtype(single.dtype).name) if batch else affine_inverse
-    self._set_map(name, fn, None, gradient, intercept)
 
 
 class RescaleAction(ActionMap):
@@ -56,4 +42,11 @@ class RescaleAction(ActionMap):
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    __init__ = init_rescale_action
+    def __init__(self, env: gym.Env, min_action: Any, max_action: Any) -> None:
+        """Wrap ``env`` (a Box action space); ``min_action`` / ``max_action``: numbers or arrays."""
+        name, _ = self._start(env, min_action=min_action, max_action=max_action)
+        single = env.action_space
+        box, gradient, intercept = rescaled_box(name, single, min_action, max_action, "action")
+        self._wrap(env, action_space=box)
+        self._bounds = ActionBounds(self, box, ())
+        self._set_map(name, affine_inverse, None, gradient, intercept)

@@ -2,28 +2,15 @@
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
-import numpy as np
+import gymnasium as gym
 
 from anywrap.shell.arrays import box_check, rescaled_box
 from anywrap.shell.maps import ObservationMap
 from anywrap.transforms.rescale import affine
-from anywrap.wrappers._shared import single_space, start, wrap
 
 __all__ = ["RescaleObservation"]
-
-
-def init_rescale_observation(self: Any, env: Any, min_obs: Any, max_obs: Any) -> None:
-    """Wrap ``env`` (a Box observation space); ``min_obs`` / ``max_obs``: numbers or arrays."""
-    name, batch = start(self, env, min_obs=min_obs, max_obs=max_obs)
-    single = single_space(self, env)
-    box, gradient, intercept = rescaled_box(name, single, min_obs, max_obs, "obs")
-    wrap(self, env, box)
-    # Gymnasium's vector wrapper gives the Box's dtype
-    fn = partial(affine, dtype=np.dtype(box.dtype).name) if batch else affine
-    self._set_map(name, fn, box_check(name, single, *batch), gradient, intercept)
 
 
 class RescaleObservation(ObservationMap):
@@ -50,4 +37,10 @@ class RescaleObservation(ObservationMap):
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    __init__ = init_rescale_observation
+    def __init__(self, env: gym.Env, min_obs: Any, max_obs: Any) -> None:
+        """Wrap ``env`` (a Box observation space); ``min_obs`` / ``max_obs``: numbers or arrays."""
+        name, _ = self._start(env, min_obs=min_obs, max_obs=max_obs)
+        single = env.observation_space
+        box, gradient, intercept = rescaled_box(name, single, min_obs, max_obs, "obs")
+        self._wrap(env, box)
+        self._set_map(name, affine, box_check(name, single), gradient, intercept)

@@ -2,31 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+import gymnasium as gym
 
-from anywrap.shell.images import resize_map
+from anywrap.shell.images import frames_check, resize_map
 from anywrap.shell.maps import ObservationMap
-from anywrap.wrappers._shared import single_space, start
-from anywrap.wrappers.grayscale_observation import set_image_map
 
 __all__ = ["ResizeObservation"]
-
-
-def init_resize_observation(
-    self: Any, env: Any, shape: tuple[int, int], *, interpolation: str = "area"
-) -> None:
-    """Wrap ``env``, whose observation space is a uint8 ``(H, W)`` or ``(H, W, C)``
-    Box with bounds 0 to 255.
-
-    Args:
-        env: The env to wrap.
-        shape: The new ``(height, width)``.
-        interpolation: ``"area"`` (Gymnasium's filter) or ``"bilinear"``.
-    """
-    name, _ = start(self, env, shape=shape, interpolation=interpolation)
-    image = resize_map(name, single_space(self, env), shape, interpolation)
-    set_image_map(self, env, image)
-    self.shape, self.interpolation = image.space.shape[:2], interpolation
 
 
 class ResizeObservation(ObservationMap):
@@ -53,4 +34,19 @@ class ResizeObservation(ObservationMap):
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    __init__ = init_resize_observation
+    def __init__(
+        self, env: gym.Env, shape: tuple[int, int], *, interpolation: str = "area"
+    ) -> None:
+        """Wrap ``env``, whose observation space is a uint8 ``(H, W)`` or ``(H, W, C)``
+        Box with bounds 0 to 255.
+
+        Args:
+            env: The env to wrap.
+            shape: The new ``(height, width)``.
+            interpolation: ``"area"`` (Gymnasium's filter) or ``"bilinear"``.
+        """
+        name, _ = self._start(env, shape=shape, interpolation=interpolation)
+        image = resize_map(name, env.observation_space, shape, interpolation)
+        self._wrap(env, image.space)
+        self._set_map(name, image.fn, frames_check(name, image.in_shape))
+        self.shape, self.interpolation = image.space.shape[:2], interpolation
