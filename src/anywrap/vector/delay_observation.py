@@ -7,14 +7,12 @@ from typing import Any
 from gymnasium.vector import AutoresetMode, VectorWrapper
 
 from anywrap.shell.arrays import checked, is_packed, pack_final_obs
-from anywrap.shell.base import Shell
-from anywrap.shell.delay_observation import DelayRing
-from anywrap.wrappers.delay_observation import init_delay_observation
+from anywrap.wrappers.delay_observation import DelayShell
 
 __all__ = ["DelayObservation"]
 
 
-class DelayObservation(DelayRing, Shell, VectorWrapper):
+class DelayObservation(DelayShell, VectorWrapper):
     """Each sub-env returns its observation of ``delay`` steps ago (the space's zero until
     its episode has one).
 
@@ -41,10 +39,6 @@ class DelayObservation(DelayRing, Shell, VectorWrapper):
      * v0.1.0 - Initially added.
     """
 
-    __init__ = init_delay_observation
-    delay: int
-    _check: Any
-    _zero: Any
     _mode: AutoresetMode
 
     def reset(

@@ -8,14 +8,13 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorWrapper
 
 from anywrap.shell.arrays import final_obs_batch, pack_final_obs
-from anywrap.shell.base import Shell
-from anywrap.shell.images import InPlaceState, check_frames
-from anywrap.wrappers.frame_stack_observation import init_frame_stack_observation
+from anywrap.shell.images import check_frames
+from anywrap.wrappers.frame_stack_observation import FrameStackShell
 
 __all__ = ["FrameStackObservation"]
 
 
-class FrameStackObservation(InPlaceState, Shell, VectorWrapper):
+class FrameStackObservation(FrameStackShell, VectorWrapper):
     """Stacks each sub-env's last ``stack_size`` observations, on any array library.
 
     Gymnasium 1.4's single-env arguments and numbers (see
@@ -41,9 +40,6 @@ class FrameStackObservation(InPlaceState, Shell, VectorWrapper):
      * v0.1.0 - Initially added: Gymnasium 1.4's single-env wrapper, for vector envs.
     """
 
-    __init__ = init_frame_stack_observation
-    _shape: tuple[int, ...]
-    _transforms: dict[str, Any]
     _mode: AutoresetMode
 
     @property

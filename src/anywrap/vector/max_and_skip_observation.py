@@ -9,14 +9,13 @@ from gymnasium.vector import AutoresetMode, VectorWrapper
 
 from anywrap import xp
 from anywrap.shell.arrays import final_obs_batch, pack_final_obs
-from anywrap.shell.base import Shell
-from anywrap.shell.images import InPlaceState, check_frames
-from anywrap.wrappers.max_and_skip_observation import init_max_and_skip_observation
+from anywrap.shell.images import check_frames
+from anywrap.wrappers.max_and_skip_observation import MaxAndSkipShell
 
 __all__ = ["MaxAndSkipObservation"]
 
 
-class MaxAndSkipObservation(InPlaceState, Shell, VectorWrapper):
+class MaxAndSkipObservation(MaxAndSkipShell, VectorWrapper):
     """Repeats each action ``skip`` times over a vector env; returns each sub-env's
     maximum of its last two frames and its summed reward, on any array library.
 
@@ -43,11 +42,7 @@ class MaxAndSkipObservation(InPlaceState, Shell, VectorWrapper):
      * v0.1.0 - Initially added: Gymnasium 1.4's single-env wrapper, for vector envs.
     """
 
-    __init__ = init_max_and_skip_observation
-    _skip: int
     _mode: AutoresetMode
-    _shape: tuple[int, ...]
-    _transforms: dict[str, Any]
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None

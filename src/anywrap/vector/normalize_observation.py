@@ -8,22 +8,20 @@ from typing import Any
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap.shell.arrays import final_obs_batch, pack_final_obs
-from anywrap.shell.base import Shell
 from anywrap.shell.checks import autoreset_mode
 from anywrap.shell.compiled import compiled
-from anywrap.shell.statistics import statistics_property, switch_property
 from anywrap.transforms.normalize_observation import (
     normalize_observation,
     normalize_observation_with_final,
 )
-from anywrap.wrappers.normalize_observation import setup_normalize_observation
+from anywrap.wrappers.normalize_observation import ObservationStatisticsShell
 
 __all__ = ["NormalizeObservation"]
 
 _NAME = "anywrap.vector.NormalizeObservation"
 
 
-class NormalizeObservation(Shell, VectorWrapper):
+class NormalizeObservation(ObservationStatisticsShell, VectorWrapper):
     """Normalises a vector env's observations to zero mean and unit variance, on any library.
 
     One set of statistics learns from every sub-env's observations (the batch
@@ -73,8 +71,7 @@ class NormalizeObservation(Shell, VectorWrapper):
         and ``process_group``, a ``torch.distributed`` process group to merge the
         statistics over, and ``learn_final_obs`` (SAME_STEP: learn from
         ``info["final_obs"]`` too)."""
-        epsilon = setup_normalize_observation(
-            self,
+        epsilon = self._setup(
             env,
             epsilon,
             stats_dtype,
@@ -100,11 +97,6 @@ class NormalizeObservation(Shell, VectorWrapper):
                 **{("final", u): partial(with_final, update=u) for u in (True, False)},
             }
         )
-
-    obs_rms = statistics_property("obs_rms")
-    update_running_mean = switch_property()
-    _update_running_mean: bool
-    _check: Any  # an ObservationCheck
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None

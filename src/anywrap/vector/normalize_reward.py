@@ -7,19 +7,17 @@ from typing import Any
 
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
-from anywrap.shell.base import Shell
 from anywrap.shell.checks import autoreset_mode, step_values
 from anywrap.shell.compiled import compiled, with_no_output
-from anywrap.shell.statistics import statistics_property, switch_property
 from anywrap.transforms.normalize_reward import normalize_reward, reset_returns
-from anywrap.wrappers.normalize_reward import setup_normalize_reward
+from anywrap.wrappers.normalize_reward import RewardStatisticsShell
 
 __all__ = ["NormalizeReward"]
 
 _NAME = "anywrap.vector.NormalizeReward"
 
 
-class NormalizeReward(Shell, VectorWrapper):
+class NormalizeReward(RewardStatisticsShell, VectorWrapper):
     """Scales a vector env's rewards by the running std of the discounted return.
 
     :class:`anywrap.NormalizeReward`'s formula, with one ``G`` per sub-env and
@@ -70,8 +68,7 @@ class NormalizeReward(Shell, VectorWrapper):
         """Wrap the vector env ``env``; the arguments as :class:`anywrap.NormalizeReward`'s,
         and ``process_group``, a ``torch.distributed`` process group to merge the
         statistics over."""
-        gamma, epsilon = setup_normalize_reward(
-            self,
+        gamma, epsilon = self._setup(
             env,
             gamma,
             epsilon,
@@ -99,10 +96,6 @@ class NormalizeReward(Shell, VectorWrapper):
         )
         steps = {u: partial(step, update=u) for u in (True, False)}
         self._transforms = compiled({**steps, "reset": with_no_output(reset_returns)})
-
-    return_rms = statistics_property("return_rms", "rms")
-    update_running_mean = switch_property()
-    _update_running_mean: bool
 
     @property
     def accumulated_reward(self) -> Any:

@@ -8,17 +8,15 @@ import numpy as np
 from gymnasium.vector import VectorWrapper
 
 from anywrap import xp
-from anywrap.shell.base import Shell
 from anywrap.shell.checks import step_values
-from anywrap.shell.episodes import EpisodeClock
-from anywrap.wrappers import record_episode_statistics as single
+from anywrap.wrappers.record_episode_statistics import EpisodeStatisticsShell
 
 __all__ = ["RecordEpisodeStatistics"]
 
 _NAME = "anywrap.vector.RecordEpisodeStatistics"
 
 
-class RecordEpisodeStatistics(EpisodeClock, Shell, VectorWrapper):
+class RecordEpisodeStatistics(EpisodeStatisticsShell, VectorWrapper):
     """Records each sub-env's episode return, length and wall time, on the env's device.
 
     On a step where some sub-envs end, ``info[stats_key]`` is ``{"r", "l",
@@ -53,12 +51,6 @@ class RecordEpisodeStatistics(EpisodeClock, Shell, VectorWrapper):
     Change logs:
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
-
-    __init__ = single.init_record_episode_statistics
-    _stats_key: str
-    _transforms: dict[Any, Any]
-    episode_returns = single.RecordEpisodeStatistics.episode_returns
-    episode_lengths = single.RecordEpisodeStatistics.episode_lengths
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None

@@ -7,16 +7,15 @@ from typing import Any
 import numpy as np
 from gymnasium.vector import VectorWrapper
 
-from anywrap.shell.base import Shell
-from anywrap.shell.sticky_action import SavedStream, checked_action
-from anywrap.wrappers.sticky_action import init_sticky_action
+from anywrap.shell.sticky_action import checked_action
+from anywrap.wrappers.sticky_action import StickyShell
 
 __all__ = ["StickyAction"]
 
 _NAME = "anywrap.vector.StickyAction"
 
 
-class StickyAction(SavedStream, Shell, VectorWrapper):
+class StickyAction(StickyShell, VectorWrapper):
     """Each sub-env, with probability ``repeat_action_probability``, gets its previous action
     again for a run of ``repeat_action_duration`` steps; drawn on the env's device.
 
@@ -42,9 +41,6 @@ class StickyAction(SavedStream, Shell, VectorWrapper):
     Change logs:
      * v0.1.0 - Initially added.
     """
-
-    __init__ = init_sticky_action
-    _transforms: dict[str, Any]
 
     def reset(
         self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None

@@ -7,13 +7,12 @@ from typing import Any
 from gymnasium.vector import AutoresetMode, VectorWrapper
 
 from anywrap.shell.arrays import checked, final_obs_batch, pack_final_obs
-from anywrap.shell.base import Shell
-from anywrap.wrappers.time_aware_observation import init_time_aware_observation
+from anywrap.wrappers.time_aware_observation import TimeAwareShell
 
 __all__ = ["TimeAwareObservation"]
 
 
-class TimeAwareObservation(Shell, VectorWrapper):
+class TimeAwareObservation(TimeAwareShell, VectorWrapper):
     """Adds each sub-env's episode step count to its observation, counted on the env's device.
 
     Row by row, what a Gymnasium vector env of sub-envs wrapped in
@@ -35,9 +34,6 @@ class TimeAwareObservation(Shell, VectorWrapper):
      * v0.1.0 - Initially added.
     """
 
-    __init__ = init_time_aware_observation
-    _check: Any
-    _transforms: dict[str, Any]
     _mode: AutoresetMode
 
     @property

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
-from gymnasium.vector import AutoresetMode, VectorWrapper
+from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap import xp
 from anywrap.shell.arrays import is_packed
 from anywrap.shell.base import Shell
-from anywrap.shell.checks import step_values
+from anywrap.shell.checks import autoreset_mode, step_values
+from anywrap.shell.compiled import compiled, with_no_output
+from anywrap.shell.time import AUTORESET, check_max_episode_steps
+from anywrap.transforms import time_limit as T
 from anywrap.tree import tree_map
-from anywrap.wrappers.time_limit import init_time_limit
 
 __all__ = ["TimeLimit"]
 
@@ -44,7 +47,26 @@ class TimeLimit(Shell, VectorWrapper):
      * v0.1.0 - Initially added.
     """
 
-    __init__ = init_time_limit
+    def __init__(self, env: VectorEnv, max_episode_steps: int) -> None:
+        """Wrap the vector env ``env``; ``max_episode_steps`` as :class:`anywrap.TimeLimit`'s."""
+        name, batch = self._start(env, max_episode_steps=max_episode_steps)
+        max_episode_steps = check_max_episode_steps(name, max_episode_steps)
+        self._wrap(env)
+        self._max_episode_steps = max_episode_steps
+        self._mode = autoreset_mode(name, env)
+        self.max_episode_steps = max_episode_steps
+        self._steps = 0  # steps since the last full reset: no count exceeds it
+        self._state = T.init_limit(batch, xp=np)
+        limit: dict[str, Any] = {"max_steps": max_episode_steps, "autoreset": AUTORESET[self._mode]}
+        self._transforms = compiled(
+            {
+                "step": partial(T.limit_step, **limit),
+                "restart": partial(T.restart_step, **limit),
+                "same_step": T.restart_same_step,
+                "reset": with_no_output(T.reset_limit),
+            }
+        )
+
     _mode: AutoresetMode
     _steps: int
     _max_episode_steps: int

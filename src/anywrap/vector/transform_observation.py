@@ -13,7 +13,6 @@ from gymnasium.vector.utils import batch_space
 from anywrap.shell.arrays import map_final_obs
 from anywrap.shell.base import Shell
 from anywrap.shell.checks import callable_argument
-from anywrap.wrappers._shared import start, wrap
 
 __all__ = ["TransformObservation"]
 
@@ -47,15 +46,14 @@ class TransformObservation(Shell, VectorWrapper):
         """Wrap ``env`` so that observations (and final observations) pass through ``func``;
         a warning, as Gymnasium's, where ``observation_space`` is not the batch of
         ``single_observation_space``."""
-        name, _ = start(
-            self,
+        name, _ = self._start(
             env,
             func=func,
             observation_space=observation_space,
             single_observation_space=single_observation_space,
         )
         callable_argument(name, "func", func)
-        wrap(self, env, single_observation_space)
+        self._wrap(env, single_observation_space)
         if observation_space is not None:
             self.observation_space = observation_space
         batched = batch_space(self.single_observation_space, self.num_envs)

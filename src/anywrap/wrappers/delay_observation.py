@@ -26,37 +26,43 @@ from anywrap.transforms.delay_observation import (
     reset_delay,
 )
 from anywrap.tree import leaves
-from anywrap.wrappers._shared import single_space, start, wrap
 
 __all__ = ["DelayObservation"]
 
 
-def init_delay_observation(self: Any, env: Any, delay: int) -> None:
-    """Wrap ``env``; ``delay`` >= 0 steps."""
-    name, batch = start(self, env, delay=delay)
-    single = single_space(self, env)
-    delay = check_delay(name, delay)
-    zero = zero_observation(name, single)
-    wrap(self, env)
-    self.delay, self._ranges = delay, {"count": (0, delay + 1)}
-    self._check = box_check(name, single, *batch)
-    self._zero = LibraryConstants(name, zero)
-    self._state = init_delay(zero, delay=delay, batch_shape=batch, xp=np)
-    # Gymnasium gives a single env's 0-d leaf (a Discrete's) as a NumPy scalar.
-    self._scalars = not batch and any(np.ndim(z) == 0 for z in leaves(zero))
-    self._mode = autoreset_mode(name, env) if batch else None
-    self._transforms = compiled(
-        {
-            "release": partial(
-                release, delay=delay, next_step=self._mode is AutoresetMode.NEXT_STEP
-            ),
-            "final": partial(release_with_final, delay=delay),
-            "reset": reset_delay,
-        }
-    )
+class DelayShell(DelayRing, Shell):
+    """What the single and vector DelayObservation share: the constructor."""
+
+    delay: int
+    _check: Any
+    _zero: Any
+
+    def __init__(self, env: Any, delay: int) -> None:
+        """Wrap ``env``; ``delay`` >= 0 steps."""
+        name, batch = self._start(env, delay=delay)
+        single = self._single_space(env)
+        delay = check_delay(name, delay)
+        zero = zero_observation(name, single)
+        self._wrap(env)
+        self.delay, self._ranges = delay, {"count": (0, delay + 1)}
+        self._check = box_check(name, single, *batch)
+        self._zero = LibraryConstants(name, zero)
+        self._state = init_delay(zero, delay=delay, batch_shape=batch, xp=np)
+        # Gymnasium gives a single env's 0-d leaf (a Discrete's) as a NumPy scalar.
+        self._scalars = not batch and any(np.ndim(z) == 0 for z in leaves(zero))
+        self._mode = autoreset_mode(name, env) if batch else None
+        self._transforms = compiled(
+            {
+                "release": partial(
+                    release, delay=delay, next_step=self._mode is AutoresetMode.NEXT_STEP
+                ),
+                "final": partial(release_with_final, delay=delay),
+                "reset": reset_delay,
+            }
+        )
 
 
-class DelayObservation(DelayRing, Shell, gym.ObservationWrapper):
+class DelayObservation(DelayShell, gym.ObservationWrapper):
     """Returns the observation of ``delay`` steps ago (the space's zero until there is one).
 
     Drop-in for :class:`gymnasium.wrappers.DelayObservation`: same argument,
@@ -81,10 +87,6 @@ class DelayObservation(DelayRing, Shell, gym.ObservationWrapper):
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    __init__ = init_delay_observation
-    delay: int
-    _check: Any
-    _zero: Any
     _scalars: bool
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:

@@ -27,7 +27,6 @@ from anywrap.transforms.frame_stack_observation import (
     push_frame_with_final,
     reset_frame_stack,
 )
-from anywrap.wrappers._shared import single_space, start, wrap
 
 __all__ = ["FrameStackObservation"]
 
@@ -69,44 +68,53 @@ def _push_final(
     return state, (out, final)
 
 
-def init_frame_stack_observation(
-    self: Any, env: Any, stack_size: int, *, padding_type: str | Any = "reset"
-) -> None:
-    """Wrap ``env`` (a Box observation space).
+class FrameStackShell(InPlaceState, Shell):
+    """What the single and vector FrameStackObservation share: the constructor."""
 
-    Args:
-        env: The env to wrap.
-        stack_size: How many observations to stack (at least 1).
-        padding_type: ``"reset"``, ``"zero"`` or an observation of the env's space.
-    """
-    name, batch = start(self, env, stack_size=stack_size, padding_type=padding_type)
-    stack_size = check_positive_int(name, "stack_size", stack_size, 1)
-    space = box_space(name, single_space(self, env))
-    kind, self.padding_value = padding_of(name, space, padding_type)
-    wrap(self, env, batch_space(space, n=stack_size))
-    self.stack_size, self.padding_type = stack_size, kind
-    self._ranges = {"newest": (0, stack_size - 1), "count": (0, stack_size)}
-    self._shape = (*batch, *space.shape)
-    custom = None if kind == "reset" else self.padding_value
-    self._state = init_frame_stack(
-        batch[0] if batch else 1, stack_size, space.shape, xp=np, dtype=space.dtype, padding=custom
-    )
-    first = kind == "reset"
-    transforms: dict[str, Any] = {  # one env: a batch of one
-        "reset": partial(_reset_one, pad_with_first=first),
-        "step": partial(_push_one, pad_with_first=first),
-    }
-    if batch:
-        self._mode = autoreset_mode(name, env)
-        transforms = {
-            "reset": partial(reset_frame_stack, pad_with_first=first),
-            "step": partial(_push, pad_with_first=first, mode=self._mode),
-            "final": partial(_push_final, pad_with_first=first),
+    _shape: tuple[int, ...]
+    _transforms: dict[str, Any]
+
+    def __init__(self, env: Any, stack_size: int, *, padding_type: str | Any = "reset") -> None:
+        """Wrap ``env`` (a Box observation space).
+
+        Args:
+            env: The env to wrap.
+            stack_size: How many observations to stack (at least 1).
+            padding_type: ``"reset"``, ``"zero"`` or an observation of the env's space.
+        """
+        name, batch = self._start(env, stack_size=stack_size, padding_type=padding_type)
+        stack_size = check_positive_int(name, "stack_size", stack_size, 1)
+        space = box_space(name, self._single_space(env))
+        kind, self.padding_value = padding_of(name, space, padding_type)
+        self._wrap(env, batch_space(space, n=stack_size))
+        self.stack_size, self.padding_type = stack_size, kind
+        self._ranges = {"newest": (0, stack_size - 1), "count": (0, stack_size)}
+        self._shape = (*batch, *space.shape)
+        custom = None if kind == "reset" else self.padding_value
+        self._state = init_frame_stack(
+            batch[0] if batch else 1,
+            stack_size,
+            space.shape,
+            xp=np,
+            dtype=space.dtype,
+            padding=custom,
+        )
+        first = kind == "reset"
+        transforms: dict[str, Any] = {  # one env: a batch of one
+            "reset": partial(_reset_one, pad_with_first=first),
+            "step": partial(_push_one, pad_with_first=first),
         }
-    self._transforms = compiled(transforms, donate=tuple(transforms))
+        if batch:
+            self._mode = autoreset_mode(name, env)
+            transforms = {
+                "reset": partial(reset_frame_stack, pad_with_first=first),
+                "step": partial(_push, pad_with_first=first, mode=self._mode),
+                "final": partial(_push_final, pad_with_first=first),
+            }
+        self._transforms = compiled(transforms, donate=tuple(transforms))
 
 
-class FrameStackObservation(InPlaceState, Shell, gym.Wrapper):
+class FrameStackObservation(FrameStackShell, gym.Wrapper):
     """Stacks the last ``stack_size`` observations, oldest first, on any array library.
 
     Drop-in for :class:`gymnasium.wrappers.FrameStackObservation` (same
@@ -129,10 +137,6 @@ class FrameStackObservation(InPlaceState, Shell, gym.Wrapper):
     Change logs:
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
-
-    __init__ = init_frame_stack_observation
-    _shape: tuple[int, ...]
-    _transforms: dict[str, Any]
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None

@@ -19,40 +19,46 @@ from anywrap.transforms.max_and_skip_observation import (
     max_of_two,
     reset_max_frames,
 )
-from anywrap.wrappers._shared import single_space, start, wrap
 
 __all__ = ["MaxAndSkipObservation"]
 
 
-def init_max_and_skip_observation(self: Any, env: Any, skip: int = 4) -> None:
-    """Wrap ``env`` (a Box observation space).
+class MaxAndSkipShell(InPlaceState, Shell):
+    """What the single and vector MaxAndSkipObservation share: the constructor."""
 
-    Args:
-        env: The env to wrap.
-        skip: How many times each action is repeated (at least 2).
-    """
-    name, batch = start(self, env, skip=skip)
-    self._skip = check_positive_int(name, "skip", skip, 2)
-    space = box_space(name, single_space(self, env))
-    if batch:
-        self._mode = autoreset_mode(name, env)
-    if batch and self._mode is AutoresetMode.DISABLED:
-        raise ValueError(
-            f"{name}: expected a vector env that resets itself (NEXT_STEP or "
-            "SAME_STEP), got DISABLED: a sub-env whose episode ends within the skip "
-            "would be stepped again before anyone resets it. Skip frames inside each "
-            "sub-env instead (gymnasium.make_vec(..., wrappers=[MaxAndSkipObservation]))"
+    _skip: int
+    _shape: tuple[int, ...]
+    _transforms: dict[str, Any]
+
+    def __init__(self, env: Any, skip: int = 4) -> None:
+        """Wrap ``env`` (a Box observation space).
+
+        Args:
+            env: The env to wrap.
+            skip: How many times each action is repeated (at least 2).
+        """
+        name, batch = self._start(env, skip=skip)
+        self._skip = check_positive_int(name, "skip", skip, 2)
+        space = box_space(name, self._single_space(env))
+        if batch:
+            self._mode = autoreset_mode(name, env)
+        if batch and self._mode is AutoresetMode.DISABLED:
+            raise ValueError(
+                f"{name}: expected a vector env that resets itself (NEXT_STEP or "
+                "SAME_STEP), got DISABLED: a sub-env whose episode ends within the skip "
+                "would be stepped again before anyone resets it. Skip frames inside each "
+                "sub-env instead (gymnasium.make_vec(..., wrappers=[MaxAndSkipObservation]))"
+            )
+        self._wrap(env)
+        self._shape = (*batch, *space.shape)
+        self._state = init_max_frames(batch, space.shape, xp=np, dtype=space.dtype)
+        step = max_and_skip if batch else max_of_two
+        self._transforms = compiled(
+            {"reset": with_no_output(reset_max_frames), "step": step}, donate=("reset", "step")
         )
-    wrap(self, env)
-    self._shape = (*batch, *space.shape)
-    self._state = init_max_frames(batch, space.shape, xp=np, dtype=space.dtype)
-    step = max_and_skip if batch else max_of_two
-    self._transforms = compiled(
-        {"reset": with_no_output(reset_max_frames), "step": step}, donate=("reset", "step")
-    )
 
 
-class MaxAndSkipObservation(InPlaceState, Shell, gym.Wrapper):
+class MaxAndSkipObservation(MaxAndSkipShell, gym.Wrapper):
     """Repeats each action ``skip`` times; returns the maximum of the last two
     frames and the summed reward, on any array library.
 
@@ -77,11 +83,6 @@ class MaxAndSkipObservation(InPlaceState, Shell, gym.Wrapper):
     Change logs:
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
-
-    __init__ = init_max_and_skip_observation
-    _skip: int
-    _shape: tuple[int, ...]
-    _transforms: dict[str, Any]
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         """Step ``skip`` times (fewer if the episode ends) with ``action``."""

@@ -23,47 +23,52 @@ from anywrap.shell.spaces import (
 )
 from anywrap.shell.statistics import statistics_property, switch_property
 from anywrap.transforms.normalize_observation import normalize_observation
-from anywrap.wrappers._shared import single_space, start, wrap
 
 __all__ = ["NormalizeObservation"]
 
 
-def setup_normalize_observation(
-    self: Any,
-    env: Any,
-    epsilon: Any,
-    stats_dtype: Any,
-    update_running_mean: Any,
-    stats_gradient: Any,
-    **vector_args: Any,
-) -> float:
-    """What the single and vector ``NormalizeObservation`` share: record the arguments
-    (``vector_args``: the vector shell's own), check them, wrap ``env`` and hold the
-    statistics; the checked ``epsilon``."""
-    name, batch = start(
+class ObservationStatisticsShell(Shell):
+    """What the single and vector NormalizeObservation share."""
+
+    obs_rms = statistics_property("obs_rms")
+    update_running_mean = switch_property()
+    _update_running_mean: bool
+    _check: Any  # an ObservationCheck
+
+    def _setup(
         self,
-        env,
-        epsilon=epsilon,
-        stats_dtype=stats_dtype,
-        update_running_mean=update_running_mean,
-        stats_gradient=stats_gradient,
-        **vector_args,
-    )
-    single = single_space(self, env)
-    epsilon = check_epsilon(name, epsilon)
-    check_stats_dtype(name, stats_dtype)
-    leaf_boxes(name, single)
-    wrap(self, env, map_space(unbounded_float32, single))
-    self.epsilon, self.stats_dtype = epsilon, stats_dtype
-    self.update_running_mean = update_running_mean
-    self._check = ObservationCheck(name, single, *batch)
-    self._state = observation_stats(single, stats_dtype)
-    self._boxed = True
-    self.stats_gradient = flag(name, "stats_gradient", stats_gradient)
-    return epsilon
+        env: Any,
+        epsilon: Any,
+        stats_dtype: Any,
+        update_running_mean: Any,
+        stats_gradient: Any,
+        **vector_args: Any,
+    ) -> float:
+        """Record the arguments (``vector_args``: the vector shell's own), check them,
+        wrap ``env`` and hold the statistics; the checked ``epsilon``."""
+        name, batch = self._start(
+            env,
+            epsilon=epsilon,
+            stats_dtype=stats_dtype,
+            update_running_mean=update_running_mean,
+            stats_gradient=stats_gradient,
+            **vector_args,
+        )
+        single = self._single_space(env)
+        epsilon = check_epsilon(name, epsilon)
+        check_stats_dtype(name, stats_dtype)
+        leaf_boxes(name, single)
+        self._wrap(env, map_space(unbounded_float32, single))
+        self.epsilon, self.stats_dtype = epsilon, stats_dtype
+        self.update_running_mean = update_running_mean
+        self._check = ObservationCheck(name, single, *batch)
+        self._state = observation_stats(single, stats_dtype)
+        self._boxed = True
+        self.stats_gradient = flag(name, "stats_gradient", stats_gradient)
+        return epsilon
 
 
-class NormalizeObservation(Shell, gym.ObservationWrapper):
+class NormalizeObservation(ObservationStatisticsShell, gym.ObservationWrapper):
     """Normalises observations to zero mean and unit variance, on any array library.
 
     .. math:: \\tilde o = (o - \\mu) / \\sqrt{\\sigma^2 + \\epsilon}
@@ -114,18 +119,11 @@ class NormalizeObservation(Shell, gym.ObservationWrapper):
             stats_gradient: Whether gradients flow through the statistics update too
                 (see the guide "Gradients").
         """
-        epsilon = setup_normalize_observation(
-            self, env, epsilon, stats_dtype, update_running_mean, stats_gradient
-        )
+        epsilon = self._setup(env, epsilon, stats_dtype, update_running_mean, stats_gradient)
         step = partial(
             normalize_observation, epsilon=epsilon, batched=False, stats_gradient=stats_gradient
         )
         self._transforms = compiled({u: partial(step, update=u) for u in (True, False)})
-
-    obs_rms = statistics_property("obs_rms")
-    update_running_mean = switch_property()
-    _update_running_mean: bool
-    _check: Any  # an ObservationCheck
 
     def observation(self, observation: Any) -> Any:
         """Update the statistics with ``observation`` and return it normalised."""

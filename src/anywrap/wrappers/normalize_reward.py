@@ -20,7 +20,6 @@ from anywrap.shell.checks import (
 from anywrap.shell.compiled import compiled
 from anywrap.shell.statistics import RunningMeanStd, statistics_property, switch_property
 from anywrap.transforms.normalize_reward import init_returns, normalize_reward
-from anywrap.wrappers._shared import start, wrap
 
 __all__ = ["NormalizeReward"]
 
@@ -28,47 +27,52 @@ __all__ = ["NormalizeReward"]
 _NAME = "anywrap.NormalizeReward"
 
 
-def setup_normalize_reward(
-    self: Any,
-    env: Any,
-    gamma: Any,
-    epsilon: Any,
-    stats_dtype: Any,
-    update_running_mean: Any,
-    stats_gradient: Any,
-    **vector_args: Any,
-) -> tuple[float, float]:
-    """What the single and vector ``NormalizeReward`` share: record the arguments
-    (``vector_args``: the vector shell's own), check them, wrap ``env`` and hold the
-    return and its statistics (the return float64 for one env, float32 for a vector,
-    as Gymnasium's, unless ``stats_dtype`` is given; the statistics float64); the
-    checked ``gamma`` and ``epsilon``."""
-    name, batch = start(
+class RewardStatisticsShell(Shell):
+    """What the single and vector NormalizeReward share."""
+
+    return_rms = statistics_property("return_rms", "rms")
+    update_running_mean = switch_property()
+    _update_running_mean: bool
+
+    def _setup(
         self,
-        env,
-        gamma=gamma,
-        epsilon=epsilon,
-        stats_dtype=stats_dtype,
-        update_running_mean=update_running_mean,
-        stats_gradient=stats_gradient,
-        **vector_args,
-    )
-    gamma, epsilon = check_gamma(name, gamma), check_epsilon(name, epsilon)
-    check_stats_dtype(name, stats_dtype)
-    wrap(self, env)
-    self.gamma, self.epsilon, self.stats_dtype = gamma, epsilon, stats_dtype
-    self.update_running_mean = update_running_mean
-    acc = np.dtype(stats_dtype or ("float32" if batch else "float64"))
-    state = init_returns(
-        batch, xp=np, acc_dtype=acc, stats_dtype=np.dtype(stats_dtype or "float64")
-    )
-    self._state = state._replace(rms=RunningMeanStd(state.rms))  # type: ignore[arg-type]
-    self._boxed = True
-    self.stats_gradient = flag(name, "stats_gradient", stats_gradient)
-    return gamma, epsilon
+        env: Any,
+        gamma: Any,
+        epsilon: Any,
+        stats_dtype: Any,
+        update_running_mean: Any,
+        stats_gradient: Any,
+        **vector_args: Any,
+    ) -> tuple[float, float]:
+        """Record the arguments (``vector_args``: the vector shell's own), check them,
+        wrap ``env`` and hold the return and its statistics (the return float64 for one
+        env, float32 for a vector, as Gymnasium's, unless ``stats_dtype`` is given; the
+        statistics float64); the checked ``gamma`` and ``epsilon``."""
+        name, batch = self._start(
+            env,
+            gamma=gamma,
+            epsilon=epsilon,
+            stats_dtype=stats_dtype,
+            update_running_mean=update_running_mean,
+            stats_gradient=stats_gradient,
+            **vector_args,
+        )
+        gamma, epsilon = check_gamma(name, gamma), check_epsilon(name, epsilon)
+        check_stats_dtype(name, stats_dtype)
+        self._wrap(env)
+        self.gamma, self.epsilon, self.stats_dtype = gamma, epsilon, stats_dtype
+        self.update_running_mean = update_running_mean
+        acc = np.dtype(stats_dtype or ("float32" if batch else "float64"))
+        state = init_returns(
+            batch, xp=np, acc_dtype=acc, stats_dtype=np.dtype(stats_dtype or "float64")
+        )
+        self._state = state._replace(rms=RunningMeanStd(state.rms))  # type: ignore[arg-type]
+        self._boxed = True
+        self.stats_gradient = flag(name, "stats_gradient", stats_gradient)
+        return gamma, epsilon
 
 
-class NormalizeReward(Shell, gym.Wrapper):
+class NormalizeReward(RewardStatisticsShell, gym.Wrapper):
     """Scales rewards by the running standard deviation of the discounted return.
 
     .. math::
@@ -125,17 +129,13 @@ class NormalizeReward(Shell, gym.Wrapper):
             stats_gradient: Whether gradients flow through the statistics update too
                 (see the guide "Gradients").
         """
-        gamma, epsilon = setup_normalize_reward(
-            self, env, gamma, epsilon, stats_dtype, update_running_mean, stats_gradient
+        gamma, epsilon = self._setup(
+            env, gamma, epsilon, stats_dtype, update_running_mean, stats_gradient
         )
         step = partial(
             normalize_reward, gamma=gamma, epsilon=epsilon, stats_gradient=stats_gradient
         )
         self._transforms = compiled({u: partial(step, update=u) for u in (True, False)})
-
-    return_rms = statistics_property("return_rms", "rms")
-    update_running_mean = switch_property()
-    _update_running_mean: bool
 
     @property
     def discounted_reward(self) -> Any:

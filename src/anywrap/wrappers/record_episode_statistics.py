@@ -25,38 +25,52 @@ from anywrap.transforms.record_episode_statistics import (
     reset_episodes,
     step_episodes,
 )
-from anywrap.wrappers._shared import start, wrap
 
 __all__ = ["RecordEpisodeStatistics"]
 
 _NAME = "anywrap.RecordEpisodeStatistics"
 
 
-def init_record_episode_statistics(
-    self: Any, env: Any, buffer_length: int = 100, stats_key: str = "episode"
-) -> None:
-    """Wrap ``env``.
+class EpisodeStatisticsShell(EpisodeClock, Shell):
+    """What the single and vector RecordEpisodeStatistics share: the constructor and
+    the running episode."""
 
-    Args:
-        env: The env to wrap.
-        buffer_length: How many recent episodes the queues keep.
-        stats_key: The info key of the episode statistics.
-    """
-    name, batch = start(self, env, buffer_length=buffer_length, stats_key=stats_key)
-    buffer_length = whole_number(name, "buffer_length", buffer_length, 0)
-    stats_key = check_stats_key(name, stats_key)
-    wrap(self, env)
-    self._stats_key, self.buffer_length = stats_key, buffer_length
-    self._t0 = time.perf_counter()
-    self._state = init_episodes(batch, xp=np, buffer_length=buffer_length)
-    # A single env never autoresets: an episode restarts at reset() or, failing that,
-    # right after it ends (SAME_STEP bookkeeping is the cheapest).
-    same = not batch or autoreset_mode(name, env) is AutoresetMode.SAME_STEP
-    steps = {r: partial(step_episodes, report=r, same_step=same) for r in (True, False)}
-    self._transforms = compiled({**steps, "reset": with_no_output(reset_episodes)})
+    _stats_key: str
+    _transforms: dict[Any, Any]
+
+    def __init__(self, env: Any, buffer_length: int = 100, stats_key: str = "episode") -> None:
+        """Wrap ``env``.
+
+        Args:
+            env: The env to wrap.
+            buffer_length: How many recent episodes the queues keep.
+            stats_key: The info key of the episode statistics.
+        """
+        name, batch = self._start(env, buffer_length=buffer_length, stats_key=stats_key)
+        buffer_length = whole_number(name, "buffer_length", buffer_length, 0)
+        stats_key = check_stats_key(name, stats_key)
+        self._wrap(env)
+        self._stats_key, self.buffer_length = stats_key, buffer_length
+        self._t0 = time.perf_counter()
+        self._state = init_episodes(batch, xp=np, buffer_length=buffer_length)
+        # A single env never autoresets: an episode restarts at reset() or, failing that,
+        # right after it ends (SAME_STEP bookkeeping is the cheapest).
+        same = not batch or autoreset_mode(name, env) is AutoresetMode.SAME_STEP
+        steps = {r: partial(step_episodes, report=r, same_step=same) for r in (True, False)}
+        self._transforms = compiled({**steps, "reset": with_no_output(reset_episodes)})
+
+    @property
+    def episode_returns(self) -> Any:
+        """The running return of the current episode (of each sub-env's, for a vector)."""
+        return self._state.returns
+
+    @property
+    def episode_lengths(self) -> Any:
+        """The running length of the current episode (of each sub-env's, for a vector)."""
+        return self._state.lengths
 
 
-class RecordEpisodeStatistics(EpisodeClock, Shell, gym.Wrapper):
+class RecordEpisodeStatistics(EpisodeStatisticsShell, gym.Wrapper):
     """Records each episode's cumulative reward, length and wall time.
 
     When an episode ends, ``info[stats_key]`` holds ``{"r": return, "l":
@@ -84,20 +98,6 @@ class RecordEpisodeStatistics(EpisodeClock, Shell, gym.Wrapper):
     Change logs:
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
-
-    __init__ = init_record_episode_statistics
-    _stats_key: str
-    _transforms: dict[Any, Any]
-
-    @property
-    def episode_returns(self) -> Any:
-        """The running return of the current episode (of each sub-env's, for a vector)."""
-        return self._state.returns
-
-    @property
-    def episode_lengths(self) -> Any:
-        """The running length of the current episode (of each sub-env's, for a vector)."""
-        return self._state.lengths
 
     @property
     def episode_start_time(self) -> float:

@@ -21,39 +21,42 @@ from anywrap.shell.sticky_action import (
 )
 from anywrap.shell.time import AUTORESET
 from anywrap.transforms.sticky_action import reset_keyed, sticky_step
-from anywrap.wrappers._shared import single_space, start, wrap
 
 __all__ = ["StickyAction"]
 
 _NAME = "anywrap.StickyAction"
 
 
-def init_sticky_action(
-    self: Any,
-    env: Any,
-    repeat_action_probability: float,
-    repeat_action_duration: int | tuple[int, int] = 1,
-) -> None:
-    """Wrap ``env``; ``repeat_action_probability`` in [0, 1), ``repeat_action_duration`` an
-    int or an inclusive ``(low, high)`` range of run lengths."""
-    name, batch = start(
+class StickyShell(SavedStream, Shell):
+    """What the single and vector StickyAction share: the constructor."""
+
+    _transforms: dict[str, Any]
+
+    def __init__(
         self,
-        env,
-        repeat_action_probability=repeat_action_probability,
-        repeat_action_duration=repeat_action_duration,
-    )
-    params = check_sticky(name, repeat_action_probability, repeat_action_duration)
-    wrap(self, env)
-    self.repeat_action_probability = repeat_action_probability
-    self.repeat_action_duration_range = (params.low, params.high)
-    self._stream = StickyStream(name)
-    self._state = init_keyed(name, single_space(self, env, "action"), batch)
-    mode: dict[str, Any] = {"autoreset": AUTORESET[autoreset_mode(name, env)]} if batch else {}
-    step = partial(sticky_step, params=params, **mode)
-    self._transforms = compiled({"step": step, "reset": with_no_output(reset_keyed)})
+        env: Any,
+        repeat_action_probability: float,
+        repeat_action_duration: int | tuple[int, int] = 1,
+    ) -> None:
+        """Wrap ``env``; ``repeat_action_probability`` in [0, 1), ``repeat_action_duration`` an
+        int or an inclusive ``(low, high)`` range of run lengths."""
+        name, batch = self._start(
+            env,
+            repeat_action_probability=repeat_action_probability,
+            repeat_action_duration=repeat_action_duration,
+        )
+        params = check_sticky(name, repeat_action_probability, repeat_action_duration)
+        self._wrap(env)
+        self.repeat_action_probability = repeat_action_probability
+        self.repeat_action_duration_range = (params.low, params.high)
+        self._stream = StickyStream(name)
+        self._state = init_keyed(name, self._single_space(env, "action"), batch)
+        mode: dict[str, Any] = {"autoreset": AUTORESET[autoreset_mode(name, env)]} if batch else {}
+        step = partial(sticky_step, params=params, **mode)
+        self._transforms = compiled({"step": step, "reset": with_no_output(reset_keyed)})
 
 
-class StickyAction(SavedStream, Shell, gym.ActionWrapper):
+class StickyAction(StickyShell, gym.ActionWrapper):
     """With probability ``repeat_action_probability`` the env gets the previous action again,
     for a run of ``repeat_action_duration`` steps, drawn from the env library's own generator.
 
@@ -79,9 +82,6 @@ class StickyAction(SavedStream, Shell, gym.ActionWrapper):
     Change logs:
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
-
-    __init__ = init_sticky_action
-    _transforms: dict[str, Any]
 
     # Gymnasium's attributes, read from the state (reading copies to the host: not per step).
     @property

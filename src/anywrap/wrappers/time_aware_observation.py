@@ -16,55 +16,59 @@ from anywrap.shell.compiled import compiled
 from anywrap.shell.time import AUTORESET, find_max_steps, time_aware_space
 from anywrap.transforms.time_aware_observation import show_time, time_aware, time_aware_reset
 from anywrap.transforms.time_limit import init_clock
-from anywrap.wrappers._shared import single_space, start, wrap
 
 __all__ = ["TimeAwareObservation"]
 
 
-def init_time_aware_observation(
-    self: Any,
-    env: Any,
-    flatten: bool = True,
-    normalize_time: bool = False,
-    *,
-    dict_time_key: str = "time",
-    max_timesteps: int | None = None,
-) -> None:
-    """Wrap ``env``; see :class:`anywrap.TimeAwareObservation` for the arguments."""
-    name, batch = start(
+class TimeAwareShell(Shell):
+    """What the single and vector TimeAwareObservation share: the constructor."""
+
+    _check: Any
+    _transforms: dict[str, Any]
+
+    def __init__(
         self,
-        env,
-        flatten=flatten,
-        normalize_time=normalize_time,
-        dict_time_key=dict_time_key,
-        max_timesteps=max_timesteps,
-    )
-    single = single_space(self, env)
-    steps = (
-        find_max_steps(name, env)
-        if max_timesteps is None
-        else whole_number(name, "max_timesteps", max_timesteps, 1)
-    )
-    space, feature = time_aware_space(
-        name, single, steps, normalize_time, dict_time_key, flatten, batch_ndim=len(batch)
-    )
-    wrap(self, env, space)
-    self.flatten, self.normalize_time, self.max_timesteps = flatten, normalize_time, steps
-    self._check = box_check(name, single, *batch)
-    self._state = init_clock(batch, xp=np)
-    if batch:
-        self._mode = autoreset_mode(name, env)
-    mode: dict[str, Any] = {"autoreset": AUTORESET[self._mode]} if batch else {}
-    self._transforms = compiled(
-        {
-            "step": partial(time_aware, feature=feature, **mode),
-            "reset": partial(time_aware_reset, feature=feature),
-            "show": partial(show_time, feature=feature),
-        }
-    )
+        env: Any,
+        flatten: bool = True,
+        normalize_time: bool = False,
+        *,
+        dict_time_key: str = "time",
+        max_timesteps: int | None = None,
+    ) -> None:
+        """Wrap ``env``; see :class:`anywrap.TimeAwareObservation` for the arguments."""
+        name, batch = self._start(
+            env,
+            flatten=flatten,
+            normalize_time=normalize_time,
+            dict_time_key=dict_time_key,
+            max_timesteps=max_timesteps,
+        )
+        single = self._single_space(env)
+        steps = (
+            find_max_steps(name, env)
+            if max_timesteps is None
+            else whole_number(name, "max_timesteps", max_timesteps, 1)
+        )
+        space, feature = time_aware_space(
+            name, single, steps, normalize_time, dict_time_key, flatten, batch_ndim=len(batch)
+        )
+        self._wrap(env, space)
+        self.flatten, self.normalize_time, self.max_timesteps = flatten, normalize_time, steps
+        self._check = box_check(name, single, *batch)
+        self._state = init_clock(batch, xp=np)
+        if batch:
+            self._mode = autoreset_mode(name, env)
+        mode: dict[str, Any] = {"autoreset": AUTORESET[self._mode]} if batch else {}
+        self._transforms = compiled(
+            {
+                "step": partial(time_aware, feature=feature, **mode),
+                "reset": partial(time_aware_reset, feature=feature),
+                "show": partial(show_time, feature=feature),
+            }
+        )
 
 
-class TimeAwareObservation(Shell, gym.ObservationWrapper):
+class TimeAwareObservation(TimeAwareShell, gym.ObservationWrapper):
     """Adds the episode's step count to every observation, counted on the data's device.
 
     Drop-in for :class:`gymnasium.wrappers.TimeAwareObservation`: same
@@ -91,10 +95,6 @@ class TimeAwareObservation(Shell, gym.ObservationWrapper):
     Change logs:
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
-
-    __init__ = init_time_aware_observation
-    _check: Any
-    _transforms: dict[str, Any]
 
     @property
     def timesteps(self) -> int:

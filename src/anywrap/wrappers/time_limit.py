@@ -10,42 +10,13 @@ import numpy as np
 
 from anywrap import xp
 from anywrap.shell.base import Shell
-from anywrap.shell.checks import autoreset_mode
 from anywrap.shell.compiled import compiled, with_no_output
-from anywrap.shell.time import AUTORESET, check_max_episode_steps
+from anywrap.shell.time import check_max_episode_steps
 from anywrap.transforms import time_limit as T
-from anywrap.wrappers._shared import start, wrap
 
 __all__ = ["TimeLimit"]
 
 _NAME = "anywrap.TimeLimit"
-
-
-def init_time_limit(self: Any, env: Any, max_episode_steps: int) -> None:
-    """Wrap ``env``; ``max_episode_steps`` > 0 is the step at which episodes truncate."""
-    name, batch = start(self, env, max_episode_steps=max_episode_steps)
-    max_episode_steps = check_max_episode_steps(name, max_episode_steps)
-    wrap(self, env)
-    self._max_episode_steps = max_episode_steps
-    if not batch:
-        self._started = False
-        self._state = T.init_clock((), xp=np)
-        step = partial(T.time_limit, max_steps=max_episode_steps)
-        self._transforms = compiled({"step": step, "reset": with_no_output(T.reset_clock)})
-        return
-    self._mode = autoreset_mode(name, env)
-    self.max_episode_steps = max_episode_steps
-    self._steps = 0  # steps since the last full reset: no count exceeds it
-    self._state = T.init_limit(batch, xp=np)
-    limit: dict[str, Any] = {"max_steps": max_episode_steps, "autoreset": AUTORESET[self._mode]}
-    self._transforms = compiled(
-        {
-            "step": partial(T.limit_step, **limit),
-            "restart": partial(T.restart_step, **limit),
-            "same_step": T.restart_same_step,
-            "reset": with_no_output(T.reset_limit),
-        }
-    )
 
 
 class TimeLimit(Shell, gym.wrappers.TimeLimit):
@@ -69,7 +40,17 @@ class TimeLimit(Shell, gym.wrappers.TimeLimit):
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    __init__ = init_time_limit
+    def __init__(self, env: gym.Env, max_episode_steps: int) -> None:
+        """Wrap ``env``; ``max_episode_steps`` > 0 is the step at which episodes truncate."""
+        name, _ = self._start(env, max_episode_steps=max_episode_steps)
+        max_episode_steps = check_max_episode_steps(name, max_episode_steps)
+        self._wrap(env)
+        self._max_episode_steps = max_episode_steps
+        self._started = False
+        self._state = T.init_clock((), xp=np)
+        step = partial(T.time_limit, max_steps=max_episode_steps)
+        self._transforms = compiled({"step": step, "reset": with_no_output(T.reset_clock)})
+
     _transforms: dict[str, Any]
 
     @property  # type: ignore[override]
