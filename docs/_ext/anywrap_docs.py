@@ -70,6 +70,26 @@ RUNS_ON: dict[str, str] = {
     "TimeAwareObservation": NO_TF,
     "TimeLimit": NO_TF,
     "RecordHTML": NO_TF,
+    "AddWhiteNoise": NO_TF,
+    "ObstructView": NO_TF,
+    "RepeatAction": "NumPy, JAX, PyTorch",
+    "AddRenderObservation": "NumPy, JAX, PyTorch",
+    "AtariPreprocessing": "NumPy, JAX, PyTorch",
+    "RecordVideo": "NumPy, JAX, PyTorch (frames)",
+    "TransformAction": NO_TF,
+    "FilterObservation": NO_TF,
+    "DiscretizeAction": NO_TF,
+    "DiscretizeObservation": NO_TF,
+    "VectorizeTransformAction": NO_TF,
+    "VectorizeTransformObservation": NO_TF,
+    "VectorizeTransformReward": NO_TF,
+    "DictInfoToList": NO_TF,
+    # Gymnasium's own classes (no array math), with anywrap's options check.
+    "OrderEnforcing": "NumPy, JAX, PyTorch",
+    "PassiveEnvChecker": "NumPy, JAX, PyTorch (checks a host copy, first calls only)",
+    "Autoreset": "NumPy, JAX, PyTorch (reads the flags on the host)",
+    "RenderCollection": "NumPy, JAX, PyTorch",
+    "HumanRendering": "NumPy, JAX, PyTorch (frames copied to the host)",
     "ArrayConversion": "NumPy, JAX, PyTorch, TensorFlow (from and to any of them)",
     "ToNumpy": "from JAX, PyTorch, TensorFlow",
     "ToJax": "from NumPy, PyTorch, TensorFlow",
@@ -198,6 +218,7 @@ ORDER = [
     "TransformObservation",
     "NormalizeReward",
     "TransformReward",
+    "TransformAction",
     "ClipReward",
     "RescaleAction",
     "RescaleObservation",
@@ -212,6 +233,23 @@ ORDER = [
     "ResizeObservation",
     "FrameStackObservation",
     "MaxAndSkipObservation",
+    "AddRenderObservation",
+    "AddWhiteNoise",
+    "AtariPreprocessing",
+    "Autoreset",
+    "DictInfoToList",
+    "DiscretizeAction",
+    "DiscretizeObservation",
+    "FilterObservation",
+    "HumanRendering",
+    "ObstructView",
+    "OrderEnforcing",
+    "PassiveEnvChecker",
+    "RenderCollection",
+    "RepeatAction",
+    "VectorizeTransformAction",
+    "VectorizeTransformObservation",
+    "VectorizeTransformReward",
     "ArrayConversion",
     "ToNumpy",
     "ToJax",
@@ -221,6 +259,7 @@ ORDER = [
     "JaxToTorch",
     "NumpyToTorch",
     "RecordHTML",
+    "RecordVideo",
     "RecordTrajectory",
     "AutoReset",
     "VmapWrapper",
@@ -312,8 +351,7 @@ class PublicAPI(SphinxDirective):
 # A docstring bug reported to src/'s owner, mended here until it is fixed
 # there: name -> (pattern, replacement, what is wrong). When a fix finds
 # nothing to mend, the build warns, so the entry goes with the bug.
-DOCSTRING_FIXES: dict[str, tuple[str, str, str]] = {
-}
+DOCSTRING_FIXES: dict[str, tuple[str, str, str]] = {}
 
 
 def mend_docstring(app: Sphinx, what: str, name: str, obj: Any, options: Any, lines: list) -> None:

@@ -14,7 +14,7 @@ import numpy as np
 
 from anywrap._extras import require
 from anywrap.shell.base import Shell
-from anywrap.shell.checks import checked_entries
+from anywrap.shell.checks import checked_entries, not_finite
 from anywrap.xp import to_numpy
 
 __all__ = ["CheckpointError", "load_state", "save_state", "stack_state_dict"]
@@ -157,6 +157,7 @@ def save_state(env: Any, path: str | os.PathLike[str], *, state: Any = None) -> 
             stack (or given for a stateful one), or a statistic split over processes.
         FileNotFoundError: the folder of ``path`` does not exist.
         IsADirectoryError: ``path`` is a folder.
+        CheckpointError: a statistic is no longer finite (it overflowed).
     """
     path = os.fspath(path)
     if state is None:
@@ -187,6 +188,16 @@ def save_state(env: Any, path: str | os.PathLike[str], *, state: Any = None) -> 
             return
     # (not np.ascontiguousarray, which turns 0-d counts into 1-d arrays)
     tensors = {k: _host(k, v, path) for k, v in entries.items()}
+    for key, value in tensors.items():
+        if not_finite(key, value):  # load_state would refuse it: a file that saves, loads
+            raise CheckpointError(
+                f"anywrap.save_state: expected finite statistics, got {key} = "
+                f"{np.array2string(value, threshold=6)}: they overflowed (a sample near "
+                f"the dtype's largest value; Gymnasium's numbers: every later output is 0 "
+                f"or NaN). Such statistics cannot be restored; clip the data first, or keep "
+                f"the statistics in float64 (stats_dtype='float64'). Nothing was written to "
+                f"{path!r}"
+            )
     _write(path, tensors, {"format": fmt, "layers": ",".join(prefixes)})
 
 

@@ -225,3 +225,41 @@ def test_constant_is_a_kept_0d_tensor_with_the_numbers_of_a_python_number():
     w = torch.ones(2, dtype=torch.float64, requires_grad=True)
     (w * xp.constant(w, 0.125)).sum().backward()
     assert torch.equal(w.grad, torch.full((2,), 0.125, dtype=torch.float64))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    mask=st.lists(st.booleans(), min_size=1, max_size=200),
+    size=st.integers(min_value=1, max_value=80),
+)
+def test_push_true_torch_is_the_generic_push(mask, size):
+    """PyTorch's route (one topk over the candidates) pushes what last_true_indices,
+    take and push_front push, for any count of Trues, fewer or more than the buffer."""
+    m = np.array(mask)
+    values = (np.arange(m.size, dtype=np.float64), np.arange(m.size, dtype=np.int64) * 3)
+    buffers = (np.arange(size, dtype=np.float64) + 1000, np.arange(size, dtype=np.int64) - 7)
+    want = xp.push_true.dispatch(object)(m, buffers, values, int(m.sum()))
+    t = torch.from_numpy
+    got = xp.push_true(t(m), tuple(map(t, buffers)), tuple(map(t, values)), t(m).sum())
+    for g, w in zip(got, want):
+        assert g.dtype == t(w).dtype
+        np.testing.assert_array_equal(g.numpy(), w)
+
+
+def test_select_torch_is_where():
+    cond = torch.tensor([True, False, True])
+    x = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)
+    zero = xp.constant(x, 0.0)
+    np.testing.assert_array_equal(xp.select(cond, zero, x).numpy(), [0.0, 2.0, 0.0])
+    np.testing.assert_array_equal(xp.select(cond, x, 0.5).numpy(), [1.0, 0.5, 3.0])
+
+
+def test_an_empty_masked_batch_leaves_torch_moments_as_they_were():
+    """The array-count merge weighs an empty batch by exactly 0: no select keeps the
+    statistics, yet they come back to the bit."""
+    m = moments.init_moments((3,), xp=torch, dtype=torch.float32)
+    m = moments.update_moments(m, torch.rand(17, 3) * 5 + 2)
+    none = torch.zeros(17, dtype=torch.bool)
+    out = moments.update_moments(m, torch.rand(17, 3), none)
+    for a, b in zip(out, m):
+        assert torch.equal(a, b)

@@ -85,10 +85,14 @@ def test_the_spaces_are_gymnasiums(case: Case) -> None:
             assert getattr(ours, name) == getattr(theirs, name), name
 
 
-@pytest.mark.parametrize("case", cases_where(lambda c: not c.vector and c.name != "TimeLimit"))
+_SPEC_FIELDS = ("TimeLimit", "OrderEnforcing", "PassiveEnvChecker")
+
+
+@pytest.mark.parametrize("case", cases_where(lambda c: not c.vector and c.name not in _SPEC_FIELDS))
 def test_the_spec_rebuilds_the_wrapper_with_every_argument(case: Case) -> None:
-    """(TimeLimit sits in the spec's ``max_episode_steps``, as Gymnasium's does: its own
-    test is in tests/wrappers/test_time_limit.py.)"""
+    """(TimeLimit, OrderEnforcing and PassiveEnvChecker sit in the spec's fields
+    ``max_episode_steps``, ``order_enforce``, ``disable_env_checker``, as Gymnasium's do:
+    tests/wrappers/test_time_limit.py and tests/wrappers/test_common.py.)"""
     env = case.wrap(case.make_env())
     recorded = env.spec.additional_wrappers[-1]
     expected = {p.name for p in _parameters(type(env)) if p.kind is not p.VAR_KEYWORD} - {"env"}

@@ -48,18 +48,26 @@ def counter() -> Any:
 
 # One stack per functional wrapper, the wrapper outermost, over a batch of 4.
 BUILD = {
+    F.AddWhiteNoise: lambda: F.AddWhiteNoise(Pixels(), 0.5),
     F.AutoReset: lambda: F.AutoReset(counter()),
     F.ClipAction: lambda: F.ClipAction(pendulum()),
     F.ClipReward: lambda: F.ClipReward(pendulum(), 0.0, 1.0),
     F.DelayObservation: lambda: F.DelayObservation(pendulum(), 2),
+    F.DiscretizeAction: lambda: F.DiscretizeAction(pendulum(), 5),
+    F.DiscretizeObservation: lambda: F.DiscretizeObservation(pendulum(), 4),
     F.DtypeObservation: lambda: F.DtypeObservation(pendulum(), np.float32),
+    F.FilterObservation: lambda: F.FilterObservation(
+        F.TimeAwareObservation(pendulum(), flatten=False, max_timesteps=9), ["obs"]
+    ),
     F.FlattenObservation: lambda: F.FlattenObservation(pendulum()),
     F.FrameStackObservation: lambda: F.FrameStackObservation(pendulum(), 3),
     F.GrayscaleObservation: lambda: F.GrayscaleObservation(Pixels()),
     F.NormalizeObservation: lambda: F.NormalizeObservation(pendulum()),
     F.NormalizeReward: lambda: F.NormalizeReward(pendulum()),
+    F.ObstructView: lambda: F.ObstructView(Pixels(), 0.3, 2),
     F.RecordEpisodeStatistics: lambda: F.RecordEpisodeStatistics(pendulum(), buffer_length=3),
     F.RecordTrajectory: lambda: F.RecordTrajectory(pendulum()),
+    F.RepeatAction: lambda: F.RepeatAction(pendulum(None), 3),
     F.RescaleAction: lambda: F.RescaleAction(pendulum(), -1.0, 1.0),
     F.RescaleObservation: lambda: F.RescaleObservation(pendulum(), -1.0, 1.0),
     F.ReshapeObservation: lambda: F.ReshapeObservation(pendulum(), (3, 1)),
@@ -67,6 +75,7 @@ BUILD = {
     F.StickyAction: lambda: F.StickyAction(pendulum(), 0.5),
     F.TimeAwareObservation: lambda: F.TimeAwareObservation(pendulum(), max_timesteps=9),
     F.TimeLimit: lambda: F.AutoReset(F.TimeLimit(counter(), 3)).env,
+    F.TransformAction: lambda: F.TransformAction(pendulum(), lambda a: a * 2),
     F.TransformObservation: lambda: F.TransformObservation(pendulum(), lambda o: o * 2),
     F.TransformReward: lambda: F.TransformReward(pendulum(), lambda r: r * 2),
     F.VmapWrapper: lambda: F.VmapWrapper(pendulum(None), 4),

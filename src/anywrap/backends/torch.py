@@ -116,8 +116,10 @@ def _stop_gradient(x: Any) -> Any:
 
 
 _constants: dict[tuple[Any, ...], torch.Tensor] = {}
-# dtypes whose kernels compute in the dtype itself, where a 0-d tensor gives a number's bits.
-_OWN_ARITHMETIC = (torch.float32, torch.float64, torch.int32, torch.int64)
+_OWN_ARITHMETIC = (torch.float32, torch.float64, torch.int32, torch.int64, torch.bool)
+"""dtypes whose kernels compute in the dtype itself: a 0-d tensor of the dtype gives the
+bits a Python number gives (float16 and bfloat16 compute in float32, where a rounded
+0-d tensor would not)."""
 
 
 @xp.constant.register(torch.Tensor)  # type: ignore[attr-defined]
@@ -126,6 +128,7 @@ def _constant(like: Any, value: Any) -> Any:
     if (
         torch.compiler.is_compiling()
         or like.dtype not in _OWN_ARITHMETIC
+        or (like.dtype == torch.bool) != (type(value) is bool)
         or (isinstance(value, float) and not like.is_floating_point())
     ):
         return value
@@ -136,6 +139,13 @@ def _constant(like: Any, value: Any) -> Any:
         with torch.inference_mode(False):
             found = _constants[key] = torch.full((), value, dtype=like.dtype, device=like.device)
     return found
+
+
+@xp.select.register(torch.Tensor)
+def _select(condition: Any, x1: Any, x2: Any) -> Any:
+    if type(x1) is type(x2) is torch.Tensor and x1.dtype == x2.dtype:
+        return torch.where(condition, x1, x2)
+    return torch_xp.where(condition, x1, x2)
 
 
 @xp.clip.register(torch.Tensor)
@@ -159,6 +169,35 @@ def _last_true_indices(mask: Any, k: int) -> Any:
     return mask.shape[0] - 1 - found[:, 0]
 
 
+_push_scores: dict[tuple[int, int, Any], tuple[Any, Any, Any]] = {}
+
+
+@xp.push_true.register(torch.Tensor)
+def _push_true(mask: Any, buffers: Any, values: Any, count: Any) -> Any:
+    # A score per candidate, the Trues of the mask by index above the buffer's slots by
+    # age (the False ones below all): the `size` best, in order (one topk), index the
+    # values and buffers concatenated. Four ATen calls, three a buffer, where the three
+    # steps take about fifty eagerly.
+    n, size = mask.shape[0], buffers[0].shape[0]
+    key = (n, size, mask.device)
+    scores = _push_scores.get(key)
+    if scores is None:
+        with torch.inference_mode(False):
+            scores = (
+                torch.arange(size, n + size, device=mask.device),
+                torch.full((), -1, dtype=torch.int64, device=mask.device),
+                torch.arange(size - 1, -1, -1, device=mask.device),
+            )
+        if not torch.compiler.is_compiling():
+            _push_scores[key] = scores
+    trues, false, slots = scores
+    order = torch.topk(torch.cat((torch.where(mask, trues, false), slots)), size).indices
+    return tuple(
+        torch.cat((v if v.dtype == b.dtype else v.to(b.dtype), b)).index_select(0, order)
+        for b, v in zip(buffers, values)
+    )
+
+
 @xp.finite_rows.register(torch.Tensor)
 def _finite_rows(x: Any) -> Any:
     # x - x is NaN exactly where x is not finite, and so is a row's sum: a few kernels.
@@ -166,7 +205,7 @@ def _finite_rows(x: Any) -> Any:
         return torch.ones(x.shape[:1], dtype=torch.bool, device=x.device)
     d = x - x
     if x.ndim > 1:
-        d = d.reshape(x.shape[0], -1).sum(1)
+        d = d.sum(tuple(range(1, x.ndim)))
     return d == d
 
 
@@ -181,10 +220,11 @@ xp.count_true.register(torch.Tensor)(torch.count_nonzero)  # one kernel; a sum c
 @xp.mean_var.register(torch.Tensor)
 def _mean_var(x: Any, mask: Any = None) -> tuple[Any, Any]:
     if mask is not None:  # the generic formula, with PyTorch's own scalar forms
-        rows = mask.reshape((x.shape[0],) + (1,) * (x.ndim - 1))
+        rows = mask if x.ndim == 1 else mask.reshape((x.shape[0],) + (1,) * (x.ndim - 1))
         n = torch.count_nonzero(mask).to(x.dtype).clamp_min(1)
-        mean = torch.where(rows, x, 0.0).sum(0) / n
-        dev = torch.where(rows, x - mean, 0.0)
+        zero = _constant(x, 0.0)  # a kept 0-d tensor: where wraps a Python 0.0 anew
+        mean = torch.where(rows, x, zero).sum(0) / n
+        dev = torch.where(rows, x - mean, zero)
         return mean, (dev * dev).sum(0) / n
     if torch.compiler.is_compiling() and x.ndim:
         # Compiled, the shifted sums fuse into one pass (a wide batch by blocks of rows).

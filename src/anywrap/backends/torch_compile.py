@@ -43,9 +43,14 @@ Example:
     >>> import torch
     >>> from anywrap import xp
     >>> previous = xp.set_compile(True, after_calls=2)
-    >>> center = xp.Compiled(lambda x, scale: (x - x.mean()) * scale)
-    >>> [center(torch.arange(3.0), 2.0).tolist() for _ in range(3)]  # compiled on call 2
-    [[-2.0, 0.0, 2.0], [-2.0, 0.0, 2.0], [-2.0, 0.0, 2.0]]
+    >>> def standardise(x, scale):  # ten torch calls: worth a compiled call
+    ...     centred = x - x.mean()
+    ...     std = (centred * centred).mean().sqrt() + 1e-6
+    ...     return (centred / std * scale).clamp(-10.0, 10.0).round(decimals=2)
+    >>> program = xp.Compiled(standardise)
+    >>> outs = [program(torch.arange(3.0), 2.0) for _ in range(3)]  # compiled on call 2
+    >>> outs[0], all(torch.equal(o, outs[0]) for o in outs)
+    (tensor([-2.4500,  0.0000,  2.4500]), True)
     >>> record = xp.compile_log()[-1]
     >>> record.compiled, record.signature, record.path
     (True, 'float32[3]@cpu, float', 'torch.compile')

@@ -44,6 +44,7 @@ from .adapters import (
     from_gymnax,
     gymnax_to_gymnasium_space,
 )
+from .add_white_noise import AddWhiteNoise, NoiseState
 from .auto_reset import AutoReset, AutoResetState, CachedResetState
 from .brax_training import (
     BRAX_AXIS,
@@ -56,12 +57,15 @@ from .clip_action import ClipAction
 from .clip_reward import ClipReward
 from .core import FunctionalEnv, Step, Wrapper, batch_ndim, find_state
 from .delay_observation import DelayObservation, DelayObservationState
+from .discretize import DiscretizeAction, DiscretizeObservation
 from .dtype_observation import DtypeObservation
+from .filter_observation import FilterObservation
 from .flatten_observation import FlattenObservation
 from .frame_stack_observation import FrameStackObservation, FrameStackState
 from .grayscale_observation import GrayscaleObservation
 from .normalize_observation import NormalizeObservation, NormalizeObservationState
 from .normalize_reward import NormalizeReward, NormalizeRewardState
+from .obstruct_view import ObstructView
 from .record_episode_statistics import (
     EpisodeStatisticsState,
     RecordEpisodeStatistics,
@@ -70,6 +74,7 @@ from .record_episode_statistics import (
     recent_episodes,
 )
 from .record_trajectory import RecordTrajectory, Trajectory, write_report
+from .repeat_action import RepeatAction
 from .rescale_action import RescaleAction
 from .rescale_observation import RescaleObservation
 from .reshape_observation import ReshapeObservation
@@ -78,6 +83,7 @@ from .sharding import shard_specs
 from .sticky_action import StickyAction, StickyActionState
 from .time_aware_observation import TimeAwareObservation, TimeAwareObservationState
 from .time_limit import TimeLimit, TimeLimitState
+from .transform_action import TransformAction
 from .transform_observation import TransformObservation
 from .transform_reward import TransformReward
 from .vector_env import FunctionalVectorEnv, to_vector_env
@@ -85,6 +91,7 @@ from .vmap_wrapper import VmapWrapper
 
 __all__ = [
     "BRAX_AXIS",
+    "AddWhiteNoise",
     "AutoReset",
     "AutoResetState",
     "BraxEnv",
@@ -96,8 +103,11 @@ __all__ = [
     "ClipReward",
     "DelayObservation",
     "DelayObservationState",
+    "DiscretizeAction",
+    "DiscretizeObservation",
     "DtypeObservation",
     "EpisodeStatisticsState",
+    "FilterObservation",
     "FlattenObservation",
     "FrameStackObservation",
     "FrameStackState",
@@ -106,12 +116,15 @@ __all__ = [
     "FunctionalVectorEnv",
     "GrayscaleObservation",
     "GymnaxEnv",
+    "NoiseState",
     "NormalizeObservation",
     "NormalizeObservationState",
     "NormalizeReward",
     "NormalizeRewardState",
+    "ObstructView",
     "RecordEpisodeStatistics",
     "RecordTrajectory",
+    "RepeatAction",
     "RescaleAction",
     "RescaleObservation",
     "ReshapeObservation",
@@ -124,6 +137,7 @@ __all__ = [
     "TimeLimit",
     "TimeLimitState",
     "Trajectory",
+    "TransformAction",
     "TransformObservation",
     "TransformReward",
     "VmapWrapper",

@@ -13,6 +13,8 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import math
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -32,7 +34,13 @@ from anywrap.shell.checks import (
     wrapper_name,
 )
 from anywrap.shell.compiled import moved
-from anywrap.shell.statistics import RunningMeanStd, reboxed, unboxed
+from anywrap.shell.statistics import (
+    WATCH_EVERY,
+    RunningMeanStd,
+    not_finite_statistic,
+    reboxed,
+    unboxed,
+)
 from anywrap.tree import first_leaf, flatten_with_paths, key_path, unflatten
 
 __all__ = ["Shell"]
@@ -107,10 +115,31 @@ class Shell(gym.utils.RecordConstructorArgs):
                 self._state = reboxed(state, new)
             else:
                 self._state, out = f(state, *args, **kwargs)
+            if self._boxed and held is np.ndarray:  # elsewhere a host read would sync
+                self._unwatched -= 1
+                if self._unwatched < 0:
+                    self._watch()
             return out
         new, out = fn(self._state_for(like), *args, **kwargs)
         self._commit(new, like)
         return out
+
+    _unwatched: float = 0  # host updates until the next overflow check
+
+    def _watch(self) -> None:
+        """Warn once if host statistics stopped being finite (a sample overflowed)."""
+        self._unwatched = WATCH_EVERY
+        bad = not_finite_statistic(self._state)
+        if bad is not None:
+            self._unwatched = math.inf
+            warnings.warn(
+                f"{wrapper_name(self)}: the running {bad} is no longer finite: a sample "
+                "overflowed the statistics. As in Gymnasium, every later output is 0 or NaN; "
+                "clip the data first, or keep the statistics in float64 "
+                "(stats_dtype='float64'). save_state refuses such statistics.",
+                RuntimeWarning,
+                stacklevel=4,
+            )
 
     def _state_for(self, like: Any) -> Any:
         """The state as transforms take it, in ``like``'s library and on its device."""

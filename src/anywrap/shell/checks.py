@@ -296,6 +296,19 @@ _FINITE = frozenset(
     {"mean", "var", "count", "count_lo", "accumulated", "episode_count", "episode_count_lo"}
     | {"start_time", "recent_times"}
 )
+
+
+def not_finite(key: str, value: np.ndarray) -> bool:
+    """Whether a state entry that a wrapper keeps finite (a statistic, a count, a
+    return accumulator, a clock) holds an inf or NaN: an overflow (a 1e30 sample in
+    float32 statistics), never a value that load_state would take back."""
+    return (
+        key.rpartition(".")[2] in _FINITE
+        and value.dtype.kind == "f"
+        and not bool(np.isfinite(value).all())
+    )
+
+
 _NON_NEGATIVE = frozenset(
     {"var", "count", "lengths", "recent_lengths", "recent_size", "newest", "episode_count"}
     | {"elapsed", "length", "taken"}
@@ -363,7 +376,7 @@ def loaded_values(
     for key, value in values.items():
         _check_kind(who, key, value, kept[key])
         field = key.rpartition(".")[2]
-        if field in _FINITE and value.dtype.kind == "f" and not np.isfinite(value).all():
+        if not_finite(key, value):
             _refuse(who, key, value, "must be finite")
         if value.dtype.kind == "f" and kept[key].kind == "f" and kept[key] != value.dtype:
             with np.errstate(over="ignore"):

@@ -78,6 +78,31 @@ class RunningMeanStd:
         return f"RunningMeanStd(mean={self.mean!r}, var={self.var!r}, count={self.count!r})"
 
 
+WATCH_EVERY = 1024
+"""Host statistics are checked for an overflow once in this many updates (NumPy;
+on a device the check would be a host sync: there save_state refuses them)."""
+
+
+def not_finite_statistic(state: Any) -> str | None:
+    """The first of a host state's boxes whose mean or variance holds an inf or NaN
+    (``"mean"`` or ``"var"``, with its dtype), else None."""
+    for box in tree_leaves_of_boxes(state):
+        for field in ("mean", "var"):
+            value = getattr(box.moments, field)
+            if not np.isfinite(value).all():
+                return f"{field} ({value.dtype})"
+    return None
+
+
+def tree_leaves_of_boxes(state: Any) -> list[RunningMeanStd]:
+    """The boxes in ``state`` (the state itself, fields of it, or leaves of a tree)."""
+    if _is_box(state):
+        return [state]
+    found: list[RunningMeanStd] = []
+    tree_map(lambda b: found.append(b) if _is_box(b) else None, state, is_leaf=_is_box)
+    return found
+
+
 def _is_box(x: Any) -> bool:
     return type(x) is RunningMeanStd
 

@@ -1,14 +1,8 @@
 """Pure transforms: ``init(...) -> State`` and ``step(State, inputs) -> (State, outputs)``.
 
-All of anywrap's arithmetic lives here, written once against the Array API, one
-module per wrapper, named after it (``normalize_observation``), or per formula
-that several share (:mod:`~anywrap.transforms.moments`). Nothing here branches in
-Python on an array's value, mutates in place, or indexes with a boolean mask, so
-every function runs eagerly on NumPy, on CUDA tensors without a sync, and traced
-under ``jax.jit`` / ``vmap`` / ``scan``.
-
-The modules load on first use: ``anywrap.transforms.moments`` and
-``from anywrap.transforms import moments`` both work.
+All of anywrap's arithmetic, once, against the Array API: one module per wrapper or
+shared formula, loaded on first use. No branch on an array's value, no mutation, no
+boolean indexing: eager on NumPy, on CUDA without a sync, traced under ``jax.jit``.
 
 Example:
     >>> from anywrap import transforms

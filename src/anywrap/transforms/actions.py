@@ -17,11 +17,7 @@ __all__ = ["clip_action"]
 
 
 def clip_action(action: Array, low: Array, high: Array, dtype: Any = None) -> Array:
-    """``min(max(action, low), high)`` elementwise, on the action's device.
-
-    The result keeps the action's dtype, or takes ``dtype`` when given (the
-    vector wrapper casts to the action space's dtype, as Gymnasium's does).
-    """
+    """``min(max(action, low), high)`` in the action's dtype, or in ``dtype``."""
     out = clip(action, low, high)
     if dtype is not None and out.dtype != dtype:
         out = namespace(out).astype(out, dtype)

@@ -1,10 +1,5 @@
-"""ClipReward's transform: ``min(max(reward, low), high)``, in the reward's library.
-
-A bound that is a Python number takes the reward's dtype; an array bound
-promotes with it as NumPy's ``np.clip`` does (:mod:`~anywrap.transforms.promotion`).
-Host rewards (Python and NumPy numbers, NumPy arrays) go to ``np.clip``
-itself, which is Gymnasium's formula: a Python float comes back as a
-``np.float64``.
+"""ClipReward's transform: ``min(max(reward, low), high)``, in the reward's library, an
+array bound promoting as ``np.clip`` does (host rewards take ``np.clip`` itself).
 
 Example:
     >>> import numpy as np
@@ -30,11 +25,8 @@ def _is_number(bound: Any) -> bool:
 
 
 def clip_reward(reward: Array, low: Any, high: Any, keep_dtype: bool = False) -> Array:
-    """``reward`` clipped to ``[low, high]``; a ``None`` bound is left out. NaN stays NaN.
-
-    ``keep_dtype`` casts the result back to the reward's dtype (the vector
-    wrapper's quirk: Gymnasium writes the clipped values into the reward array).
-    """
+    """``reward`` clipped to ``[low, high]`` (``None``: no bound); ``keep_dtype`` casts back
+    to the reward's dtype (the vector wrapper's quirk)."""
     xp = namespace(reward)
     dtype = getattr(reward, "dtype", None)
     if not is_host(reward) and not (_is_number(low) and _is_number(high)):

@@ -1,28 +1,10 @@
 """DelayObservation's transform: each environment sees what it observed ``delay`` steps ago.
 
-Gymnasium's ``DelayObservation`` keeps a queue per environment. Here the
-queue is a ring of ``delay`` batches, kept oldest first as a tuple: a step
-reads the oldest batch and drops it, and appends the new batch as it came
-(``queue[1:] + (obs,)``). No batch is ever copied: the ring only moves
-references.
-
-A compiled step (:func:`release`) sees only the oldest batch and returns the
-released one; :func:`advance` then turns the ring outside it, so that no
-library copies the batches the ring keeps (a jitted function would copy an
-array it returns unchanged).
-
-Every environment writes into the same slot each step, so the ring holds
-every environment's history in step. Episodes restart per environment: a
-count of the observations of the current episode says whether there is one
-``delay`` steps back (otherwise the output is the space's zero, as in
-Gymnasium). An episode that starts outside a step (a masked ``reset``) has
-its first observation kept aside in ``first`` until it is due.
-
-Per observation, with ``c`` the episode's observations before it::
-
-    out = zero          if c < delay
-          first         if c == delay and the episode started off the ring
-          queue[0]      otherwise
+The queue is a ring of ``delay`` batches, a tuple, oldest first: a step only moves
+references (:func:`advance`, outside a compiled :func:`release`). With ``c`` the
+episode's observations before one, the output is the zero if ``c < delay`` (as in
+Gymnasium), ``first`` if ``c == delay`` and the episode began in a masked reset, else
+the oldest batch.
 
 Example:
     >>> import numpy as np
@@ -61,20 +43,16 @@ __all__ = [
 
 
 class DelayState(NamedTuple):
-    """The ring of past observations and each environment's place in it."""
+    """The ``queue`` of the last ``delay`` batches; per env the episode's ``count``
+    (int32, up to ``delay + 1``), its ``first`` observation if ``off_ring``, the last
+    dones, and the ``last`` observations released."""
 
     count: Array
-    """Observations of the current episode so far, saturating at ``delay + 1`` (int32)."""
     queue: tuple[Any, ...]
-    """The last ``delay`` observation batches (trees), oldest first."""
     first: Any
-    """The first observation of episodes that started off the ring (masked resets)."""
     off_ring: Array
-    """Whether the episode's first observation is in ``first`` (bool)."""
     prev_done: Array
-    """Whether each environment ended on the previous step (bool)."""
     last: Any
-    """The last observations released (what a masked reset shows for the others)."""
 
 
 def init_delay(
@@ -105,35 +83,28 @@ class DelayCounts(NamedTuple):
 
 
 def release_inputs(state: DelayState) -> tuple[DelayCounts, Any, Any]:
-    """What a step reads of the state, the first arguments of :func:`release` and
-    :func:`release_with_final`: its :class:`DelayCounts`, the ring's oldest batch, and
-    ``first``."""
+    """The first arguments of :func:`release`: the counts, the oldest batch, ``first``."""
     return DelayCounts(state.count, state.off_ring, state.prev_done), state.queue[0], state.first
 
 
 def advance(state: DelayState, counts: DelayCounts, obs: Any, out: Any) -> DelayState:
-    """The ring turns: ``obs`` goes in, the oldest batch drops out; ``counts`` and the
-    released ``out`` replace the state's. Only references move (no batch is copied),
-    so a shell calls this outside its compiled step."""
+    """Turn the ring: ``obs`` in, the oldest out; ``counts`` and ``out`` kept."""
     return state._replace(
         count=counts.count,
         off_ring=counts.off_ring,
         prev_done=counts.prev_done,
-        # Held as values (docs/guide/gradients.md): a graph kept here would grow each step.
         queue=(*state.queue[1:], tree_map(stop_gradient, obs)),
         last=tree_map(stop_gradient, out),
     )
 
 
 def _read(count: Array, off_ring: Array, first: Any, oldest: Any, zero: Any, delay: int) -> Any:
-    """What an observation arriving now releases, for episodes at ``count``."""
     xp = namespace(count)
     out = select_rows(xp.logical_and(count == delay, off_ring), first, oldest)
     return select_rows(count >= delay, out, _broadcast_zero(zero, out))
 
 
 def _broadcast_zero(zero: Any, like: Any) -> Any:
-    """The space's zero (one observation, in ``like``'s library) shaped like ``like``."""
 
     def leaf(z: Array, x: Array) -> Array:
         xp = namespace(x)
@@ -159,11 +130,8 @@ def release(
     delay: int,
     next_step: bool = False,
 ) -> tuple[DelayCounts, Any]:
-    """One step's arithmetic: ``(counts, out)``, ``out`` taken from ``oldest`` (the ring's
-    oldest batch), ``first`` or the zero (see the module's formula). With ``next_step``
-    (NEXT_STEP autoreset), an environment that ended on the previous step returns a
-    reset observation now: its episode restarts. The flags of this step (if given)
-    are kept for the next."""
+    """One step's arithmetic: ``(counts, out)``. With ``next_step``, an env done on the
+    previous step restarts its episode."""
     xp = namespace(counts.count)
     count, off_ring = counts.count, counts.off_ring
     if next_step:
@@ -213,13 +181,8 @@ def delay_with_final(
     truncated: Array,
     zero: Any,
 ) -> tuple[DelayState, Any, Any]:
-    """SAME_STEP autoreset: ``(state, out, final_out)``.
-
-    An environment that ended released ``final_out`` from its old episode,
-    and ``obs`` (already the new episode's first observation) starts a new
-    one: it is pushed on the ring, and its own output is the zero. The others
-    push ``obs`` as usual (their ``final_out`` equals ``out``).
-    """
+    """SAME_STEP: ``(state, out, final_out)``; an env that ended releases ``final_out``
+    from its old episode and shows the zero for the new one."""
     if not state.queue:
         return state, obs, final_obs
     counts, (out, final_out) = release_with_final(
@@ -231,14 +194,8 @@ def delay_with_final(
 def reset_delay(
     state: DelayState, obs: Any, zero: Any, mask: Array | None = None
 ) -> tuple[DelayState, Any]:
-    """Start the episodes in ``mask`` (all when ``None``) with the reset observation ``obs``.
-
-    A full reset pushes ``obs`` on the ring like a step. A masked one leaves
-    the ring alone (the other environments observed nothing new): the new
-    episodes keep their first observation in ``first`` and show the zero,
-    the others show again what they showed last (as a Gymnasium vector env
-    does for the sub-envs it does not reset).
-    """
+    """Start the episodes in ``mask`` (all when ``None``) with ``obs``. A masked reset
+    leaves the ring alone: ``obs`` waits in ``first``; the others show their last."""
     if not state.queue:
         return state, obs
     xp = namespace(state.count)

@@ -1,12 +1,5 @@
-"""FlattenObservation's transform: any observation as one 1-D array, in its own library.
-
-:func:`flatten_plan` reads a Gymnasium space once, on the host, into a plan of
-static leaves; :func:`flatten_observation` then flattens like
-``gymnasium.spaces.utils.flatten``: a Box or MultiBinary leaf is cast to its
-space's dtype and raveled, a Discrete or MultiDiscrete leaf becomes a one-hot
-vector (compared with ``arange``: no indexing by values), and the leaves of a
-Dict or Tuple are joined in the space's order, in the dtype NumPy's
-concatenation gives.
+"""FlattenObservation's transform: any observation as one 1-D array, in its own library,
+as ``gymnasium.spaces.utils.flatten`` gives it, from a plan of the space read once.
 
 Example:
     >>> import numpy as np
@@ -32,38 +25,29 @@ __all__ = ["FlatLeaf", "FlatPlan", "flatten_observation", "flatten_plan"]
 
 
 class FlatLeaf(NamedTuple):
-    """One leaf of a flattened space: where it is, how it flattens, what it holds."""
+    """One leaf: its path, ``kind`` (``"box"``: cast and ravel; ``"onehot"``), dtype name,
+    flat size, and per one-hot component its number of values and first value."""
 
     path: Path
     kind: str
-    """``"box"`` (Box and MultiBinary: cast and ravel) or ``"onehot"``
-    (Discrete and MultiDiscrete)."""
     dtype: str
-    """The leaf space's dtype name."""
     size: int
-    """The leaf's length once flat."""
     counts: tuple[int, ...] = ()
-    """One-hot only: the number of values of each component (``n`` or ``nvec``)."""
     starts: tuple[int, ...] = ()
-    """One-hot only: the first value of each component."""
 
 
 class FlatPlan(NamedTuple):
-    """How a space flattens: its leaves in order, and the flat dtype."""
+    """How a space flattens: its leaves in order, the flat dtype, whether it is a Dict or
+    Tuple."""
 
     leaves: tuple[FlatLeaf, ...]
     dtype: str
     composite: bool
-    """Whether the space is a Dict or Tuple (leaves are joined)."""
 
 
 def flatten_plan(space: gym.Space, owner: str = "flatten") -> FlatPlan:
-    """Read ``space`` into a :class:`FlatPlan` (host work, once).
-
-    Raises:
-        TypeError: a space that Gymnasium does not flatten to one array
-            (Graph, Sequence, Text, OneOf, or a Dict / Tuple holding one).
-    """
+    """Read ``space`` into a :class:`FlatPlan`; a TypeError for a space Gymnasium does not
+    flatten to one array."""
     import numpy as np  # the space's host values
 
     leaves: list[FlatLeaf] = []
@@ -100,7 +84,7 @@ def flatten_plan(space: gym.Space, owner: str = "flatten") -> FlatPlan:
 def _flat_leaf(x: Any, leaf: FlatLeaf, batch_ndim: int) -> Array:
     xp = namespace(x)
     if is_host(x):
-        x = xp.asarray(x)  # a Python or NumPy number (a Discrete observation)
+        x = xp.asarray(x)
     dev = device(x)
     dtype = resolve_dtype(xp, leaf.dtype, dev)
     batch = tuple(x.shape[:batch_ndim])
@@ -115,10 +99,7 @@ def _flat_leaf(x: Any, leaf: FlatLeaf, batch_ndim: int) -> Array:
 
 
 def flatten_observation(obs: Any, plan: FlatPlan, batch_ndim: int = 0) -> Array:
-    """``obs`` (or a batch of them) flattened as :func:`gymnasium.spaces.utils.flatten` does.
-
-    The result has shape ``batch + (flat size,)``.
-    """
+    """``obs`` (or a batch) flattened to shape ``batch + (flat size,)``."""
     parts = [_flat_leaf(get_at(obs, leaf.path), leaf, batch_ndim) for leaf in plan.leaves]
     if not plan.composite:
         return parts[0]

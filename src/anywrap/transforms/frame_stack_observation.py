@@ -1,31 +1,10 @@
-"""FrameStackObservation's transform: each env's last ``depth`` frames in a ring buffer.
+"""FrameStackObservation's transform: each env's last ``depth`` frames in a ring.
 
-Each env keeps its last ``depth`` frames in a ring of ``depth`` slots; all
-rings and one padding frame share one array (:class:`FrameStack`). A step
-writes each env's new frame into one slot (the ring's oldest) and moves that
-env's ``newest`` pointer: no frame is copied inside the buffer, whatever the
-depth. The stacked observation, oldest frame first, is then read out with one
-gather of ``depth`` frames per env: that read is the output's own memory (the
-caller keeps it, so it cannot be a view of a buffer that the next step
-overwrites). The buffer holds each frame once.
-
-The write is the one place where a transform reuses its input's memory:
-:func:`anywrap.xp.images.write_rows` writes in place on NumPy and PyTorch,
-and on JAX inside a step compiled with buffer donation. A state passed to a
-step must not be used again; the shells hand out copies (``state_dict``).
-
-An episode that has seen fewer than ``depth`` frames is padded in front, as
-Gymnasium's ``FrameStackObservation`` pads:
-
-* ``pad_with_first=True`` (``padding_type="reset"``): with the episode's first
-  frame, read from its slot (it stays in the ring until ``depth`` frames
-  follow it, when no padding is needed any more);
-* ``pad_with_first=False`` (``"zero"`` or a custom observation): with the
-  padding frame stored after the rings.
-
-Partial resets are per env: a row whose frame starts an episode sets its
-``count`` to 1, so nothing of its previous episode is read again; nothing
-else in the buffer moves.
+All rings and one padding frame share one array (:class:`FrameStack`): a step writes
+each env's frame into one slot (in place where the library allows: a state passed to a
+step must not be used again) and the stack is read out, oldest first, by one gather.
+A short episode is padded in front as Gymnasium pads: with its first frame
+(``pad_with_first``) or with the padding frame.
 
 Example:
     >>> import numpy as np
@@ -60,19 +39,14 @@ __all__ = [
 
 
 class FrameStack(NamedTuple):
-    """The frame rings of ``num_envs`` envs."""
+    """``frames``: env ``n``'s ring in rows ``n * depth`` to ``n * depth + depth - 1``,
+    then the padding frame; per env (int32) the slot of its ``newest`` frame and the
+    ``count`` of its episode's frames; ``restart``: the next frame starts an episode."""
 
     frames: Array
-    """``(num_envs * depth + 1, *frame)``: env ``n``'s ring in rows ``n * depth`` to
-    ``n * depth + depth - 1``, then the padding frame."""
     newest: Array
-    """``(num_envs,)`` int32, the ring slot of each env's newest frame."""
     count: Array
-    """``(num_envs,)`` int32, frames of the current episode in the ring (1 to
-    ``depth``; 0 before the first reset)."""
     restart: Array
-    """``(num_envs,)`` bool, whether the next frame starts a new episode (NEXT_STEP
-    autoreset: the step after a done)."""
 
 
 def init_frame_stack(
@@ -107,8 +81,8 @@ def _depth(state: FrameStack) -> tuple[int, int]:
 
 
 def _write(state: FrameStack, obs: Array, advance: Array | bool, start: Array | bool) -> FrameStack:
-    """Write each env's frame; rows with ``advance`` take a fresh slot, the others
-    overwrite their newest frame; rows with ``start`` begin an episode."""
+    """Write each env's frame (into a fresh slot where ``advance``); ``start`` begins
+    an episode."""
     xp = namespace(state.frames)
     n, depth = _depth(state)
     step = (
@@ -123,17 +97,14 @@ def _write(state: FrameStack, obs: Array, advance: Array | bool, start: Array | 
     )
     flat = xp.arange(n, dtype=xp.int32, device=device(state.newest)) * depth + newest
     rows = xp.astype(xp.reshape(obs, (n, *state.frames.shape[1:])), state.frames.dtype, copy=False)
-    # The ring holds values (docs/guide/gradients.md): a graph written in would chain
-    # every step's write to the last; the output takes this step's graph (_through).
     frames = write_rows(state.frames, flat, stop_gradient(rows))
     return state._replace(frames=frames, newest=newest, count=count)
 
 
 def _through(state: FrameStack, stacked: Array, obs: Array, pad_with_first: bool) -> Array:
-    """``stacked`` with the slots of this step's frame taken from ``obs`` itself, where
-    ``obs`` carries a gradient, so that it flows to this step's frame (to the frames of
-    earlier steps, held as values, it does not)."""
-    if stop_gradient(obs) is obs:  # no graph (NumPy, a tensor without one): as read
+    """``stacked`` with this step's frame taken from ``obs`` itself where it carries a
+    gradient (the ring holds values)."""
+    if stop_gradient(obs) is obs:
         return stacked
     xp = namespace(stacked)
     n, depth = _depth(state)
@@ -172,14 +143,8 @@ def read_stack(state: FrameStack, *, pad_with_first: bool) -> Array:
 def reset_frame_stack(
     state: FrameStack, obs: Array, mask: Array | None = None, *, pad_with_first: bool
 ) -> tuple[FrameStack, Array]:
-    """Start an episode with ``obs`` in the rows of ``mask`` (all rows without one).
-
-    A row left out of a partial reset keeps its stack as it was (a vector env
-    returns that row's current observation again; it is not read).
-
-    Returns:
-        ``(state, stacked)``.
-    """
+    """Start an episode with ``obs`` in the rows of ``mask`` (all without one; the others
+    keep their stack): ``(state, stacked)``."""
     if mask is None:
         state = _write(state, obs, True, True)
         xp = namespace(state.restart)
@@ -207,14 +172,8 @@ def append_frame(
     start: Array | None = None,
     done: Array | None = None,
 ) -> FrameStack:
-    """The state update of a step: each env's new frame ``obs`` (``(num_envs, *frame)``)
-    written into its ring, one frame per env, nothing else moved.
-
-    Rows where ``start`` is True, or where the previous step's ``done`` said
-    so (NEXT_STEP autoreset: the frame after a done is a reset frame), begin
-    a new episode with this frame. ``done`` (this step's ``terminated |
-    truncated``, NEXT_STEP only) marks the rows whose next frame will.
-    """
+    """Write each env's new frame ``obs`` into its ring. Rows in ``start``, or done on the
+    previous step (NEXT_STEP: this step's ``done``), begin an episode."""
     begin = state.restart if start is None else (state.restart | start)
     state = _write(state, obs, True, begin)
     restart = done if done is not None else namespace(state.restart).zeros_like(state.restart)
@@ -229,11 +188,7 @@ def push_frame(
     start: Array | None = None,
     done: Array | None = None,
 ) -> tuple[FrameStack, Array]:
-    """:func:`append_frame`, then :func:`read_stack`.
-
-    Returns:
-        ``(state, stacked)``.
-    """
+    """:func:`append_frame`, then :func:`read_stack`: ``(state, stacked)``."""
     state = append_frame(state, obs, start=start, done=done)
     return state, _through(
         state, read_stack(state, pad_with_first=pad_with_first), obs, pad_with_first
@@ -248,15 +203,8 @@ def push_frame_with_final(
     *,
     pad_with_first: bool,
 ) -> tuple[FrameStack, Array, Array]:
-    """SAME_STEP autoreset: rows with ``done`` ended an episode on ``final_obs``
-    and begin a new one with ``obs`` (a reset observation); the others append ``obs``.
-
-    Returns:
-        ``(state, stacked, final_stacked)``: ``final_stacked`` is the stack the
-        finished episode ended on (meaningful where ``done``; elsewhere it
-        equals ``stacked``). Its older frames are read from the ring, which
-        the new frame did not touch.
-    """
+    """SAME_STEP: rows with ``done`` ended on ``final_obs`` and begin anew with ``obs``:
+    ``(state, stacked, final_stacked)``."""
     xp = namespace(state.frames)
     n, depth = _depth(state)
     final_count = xp.clip(state.count + 1, None, depth)

@@ -1,10 +1,6 @@
-"""MaxAndSkipObservation's transform: the element-wise maximum of the last two of ``skip`` frames.
-
-Gymnasium's ``MaxAndSkipObservation`` repeats an action ``skip`` times, sums
-the rewards, and returns the maximum of the frames of the last two steps,
-which it keeps in a two-frame buffer across calls (:class:`MaxFrames`). One
-env's call is :func:`max_of_two`; a vector env's, where every sub-env steps
-``skip`` times whatever its episode does, is :func:`max_and_skip`.
+"""MaxAndSkipObservation's transform: Gymnasium's two-frame buffer (:class:`MaxFrames`) and
+the maximum of the last two of ``skip`` frames, for one env (:func:`max_of_two`) or a
+vector env (:func:`max_and_skip`).
 
 Example:
     >>> import numpy as np
@@ -36,15 +32,11 @@ __all__ = [
 
 
 class MaxFrames(NamedTuple):
-    """Gymnasium's two-frame buffer of ``MaxAndSkipObservation``, per env."""
+    """The last two frames ``(2, *batch, *frame)``, and per env the reward of steps after
+    its episode ended within a call, owed to the next call (vector envs)."""
 
     frames: Array
-    """``(2, *batch, *frame)``: the frames of the last-but-one and the last of the
-    ``skip`` steps (kept across calls, as Gymnasium keeps them)."""
     pending: Array
-    """``(*batch,)``: reward of steps taken after an env's episode ended within a
-    call; it belongs to the next episode and is added to the next call's reward
-    (vector envs only)."""
 
 
 class SkipOutput(NamedTuple):
@@ -73,10 +65,7 @@ def init_max_frames(
 
 
 def reset_max_frames(state: MaxFrames, mask: Array | None = None) -> MaxFrames:
-    """Drop the pending reward of the rows reset (all rows without ``mask``).
-
-    The frames stay, as in Gymnasium (its reset does not touch the buffer).
-    """
+    """Drop the pending reward of the rows reset (the frames stay, as in Gymnasium)."""
     xp = namespace(state.pending)
     if mask is None:
         return state._replace(pending=xp.zeros_like(state.pending))
@@ -86,13 +75,8 @@ def reset_max_frames(state: MaxFrames, mask: Array | None = None) -> MaxFrames:
 def max_of_two(
     state: MaxFrames, last_but_one: Array | None, last: Array | None, rewards: tuple[Any, ...] = ()
 ) -> tuple[MaxFrames, tuple[Array, Any]]:
-    """One env's call: store the frames given (``None``: the step was not
-    reached, the slot keeps its old frame) and return the maximum of the two
-    slots, with the sum of ``rewards`` (``None`` where there are none).
-
-    Returns:
-        ``(state, (pooled, reward))``.
-    """
+    """One env's call: store the frames given (``None``: not reached, the old one stays):
+    ``(state, (maximum of the two, sum of rewards or None))``."""
     xp = namespace(state.frames)
     dtype = state.frames.dtype
     a = (
@@ -104,7 +88,6 @@ def max_of_two(
     total = None
     for r in rewards:
         total = r if total is None else total + r
-    # The buffer holds values (docs/guide/gradients.md); the output keeps this call's graph.
     return state._replace(frames=stop_gradient(xp.stack([a, b]))), (xp.maximum(a, b), total)
 
 
@@ -116,22 +99,13 @@ def max_and_skip(
     obs: tuple[Array, Array],
     final_obs: tuple[Array, Array] | None = None,
 ) -> tuple[MaxFrames, SkipOutput]:
-    """A vector env's ``skip`` steps, each env seen as Gymnasium's wrapper sees one env.
-
-    Per env, the call ends at its first ``terminated | truncated``: the reward
-    is summed up to there, the flags are those of that step, and the frames
-    of the last two steps are stored only while the episode runs (an episode
-    that ends early leaves older frames in the buffer, as in Gymnasium).
-    Steps after the end belong to the env's next episode (a vector env steps
-    every env): their reward waits in ``pending`` for the next call.
+    """A vector env's ``skip`` steps, each env as Gymnasium's wrapper sees one: its call
+    ends at its first done; later steps' rewards wait in ``pending``.
 
     Args:
         rewards, terminated, truncated: The ``skip`` steps' values, ``(num_envs,)`` each.
         obs: The observations of the last two steps.
-        final_obs: SAME_STEP autoreset only: ``info["final_obs"]`` of the last
-            two steps (as batches; meaningful where that step is done). Then
-            ``obs`` of the output is the new episode's (max of its frames in
-            the last two steps), and ``final_obs`` the finished one's.
+        final_obs: SAME_STEP only: ``info["final_obs"]`` of the last two steps.
     """
     xp = namespace(state.frames)
     skip = len(rewards)
@@ -165,7 +139,6 @@ def max_and_skip(
             frame = xp.where(rows(done_i), xp.astype(final_obs[j], dtype, copy=False), frame)
         seen.append(xp.where(rows(alive[i]), frame, state.frames[j, ...]))
     pooled = xp.maximum(seen[0], seen[1])
-    # The buffer holds values (docs/guide/gradients.md); the output keeps this call's graph.
     state = MaxFrames(frames=stop_gradient(xp.stack(seen)), pending=stop_gradient(pending))
     total = xp.astype(total, rewards[0].dtype, copy=False)
     if final_obs is None:

@@ -1,23 +1,6 @@
-"""Running mean and variance: the parallel (Chan et al.) merge of moments.
-
-State is a :class:`Moments` NamedTuple of arrays (a JAX pytree for free). The
-merge follows Gymnasium's ``RunningMeanStd`` operation for operation, so on
-NumPy the numbers are Gymnasium's:
-
-.. math::
-
-    \\delta = \\bar x_B - \\mu,\\quad n = n_A + n_B,\\quad
-    \\mu' = \\mu + \\delta n_B / n,\\quad
-    \\sigma'^2 = (\\sigma^2 n_A + \\sigma_B^2 n_B + \\delta^2 n_A n_B / n) / n
-
-with the count starting at ``1e-4`` and the population variance (no Bessel
-correction). This module holds the one implementation of that merge; every
-shell, on every library, runs it.
-
-The count is held as a double-word float ``count + count_lo`` in the widest
-float the backend has (float64, or float32 for JAX without x64): each update
-adds the batch size with an error-free two-sum, so the count stays exact to
-about 2^48 samples even in float32 (a plain float32 count stops at 2^24).
+"""Running mean and variance: Gymnasium's ``RunningMeanStd`` merge (Chan et al.), on any
+library; on NumPy its numbers, to the bit. The count starts at ``1e-4`` and is held as a
+double-word float ``count + count_lo`` (exact to about 2^48 samples even in float32).
 
 Example:
     >>> import numpy as np
@@ -76,22 +59,18 @@ Batch = Any
 
 
 class Moments(NamedTuple):
-    """Running moments of a stream of samples of one shape."""
+    """Running mean and population variance (statistics dtype), and the sample count as
+    two 0-d words of the backend's widest float."""
 
     mean: Array
-    """Running mean, in the statistics dtype."""
     var: Array
-    """Running population variance, in the statistics dtype."""
     count: Array
-    """High word of the sample count (0-d, widest float of the backend)."""
     count_lo: Array
-    """Low word of the sample count: ``count + count_lo`` is exact."""
 
 
 def default_stats_dtype(sample_dtype: Any) -> str:
-    """The statistics dtype Gymnasium ends up with for samples of ``sample_dtype``:
-    float32 for float16/float32 samples; ``np.mean`` promotes float64 and integer
-    samples to float64."""
+    """Gymnasium's statistics dtype for samples of ``sample_dtype`` (float32 for 16- and
+    32-bit floats, else float64, as ``np.mean`` promotes)."""
     import numpy as np  # a dtype of any library, read by name
 
     dt = np.dtype(sample_dtype)
@@ -122,11 +101,8 @@ def total_count(m: Moments) -> Array:
 
 
 def split_count(total: Any, dtype: Any) -> tuple[Any, Any]:
-    """The double-word form ``(hi, lo)`` in ``dtype`` of a count ``total`` held in a
-    wider float: ``hi`` is ``total`` rounded, ``lo`` what the rounding left out, so
-    that ``hi + lo`` is ``total`` (exact for whole counts to about 2^48 in float32,
-    within 2^-46 of it otherwise). How a float64
-    count enters a backend without float64 (JAX without x64).
+    """A wider count ``total`` as double words ``(hi, lo)`` in ``dtype``: ``hi + lo`` is
+    ``total`` (how a float64 count enters JAX without x64).
 
     Example:
         >>> import numpy as np
@@ -140,15 +116,8 @@ def split_count(total: Any, dtype: Any) -> tuple[Any, Any]:
 
 
 def add_count(hi: Array, lo: Array, n: Array | int) -> tuple[Array, Array, Array]:
-    """Double-word ``(hi, lo) + n`` with Knuth's two-sum; exact for integer ``n``.
-
-    Returns the new words and the new total as one number, to weigh a merge.
-    A float64 count is exact to 2^53 on its own and is added plainly (also
-    Gymnasium's sequence of counts, to the bit). In float32 the total is
-    ``(hi + n) + lo``, within one rounding of the exact sum, taken before the
-    two-sum's chain of dependent scalar operations, which a compiled merge then
-    need not wait for.
-    """
+    """Double-word ``(hi, lo) + n`` (Knuth's two-sum; float64 adds plainly, as Gymnasium
+    does): the new words and the total as one number."""
     s = hi + n
     if hi.dtype == namespace(hi).float64:
         return s, lo, s + lo
@@ -160,76 +129,69 @@ def add_count(hi: Array, lo: Array, n: Array | int) -> tuple[Array, Array, Array
 
 
 def merge_moments(m: Moments, batch_mean: Array, batch_var: Any, batch_count: Any) -> Moments:
-    """Merge a batch's mean, population variance and size into ``m`` (Chan's formula).
-
-    ``batch_count`` is a Python int or a 0-d array (an array count of zero
-    leaves ``m`` unchanged); ``batch_var`` may be the Python float ``0.0`` (one
-    sample). Operations by an exact 1 or additions of an exact 0.0 change no
-    bit, so they are left out (they are most of a single env's merge).
-    """
-    host_count = isinstance(batch_count, int)
-    if host_count and batch_count == 0:  # nothing selected
+    """Merge a batch's mean, population variance and size (a Python int or a 0-d array;
+    zero leaves ``m`` unchanged) into ``m``; ``batch_var`` may be ``0.0`` (one sample)."""
+    if not isinstance(batch_count, int):
+        return _merge_counted(m, batch_mean, batch_var, batch_count)
+    if batch_count == 0:  # nothing selected
         return m
     xp = namespace(m.mean)
     dtype = m.mean.dtype
-    # Casts by asarray, only where the dtypes differ: the same values (a NumPy
-    # scalar kept as one is several times cheaper to compute with than a 0-d array).
+    # Gymnasium's operations in its order (NumPy's bits); ones by an exact 1 or 0.0 left out.
     count = m.count + m.count_lo
     if count.dtype != dtype:
         count = xp.asarray(count, dtype=dtype)
-    if host_count:  # Python numbers, as the backend adds them most cheaply (xp.constant)
-        n, n_count = constant(m.mean, batch_count), constant(m.count, batch_count)
-    else:
-        n_count = xp.asarray(batch_count, dtype=m.count.dtype)
-        n = n_count if m.count.dtype == dtype else xp.asarray(batch_count, dtype=dtype)
-    if m.count.dtype == xp.float64:  # exact to 2^53 added plainly (see add_count)
-        hi, lo = m.count + n_count, m.count_lo
-        tot = hi + lo
-    else:
-        hi, lo, tot = add_count(m.count, m.count_lo, n_count)
+    n = constant(m.mean, batch_count)
+    hi, lo, tot = add_count(m.count, m.count_lo, constant(m.count, batch_count))
     if tot.dtype != dtype:
         tot = xp.asarray(tot, dtype=dtype)
-    # Widening the batch mean is exact, and is what NumPy's promotion does; the
-    # batch's variance stays in its dtype until it meets the statistics, as in
-    # Gymnasium (a float32 product for a float32 batch). The order of operations
-    # is Gymnasium's, so that NumPy's results agree to the bit.
     if batch_mean.dtype != dtype:
         batch_mean = xp.asarray(batch_mean, dtype=dtype)
-    one = host_count and batch_count == 1 and isinstance(batch_var, float)
+    one = batch_count == 1 and isinstance(batch_var, float)
     delta = batch_mean - m.mean
     mean = m.mean + (delta if one else delta * n) / tot
     m2 = m.var * count
-    if not one:
+    if not one:  # a narrower batch's var * n stays in its dtype, as in Gymnasium
         if batch_var.dtype == dtype:
             m2 = m2 + batch_var * n
         else:
-            n_b = batch_count if host_count else xp.asarray(batch_count, dtype=batch_var.dtype)
-            m2 = m2 + xp.asarray(batch_var * n_b, dtype=dtype)
-    sq = delta * delta * count  # np.square's value, to the bit; one ATen call, not four
+            m2 = m2 + xp.asarray(batch_var * batch_count, dtype=dtype)
+    sq = delta * delta * count  # np.square's bits, one ATen call
     var = (m2 + (sq if one else sq * n) / tot) / tot
-    if not host_count:
-        # An empty batch moves the mean and count by exactly nothing, but
-        # var * n / n can round: keep the old variance to the bit.
-        var = xp.where(batch_count > 0, var, m.var)
     return Moments(mean=mean, var=var, count=hi, count_lo=lo)
 
 
+def _merge_counted(m: Moments, batch_mean: Array, batch_var: Array, batch_count: Array) -> Moments:
+    """The merge for an array count, by the old and new shares of the count (a batch of
+    zero rows has share 0, the old one share 1: no select needed)."""
+    xp = namespace(m.mean)
+    dtype = m.mean.dtype
+    n = xp.asarray(batch_count, dtype=m.count.dtype)
+    hi, lo, tot = add_count(m.count, m.count_lo, n)
+    old, new = (m.count + m.count_lo) / tot, n / tot
+    if old.dtype != dtype:
+        old, new = xp.asarray(old, dtype=dtype), xp.asarray(new, dtype=dtype)
+    if batch_mean.dtype != dtype:
+        batch_mean = xp.asarray(batch_mean, dtype=dtype)
+    delta = batch_mean - m.mean
+    step = delta * new
+    if batch_var.dtype == dtype:
+        spread = batch_var * new
+    else:  # Gymnasium's var_b * n_b in a narrower batch's dtype
+        n_b = xp.asarray(batch_count, dtype=batch_var.dtype)
+        spread = xp.asarray(batch_var * n_b, dtype=dtype)
+        spread = spread / (tot if tot.dtype == dtype else xp.asarray(tot, dtype=dtype))
+    var = (m.var + delta * step) * old + spread
+    return Moments(mean=m.mean + step, var=var, count=hi, count_lo=lo)
+
+
 def batch_moments(x: Batch, mask: Any = None, reduce: Reduce | None = None) -> tuple[Any, Any, Any]:
-    """Mean, population variance and size of the batch ``x`` along axis 0.
+    """Mean, population variance and size along axis 0 of the rows of ``x`` that the bool
+    ``mask`` ``(batch,)`` selects (all without one).
 
-    With ``mask`` (bool, shape ``(batch,)``) only the selected rows count. The
-    mask never indexes (the shape would depend on the data): unselected rows
-    are zeroed and the sums divided by the selected count.
-
-    ``x`` may be a tuple of arrays, the parts of one batch (a vector env's
-    observations and its final observations), with ``mask`` a tuple of masks
-    (``None`` for all rows): the moments are those of their concatenation,
-    computed without building it.
-
-    With ``reduce`` (e.g. ``lambda a: jax.lax.psum(a, "i")``), ``x`` is this
-    participant's shard of a larger batch, and the result is the moments of the
-    whole batch, the same on every participant: the count and the sum are
-    reduced first, then the squared deviations from the global mean.
+    ``x`` and ``mask`` may be tuples: the parts of one batch, never concatenated. With
+    ``reduce`` (a sum over participants, e.g. ``jax.lax.psum``), ``x`` is one shard and
+    the moments are the whole batch's.
     """
     parts = x if isinstance(x, tuple) else (x,)
     masks = mask if isinstance(mask, tuple) else (mask,) * len(parts)
@@ -253,8 +215,7 @@ def batch_moments(x: Batch, mask: Any = None, reduce: Reduce | None = None) -> t
         if isinstance(n, int):
             n = xp.asarray(n, dtype=xp.int32, device=device(first))
         n, total = reduce(n), reduce(total)
-    # clip, not maximum: array-api-compat's maximum asks torch.result_type of the
-    # Python 1, which torch.compile cannot trace
+    # clip, not maximum: torch.compile traces it
     denom = max(n, 1) if isinstance(n, int) else xp.astype(xp.clip(n, 1, None), first.dtype)
     mean = total / denom
     sq: Any = 0
@@ -275,12 +236,10 @@ def _second(a: Any, b: Any, *rest: Any) -> Any:
 
 
 def _finite_only(merged: Moments, m: Moments, x: Array) -> Moments:
-    """``m`` updated with the finite rows of ``x`` only (the masked moments)."""
     return merge_moments(m, *batch_moments(x, finite_rows(x)))
 
 
-# Caches keyed by strings: TorchDynamo, tracing a lookup, compares the keys already
-# there, and cannot hash NumPy's dtypes.
+# Keyed by strings: TorchDynamo cannot hash NumPy's dtypes.
 _branches: dict[str, bool] = {}
 
 
@@ -293,21 +252,15 @@ def update_moments(
     skip_nonfinite: bool = True,
     reduce: Reduce | None = None,
 ) -> Moments:
-    """Update ``m`` with the batch ``x`` (rows along axis 0), optionally masked.
+    """Update ``m`` with the rows of ``x`` (axis 0) that ``mask`` selects.
 
-    Rows with a NaN or infinity are left out when ``skip_nonfinite`` (the
-    default): one bad observation must not poison the statistics for the rest
-    of training. An update with no selected row leaves ``m`` unchanged. ``x``
-    and ``mask`` may be tuples, the parts of one batch (see
-    :func:`batch_moments`); ``reduce`` makes ``x`` one shard of a distributed
-    batch. ``batched=False`` takes ``x`` as one sample, ``mask`` as a 0-d bool.
-
-    The common update (no mask, no reduce) merges the batch's moments at once
-    and looks at the result: only where it came out non-finite are the moments
-    taken again over the finite rows (:func:`anywrap.xp.cond`: JAX runs that
-    branch only when needed, NumPy branches on the host value). A backend whose
-    ``cond`` would compute both (PyTorch eagerly) takes the finite rows' moments
-    at once: one formula instead of two.
+    Args:
+        m: The moments.
+        x: A batch, or a tuple of parts of one (see :func:`batch_moments`).
+        mask: Optional bool ``(batch,)`` (a tuple with parts); a 0-d bool unbatched.
+        batched: Whether ``x`` has a batch axis (else it is one sample).
+        skip_nonfinite: Leave out rows with a NaN or infinity.
+        reduce: A sum over the participants of a distributed batch.
     """
     if isinstance(x, tuple):  # the parts of one batch
         xp = namespace(x[0])
@@ -328,9 +281,9 @@ def update_moments(
             return merge_moments(m, mean, var, x.shape[0])
         kind = f"{type(x).__module__}.{type(x).__qualname__}"
         lazy = _branches.get(kind)
-        if lazy is None:  # once per array type: NumPy's step route is kept short
+        if lazy is None:
             lazy = _branches[kind] = branches(x)
-        if not lazy:
+        if not lazy:  # a cond computing both: the finite rows at once
             return merge_moments(m, *batch_moments(x, finite_rows(x)))
         mean, var = mean_var(x)
         merged = merge_moments(m, mean, var, x.shape[0])
@@ -354,8 +307,7 @@ _wide_enough: dict[str, bool] = {}
 
 
 def _widened(xp: ModuleType, x: Array, m: Moments) -> Array:
-    """``x`` in the statistics dtype if it is not a float of at least 32 bits (NumPy,
-    and so Gymnasium, also sums float16 in float32: a float16 sum overflows)."""
+    """``x`` in the statistics dtype unless a float of 32 bits or more (as NumPy sums)."""
     ok = _wide_enough.get(str(x.dtype))
     if ok is None:
         ok = bool(xp.isdtype(x.dtype, "real floating")) and xp.finfo(x.dtype).bits >= 32
@@ -369,13 +321,10 @@ def scale(m: Moments, epsilon: float) -> Array:
 
 
 def normalize(m: Moments, x: Array, epsilon: float, dtype: str | None = None) -> Array:
-    """``(x - mean) / sqrt(var + epsilon)``, in the wider of the two dtypes, or cast to
-    the dtype named ``dtype``."""
+    """``(x - mean) / sqrt(var + epsilon)`` in NumPy's promoted dtype, or in ``dtype``."""
     xp = namespace(x)
-    if x.dtype != m.mean.dtype:  # NumPy's promotion, from a host table (no trace breaks)
+    if x.dtype != m.mean.dtype:
         x = xp.asarray(x, dtype=promote(xp, x.dtype, m.mean.dtype))
-    # scale(m, epsilon), written out: two calls fewer on the NumPy step, whose route is
-    # kept short (tests/vector/test_normalize_observation.py counts its calls).
     y = (x - m.mean) / xp.sqrt(m.var + constant(m.var, epsilon))
     if dtype is None or y.dtype == getattr(xp, dtype):
         return y

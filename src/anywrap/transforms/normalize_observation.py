@@ -1,8 +1,5 @@
-"""NormalizeObservation's transform, over nested observations (Box, or Dict / Tuple of Box).
-
-Each leaf keeps its own :class:`~anywrap.transforms.moments.Moments`; the
-normalised leaf is ``(x - mean) / sqrt(var + epsilon)`` cast to ``out_dtype``
-(float32, as the wrapper's observation space says).
+"""NormalizeObservation's transform over nested observations: each leaf has its own
+:class:`~anywrap.transforms.moments.Moments` and is normalised to ``out_dtype``.
 
 Example:
     >>> import numpy as np
@@ -40,8 +37,7 @@ def _is_moments(x: Any) -> bool:
 
 
 def init_observation_stats(shapes: Any, *, xp: ModuleType, dtype: Any, device: Any = None) -> Any:
-    """A tree of fresh :class:`Moments`, one per leaf shape of ``shapes`` (a shape
-    tuple, or a dict / tuple of them); ``dtype`` is one dtype or a tree of them."""
+    """Fresh :class:`Moments` per leaf shape of ``shapes``; ``dtype`` is one or a tree."""
     dtypes = dtype if is_branch(dtype) else tree_map(lambda _: dtype, shapes, is_leaf=_is_shape)
     return tree_map(
         lambda s, d: init_moments(s, xp=xp, dtype=d, device=device),
@@ -63,28 +59,19 @@ def normalize_observation(
     reduce: Reduce | None = None,
     stats_gradient: bool = False,
 ) -> tuple[Any, Any]:
-    """Update each leaf's moments with ``obs``, then normalise it.
+    """Update each leaf's moments with ``obs``, then normalise it: ``(stats, normalised)``.
 
     Args:
         stats: A tree of :class:`Moments` shaped like ``obs``.
-        obs: A batch of observations (each leaf with the batch on axis 0), or one
-            observation with ``batched=False``.
-        mask: Optional bool ``(batch,)``: only these rows update the statistics
-            (every row is normalised).
+        obs: A batch (axis 0), or one observation with ``batched=False``.
+        mask: Optional bool ``(batch,)``: the rows that update the statistics.
         epsilon: Added to the variance under the square root.
         update: Whether the statistics learn from ``obs``.
         batched: Whether ``obs`` has a batch axis.
         out_dtype: The normalised observation's dtype name.
-        reduce: Sums over the participants of a distributed batch, so that every
-            shard learns the global statistics (see ``batch_moments``).
-        stats_gradient: Whether the gradient of the output flows through this
-            step's statistics update too; by default the statistics learn from the
-            values of ``obs`` only and are a constant of the gradient,
-            ``1 / sqrt(var + epsilon)``. Either way the state returned holds no
-            gradient (see :func:`held_apart`).
-
-    Returns:
-        ``(stats, normalised)``.
+        reduce: A sum over the participants of a distributed batch.
+        stats_gradient: Let the output's gradient flow through this step's update
+            (the state returned holds none either way).
     """
 
     if type(stats) is not Moments:  # a Dict or Tuple space: leaf by leaf
@@ -101,7 +88,7 @@ def normalize_observation(
         return unzip(tree_map(leaf, stats, obs, is_leaf=_is_moments), stats, 2, _is_moments)
     if not update:
         return stats, normalize(stats, obs, epsilon, out_dtype)
-    if not stats_gradient:  # the statistics learn from values (docs/guide/gradients.md)
+    if not stats_gradient:
         stats = update_moments(stats, stop_gradient(obs), mask, batched=batched, reduce=reduce)
         return stats, normalize(stats, obs, epsilon, out_dtype)
     stats = update_moments(stats, obs, mask, batched=batched, reduce=reduce)
@@ -109,10 +96,7 @@ def normalize_observation(
 
 
 def held_apart(stats: Any, stats_gradient: bool) -> Any:
-    """The statistics as state keeps them: without a gradient. With ``stats_gradient``
-    they were computed from the graph of this step's data (to differentiate this
-    step's output through them); kept so, a PyTorch state would grow the graph of
-    every step before it, and a JAX one would differ from PyTorch's."""
+    """The statistics as state keeps them: without a gradient."""
     return tree_map(stop_gradient, stats) if stats_gradient else stats
 
 
@@ -130,19 +114,8 @@ def normalize_observation_with_final(
     stats_gradient: bool = False,
 ) -> tuple[Any, tuple[Any, Any]]:
     """:func:`normalize_observation` for a SAME_STEP vector env: learn from ``obs`` and,
-    with ``learn_final``, from the rows of ``final_obs`` that ``final_mask`` selects (the
-    episodes that ended); then normalise both.
-
-    With ``learn_final`` the statistics see exactly what they would in NEXT_STEP
-    mode (every final and every first observation); the two are parts of one
-    batch, never concatenated. Without it ``final_obs`` is only normalised: no
-    reduction reads it, so a compiled program that never uses the normalised
-    final observations need not compute them at all.
-
-    ``stats_gradient`` is :func:`normalize_observation`'s.
-
-    Returns:
-        ``(stats, (normalised obs, normalised final_obs))``.
+    with ``learn_final``, from the rows of ``final_obs`` in ``final_mask`` (as NEXT_STEP
+    would); normalise both: ``(stats, (obs, final_obs))``.
     """
 
     seen = (lambda a: a) if stats_gradient else stop_gradient

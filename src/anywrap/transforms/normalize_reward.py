@@ -1,22 +1,9 @@
-"""NormalizeReward's transform: rewards scaled by the running variance of the discounted return.
+"""NormalizeReward's transform: ``G <- gamma G (1 - terminated) + r`` per environment, and
+the reward divided by ``sqrt(Var[G] + epsilon)`` (the mean is not subtracted).
 
-Each step, per environment,
-
-.. math::
-
-    G \\leftarrow \\gamma G (1 - \\text{terminated}) + r, \\qquad
-    \\tilde r = r / \\sqrt{\\operatorname{Var}[G] + \\epsilon}
-
-where :math:`\\operatorname{Var}[G]` is the running variance of every ``G``
-seen so far (see :mod:`anywrap.transforms.moments`). The mean is not
-subtracted: that would change the sign of rewards (OpenAI baselines #538).
-
-Gymnasium's quirks are kept, since they change the numbers:
-
-* ``G`` is reset only by ``terminated``, never by ``truncated``.
-* A vector env in NEXT_STEP or DISABLED autoreset mode skips the step that
-  follows a done (it is the reset step), and SAME_STEP zeroes ``G`` after a done.
-* The vector accumulator is float32 in Gymnasium, the single-env one float64.
+Gymnasium's quirks are kept: ``G`` resets only on ``terminated``; a vector env skips
+the step after a done (NEXT_STEP / DISABLED) or zeroes ``G`` at once (SAME_STEP); the
+vector accumulator is float32, the single-env one float64.
 
 Example:
     >>> import numpy as np
@@ -35,7 +22,7 @@ from typing import Any, NamedTuple
 from anywrap.transforms.moments import Moments, Reduce, init_moments, scale, update_moments
 from anywrap.transforms.promotion import promote
 from anywrap.tree import tree_map
-from anywrap.xp import Array, constant, finite_rows, namespace, stop_gradient
+from anywrap.xp import Array, constant, finite_rows, namespace, select, stop_gradient
 
 __all__ = [
     "Returns",
@@ -48,14 +35,11 @@ __all__ = [
 
 
 class Returns(NamedTuple):
-    """Discounted-return accumulator and the running moments of its values."""
+    """``G`` per environment, the running moments of its values, and the last dones."""
 
     accumulated: Array
-    """``G`` per environment (shape ``batch_shape``)."""
     rms: Moments
-    """Running moments of ``G`` (scalar statistics)."""
     prev_done: Array
-    """Whether each environment ended on the previous step (bool)."""
 
 
 def init_returns(
@@ -87,34 +71,26 @@ def update_returns(
     reduce: Reduce | None = None,
     stats_gradient: bool = False,
 ) -> Returns:
-    """Advance ``G`` by one step and fold it into the running moments.
+    """Advance ``G`` by one step and fold it into the moments (non-finite rewards left out).
 
     Args:
         state: The current state.
         reward, terminated, truncated: This step's arrays, shaped like ``G``.
         gamma: The discount factor.
-        skip_after_done: Leave out the environments that were done on the
-            previous step (the reset step of NEXT_STEP / DISABLED autoreset).
-        zero_after_done: Zero ``G`` of the environments done on this step
-            (SAME_STEP autoreset: they have already been reset).
+        skip_after_done: Leave out the envs done on the previous step (NEXT_STEP).
+        zero_after_done: Zero ``G`` of the envs done now (SAME_STEP).
         update_stats: Whether the moments learn from this step.
-        reduce: Sums over the participants of a distributed batch (devices
-            or processes), so that every shard learns the global statistics.
-        stats_gradient: Whether ``G`` and its moments are computed from the graph of
-            ``reward`` (to differentiate the scaled reward through them); by default
-            from its values only.
-
-    Non-finite rewards are left out of ``G`` and of the statistics.
+        reduce: A sum over the participants of a distributed batch.
+        stats_gradient: Compute ``G`` and its moments from ``reward``'s graph.
     """
     xp = namespace(state.accumulated)
     reward, terminated = xp.asarray(reward), xp.asarray(terminated)
-    if not stats_gradient:  # the statistics learn from values (docs/guide/gradients.md)
+    if not stats_gradient:
         reward = stop_gradient(reward)
     acc = state.accumulated
-    # Gymnasium multiplies in the accumulator's dtype, adds in the wider of the two
-    # (the casts are exact, as NumPy's promotion), and stores in the accumulator's.
-    decayed = xp.where(terminated, constant(acc, 0.0), acc * constant(acc, gamma))
-    if reward.dtype != acc.dtype:  # casts by asarray (NumPy's is a C function)
+    # Gymnasium multiplies in G's dtype, adds in the wider one and stores in G's.
+    decayed = select(terminated, constant(acc, 0.0), acc * constant(acc, gamma))
+    if reward.dtype != acc.dtype:
         wide = promote(xp, reward.dtype, acc.dtype)
         new_acc = xp.asarray(
             xp.asarray(decayed, dtype=wide) + xp.asarray(reward, dtype=wide), dtype=acc.dtype
@@ -123,10 +99,10 @@ def update_returns(
         new_acc = decayed + reward
     active = finite_rows(reward) if reward.ndim == 1 else xp.isfinite(reward)
     if skip_after_done:
-        active = active & ~state.prev_done  # both bool: one kernel each, not three
+        active = select(state.prev_done, constant(active, False), active)
     acc = xp.where(active, new_acc, acc)
     rms = state.rms
-    if update_stats:  # `active` already leaves non-finite rewards out
+    if update_stats:
         one = acc.ndim == 0 and reduce is None  # a single env
         g, keep = (
             (acc, active)
@@ -134,7 +110,11 @@ def update_returns(
             else (xp.reshape(acc, (-1,)), xp.reshape(active, (-1,)))
         )
         rms = update_moments(rms, g, keep, batched=not one, skip_nonfinite=False, reduce=reduce)
-    done = terminated if truncated is None else xp.logical_or(terminated, xp.asarray(truncated))
+    done = terminated
+    if truncated is not None:
+        truncated = xp.asarray(truncated)
+        bools = terminated.dtype == truncated.dtype == xp.bool  # then one kernel: `|`
+        done = terminated | truncated if bools else xp.logical_or(terminated, truncated)
     if zero_after_done:
         acc = xp.where(done, 0.0, acc)
     return Returns(accumulated=acc, rms=rms, prev_done=done)
@@ -170,10 +150,8 @@ def normalize_reward(
     reduce: Reduce | None = None,
     stats_gradient: bool = False,
 ) -> tuple[Returns, Array]:
-    """One step of reward normalisation: :func:`update_returns`, then :func:`scale_reward`.
-
-    The state returned holds no gradient, even with ``stats_gradient`` (then this
-    step's scaled reward is differentiated through ``G`` and its moments)."""
+    """:func:`update_returns`, then :func:`scale_reward`; the state returned holds no
+    gradient."""
     new = update_returns(
         state,
         reward,

@@ -1,15 +1,6 @@
-"""RecordEpisodeStatistics's transform: running return, length and wall time per environment,
-and a buffer of the most recent finished episodes, all on the data's device.
-
-Per step, for each environment (NEXT_STEP / DISABLED autoreset, Gymnasium's
-default), the step after a done is the reset step and starts a new episode
-at zero; in SAME_STEP mode a done environment restarts at zero at once.
-
-The recent-episode buffer replaces Gymnasium's ``deque`` without a host sync:
-it is newest-first, and each step pushes the finished episodes in the order
-Gymnasium appends them (ascending environment index), found with
-:func:`anywrap.xp.last_true_indices` instead of boolean indexing, so that
-shapes never depend on the data.
+"""RecordEpisodeStatistics's transform: each environment's running return, length and wall
+time, and a newest-first buffer of the recent finished episodes (Gymnasium's ``deque``,
+pushed without a host sync), on the data's device.
 
 Example:
     >>> import numpy as np
@@ -30,13 +21,14 @@ from typing import Any, NamedTuple
 from anywrap.transforms.moments import Reduce, add_count
 from anywrap.xp import (
     Array,
-    clip,
     constant,
     count_true,
     device,
     last_true_indices,
     namespace,
     push_front,
+    push_true,
+    select,
     stop_gradient,
     take,
     wide_float,
@@ -58,29 +50,23 @@ __all__ = [
 
 
 Gather = Callable[[Array], Array]
-"""Concatenates a 1-D array along axis 0 over every participant of a distributed
-batch, in the participants' order (the global batch order)."""
+"""Concatenates a 1-D array over the participants of a distributed batch, in order."""
 
 
 class Episodes(NamedTuple):
-    """Per-environment running episode statistics and the recent-episode buffer."""
+    """Per-environment running sums; the newest-first ``recent_*`` buffers, ``recent_size``
+    of them filled; the episodes finished, as two words of the widest float."""
 
     returns: Array
     lengths: Array
     start_time: Array
     prev_done: Array
     recent_returns: Array
-    """Newest-first returns of the last ``buffer_length`` finished episodes."""
     recent_lengths: Array
     recent_times: Array
     recent_size: Array
-    """How many entries of the recent buffers are filled (0-d int)."""
     episode_count: Array
-    """Episodes finished so far: the high word of a double-word count (0-d,
-    widest float); ``episode_count + episode_count_lo`` is exact to about 2^48
-    episodes even in float32."""
     episode_count_lo: Array
-    """The low word of the episode count."""
 
 
 class EpisodeOutput(NamedTuple):
@@ -93,12 +79,11 @@ class EpisodeOutput(NamedTuple):
 
 
 class LastEpisodes(NamedTuple):
-    """Each environment's most recent finished episode, and whether it has one yet."""
+    """Each environment's most recent finished episode, ``valid`` once it has one."""
 
     returns: Array
     lengths: Array
     valid: Array
-    """False until the environment's first episode ends: its values mean nothing."""
 
 
 def episode_total(state: Episodes) -> Array:
@@ -188,40 +173,35 @@ def step_episodes(
 ) -> tuple[Episodes, EpisodeOutput | None]:
     """Advance every environment's episode by one step.
 
-    ``now`` is the wall time in seconds (a scalar or 0-d array); the reported
-    time is ``round(now - start, 6)`` as in Gymnasium. ``report=False`` skips
-    the report, the recent-episode buffer and the episode count, and returns
-    ``None`` for the output: only valid when the caller knows that no episode
-    ended (a host value it may inspect). ``timed=False`` (a caller without a
-    clock) leaves the start times and the recent-episode times alone; the
-    reported times then mean nothing.
-
-    For a batch split over devices or processes (each participant passes its
-    own rows), ``reduce`` (a sum over the participants) makes the episode
-    count the global one, and ``gather`` (a concatenation over the
-    participants, in the global batch order) the recent-episode buffer: each
-    participant offers its ``buffer_length`` newest episodes, so a step
-    gathers ``buffer_length`` values per participant whatever the batch size.
-    A buffer over a split batch needs both. The per-env values and the report
-    stay the participant's own.
+    Args:
+        state: The statistics.
+        reward, terminated, truncated: This step's values.
+        now: The wall time in seconds; the time reported is ``round(now - start, 6)``.
+        same_step: SAME_STEP autoreset (a done env restarts at once; otherwise the
+            step after a done does).
+        report: ``False`` (no episode ended, as the caller knows) skips the report,
+            the buffer and the count, and returns ``None`` for the output.
+        timed: ``False`` (no clock) leaves the times alone.
+        reduce, gather: A sum and a concatenation over the participants of a split
+            batch: the count and the buffer are then the whole batch's.
     """
     xp = namespace(state.returns)
     if type(reward) not in (float, int):  # a Python number takes the array's dtype
-        # Statistics learn from values: no graph of a differentiable reward is kept.
         reward = stop_gradient(xp.astype(xp.asarray(reward), state.returns.dtype, copy=False))
     returns, lengths, start = state.returns, state.lengths, state.start_time
     if same_step and not report:  # nothing ended, and prev_done is not used: the bare sums
         return Episodes(returns + reward, lengths + 1, *state[2:]), None
-    done = xp.logical_or(xp.asarray(terminated), xp.asarray(truncated))
+    terminated, truncated = xp.asarray(terminated), xp.asarray(truncated)
+    bools = terminated.dtype == truncated.dtype == xp.bool  # then one kernel: `|`
+    done = terminated | truncated if bools else xp.logical_or(terminated, truncated)
     if not same_step or report:
         now = xp.asarray(now, dtype=start.dtype)
-    # Python numbers as the backend adds them most cheaply (xp.constant): the same values.
     zero, zero_steps, one = constant(returns, 0.0), constant(lengths, 0), constant(lengths, 1)
     if not same_step:  # the step after a done is the reset step: restart there
         fresh = state.prev_done
-        returns = xp.where(fresh, zero, returns + reward)
-        lengths = xp.where(fresh, zero_steps, lengths + one)
-        start = xp.where(fresh, now, start)
+        returns = select(fresh, zero, returns + reward)
+        lengths = select(fresh, zero_steps, lengths + one)
+        start = select(fresh, now, start)
     else:
         returns = returns + reward
         lengths = lengths + one
@@ -231,17 +211,17 @@ def step_episodes(
     micro = constant(start, 1e6)
     elapsed = xp.round((now - start) * micro) / micro
     out = EpisodeOutput(
-        returns=xp.where(done, returns, zero),
-        lengths=xp.where(done, lengths, zero_steps),
-        times=xp.where(done, elapsed, constant(elapsed, 0.0)),
+        returns=select(done, returns, zero),
+        lengths=select(done, lengths, zero_steps),
+        times=select(done, elapsed, constant(elapsed, 0.0)),
         done=done,
     )
     new = _record(new, returns, lengths, elapsed if timed else None, done, reduce, gather)
     if same_step:  # the done envs were reset within this step: restart them now
         new = new._replace(
-            returns=xp.where(done, zero, returns),
-            lengths=xp.where(done, zero_steps, lengths),
-            start_time=xp.where(done, now, start) if timed else start,
+            returns=select(done, zero, returns),
+            lengths=select(done, zero_steps, lengths),
+            start_time=select(done, now, start) if timed else start,
         )
     return new, out
 
@@ -255,12 +235,8 @@ def _record(
     reduce: Reduce | None = None,
     gather: Gather | None = None,
 ) -> Episodes:
-    """Push the episodes that ended this step into the recent buffers and count them.
-
-    Without ``elapsed`` the recent times are left as they are. With ``reduce``
-    the count, and with ``gather`` the buffers, are those of the whole
-    distributed batch.
-    """
+    """Push the episodes that ended into the buffers (not the times without ``elapsed``)
+    and count them."""
     xp = namespace(returns)
     size = state.recent_returns.shape[0]
     if size and (reduce is None) != (gather is None):
@@ -279,43 +255,38 @@ def _record(
     hi, lo, _ = add_count(state.episode_count, state.episode_count_lo, k_count)
     if size == 0:  # no buffer: only count
         return state._replace(episode_count=hi, episode_count_lo=lo)
-    # Gymnasium appends finished episodes in ascending env order: the highest
-    # index is the newest.
-    values = (returns, lengths) + (() if elapsed is None else (elapsed,))
-    order = last_true_indices(flat_done, size)
-    fresh = [take(v if v.ndim == 1 else xp.reshape(v, (-1,)), order) for v in values]
-    if gather is not None:
-        # Each participant offers its `size` newest episodes oldest first, so
-        # that their concatenation runs in the global env order; the last
-        # `size` offered entries are then the newest of the whole batch. This
-        # gathers `size` values per participant, whatever the batch size. A
-        # finished episode lasted at least one step: a zero length marks an
-        # empty slot, which saves gathering a mask.
+    # Gymnasium appends in ascending env order: the highest index is the newest.
+    values = tuple(
+        v if v.ndim == 1 else xp.reshape(v, (-1,))
+        for v in (returns, lengths) + (() if elapsed is None else (elapsed,))
+    )
+    buffers = (state.recent_returns, state.recent_lengths)
+    buffers += () if elapsed is None else (state.recent_times,)
+    if gather is None:
+        pushed = push_true(flat_done, buffers, values, k)
+    else:
+        # Each participant offers its `size` newest, oldest first (a zero length marks
+        # an empty slot): the last `size` gathered are the batch's newest.
+        order = last_true_indices(flat_done, size)
         j = xp.arange(size, device=device(order))
-        fresh = [xp.flip(f, axis=0) for f in fresh]
+        fresh = [xp.flip(take(v, order), axis=0) for v in values]
         fresh[1] = xp.where(xp.flip(j < k_here, axis=0), fresh[1], 0)
         fresh = [gather(f) for f in fresh]
         newest = last_true_indices(fresh[1] > 0, size)
-        fresh = [take(f, newest) for f in fresh]
-    buffers = (state.recent_returns, state.recent_lengths)
-    buffers += () if elapsed is None else (state.recent_times,)
-    pushed = push_front(buffers, tuple(fresh), k)
+        pushed = push_front(buffers, tuple(take(f, newest) for f in fresh), k)
     return state._replace(
         recent_returns=pushed[0],
         recent_lengths=pushed[1],
         recent_times=state.recent_times if elapsed is None else pushed[2],
-        recent_size=clip(state.recent_size + k_size, 0, size),
+        recent_size=xp.clip(state.recent_size + k_size, None, constant(state.recent_size, size)),
         episode_count=hi,
         episode_count_lo=lo,
     )
 
 
 def shift_clock(state: Episodes, seconds: float) -> Episodes:
-    """Move every episode's start time by ``seconds`` (re-basing the clock).
-
-    Checkpoints store start times relative to the moment of saving, so that an
-    episode that spans a save and a load keeps its true duration.
-    """
+    """Move every episode's start time by ``seconds`` (checkpoints store them relative
+    to the save)."""
     xp = namespace(state.start_time)
     return state._replace(
         start_time=state.start_time + xp.asarray(seconds, dtype=state.start_time.dtype)

@@ -1,20 +1,6 @@
-"""RescaleAction's and RescaleObservation's transforms: the affine map of a Box onto
-new bounds, its coefficients (once, on the host) and its inverse.
-
-A Box ``[low, high]`` is mapped onto ``[new_min, new_max]`` by
-
-.. math:: y = g \\, x + c, \\qquad x = (y - c) / g
-
-with, per component, ``g = (new_max - new_min) / (high - low)`` where both
-new bounds are finite (``g = 1`` elsewhere) and ``c = new_min - g * low``
-where ``new_min`` is finite (``c = new_max - high`` where only ``new_max``
-is). An infinite bound must stay the same infinite bound.
-
-The coefficients are Gymnasium's bit for bit: ``high - low`` is taken in
-extended precision (``np.longdouble``), the quotient and the intercept are
-rounded to the Box's dtype, and the intercept is computed from the rounded
-gradient. The maps then run in the input's dtype promoted with the Box's,
-as NumPy promotes ``g * x + c`` (:mod:`~anywrap.transforms.promotion`).
+"""RescaleAction's and RescaleObservation's transforms: ``y = g x + c`` mapping a Box onto
+new bounds, and its inverse, with Gymnasium's coefficients to the bit (an infinite bound
+must stay the same), run in NumPy's promotion of the input with the Box's dtype.
 
 Example:
     >>> import numpy as np
@@ -42,12 +28,7 @@ __all__ = ["affine", "affine_inverse", "rescale_coefficients", "target_bounds"]
 
 
 def target_bounds(box: gym.spaces.Box, bound: Any, name: str) -> Any:
-    """``bound`` (a number or an array of ``box``'s shape) as an array of that shape.
-
-    Raises:
-        TypeError: not a number nor a NumPy array (messages say which argument).
-        ValueError: an array of another shape.
-    """
+    """``bound`` (a number or an array of ``box``'s shape) as an array of that shape."""
     import numpy as np  # host values, read once
 
     if not isinstance(bound, np.ndarray):
@@ -66,14 +47,8 @@ def target_bounds(box: gym.spaces.Box, bound: Any, name: str) -> Any:
 def rescale_coefficients(
     box: gym.spaces.Box, new_min: Any, new_max: Any, *, names: tuple[str, str] = ("min", "max")
 ) -> tuple[Any, Any]:
-    """``(gradient, intercept)``, NumPy arrays in ``box.dtype``, mapping ``box`` onto
-    ``[new_min, new_max]``.
-
-    Raises:
-        TypeError / ValueError: bounds of the wrong type or shape, an infinite
-            bound that does not match the Box's, or ``new_min > new_max``. The
-            messages name the argument (``names``).
-    """
+    """``(gradient, intercept)`` in ``box.dtype`` mapping ``box`` onto ``[new_min, new_max]``
+    (errors name the arguments as ``names`` says)."""
     import numpy as np  # host values, read once
 
     lo = target_bounds(box, new_min, names[0])
@@ -102,7 +77,6 @@ def rescale_coefficients(
 
 
 def _common(x: Array, gradient: Array, intercept: Array) -> tuple[Array, Array, Array]:
-    """The three operands in one dtype: NumPy's promotion of ``x`` with the Box's dtype."""
     if is_host(x) and is_host(gradient):  # NumPy promotes by itself
         return x, gradient, intercept
     xp = namespace(x, gradient)

@@ -1,6 +1,5 @@
-"""ReshapeObservation's transform: an observation (or a batch) in a new shape.
-
-The reshape is a view wherever the library allows one.
+"""ReshapeObservation's transform: an observation (or a batch) in a new shape (a view where
+the library allows).
 
 Example:
     >>> import numpy as np

@@ -1,8 +1,5 @@
-"""ResizeObservation's transform: Gymnasium's resize (OpenCV's ``INTER_AREA``) on any array library.
-
-:func:`anywrap.xp.images.resize_images` on each image, ``(*batch, H, W)`` or
-``(*batch, H, W, C)``; that module says how far each backend's numbers are
-from OpenCV's (NumPy: none).
+"""ResizeObservation's transform: Gymnasium's resize (OpenCV's ``INTER_AREA``) on any library
+(:func:`anywrap.xp.images.resize_images` says how close each backend comes).
 
 Example:
     >>> import numpy as np
@@ -24,12 +21,8 @@ __all__ = ["resize"]
 
 
 def resize(images: Array, size: tuple[int, int], *, channels: bool, method: str = "area") -> Array:
-    """Resize ``uint8`` images ``(*batch, H, W[, C])`` to ``(*batch, *size[, C])``.
-
-    ``channels`` says whether the last axis is a channel axis. ``method`` is
-    ``"area"`` (OpenCV's ``INTER_AREA``, Gymnasium's) or ``"bilinear"``
-    (each backend's antialiased bilinear filter, not Gymnasium's).
-    """
+    """Resize ``uint8`` images ``(*batch, H, W[, C])`` (``channels``: the last axis is one)
+    to ``(*batch, *size[, C])``; ``method`` ``"area"`` (Gymnasium's) or ``"bilinear"``."""
     xp = namespace(images)
     spatial = images.ndim - (3 if channels else 2)
     batch = tuple(images.shape[:spatial])

@@ -1,18 +1,9 @@
 """StickyAction's transform (Machado et al., 2018): with probability ``p`` the previous
 action is repeated, for a number of steps drawn from ``[low, high]``.
 
-Per environment and step, with ``u`` and ``v`` uniform in [0, 1) drawn from
-the library's own generator (:mod:`anywrap.xp.random`)::
-
-    repeat   = sticky or (has_last and u < p)
-    length   = low + floor(v * (high - low + 1))      when a series starts
-    action   = last if repeat else action
-    taken   += repeat;  a series ends (sticky = False) once taken == length
-
-This is Gymnasium's ``StickyAction`` state machine, without its branches:
-every step draws both numbers for every environment (Gymnasium draws ``u``
-only when no series is running, and the length only when one starts), so the
-choices have the same distribution but not the same draws.
+Gymnasium's state machine without its branches: every step draws ``u`` and ``v`` for
+every environment (Gymnasium draws them only when needed): the same distribution,
+not the same draws.
 
 Example:
     >>> import numpy as np
@@ -48,34 +39,24 @@ __all__ = [
 
 
 class StickyParams(NamedTuple):
-    """The state machine's parameters (Gymnasium's ``repeat_action_probability`` and
-    ``repeat_action_duration``, as a range)."""
+    """The probability that a series of repeats starts, and its length range (inclusive)."""
 
     p: float
-    """The probability that a series of repeats starts."""
     low: int
-    """The shortest series."""
     high: int
-    """The longest series (inclusive)."""
 
 
 class StickyState(NamedTuple):
-    """Per-environment sticky-action state."""
+    """Per environment: the last action sent (a tree), whether it is this episode's, the
+    running series (``sticky``, its ``length`` and repeats ``taken``) and the last flags."""
 
     last: Any
-    """The last action sent to the env (a tree shaped like one action batch)."""
     has_last: Array
-    """Whether ``last`` holds an action of this episode (bool)."""
     sticky: Array
-    """Whether a series of repeats is running (bool)."""
     length: Array
-    """The running series' length (int32, 0 when none)."""
     taken: Array
-    """Repeats taken in the running series (int32)."""
     prev_terminated: Array
-    """The env's ``terminated`` of the previous step (vector envs; bool)."""
     prev_truncated: Array
-    """The env's ``truncated`` of the previous step (vector envs; bool)."""
 
 
 def init_sticky(
@@ -98,7 +79,6 @@ def init_sticky(
 
 
 def _forget(state: StickyState, keep: Array) -> StickyState:
-    """The environments not in ``keep`` forget their last action and any series."""
     xp = namespace(state.sticky)
     zero = xp.zeros_like(state.length)
     return state._replace(
@@ -140,13 +120,12 @@ def sticky_action(
     length = xp.where(xp.logical_and(repeat, length == 0), drawn, length)
     taken = xp.where(repeat, taken + 1, taken)
 
-    # A repeat takes the action's dtype (the env sees one dtype, a compiled step too).
     action = tree_map(lambda a: xp.asarray(a, device=dev), action)
     last = tree_map(lambda b, a: xp.astype(b, a.dtype, copy=False), state.last, action)
     out = select_rows(repeat, last, action)
-    over = xp.logical_and(repeat, length == taken)  # the series is done
+    over = xp.logical_and(repeat, length == taken)
     new = state._replace(
-        last=tree_map(stop_gradient, out),  # a value: the repeat takes no gradient back
+        last=tree_map(stop_gradient, out),
         has_last=xp.ones_like(state.has_last),
         sticky=xp.logical_and(repeat, xp.logical_not(over)),
         length=xp.where(over, zero, length),
@@ -156,12 +135,10 @@ def sticky_action(
 
 
 class StickyKeyed(NamedTuple):
-    """A sticky-action shell's state: the state machine and its generator's state."""
+    """The state machine and its generator's state (JAX: the key; else a snapshot)."""
 
     machine: StickyState
     key: Any
-    """JAX: the key itself. A stateful generator (NumPy's, torch's): a snapshot of its
-    state, taken when the state is saved (the generator lives beside the state)."""
 
 
 def sticky_step(
@@ -174,14 +151,13 @@ def sticky_step(
 ) -> tuple[StickyKeyed, Any]:
     """Draw and take one :func:`sticky_action` step: ``(state, action sent)``.
 
-    The draws come from ``generator``, a stateful generator that advances in place,
-    or, when it is ``None``, from the state's own key (JAX), which the new key
-    replaces. ``autoreset`` says what the previous step's flags (kept in the
-    state) mean for a vector env: ``"next_step"``, an environment that ended is
-    being reset by this step and ignores its action, so it forgets its last
-    action first and remembers none; ``"same_step"``, it was reset after the
-    previous step, so it forgets its last action first; ``"disabled"`` (and a
-    single env), nothing (only ``reset`` restarts an episode).
+    Args:
+        state: The state.
+        generator: A stateful generator, or ``None`` for the state's key (JAX).
+        action: This step's action.
+        params: The state machine's parameters.
+        autoreset: After a done, an env forgets its last action (``"same_step"``), and
+            remembers none from its reset step (``"next_step"``).
     """
     from anywrap.xp.random import uniform
 
@@ -195,7 +171,7 @@ def sticky_step(
     machine, out = sticky_action(
         machine, action, draws, p=params.p, low=params.low, high=params.high
     )
-    if autoreset == "next_step":  # not sent to the env: nothing to remember
+    if autoreset == "next_step":
         machine = _forget(machine, xp.logical_not(ended))
     return StickyKeyed(machine, state.key if generator is not None else key), out
 

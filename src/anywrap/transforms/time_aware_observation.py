@@ -1,9 +1,5 @@
-"""TimeAwareObservation's transform: each observation with its episode's time added.
-
-The clock is TimeLimit's (:mod:`~anywrap.transforms.time_limit`). The time
-is the step count as ``int32``, or ``count / max_steps`` as ``float32``
-(divided in float64 where the library has it, as Gymnasium's Python division
-does, then rounded); :class:`TimeFeature` says how it joins the observation.
+"""TimeAwareObservation's transform: each observation with its episode's time (TimeLimit's
+clock) added, as :class:`TimeFeature` says.
 
 Example:
     >>> import numpy as np
@@ -34,26 +30,21 @@ __all__ = [
 
 
 class TimeFeature(NamedTuple):
-    """How ``TimeAwareObservation`` adds the time to an observation."""
+    """How the time joins an observation: ``layout`` ``"dict"`` (under ``key``), ``"tuple"``
+    (appended) or ``"wrap"`` (``{"obs": obs, "time": time}``), then flattened by ``plan``
+    if given; ``normalize``: ``float32(elapsed / max_steps)``, not the count."""
 
     max_steps: int
     normalize: bool
-    """The time as ``float32(elapsed / max_steps)`` instead of the ``int32`` count."""
     layout: str
-    """``"dict"``: under ``key`` in a Dict observation; ``"tuple"``: appended to a
-    Tuple one; ``"wrap"``: ``{"obs": obs, "time": time}``."""
     key: str = "time"
     plan: FlatPlan | None = None
-    """Flatten the result with this plan (see
-    :func:`~anywrap.transforms.flatten_observation.flatten_observation`)."""
     batch_ndim: int = 0
 
 
 def time_feature(elapsed: Array, *, max_steps: int, normalize: bool) -> Array:
-    """``TimeAwareObservation``'s time entry, shape ``elapsed.shape + (1,)``.
-
-    ``int32`` counts, or with ``normalize`` ``float32(elapsed / max_steps)``.
-    """
+    """The time entry, shape ``elapsed.shape + (1,)``: ``int32`` counts, or ``float32(elapsed
+    / max_steps)`` divided in float64 where the library has it (as Gymnasium)."""
     xp = namespace(elapsed)
     dev = device(elapsed)
     if normalize:
@@ -88,11 +79,8 @@ def time_aware(
     feature: TimeFeature,
     autoreset: str = "disabled",
 ) -> tuple[Clock, tuple[Any, Any]]:
-    """Count one step and add the time to ``obs`` (and to ``final_obs``, if given).
-
-    A single env passes no flags (only a reset restarts its clock). Returns
-    ``(clock, (obs, final_obs))``.
-    """
+    """Count one step and add the time to ``obs`` (and ``final_obs``): ``(clock, (obs,
+    final_obs))``."""
     clock, elapsed, final_elapsed = advance_clock(clock, terminated, truncated, autoreset=autoreset)
     final = None if final_obs is None else add_time(final_obs, final_elapsed, feature)
     return clock, (add_time(obs, elapsed, feature), final)

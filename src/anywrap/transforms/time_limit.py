@@ -1,21 +1,7 @@
-"""TimeLimit's transform: each environment's episode clock, and the truncation it causes.
-
-:class:`Clock` counts the steps of each environment's current episode. How
-an episode restarts depends on who resets the environment (``autoreset``):
-
-* ``"next_step"``: an environment that ended on the previous step is reset
-  on this one, without stepping; its count is 0 after it.
-* ``"same_step"``: an environment that ends is reset at once; the
-  observation it returns already belongs to the new episode (count 0), and
-  the final observation keeps the old count.
-* ``"disabled"`` (and a single env): only :func:`reset_clock` restarts a count.
-
-:func:`time_limit` truncates an episode once its count reaches the limit, as
-Gymnasium's ``TimeLimit`` does (``elapsed >= max_episode_steps``). The vector
-wrapper also has the env reset the episodes that the limit ended and the env
-did not (``pending``): :func:`limit_step`, :func:`restart_step` (NEXT_STEP:
-those rows become the reset observation on the next step) and
-:func:`restart_same_step` (SAME_STEP: at once).
+"""TimeLimit's transform: each environment's episode clock, truncating at the limit as
+Gymnasium does (``elapsed >= max_episode_steps``), for every ``autoreset`` mode:
+``"next_step"`` restarts a count on the step after a done, ``"same_step"`` at once,
+``"disabled"`` (and a single env) only in :func:`reset_clock`.
 
 Example:
     >>> import numpy as np
@@ -53,12 +39,10 @@ __all__ = [
 
 
 class Clock(NamedTuple):
-    """Per-environment step counts of the current episodes."""
+    """Steps of each environment's episode (int32), and the last dones."""
 
     elapsed: Array
-    """Steps taken in the current episode (int32)."""
     prev_done: Array
-    """Whether each environment ended on the previous step (bool)."""
 
 
 def init_clock(batch_shape: tuple[int, ...], *, xp: ModuleType, device: Any = None) -> Clock:
@@ -81,7 +65,6 @@ def reset_clock(clock: Clock, mask: Array | None = None) -> Clock:
 
 
 def _count(clock: Clock, autoreset: str) -> Array:
-    """The count of the observation this step returns, before a same-step restart."""
     count = clock.elapsed + 1
     if autoreset == "next_step":  # an env that ended is being reset by this step
         xp = namespace(count)
@@ -90,7 +73,6 @@ def _count(clock: Clock, autoreset: str) -> Array:
 
 
 def _advanced(count: Array, done: Array, autoreset: str) -> tuple[Clock, Array, Array]:
-    """``(clock, elapsed, final_elapsed)`` from this step's count and ends."""
     if autoreset == "same_step":  # the env restarted at once
         xp = namespace(count)
         restarted = xp.where(done, xp.zeros_like(count), count)
@@ -105,14 +87,8 @@ def advance_clock(
     *,
     autoreset: str = "disabled",
 ) -> tuple[Clock, Array, Array]:
-    """Count one step; ``(clock, elapsed, final_elapsed)``.
-
-    ``elapsed`` belongs to the observation returned by this step, and
-    ``final_elapsed`` to the final observation of an episode that ended
-    (they differ only in ``"same_step"`` mode). The clock remembers
-    ``terminated | truncated`` for the next step; without flags (a single
-    env) it remembers nothing new.
-    """
+    """Count one step: ``(clock, elapsed, final_elapsed)``, the counts of the observation
+    returned and of the final one (they differ in ``"same_step"`` mode only)."""
     done = clock.prev_done
     if terminated is not None and truncated is not None:
         done = namespace(done).logical_or(terminated, truncated)
@@ -127,12 +103,8 @@ def time_limit(
     max_steps: int,
     autoreset: str = "disabled",
 ) -> tuple[Clock, tuple[Array, Array]]:
-    """Count one step and truncate the episodes that reach ``max_steps``.
-
-    Returns ``(clock, (truncated, over))``: ``truncated`` is the env's flag
-    or'ed with ``over``, which marks the episodes at the limit. (In
-    ``"next_step"`` mode a reset step counts 0, so it is never truncated.)
-    """
+    """Count one step and truncate at ``max_steps``: ``(clock, (truncated, over))``,
+    ``over`` marking the episodes at the limit."""
     xp = namespace(clock.elapsed)
     count = _count(clock, autoreset)
     over = count >= max_steps
@@ -142,12 +114,10 @@ def time_limit(
 
 
 class LimitState(NamedTuple):
-    """The vector ``TimeLimit``'s state."""
+    """The vector ``TimeLimit``'s clock, and the episodes it ended that the env must reset."""
 
     clock: Clock
     pending: Array
-    """Episodes the limit ended on the last step that the env did not end, and must
-    still reset (bool)."""
 
 
 def init_limit(batch_shape: tuple[int, ...], *, xp: ModuleType, device: Any = None) -> LimitState:
@@ -159,8 +129,7 @@ def init_limit(batch_shape: tuple[int, ...], *, xp: ModuleType, device: Any = No
 
 
 def reset_limit(state: LimitState, mask: Array | None = None) -> LimitState:
-    """Restart the episodes in ``mask`` (all when ``None``): their counts, and what was
-    pending for them."""
+    """Restart the episodes in ``mask`` (all when ``None``)."""
     xp = namespace(state.pending)
     keep = xp.zeros_like(state.pending) if mask is None else xp.logical_not(mask)
     return LimitState(reset_clock(state.clock, mask), xp.logical_and(state.pending, keep))
@@ -169,8 +138,7 @@ def reset_limit(state: LimitState, mask: Array | None = None) -> LimitState:
 def limit_step(
     state: LimitState, terminated: Array, truncated: Array, *, max_steps: int, autoreset: str
 ) -> tuple[LimitState, Array]:
-    """:func:`time_limit` for a vector env, keeping the episodes the limit ended (and the
-    env did not) as ``pending``; ``(state, truncated)``."""
+    """:func:`time_limit` keeping the episodes only the limit ended as ``pending``."""
     xp = namespace(state.pending)
     clock, (truncated_out, over) = time_limit(
         state.clock, terminated, truncated, max_steps=max_steps, autoreset=autoreset
@@ -201,10 +169,8 @@ def restart_step(
     max_steps: int,
     autoreset: str,
 ) -> tuple[LimitState, tuple[Any, Array, Array, Array]]:
-    """A NEXT_STEP step on which the env has reset the ``pending`` episodes: their rows
-    become the reset observation ``fresh``, reward 0 and no end (what an env that
-    resets itself returns); then :func:`limit_step`. Returns
-    ``(state, (obs, reward, terminated, truncated))``."""
+    """NEXT_STEP: the ``pending`` rows become the reset observation ``fresh``, reward 0 and
+    no end; then :func:`limit_step`."""
     xp = namespace(state.pending)
     mask, keep = state.pending, xp.logical_not(state.pending)
     obs = select_rows(mask, fresh, obs)
@@ -219,10 +185,8 @@ def restart_step(
 def restart_same_step(
     state: LimitState, fresh: Any, obs: Any, final_obs: Any, final_mask: Array | None
 ) -> tuple[LimitState, tuple[Any, Any, Array]]:
-    """A SAME_STEP restart of the ``pending`` episodes, which the env has just reset:
-    ``(state, (obs, final_obs, final_mask))``, their rows of ``obs`` becoming the reset
-    observation ``fresh`` and their last observation going to ``final_obs`` (whose mask
-    grows by them). Nothing is pending after it."""
+    """SAME_STEP: the ``pending`` rows of ``obs`` become ``fresh``, their last observation
+    goes to ``final_obs``: ``(state, (obs, final_obs, final_mask))``."""
     xp = namespace(state.pending)
     forced = state.pending
     mask = forced if final_mask is None else xp.logical_or(final_mask, forced)

@@ -18,14 +18,18 @@ from anywrap.vector.convert import (
     ToTorch,
 )
 from anywrap.vector.delay_observation import DelayObservation
+from anywrap.vector.dict_info_to_list import DictInfoToList
 from anywrap.vector.dtype_observation import DtypeObservation
+from anywrap.vector.filter_observation import FilterObservation
 from anywrap.vector.flatten_observation import FlattenObservation
 from anywrap.vector.frame_stack_observation import FrameStackObservation
 from anywrap.vector.grayscale_observation import GrayscaleObservation
+from anywrap.vector.human_rendering import HumanRendering
 from anywrap.vector.max_and_skip_observation import MaxAndSkipObservation
 from anywrap.vector.normalize_observation import NormalizeObservation
 from anywrap.vector.normalize_reward import NormalizeReward
 from anywrap.vector.record_episode_statistics import RecordEpisodeStatistics
+from anywrap.vector.record_video import RecordVideo
 from anywrap.vector.rescale_action import RescaleAction
 from anywrap.vector.rescale_observation import RescaleObservation
 from anywrap.vector.reshape_observation import ReshapeObservation
@@ -33,18 +37,27 @@ from anywrap.vector.resize_observation import ResizeObservation
 from anywrap.vector.sticky_action import StickyAction
 from anywrap.vector.time_aware_observation import TimeAwareObservation
 from anywrap.vector.time_limit import TimeLimit
+from anywrap.vector.transform_action import TransformAction
 from anywrap.vector.transform_observation import TransformObservation
 from anywrap.vector.transform_reward import TransformReward
+from anywrap.vector.vectorize import (
+    VectorizeTransformAction,
+    VectorizeTransformObservation,
+    VectorizeTransformReward,
+)
 
 __all__ = [
     "ArrayConversion",
     "ClipAction",
     "ClipReward",
     "DelayObservation",
+    "DictInfoToList",
     "DtypeObservation",
+    "FilterObservation",
     "FlattenObservation",
     "FrameStackObservation",
     "GrayscaleObservation",
+    "HumanRendering",
     "JaxToNumpy",
     "JaxToTorch",
     "MaxAndSkipObservation",
@@ -53,6 +66,7 @@ __all__ = [
     "NumpyToTorch",
     "RecordEpisodeStatistics",
     "RecordHTML",
+    "RecordVideo",
     "RescaleAction",
     "RescaleObservation",
     "ReshapeObservation",
@@ -64,8 +78,12 @@ __all__ = [
     "ToNumpy",
     "ToTensorFlow",
     "ToTorch",
+    "TransformAction",
     "TransformObservation",
     "TransformReward",
+    "VectorizeTransformAction",
+    "VectorizeTransformObservation",
+    "VectorizeTransformReward",
 ]
 
 

@@ -4,7 +4,8 @@ Code above it writes ``xp = namespace(x)`` and the Array API standard's names. W
 standard lacks is here, each a ``functools.singledispatch`` function a backend registers
 its own form of: where an array lives (:func:`device`, :func:`to_numpy`), conversion
 (:func:`to_library`), compilation (:func:`jit`, :class:`Compiled`), :func:`cond`,
-:func:`stop_gradient`, :func:`constant`, and standard formulas a backend may run faster.
+:func:`stop_gradient`, :func:`constant` (:func:`select`: ``where`` beside one), and standard
+formulas a backend may run faster.
 :func:`register_backend` teaches anywrap a library. NumPy is built in; JAX and PyTorch
 register the first time one of their arrays is met, TensorFlow through the entry point
 group ``anywrap.backends``: ``import anywrap`` imports none of them.
@@ -46,6 +47,8 @@ from anywrap.xp.ops import (
     mean_var,
     namespace,
     push_front,
+    push_true,
+    select,
     stop_gradient,
     take,
 )
@@ -79,9 +82,11 @@ __all__ = [
     "mean_var",
     "namespace",
     "push_front",
+    "push_true",
     "register_backend",
     "register_namespace",
     "resolve_dtype",
+    "select",
     "set_compile",
     "stop_gradient",
     "take",

@@ -277,6 +277,33 @@ def push_front(buffer: Any, fresh: Any, k: Any) -> Any:
 
 
 @Route
+def push_true(mask: Array, buffers: tuple[Array, ...], values: tuple[Array, ...], count: Any):
+    """Newest-first ``buffers`` (1-D, one length) with ``values[i]`` pushed in front for
+    each True ``i`` of the 1-D bool ``mask``, the highest ``i`` first; ``count`` is how
+    many Trues ``mask`` holds. :func:`last_true_indices`, :func:`take` and
+    :func:`push_front` in one call, which a backend may make one kernel.
+
+    Example:
+        >>> import numpy as np
+        >>> push_true(np.array([True, False, True]), (np.array([7, 8]),), (np.arange(3),), 2)
+        (array([2, 0]),)
+    """
+    order = last_true_indices(mask, buffers[0].shape[0])
+    return push_front(tuple(buffers), tuple(take(v, order) for v in values), count)
+
+
+@Route
+def select(condition: Array, x1: Any, x2: Any) -> Array:
+    """``xp.where(condition, x1, x2)``, for an operand that is a 0-d array (an
+    :func:`constant`): PyTorch then takes ``torch.where`` itself, which
+    array-api-compat's ``where`` precedes with a cast (an ATen call) of the other."""
+    return namespace(condition).where(condition, x1, x2)
+
+
+select.register(np.ndarray)(np.where)
+
+
+@Route
 def take(x: Array, indices: Array) -> Array:
     """``xp.take(x, indices, axis=0)`` for ``indices`` known to be in range."""
     return namespace(x).take(x, indices, axis=0)

@@ -1,0 +1,72 @@
+"""RecordVideo for vector envs: Gymnasium's, taking frames of any library."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+
+from anywrap import xp
+from anywrap.shell.checks import checked_reset
+from anywrap.transforms.tile_frames import tile_frames
+from anywrap.wrappers.record_video import host_frame
+
+__all__ = ["RecordVideo"]
+
+
+class RecordVideo(gym.wrappers.vector.RecordVideo):
+    """Records videos of a vector env's episodes (sub-env 0's), the sub-envs' frames tiled,
+    as Gymnasium's does, from frames of any library.
+
+    :class:`gymnasium.wrappers.vector.RecordVideo` itself (same arguments,
+    triggers, grid, file names and moviepy encoder), but ``render()`` may give
+    the sub-envs' frames as a sequence of arrays of any library or as one batch
+    ``(num_envs, H, W, C)`` (a GPU simulator's); the tiled frame is made where
+    the frames are and copied to the host once. Episodes are counted from
+    sub-env 0's flags, which Gymnasium reads on every step: a device env's
+    flags are read on the host only where ``episode_trigger`` (the default) is
+    in use; a ``step_trigger`` alone reads none.
+
+    Example:
+        >>> import gymnasium as gym
+        >>> import anywrap
+        >>> issubclass(anywrap.vector.RecordVideo, gym.wrappers.vector.RecordVideo)
+        True
+
+    Change logs:
+     * v0.1.0 - Initially added, matching Gymnasium 1.4.
+    """
+
+    reset = checked_reset(gym.wrappers.vector.RecordVideo.reset)  # options checked first
+
+    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        """Gymnasium's step; with no ``episode_trigger``, sub-env 0's flags are not read."""
+        if self.episode_trigger is not None:
+            return super().step(actions)
+        obs, rewards, terminations, truncations, info = self.env.step(actions)
+        self.step_id += 1
+        if self.step_trigger and self.step_trigger(self.step_id):
+            self.start_recording(f"{self.name_prefix}-step-{self.step_id}")
+        if self.recording:
+            self._capture_frame()
+            if len(self.recorded_frames) > self.video_length:
+                self.stop_recording()
+        return obs, rewards, terminations, truncations, info
+
+    def _capture_frame(self) -> None:
+        assert self.recording, "Cannot capture a frame, recording wasn't started."
+        frames: Any = self.env.render()
+        if not hasattr(frames, "shape"):  # Gymnasium's sequence, one frame per sub-env
+            if len(frames) != self.num_envs:
+                raise ValueError(
+                    f"anywrap.vector.RecordVideo: expected {self.num_envs} frames from "
+                    f"render(), got {len(frames)}"
+                )
+            frames = xp.namespace(frames[0]).stack(list(frames))
+        if self.record_first_only:
+            frames = frames[:1]
+        n, h, w, _ = frames.shape
+        if self.frame_cols == -1 or self.frame_rows == -1:
+            self._get_concat_frame_shape(n, h, w)
+        tiled = tile_frames(frames, rows=self.frame_rows, cols=self.frame_cols)
+        self.recorded_frames.append(host_frame(tiled))

@@ -1,0 +1,73 @@
+"""AddWhiteNoise for a single env."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import gymnasium as gym
+from gymnasium.error import InvalidProbability
+
+from anywrap import xp
+from anywrap.shell.checks import check_env_kind
+from anywrap.shell.noise import RenderNoise, draw_noise, draw_uniform, like
+from anywrap.transforms.noise import white_noise
+
+__all__ = ["AddWhiteNoise"]
+
+_NAME = "anywrap.AddWhiteNoise"
+
+
+class AddWhiteNoise(RenderNoise):
+    """Replaces each pixel of ``render()``'s frames by white noise with probability
+    ``probability_of_noise_per_pixel``, on the frames' library and device.
+
+    Drop-in for :class:`gymnasium.wrappers.AddWhiteNoise`: same arguments and
+    errors. On NumPy frames the noise is Gymnasium's, bit for bit (drawn from the
+    env's ``np_random`` in Gymnasium's order); a torch or JAX frame draws from
+    the library's own generator on its device, seeded from ``reset(seed=)``
+    (same distribution, other draws: :mod:`anywrap.shell.noise`). With
+    ``is_noise_grayscale`` Gymnasium's frames come out uint64 (a NumPy sum);
+    here they keep the frame's dtype, with the same values.
+
+    Example:
+        >>> import gymnasium as gym
+        >>> import anywrap
+        >>> env = anywrap.AddWhiteNoise(gym.make("CartPole-v1", render_mode="rgb_array"), 0.5)
+        >>> _ = env.reset(seed=123)
+        >>> frame = env.render()
+        >>> frame.shape, 0.3 < float((frame != env.unwrapped.render()).any(-1).mean()) < 0.7
+        ((400, 600, 3), True)
+
+    Change logs:
+     * v0.1.0 - Initially added, matching Gymnasium 1.4.
+    """
+
+    def __init__(
+        self,
+        env: gym.Env,
+        probability_of_noise_per_pixel: float,
+        is_noise_grayscale: bool = False,
+    ) -> None:
+        """Wrap ``env``; ``probability_of_noise_per_pixel`` in [0, 1), ``is_noise_grayscale``:
+        gray noise on the three channels."""
+        if not 0 <= probability_of_noise_per_pixel < 1:
+            raise InvalidProbability(
+                f"{_NAME}: expected `probability_of_noise_per_pixel` in [0, 1), got "
+                f"{probability_of_noise_per_pixel!r}"
+            )
+        gym.utils.RecordConstructorArgs.__init__(
+            self,
+            probability_of_noise_per_pixel=probability_of_noise_per_pixel,
+            is_noise_grayscale=is_noise_grayscale,
+        )
+        check_env_kind(self, env)
+        gym.Wrapper.__init__(self, env)
+        self.probability_of_noise_per_pixel = probability_of_noise_per_pixel
+        self.is_noise_grayscale = is_noise_grayscale
+        self._map = xp.Compiled(partial(white_noise, p=float(probability_of_noise_per_pixel)))
+
+    def _noisy(self, key: Any, frame: Any) -> tuple[Any, Any]:
+        key, noise = draw_noise(key, tuple(frame.shape), gray=self.is_noise_grayscale)
+        key, u = draw_uniform(key, tuple(frame.shape[:2]))
+        return key, self._map(frame, like(noise, frame), like(u, frame))

@@ -1,0 +1,87 @@
+"""FilterObservation for a single env."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import Any
+
+import gymnasium as gym
+
+from anywrap import xp
+from anywrap.shell.checks import check_env_kind
+from anywrap.shell.maps import ObservationMap
+from anywrap.transforms.filter_observation import filter_observation
+
+__all__ = ["FilterObservation"]
+
+
+class SpacesOnly(gym.Env):
+    """An env that is its spaces only, for building Gymnasium's version of a wrapper."""
+
+    def __init__(self, observation_space: gym.Space, action_space: gym.Space | None = None) -> None:
+        self.observation_space = observation_space
+        self.action_space = action_space if action_space is not None else gym.spaces.Discrete(1)
+
+
+def gymnasium_spaces(owner: str, build: Callable[[gym.Env], Any], space: gym.Space) -> Any:
+    """Gymnasium's wrapper ``build`` over an env of observation space ``space``: its
+    argument checks (their errors named ``owner``) and the spaces it makes."""
+    try:
+        return build(SpacesOnly(space))
+    except (TypeError, ValueError) as e:
+        raise type(e)(f"{owner}: {e}") from None
+
+
+def observation_check(owner: str, keys: Sequence[Any]) -> Callable[[Any], None]:
+    """A check that an observation has the entries ``keys`` (a dict's or a tuple's)."""
+    kind = dict if isinstance(keys[0], str) else tuple
+
+    def check(obs: Any) -> None:
+        if not isinstance(obs, kind) or not all(
+            k in obs if kind is dict else -len(obs) <= k < len(obs) for k in keys
+        ):
+            got = type(obs).__name__ + (f" of {sorted(obs)}" if isinstance(obs, dict) else "")
+            raise ValueError(
+                f"{owner}: expected a {kind.__name__} observation with the entries "
+                f"{list(keys)}, got {got if isinstance(obs, dict | tuple) else xp.describe(obs)}"
+            )
+
+    return check
+
+
+class FilterObservation(ObservationMap):
+    """Keeps the entries ``filter_keys`` of a Dict (keys) or Tuple (indices) observation.
+
+    Drop-in for :class:`gymnasium.wrappers.FilterObservation` (same arguments,
+    checks and space, errors naming the wrapper). The arrays kept are the
+    env's own, in any library and on its device.
+
+    Example:
+        >>> import gymnasium as gym
+        >>> import anywrap
+        >>> env = gym.make("CartPole-v1")
+        >>> env = anywrap.TimeAwareObservation(env, flatten=False)
+        >>> env = anywrap.FilterObservation(env, filter_keys=["time"])
+        >>> env.observation_space
+        Dict('time': Box(0, 500, (1,), int32))
+        >>> env.reset(seed=42)
+        ({'time': array([0], dtype=int32)}, {})
+    """
+
+    def __init__(self, env: gym.Env, filter_keys: Sequence[str | int]) -> None:
+        """Wrap ``env``, whose observation space must be a Dict or a Tuple."""
+        gym.utils.RecordConstructorArgs.__init__(self, filter_keys=filter_keys)
+        check_env_kind(self, env)
+        owner = "anywrap.FilterObservation"
+        ref = gymnasium_spaces(
+            owner,
+            partial(gym.wrappers.FilterObservation, filter_keys=filter_keys),
+            env.observation_space,
+        )
+        gym.ObservationWrapper.__init__(self, env)
+        self.observation_space, self.filter_keys = ref.observation_space, filter_keys
+        keys = tuple(filter_keys)
+        fn = partial(filter_observation, keys=keys)
+        self._set_map(owner, fn, observation_check(owner, keys))
+        self._map = fn  # a selection: nothing to compile (and jit would sort a dict's keys)

@@ -1,0 +1,79 @@
+"""RepeatAction for a single env."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from anywrap import xp
+from anywrap.shell.checks import check_env_kind, checked_reset
+
+__all__ = ["RepeatAction"]
+
+_NAME = "anywrap.RepeatAction"
+
+
+def check_repeats(owner: str, num_repeats: Any) -> int:
+    """Gymnasium's checks of ``num_repeats``: an integer of at least 1."""
+    if not np.issubdtype(type(num_repeats), np.integer):
+        raise TypeError(
+            f"{owner}: `num_repeats` is expected to be an integer, actual type: {type(num_repeats)}"
+        )
+    if num_repeats < 1:
+        raise ValueError(
+            f"{owner}: `num_repeats` needs to be equal or greater than one, "
+            f"actual value: {num_repeats}"
+        )
+    return int(num_repeats)
+
+
+class RepeatAction(gym.Wrapper, gym.utils.RecordConstructorArgs):
+    """Steps the env ``num_repeats`` times with each action, summing the rewards; stops
+    early where an episode ends, and returns the last step's observation, flags and info.
+
+    Drop-in for :class:`gymnasium.wrappers.RepeatAction`: same arguments, errors
+    and numbers (a host reward is summed as a Python float, as Gymnasium does).
+    A reward of a device library is summed on its device, in its dtype. Like
+    any loop that stops at an episode's end, this one reads the env's
+    ``terminated`` and ``truncated`` on the host: free for Gymnasium's envs,
+    whose flags are Python bools; one read per step for an env whose flags are
+    device arrays (:class:`anywrap.functional.RepeatAction` reads none).
+
+    Example:
+        >>> import gymnasium as gym
+        >>> import anywrap
+        >>> env = anywrap.RepeatAction(gym.make("CartPole-v1"), num_repeats=4)
+        >>> _ = env.reset(seed=123)
+        >>> env.step(1)[1]  # the sum of 4 rewards
+        4.0
+
+    Change logs:
+     * v0.1.0 - Initially added, matching Gymnasium 1.4.
+    """
+
+    def __init__(self, env: gym.Env, num_repeats: int) -> None:
+        """Wrap ``env``; ``num_repeats`` (>= 1) steps per action."""
+        check_repeats(_NAME, num_repeats)
+        gym.utils.RecordConstructorArgs.__init__(self, num_repeats=num_repeats)
+        check_env_kind(self, env)
+        gym.Wrapper.__init__(self, env)
+        self.num_repeats = num_repeats
+
+    @checked_reset
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
+        """Reset the env (``options`` checked first)."""
+        return super().reset(seed=seed, options=options)
+
+    def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        """Step ``num_repeats`` times (fewer where the episode ends) with ``action``."""
+        total: Any = 0.0
+        for _ in range(self.num_repeats):
+            obs, reward, terminated, truncated, info = self.env.step(action)
+            if tuple(getattr(reward, "shape", ())) != ():
+                raise ValueError(f"{_NAME}: expected a scalar reward, got {xp.describe(reward)}")
+            total = total + (float(reward) if xp.is_host(reward) else reward)
+            if terminated or truncated:
+                break
+        return obs, total, terminated, truncated, info
