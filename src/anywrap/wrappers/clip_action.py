@@ -1,4 +1,4 @@
-"""ClipAction for a single env, and the constructor both shells share."""
+"""ClipAction for a single env, and the space function both shells use."""
 
 from __future__ import annotations
 

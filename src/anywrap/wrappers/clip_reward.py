@@ -1,4 +1,4 @@
-"""ClipReward for a single env, and the constructor both shells share."""
+"""ClipReward for a single env."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""DelayObservation for a single env, and the constructor both shells share."""
+"""DelayObservation for a single env, and the class both shells share."""
 
 from __future__ import annotations
 

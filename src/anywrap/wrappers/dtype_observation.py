@@ -1,4 +1,4 @@
-"""DtypeObservation for a single env, and the constructor both shells share."""
+"""DtypeObservation for a single env."""
 
 from __future__ import annotations
 

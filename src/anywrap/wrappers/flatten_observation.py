@@ -1,4 +1,4 @@
-"""FlattenObservation for a single env, and what both shells share."""
+"""FlattenObservation for a single env, and the pure function both shells use."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""FrameStackObservation for a single env, and the constructor both shells share."""
+"""FrameStackObservation for a single env, and the class both shells share."""
 
 from __future__ import annotations
 
@@ -91,16 +91,12 @@ class FrameStackShell(InPlaceState, Shell):
         self._ranges = {"newest": (0, stack_size - 1), "count": (0, stack_size)}
         self._shape = (*batch, *space.shape)
         custom = None if kind == "reset" else self.padding_value
+        n = batch[0] if batch else 1  # one env: a batch of one
         self._state = init_frame_stack(
-            batch[0] if batch else 1,
-            stack_size,
-            space.shape,
-            xp=np,
-            dtype=space.dtype,
-            padding=custom,
+            n, stack_size, space.shape, xp=np, dtype=space.dtype, padding=custom
         )
         first = kind == "reset"
-        transforms: dict[str, Any] = {  # one env: a batch of one
+        transforms: dict[str, Any] = {
             "reset": partial(_reset_one, pad_with_first=first),
             "step": partial(_push_one, pad_with_first=first),
         }

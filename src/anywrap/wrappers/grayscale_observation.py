@@ -1,4 +1,4 @@
-"""GrayscaleObservation for a single env, and what both image maps share."""
+"""GrayscaleObservation for a single env."""
 
 from __future__ import annotations
 

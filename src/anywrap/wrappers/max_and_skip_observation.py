@@ -1,4 +1,4 @@
-"""MaxAndSkipObservation for a single env, and the constructor both shells share."""
+"""MaxAndSkipObservation for a single env, and the class both shells share."""
 
 from __future__ import annotations
 

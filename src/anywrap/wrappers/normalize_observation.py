@@ -1,4 +1,4 @@
-"""NormalizeObservation for a single env, and what both shells share."""
+"""NormalizeObservation for a single env, and the class both shells share."""
 
 from __future__ import annotations
 

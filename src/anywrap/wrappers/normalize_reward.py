@@ -1,4 +1,4 @@
-"""NormalizeReward for a single env, and what both shells share."""
+"""NormalizeReward for a single env, and the class both shells share."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""RescaleAction for a single env, and the constructor both shells share."""
+"""RescaleAction for a single env."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""RescaleObservation for a single env, and the constructor both shells share."""
+"""RescaleObservation for a single env."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""ReshapeObservation for a single env, and the constructor both shells share."""
+"""ReshapeObservation for a single env."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""ResizeObservation for a single env, and the constructor both shells share."""
+"""ResizeObservation for a single env."""
 
 from __future__ import annotations
 

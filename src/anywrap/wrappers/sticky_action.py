@@ -1,4 +1,4 @@
-"""StickyAction for a single env, and the constructor both shells share."""
+"""StickyAction for a single env, and the class both shells share."""
 
 from __future__ import annotations
 

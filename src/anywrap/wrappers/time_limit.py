@@ -1,4 +1,4 @@
-"""TimeLimit for a single env, and the constructor both shells share."""
+"""TimeLimit for a single env."""
 
 from __future__ import annotations
 
