@@ -20,11 +20,14 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from gymnasium.vector import VectorWrapper
+from gymnasium.vector.utils import batch_space
 
 from anywrap import xp
 from anywrap.shell.checks import (
     autoreset_mode_property,
     check_distinct_keys,
+    check_env_kind,
     checked_entries,
     checked_reset,
     reset_mask_of,
@@ -73,6 +76,31 @@ class Shell(gym.utils.RecordConstructorArgs):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         """Reset the env; ``options`` checked first (a dict, and a valid ``reset_mask``)."""
         return super().reset(seed=seed, options=options)  # type: ignore[misc]
+
+    def _start(self, env: Any, **recorded: Any) -> tuple[str, tuple[int, ...]]:
+        """A constructor's first step: record its arguments (Gymnasium's
+        ``RecordConstructorArgs``) and refuse an env of the other kind (one env, or a
+        vector); the wrapper's name and batch shape (``(num_envs,)``, or ``()``)."""
+        gym.utils.RecordConstructorArgs.__init__(self, **recorded)
+        check_env_kind(self, env)
+        return wrapper_name(self), (env.num_envs,) if isinstance(self, VectorWrapper) else ()
+
+    def _single_space(self, env: Any, kind: str = "observation") -> Any:
+        """One env's ``kind`` space (``"observation"`` or ``"action"``) of ``env``."""
+        vector = isinstance(self, VectorWrapper)
+        return getattr(env, f"single_{kind}_space" if vector else f"{kind}_space")
+
+    def _wrap(self, env: Any, observation_space: Any = None, action_space: Any = None) -> None:
+        """Gymnasium's wrapper ``__init__``, then the new spaces (one env's, batched for a
+        vector wrapper)."""
+        vector = isinstance(self, VectorWrapper)
+        (VectorWrapper if vector else gym.Wrapper).__init__(self, env)  # type: ignore[arg-type]
+        for kind, space in (("observation", observation_space), ("action", action_space)):
+            if space is not None and vector:
+                setattr(self, f"single_{kind}_space", space)
+                space = batch_space(space, self.num_envs)  # type: ignore[attr-defined]
+            if space is not None:
+                setattr(self, f"{kind}_space", space)
 
     def _run(self, fn: xp.Compiled, like: Any, *args: Any, **kwargs: Any) -> Any:
         """``fn(state, *args)`` on the state moved to the library and device of ``like``

@@ -1,20 +1,16 @@
 """ClipAction for vector envs."""
 
-from __future__ import annotations
-
 from functools import partial
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
-from gymnasium.vector import VectorActionWrapper, VectorEnv
-from gymnasium.vector.utils import batch_space
+from gymnasium.vector import VectorEnv
 
 from anywrap.shell.actions import ActionBounds
-from anywrap.shell.checks import check_env_kind
 from anywrap.shell.maps import VectorActionMap
 from anywrap.transforms.actions import clip_action
 from anywrap.transforms.dtype_observation import cast
+from anywrap.wrappers.clip_action import clip_spaces
 
 __all__ = ["ClipAction"]
 
@@ -27,9 +23,8 @@ class ClipAction(VectorActionMap):
     """Clips each sub-env's action to the Box bounds, in the actions' own library.
 
     Drop-in for :class:`gymnasium.wrappers.vector.ClipAction`, whose output
-    takes the action space's dtype (a Gymnasium quirk kept for parity). A batch of
-    actions of the wrong shape, library or device is refused with a clear
-    error; a tensor batch is clipped on its device.
+    takes the action space's dtype (Gymnasium's quirk); see
+    :class:`anywrap.ClipAction`.
 
     Example:
         >>> import numpy as np
@@ -37,35 +32,25 @@ class ClipAction(VectorActionMap):
         >>> import anywrap
         >>> envs = gym.make_vec("MountainCarContinuous-v0", num_envs=3, vectorization_mode="sync")
         >>> envs = anywrap.vector.ClipAction(envs)
-        >>> envs.single_action_space, envs.env.single_action_space
-        (Box(-inf, inf, (1,), float32), Box(-1.0, 1.0, (1,), float32))
-        >>> actions = np.array([[5.0], [-0.25], [-3.0]])
-        >>> envs.actions(actions)
+        >>> envs.single_action_space
+        Box(-inf, inf, (1,), float32)
+        >>> envs.actions(np.array([[5.0], [-0.25], [-3.0]]))
         array([[ 1.  ],
                [-0.25],
                [-1.  ]], dtype=float32)
 
-        MountainCar charges ``0.1 * a**2`` for the action it receives:
-
-        >>> _ = envs.reset(seed=0)
-        >>> envs.step(actions)[1]
-        array([-0.1    , -0.00625, -0.1    ])
+    Change logs:
+     * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    def __init__(self, env: VectorEnv) -> None:
-        """Wrap ``env``, whose single action space must be a Box."""
-        gym.utils.RecordConstructorArgs.__init__(self)
-        check_env_kind(self, env)
-        single = env.single_action_space
-        if not isinstance(single, gym.spaces.Box):
-            raise TypeError(f"anywrap.vector.ClipAction: expected a Box action space, got {single}")
-        VectorActionWrapper.__init__(self, env)
-        self.single_action_space = gym.spaces.Box(
-            -np.inf, np.inf, shape=single.shape, dtype=single.dtype
-        )
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self._bounds = ActionBounds(self, single, (self.num_envs,))
-        clip = partial(_clip_cast, dtype=np.dtype(single.dtype).name)  # Gymnasium casts
-        self._set_map("anywrap.vector.ClipAction", clip, None, single.low, single.high)
-
     _state = None  # not a checkpoint layer (as in 0.1)
+
+    def __init__(self, env: VectorEnv) -> None:
+        """Wrap the vector env ``env``, whose single action space must be a Box."""
+        name, batch = self._start(env)
+        space, unbounded = clip_spaces(name, env.single_action_space)
+        self._wrap(env, action_space=unbounded)
+        self._bounds = ActionBounds(self, space, batch)
+        # Gymnasium's vector wrapper casts to the action space's dtype
+        fn = partial(_clip_cast, dtype=np.dtype(space.dtype).name)
+        self._set_map(name, fn, None, space.low, space.high)

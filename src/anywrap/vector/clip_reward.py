@@ -1,31 +1,24 @@
 """ClipReward for vector envs."""
 
-from __future__ import annotations
-
 from functools import partial
 from typing import Any
 
-import gymnasium as gym
-from gymnasium.vector import VectorEnv, VectorRewardWrapper
+from gymnasium.vector import VectorEnv
 
 from anywrap.shell.arrays import check_reward_bounds, reward_bound
-from anywrap.shell.checks import check_env_kind
 from anywrap.shell.maps import VectorRewardMap
 from anywrap.transforms.clip_reward import clip_reward
 
 __all__ = ["ClipReward"]
-
-_NAME = "anywrap.vector.ClipReward"
 
 
 class ClipReward(VectorRewardMap):
     """Clips each sub-env's reward to ``[min_reward, max_reward]``, in the rewards' library.
 
     Drop-in for :class:`gymnasium.wrappers.vector.ClipReward`; see
-    :class:`anywrap.ClipReward`. The rewards keep their dtype (Gymnasium writes
-    the clipped values back into the reward array), and are never written in
-    place here. One transform call per batch, where Gymnasium loops over the
-    sub-envs.
+    :class:`anywrap.ClipReward`. The rewards keep their dtype, as in Gymnasium
+    (which writes the clipped values back into the reward array; never done
+    in place here).
 
     Example:
         >>> import gymnasium as gym
@@ -41,11 +34,11 @@ class ClipReward(VectorRewardMap):
     """
 
     def __init__(self, env: VectorEnv, min_reward: Any = None, max_reward: Any = None) -> None:
-        """Wrap ``env``; ``min_reward`` / ``max_reward``: numbers, arrays or ``None``."""
-        gym.utils.RecordConstructorArgs.__init__(self, min_reward=min_reward, max_reward=max_reward)
-        check_env_kind(self, env)
-        check_reward_bounds(_NAME, min_reward, max_reward)
-        VectorRewardWrapper.__init__(self, env)
+        """Wrap the vector env ``env``; the bounds as :class:`anywrap.ClipReward`'s."""
+        name, _ = self._start(env, min_reward=min_reward, max_reward=max_reward)
+        check_reward_bounds(name, min_reward, max_reward)
+        self._wrap(env)
         self.min_reward, self.max_reward = min_reward, max_reward
         bounds = reward_bound(min_reward), reward_bound(max_reward)
-        self._set_map(_NAME, partial(clip_reward, keep_dtype=True), None, *bounds)
+        # Gymnasium's vector wrapper writes the clipped values back into the reward array
+        self._set_map(name, partial(clip_reward, keep_dtype=True), None, *bounds)

@@ -1,31 +1,23 @@
 """DtypeObservation for vector envs."""
 
-from __future__ import annotations
-
 from functools import partial
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
-from gymnasium.vector import VectorEnv, VectorWrapper
-from gymnasium.vector.utils import batch_space
+from gymnasium.vector import VectorEnv
 
 from anywrap.shell.arrays import dtype_space
-from anywrap.shell.checks import check_env_kind
 from anywrap.shell.maps import VectorObservationMap
 from anywrap.transforms.dtype_observation import cast
 
 __all__ = ["DtypeObservation"]
-
-_NAME = "anywrap.vector.DtypeObservation"
 
 
 class DtypeObservation(VectorObservationMap):
     """Casts each sub-env's observation to ``dtype``.
 
     Drop-in for :class:`gymnasium.wrappers.vector.DtypeObservation`; see
-    :class:`anywrap.DtypeObservation`. One transform call per batch; in
-    SAME_STEP mode ``info["final_obs"]`` is cast too.
+    :class:`anywrap.DtypeObservation`. ``info["final_obs"]`` is cast too.
 
     Example:
         >>> import numpy as np
@@ -41,12 +33,9 @@ class DtypeObservation(VectorObservationMap):
     """
 
     def __init__(self, env: VectorEnv, dtype: Any) -> None:
-        """Wrap ``env``; ``dtype``: a NumPy dtype, scalar type or name."""
-        gym.utils.RecordConstructorArgs.__init__(self, dtype=dtype)
-        check_env_kind(self, env)
-        space = dtype_space(_NAME, env.single_observation_space, dtype)
-        VectorWrapper.__init__(self, env)
+        """Wrap the vector env ``env``; ``dtype`` as :class:`anywrap.DtypeObservation`'s."""
+        name, _ = self._start(env, dtype=dtype)
+        space = dtype_space(name, env.single_observation_space, dtype)
+        self._wrap(env, space)
         self.dtype = dtype
-        self.single_observation_space = space
-        self.observation_space = batch_space(space, self.num_envs)
-        self._set_map(_NAME, partial(cast, dtype=np.dtype(space.dtype).name), None)
+        self._set_map(name, partial(cast, dtype=np.dtype(space.dtype).name), None)

@@ -1,24 +1,19 @@
 """FlattenObservation for vector envs."""
 
-from __future__ import annotations
-
 from functools import partial
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from gymnasium.vector import VectorEnv, VectorWrapper
-from gymnasium.vector.utils import batch_space
+from gymnasium.vector import VectorEnv
 
-from anywrap.shell.checks import check_env_kind
 from anywrap.shell.maps import VectorObservationMap
 from anywrap.shell.spaces import ObservationCheck
 from anywrap.transforms.dtype_observation import cast
 from anywrap.transforms.flatten_observation import FlatPlan, flatten_observation, flatten_plan
+from anywrap.wrappers.flatten_observation import flattened_or_explained
 
 __all__ = ["FlattenObservation"]
-
-_NAME = "anywrap.vector.FlattenObservation"
 
 
 def _flatten_batch(obs: Any, plan: FlatPlan, dtype: str) -> Any:
@@ -29,9 +24,8 @@ class FlattenObservation(VectorObservationMap):
     """Flattens each sub-env's observation into one 1-D array (a batch of them).
 
     Drop-in for :class:`gymnasium.wrappers.vector.FlattenObservation`; see
-    :class:`anywrap.FlattenObservation` for the spaces it takes. The batch
-    takes the flat space's dtype, as in Gymnasium; unlike Gymnasium's, it never
-    writes into the env's observation array.
+    :class:`anywrap.FlattenObservation`. The batch takes the flat space's
+    dtype, as in Gymnasium, and the env's observation array is never written.
 
     Example:
         >>> import gymnasium as gym
@@ -46,20 +40,16 @@ class FlattenObservation(VectorObservationMap):
     """
 
     def __init__(self, env: VectorEnv) -> None:
-        """Wrap ``env``."""
-        gym.utils.RecordConstructorArgs.__init__(self)
-        check_env_kind(self, env)
-        plan = flatten_plan(env.single_observation_space, _NAME)
-        VectorWrapper.__init__(self, env)
-        self.single_observation_space = gym.spaces.utils.flatten_space(env.single_observation_space)
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        dtype = np.dtype(self.single_observation_space.dtype).name
-        self._set_map(_NAME, partial(_flatten_batch, plan=plan, dtype=dtype), None)
+        """Wrap the vector env ``env``."""
+        name, batch = self._start(env)
+        single = env.single_observation_space
+        plan = flatten_plan(single, name)
+        space = gym.spaces.utils.flatten_space(single)
+        self._wrap(env, space)
+        # Gymnasium's vector wrapper gives the space's dtype
+        dtype = np.dtype(space.dtype).name
+        self._set_map(name, partial(_flatten_batch, plan=plan, dtype=dtype), None)
+        self._explain = ObservationCheck(name, single, *batch)
 
-    def observations(self, observations: Any) -> Any:
-        """The batch flattened."""
-        try:
-            return self._map(observations)
-        except (KeyError, IndexError, TypeError):  # say what differs from the space
-            ObservationCheck(_NAME, self.env.single_observation_space, self.num_envs)(observations)
-            raise
+    def _mapped(self, x: Any) -> Any:
+        return flattened_or_explained(self._map, x, self._explain)

@@ -1,77 +1,54 @@
-"""Reward wrappers for vector envs: NormalizeReward, TransformReward."""
+"""NormalizeReward for vector envs."""
 
 from __future__ import annotations
 
 from functools import partial
 from typing import Any
 
-import gymnasium as gym
-import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
-from anywrap.shell.base import Shell
-from anywrap.shell.checks import (
-    autoreset_mode,
-    check_env_kind,
-    check_epsilon,
-    check_gamma,
-    check_stats_dtype,
-    flag,
-    reset_mask_of,
-    step_values,
-)
-from anywrap.shell.compiled import compiled
-from anywrap.shell.compiled import with_no_output as _with_no_output
-from anywrap.shell.statistics import RunningMeanStd, statistics_property, switch_property
-from anywrap.transforms.normalize_reward import init_returns, normalize_reward, reset_returns
+from anywrap.shell.checks import autoreset_mode, step_values
+from anywrap.shell.compiled import compiled, with_no_output
+from anywrap.transforms.normalize_reward import normalize_reward, reset_returns
+from anywrap.wrappers.normalize_reward import RewardStatisticsShell
 
 __all__ = ["NormalizeReward"]
 
 _NAME = "anywrap.vector.NormalizeReward"
 
 
-class NormalizeReward(Shell, VectorWrapper):
+class NormalizeReward(RewardStatisticsShell, VectorWrapper):
     """Scales a vector env's rewards by the running std of the discounted return.
 
-    .. math::
-
-        G_i \\leftarrow \\gamma G_i (1 - \\text{terminated}_i) + r_i, \\qquad
-        \\tilde r_i = r_i / \\sqrt{\\operatorname{Var}[G] + \\epsilon}
-
-    Drop-in for :class:`gymnasium.wrappers.vector.NormalizeReward`, with its
-    numbers and quirks: ``G`` resets on ``terminated`` only; in NEXT_STEP and
+    :class:`anywrap.NormalizeReward`'s formula, with one ``G`` per sub-env and
+    one ``Var[G]`` over all. Drop-in for
+    :class:`gymnasium.wrappers.vector.NormalizeReward`, with its numbers and
+    quirks: ``G`` resets on ``terminated`` only; in NEXT_STEP and
     DISABLED modes the reset step after a done is left out; in SAME_STEP mode
-    ``G`` restarts at zero right after a done; ``G`` is stored in float32 while
-    its statistics are float64 (``stats_dtype`` puts both in one dtype).
-
-    Additions: any array library, on its device, without a host sync (one
-    compiled call per step on JAX); ``reset(options={"reset_mask": m})``
-    zeroes only the masked sub-envs' returns (Gymnasium zeroes them all);
-    non-finite rewards are left out of ``G`` and the statistics;
-    ``process_group`` merges statistics across ``torch.distributed`` ranks.
+    ``G`` restarts at zero right after a done; ``G`` is float32 and its
+    statistics float64 (``stats_dtype`` puts both in one dtype). Additions:
+    those of :class:`anywrap.NormalizeReward`;
+    ``reset(options={"reset_mask": m})`` zeroes only the masked sub-envs'
+    returns (Gymnasium zeroes them all); ``process_group`` merges statistics
+    across ``torch.distributed`` ranks.
 
     Example:
         Two MountainCars pay ``-0.1 * a**2`` per step: -0.025 and -0.1 for
-        actions 0.5 and 1. After 100 steps ``G = r (1 - 0.99**100) / 0.01``,
-        and both rewards come back divided by the std of every ``G`` seen.
+        actions 0.5 and 1. After 100 steps ``G = r (1 - 0.99**100) / 0.01``:
 
         >>> import numpy as np
         >>> import gymnasium as gym
         >>> import anywrap
-        >>> bare = gym.make_vec("MountainCarContinuous-v0", num_envs=2, vectorization_mode="sync")
         >>> envs = gym.make_vec("MountainCarContinuous-v0", num_envs=2, vectorization_mode="sync")
         >>> envs = anywrap.vector.NormalizeReward(envs, gamma=0.99)
-        >>> _, _ = bare.reset(seed=0), envs.reset(seed=0)
-        >>> actions = np.array([[0.5], [1.0]])
+        >>> _ = envs.reset(seed=0)
         >>> for _ in range(100):
-        ...     raw, scaled = bare.step(actions)[1], envs.step(actions)[1]
-        >>> raw, scaled.round(5)
-        (array([-0.025, -0.1  ]), array([-0.01303, -0.05211]))
-        >>> envs.accumulated_reward.round(4), (raw * (1 - 0.99**100) / 0.01).round(4)
-        (array([-1.5849, -6.3397], dtype=float32), array([-1.5849, -6.3397]))
+        ...     scaled = envs.step(np.array([[0.5], [1.0]]))[1]
+        >>> envs.accumulated_reward.round(4)
+        array([-1.5849, -6.3397], dtype=float32)
         >>> std = np.sqrt(envs.return_rms.var + 1e-8)
-        >>> round(float(std), 4), (raw / std).round(5)
-        (1.9189, array([-0.01303, -0.05211]))
+        >>> scaled.round(5), (np.array([-0.025, -0.1]) / std).round(5)
+        (array([-0.01303, -0.05211]), array([-0.01303, -0.05211]))
 
     Change logs:
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
@@ -88,41 +65,20 @@ class NormalizeReward(Shell, VectorWrapper):
         update_running_mean: bool = True,
         stats_gradient: bool = False,
     ) -> None:
-        """Wrap the vector env ``env``.
-
-        Args:
-            env: The vector env to wrap.
-            gamma: Discount factor of the return, in [0, 1].
-            epsilon: Added to the variance under the square root (strictly positive).
-            stats_dtype: dtype of ``G`` and its statistics; default float32 ``G``
-                and float64 statistics, as Gymnasium.
-            process_group: A ``torch.distributed`` process group to merge statistics over.
-            update_running_mean: Whether the statistics learn (also a settable attribute).
-            stats_gradient: Whether gradients flow through the statistics update too
-                (default: the statistics are a constant of the gradient; see the guide
-                "Gradients").
-        """
-        gym.utils.RecordConstructorArgs.__init__(
-            self,
+        """Wrap the vector env ``env``; the arguments as :class:`anywrap.NormalizeReward`'s,
+        and ``process_group``, a ``torch.distributed`` process group to merge the
+        statistics over."""
+        gamma, epsilon = self._setup(
+            env,
+            gamma,
+            epsilon,
+            stats_dtype,
+            update_running_mean,
+            stats_gradient,
             _disable_deepcopy=True,
-            gamma=gamma,
-            epsilon=epsilon,
-            stats_dtype=stats_dtype,
             process_group=process_group,
-            update_running_mean=update_running_mean,
-            stats_gradient=stats_gradient,
         )
-        check_env_kind(self, env)
-        gamma, epsilon = check_gamma(_NAME, gamma), check_epsilon(_NAME, epsilon)
-        check_stats_dtype(_NAME, stats_dtype)
-        VectorWrapper.__init__(self, env)
         self._mode = autoreset_mode(_NAME, env)
-        self.gamma, self.epsilon, self.stats_dtype = gamma, epsilon, stats_dtype
-        self.update_running_mean = update_running_mean
-        stats, acc = np.dtype(stats_dtype or "float64"), np.dtype(stats_dtype or "float32")
-        state = init_returns((self.num_envs,), xp=np, acc_dtype=acc, stats_dtype=stats)
-        self._state = state._replace(rms=RunningMeanStd(state.rms))  # type: ignore[arg-type]
-        self._boxed = True
         reduce = None
         if process_group is not None:
             from anywrap.distributed import torch_allreduce_sum
@@ -136,15 +92,10 @@ class NormalizeReward(Shell, VectorWrapper):
             skip_after_done=not same,
             zero_after_done=same,
             reduce=reduce,
-            stats_gradient=flag(_NAME, "stats_gradient", stats_gradient),
+            stats_gradient=stats_gradient,
         )
-        self.stats_gradient = stats_gradient
         steps = {u: partial(step, update=u) for u in (True, False)}
-        self._transforms = compiled({**steps, "reset": _with_no_output(reset_returns)})
-
-    return_rms = statistics_property("return_rms", "rms")
-    update_running_mean = switch_property()
-    _update_running_mean: bool
+        self._transforms = compiled({**steps, "reset": with_no_output(reset_returns)})
 
     @property
     def accumulated_reward(self) -> Any:
@@ -164,9 +115,6 @@ class NormalizeReward(Shell, VectorWrapper):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         """Reset; zero the returns of the sub-envs reset (all, without a ``reset_mask``)."""
-        mask = reset_mask_of(_NAME, options, self.num_envs)
-        obs, info = self.env.reset(seed=seed, options=options)
-        if mask is not None:
-            mask = self._mask_for(mask, obs)
+        obs, info, mask = self._masked_reset(seed, options)
         self._run(self._transforms["reset"], obs, mask)
         return obs, info

@@ -2,39 +2,21 @@
 
 from __future__ import annotations
 
-import time
-from functools import partial
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
-from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
+from gymnasium.vector import VectorWrapper
 
 from anywrap import xp
-from anywrap.shell.base import Shell
-from anywrap.shell.checks import (
-    autoreset_mode,
-    check_env_kind,
-    check_stats_key,
-    reset_mask_of,
-    step_values,
-    whole_number,
-)
-from anywrap.shell.compiled import compiled
-from anywrap.shell.compiled import with_no_output as _with_no_output
-from anywrap.shell.episodes import EpisodeClock
-from anywrap.transforms.record_episode_statistics import (
-    init_episodes,
-    reset_episodes,
-    step_episodes,
-)
+from anywrap.shell.checks import step_values
+from anywrap.wrappers.record_episode_statistics import EpisodeStatisticsShell
 
 __all__ = ["RecordEpisodeStatistics"]
 
 _NAME = "anywrap.vector.RecordEpisodeStatistics"
 
 
-class RecordEpisodeStatistics(EpisodeClock, Shell, VectorWrapper):
+class RecordEpisodeStatistics(EpisodeStatisticsShell, VectorWrapper):
     """Records each sub-env's episode return, length and wall time, on the env's device.
 
     On a step where some sub-envs end, ``info[stats_key]`` is ``{"r", "l",
@@ -44,9 +26,7 @@ class RecordEpisodeStatistics(EpisodeClock, Shell, VectorWrapper):
     attributes, info keys, every autoreset mode).
 
     On NumPy the keys appear only on steps where an episode ends, as in
-    Gymnasium. On device arrays, checking that would be a host sync, so the
-    keys are present on every step; use the mask. ``return_queue`` and friends
-    are kept in a device buffer and read on access.
+    Gymnasium; on device arrays (where checking would sync) on every step.
 
     Example:
         Three CartPoles, always pushed right, fall after 8, 9 and 10 steps;
@@ -72,54 +52,11 @@ class RecordEpisodeStatistics(EpisodeClock, Shell, VectorWrapper):
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    def __init__(
-        self, env: VectorEnv, buffer_length: int = 100, stats_key: str = "episode"
-    ) -> None:
-        """Wrap the vector env ``env``.
-
-        Args:
-            env: The vector env to wrap.
-            buffer_length: How many recent episodes the queues keep.
-            stats_key: The info key of the episode statistics.
-        """
-        gym.utils.RecordConstructorArgs.__init__(
-            self, buffer_length=buffer_length, stats_key=stats_key
-        )
-        check_env_kind(self, env)
-        buffer_length = whole_number(_NAME, "buffer_length", buffer_length, 0)
-        stats_key = check_stats_key(_NAME, stats_key)
-        VectorWrapper.__init__(self, env)
-        self._mode = autoreset_mode(_NAME, env)
-        self._stats_key = stats_key
-        self.buffer_length = buffer_length
-        self._t0 = time.perf_counter()
-        self._state = init_episodes((self.num_envs,), xp=np, buffer_length=buffer_length)
-        same = self._mode is AutoresetMode.SAME_STEP
-        self._transforms = compiled(
-            {
-                **{r: partial(step_episodes, same_step=same, report=r) for r in (True, False)},
-                "reset": _with_no_output(reset_episodes),
-            }
-        )
-
-    @property
-    def episode_returns(self) -> Any:
-        """The running return of each sub-env's current episode."""
-        return self._state.returns
-
-    @property
-    def episode_lengths(self) -> Any:
-        """The running length of each sub-env's current episode."""
-        return self._state.lengths
-
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         """Reset; restart the statistics of the sub-envs reset (all, without a mask)."""
-        mask = reset_mask_of(_NAME, options, self.num_envs)
-        obs, info = self.env.reset(seed=seed, options=options)
-        if mask is not None:
-            mask = self._mask_for(mask, obs)
+        obs, info, mask = self._masked_reset(seed, options)
         self._run(self._transforms["reset"], obs, mask, self._now())
         return obs, info
 

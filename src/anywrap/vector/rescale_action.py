@@ -1,34 +1,25 @@
 """RescaleAction for vector envs."""
 
-from __future__ import annotations
-
 from functools import partial
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
-from gymnasium.vector import VectorActionWrapper, VectorEnv
-from gymnasium.vector.utils import batch_space
+from gymnasium.vector import VectorEnv
 
 from anywrap.shell.actions import ActionBounds
 from anywrap.shell.arrays import rescaled_box
-from anywrap.shell.checks import check_env_kind
 from anywrap.shell.maps import VectorActionMap
 from anywrap.transforms.rescale import affine_inverse
 
 __all__ = ["RescaleAction"]
-
-_NAME = "anywrap.vector.RescaleAction"
 
 
 class RescaleAction(VectorActionMap):
     """Affinely rescales each sub-env's Box action space to ``[min_action, max_action]``.
 
     Drop-in for :class:`gymnasium.wrappers.vector.RescaleAction`; see
-    :class:`anywrap.RescaleAction` for the map. The batch sent to the env takes
-    the env's action dtype (a Gymnasium quirk kept for parity: it writes each
-    sub-env's action into an array of that dtype). A batch of the wrong
-    shape, library or device is refused with a clear error.
+    :class:`anywrap.RescaleAction`. The batch sent to the env takes the env's
+    action dtype (Gymnasium's quirk).
 
     Example:
         >>> import numpy as np
@@ -45,14 +36,12 @@ class RescaleAction(VectorActionMap):
     """
 
     def __init__(self, env: VectorEnv, min_action: Any, max_action: Any) -> None:
-        """Wrap ``env`` (a Box single action space)."""
-        gym.utils.RecordConstructorArgs.__init__(self, min_action=min_action, max_action=max_action)
-        check_env_kind(self, env)
+        """Wrap the vector env ``env``; the bounds as :class:`anywrap.RescaleAction`'s."""
+        name, batch = self._start(env, min_action=min_action, max_action=max_action)
         single = env.single_action_space
-        box, gradient, intercept = rescaled_box(_NAME, single, min_action, max_action, "action")
-        VectorActionWrapper.__init__(self, env)
-        self.single_action_space = box
-        self.action_space = batch_space(box, self.num_envs)
-        self._bounds = ActionBounds(self, box, (self.num_envs,))
+        box, gradient, intercept = rescaled_box(name, single, min_action, max_action, "action")
+        self._wrap(env, action_space=box)
+        self._bounds = ActionBounds(self, box, batch)
+        # Gymnasium's vector wrapper writes each action into an array of the env's dtype
         fn = partial(affine_inverse, dtype=np.dtype(single.dtype).name)
-        self._set_map(_NAME, fn, None, gradient, intercept)
+        self._set_map(name, fn, None, gradient, intercept)

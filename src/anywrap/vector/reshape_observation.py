@@ -1,24 +1,17 @@
 """ReshapeObservation for vector envs."""
 
-from __future__ import annotations
-
 from functools import partial
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
-from gymnasium.vector import VectorEnv, VectorWrapper
-from gymnasium.vector.utils import batch_space
+from gymnasium.vector import VectorEnv
 
 from anywrap.shell.arrays import box_check, reshape_space
-from anywrap.shell.checks import check_env_kind
 from anywrap.shell.maps import VectorObservationMap
 from anywrap.transforms.dtype_observation import cast
 from anywrap.transforms.reshape_observation import reshape_observation
 
 __all__ = ["ReshapeObservation"]
-
-_NAME = "anywrap.vector.ReshapeObservation"
 
 
 def _reshape_batch(obs: Any, shape: tuple[int, ...], dtype: str) -> Any:
@@ -44,14 +37,12 @@ class ReshapeObservation(VectorObservationMap):
     """
 
     def __init__(self, env: VectorEnv, shape: tuple[int, ...]) -> None:
-        """Wrap ``env`` (a Box single observation space); ``shape``: a tuple of ints."""
-        gym.utils.RecordConstructorArgs.__init__(self, shape=shape)
-        check_env_kind(self, env)
-        space = reshape_space(_NAME, env.single_observation_space, shape)
-        VectorWrapper.__init__(self, env)
+        """Wrap the vector env ``env``; ``shape`` as :class:`anywrap.ReshapeObservation`'s."""
+        name, batch = self._start(env, shape=shape)
+        single = env.single_observation_space
+        space = reshape_space(name, single, shape)
+        self._wrap(env, space)
         self.shape = shape
-        self.single_observation_space = space
-        self.observation_space = batch_space(space, self.num_envs)
-        check = box_check(_NAME, env.single_observation_space, self.num_envs)
-        new_shape, dtype = tuple(space.shape), np.dtype(space.dtype).name
-        self._set_map(_NAME, partial(_reshape_batch, shape=new_shape, dtype=dtype), check)
+        # Gymnasium's vector wrapper gives the space's dtype
+        fn = partial(_reshape_batch, shape=space.shape, dtype=np.dtype(space.dtype).name)
+        self._set_map(name, fn, box_check(name, single, *batch))

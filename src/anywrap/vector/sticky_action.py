@@ -2,43 +2,29 @@
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
-from gymnasium.vector import VectorEnv, VectorWrapper
+from gymnasium.vector import VectorWrapper
 
-from anywrap.shell.base import Shell
-from anywrap.shell.checks import autoreset_mode, check_env_kind
-from anywrap.shell.compiled import compiled, with_no_output
-from anywrap.shell.sticky_action import (
-    SavedStream,
-    StickyStream,
-    check_sticky,
-    checked_action,
-    init_keyed,
-)
-from anywrap.shell.time import AUTORESET
-from anywrap.transforms.sticky_action import reset_keyed, sticky_step
+from anywrap.shell.sticky_action import checked_action
+from anywrap.wrappers.sticky_action import StickyShell
 
 __all__ = ["StickyAction"]
 
 _NAME = "anywrap.vector.StickyAction"
 
 
-class StickyAction(SavedStream, Shell, VectorWrapper):
+class StickyAction(StickyShell, VectorWrapper):
     """Each sub-env, with probability ``repeat_action_probability``, gets its previous action
     again for a run of ``repeat_action_duration`` steps; drawn on the env's device.
 
-    Gymnasium has no vector ``StickyAction``; this one runs the state machine
-    of :class:`anywrap.StickyAction` for every sub-env at once (one compiled
-    call on JAX, with the draw), and forgets a sub-env's last action when its
-    episode restarts: on ``reset`` (only the masked sub-envs for
-    ``options={"reset_mask": m}``), on a NEXT_STEP reset step (whose action
-    the env ignores, so it is not remembered either) and after a SAME_STEP
-    end. ``reset(seed=s)`` restarts the wrapper's stream from ``s`` (a list
-    of seeds is hashed into one); see :mod:`anywrap.shell.sticky_action`.
+    The state machine of :class:`anywrap.StickyAction` for every sub-env at
+    once (one compiled call on JAX, with the draw). A sub-env forgets its last
+    action when its episode restarts: at ``reset`` (only the masked sub-envs
+    for ``options={"reset_mask": m}``), on a NEXT_STEP reset step and after a
+    SAME_STEP end. ``reset(seed=s)`` restarts the wrapper's stream from ``s``
+    (a list of seeds is hashed into one).
 
     Example:
         >>> import numpy as np
@@ -55,29 +41,6 @@ class StickyAction(SavedStream, Shell, VectorWrapper):
     Change logs:
      * v0.1.0 - Initially added.
     """
-
-    def __init__(
-        self,
-        env: VectorEnv,
-        repeat_action_probability: float,
-        repeat_action_duration: int | tuple[int, int] = 1,
-    ) -> None:
-        """Wrap ``env``; see :class:`anywrap.StickyAction` for the arguments."""
-        gym.utils.RecordConstructorArgs.__init__(
-            self,
-            repeat_action_probability=repeat_action_probability,
-            repeat_action_duration=repeat_action_duration,
-        )
-        check_env_kind(self, env)
-        params = check_sticky(_NAME, repeat_action_probability, repeat_action_duration)
-        VectorWrapper.__init__(self, env)
-        self._mode = autoreset_mode(_NAME, env)
-        self.repeat_action_probability = repeat_action_probability
-        self.repeat_action_duration_range = (params.low, params.high)
-        self._stream = StickyStream(_NAME)
-        self._state = init_keyed(_NAME, env.single_action_space, (self.num_envs,))
-        step = partial(sticky_step, params=params, autoreset=AUTORESET[self._mode])
-        self._transforms = compiled({"step": step, "reset": with_no_output(reset_keyed)})
 
     def reset(
         self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None

@@ -2,41 +2,24 @@
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
-import gymnasium as gym
-import numpy as np
-from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
-from gymnasium.vector.utils import batch_space
+from gymnasium.vector import AutoresetMode, VectorWrapper
 
-from anywrap.shell.arrays import box_check, checked, final_obs_batch, pack_final_obs
-from anywrap.shell.base import Shell
-from anywrap.shell.checks import autoreset_mode, check_env_kind, whole_number
-from anywrap.shell.compiled import compiled
-from anywrap.shell.time import AUTORESET, find_max_steps, time_aware_space
-from anywrap.transforms.time_aware_observation import time_aware, time_aware_reset
-from anywrap.transforms.time_limit import init_clock
+from anywrap.shell.arrays import checked, final_obs_batch, pack_final_obs
+from anywrap.wrappers.time_aware_observation import TimeAwareShell
 
 __all__ = ["TimeAwareObservation"]
 
-_NAME = "anywrap.vector.TimeAwareObservation"
 
-
-class TimeAwareObservation(Shell, VectorWrapper):
+class TimeAwareObservation(TimeAwareShell, VectorWrapper):
     """Adds each sub-env's episode step count to its observation, counted on the env's device.
 
-    Gymnasium has no vector ``TimeAwareObservation``; this one gives, row by
-    row, what a Gymnasium vector env of sub-envs wrapped in
-    :class:`gymnasium.wrappers.TimeAwareObservation` gives, quirks included
-    (see :class:`anywrap.TimeAwareObservation`), in every autoreset mode: a
-    NEXT_STEP reset step shows time 0; in SAME_STEP mode the new episode's
-    observation shows 0 and ``info["final_obs"]`` the old episode's last count;
+    Row by row, what a Gymnasium vector env of sub-envs wrapped in
+    :class:`gymnasium.wrappers.TimeAwareObservation` gives (see
+    :class:`anywrap.TimeAwareObservation`), in every autoreset mode; in
+    SAME_STEP mode ``info["final_obs"]`` shows the ended episode's last count.
     ``reset(options={"reset_mask": m})`` restarts the masked counts.
-
-    ``max_timesteps`` comes from ``env.spec.max_episode_steps`` (``make_vec``
-    sets it) or an ``anywrap.vector.TimeLimit`` in the stack; the keyword
-    ``max_timesteps`` sets it for envs that have neither.
 
     Example:
         >>> import gymnasium as gym
@@ -51,46 +34,7 @@ class TimeAwareObservation(Shell, VectorWrapper):
      * v0.1.0 - Initially added.
     """
 
-    def __init__(
-        self,
-        env: VectorEnv,
-        flatten: bool = True,
-        normalize_time: bool = False,
-        *,
-        dict_time_key: str = "time",
-        max_timesteps: int | None = None,
-    ) -> None:
-        """Wrap ``env``; see :class:`anywrap.TimeAwareObservation` for the arguments."""
-        gym.utils.RecordConstructorArgs.__init__(
-            self,
-            flatten=flatten,
-            normalize_time=normalize_time,
-            dict_time_key=dict_time_key,
-            max_timesteps=max_timesteps,
-        )
-        check_env_kind(self, env)
-        single = env.single_observation_space
-        steps = (
-            find_max_steps(_NAME, env)
-            if max_timesteps is None
-            else whole_number(_NAME, "max_timesteps", max_timesteps, 1)
-        )
-        space, feature = time_aware_space(
-            _NAME, single, steps, normalize_time, dict_time_key, flatten, batch_ndim=1
-        )
-        VectorWrapper.__init__(self, env)
-        self._mode = autoreset_mode(_NAME, env)
-        self.single_observation_space = space
-        self.observation_space = batch_space(space, self.num_envs)
-        self.flatten, self.normalize_time, self.max_timesteps = flatten, normalize_time, steps
-        self._check = box_check(_NAME, single, self.num_envs)
-        self._state = init_clock((self.num_envs,), xp=np)
-        self._transforms = compiled(
-            {
-                "step": partial(time_aware, feature=feature, autoreset=AUTORESET[self._mode]),
-                "reset": partial(time_aware_reset, feature=feature),
-            }
-        )
+    _mode: AutoresetMode
 
     @property
     def timesteps(self) -> Any:

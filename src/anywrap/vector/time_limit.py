@@ -5,23 +5,16 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap import xp
 from anywrap.shell.arrays import is_packed
 from anywrap.shell.base import Shell
-from anywrap.shell.checks import autoreset_mode, check_env_kind, step_values
+from anywrap.shell.checks import autoreset_mode, step_values
 from anywrap.shell.compiled import compiled, with_no_output
 from anywrap.shell.time import AUTORESET, check_max_episode_steps
-from anywrap.transforms.time_limit import (
-    init_limit,
-    limit_step,
-    reset_limit,
-    restart_same_step,
-    restart_step,
-)
+from anywrap.transforms import time_limit as T
 from anywrap.tree import tree_map
 
 __all__ = ["TimeLimit"]
@@ -32,32 +25,14 @@ _NAME = "anywrap.vector.TimeLimit"
 class TimeLimit(Shell, VectorWrapper):
     """Truncates each sub-env's episode once it has taken ``max_episode_steps`` steps.
 
-    Gymnasium has no vector ``TimeLimit`` (it puts one inside each sub-env);
-    this one counts every sub-env's steps in one array on the env's device,
-    so it also serves batched device envs (JAX, torch) that have no limit of
-    their own. ``truncated`` is or'ed with ``count >= max_episode_steps``.
-
-    Counts restart with the episodes: on a ``reset`` (only the masked
-    sub-envs for ``options={"reset_mask": m}``), and on the env's own
-    autoresets, in each mode. When the limit ends an episode that the env
-    did not end, the env must start a new one for that sub-env, and the
-    wrapper asks it to with ``env.reset(options={"reset_mask": ...})``:
-
-    * NEXT_STEP: on the next step, as the env would for its own ends. That
-      step's row becomes the reset observation with reward 0 (the sub-env
-      has also been stepped once more, and that result is dropped, except
-      for whatever it put in ``info``).
-    * SAME_STEP: at once; ``obs`` holds the new episode's first observation
-      and ``info["final_obs"]`` (with the mask ``info["_final_obs"]``) the
-      last one of the old.
-    * DISABLED: the caller resets, as for any end in this mode.
-
-    The env must accept ``reset_mask``. On the host the wrapper resets only
-    when a sub-env needs it; on a device, where looking would be a host sync,
-    it calls ``reset`` with the mask on every step once a count could have
-    reached the limit (the env must accept a mask with no sub-env selected).
-    So the results equal those of Gymnasium's sub-env ``TimeLimit`` on the
-    same envs, for envs whose step does not draw from their random generator.
+    One array of counts on the env's device, restarted with the episodes (at
+    ``reset``, masked or not, and at the env's autoresets); ``truncated`` is
+    or'ed with ``count >= max_episode_steps``. The env must take
+    ``reset(options={"reset_mask": m})``: it restarts what the limit ends, on
+    the next step (NEXT_STEP: that row becomes the reset observation, reward
+    0) or at once (SAME_STEP: the last observation goes to
+    ``info["final_obs"]``); on a device, on every step once a count could
+    have reached the limit, so an empty mask must be accepted too.
 
     Example:
         >>> import gymnasium as gym
@@ -73,24 +48,29 @@ class TimeLimit(Shell, VectorWrapper):
     """
 
     def __init__(self, env: VectorEnv, max_episode_steps: int) -> None:
-        """Wrap ``env``; ``max_episode_steps`` > 0."""
-        gym.utils.RecordConstructorArgs.__init__(self, max_episode_steps=max_episode_steps)
-        check_env_kind(self, env)
-        max_episode_steps = check_max_episode_steps(_NAME, max_episode_steps)
-        VectorWrapper.__init__(self, env)
-        self._mode = autoreset_mode(_NAME, env)
-        self.max_episode_steps = self._max_episode_steps = max_episode_steps
+        """Wrap the vector env ``env``; ``max_episode_steps`` as :class:`anywrap.TimeLimit`'s."""
+        name, batch = self._start(env, max_episode_steps=max_episode_steps)
+        max_episode_steps = check_max_episode_steps(name, max_episode_steps)
+        self._wrap(env)
+        self._max_episode_steps = max_episode_steps
+        self._mode = autoreset_mode(name, env)
+        self.max_episode_steps = max_episode_steps
         self._steps = 0  # steps since the last full reset: no count exceeds it
-        self._state = init_limit((self.num_envs,), xp=np)
+        self._state = T.init_limit(batch, xp=np)
         limit: dict[str, Any] = {"max_steps": max_episode_steps, "autoreset": AUTORESET[self._mode]}
         self._transforms = compiled(
             {
-                "step": partial(limit_step, **limit),
-                "restart": partial(restart_step, **limit),
-                "same_step": restart_same_step,
-                "reset": with_no_output(reset_limit),
+                "step": partial(T.limit_step, **limit),
+                "restart": partial(T.restart_step, **limit),
+                "same_step": T.restart_same_step,
+                "reset": with_no_output(T.reset_limit),
             }
         )
+
+    _mode: AutoresetMode
+    _steps: int
+    _max_episode_steps: int
+    _transforms: dict[str, Any]
 
     @property
     def elapsed_steps(self) -> Any:

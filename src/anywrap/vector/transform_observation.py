@@ -12,7 +12,7 @@ from gymnasium.vector.utils import batch_space
 
 from anywrap.shell.arrays import map_final_obs
 from anywrap.shell.base import Shell
-from anywrap.shell.checks import callable_argument, check_env_kind
+from anywrap.shell.checks import callable_argument
 
 __all__ = ["TransformObservation"]
 
@@ -21,21 +21,16 @@ class TransformObservation(Shell, VectorWrapper):
     """Applies ``func`` to every batch of observations; arrays pass through untouched.
 
     Same arguments as :class:`gymnasium.wrappers.vector.TransformObservation`,
-    which refuses SAME_STEP envs. This one accepts every autoreset mode: in
-    SAME_STEP mode ``func`` is applied to ``info["final_obs"]`` too (to the
-    batch, or to each entry as a batch of one in Gymnasium's object-array
-    layout), so the final observations stay comparable with the others.
+    and every autoreset mode (Gymnasium's refuses SAME_STEP): ``func`` maps
+    ``info["final_obs"]`` too (the batch, or each entry of Gymnasium's object
+    array as a batch of one).
 
     Example:
         >>> import numpy as np
         >>> import gymnasium as gym
         >>> import anywrap
-        >>> bare = gym.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync")
         >>> envs = gym.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync")
         >>> envs = anywrap.vector.TransformObservation(envs, lambda o: np.clip(o, -0.02, 0.02))
-        >>> bare.reset(seed=0)[0].round(3)
-        array([[ 0.014, -0.023, -0.046, -0.048],
-               [ 0.001,  0.045, -0.036,  0.045]], dtype=float32)
         >>> envs.reset(seed=0)[0].round(3)
         array([[ 0.014, -0.02 , -0.02 , -0.02 ],
                [ 0.001,  0.02 , -0.02 ,  0.02 ]], dtype=float32)
@@ -48,30 +43,23 @@ class TransformObservation(Shell, VectorWrapper):
         observation_space: gym.Space | None = None,
         single_observation_space: gym.Space | None = None,
     ) -> None:
-        """Wrap ``env`` so that observations (and final observations) pass through ``func``.
-
-        As in Gymnasium, a warning says so when ``observation_space`` is not the
-        batch of ``single_observation_space``.
-        """
-        gym.utils.RecordConstructorArgs.__init__(
-            self,
+        """Wrap ``env`` so that observations (and final observations) pass through ``func``;
+        a warning, as Gymnasium's, where ``observation_space`` is not the batch of
+        ``single_observation_space``."""
+        name, _ = self._start(
+            env,
             func=func,
             observation_space=observation_space,
             single_observation_space=single_observation_space,
         )
-        check_env_kind(self, env)
-        callable_argument("anywrap.vector.TransformObservation", "func", func)
-        VectorWrapper.__init__(self, env)
-        if single_observation_space is not None:
-            self.single_observation_space = single_observation_space
+        callable_argument(name, "func", func)
+        self._wrap(env, single_observation_space)
         if observation_space is not None:
             self.observation_space = observation_space
-        elif single_observation_space is not None:
-            self.observation_space = batch_space(single_observation_space, self.num_envs)
         batched = batch_space(self.single_observation_space, self.num_envs)
         if self.observation_space != batched:
             warnings.warn(  # Gymnasium's words, so that filters written for it match
-                f"anywrap.vector.TransformObservation: for {env}, the observation space and "
+                f"{name}: for {env}, the observation space and "
                 "the batched single observation space don't match as expected, "
                 f"observation_space={self.observation_space}, batched "
                 f"single_observation_space={batched}",
@@ -87,7 +75,6 @@ class TransformObservation(Shell, VectorWrapper):
         return self.func(obs), info
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
-        """Step and transform the observations (and, in SAME_STEP mode, the final ones:
-        the batch, or each entry as a batch of one in Gymnasium's object-array layout)."""
+        """Step and transform the observations (and the final ones)."""
         obs, reward, terminated, truncated, info = self.env.step(actions)
         return self.func(obs), reward, terminated, truncated, map_final_obs(info, self.func)

@@ -1,4 +1,4 @@
-"""ClipAction for a single env."""
+"""ClipAction for a single env, and the space function both shells use."""
 
 from __future__ import annotations
 
@@ -6,11 +6,17 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap.shell.actions import ActionBounds
-from anywrap.shell.checks import check_env_kind
 from anywrap.shell.maps import ActionMap
 from anywrap.transforms.actions import clip_action
 
 __all__ = ["ClipAction"]
+
+
+def clip_spaces(name: str, space: gym.Space) -> tuple[gym.spaces.Box, gym.spaces.Box]:
+    """``space``, which must be a Box, and the unbounded Box of its shape and dtype."""
+    if not isinstance(space, gym.spaces.Box):
+        raise TypeError(f"{name}: expected a Box action space, got {space}")
+    return space, gym.spaces.Box(-np.inf, np.inf, shape=space.shape, dtype=space.dtype)
 
 
 class ClipAction(ActionMap):
@@ -18,11 +24,9 @@ class ClipAction(ActionMap):
 
     .. math:: a' = \\min(\\max(a, \\text{low}), \\text{high})
 
-    Drop-in for :class:`gymnasium.wrappers.ClipAction`: the wrapper's action
-    space is the unbounded Box of the same shape and dtype. Unlike Gymnasium
-    (which would return NumPy, or broadcast a wrong shape silently), an action
-    of the wrong shape, library or device is refused with a clear error, and a
-    tensor is clipped as a tensor on its device.
+    Drop-in for :class:`gymnasium.wrappers.ClipAction`: the action space is the
+    unbounded Box of the same shape and dtype. An action of the wrong shape,
+    library or device is refused (Gymnasium would return NumPy, or broadcast).
 
     Example:
         >>> import numpy as np
@@ -34,30 +38,16 @@ class ClipAction(ActionMap):
         >>> env.action(np.array([5.0])), env.action(np.array([-0.25]))
         (array([1.]), array([-0.25]))
 
-        MountainCar charges ``0.1 * a**2`` for the action it receives: 0.1 for
-        the clipped 1.0, where 5.0 would have cost 2.5.
-
-        >>> _ = env.reset(seed=0)
-        >>> _, reward, *_ = env.step(np.array([5.0]))
-        >>> round(float(reward), 6)
-        -0.1
-
     Change logs:
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
+    _state = None  # not a checkpoint layer (as in 0.1)
+
     def __init__(self, env: gym.Env) -> None:
         """Wrap ``env``, whose action space must be a Box."""
-        gym.utils.RecordConstructorArgs.__init__(self)
-        check_env_kind(self, env)
-        if not isinstance(env.action_space, gym.spaces.Box):
-            raise TypeError(
-                f"anywrap.ClipAction: expected a Box action space, got {env.action_space}"
-            )
-        gym.ActionWrapper.__init__(self, env)
-        space = env.action_space
-        self.action_space = gym.spaces.Box(-np.inf, np.inf, shape=space.shape, dtype=space.dtype)
-        self._bounds = ActionBounds(self, space)
-        self._set_map("anywrap.ClipAction", clip_action, None, space.low, space.high)
-
-    _state = None  # not a checkpoint layer (as in 0.1)
+        name, _ = self._start(env)
+        space, unbounded = clip_spaces(name, env.action_space)
+        self._wrap(env, action_space=unbounded)
+        self._bounds = ActionBounds(self, space, ())
+        self._set_map(name, clip_action, None, space.low, space.high)

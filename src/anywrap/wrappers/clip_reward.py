@@ -7,13 +7,10 @@ from typing import Any
 import gymnasium as gym
 
 from anywrap.shell.arrays import check_reward_bounds, reward_bound
-from anywrap.shell.checks import check_env_kind
 from anywrap.shell.maps import RewardMap
 from anywrap.transforms.clip_reward import clip_reward
 
 __all__ = ["ClipReward"]
-
-_NAME = "anywrap.ClipReward"
 
 
 class ClipReward(RewardMap):
@@ -21,11 +18,10 @@ class ClipReward(RewardMap):
 
     .. math:: r' = \\min(\\max(r, \\text{min\\_reward}), \\text{max\\_reward})
 
-    Drop-in for :class:`gymnasium.wrappers.ClipReward`: same arguments,
-    errors and numbers (NumPy's ``np.clip``, so a Python float reward comes
-    back as ``np.float64``; a bound given as an array promotes the reward's
-    dtype as ``np.clip`` does). Either bound may be ``None``, not both. A
-    tensor reward is clipped on its device.
+    Drop-in for :class:`gymnasium.wrappers.ClipReward`: same arguments, errors
+    and numbers (NumPy's ``np.clip``: a Python float reward comes back as
+    ``np.float64``, and an array bound promotes the reward's dtype). Either
+    bound may be ``None``, not both.
 
     Example:
         >>> import gymnasium as gym
@@ -41,10 +37,9 @@ class ClipReward(RewardMap):
 
     def __init__(self, env: gym.Env, min_reward: Any = None, max_reward: Any = None) -> None:
         """Wrap ``env``; ``min_reward`` / ``max_reward``: numbers, arrays or ``None``."""
-        gym.utils.RecordConstructorArgs.__init__(self, min_reward=min_reward, max_reward=max_reward)
-        check_env_kind(self, env)
-        check_reward_bounds(_NAME, min_reward, max_reward)
-        gym.RewardWrapper.__init__(self, env)
+        name, _ = self._start(env, min_reward=min_reward, max_reward=max_reward)
+        check_reward_bounds(name, min_reward, max_reward)
+        self._wrap(env)
         self.min_reward, self.max_reward = min_reward, max_reward
         bounds = reward_bound(min_reward), reward_bound(max_reward)
-        self._set_map(_NAME, clip_reward, None, *bounds)
+        self._set_map(name, clip_reward, None, *bounds)

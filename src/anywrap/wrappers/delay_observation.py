@@ -1,4 +1,4 @@
-"""DelayObservation for a single env."""
+"""DelayObservation for a single env, and the class both shells share."""
 
 from __future__ import annotations
 
@@ -7,10 +7,11 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from gymnasium.vector import AutoresetMode
 
 from anywrap.shell.arrays import LibraryConstants, box_check, checked
 from anywrap.shell.base import Shell
-from anywrap.shell.checks import check_env_kind
+from anywrap.shell.checks import autoreset_mode
 from anywrap.shell.compiled import compiled
 from anywrap.shell.delay_observation import (
     DelayRing,
@@ -18,24 +19,57 @@ from anywrap.shell.delay_observation import (
     host_scalars,
     zero_observation,
 )
-from anywrap.transforms.delay_observation import init_delay, release, reset_delay
+from anywrap.transforms.delay_observation import (
+    init_delay,
+    release,
+    release_with_final,
+    reset_delay,
+)
 from anywrap.tree import leaves
 
 __all__ = ["DelayObservation"]
 
-_NAME = "anywrap.DelayObservation"
+
+class DelayShell(DelayRing, Shell):
+    """What the single and vector DelayObservation share: the constructor."""
+
+    delay: int
+    _check: Any
+    _zero: Any
+
+    def __init__(self, env: Any, delay: int) -> None:
+        """Wrap ``env``; ``delay`` >= 0 steps."""
+        name, batch = self._start(env, delay=delay)
+        single = self._single_space(env)
+        delay = check_delay(name, delay)
+        zero = zero_observation(name, single)
+        self._wrap(env)
+        self.delay, self._ranges = delay, {"count": (0, delay + 1)}
+        self._check = box_check(name, single, *batch)
+        self._zero = LibraryConstants(name, zero)
+        self._state = init_delay(zero, delay=delay, batch_shape=batch, xp=np)
+        # Gymnasium gives a single env's 0-d leaf (a Discrete's) as a NumPy scalar.
+        self._scalars = not batch and any(np.ndim(z) == 0 for z in leaves(zero))
+        self._mode = autoreset_mode(name, env) if batch else None
+        self._transforms = compiled(
+            {
+                "release": partial(
+                    release, delay=delay, next_step=self._mode is AutoresetMode.NEXT_STEP
+                ),
+                "final": partial(release_with_final, delay=delay),
+                "reset": reset_delay,
+            }
+        )
 
 
-class DelayObservation(DelayRing, Shell, gym.ObservationWrapper):
+class DelayObservation(DelayShell, gym.ObservationWrapper):
     """Returns the observation of ``delay`` steps ago (the space's zero until there is one).
 
     Drop-in for :class:`gymnasium.wrappers.DelayObservation`: same argument,
-    errors and values; the zero is Gymnasium's (the space's value closest to
-    zero). The queue is a ring of the last ``delay`` observations, in the
-    env's library and on its device (:mod:`anywrap.transforms.delay_observation`):
-    no observation is copied, and ``state_dict()`` saves the ring. Observations
-    are kept as arrays: a Python number in an observation (Blackjack's Tuple of
-    Discrete) comes back as a NumPy scalar of the same value.
+    errors and values (the zero is Gymnasium's, the space's value closest to
+    zero). The queue is a ring of the last ``delay`` observations on the env's
+    device: no observation is copied. A Python number in an observation
+    (Blackjack's) comes back as a NumPy scalar of the same value.
 
     Example:
         >>> import gymnasium as gym
@@ -53,30 +87,14 @@ class DelayObservation(DelayRing, Shell, gym.ObservationWrapper):
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    def __init__(self, env: gym.Env, delay: int) -> None:
-        """Wrap ``env``; ``delay`` >= 0 steps."""
-        gym.utils.RecordConstructorArgs.__init__(self, delay=delay)
-        check_env_kind(self, env)
-        delay = check_delay(_NAME, delay)
-        zero = zero_observation(_NAME, env.observation_space)
-        gym.ObservationWrapper.__init__(self, env)
-        self.delay, self._ranges = delay, {"count": (0, delay + 1)}
-        self._check = box_check(_NAME, env.observation_space)
-        self._zero = LibraryConstants(_NAME, zero)
-        self._state = init_delay(zero, delay=delay, batch_shape=(), xp=np)
-        # Gymnasium gives a 0-d leaf (a Discrete's) as a NumPy scalar.
-        self._scalars = any(np.ndim(z) == 0 for z in leaves(zero))
-        self._transforms = compiled(
-            {"release": partial(release, delay=delay), "reset": reset_delay}
-        )
+    _scalars: bool
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         """Reset the env and empty the queue; the reset observation is queued."""
         obs, info = self.env.reset(seed=seed, options=options)
+        zero = self._zero.get(obs)
         return self._released(
-            self._run(
-                self._transforms["reset"], obs, checked(self._check, obs), *self._zero.get(obs)
-            )
+            self._run(self._transforms["reset"], obs, checked(self._check, obs), *zero)
         ), info
 
     def _released(self, out: Any) -> Any:

@@ -9,13 +9,10 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap.shell.arrays import dtype_space
-from anywrap.shell.checks import check_env_kind
 from anywrap.shell.maps import ObservationMap
 from anywrap.transforms.dtype_observation import cast
 
 __all__ = ["DtypeObservation"]
-
-_NAME = "anywrap.DtypeObservation"
 
 
 class DtypeObservation(ObservationMap):
@@ -23,8 +20,7 @@ class DtypeObservation(ObservationMap):
 
     Drop-in for :class:`gymnasium.wrappers.DtypeObservation`: same argument,
     spaces (a Discrete space becomes a 0-d Box, a MultiBinary one a Box) and
-    numbers. On a library without float64 (JAX without x64) a float64 cast
-    gives float32.
+    numbers. Without float64 (JAX without x64) a float64 cast gives float32.
 
     Example:
         >>> import numpy as np
@@ -41,10 +37,8 @@ class DtypeObservation(ObservationMap):
 
     def __init__(self, env: gym.Env, dtype: Any) -> None:
         """Wrap ``env``; ``dtype``: a NumPy dtype, scalar type or name."""
-        gym.utils.RecordConstructorArgs.__init__(self, dtype=dtype)
-        check_env_kind(self, env)
-        space = dtype_space(_NAME, env.observation_space, dtype)
-        gym.ObservationWrapper.__init__(self, env)
+        name, _ = self._start(env, dtype=dtype)
+        space = dtype_space(name, env.observation_space, dtype)
+        self._wrap(env, space)
         self.dtype = dtype
-        self.observation_space = space
-        self._set_map(_NAME, partial(cast, dtype=np.dtype(space.dtype).name), None)
+        self._set_map(name, partial(cast, dtype=np.dtype(space.dtype).name), None)

@@ -1,4 +1,4 @@
-"""FlattenObservation for a single env."""
+"""FlattenObservation for a single env, and the pure function both shells use."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ from typing import Any
 
 import gymnasium as gym
 
-from anywrap.shell.checks import check_env_kind
 from anywrap.shell.maps import ObservationMap
 from anywrap.shell.spaces import ObservationCheck
 from anywrap.transforms.flatten_observation import flatten_observation, flatten_plan
@@ -19,13 +18,10 @@ class FlattenObservation(ObservationMap):
     """Flattens every observation into one 1-D array, in the observation's library.
 
     Drop-in for :class:`gymnasium.wrappers.FlattenObservation` for Box,
-    Discrete (one-hot), MultiDiscrete (one-hot per component), MultiBinary,
-    and Dict / Tuple spaces of them: the space is
-    ``gymnasium.spaces.utils.flatten_space``'s and the values those of
-    ``gymnasium.spaces.utils.flatten``, dtypes included (a Box leaf takes its
-    space's dtype, and joined leaves take NumPy's common dtype). Spaces that
-    Gymnasium does not flatten to one array (Graph, Sequence, Text) are
-    refused.
+    Discrete (one-hot), MultiDiscrete, MultiBinary, and Dict / Tuple spaces of
+    them: the space and values are those of ``gymnasium.spaces.utils``'s
+    ``flatten_space`` and ``flatten``, dtypes included. Spaces that Gymnasium
+    does not flatten to one array (Graph, Sequence, Text) are refused.
 
     Example:
         >>> import gymnasium as gym
@@ -43,17 +39,22 @@ class FlattenObservation(ObservationMap):
 
     def __init__(self, env: gym.Env) -> None:
         """Wrap ``env``."""
-        gym.utils.RecordConstructorArgs.__init__(self)
-        check_env_kind(self, env)
-        plan = flatten_plan(env.observation_space, "anywrap.FlattenObservation")
-        gym.ObservationWrapper.__init__(self, env)
-        self.observation_space = gym.spaces.utils.flatten_space(env.observation_space)
-        self._set_map("anywrap.FlattenObservation", partial(flatten_observation, plan=plan), None)
+        name, _ = self._start(env)
+        single = env.observation_space
+        plan = flatten_plan(single, name)
+        self._wrap(env, gym.spaces.utils.flatten_space(single))
+        self._set_map(name, partial(flatten_observation, plan=plan), None)
+        self._explain = ObservationCheck(name, single)
 
-    def observation(self, observation: Any) -> Any:
-        """The observation flattened."""
-        try:
-            return self._map(observation)
-        except (KeyError, IndexError, TypeError):  # say what differs from the space
-            ObservationCheck("anywrap.FlattenObservation", self.env.observation_space)(observation)
-            raise
+    def _mapped(self, x: Any) -> Any:
+        return flattened_or_explained(self._map, x, self._explain)
+
+
+def flattened_or_explained(flatten: Any, x: Any, explain: ObservationCheck) -> Any:
+    """``flatten(x)``; on failure, an error from ``explain`` that says how ``x`` differs
+    from the space."""
+    try:
+        return flatten(x)
+    except (KeyError, IndexError, TypeError):
+        explain(x)
+        raise

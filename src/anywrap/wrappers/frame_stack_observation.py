@@ -1,4 +1,4 @@
-"""FrameStackObservation for a single env."""
+"""FrameStackObservation for a single env, and the class both shells share."""
 
 from __future__ import annotations
 
@@ -7,10 +7,11 @@ from typing import Any, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
+from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from anywrap.shell.base import Shell
-from anywrap.shell.checks import check_env_kind
+from anywrap.shell.checks import autoreset_mode
 from anywrap.shell.compiled import compiled
 from anywrap.shell.images import (
     InPlaceState,
@@ -23,12 +24,11 @@ from anywrap.transforms.frame_stack_observation import (
     FrameStack,
     init_frame_stack,
     push_frame,
+    push_frame_with_final,
     reset_frame_stack,
 )
 
 __all__ = ["FrameStackObservation"]
-
-_NAME = "anywrap.FrameStackObservation"
 
 
 def _reset_one(state: FrameStack, obs: Any, *, pad_with_first: bool) -> tuple[FrameStack, Any]:
@@ -41,21 +41,84 @@ def _push_one(state: FrameStack, obs: Any, *, pad_with_first: bool) -> tuple[Fra
     return state, out[0, ...]
 
 
-class FrameStackObservation(InPlaceState, Shell, gym.Wrapper):
+def _push(
+    state: FrameStack, obs: Any, terminated: Any, truncated: Any, *, pad_with_first: bool, mode: Any
+) -> tuple[FrameStack, Any]:
+    """A vector step: after a done, the next frame (NEXT_STEP) or this one (SAME_STEP)
+    starts a new stack; DISABLED envs restart a stack only when reset."""
+    done = terminated | truncated
+    when = {AutoresetMode.NEXT_STEP: {"done": done}, AutoresetMode.SAME_STEP: {"start": done}}
+    return push_frame(state, obs, pad_with_first=pad_with_first, **when.get(mode, {}))
+
+
+def _push_final(
+    state: FrameStack,
+    obs: Any,
+    final: Any,
+    terminated: Any,
+    truncated: Any,
+    *,
+    pad_with_first: bool,
+) -> tuple[FrameStack, tuple[Any, Any]]:
+    """A SAME_STEP step with final observations: ``(stacks, final stacks)``."""
+    done = terminated | truncated
+    state, out, final = push_frame_with_final(
+        state, obs, final, done, pad_with_first=pad_with_first
+    )
+    return state, (out, final)
+
+
+class FrameStackShell(InPlaceState, Shell):
+    """What the single and vector FrameStackObservation share: the constructor."""
+
+    _shape: tuple[int, ...]
+    _transforms: dict[str, Any]
+
+    def __init__(self, env: Any, stack_size: int, *, padding_type: str | Any = "reset") -> None:
+        """Wrap ``env`` (a Box observation space).
+
+        Args:
+            env: The env to wrap.
+            stack_size: How many observations to stack (at least 1).
+            padding_type: ``"reset"``, ``"zero"`` or an observation of the env's space.
+        """
+        name, batch = self._start(env, stack_size=stack_size, padding_type=padding_type)
+        stack_size = check_positive_int(name, "stack_size", stack_size, 1)
+        space = box_space(name, self._single_space(env))
+        kind, self.padding_value = padding_of(name, space, padding_type)
+        self._wrap(env, batch_space(space, n=stack_size))
+        self.stack_size, self.padding_type = stack_size, kind
+        self._ranges = {"newest": (0, stack_size - 1), "count": (0, stack_size)}
+        self._shape = (*batch, *space.shape)
+        custom = None if kind == "reset" else self.padding_value
+        n = batch[0] if batch else 1  # one env: a batch of one
+        self._state = init_frame_stack(
+            n, stack_size, space.shape, xp=np, dtype=space.dtype, padding=custom
+        )
+        first = kind == "reset"
+        transforms: dict[str, Any] = {
+            "reset": partial(_reset_one, pad_with_first=first),
+            "step": partial(_push_one, pad_with_first=first),
+        }
+        if batch:
+            self._mode = autoreset_mode(name, env)
+            transforms = {
+                "reset": partial(reset_frame_stack, pad_with_first=first),
+                "step": partial(_push, pad_with_first=first, mode=self._mode),
+                "final": partial(_push_final, pad_with_first=first),
+            }
+        self._transforms = compiled(transforms, donate=tuple(transforms))
+
+
+class FrameStackObservation(FrameStackShell, gym.Wrapper):
     """Stacks the last ``stack_size`` observations, oldest first, on any array library.
 
     Drop-in for :class:`gymnasium.wrappers.FrameStackObservation` (same
-    arguments, space and numbers). Until an episode has ``stack_size``
-    frames, the stack is padded in front: with the reset observation
-    (``padding_type="reset"``, the default), zeros (``"zero"``) or a given
-    observation.
-
-    The frames live in a ring buffer on the env's device: each step writes
-    one frame into it and reads the stack out with one gather (the returned
-    stack is a fresh array, as Gymnasium's is). Gymnasium copies the whole
-    stack twice per step. On JAX each step is one compiled call that
-    updates the buffer in place. Observation spaces are Boxes (Gymnasium
-    also takes other spaces).
+    arguments, space and numbers): until an episode has ``stack_size`` frames
+    the stack is padded in front with the reset observation
+    (``padding_type="reset"``), zeros (``"zero"``) or a given observation.
+    The frames live in a ring buffer on the env's device (updated in place on
+    JAX); each step returns a fresh stack. Box spaces only.
 
     Example:
         >>> import gymnasium as gym
@@ -71,49 +134,16 @@ class FrameStackObservation(InPlaceState, Shell, gym.Wrapper):
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    def __init__(self, env: gym.Env, stack_size: int, *, padding_type: str | Any = "reset") -> None:
-        """Wrap ``env`` (a Box observation space).
-
-        Args:
-            env: The env to wrap.
-            stack_size: How many observations to stack (at least 1).
-            padding_type: ``"reset"``, ``"zero"`` or an observation of the env's space.
-        """
-        gym.utils.RecordConstructorArgs.__init__(
-            self, stack_size=stack_size, padding_type=padding_type
-        )
-        check_env_kind(self, env)
-        stack_size = check_positive_int(_NAME, "stack_size", stack_size, 1)
-        space = box_space(_NAME, env.observation_space)
-        kind, self.padding_value = padding_of(_NAME, space, padding_type)
-        gym.Wrapper.__init__(self, env)
-        self.observation_space = batch_space(space, n=stack_size)
-        self.stack_size, self.padding_type = stack_size, kind
-        self._ranges = {"newest": (0, stack_size - 1), "count": (0, stack_size)}
-        self._frame = tuple(space.shape)
-        custom = None if kind == "reset" else self.padding_value
-        self._state = init_frame_stack(
-            1, stack_size, self._frame, xp=np, dtype=space.dtype, padding=custom
-        )
-        first = kind == "reset"
-        self._transforms = compiled(
-            {
-                "reset": partial(_reset_one, pad_with_first=first),
-                "step": partial(_push_one, pad_with_first=first),
-            },
-            donate=("reset", "step"),
-        )
-
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         """Reset; the stack is the reset observation after ``stack_size - 1`` paddings."""
         obs, info = self.env.reset(seed=seed, options=options)
-        check_frames(_NAME, obs, self._frame)
+        check_frames(self, obs, self._shape)
         return self._run(self._transforms["reset"], obs, obs), info
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         """Step and append the observation to the stack."""
         obs, reward, terminated, truncated, info = self.env.step(action)
-        check_frames(_NAME, obs, self._frame)
+        check_frames(self, obs, self._shape)
         return self._run(self._transforms["step"], obs, obs), reward, terminated, truncated, info

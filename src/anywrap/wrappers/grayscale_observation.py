@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import gymnasium as gym
 
-from anywrap.shell.checks import check_env_kind
 from anywrap.shell.images import frames_check, grayscale_map
 from anywrap.shell.maps import ObservationMap
 
 __all__ = ["GrayscaleObservation"]
-
-_NAME = "anywrap.GrayscaleObservation"
 
 
 class GrayscaleObservation(ObservationMap):
@@ -19,10 +16,8 @@ class GrayscaleObservation(ObservationMap):
     .. math:: y = \\lfloor 0.2125 r + 0.7154 g + 0.0721 b \\rfloor
 
     Drop-in for :class:`gymnasium.wrappers.GrayscaleObservation`: same
-    arguments, spaces and numbers, bit for bit on every backend (Gymnasium
-    truncates a float64 sum; see :mod:`anywrap.transforms.grayscale_observation`
-    for how the same numbers come out of float32-only backends). ``keep_dim``
-    keeps a channel axis of size 1. On JAX each call is one compiled program.
+    arguments, spaces and numbers, bit for bit on every backend (see
+    :mod:`anywrap.transforms.grayscale_observation`).
 
     Example:
         >>> import ale_py, gymnasium as gym
@@ -46,10 +41,8 @@ class GrayscaleObservation(ObservationMap):
             env: The env to wrap.
             keep_dim: Keep a channel axis of size 1 (``(H, W, 1)``).
         """
-        gym.utils.RecordConstructorArgs.__init__(self, keep_dim=keep_dim)
-        check_env_kind(self, env)
-        self._image = grayscale_map(_NAME, env.observation_space, keep_dim)
-        gym.ObservationWrapper.__init__(self, env)
-        self.observation_space = self._image.space
+        name, _ = self._start(env, keep_dim=keep_dim)
+        image = grayscale_map(name, env.observation_space, keep_dim)
+        self._wrap(env, image.space)
+        self._set_map(name, image.fn, frames_check(name, image.in_shape))
         self.keep_dim = keep_dim
-        self._set_map(_NAME, self._image.fn, frames_check(_NAME, self._image.in_shape))

@@ -1,4 +1,4 @@
-"""MaxAndSkipObservation for a single env."""
+"""MaxAndSkipObservation for a single env, and the class both shells share."""
 
 from __future__ import annotations
 
@@ -6,20 +6,59 @@ from typing import Any, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
+from gymnasium.vector import AutoresetMode
 
 from anywrap import xp
 from anywrap.shell.base import Shell
-from anywrap.shell.checks import check_env_kind
-from anywrap.shell.compiled import compiled
+from anywrap.shell.checks import autoreset_mode
+from anywrap.shell.compiled import compiled, with_no_output
 from anywrap.shell.images import InPlaceState, box_space, check_frames, check_positive_int
-from anywrap.transforms.max_and_skip_observation import init_max_frames, max_of_two
+from anywrap.transforms.max_and_skip_observation import (
+    init_max_frames,
+    max_and_skip,
+    max_of_two,
+    reset_max_frames,
+)
 
 __all__ = ["MaxAndSkipObservation"]
 
-_NAME = "anywrap.MaxAndSkipObservation"
+
+class MaxAndSkipShell(InPlaceState, Shell):
+    """What the single and vector MaxAndSkipObservation share: the constructor."""
+
+    _skip: int
+    _shape: tuple[int, ...]
+    _transforms: dict[str, Any]
+
+    def __init__(self, env: Any, skip: int = 4) -> None:
+        """Wrap ``env`` (a Box observation space).
+
+        Args:
+            env: The env to wrap.
+            skip: How many times each action is repeated (at least 2).
+        """
+        name, batch = self._start(env, skip=skip)
+        self._skip = check_positive_int(name, "skip", skip, 2)
+        space = box_space(name, self._single_space(env))
+        if batch:
+            self._mode = autoreset_mode(name, env)
+        if batch and self._mode is AutoresetMode.DISABLED:
+            raise ValueError(
+                f"{name}: expected a vector env that resets itself (NEXT_STEP or "
+                "SAME_STEP), got DISABLED: a sub-env whose episode ends within the skip "
+                "would be stepped again before anyone resets it. Skip frames inside each "
+                "sub-env instead (gymnasium.make_vec(..., wrappers=[MaxAndSkipObservation]))"
+            )
+        self._wrap(env)
+        self._shape = (*batch, *space.shape)
+        self._state = init_max_frames(batch, space.shape, xp=np, dtype=space.dtype)
+        step = max_and_skip if batch else max_of_two
+        self._transforms = compiled(
+            {"reset": with_no_output(reset_max_frames), "step": step}, donate=("reset", "step")
+        )
 
 
-class MaxAndSkipObservation(InPlaceState, Shell, gym.Wrapper):
+class MaxAndSkipObservation(MaxAndSkipShell, gym.Wrapper):
     """Repeats each action ``skip`` times; returns the maximum of the last two
     frames and the summed reward, on any array library.
 
@@ -28,12 +67,9 @@ class MaxAndSkipObservation(InPlaceState, Shell, gym.Wrapper):
     the two-frame buffer is never cleared, so a call that ends before the
     last two steps returns frames left from an earlier call.
 
-    The loop must know whether the episode ended before it steps again, so
-    it reads ``terminated`` and ``truncated`` on the host (Gymnasium's envs
-    return Python booleans: nothing to sync). Host rewards are summed as
-    Gymnasium sums them (Python floats). Frames stay in their library and on
-    their device, and a reward that is not a host value is summed there.
-    ``anywrap.vector.MaxAndSkipObservation`` reads nothing.
+    The loop reads ``terminated`` and ``truncated`` on the host (Gymnasium's
+    envs give Python booleans: nothing to sync); frames stay on their device,
+    and a device reward is summed there.
 
     Example:
         >>> import gymnasium as gym
@@ -48,22 +84,6 @@ class MaxAndSkipObservation(InPlaceState, Shell, gym.Wrapper):
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    def __init__(self, env: gym.Env, skip: int = 4) -> None:
-        """Wrap ``env`` (a Box observation space).
-
-        Args:
-            env: The env to wrap.
-            skip: How many times each action is repeated (at least 2).
-        """
-        gym.utils.RecordConstructorArgs.__init__(self, skip=skip)
-        check_env_kind(self, env)
-        self._skip = check_positive_int(_NAME, "skip", skip, 2)
-        space = box_space(_NAME, env.observation_space)
-        gym.Wrapper.__init__(self, env)
-        self._frame = tuple(space.shape)
-        self._state = init_max_frames((), self._frame, xp=np, dtype=space.dtype)
-        self._transforms = compiled({"step": max_of_two}, donate=("step",))
-
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         """Step ``skip`` times (fewer if the episode ends) with ``action``."""
         total_reward: Any = 0.0
@@ -71,7 +91,7 @@ class MaxAndSkipObservation(InPlaceState, Shell, gym.Wrapper):
         frames: list[Any] = [None, None]
         for i in range(self._skip):
             obs, reward, terminated, truncated, info = self.env.step(action)
-            check_frames(_NAME, obs, self._frame)
+            check_frames(self, obs, self._shape)
             if i >= self._skip - 2:
                 frames[i - (self._skip - 2)] = obs
             if xp.is_host(reward):

@@ -1,4 +1,4 @@
-"""Reward wrappers for a single env: NormalizeReward, TransformReward."""
+"""NormalizeReward for a single env, and the class both shells share."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ import numpy as np
 from anywrap import xp
 from anywrap.shell.base import Shell
 from anywrap.shell.checks import (
-    check_env_kind,
     check_epsilon,
     check_gamma,
     check_stats_dtype,
@@ -28,7 +27,52 @@ __all__ = ["NormalizeReward"]
 _NAME = "anywrap.NormalizeReward"
 
 
-class NormalizeReward(Shell, gym.Wrapper):
+class RewardStatisticsShell(Shell):
+    """What the single and vector NormalizeReward share."""
+
+    return_rms = statistics_property("return_rms", "rms")
+    update_running_mean = switch_property()
+    _update_running_mean: bool
+
+    def _setup(
+        self,
+        env: Any,
+        gamma: Any,
+        epsilon: Any,
+        stats_dtype: Any,
+        update_running_mean: Any,
+        stats_gradient: Any,
+        **vector_args: Any,
+    ) -> tuple[float, float]:
+        """Record the arguments (``vector_args``: the vector shell's own), check them,
+        wrap ``env`` and hold the return and its statistics (the return float64 for one
+        env, float32 for a vector, as Gymnasium's, unless ``stats_dtype`` is given; the
+        statistics float64); the checked ``gamma`` and ``epsilon``."""
+        name, batch = self._start(
+            env,
+            gamma=gamma,
+            epsilon=epsilon,
+            stats_dtype=stats_dtype,
+            update_running_mean=update_running_mean,
+            stats_gradient=stats_gradient,
+            **vector_args,
+        )
+        gamma, epsilon = check_gamma(name, gamma), check_epsilon(name, epsilon)
+        check_stats_dtype(name, stats_dtype)
+        self._wrap(env)
+        self.gamma, self.epsilon, self.stats_dtype = gamma, epsilon, stats_dtype
+        self.update_running_mean = update_running_mean
+        acc = np.dtype(stats_dtype or ("float32" if batch else "float64"))
+        state = init_returns(
+            batch, xp=np, acc_dtype=acc, stats_dtype=np.dtype(stats_dtype or "float64")
+        )
+        self._state = state._replace(rms=RunningMeanStd(state.rms))  # type: ignore[arg-type]
+        self._boxed = True
+        self.stats_gradient = flag(name, "stats_gradient", stats_gradient)
+        return gamma, epsilon
+
+
+class NormalizeReward(RewardStatisticsShell, gym.Wrapper):
     """Scales rewards by the running standard deviation of the discounted return.
 
     .. math::
@@ -37,23 +81,15 @@ class NormalizeReward(Shell, gym.Wrapper):
         \\tilde r = r / \\sqrt{\\operatorname{Var}[G] + \\epsilon}
 
     Drop-in for :class:`gymnasium.wrappers.NormalizeReward`: same arguments,
-    attributes (``return_rms``, ``discounted_reward``, ``update_running_mean``)
-    and numbers, quirks included:
-
-    * ``G`` is reset by ``terminated`` only: never by ``truncated``, and never
-      by ``reset()``. It is Gymnasium's behaviour, kept because it changes
-      the numbers.
-    * The mean of ``G`` is not subtracted from the reward.
-
-    Additions: any array library in, the same library out, on its device;
-    ``stats_dtype`` (default float64, float32 on JAX without x64);
-    non-finite rewards are left out of ``G`` and the statistics (and returned
-    as they are); ``state_dict()`` / ``load_state_dict()``.
+    attributes (``return_rms``, ``discounted_reward``) and numbers, quirks
+    included: ``G`` is reset by ``terminated`` only (never by ``truncated`` or
+    ``reset()``), and its mean is not subtracted. Additions: ``stats_dtype``
+    (default float64, float32 on JAX without x64); non-finite rewards are left
+    out of ``G`` and the statistics; ``state_dict()`` / ``load_state_dict()``.
 
     Example:
         MountainCar pays ``-0.1 * a**2`` per step: -0.025 for ``a = 0.5``. After
-        100 such steps ``G = -2.5 (1 - 0.99**100)``, and the last reward comes
-        back divided by the std of every ``G`` seen so far.
+        100 such steps ``G = -2.5 (1 - 0.99**100)``:
 
         >>> import numpy as np
         >>> import gymnasium as gym
@@ -64,8 +100,6 @@ class NormalizeReward(Shell, gym.Wrapper):
         ...     _, reward, *_ = env.step(np.array([0.5]))
         >>> round(float(env.discounted_reward[0]), 4), round(-2.5 * (1 - 0.99**100), 4)
         (-1.5849, -1.5849)
-        >>> round(float(np.sqrt(env.return_rms.var)), 4)
-        0.4515
         >>> round(float(reward), 4), round(-0.025 / float(np.sqrt(env.return_rms.var + 1e-8)), 4)
         (-0.0554, -0.0554)
 
@@ -93,36 +127,15 @@ class NormalizeReward(Shell, gym.Wrapper):
                 Gymnasium (float32 where the backend has no float64).
             update_running_mean: Whether the statistics learn (also a settable attribute).
             stats_gradient: Whether gradients flow through the statistics update too
-                (default: the statistics are a constant of the gradient; see the guide
-                "Gradients").
+                (see the guide "Gradients").
         """
-        gym.utils.RecordConstructorArgs.__init__(
-            self,
-            gamma=gamma,
-            epsilon=epsilon,
-            stats_dtype=stats_dtype,
-            update_running_mean=update_running_mean,
-            stats_gradient=stats_gradient,
+        gamma, epsilon = self._setup(
+            env, gamma, epsilon, stats_dtype, update_running_mean, stats_gradient
         )
-        check_env_kind(self, env)
-        gamma, epsilon = check_gamma(_NAME, gamma), check_epsilon(_NAME, epsilon)
-        check_stats_dtype(_NAME, stats_dtype)
-        gym.Wrapper.__init__(self, env)
-        self.gamma, self.epsilon, self.stats_dtype = gamma, epsilon, stats_dtype
-        self.update_running_mean = update_running_mean
-        dtype = np.dtype(stats_dtype or "float64")
-        state = init_returns((), xp=np, acc_dtype=dtype, stats_dtype=dtype)
-        self._state = state._replace(rms=RunningMeanStd(state.rms))  # type: ignore[arg-type]
-        self._boxed = True
-        self.stats_gradient = flag(_NAME, "stats_gradient", stats_gradient)
         step = partial(
             normalize_reward, gamma=gamma, epsilon=epsilon, stats_gradient=stats_gradient
         )
         self._transforms = compiled({u: partial(step, update=u) for u in (True, False)})
-
-    return_rms = statistics_property("return_rms", "rms")
-    update_running_mean = switch_property()
-    _update_running_mean: bool
 
     @property
     def discounted_reward(self) -> Any:

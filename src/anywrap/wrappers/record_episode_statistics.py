@@ -1,4 +1,4 @@
-"""RecordEpisodeStatistics for a single env."""
+"""RecordEpisodeStatistics for a single env, and the class both shells share."""
 
 from __future__ import annotations
 
@@ -8,11 +8,17 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from gymnasium.vector import AutoresetMode
 
 from anywrap import xp
 from anywrap.shell.base import Shell
-from anywrap.shell.checks import check_env_kind, check_stats_key, step_values, whole_number
-from anywrap.shell.compiled import compiled
+from anywrap.shell.checks import (
+    autoreset_mode,
+    check_stats_key,
+    step_values,
+    whole_number,
+)
+from anywrap.shell.compiled import compiled, with_no_output
 from anywrap.shell.episodes import EpisodeClock
 from anywrap.transforms.record_episode_statistics import (
     init_episodes,
@@ -25,7 +31,46 @@ __all__ = ["RecordEpisodeStatistics"]
 _NAME = "anywrap.RecordEpisodeStatistics"
 
 
-class RecordEpisodeStatistics(EpisodeClock, Shell, gym.Wrapper):
+class EpisodeStatisticsShell(EpisodeClock, Shell):
+    """What the single and vector RecordEpisodeStatistics share: the constructor and
+    the running episode."""
+
+    _stats_key: str
+    _transforms: dict[Any, Any]
+
+    def __init__(self, env: Any, buffer_length: int = 100, stats_key: str = "episode") -> None:
+        """Wrap ``env``.
+
+        Args:
+            env: The env to wrap.
+            buffer_length: How many recent episodes the queues keep.
+            stats_key: The info key of the episode statistics.
+        """
+        name, batch = self._start(env, buffer_length=buffer_length, stats_key=stats_key)
+        buffer_length = whole_number(name, "buffer_length", buffer_length, 0)
+        stats_key = check_stats_key(name, stats_key)
+        self._wrap(env)
+        self._stats_key, self.buffer_length = stats_key, buffer_length
+        self._t0 = time.perf_counter()
+        self._state = init_episodes(batch, xp=np, buffer_length=buffer_length)
+        # A single env never autoresets: an episode restarts at reset() or, failing that,
+        # right after it ends (SAME_STEP bookkeeping is the cheapest).
+        same = not batch or autoreset_mode(name, env) is AutoresetMode.SAME_STEP
+        steps = {r: partial(step_episodes, report=r, same_step=same) for r in (True, False)}
+        self._transforms = compiled({**steps, "reset": with_no_output(reset_episodes)})
+
+    @property
+    def episode_returns(self) -> Any:
+        """The running return of the current episode (of each sub-env's, for a vector)."""
+        return self._state.returns
+
+    @property
+    def episode_lengths(self) -> Any:
+        """The running length of the current episode (of each sub-env's, for a vector)."""
+        return self._state.lengths
+
+
+class RecordEpisodeStatistics(EpisodeStatisticsShell, gym.Wrapper):
     """Records each episode's cumulative reward, length and wall time.
 
     When an episode ends, ``info[stats_key]`` holds ``{"r": return, "l":
@@ -34,66 +79,25 @@ class RecordEpisodeStatistics(EpisodeClock, Shell, gym.Wrapper):
     :class:`gymnasium.wrappers.RecordEpisodeStatistics` (same arguments,
     attributes and info keys).
 
-    For an env whose ``terminated`` / ``truncated`` are device arrays (JAX,
-    torch), reading them would force a host sync, so ``info[stats_key]`` is
-    added on every step together with the mask ``info["_" + stats_key]``;
-    its values are zero where the mask is False.
+    For device flags (JAX, torch), which a check would sync, ``info[stats_key]``
+    is added on every step with the mask ``info["_" + stats_key]``; its values
+    are zero where the mask is False.
 
     Example:
-        Always pushing the cart right, the pole falls after 8 steps; CartPole
-        pays 1 per step, so the episode's return is 8 too.
+        Always pushed right, the pole falls after 8 steps, each paying 1:
 
         >>> import gymnasium as gym
         >>> import anywrap
         >>> env = anywrap.RecordEpisodeStatistics(gym.make("CartPole-v1"))
         >>> _ = env.reset(seed=0)
-        >>> total, done = 0.0, False
-        >>> while not done:
-        ...     _, reward, term, trunc, info = env.step(1)
-        ...     total, done = total + reward, term or trunc
-        >>> float(info["episode"]["r"]), int(info["episode"]["l"]), total
-        (8.0, 8, 8.0)
+        >>> while "episode" not in (info := env.step(1)[-1]):
+        ...     pass
         >>> sorted(info["episode"]), list(env.return_queue), list(env.length_queue)
         (['l', 'r', 't'], [8.0], [8])
 
     Change logs:
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
-
-    def __init__(self, env: gym.Env, buffer_length: int = 100, stats_key: str = "episode") -> None:
-        """Wrap ``env``.
-
-        Args:
-            env: The env to wrap.
-            buffer_length: How many recent episodes the queues keep.
-            stats_key: The info key of the episode statistics.
-        """
-        gym.utils.RecordConstructorArgs.__init__(
-            self, buffer_length=buffer_length, stats_key=stats_key
-        )
-        check_env_kind(self, env)
-        buffer_length = whole_number(_NAME, "buffer_length", buffer_length, 0)
-        stats_key = check_stats_key(_NAME, stats_key)
-        gym.Wrapper.__init__(self, env)
-        self._stats_key = stats_key
-        self.buffer_length = buffer_length
-        self._t0 = time.perf_counter()
-        self._state = init_episodes((), xp=np, buffer_length=buffer_length)
-        # A single env never autoresets: an episode restarts at reset() or, failing
-        # that, right after it ends (SAME_STEP bookkeeping is the cheapest).
-        self._transforms = compiled(
-            {r: partial(step_episodes, report=r, same_step=True) for r in (True, False)}
-        )
-
-    @property
-    def episode_returns(self) -> Any:
-        """The running return of the current episode."""
-        return self._state.returns
-
-    @property
-    def episode_lengths(self) -> Any:
-        """The running length of the current episode."""
-        return self._state.lengths
 
     @property
     def episode_start_time(self) -> float:

@@ -8,13 +8,10 @@ import gymnasium as gym
 
 from anywrap.shell.actions import ActionBounds
 from anywrap.shell.arrays import rescaled_box
-from anywrap.shell.checks import check_env_kind
 from anywrap.shell.maps import ActionMap
 from anywrap.transforms.rescale import affine_inverse
 
 __all__ = ["RescaleAction"]
-
-_NAME = "anywrap.RescaleAction"
 
 
 class RescaleAction(ActionMap):
@@ -24,14 +21,12 @@ class RescaleAction(ActionMap):
 
     .. math:: a_{env} = (a - c) / g
 
-    with the gradient ``g`` and intercept ``c`` that map the env's Box onto
-    the new bounds (see :mod:`anywrap.transforms.rescale`), computed as
-    Gymnasium computes them, so that on NumPy the env gets the same bits.
-    Drop-in for :class:`gymnasium.wrappers.RescaleAction`: same arguments,
-    action space and errors. The result takes NumPy's promotion of the
-    action's dtype with the space's (a float64 action stays float64, as in
-    Gymnasium); an action of the wrong shape, library or device is refused
-    with a clear error.
+    with Gymnasium's gradient ``g`` and intercept ``c`` (on NumPy the env gets
+    the same bits). Drop-in for :class:`gymnasium.wrappers.RescaleAction`:
+    same arguments, action space and errors. The result takes NumPy's
+    promotion of the action's dtype with the space's (a float64 action stays
+    float64, as in Gymnasium); an action of the wrong shape, library or device
+    is refused.
 
     Example:
         >>> import numpy as np
@@ -49,12 +44,9 @@ class RescaleAction(ActionMap):
 
     def __init__(self, env: gym.Env, min_action: Any, max_action: Any) -> None:
         """Wrap ``env`` (a Box action space); ``min_action`` / ``max_action``: numbers or arrays."""
-        gym.utils.RecordConstructorArgs.__init__(self, min_action=min_action, max_action=max_action)
-        check_env_kind(self, env)
-        box, gradient, intercept = rescaled_box(
-            _NAME, env.action_space, min_action, max_action, "action"
-        )
-        gym.ActionWrapper.__init__(self, env)
-        self.action_space = box
-        self._bounds = ActionBounds(self, box)
-        self._set_map(_NAME, affine_inverse, None, gradient, intercept)
+        name, _ = self._start(env, min_action=min_action, max_action=max_action)
+        single = env.action_space
+        box, gradient, intercept = rescaled_box(name, single, min_action, max_action, "action")
+        self._wrap(env, action_space=box)
+        self._bounds = ActionBounds(self, box, ())
+        self._set_map(name, affine_inverse, None, gradient, intercept)

@@ -7,13 +7,10 @@ from typing import Any
 import gymnasium as gym
 
 from anywrap.shell.arrays import box_check, rescaled_box
-from anywrap.shell.checks import check_env_kind
 from anywrap.shell.maps import ObservationMap
 from anywrap.transforms.rescale import affine
 
 __all__ = ["RescaleObservation"]
-
-_NAME = "anywrap.RescaleObservation"
 
 
 class RescaleObservation(ObservationMap):
@@ -21,12 +18,10 @@ class RescaleObservation(ObservationMap):
 
     .. math:: o' = g \\, o + c
 
-    with the gradient ``g`` and intercept ``c`` that map the env's Box onto
-    the new bounds (see :mod:`anywrap.transforms.rescale`). Drop-in for
-    :class:`gymnasium.wrappers.RescaleObservation`: the same coefficients (bit
-    for bit on NumPy), space and errors. An infinite bound of the env's Box
-    must be given as the same infinity. An observation of another shape is
-    refused (it would broadcast against the coefficients).
+    with Gymnasium's gradient ``g`` and intercept ``c`` (bit for bit on NumPy).
+    Drop-in for :class:`gymnasium.wrappers.RescaleObservation`: same space and
+    errors. An infinite bound of the env's Box must be given as the same
+    infinity; an observation of another shape is refused.
 
     Example:
         >>> import gymnasium as gym
@@ -44,12 +39,8 @@ class RescaleObservation(ObservationMap):
 
     def __init__(self, env: gym.Env, min_obs: Any, max_obs: Any) -> None:
         """Wrap ``env`` (a Box observation space); ``min_obs`` / ``max_obs``: numbers or arrays."""
-        gym.utils.RecordConstructorArgs.__init__(self, min_obs=min_obs, max_obs=max_obs)
-        check_env_kind(self, env)
-        box, gradient, intercept = rescaled_box(
-            _NAME, env.observation_space, min_obs, max_obs, "obs"
-        )
-        gym.ObservationWrapper.__init__(self, env)
-        self.observation_space = box
-        check = box_check(_NAME, env.observation_space)
-        self._set_map(_NAME, affine, check, gradient, intercept)
+        name, _ = self._start(env, min_obs=min_obs, max_obs=max_obs)
+        single = env.observation_space
+        box, gradient, intercept = rescaled_box(name, single, min_obs, max_obs, "obs")
+        self._wrap(env, box)
+        self._set_map(name, affine, box_check(name, single), gradient, intercept)

@@ -7,13 +7,10 @@ from functools import partial
 import gymnasium as gym
 
 from anywrap.shell.arrays import box_check, reshape_space
-from anywrap.shell.checks import check_env_kind
 from anywrap.shell.maps import ObservationMap
 from anywrap.transforms.reshape_observation import reshape_observation
 
 __all__ = ["ReshapeObservation"]
-
-_NAME = "anywrap.ReshapeObservation"
 
 
 class ReshapeObservation(ObservationMap):
@@ -36,11 +33,9 @@ class ReshapeObservation(ObservationMap):
 
     def __init__(self, env: gym.Env, shape: tuple[int, ...]) -> None:
         """Wrap ``env`` (a Box observation space); ``shape``: a tuple of ints (one may be -1)."""
-        gym.utils.RecordConstructorArgs.__init__(self, shape=shape)
-        check_env_kind(self, env)
-        space = reshape_space(_NAME, env.observation_space, shape)
-        gym.ObservationWrapper.__init__(self, env)
+        name, _ = self._start(env, shape=shape)
+        space = reshape_space(name, env.observation_space, shape)
+        self._wrap(env, space)
         self.shape = shape
-        self.observation_space = space
         fn = partial(reshape_observation, shape=space.shape)
-        self._set_map(_NAME, fn, box_check(_NAME, env.observation_space))
+        self._set_map(name, fn, box_check(name, env.observation_space))

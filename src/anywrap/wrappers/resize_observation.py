@@ -4,29 +4,20 @@ from __future__ import annotations
 
 import gymnasium as gym
 
-from anywrap.shell.checks import check_env_kind
 from anywrap.shell.images import frames_check, resize_map
 from anywrap.shell.maps import ObservationMap
 
 __all__ = ["ResizeObservation"]
 
-_NAME = "anywrap.ResizeObservation"
-
 
 class ResizeObservation(ObservationMap):
     """Resizes image observations to ``shape``, on any array library.
 
-    Drop-in for :class:`gymnasium.wrappers.ResizeObservation` (same
-    arguments and spaces). The default filter is Gymnasium's, OpenCV's
-    ``INTER_AREA``: on NumPy it is OpenCV itself when OpenCV is installed
-    (and OpenCV's arithmetic written out when it is not); on JAX and PyTorch
-    the same filter, within 1 of OpenCV's numbers (see
-    :mod:`anywrap.xp.images`). Gymnasium needs OpenCV; this wrapper does not.
-
-    ``interpolation="bilinear"`` (an addition) takes each backend's own
-    antialiased bilinear resize instead (``jax.image.resize``,
-    ``torch.nn.functional.interpolate``): a different filter, up to tens of
-    grey levels from Gymnasium's on sharp edges.
+    Drop-in for :class:`gymnasium.wrappers.ResizeObservation` (same arguments
+    and spaces), without needing OpenCV. The default filter is Gymnasium's,
+    OpenCV's ``INTER_AREA``: exact on NumPy, within 1 on JAX and PyTorch (see
+    :mod:`anywrap.xp.images`). ``interpolation="bilinear"`` (an addition)
+    takes each backend's own antialiased bilinear resize instead.
 
     Example:
         >>> import ale_py, gymnasium as gym
@@ -54,10 +45,8 @@ class ResizeObservation(ObservationMap):
             shape: The new ``(height, width)``.
             interpolation: ``"area"`` (Gymnasium's filter) or ``"bilinear"``.
         """
-        gym.utils.RecordConstructorArgs.__init__(self, shape=shape, interpolation=interpolation)
-        check_env_kind(self, env)
-        self._image = resize_map(_NAME, env.observation_space, shape, interpolation)
-        gym.ObservationWrapper.__init__(self, env)
-        self.observation_space = self._image.space
-        self.shape, self.interpolation = self._image.space.shape[:2], interpolation
-        self._set_map(_NAME, self._image.fn, frames_check(_NAME, self._image.in_shape))
+        name, _ = self._start(env, shape=shape, interpolation=interpolation)
+        image = resize_map(name, env.observation_space, shape, interpolation)
+        self._wrap(env, image.space)
+        self._set_map(name, image.fn, frames_check(name, image.in_shape))
+        self.shape, self.interpolation = image.space.shape[:2], interpolation

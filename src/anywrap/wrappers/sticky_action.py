@@ -1,4 +1,4 @@
-"""StickyAction for a single env."""
+"""StickyAction for a single env, and the class both shells share."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 
 from anywrap import xp
 from anywrap.shell.base import Shell
-from anywrap.shell.checks import check_env_kind
+from anywrap.shell.checks import autoreset_mode
 from anywrap.shell.compiled import compiled, with_no_output
 from anywrap.shell.sticky_action import (
     SavedStream,
@@ -19,6 +19,7 @@ from anywrap.shell.sticky_action import (
     checked_action,
     init_keyed,
 )
+from anywrap.shell.time import AUTORESET
 from anywrap.transforms.sticky_action import reset_keyed, sticky_step
 
 __all__ = ["StickyAction"]
@@ -26,25 +27,48 @@ __all__ = ["StickyAction"]
 _NAME = "anywrap.StickyAction"
 
 
-class StickyAction(SavedStream, Shell, gym.ActionWrapper):
+class StickyShell(SavedStream, Shell):
+    """What the single and vector StickyAction share: the constructor."""
+
+    _transforms: dict[str, Any]
+
+    def __init__(
+        self,
+        env: Any,
+        repeat_action_probability: float,
+        repeat_action_duration: int | tuple[int, int] = 1,
+    ) -> None:
+        """Wrap ``env``; ``repeat_action_probability`` in [0, 1), ``repeat_action_duration`` an
+        int or an inclusive ``(low, high)`` range of run lengths."""
+        name, batch = self._start(
+            env,
+            repeat_action_probability=repeat_action_probability,
+            repeat_action_duration=repeat_action_duration,
+        )
+        params = check_sticky(name, repeat_action_probability, repeat_action_duration)
+        self._wrap(env)
+        self.repeat_action_probability = repeat_action_probability
+        self.repeat_action_duration_range = (params.low, params.high)
+        self._stream = StickyStream(name)
+        self._state = init_keyed(name, self._single_space(env, "action"), batch)
+        mode: dict[str, Any] = {"autoreset": AUTORESET[autoreset_mode(name, env)]} if batch else {}
+        step = partial(sticky_step, params=params, **mode)
+        self._transforms = compiled({"step": step, "reset": with_no_output(reset_keyed)})
+
+
+class StickyAction(StickyShell, gym.ActionWrapper):
     """With probability ``repeat_action_probability`` the env gets the previous action again,
     for a run of ``repeat_action_duration`` steps, drawn from the env library's own generator.
 
     Drop-in for :class:`gymnasium.wrappers.StickyAction` (Machado et al.,
-    2018): same arguments, errors and state machine
-    (:mod:`anywrap.transforms.sticky_action`). The choices are drawn from the
+    2018): same arguments, errors and state machine. The draws come from the
     generator of the env's array library, on its device (NumPy's PCG64, a JAX
-    key, a ``torch.Generator``), so that a JAX or CUDA env never waits for the
-    host; on JAX the draw and the choice are one compiled call.
-
-    Seeding differs from Gymnasium's, which draws from the env's
-    ``np_random``: here ``reset(seed=s)`` restarts the wrapper's own stream
-    from ``s`` (see :mod:`anywrap.shell.sticky_action`), so the same seed gives
-    the same choices on every run, and the wrapper never moves the env's
-    stream. The distribution of the choices is Gymnasium's; the draws are not.
-    A repeated action takes the dtype of the action it replaces (so a compiled
-    step sees one dtype). ``state_dict()`` holds the state machine and the
-    generator's state.
+    key, a ``torch.Generator``), so a device env never waits for the host.
+    Seeding differs from Gymnasium's (which draws from the env's
+    ``np_random``): ``reset(seed=s)`` restarts the wrapper's own stream from
+    ``s``, so the distribution is Gymnasium's but the draws are not. A
+    repeated action takes the dtype of the action it replaces.
+    ``state_dict()`` holds the state machine and the generator's state.
 
     Example:
         >>> import gymnasium as gym
@@ -58,30 +82,6 @@ class StickyAction(SavedStream, Shell, gym.ActionWrapper):
     Change logs:
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
-
-    def __init__(
-        self,
-        env: gym.Env,
-        repeat_action_probability: float,
-        repeat_action_duration: int | tuple[int, int] = 1,
-    ) -> None:
-        """Wrap ``env``; ``repeat_action_probability`` in [0, 1), ``repeat_action_duration`` an
-        int or an inclusive ``(low, high)`` range of run lengths."""
-        gym.utils.RecordConstructorArgs.__init__(
-            self,
-            repeat_action_probability=repeat_action_probability,
-            repeat_action_duration=repeat_action_duration,
-        )
-        check_env_kind(self, env)
-        params = check_sticky(_NAME, repeat_action_probability, repeat_action_duration)
-        gym.ActionWrapper.__init__(self, env)
-        self.repeat_action_probability = repeat_action_probability
-        self.repeat_action_duration_range = (params.low, params.high)
-        self._stream = StickyStream(_NAME)
-        self._state = init_keyed(_NAME, env.action_space, ())
-        self._transforms = compiled(
-            {"step": partial(sticky_step, params=params), "reset": with_no_output(reset_keyed)}
-        )
 
     # Gymnasium's attributes, read from the state (reading copies to the host: not per step).
     @property
@@ -113,8 +113,7 @@ class StickyAction(SavedStream, Shell, gym.ActionWrapper):
         return obs, info
 
     def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
-        """Step with the sticky action. If the env refuses it, the state machine is as
-        before (the random stream has moved on by the draw made)."""
+        """Step with the sticky action (refused by the env: the state machine as before)."""
         with self._undone_on_failure():
             return self.env.step(self.action(action))
 

@@ -1,4 +1,4 @@
-"""TimeAwareObservation for a single env."""
+"""TimeAwareObservation for a single env, and the class both shells share."""
 
 from __future__ import annotations
 
@@ -11,36 +11,75 @@ import numpy as np
 from anywrap import xp
 from anywrap.shell.arrays import box_check, checked
 from anywrap.shell.base import Shell
-from anywrap.shell.checks import check_env_kind, whole_number
+from anywrap.shell.checks import autoreset_mode, whole_number
 from anywrap.shell.compiled import compiled
-from anywrap.shell.time import find_max_steps, time_aware_space
+from anywrap.shell.time import AUTORESET, find_max_steps, time_aware_space
 from anywrap.transforms.time_aware_observation import show_time, time_aware, time_aware_reset
 from anywrap.transforms.time_limit import init_clock
 
 __all__ = ["TimeAwareObservation"]
 
-_NAME = "anywrap.TimeAwareObservation"
+
+class TimeAwareShell(Shell):
+    """What the single and vector TimeAwareObservation share: the constructor."""
+
+    _check: Any
+    _transforms: dict[str, Any]
+
+    def __init__(
+        self,
+        env: Any,
+        flatten: bool = True,
+        normalize_time: bool = False,
+        *,
+        dict_time_key: str = "time",
+        max_timesteps: int | None = None,
+    ) -> None:
+        """Wrap ``env``; see :class:`anywrap.TimeAwareObservation` for the arguments."""
+        name, batch = self._start(
+            env,
+            flatten=flatten,
+            normalize_time=normalize_time,
+            dict_time_key=dict_time_key,
+            max_timesteps=max_timesteps,
+        )
+        single = self._single_space(env)
+        steps = (
+            find_max_steps(name, env)
+            if max_timesteps is None
+            else whole_number(name, "max_timesteps", max_timesteps, 1)
+        )
+        space, feature = time_aware_space(
+            name, single, steps, normalize_time, dict_time_key, flatten, batch_ndim=len(batch)
+        )
+        self._wrap(env, space)
+        self.flatten, self.normalize_time, self.max_timesteps = flatten, normalize_time, steps
+        self._check = box_check(name, single, *batch)
+        self._state = init_clock(batch, xp=np)
+        if batch:
+            self._mode = autoreset_mode(name, env)
+        mode: dict[str, Any] = {"autoreset": AUTORESET[self._mode]} if batch else {}
+        self._transforms = compiled(
+            {
+                "step": partial(time_aware, feature=feature, **mode),
+                "reset": partial(time_aware_reset, feature=feature),
+                "show": partial(show_time, feature=feature),
+            }
+        )
 
 
-class TimeAwareObservation(Shell, gym.ObservationWrapper):
+class TimeAwareObservation(TimeAwareShell, gym.ObservationWrapper):
     """Adds the episode's step count to every observation, counted on the data's device.
 
     Drop-in for :class:`gymnasium.wrappers.TimeAwareObservation`: same
     arguments, spaces and values. The time is an ``int32`` count, or with
     ``normalize_time`` the ``float32`` fraction ``t / max_timesteps``; it goes
     under ``dict_time_key`` of a Dict observation, at the end of a Tuple one,
-    or next to the observation as ``{"obs": ..., "time": ...}``, and with
-    ``flatten`` (the default) everything is flattened into one array.
-
-    Gymnasium's quirk, kept because it changes the values:
-
-    * flattening a float32 observation with the int32 count gives float64
-      (NumPy's common dtype of the two), both in the space and the values;
-      ``normalize_time=True`` keeps float32. (JAX without x64 gives float32.)
-
+    or beside the observation as ``{"obs": ..., "time": ...}``; ``flatten``
+    (the default) flattens it all into one array. Gymnasium's quirk, kept:
+    flattening a float32 observation with the int32 count gives float64.
     ``max_timesteps`` comes from the env's spec or a ``TimeLimit`` in the
-    stack, as in Gymnasium; anywrap adds the keyword ``max_timesteps`` for
-    envs that have neither.
+    stack; the keyword ``max_timesteps`` (an addition) sets it otherwise.
 
     Example:
         >>> import gymnasium as gym
@@ -57,48 +96,9 @@ class TimeAwareObservation(Shell, gym.ObservationWrapper):
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    def __init__(
-        self,
-        env: gym.Env,
-        flatten: bool = True,
-        normalize_time: bool = False,
-        *,
-        dict_time_key: str = "time",
-        max_timesteps: int | None = None,
-    ) -> None:
-        """Wrap ``env``; see the class docstring for the arguments."""
-        gym.utils.RecordConstructorArgs.__init__(
-            self,
-            flatten=flatten,
-            normalize_time=normalize_time,
-            dict_time_key=dict_time_key,
-            max_timesteps=max_timesteps,
-        )
-        check_env_kind(self, env)
-        steps = (
-            find_max_steps(_NAME, env)
-            if max_timesteps is None
-            else whole_number(_NAME, "max_timesteps", max_timesteps, 1)
-        )
-        space, feature = time_aware_space(
-            _NAME, env.observation_space, steps, normalize_time, dict_time_key, flatten
-        )
-        gym.ObservationWrapper.__init__(self, env)
-        self.observation_space = space
-        self.flatten, self.normalize_time, self.max_timesteps = flatten, normalize_time, steps
-        self._check = box_check(_NAME, env.observation_space)
-        self._state = init_clock((), xp=np)
-        self._transforms = compiled(
-            {
-                "step": partial(time_aware, feature=feature),
-                "reset": partial(time_aware_reset, feature=feature),
-                "show": partial(show_time, feature=feature),
-            }
-        )
-
     @property
     def timesteps(self) -> int:
-        """Steps taken in the current episode (reading it copies the count to the host)."""
+        """Steps taken in the current episode (read on the host)."""
         return int(xp.to_numpy(self._state.elapsed))
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:

@@ -10,10 +10,9 @@ import numpy as np
 
 from anywrap import xp
 from anywrap.shell.base import Shell
-from anywrap.shell.checks import check_env_kind
 from anywrap.shell.compiled import compiled, with_no_output
 from anywrap.shell.time import check_max_episode_steps
-from anywrap.transforms.time_limit import init_clock, reset_clock, time_limit
+from anywrap.transforms import time_limit as T
 
 __all__ = ["TimeLimit"]
 
@@ -25,11 +24,9 @@ class TimeLimit(Shell, gym.wrappers.TimeLimit):
 
     Drop-in for :class:`gymnasium.wrappers.TimeLimit` (and an instance of it,
     so that code looking for a time limit in the stack finds this one): same
-    argument, errors, ``spec`` (with ``max_episode_steps`` set) and flags.
-    ``truncated`` becomes ``True`` on the step where the count reaches the
-    limit, as a Python bool for a host env; for a device env (JAX, torch) the
+    argument, errors, ``spec`` and flags. For a device env (JAX, torch) the
     count lives on the device and ``truncated`` comes back as an array of the
-    env's library, without a host sync. ``state_dict()`` saves the count.
+    env's library, without a host sync.
 
     Example:
         >>> from gymnasium.envs.classic_control import CartPoleEnv
@@ -45,19 +42,16 @@ class TimeLimit(Shell, gym.wrappers.TimeLimit):
 
     def __init__(self, env: gym.Env, max_episode_steps: int) -> None:
         """Wrap ``env``; ``max_episode_steps`` > 0 is the step at which episodes truncate."""
-        gym.utils.RecordConstructorArgs.__init__(self, max_episode_steps=max_episode_steps)
-        check_env_kind(self, env)
-        max_episode_steps = check_max_episode_steps(_NAME, max_episode_steps)
-        gym.Wrapper.__init__(self, env)
+        name, _ = self._start(env, max_episode_steps=max_episode_steps)
+        max_episode_steps = check_max_episode_steps(name, max_episode_steps)
+        self._wrap(env)
         self._max_episode_steps = max_episode_steps
         self._started = False
-        self._state = init_clock((), xp=np)
-        self._transforms = compiled(
-            {
-                "step": partial(time_limit, max_steps=max_episode_steps),
-                "reset": with_no_output(reset_clock),
-            }
-        )
+        self._state = T.init_clock((), xp=np)
+        step = partial(T.time_limit, max_steps=max_episode_steps)
+        self._transforms = compiled({"step": step, "reset": with_no_output(T.reset_clock)})
+
+    _transforms: dict[str, Any]
 
     @property  # type: ignore[override]
     def _elapsed_steps(self) -> int | None:
