@@ -19,6 +19,10 @@ pytest.importorskip("safetensors")
 WRAPPERS = {
     "FrameStackObservation": (lambda A, e, k: A.FrameStackObservation(e, k), ("newest", "count")),
     "DelayObservation": (lambda A, e, k: A.DelayObservation(e, k - 1), ("count",)),
+    "StickyAction": (
+        lambda A, e, k: A.StickyAction(e, 0.5, repeat_action_duration=(1, k)),
+        ("length", "taken", "last"),
+    ),
 }
 
 
@@ -62,7 +66,29 @@ def test_every_saved_file_loads_back_and_a_pointer_past_the_ring_is_refused(
         target = _stack(name, vector, size)
         target.reset(seed=1)
         before = flat_state(target)
-        with pytest.raises(CheckpointError, match=rf"'{field}' must be in \[0, "):
+        with pytest.raises(CheckpointError, match=rf"'(\w+\.)?{field}' must be in \[0, "):
             anywrap.load_state(target, bad_path)
         for k, v in flat_state(target).items():
             np.testing.assert_array_equal(v, before[k])
+
+
+@pytest.mark.parametrize("vector", [False, True], ids=["single", "vector"])
+def test_a_sticky_series_past_its_length_ends_at_the_next_repeat(tmp_path, vector):
+    """A loaded StickyAction state with more repeats taken than its series' length (each
+    in range, but no run makes the pair) ends that series at its next repeat, instead of
+    repeating the action for good."""
+    env = _stack("StickyAction", vector, 4)
+    env.reset(seed=0)
+    path = tmp_path / "s.safetensors"
+    anywrap.save_state(env, path)
+    saved = load_file(path)
+    key = {f: next(k for k in saved if k.endswith(f".machine.{f}")) for f in ("length", "taken")}
+    forged = dict(saved)
+    for field, value in (("length", 2), ("taken", 3), ("sticky", True), ("has_last", True)):
+        k = next(k for k in saved if k.endswith(f".machine.{field}"))
+        forged[k] = np.full_like(saved[k], value)
+    save_file(forged, path, metadata={"format": "anywrap.stack/1", "layers": "0.StickyAction"})
+    anywrap.load_state(env, path)
+    env.step(np.zeros(3, int) if vector else 0)
+    state = flat_state(env)
+    assert not state[key["taken"]].any() and not state[key["length"]].any()

@@ -50,7 +50,11 @@ class StickyShell(SavedStream, Shell):
         self.repeat_action_probability = repeat_action_probability
         self.repeat_action_duration_range = (params.low, params.high)
         self._stream = StickyStream(name)
-        self._state = init_keyed(name, self._single_space(env, "action"), batch)
+        space = self._single_space(env, "action")
+        self._state = init_keyed(name, space, batch)
+        self._ranges = {"length": (0, params.high), "taken": (0, params.high)}  # loaded states
+        if isinstance(space, gym.spaces.Discrete):  # the last action: one the env could take
+            self._ranges["last"] = (int(space.start), int(space.start + space.n - 1))
         mode: dict[str, Any] = {"autoreset": AUTORESET[autoreset_mode(name, env)]} if batch else {}
         step = partial(sticky_step, params=params, **mode)
         self._transforms = compiled({"step": step, "reset": with_no_output(reset_keyed)})
