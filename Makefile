@@ -59,7 +59,7 @@ test: $(VENV)/.test-ready lint
 # with compilation on and off, the functional tests, the checkpoint, image and
 # TensorFlow tests (the floors of safetensors, Pillow, OpenCV and tensorflow-cpu),
 # tests/packaging (one import test per extra, the built wheel), and
-# tests/test_gymnasium_versions.py (Gymnasium 1.4's numbers on the oldest Gymnasium).
+# tests/packaging/test_gymnasium_versions.py (Gymnasium 1.4's numbers on the oldest Gymnasium).
 # A test that compares with what Gymnasium changed in 1.4 must fail on the older one
 # (OLDER_GYMNASIUM in tests/conftest.py: strict xfail).
 # Keep COMPAT_TESTS in step with the test files' names.
@@ -68,11 +68,12 @@ COMPAT_TORCH ?= 2.7.1
 COMPAT_PINS ?= "gymnasium==1.2.0" "numpy==2.1.0" "array-api-compat==1.16.0" "jax==0.8.0" \
 	"tensorflow-cpu==2.20.0" "safetensors==0.4.0" "pillow==10.0.0" \
 	"opencv-python-headless==4.10.0.84" "tqdm==4.60.0"
-COMPAT_TESTS ?= tests/packaging tests/contracts/test_same_numbers.py tests/contracts/test_no_sync.py \
-	tests/test_cleanrl_stack.py tests/wrappers tests/vector tests/transforms tests/xp tests/backends \
-	tests/test_every_backend.py tests/test_no_sync.py tests/test_distributed.py \
-	tests/test_specs.py tests/test_phys2d.py tests/functional tests/test_checkpoint.py \
-	tests/test_gymnasium_versions.py
+COMPAT_TESTS ?= tests/packaging tests/contracts/test_same_numbers.py \
+	tests/contracts/test_same_numbers_every_backend.py tests/contracts/test_no_sync.py \
+	tests/contracts/test_no_sync_stacks.py tests/contracts/test_drop_in_specs.py \
+	tests/integrations/test_cleanrl_stack.py tests/integrations/test_phys2d.py \
+	tests/wrappers tests/vector tests/transforms tests/xp tests/backends tests/functional \
+	tests/test_distributed.py tests/checkpoint/test_checkpoint.py
 CPY := $(COMPAT_VENV)/bin/python
 CPIP := $(CPY) -m pip install --quiet --disable-pip-version-check
 

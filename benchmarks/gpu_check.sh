@@ -257,12 +257,12 @@ else
 fi
 
 # ---------------------------------------------------------------- 4. no-sync test file
-# tests/test_no_sync.py: JAX cases run on the default (GPU) device when jax has one.
-if timeout "$((STEP_TIMEOUT * 3 / 2))" "$PYTHON" -m pytest -q -p no:cacheprovider tests/test_no_sync.py \
+# tests/contracts/test_no_sync_stacks.py: JAX cases run on the default (GPU) device when jax has one.
+if timeout "$((STEP_TIMEOUT * 3 / 2))" "$PYTHON" -m pytest -q -p no:cacheprovider tests/contracts/test_no_sync_stacks.py \
         >"$OUT/pytest_no_sync.txt" 2>&1; then
-    result PASS "pytest tests/test_no_sync.py" "$(tail -n 1 "$OUT/pytest_no_sync.txt")"
+    result PASS "pytest tests/contracts/test_no_sync_stacks.py" "$(tail -n 1 "$OUT/pytest_no_sync.txt")"
 else
-    result FAIL "pytest tests/test_no_sync.py" "$(tail -n 1 "$OUT/pytest_no_sync.txt"); see $OUT/pytest_no_sync.txt"
+    result FAIL "pytest tests/contracts/test_no_sync_stacks.py" "$(tail -n 1 "$OUT/pytest_no_sync.txt"); see $OUT/pytest_no_sync.txt"
 fi
 
 # ---------------------------------------------------------------- 5. benchmarks on the GPU

@@ -31,21 +31,25 @@ _RETURNS = (
     "scaled rewards differ from 1.4's by up to 0.7%"
 )
 OLDER_GYMNASIUM: dict[str, str] = {
-    "tests/test_cleanrl_stack.py::test_vector_stack_matches_gymnasium*": _RETURNS,
-    "tests/test_cleanrl_stack.py::test_vector_reward_and_episode_stats_match*": _RETURNS,
+    "tests/integrations/test_cleanrl_stack.py::test_vector_stack_matches_gymnasium*": _RETURNS,
+    "tests/integrations/test_cleanrl_stack.py::"
+    "test_vector_reward_and_episode_stats_match*": _RETURNS,
     "tests/contracts/test_same_numbers.py::test_the_outputs_are_gymnasiums[vector.Normalize"
     "Reward]": _RETURNS,
     "tests/xp/test_registry.py::test_a_stack_on_the_toy_library_compiles": _RETURNS,
     "tests/backends/test_tensorflow.py::test_update_returns_on_tensorflow_matches": _RETURNS,
     "tests/backends/test_tensorflow.py::test_vector_shells_on_tensorflow": _RETURNS,
     "tests/backends/test_torch_compile.py::test_compiled_vector_stack_matches": _RETURNS,
-    "tests/test_every_backend.py::test_vector_stack_same_type_and_numbers": _RETURNS,
-    "tests/test_every_backend.py::test_vector_shells_reset_only_the_masked_sub_envs[*-Normalize"
+    "tests/contracts/test_same_numbers_every_backend.py::"
+    "test_vector_stack_same_type_and_numbers": _RETURNS,
+    "tests/contracts/test_same_numbers_every_backend.py::"
+    "test_vector_shells_reset_only_the_masked_sub_envs[*-Normalize"
     "Reward]": _RETURNS,
-    "tests/test_phys2d.py::test_phys2d_jax_stack_matches_gymnasium": _RETURNS,
+    "tests/integrations/test_phys2d.py::test_phys2d_jax_stack_matches_gymnasium": _RETURNS,
     "tests/functional/test_normalize_reward.py::test_with_x64_the_default_matches": _RETURNS,
     "tests/functional/test_same_numbers.py::test_the_stack_equals_gymnasiums_vector": _RETURNS,
-    "tests/test_gymnasium_versions.py::test_the_reference_is_gymnasium_1_4s_own": _RETURNS,
+    "tests/packaging/test_gymnasium_versions.py::"
+    "test_the_reference_is_gymnasium_1_4s_own": _RETURNS,
     "tests/functional/test_record_episode_statistics.py::test_recent_episodes_match": (
         "the vector RecordEpisodeStatistics treats SAME_STEP autoreset as NEXT_STEP: "
         "it leaves out the first step of every episode after the first"
@@ -80,7 +84,7 @@ OLDER_GYMNASIUM: dict[str, str] = {
 does otherwise, by node id (``*`` matches anything; a pattern is a prefix). On an
 older Gymnasium each is a strict ``xfail``: it must fail there (so the difference is
 real), and it passes on 1.4. anywrap keeps 1.4's behaviour on every supported
-release (tests/test_gymnasium_versions.py); the docs' Differences page lists these
+release (tests/packaging/test_gymnasium_versions.py); the docs' Differences page lists these
 with their figures."""
 
 

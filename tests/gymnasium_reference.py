@@ -8,7 +8,7 @@ clock, are left out).
 
 ``tests/data/gymnasium_1_4_cleanrl.npz`` holds what Gymnasium 1.4's own wrappers
 give (``python tests/gymnasium_reference.py`` writes it, and refuses to with
-another Gymnasium). ``tests/test_gymnasium_versions.py`` checks that the file is
+another Gymnasium). ``tests/packaging/test_gymnasium_versions.py`` checks that the file is
 still Gymnasium 1.4's (where 1.4 is installed) and that anywrap gives its
 numbers on every supported Gymnasium.
 """

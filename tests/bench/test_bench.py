@@ -399,7 +399,7 @@ def test_gpu_check_script_reports_each_step_on_a_machine_without_gpu(tmp_path: P
         "[SKIP] torch-cuda six-wrapper vector stack, compiled: torch.cuda.is_available() is False",
         "[SKIP] torch-cuda six-wrapper vector stack, eager: torch.cuda.is_available() is False",
         "[SKIP] jax-gpu six-wrapper vector stack: no JAX GPU backend",
-        "[PASS] pytest tests/test_no_sync.py: ",
+        "[PASS] pytest tests/contracts/test_no_sync_stacks.py: ",
         "[FAIL] python -m benchmarks --device cuda: exit 2; error: python -m benchmarks "
         "--device cuda: no usable CUDA GPU",
         "[SKIP] benchmarks/device_ops.py --device cuda: no CUDA device for PyTorch",

@@ -1,5 +1,5 @@
 """The examples in the benchmark suite's docstrings run and print what they say (the
-suite left the package, and with it tests/test_doctests.py's walk)."""
+suite left the package, and with it tests/docs/test_doctests.py's walk)."""
 
 from __future__ import annotations
 

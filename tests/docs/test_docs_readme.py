@@ -1,6 +1,6 @@
 """The README: short, with install lines, examples that print what it says, live links.
 
-(``tests/test_readme.py`` runs its examples too; this checks what they print.)
+(``tests/docs/test_readme.py`` runs its examples too; this checks what they print.)
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ from anywrap.checkpoint import CheckpointError
 pytest.importorskip("safetensors")
 from safetensors.numpy import load_file, save_file
 
-SRC = os.path.join(os.path.dirname(os.path.dirname(__file__)), "src")
+SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(__file__))), "src")
 
 
 def trained_stack(seed: int = 0) -> gym.Env:

@@ -210,7 +210,7 @@ def test_a_file_saved_before_functional_checkpoints_still_loads():
 
     from safetensors.numpy import load_file
 
-    path = Path(__file__).with_name("data") / "checkpoint_0_1_vector.safetensors"
+    path = Path(__file__).parent.parent / "data" / "checkpoint_0_1_vector.safetensors"
     envs = gym.make_vec("Pendulum-v1", num_envs=2, vectorization_mode="sync")
     envs = anywrap.vector.RecordEpisodeStatistics(envs)
     envs = anywrap.vector.NormalizeObservation(envs)
