@@ -1,5 +1,6 @@
 """B9: what a PyTorch user waits for, compile included: whole scripts in fresh
-processes, with a fresh TorchInductor cache, compiling (the default) against not.
+processes, with a fresh TorchInductor cache, compiling (``ANYWRAP_TORCH_COMPILE=1``,
+the CPU included) against not.
 
 Three scripts, each run in a new Python process (imports included in its time),
 once with ``ANYWRAP_TORCH_COMPILE=1`` and once with ``0``, in alternation

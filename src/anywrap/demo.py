@@ -342,7 +342,7 @@ def main(argv: list[str] | None = None) -> int:
 
             # Compile PyTorch's transforms in the warm-up, as JAX does, not in the timed
             # loop (unless ANYWRAP_TORCH_COMPILE=0 said no); the bar says so meanwhile.
-            anywrap.xp.set_compile(anywrap.xp.compile_enabled(), after_calls=2)
+            anywrap.xp.set_compile(anywrap.xp.switch.compile_setting(), after_calls=2)
             anywrap.xp.switch.add_listener(_compiling(bar))
             warnings.filterwarnings("ignore", category=anywrap.xp.switch.CompileNotice)
             tenvs = torch_pendulum_vector_env(args.num_envs, args.torch_device)

@@ -476,25 +476,58 @@ def test_switch_off_runs_eagerly_and_back_on_compiles(compiled):
 
 
 def test_set_compile_checks_its_arguments():
-    with pytest.raises(TypeError, match="expected enabled to be a bool, got 1"):
+    with pytest.raises(TypeError, match="expected enabled to be a bool or None, got 1"):
         axp.set_compile(1)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="positive int, got 0"):
         axp.set_compile(True, after_calls=0)
 
 
 @pytest.mark.parametrize(
-    ("value", "enabled"),
-    [("0", False), ("off", False), ("False", False), ("1", True), ("yes", True), ("", True)],
+    ("value", "setting"),
+    [
+        ("0", False),
+        ("off", False),
+        ("False", False),
+        ("1", True),
+        ("yes", True),
+        ("", None),
+        ("auto", None),
+    ],
 )
-def test_environment_variable(monkeypatch, value, enabled):
+def test_environment_variable(monkeypatch, value, setting):
     monkeypatch.setenv(switch.ENV_VAR, value)
-    monkeypatch.setattr(switch, "_enabled", None)  # read again, as in a fresh process
-    assert axp.compile_enabled() is enabled
+    monkeypatch.setattr(switch, "_setting", switch._UNREAD)  # read again, as in a fresh process
+    assert switch.compile_setting() is setting
+    assert axp.compile_enabled() is (setting is not False)
+    assert switch.compiles_on_cpu() is (setting is True)
+
+
+def test_by_default_cpu_tensors_stay_eager_and_set_compile_true_compiles_them(monkeypatch):
+    """The default (auto) compiles on accelerators only: on a CPU the compiled CleanRL
+    stack is no faster than the eager one (docs/performance.md). ``set_compile(True)``
+    compiles CPU tensors too, and ``set_compile`` returns the setting it replaced."""
+    from anywrap.backends import torch_build, torch_compile
+
+    monkeypatch.setattr(torch_compile, "_shared", {})
+    monkeypatch.setattr(torch_build, "SMALL_PROGRAM", 2)
+    start = len(axp.compile_log())
+    previous = axp.set_compile(None, after_calls=2)
+    try:
+        step = axp.Compiled(lambda x, y: (x * 3 + y).exp() - y)
+        for _ in range(4):
+            step(torch.ones(3), torch.zeros(3))
+        assert axp.compile_log()[start:] == []  # auto: eager on the CPU, no record
+        assert axp.set_compile(True, after_calls=2) is None
+        for _ in range(4):
+            step(torch.ones(3), torch.zeros(3))
+        assert [r.compiled for r in axp.compile_log()[start:]] == [True]
+    finally:
+        axp.set_compile(previous, after_calls=switch.AFTER_CALLS)
 
 
 def test_environment_variable_refuses_other_values(monkeypatch):
     monkeypatch.setenv(switch.ENV_VAR, "sometimes")
-    monkeypatch.setattr(switch, "_enabled", None)
+    monkeypatch.setattr(switch, "_setting", switch._UNREAD)
     with pytest.raises(ValueError, match="ANYWRAP_TORCH_COMPILE='sometimes'"):
         axp.compile_enabled()
 

@@ -16,7 +16,9 @@ A :class:`TorchProgram` wraps one pure transform (what
    graph or nothing (a transform that reads a value on the host cannot be
    compiled whole, and runs eagerly). A transform of at most
    :data:`SMALL_PROGRAM` torch calls stays eager: a call through
-   ``torch.compile`` costs what about ten eager calls do;
+   ``torch.compile`` costs what about ten eager calls do. CPU tensors are
+   compiled only after ``set_compile(True)``: the default, ``auto``, compiles
+   on accelerators only, since on a CPU the compiled stack is no faster;
 3. on the CPU, compiles one build: TorchInductor's scalar kernels for a
    program that writes ``bool`` tensors, its vector kernels otherwise (a rule,
    not a timing: see :func:`_cpu_build`), through ``torch.compile``'s
@@ -131,6 +133,7 @@ class _Signature:
 
     __slots__ = (
         "calls",
+        "cpu",
         "eager",
         "fed",
         "keep",
@@ -150,6 +153,8 @@ class _Signature:
     def __init__(self, structure: Structure, key: tuple[Any, ...]) -> None:
         self.calls = 0
         self.eager = False
+        self.cpu = all(m[3].type == "cpu" for m in key[1:] if type(m) is tuple and len(m) == 4)
+        """Whether every tensor is on the CPU: compiled only if ``set_compile(True)``."""
         self.shared: Any = None
         """The key under which programs are shared between wrappers (None: not shared)."""
         self.structure = structure
@@ -357,7 +362,7 @@ class TorchProgram:
                 sig.learn(flat, last[1])
             return self._run(sig, flat)
         self._last = None
-        if sig.eager:
+        if sig.eager or (sig.cpu and not switch.compiles_on_cpu()):
             return self.fn(*args, **kwargs)
         sig.calls += 1
         if sig.calls < switch.compile_after_calls():

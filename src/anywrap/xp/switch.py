@@ -4,14 +4,20 @@ On PyTorch, :class:`anywrap.xp.Compiled` compiles each transform with ``torch.co
 once per signature, on its :func:`compile_after_calls`-th call, so that a short script
 never pays for a compile (docs/guide/torch-compile.md). The switch, in order of
 precedence: :func:`set_compile`; the environment variable ``ANYWRAP_TORCH_COMPILE``
-(``0``/``false``/``off``/``no`` or ``1``/``true``/``on``/``yes``); the default, on.
+(``0``/``false``/``off``/``no``, ``1``/``true``/``on``/``yes``, or ``auto``); the default,
+``auto``: compiled on an accelerator (CUDA), eager on the CPU, where a call through
+``torch.compile`` costs about what the kernels it saves do (docs/performance.md).
 
 Example:
     >>> from anywrap import xp
     >>> previous = xp.set_compile(False)
     >>> xp.compile_enabled()
     False
-    >>> _ = xp.set_compile(previous)
+    >>> _ = xp.set_compile(None)  # auto: on accelerators, not on the CPU
+    >>> xp.compile_enabled(), xp.switch.compiles_on_cpu()
+    (True, False)
+    >>> xp.set_compile(previous) is None  # returns the setting it replaced
+    True
     >>> xp.switch.compile_after_calls()
     2000
 """
@@ -37,7 +43,8 @@ AFTER_CALLS = 2000
 _ON = frozenset({"1", "true", "on", "yes"})
 _OFF = frozenset({"0", "false", "off", "no"})
 
-_enabled: bool | None = None
+_UNREAD = "unread"
+_setting: bool | str | None = _UNREAD  # True: everywhere, False: nowhere, None: auto
 _after_calls = AFTER_CALLS
 
 
@@ -90,18 +97,29 @@ def cpu_kernels() -> str:
     return value
 
 
-def compile_enabled() -> bool:
-    """Whether PyTorch's transforms are compiled (see the module's docstring)."""
-    global _enabled
-    if _enabled is None:
+def compile_setting() -> bool | None:
+    """The switch: True (compile on every device), False (never) or None (``auto``:
+    on accelerators, not on the CPU); see the module's docstring."""
+    global _setting
+    if _setting == _UNREAD:
         value = os.environ.get(ENV_VAR, "").strip().lower()
-        if value and value not in _ON | _OFF:
+        if value and value not in _ON | _OFF | {"auto"}:
             raise ValueError(
                 f"anywrap: environment variable {ENV_VAR}={os.environ[ENV_VAR]!r}: expected "
-                f"one of {sorted(_ON | _OFF)}"
+                f"one of {sorted(_ON | _OFF | {'auto'})}"
             )
-        _enabled = value not in _OFF
-    return _enabled
+        _setting = True if value in _ON else False if value in _OFF else None
+    return _setting  # type: ignore[return-value]
+
+
+def compile_enabled() -> bool:
+    """Whether PyTorch's compiled path is on (on some devices at least)."""
+    return compile_setting() is not False
+
+
+def compiles_on_cpu() -> bool:
+    """Whether CPU tensors are compiled too (``set_compile(True)`` or the variable ``1``)."""
+    return compile_setting() is True
 
 
 def compile_after_calls() -> int:
@@ -110,29 +128,31 @@ def compile_after_calls() -> int:
     return _after_calls
 
 
-def set_compile(enabled: bool, *, after_calls: int | None = None) -> bool:
-    """Turn PyTorch's compiled path on or off, for wrappers built before and after.
+def set_compile(enabled: bool | None, *, after_calls: int | None = None) -> bool | None:
+    """Turn PyTorch's compiled path on, off or to ``auto``, for wrappers built before
+    and after.
 
     Args:
-        enabled: Whether to compile.
+        enabled: True: compile on every device, the CPU included; False: never;
+            None: ``auto``, the default (accelerators only).
         after_calls: If given, compile a signature on its ``after_calls``-th call
             (1: at once); the default is :data:`AFTER_CALLS`.
 
     Returns:
-        Whether compilation was on before the call (to restore it).
+        The setting before the call (True, False or None), to restore it.
     """
-    global _enabled, _after_calls
-    if not isinstance(enabled, bool):
-        raise TypeError(f"set_compile: expected enabled to be a bool, got {enabled!r}")
+    global _setting, _after_calls
+    if enabled is not None and not isinstance(enabled, bool):
+        raise TypeError(f"set_compile: expected enabled to be a bool or None, got {enabled!r}")
     if after_calls is not None:
         if isinstance(after_calls, bool) or not isinstance(after_calls, int) or after_calls < 1:
             raise ValueError(
                 f"set_compile: expected after_calls to be a positive int, got {after_calls!r}"
             )
-    previous = compile_enabled()
+    previous = compile_setting()
     if after_calls is not None:
         _after_calls = after_calls
-    _enabled = enabled
+    _setting = enabled
     return previous
 
 
