@@ -98,6 +98,8 @@ def test_numpy_to_tensorflow_is_zero_copy_and_keeps_dtypes() -> None:
     ro = np.ones(3)
     ro.flags.writeable = False
     assert C.to_library(ro, "tensorflow").dtype == tf.float64  # copied, still converted
+    for a in (np.asarray(3), np.ones((2, 3))[:, 1]):  # copied: 0-d and strided keep their shape
+        assert C.to_library(a, "tf").shape == a.shape
 
 
 def test_update_moments_on_tensorflow_matches_gymnasium() -> None:
