@@ -167,22 +167,25 @@ def test_repeat_action_is_gymnasiums(repeats):
     assert ends == 2
 
 
-class _TorchReward(gym.Wrapper):
+class _DeviceReward(gym.Wrapper):
+    def __init__(self, env, backend):
+        super().__init__(env)
+        self.b = backend
+
     def step(self, action):
         obs, reward, terminated, truncated, info = self.env.step(action)
-        return obs, self.torch.tensor(reward, dtype=self.torch.float32), terminated, truncated, info
+        return obs, self.b.to_backend(np.float32(reward)), terminated, truncated, info
 
 
-def test_repeat_action_sums_a_device_reward_on_its_device():
-    torch = pytest.importorskip("torch")
-    inner = _TorchReward(render_envs.make())
-    inner.torch = torch
-    env = anywrap.RepeatAction(inner, 3)
+@pytest.mark.parametrize("library", ["torch", "tensorflow"])
+def test_repeat_action_sums_a_device_reward_on_its_device(library):
+    b = make_backend(library)
+    env = anywrap.RepeatAction(_DeviceReward(render_envs.make(), b), 3)
     env.reset(seed=0)
-    with torch_no_host_sync():
+    with torch_no_host_sync() if library == "torch" else contextlib.nullcontext():
         reward = env.step(0)[1]
-    assert isinstance(reward, torch.Tensor) and reward.dtype == torch.float32
-    assert float(reward) == 1 + 2 + 3  # FakeAtari's reward is its step count
+    assert isinstance(reward, b.array_type) and b.to_numpy(reward).dtype == np.float32
+    assert float(b.to_numpy(reward)) == 1 + 2 + 3  # FakeAtari's reward is its step count
 
 
 def test_repeat_action_errors_name_the_wrapper():

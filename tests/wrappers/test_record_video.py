@@ -90,7 +90,7 @@ TRIGGERS = [
 ]
 
 
-@pytest.mark.parametrize("library", ["numpy", "torch", "jax"])
+@pytest.mark.parametrize("library", ["numpy", "torch", "jax", "tensorflow"])
 @pytest.mark.parametrize("kwargs", TRIGGERS)
 def test_single_env_videos_are_gymnasiums(videos, tmp_path, library, kwargs):
     env = render_envs.FakeAtari("rgb_array", library=library)
@@ -150,7 +150,7 @@ def _run_vector(env: Any, steps: int) -> None:
     env.close()
 
 
-@pytest.mark.parametrize("library", ["numpy", "torch", "jax"])
+@pytest.mark.parametrize("library", ["numpy", "torch", "jax", "tensorflow"])
 @pytest.mark.parametrize(
     "kwargs",
     [

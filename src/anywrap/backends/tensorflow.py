@@ -243,6 +243,9 @@ class TensorFlowNamespace:
     def expand_dims(self, x, /, *, axis=0):
         return tf.expand_dims(x, axis)
 
+    def permute_dims(self, x, /, axes):
+        return tf.transpose(x, axes)
+
     def concat(self, arrays, /, *, axis=0):
         ts = _promote(*arrays)
         if axis is None:
