@@ -98,6 +98,8 @@ def test_numpy_to_tensorflow_is_zero_copy_and_keeps_dtypes() -> None:
     ro = np.ones(3)
     ro.flags.writeable = False
     assert C.to_library(ro, "tensorflow").dtype == tf.float64  # copied, still converted
+    for a in (np.asarray(3), np.ones((2, 3))[:, 1]):  # copied: 0-d and strided keep their shape
+        assert C.to_library(a, "tf").shape == a.shape
 
 
 def test_update_moments_on_tensorflow_matches_gymnasium() -> None:
@@ -278,3 +280,21 @@ def test_vector_shells_on_tensorflow_give_gymnasiums_numbers(mode) -> None:
                     tfb_.to_numpy(g[5]["episode"]["r"])[mask], w[5]["episode"]["r"][mask]
                 )
     assert episodes > 0
+
+
+def test_random_keys_are_tensorflows_generators_and_survive_their_data() -> None:
+    """A key for a tf tensor is a ``tf.random.Generator``: seeded, its uniforms in [0, 1),
+    float32, and a key rebuilt from its data draws what the key draws next."""
+    from anywrap.xp import random
+
+    key = random.new_key(tf.zeros(2), random.derive_seed(0, "test"))
+    assert isinstance(key, tf.random.Generator)
+    again = random.new_key(tf.zeros(2), random.derive_seed(0, "test"))
+    key, u = random.uniform(key, (1000,))
+    assert isinstance(u, tf.Tensor) and u.dtype == tf.float32
+    assert 0.0 <= float(tf.reduce_min(u)) and float(tf.reduce_max(u)) < 1.0
+    np.testing.assert_array_equal(random.uniform(again, (1000,))[1].numpy(), u.numpy())
+    copy = random.key_from_data(key, np.asarray(random.key_data(key)))
+    np.testing.assert_array_equal(
+        random.uniform(copy, (5,))[1].numpy(), random.uniform(key, (5,))[1].numpy()
+    )

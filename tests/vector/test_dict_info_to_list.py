@@ -13,7 +13,7 @@ from helpers import make_backend
 
 import anywrap
 
-LIBRARIES = ["numpy", "jax", "torch", "array_api_strict"]
+LIBRARIES = ["numpy", "jax", "torch", "array_api_strict", "tensorflow"]
 
 
 def _envs() -> gym.vector.VectorEnv:

@@ -14,7 +14,7 @@ from helpers import make_backend
 
 import anywrap
 
-LIBRARIES = ["numpy", "jax", "torch", "array_api_strict"]
+LIBRARIES = ["numpy", "jax", "torch", "array_api_strict", "tensorflow"]
 
 
 def _vector(mode: str = "NextStep", env_id: str = "Pendulum-v1") -> gym.vector.VectorEnv:
@@ -135,8 +135,10 @@ def test_a_discrete_wrapper_vectorized_takes_the_envs_action_dtype() -> None:
     np.testing.assert_array_equal(got, np.stack([single.action(i) for i in (0, 2, 4)]))
 
 
-@pytest.mark.parametrize("library", ["jax", "torch", "array_api_strict"])
+@pytest.mark.parametrize("library", ["jax", "torch", "array_api_strict", "tensorflow"])
 def test_transform_action_hands_func_the_agents_array(library: str) -> None:
+    """``func`` gets the agent's array as given, and the env steps as under Gymnasium's
+    TransformAction (single and vector) on the same actions in NumPy."""
     backend = make_backend(library)
     seen: list[Any] = []
 
@@ -146,10 +148,17 @@ def test_transform_action_hands_func_the_agents_array(library: str) -> None:
 
     env = anywrap.TransformAction(LibraryEnv(gym.make("Pendulum-v1"), library), func, None)
     envs = anywrap.vector.TransformAction(_in(library, _vector()), func)
-    env.reset(seed=0), envs.reset(seed=0)
-    env.step(backend.to_backend(np.ones(1, np.float32)))
-    envs.step(backend.to_backend(np.ones((3, 1), np.float32)))
+    ref = gym.wrappers.TransformAction(gym.make("Pendulum-v1"), lambda a: a * 0.5, None)
+    refs = gym.wrappers.vector.TransformAction(_vector(), lambda a: a * 0.5)
+    for e in (env, envs, ref, refs):
+        e.reset(seed=0)
+    one, many = np.ones(1, np.float32), np.ones((3, 1), np.float32)
+    got = env.step(backend.to_backend(one))[0], envs.step(backend.to_backend(many))[0]
+    want = ref.step(one)[0], refs.step(many)[0]
     assert len(seen) == 2 and all(isinstance(a, backend.array_type) for a in seen)
+    for g, w in zip(got, want):
+        assert isinstance(g, backend.array_type)
+        np.testing.assert_allclose(_host(backend, g), w, rtol=1e-6)
 
 
 @pytest.mark.parametrize("vector", [False, True])

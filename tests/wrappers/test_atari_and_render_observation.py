@@ -4,6 +4,7 @@ and the errors."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 
 import gymnasium as gym
@@ -15,6 +16,7 @@ from image_helpers import SMALL
 
 import anywrap
 
+GUARDS = {"torch": torch_no_host_sync, "jax": jax_no_host_sync}
 _OPTIONS = [
     dict(zip(("frame_skip", "grayscale_obs", "grayscale_newaxis", "scale_obs", "screen_size"), o))
     for o in itertools.product(
@@ -61,10 +63,10 @@ def test_the_outputs_are_gymnasiums(kwargs, life_loss):
     assert ends >= 2
 
 
-@pytest.mark.parametrize("library", ["torch", "jax"])
+@pytest.mark.parametrize("library", ["torch", "jax"])  # TensorFlow: no image maps yet
 def test_device_frames_stay_on_the_device(library):
     b = make_backend(library)
-    guard = {"torch": torch_no_host_sync, "jax": jax_no_host_sync}[library]
+    guard = GUARDS.get(library, contextlib.nullcontext)  # TensorFlow has no guard
     kwargs = {"noop_max": 3, "frame_skip": 3, "screen_size": 12, "scale_obs": True}
     ours = anywrap.AtariPreprocessing(render_envs.FakeAtari(library=library), **kwargs)
     theirs = gym.wrappers.AtariPreprocessing(render_envs.FakeAtari(), **kwargs)
@@ -159,18 +161,22 @@ def test_render_observation_of_a_dict_space():
         anywrap.AddRenderObservation(env, render_only=False, render_key="image")
 
 
-@pytest.mark.parametrize("library", ["torch", "jax"])
+@pytest.mark.parametrize("library", ["torch", "jax", "tensorflow"])
 def test_render_observation_keeps_device_frames(library):
     b = make_backend(library)
-    guard = {"torch": torch_no_host_sync, "jax": jax_no_host_sync}[library]
+    guard = GUARDS.get(library, contextlib.nullcontext)  # TensorFlow has no guard
     env = anywrap.AddRenderObservation(
         render_envs.FakeAtari("rgb_array", library=library), render_only=False
     )
     assert env.observation_space["pixels"] == gym.spaces.Box(0, 255, SMALL, np.uint8)
-    env.reset(seed=0)
+    theirs = gym.wrappers.AddRenderObservation(render_envs.make(), render_only=False)
+    env.reset(seed=0), theirs.reset(seed=0)
     with guard():
         obs = env.step(1)[0]
     assert isinstance(obs["pixels"], b.array_type) and isinstance(obs["state"], b.array_type)
+    want = theirs.step(1)[0]
+    for key in ("pixels", "state"):
+        np.testing.assert_array_equal(b.to_numpy(obs[key]), want[key], err_msg=key)
 
 
 def test_render_observation_errors_name_the_wrapper():

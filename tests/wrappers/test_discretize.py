@@ -14,7 +14,7 @@ from helpers import make_backend
 
 import anywrap
 
-LIBRARIES = ["numpy", "jax", "torch", "array_api_strict"]
+LIBRARIES = ["numpy", "jax", "torch", "array_api_strict", "tensorflow"]
 if not hasattr(gym.wrappers, "DiscretizeAction"):  # Gymnasium before 1.4: no reference
     pytest.skip("Gymnasium's discretisers arrived in 1.4", allow_module_level=True)
 
@@ -93,7 +93,7 @@ def test_actions_are_gymnasiums(library: str, multidiscrete: bool, space: Any, b
         np.testing.assert_array_equal(host, want, err_msg=str(given))
 
 
-@pytest.mark.parametrize("library", ["jax", "torch"])
+@pytest.mark.parametrize("library", ["jax", "torch", "tensorflow"])
 def test_a_device_env_runs_on_its_device(library: str) -> None:
     backend = make_backend(library)
     env = anywrap.DiscretizeObservation(

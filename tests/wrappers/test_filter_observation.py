@@ -12,7 +12,7 @@ from helpers import make_backend
 
 import anywrap
 
-LIBRARIES = ["numpy", "jax", "torch", "array_api_strict"]
+LIBRARIES = ["numpy", "jax", "torch", "array_api_strict", "tensorflow"]
 
 
 def _timed(steps: int = 5) -> gym.Env:

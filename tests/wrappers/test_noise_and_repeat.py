@@ -4,6 +4,8 @@ no host read, the squares against a loop written here, and the errors."""
 
 from __future__ import annotations
 
+import contextlib
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -52,7 +54,7 @@ def _loop_mask(centers, shape, width):
     return mask
 
 
-@pytest.mark.parametrize("library", ["numpy", "torch", "jax", "array_api_strict"])
+@pytest.mark.parametrize("library", ["numpy", "torch", "jax", "array_api_strict", "tensorflow"])
 @pytest.mark.parametrize("width", [1, 2, 5])
 def test_obstruct_covers_gymnasiums_squares(library, width):
     b = make_backend(library)
@@ -66,14 +68,17 @@ def test_obstruct_covers_gymnasiums_squares(library, width):
     np.testing.assert_array_equal(got, want)
 
 
-@pytest.mark.parametrize("library", ["torch", "jax"])
+@pytest.mark.parametrize("library", ["torch", "jax", "tensorflow"])
 @pytest.mark.parametrize(("name", "kwargs"), NOISE)
 def test_device_frames_stay_and_follow_the_seed(library, name, kwargs):
-    """A torch or JAX frame comes back in its library, drawn from the library's own
-    generator with no host read; the same seed gives the same frames, another seed others;
+    """A torch, JAX or TensorFlow frame comes back in its library, drawn from the library's
+    own generator with no host read (TensorFlow has no guard: its key is checked to be a
+    ``tf.random.Generator``); the same seed gives the same frames, another seed others;
     about the asked share of pixels is noise."""
     b = make_backend(library)
-    guard = {"torch": torch_no_host_sync, "jax": jax_no_host_sync}[library]
+    guard = {"torch": torch_no_host_sync, "jax": jax_no_host_sync}.get(
+        library, contextlib.nullcontext
+    )
 
     def frames(seed):
         env = getattr(anywrap, name)(
@@ -83,6 +88,9 @@ def test_device_frames_stay_and_follow_the_seed(library, name, kwargs):
         env.render()  # compiles outside the guard
         with guard():
             out = [env.render() for _ in range(3)]
+        if library == "tensorflow":
+            key = type(env._key)
+            assert key.__name__ == "Generator" and key.__module__.startswith("tensorflow")
         assert all(
             isinstance(f, b.array_type) and f.dtype == b.to_backend(np.zeros(1, np.uint8)).dtype
             for f in out
@@ -159,22 +167,25 @@ def test_repeat_action_is_gymnasiums(repeats):
     assert ends == 2
 
 
-class _TorchReward(gym.Wrapper):
+class _DeviceReward(gym.Wrapper):
+    def __init__(self, env, backend):
+        super().__init__(env)
+        self.b = backend
+
     def step(self, action):
         obs, reward, terminated, truncated, info = self.env.step(action)
-        return obs, self.torch.tensor(reward, dtype=self.torch.float32), terminated, truncated, info
+        return obs, self.b.to_backend(np.float32(reward)), terminated, truncated, info
 
 
-def test_repeat_action_sums_a_device_reward_on_its_device():
-    torch = pytest.importorskip("torch")
-    inner = _TorchReward(render_envs.make())
-    inner.torch = torch
-    env = anywrap.RepeatAction(inner, 3)
+@pytest.mark.parametrize("library", ["torch", "tensorflow"])
+def test_repeat_action_sums_a_device_reward_on_its_device(library):
+    b = make_backend(library)
+    env = anywrap.RepeatAction(_DeviceReward(render_envs.make(), b), 3)
     env.reset(seed=0)
-    with torch_no_host_sync():
+    with torch_no_host_sync() if library == "torch" else contextlib.nullcontext():
         reward = env.step(0)[1]
-    assert isinstance(reward, torch.Tensor) and reward.dtype == torch.float32
-    assert float(reward) == 1 + 2 + 3  # FakeAtari's reward is its step count
+    assert isinstance(reward, b.array_type) and b.to_numpy(reward).dtype == np.float32
+    assert float(b.to_numpy(reward)) == 1 + 2 + 3  # FakeAtari's reward is its step count
 
 
 def test_repeat_action_errors_name_the_wrapper():

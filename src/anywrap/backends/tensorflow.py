@@ -25,6 +25,7 @@ import numpy as np
 import tensorflow as tf
 
 from anywrap import xp as _xp
+from anywrap.xp import random as _random
 
 __all__ = ["TensorFlowNamespace", "namespace"]
 
@@ -182,6 +183,10 @@ class TensorFlowNamespace:
     square = staticmethod(tf.square)
     mean = staticmethod(tf.reduce_mean)
     broadcast_to = staticmethod(tf.broadcast_to)
+    matrix_transpose = staticmethod(tf.linalg.matrix_transpose)
+
+    def matmul(self, x1, x2, /):
+        return tf.linalg.matmul(*_promote(x1, x2))
 
     def floor(self, x, /):
         return x if x.dtype.is_integer else tf.floor(x)
@@ -238,6 +243,9 @@ class TensorFlowNamespace:
     def expand_dims(self, x, /, *, axis=0):
         return tf.expand_dims(x, axis)
 
+    def permute_dims(self, x, /, axes):
+        return tf.transpose(x, axes)
+
     def concat(self, arrays, /, *, axis=0):
         ts = _promote(*arrays)
         if axis is None:
@@ -292,7 +300,7 @@ def _from_array(x: Any, device: Any) -> Any:
             host = _xp.to_numpy(x) if _on_host(x) else None
             # TensorFlow (Eigen) aborts the process on buffers not aligned to 64 bytes.
             if host is not None and (host.ctypes.data % 64 or not host.flags.c_contiguous):
-                x = tf.convert_to_tensor(np.ascontiguousarray(host))
+                x = tf.convert_to_tensor(np.array(host, order="C"))  # a copy; 0-d stays 0-d
             else:
                 x = tf.experimental.dlpack.from_dlpack(x.__dlpack__())
         except Exception:  # read-only NumPy, a stride TensorFlow cannot share, ...
@@ -313,3 +321,24 @@ _xp.register_backend(
 )
 # Statistics learn from values: a GradientTape does not follow them (docs/guide/gradients.md).
 _xp.stop_gradient.register(tf.Tensor)(tf.stop_gradient)
+
+
+# Random draws (AddWhiteNoise, ObstructView) from TensorFlow's own counter-based generator,
+# made on the frames' device: the same distributions as NumPy's, other draws.
+@_random.new_key.register(tf.Tensor)
+def _new_key(like: Any, seed: int) -> Any:
+    with _on(like.device or None):
+        return tf.random.Generator.from_seed(seed)
+
+
+@_random.uniform.register(tf.random.Generator)
+def _uniform(key: Any, shape: tuple[int, ...]) -> tuple[Any, Any]:
+    return key, key.uniform(shape, dtype=tf.float32)
+
+
+_random.key_data.register(tf.random.Generator)(lambda key: tf.identity(key.state))
+
+
+@_random.key_from_data.register(tf.random.Generator)
+def _key_from_data(key: Any, data: Any) -> Any:
+    return tf.random.Generator.from_state(tf.cast(_tensor(data), tf.int64), alg=key.algorithm)

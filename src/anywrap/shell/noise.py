@@ -5,9 +5,9 @@ Draws (:func:`draw_noise`, :func:`draw_uniform`, :func:`draw_centers`) come from
 *key* of :mod:`anywrap.xp.random`. A NumPy ``Generator`` makes Gymnasium's own calls,
 in Gymnasium's order, so that on NumPy frames, where the key is the env's
 ``np_random`` as in Gymnasium, the frames are Gymnasium's, bit for bit. Any other
-key (a JAX key, a ``torch.Generator`` on the frames' device) gives uniform floats
-that :func:`~anywrap.transforms.noise.scaled_integers` turns into integers: the
-same distributions, other draws, and no trip to the host.
+key (a JAX key, a ``torch.Generator`` or ``tf.random.Generator`` on the frames'
+device) gives uniform floats that :func:`~anywrap.transforms.noise.scaled_integers`
+turns into integers: the same distributions, other draws, and no trip to the host.
 
 Example:
     >>> import numpy as np

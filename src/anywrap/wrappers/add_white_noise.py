@@ -24,8 +24,8 @@ class AddWhiteNoise(RenderNoise):
 
     Drop-in for :class:`gymnasium.wrappers.AddWhiteNoise`: same arguments and
     errors. On NumPy frames the noise is Gymnasium's, bit for bit (drawn from the
-    env's ``np_random`` in Gymnasium's order); a torch or JAX frame draws from
-    the library's own generator on its device, seeded from ``reset(seed=)``
+    env's ``np_random`` in Gymnasium's order); a torch, JAX or TensorFlow frame draws
+    from the library's own generator on its device, seeded from ``reset(seed=)``
     (same distribution, other draws: :mod:`anywrap.shell.noise`). With
     ``is_noise_grayscale`` Gymnasium's frames come out uint64 (a NumPy sum);
     here they keep the frame's dtype, with the same values.

@@ -26,7 +26,7 @@ class ObstructView(RenderNoise):
     errors. Each frame gets ``int(H * W * ratio / width**2)`` squares, centred
     on pixels drawn at random, clipped at the borders. On NumPy frames the
     squares and noise are Gymnasium's, bit for bit (the env's ``np_random``);
-    torch and JAX frames draw from the library's own generator on the device
+    torch, JAX and TensorFlow frames draw from the library's own generator on the device
     (:mod:`anywrap.shell.noise`), and the squares are one matrix product instead
     of Gymnasium's loop (its cost grows with ``H * W * squares``). With
     ``is_noise_grayscale`` the frame keeps its dtype (Gymnasium's: uint64).

@@ -26,8 +26,8 @@ class RecordVideo(gym.wrappers.RecordVideo):
     frames of any library.
 
     :class:`gymnasium.wrappers.RecordVideo` itself (same arguments, triggers,
-    file names and moviepy encoder), but a frame a torch or JAX env renders on
-    its device is copied to the host once, when it is kept (Gymnasium's stops
+    file names and moviepy encoder), but a frame a torch, JAX or TensorFlow env
+    renders on its device is copied to the host once, when it is kept (Gymnasium's stops
     recording on anything but a NumPy frame). Steps that record nothing
     render nothing, so they read nothing from the device.
 

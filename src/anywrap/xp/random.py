@@ -1,8 +1,8 @@
 """Random numbers from each library's own generator, without a trip to the host.
 
 A *key* is a :class:`numpy.random.Generator` (the default), raw JAX key data (a plain
-``uint32`` array) or a :class:`torch.Generator`; a library registers its own with
-``new_key.register(ArrayType)`` and ``uniform.register(KeyType)``.
+``uint32`` array), a :class:`torch.Generator` or a ``tf.random.Generator``; a library
+registers its own with ``new_key.register(ArrayType)`` and ``uniform.register(KeyType)``.
 
 Example:
     >>> import numpy as np
