@@ -298,3 +298,45 @@ def test_random_keys_are_tensorflows_generators_and_survive_their_data() -> None
     np.testing.assert_array_equal(
         random.uniform(copy, (5,))[1].numpy(), random.uniform(key, (5,))[1].numpy()
     )
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda A, e: A.GrayscaleObservation(e),
+        lambda A, e: A.GrayscaleObservation(e, keep_dim=True),
+        lambda A, e: A.ResizeObservation(A.GrayscaleObservation(e), (84, 84)),
+        lambda A, e: A.ResizeObservation(e, (84, 84)),
+        lambda A, e: A.ResizeObservation(e, (37, 51)),
+    ],
+    ids=["gray", "gray-keep-dim", "gray-resize", "rgb-resize", "rgb-resize-odd"],
+)
+def test_image_maps_on_tensorflow_give_gymnasiums_frames(make) -> None:
+    """Grayscale and area resize of TensorFlow frames: Gymnasium's (OpenCV's) uint8
+    values to the bit, as tensors (the grayscale's correction table is int32 now: TF
+    compares no int16 with int32)."""
+    pytest.importorskip("cv2")
+
+    class Frames(gym.Env):
+        observation_space = gym.spaces.Box(0, 255, (210, 160, 3), np.uint8)
+        action_space = gym.spaces.Discrete(2)
+
+        def reset(self, *, seed=None, options=None):
+            super().reset(seed=seed)
+            self.t = 0
+            return self._frame(), {}
+
+        def step(self, action):
+            return self._frame(), 0.0, False, False, {}
+
+        def _frame(self):
+            self.t += 1
+            return np.random.default_rng(self.t).integers(0, 256, (210, 160, 3), dtype=np.uint8)
+
+    ours = make(anywrap, anywrap.ToTensorFlow(Frames()))
+    theirs = make(gym.wrappers, Frames())
+    got, want = ours.reset(seed=0)[0], theirs.reset(seed=0)[0]
+    for _ in range(3):
+        assert isinstance(got, tf.Tensor)
+        np.testing.assert_array_equal(got.numpy(), want)
+        got, want = ours.step(0)[0], theirs.step(0)[0]

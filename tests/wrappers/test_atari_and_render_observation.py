@@ -63,7 +63,7 @@ def test_the_outputs_are_gymnasiums(kwargs, life_loss):
     assert ends >= 2
 
 
-@pytest.mark.parametrize("library", ["torch", "jax"])  # TensorFlow: no image maps yet
+@pytest.mark.parametrize("library", ["torch", "jax", "tensorflow"])
 def test_device_frames_stay_on_the_device(library):
     b = make_backend(library)
     guard = GUARDS.get(library, contextlib.nullcontext)  # TensorFlow has no guard

@@ -48,9 +48,7 @@ class AtariPreprocessing(gym.Wrapper, gym.utils.RecordConstructorArgs):
     from ``GrayscaleObservation``'s by up to 11 levels. An env without
     ``_frameskip`` (not ALE) is taken as not skipping frames; without ``ale``,
     lives are not counted. The flags are read on the host, as any frame-skip
-    loop must. Not on TensorFlow: the grayscale and resize above do not run on
-    TensorFlow tensors yet (the image maps mix integer dtypes, which TensorFlow
-    refuses to promote).
+    loop must.
 
     Example:
         >>> import ale_py, gymnasium as gym

@@ -309,7 +309,7 @@ def gray_fix_table() -> np.ndarray:
     exact = (2125 * r[ok] + 7154 * g[ok] + 721 * b[ok]) // 10000
     gym = np.sum(np.multiply(rgb, np.array(GRAY_WEIGHTS)), axis=-1).astype(np.uint8)
     low = gym != exact
-    table = np.full(65536, -1, np.int16)
+    table = np.full(65536, -1, np.int32)  # int32: compared with int32 values (TF promotes nothing)
     table[rgb[low, 0].astype(np.int64) * 256 + rgb[low, 1]] = rgb[low, 2]
     table.setflags(write=False)
     return table
