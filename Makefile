@@ -73,7 +73,14 @@ COMPAT_TESTS ?= tests/packaging tests/contracts/test_same_numbers.py \
 	tests/contracts/test_no_sync_stacks.py tests/contracts/test_drop_in_specs.py \
 	tests/integrations/test_cleanrl_stack.py tests/integrations/test_phys2d.py \
 	tests/wrappers tests/vector tests/transforms tests/xp tests/backends tests/functional \
-	tests/test_distributed.py tests/checkpoint/test_checkpoint.py
+	tests/test_distributed.py tests/checkpoint/test_checkpoint.py \
+	$(addprefix --ignore=tests/,$(NEWEST_GYMNASIUM_TESTS))
+# Issue 33's wrappers are Gymnasium 1.4's; their side-by-side tests need it (1.2 has no
+# discretisers and no vector RecordVideo, and its others differ): not in the compat run.
+NEWEST_GYMNASIUM_TESTS := wrappers/test_record_video.py wrappers/test_discretize.py \
+	wrappers/test_noise_and_repeat.py wrappers/test_filter_observation.py \
+	wrappers/test_atari_and_render_observation.py vector/test_dict_info_to_list.py \
+	vector/test_vectorize.py
 CPY := $(COMPAT_VENV)/bin/python
 CPIP := $(CPY) -m pip install --quiet --disable-pip-version-check
 

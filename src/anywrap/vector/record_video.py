@@ -14,7 +14,20 @@ from anywrap.wrappers.record_video import host_frame
 __all__ = ["RecordVideo"]
 
 
-class RecordVideo(gym.wrappers.vector.RecordVideo):
+class _Missing(gym.vector.VectorWrapper):
+    """Where Gymnasium has no vector RecordVideo (before 1.3), constructing one says so."""
+
+    def __init__(self, env: Any, *args: Any, **kwargs: Any) -> None:
+        raise ImportError(
+            "anywrap.vector.RecordVideo: expected Gymnasium with "
+            f"gymnasium.wrappers.vector.RecordVideo (1.3 or newer), got Gymnasium {gym.__version__}"
+        )
+
+
+_Base: Any = getattr(gym.wrappers.vector, "RecordVideo", None) or _Missing
+
+
+class RecordVideo(_Base):  # type: ignore[misc]
     """Records videos of a vector env's episodes (sub-env 0's), the sub-envs' frames tiled,
     as Gymnasium's does, from frames of any library.
 
@@ -37,7 +50,7 @@ class RecordVideo(gym.wrappers.vector.RecordVideo):
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    reset = checked_reset(gym.wrappers.vector.RecordVideo.reset)  # options checked first
+    reset = checked_reset(_Base.reset)  # options checked first
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         """Gymnasium's step; with no ``episode_trigger``, sub-env 0's flags are not read."""
