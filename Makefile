@@ -80,7 +80,7 @@ COMPAT_TESTS ?= tests/packaging tests/contracts/test_same_numbers.py \
 NEWEST_GYMNASIUM_TESTS := wrappers/test_record_video.py wrappers/test_discretize.py \
 	wrappers/test_noise_and_repeat.py wrappers/test_filter_observation.py \
 	wrappers/test_atari_and_render_observation.py vector/test_dict_info_to_list.py \
-	vector/test_vectorize.py
+	vector/test_vectorize.py functional/test_catalogue.py
 CPY := $(COMPAT_VENV)/bin/python
 CPIP := $(CPY) -m pip install --quiet --disable-pip-version-check
 

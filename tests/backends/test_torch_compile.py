@@ -539,7 +539,7 @@ def test_environment_variable_in_a_fresh_process():
         "f = xp.Compiled(lambda x: x + 1); [f(torch.ones(1)) for _ in range(100)]; "
         "print(xp.compile_enabled(), len(xp.compile_log()))"
     )
-    src = os.path.join(os.path.dirname(__file__), os.pardir, "src")
+    src = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, "src")
     proc = subprocess.run(
         [sys.executable, "-c", code],
         env={**os.environ, switch.ENV_VAR: "0", "PYTHONPATH": src},
