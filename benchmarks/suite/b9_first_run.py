@@ -139,7 +139,7 @@ def bench_b9(ctx: Context) -> dict[str, Any]:
         ratio = statistics.median(a["seconds"] / b["seconds"] for a, b in zip(on, off))
         summary[case] = ratio
         for label, reports, pair_ratio in (
-            ("compile on (default)", on, ratio),
+            ("compile on (ANYWRAP_TORCH_COMPILE=1)", on, ratio),
             ("compile off", off, 1.0),
         ):
             seconds = statistics.median(r["seconds"] for r in reports)
