@@ -28,12 +28,6 @@ class RecordEpisodeStatistics(EpisodeStatisticsShell, VectorWrapper):
     On NumPy the keys appear only on steps where an episode ends, as in
     Gymnasium; on device arrays (where checking would sync) on every step.
 
-    ``flat_info=True`` (anywrap's own, vector only) writes the statistics as flat
-    arrays ``info[stats_key + "_r"]``, ``"_l"`` and ``"_t"``, with the mask, on every
-    step and every backend: a fixed set of per-env arrays, as TorchRL's
-    ``GymWrapper`` needs (it cannot register a nested dict such as
-    ``info["episode"]``; see the TorchRL recipe).
-
     Example:
         Three CartPoles, always pushed right, fall after 8, 9 and 10 steps;
         each pays 1 per step.
@@ -72,8 +66,11 @@ class RecordEpisodeStatistics(EpisodeStatisticsShell, VectorWrapper):
             env: The vector env to wrap.
             buffer_length: How many recent episodes the queues keep.
             stats_key: The info key of the episode statistics.
-            flat_info: Write them as flat ``stats_key + "_r"``, ``"_l"``, ``"_t"``
-                arrays on every step, instead of Gymnasium's nested dict.
+            flat_info: anywrap's own: write the statistics as flat arrays
+                ``info[stats_key + "_r"]``, ``"_l"`` and ``"_t"``, with the mask, on every
+                step and every backend (zero where no episode ended), instead of
+                Gymnasium's nested dict: what TorchRL's ``GymWrapper`` can register
+                (see the TorchRL recipe).
         """
         flat_info = flag(_NAME, "flat_info", flat_info)
         super().__init__(env, buffer_length, stats_key)
