@@ -8,7 +8,7 @@ import numpy as np
 from gymnasium.vector import VectorWrapper
 
 from anywrap import xp
-from anywrap.shell.checks import step_values
+from anywrap.shell.checks import flag, step_values
 from anywrap.wrappers.record_episode_statistics import EpisodeStatisticsShell
 
 __all__ = ["RecordEpisodeStatistics"]
@@ -52,6 +52,30 @@ class RecordEpisodeStatistics(EpisodeStatisticsShell, VectorWrapper):
      * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
+    def __init__(
+        self,
+        env: Any,
+        buffer_length: int = 100,
+        stats_key: str = "episode",
+        *,
+        flat_info: bool = False,
+    ) -> None:
+        """Wrap ``env``.
+
+        Args:
+            env: The vector env to wrap.
+            buffer_length: How many recent episodes the queues keep.
+            stats_key: The info key of the episode statistics.
+            flat_info: anywrap's own: write the statistics as flat arrays
+                ``info[stats_key + "_r"]``, ``"_l"`` and ``"_t"``, with the mask, on every
+                step and every backend (zero where no episode ended), instead of
+                Gymnasium's nested dict: what TorchRL's ``GymWrapper`` can register
+                (see the TorchRL recipe).
+        """
+        flat_info = flag(_NAME, "flat_info", flat_info)
+        super().__init__(env, buffer_length, stats_key)
+        self._saved_kwargs["flat_info"] = self.flat_info = flat_info
+
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
@@ -70,17 +94,24 @@ class RecordEpisodeStatistics(EpisodeStatisticsShell, VectorWrapper):
         # Gymnasium) and skips the report's work; device values are never read.
         host = xp.is_host(terminated) and xp.is_host(truncated)
         report = not host or bool(np.count_nonzero(terminated) or np.count_nonzero(truncated))
+        report = report or self.flat_info
         key = self._stats_key
-        if report and (key in info or f"_{key}" in info):
+        written = [f"{key}_{k}" for k in "rlt"] if self.flat_info else [key]
+        written.append(f"_{key}")
+        if report and any(k in info for k in written):
             raise ValueError(
-                f"{_NAME}: expected an info without the keys {key!r} and {'_' + key!r} (this "
-                f"wrapper writes them), got one with the keys {sorted(info)}"
+                f"{_NAME}: expected an info without the keys {written} (this wrapper "
+                f"writes them), got one with the keys {sorted(info)}"
             )
         out = self._run(
             self._transforms[report], reward, reward, terminated, truncated, now=self._now()
         )
         if out is not None:
-            info[key] = {"r": out.returns, "l": out.lengths, "t": out.times}
+            stats = {"r": out.returns, "l": out.lengths, "t": out.times}
+            if self.flat_info:
+                info.update({f"{key}_{k}": v for k, v in stats.items()})
+            else:
+                info[key] = stats
             # the state keeps `done` as its prev_done: hand out a copy on the host,
             # so that writing into the mask cannot change the wrapper
             info[f"_{key}"] = out.done.copy() if host else out.done
