@@ -1,7 +1,5 @@
 """FilterObservation for vector envs."""
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 from functools import partial
 
@@ -18,28 +16,22 @@ __all__ = ["FilterObservation"]
 
 
 class FilterObservation(VectorObservationMap):
-    """Keeps the entries ``filter_keys`` of each batch of Dict or Tuple observations
-    (and of ``info["final_obs"]``, in SAME_STEP mode).
-
-    Drop-in for :class:`gymnasium.wrappers.vector.FilterObservation`, which copies
-    each sub-env's entries into new NumPy arrays: this one hands on the env's own
-    batches, in any library and on its device.
+    """:class:`anywrap.FilterObservation` for a vector env (``info["final_obs"]`` filtered
+    too): the env's own batches, where Gymnasium's copies them into NumPy.
 
     Example:
-        >>> import gymnasium as gym
-        >>> import anywrap
+        >>> import gymnasium as gym, anywrap
         >>> envs = gym.make_vec("CartPole-v1", 2, vectorization_mode="sync", wrappers=[
         ...     lambda e: gym.wrappers.TimeAwareObservation(e, flatten=False)])
         >>> envs = anywrap.vector.FilterObservation(envs, filter_keys=["time"])
-        >>> envs.single_observation_space
-        Dict('time': Box(0, 500, (1,), int32))
         >>> envs.reset(seed=42)[0]
         {'time': array([[0],
                [0]], dtype=int32)}
+
+    Change logs: v0.1.0 - initially added.
     """
 
     def __init__(self, env: VectorEnv, filter_keys: Sequence[str | int]) -> None:
-        """Wrap ``env``, whose single observation space must be a Dict or a Tuple."""
         gym.utils.RecordConstructorArgs.__init__(self, filter_keys=filter_keys)
         check_env_kind(self, env)
         owner = "anywrap.vector.FilterObservation"

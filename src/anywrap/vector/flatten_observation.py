@@ -21,26 +21,19 @@ def _flatten_batch(obs: Any, plan: FlatPlan, dtype: str) -> Any:
 
 
 class FlattenObservation(VectorObservationMap):
-    """Flattens each sub-env's observation into one 1-D array (a batch of them).
-
-    Drop-in for :class:`gymnasium.wrappers.vector.FlattenObservation`; see
-    :class:`anywrap.FlattenObservation`. The batch takes the flat space's
-    dtype, as in Gymnasium, and the env's observation array is never written.
+    """:class:`anywrap.FlattenObservation` for a vector env; the batch takes the flat
+    space's dtype, as in Gymnasium.
 
     Example:
-        >>> import gymnasium as gym
-        >>> import anywrap
+        >>> import gymnasium as gym, anywrap
         >>> envs = gym.make_vec("Blackjack-v1", num_envs=3, vectorization_mode="sync")
-        >>> envs = anywrap.vector.FlattenObservation(envs)
-        >>> envs.reset(seed=0)[0].shape
+        >>> anywrap.vector.FlattenObservation(envs).reset(seed=0)[0].shape
         (3, 45)
 
-    Change logs:
-     * v0.1.0 - Initially added, matching Gymnasium 1.4.
+    Change logs: v0.1.0 - initially added.
     """
 
     def __init__(self, env: VectorEnv) -> None:
-        """Wrap the vector env ``env``."""
         name, batch = self._start(env)
         single = env.single_observation_space
         plan = flatten_plan(single, name)

@@ -1,7 +1,5 @@
 """FrameStackObservation for vector envs."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import numpy as np
@@ -15,29 +13,19 @@ __all__ = ["FrameStackObservation"]
 
 
 class FrameStackObservation(FrameStackShell, VectorWrapper):
-    """Stacks each sub-env's last ``stack_size`` observations, on any array library.
-
-    Gymnasium 1.4's single-env arguments and numbers (see
-    :class:`anywrap.FrameStackObservation`) for every sub-env, each episode on
-    its own, in every autoreset mode: after a done, the next frame (NEXT_STEP)
-    or this one (SAME_STEP, whose ``info["final_obs"]`` becomes the stack the
-    episode ended on) starts a new stack; DISABLED envs, and the sub-envs of
-    ``reset(options={"reset_mask": m})``, restart at their reset. One ring
-    buffer on the env's device holds each frame once.
+    """:class:`anywrap.FrameStackObservation` for a vector env (Gymnasium has none), each
+    sub-env's episode on its own, in every autoreset mode: after a done, the next frame
+    (NEXT_STEP) or this one (SAME_STEP, whose ``info["final_obs"]`` becomes the stack the
+    episode ended on) starts a new stack.
 
     Example:
-        >>> import gymnasium as gym
-        >>> import anywrap
+        >>> import gymnasium as gym, anywrap
         >>> envs = gym.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync")
-        >>> envs = anywrap.vector.FrameStackObservation(envs, 4)
-        >>> envs.single_observation_space.shape
-        (4, 4)
-        >>> obs, _ = envs.reset(seed=0)
+        >>> obs, _ = anywrap.vector.FrameStackObservation(envs, 4).reset(seed=0)
         >>> obs.shape, bool((obs[:, 0] == obs[:, 3]).all())
         ((2, 4, 4), True)
 
-    Change logs:
-     * v0.1.0 - Initially added: Gymnasium 1.4's single-env wrapper, for vector envs.
+    Change logs: v0.1.0 - initially added.
     """
 
     _mode: AutoresetMode
@@ -52,13 +40,11 @@ class FrameStackObservation(FrameStackShell, VectorWrapper):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
-        """Reset; the sub-envs reset (all, or those of ``reset_mask``) start a new stack."""
         obs, info, mask = self._masked_reset(seed, options)
         check_frames(self, obs, self._shape)
         return self._run(self._transforms["reset"], obs, obs, mask), info
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
-        """Step and append each sub-env's observation to its stack."""
         obs, reward, terminated, truncated, info = self.env.step(actions)
         check_frames(self, obs, self._shape)
         term, trunc = self._mask_for(terminated, obs), self._mask_for(truncated, obs)

@@ -1,7 +1,5 @@
 """NormalizeObservation for vector envs."""
 
-from __future__ import annotations
-
 from functools import partial
 from typing import Any
 
@@ -22,38 +20,20 @@ _NAME = "anywrap.vector.NormalizeObservation"
 
 
 class NormalizeObservation(ObservationStatisticsShell, VectorWrapper):
-    """Normalises a vector env's observations to zero mean and unit variance, on any library.
-
-    One set of statistics learns from every sub-env's observations (the batch
-    updates it once per step). Drop-in for
-    :class:`gymnasium.wrappers.vector.NormalizeObservation`, with the additions
-    of :class:`anywrap.NormalizeObservation`, and:
-
-    * Every autoreset mode (Gymnasium refuses SAME_STEP and DISABLED). In
-      SAME_STEP mode ``info["final_obs"]`` is normalised with the same
-      statistics, which learn from the returned observations only (as
-      purejaxrl, Brax and Stoix do) or, with ``learn_final_obs=True``, from
-      the final ones too.
-    * ``reset(options={"reset_mask": m})``: only the sub-envs reset feed the
-      statistics.
-    * ``process_group`` (PyTorch): the statistics are merged across the
-      ``torch.distributed`` ranks at every update.
+    """:class:`anywrap.NormalizeObservation` for a vector env: one set of statistics, updated
+    from the whole batch once per step. Beyond Gymnasium's, it takes every autoreset mode
+    (in SAME_STEP mode ``info["final_obs"]`` is normalised too) and a ``reset_mask`` (only
+    the sub-envs reset feed the statistics).
 
     Example:
-        >>> import numpy as np
-        >>> import gymnasium as gym
-        >>> import anywrap
+        >>> import numpy as np, gymnasium as gym, anywrap
         >>> envs = gym.make_vec("Pendulum-v1", num_envs=16, vectorization_mode="sync")
         >>> envs = anywrap.vector.NormalizeObservation(envs)
         >>> obs, _ = envs.reset(seed=0)  # the statistics have seen exactly this batch
         >>> np.abs(obs.mean(0)).round(3), obs.std(0).round(3)
         (array([0., 0., 0.], dtype=float32), array([1., 1., 1.], dtype=float32))
-        >>> _ = envs.step(np.zeros((16, 1), np.float32))
-        >>> float(envs.obs_rms.count)  # Gymnasium's count starts at 1e-4
-        32.0001
 
-    Change logs:
-     * v0.1.0 - Initially added, matching Gymnasium 1.4 and extending its modes.
+    Change logs: v0.1.0 - initially added.
     """
 
     def __init__(
@@ -67,10 +47,12 @@ class NormalizeObservation(ObservationStatisticsShell, VectorWrapper):
         update_running_mean: bool = True,
         stats_gradient: bool = False,
     ) -> None:
-        """Wrap the vector env ``env``; the arguments as :class:`anywrap.NormalizeObservation`'s,
-        and ``process_group``, a ``torch.distributed`` process group to merge the
-        statistics over, and ``learn_final_obs`` (SAME_STEP: learn from
-        ``info["final_obs"]`` too)."""
+        """The single wrapper's arguments, and:
+
+        Args:
+            process_group: A ``torch.distributed`` process group to merge the statistics over.
+            learn_final_obs: In SAME_STEP mode, learn from ``info["final_obs"]`` too.
+        """
         epsilon = self._setup(
             env,
             epsilon,
@@ -101,14 +83,12 @@ class NormalizeObservation(ObservationStatisticsShell, VectorWrapper):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
-        """Reset; a ``reset_mask`` limits the statistics update to the sub-envs reset."""
         obs, info, mask = self._masked_reset(seed, options)
         if getattr(obs, "shape", None) != self._check.shape:
             self._check(obs)
         return self._run(self._transforms[self._update_running_mean], obs, obs, mask), info
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
-        """Step the sub-envs and return their observations normalised."""
         obs, reward, terminated, truncated, info = self.env.step(actions)
         if self._mode is AutoresetMode.SAME_STEP and "final_obs" in info:
             obs, info = self._with_final_obs(obs, info)
@@ -119,7 +99,6 @@ class NormalizeObservation(ObservationStatisticsShell, VectorWrapper):
         return obs, reward, terminated, truncated, info
 
     def _with_final_obs(self, obs: Any, info: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
-        """SAME_STEP: normalise the final observations too (and maybe learn from them)."""
         if "_final_obs" not in info:
             raise ValueError(
                 f"{_NAME}: a SAME_STEP env's info holds 'final_obs' but not its mask "

@@ -19,30 +19,23 @@ def _reshape_batch(obs: Any, shape: tuple[int, ...], dtype: str) -> Any:
 
 
 class ReshapeObservation(VectorObservationMap):
-    """Reshapes each sub-env's Box observation to ``shape``.
-
-    Drop-in for :class:`gymnasium.wrappers.vector.ReshapeObservation`; see
-    :class:`anywrap.ReshapeObservation`. A batch of another shape is refused.
+    """:class:`anywrap.ReshapeObservation` for a vector env; the batch takes the space's
+    dtype, as in Gymnasium.
 
     Example:
-        >>> import gymnasium as gym
-        >>> import anywrap
+        >>> import gymnasium as gym, anywrap
         >>> envs = gym.make_vec("CartPole-v1", num_envs=3, vectorization_mode="sync")
-        >>> envs = anywrap.vector.ReshapeObservation(envs, (2, 2))
-        >>> envs.reset(seed=0)[0].shape
+        >>> anywrap.vector.ReshapeObservation(envs, (2, 2)).reset(seed=0)[0].shape
         (3, 2, 2)
 
-    Change logs:
-     * v0.1.0 - Initially added, matching Gymnasium 1.4.
+    Change logs: v0.1.0 - initially added.
     """
 
     def __init__(self, env: VectorEnv, shape: tuple[int, ...]) -> None:
-        """Wrap the vector env ``env``; ``shape`` as :class:`anywrap.ReshapeObservation`'s."""
         name, batch = self._start(env, shape=shape)
         single = env.single_observation_space
         space = reshape_space(name, single, shape)
         self._wrap(env, space)
         self.shape = shape
-        # Gymnasium's vector wrapper gives the space's dtype
         fn = partial(_reshape_batch, shape=space.shape, dtype=np.dtype(space.dtype).name)
         self._set_map(name, fn, box_check(name, single, *batch))

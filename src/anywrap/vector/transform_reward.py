@@ -1,7 +1,5 @@
 """TransformReward for vector envs."""
 
-from __future__ import annotations
-
 from collections.abc import Callable
 from typing import Any
 
@@ -14,14 +12,11 @@ __all__ = ["TransformReward"]
 
 
 class TransformReward(gym.wrappers.vector.TransformReward):
-    """Applies ``func`` to every batch of rewards; arrays pass through untouched.
-
-    Identical to :class:`gymnasium.wrappers.vector.TransformReward`.
+    """:class:`gymnasium.wrappers.vector.TransformReward`, with anywrap's checks: ``func``
+    maps every batch of rewards, which pass untouched.
 
     Example:
-        >>> import gymnasium as gym
-        >>> import anywrap
-        >>> import numpy as np
+        >>> import gymnasium as gym, anywrap, numpy as np
         >>> envs = gym.make_vec("MountainCarContinuous-v0", num_envs=2, vectorization_mode="sync")
         >>> envs = anywrap.vector.TransformReward(envs, lambda r: np.clip(r, -0.05, 0.05))
         >>> _ = envs.reset(seed=0)
@@ -30,7 +25,6 @@ class TransformReward(gym.wrappers.vector.TransformReward):
     """
 
     def __init__(self, env: VectorEnv, func: Callable[[Any], Any]) -> None:
-        """Wrap ``env`` so that rewards pass through ``func``."""
         callable_argument("anywrap.vector.TransformReward", "func", func)
         super().__init__(env, func)
 

@@ -1,7 +1,5 @@
 """AddRenderObservation for a single env."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import gymnasium as gym
@@ -15,27 +13,19 @@ _NAME = "anywrap.AddRenderObservation"
 
 
 class AddRenderObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
-    """The env's rendered frame as the observation (``render_only``), or beside it in a dict.
-
-    Drop-in for :class:`gymnasium.wrappers.AddRenderObservation`: same
-    arguments, spaces (the frame is a uint8 Box of the first frame's shape,
-    rendered after a ``reset()`` here, as there) and errors. Gymnasium takes
-    NumPy frames only; here ``render()`` may return an array of any library
-    (a torch or JAX env's frame stays on its device: nothing is copied).
+    """The env's rendered frame as the observation (``render_only``), or beside it in a dict:
+    :class:`gymnasium.wrappers.AddRenderObservation`, taking frames of any library (a
+    device frame stays on its device).
 
     Example:
-        >>> import gymnasium as gym
-        >>> import anywrap
+        >>> import gymnasium as gym, anywrap
         >>> env = gym.make("CartPole-v1", render_mode="rgb_array")
         >>> env = anywrap.AddRenderObservation(env, render_only=False)
-        >>> env.observation_space["pixels"]
-        Box(0, 255, (400, 600, 3), uint8)
         >>> obs, _ = env.reset(seed=123)
         >>> sorted(obs), obs["pixels"].shape
         (['pixels', 'state'], (400, 600, 3))
 
-    Change logs:
-     * v0.1.0 - Initially added, matching Gymnasium 1.4.
+    Change logs: v0.1.0 - initially added.
     """
 
     def __init__(
@@ -88,11 +78,9 @@ class AddRenderObservation(gym.ObservationWrapper, gym.utils.RecordConstructorAr
 
     @checked_reset
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
-        """Reset the env (``options`` checked first)."""
         return super().reset(seed=seed, options=options)
 
     def observation(self, observation: Any) -> Any:
-        """The frame, alone or with ``observation``."""
         if self.render_only:
             return self.render()
         if isinstance(self.env.observation_space, gym.spaces.Dict):

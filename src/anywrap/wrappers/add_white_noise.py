@@ -1,7 +1,5 @@
 """AddWhiteNoise for a single env."""
 
-from __future__ import annotations
-
 from functools import partial
 from typing import Any
 
@@ -20,27 +18,20 @@ _NAME = "anywrap.AddWhiteNoise"
 
 class AddWhiteNoise(RenderNoise):
     """Replaces each pixel of ``render()``'s frames by white noise with probability
-    ``probability_of_noise_per_pixel``, on the frames' library and device.
-
-    Drop-in for :class:`gymnasium.wrappers.AddWhiteNoise`: same arguments and
-    errors. On NumPy frames the noise is Gymnasium's, bit for bit (drawn from the
-    env's ``np_random`` in Gymnasium's order); a torch, JAX or TensorFlow frame draws
-    from the library's own generator on its device, seeded from ``reset(seed=)``
-    (same distribution, other draws: :mod:`anywrap.shell.noise`). With
-    ``is_noise_grayscale`` Gymnasium's frames come out uint64 (a NumPy sum);
-    here they keep the frame's dtype, with the same values.
+    ``probability_of_noise_per_pixel``: :class:`gymnasium.wrappers.AddWhiteNoise`, on the
+    frames' library and device. NumPy frames get Gymnasium's noise bit for bit; other
+    libraries draw from their own generator, seeded by ``reset(seed=)``. With
+    ``is_noise_grayscale`` frames keep their dtype (Gymnasium's become uint64).
 
     Example:
-        >>> import gymnasium as gym
-        >>> import anywrap
+        >>> import gymnasium as gym, anywrap
         >>> env = anywrap.AddWhiteNoise(gym.make("CartPole-v1", render_mode="rgb_array"), 0.5)
         >>> _ = env.reset(seed=123)
         >>> frame = env.render()
         >>> frame.shape, 0.3 < float((frame != env.unwrapped.render()).any(-1).mean()) < 0.7
         ((400, 600, 3), True)
 
-    Change logs:
-     * v0.1.0 - Initially added, matching Gymnasium 1.4.
+    Change logs: v0.1.0 - initially added.
     """
 
     def __init__(

@@ -1,7 +1,5 @@
 """FilterObservation for a single env."""
 
-from __future__ import annotations
-
 from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
@@ -51,22 +49,17 @@ def observation_check(owner: str, keys: Sequence[Any]) -> Callable[[Any], None]:
 
 
 class FilterObservation(ObservationMap):
-    """Keeps the entries ``filter_keys`` of a Dict (keys) or Tuple (indices) observation.
-
-    Drop-in for :class:`gymnasium.wrappers.FilterObservation` (same arguments,
-    checks and space, errors naming the wrapper). The arrays kept are the
-    env's own, in any library and on its device.
+    """Keeps the entries ``filter_keys`` of a Dict (keys) or Tuple (indices) observation:
+    :class:`gymnasium.wrappers.FilterObservation`, the arrays kept the env's own.
 
     Example:
-        >>> import gymnasium as gym
-        >>> import anywrap
-        >>> env = gym.make("CartPole-v1")
-        >>> env = anywrap.TimeAwareObservation(env, flatten=False)
+        >>> import gymnasium as gym, anywrap
+        >>> env = anywrap.TimeAwareObservation(gym.make("CartPole-v1"), flatten=False)
         >>> env = anywrap.FilterObservation(env, filter_keys=["time"])
-        >>> env.observation_space
-        Dict('time': Box(0, 500, (1,), int32))
         >>> env.reset(seed=42)
         ({'time': array([0], dtype=int32)}, {})
+
+    Change logs: v0.1.0 - initially added.
     """
 
     def __init__(self, env: gym.Env, filter_keys: Sequence[str | int]) -> None:

@@ -1,7 +1,5 @@
 """FrameStackObservation for a single env, and the class both shells share."""
 
-from __future__ import annotations
-
 from functools import partial
 from typing import Any, SupportsFloat
 
@@ -111,39 +109,28 @@ class FrameStackShell(InPlaceState, Shell):
 
 
 class FrameStackObservation(FrameStackShell, gym.Wrapper):
-    """Stacks the last ``stack_size`` observations, oldest first, on any array library.
-
-    Drop-in for :class:`gymnasium.wrappers.FrameStackObservation` (same
-    arguments, space and numbers): until an episode has ``stack_size`` frames
-    the stack is padded in front with the reset observation
-    (``padding_type="reset"``), zeros (``"zero"``) or a given observation.
-    The frames live in a ring buffer on the env's device (updated in place on
-    JAX); each step returns a fresh stack. Box spaces only.
+    """Stacks the last ``stack_size`` observations, oldest first, on any array library:
+    :class:`gymnasium.wrappers.FrameStackObservation` (Box spaces), the frames in a ring on
+    the env's device.
 
     Example:
-        >>> import gymnasium as gym
-        >>> import anywrap
+        >>> import gymnasium as gym, anywrap
         >>> env = anywrap.FrameStackObservation(gym.make("CartPole-v1"), 3, padding_type="zero")
-        >>> env.observation_space.shape
-        (3, 4)
         >>> obs, _ = env.reset(seed=123)
         >>> obs[:, 0]
         array([0.        , 0.        , 0.01823519], dtype=float32)
 
-    Change logs:
-     * v0.1.0 - Initially added, matching Gymnasium 1.4.
+    Change logs: v0.1.0 - initially added.
     """
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
-        """Reset; the stack is the reset observation after ``stack_size - 1`` paddings."""
         obs, info = self.env.reset(seed=seed, options=options)
         check_frames(self, obs, self._shape)
         return self._run(self._transforms["reset"], obs, obs), info
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
-        """Step and append the observation to the stack."""
         obs, reward, terminated, truncated, info = self.env.step(action)
         check_frames(self, obs, self._shape)
         return self._run(self._transforms["step"], obs, obs), reward, terminated, truncated, info

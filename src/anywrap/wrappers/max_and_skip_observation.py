@@ -1,7 +1,5 @@
 """MaxAndSkipObservation for a single env, and the class both shells share."""
 
-from __future__ import annotations
-
 from typing import Any, SupportsFloat
 
 import gymnasium as gym
@@ -59,33 +57,23 @@ class MaxAndSkipShell(InPlaceState, Shell):
 
 
 class MaxAndSkipObservation(MaxAndSkipShell, gym.Wrapper):
-    """Repeats each action ``skip`` times; returns the maximum of the last two
-    frames and the summed reward, on any array library.
-
-    Drop-in for :class:`gymnasium.wrappers.MaxAndSkipObservation`, quirks
-    included: the loop stops at a ``terminated`` or ``truncated`` step, and
-    the two-frame buffer is never cleared, so a call that ends before the
-    last two steps returns frames left from an earlier call.
-
-    The loop reads ``terminated`` and ``truncated`` on the host (Gymnasium's
-    envs give Python booleans: nothing to sync); frames stay on their device,
-    and a device reward is summed there.
+    """Repeats each action ``skip`` times; returns the maximum of the last two frames and the
+    summed reward, on any array library: :class:`gymnasium.wrappers.MaxAndSkipObservation`,
+    quirks included: the loop stops at a done, and the two-frame buffer is never cleared
+    (a call that ends early returns frames left from an earlier call).
 
     Example:
-        >>> import gymnasium as gym
-        >>> import anywrap
+        >>> import gymnasium as gym, anywrap
         >>> env = anywrap.MaxAndSkipObservation(gym.make("CartPole-v1"), skip=2)
         >>> _ = env.reset(seed=123)
         >>> obs, reward, *_ = env.step(1)
         >>> obs.shape, reward
         ((4,), 2.0)
 
-    Change logs:
-     * v0.1.0 - Initially added, matching Gymnasium 1.4.
+    Change logs: v0.1.0 - initially added.
     """
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
-        """Step ``skip`` times (fewer if the episode ends) with ``action``."""
         total_reward: Any = 0.0
         device_rewards: list[Any] = []
         frames: list[Any] = [None, None]

@@ -1,7 +1,5 @@
 """NormalizeObservation for a single env, and the class both shells share."""
 
-from __future__ import annotations
-
 from functools import partial
 from typing import Any
 
@@ -44,8 +42,6 @@ class ObservationStatisticsShell(Shell):
         stats_gradient: Any,
         **vector_args: Any,
     ) -> float:
-        """Record the arguments (``vector_args``: the vector shell's own), check them,
-        wrap ``env`` and hold the statistics; the checked ``epsilon``."""
         name, batch = self._start(
             env,
             epsilon=epsilon,
@@ -73,31 +69,21 @@ class NormalizeObservation(ObservationStatisticsShell, gym.ObservationWrapper):
 
     .. math:: \\tilde o = (o - \\mu) / \\sqrt{\\sigma^2 + \\epsilon}
 
-    with :math:`\\mu, \\sigma^2` the running mean and population variance of
-    every observation seen so far, the current one included. Drop-in for
-    :class:`gymnasium.wrappers.NormalizeObservation`: same arguments, space
-    (an unbounded float32 Box), attributes (``obs_rms``) and numbers.
-    Additions: Dict and Tuple spaces of Boxes are normalised leaf by leaf;
-    ``stats_dtype`` (default Gymnasium's: float32 for float32 observations,
-    float64 otherwise); an observation with a non-finite entry is left out of
-    the statistics (and still normalised, so the NaN stays visible);
-    ``state_dict()`` / ``load_state_dict()``.
+    with :math:`\\mu, \\sigma^2` the running mean and variance of every observation so far,
+    the current one included: :class:`gymnasium.wrappers.NormalizeObservation`'s space,
+    attributes and numbers. Dict and Tuple spaces of Boxes are normalised leaf by leaf; an
+    observation with a non-finite entry is left out of the statistics.
 
     Example:
-        >>> import numpy as np
-        >>> import gymnasium as gym
-        >>> import anywrap
+        >>> import numpy as np, gymnasium as gym, anywrap
         >>> env = anywrap.NormalizeObservation(gym.make("Pendulum-v1"))
-        >>> env.observation_space
-        Box(-inf, inf, (3,), float32)
         >>> obs, _ = env.reset(seed=0)
         >>> for t in range(200):
         ...     obs, *_ = env.step(np.array([2 * np.sin(t / 10)], np.float32))
         >>> float(env.obs_rms.count), obs.round(4)
         (201.0001, array([-1.4907,  0.0871, -1.4553], dtype=float32))
 
-    Change logs:
-     * v0.1.0 - Initially added, matching Gymnasium 1.4.
+    Change logs: v0.1.0 - initially added.
     """
 
     def __init__(
@@ -114,7 +100,8 @@ class NormalizeObservation(ObservationStatisticsShell, gym.ObservationWrapper):
         Args:
             env: The env to wrap; its observation space is a Box, or a Dict / Tuple of Boxes.
             epsilon: Added to the variance under the square root (strictly positive).
-            stats_dtype: dtype of the statistics; default as Gymnasium.
+            stats_dtype: dtype of the statistics; default Gymnasium's (float32 for float32
+                observations, else float64).
             update_running_mean: Whether the statistics learn (also a settable attribute).
             stats_gradient: Whether gradients flow through the statistics update too
                 (see the guide "Gradients").
@@ -126,7 +113,6 @@ class NormalizeObservation(ObservationStatisticsShell, gym.ObservationWrapper):
         self._transforms = compiled({u: partial(step, update=u) for u in (True, False)})
 
     def observation(self, observation: Any) -> Any:
-        """Update the statistics with ``observation`` and return it normalised."""
         if getattr(observation, "shape", None) != self._check.shape:
             self._check(observation)
         return self._run(self._transforms[self._update_running_mean], observation, observation)

@@ -1,7 +1,5 @@
 """RecordEpisodeStatistics for a single env, and the class both shells share."""
 
-from __future__ import annotations
-
 import time
 from functools import partial
 from typing import Any
@@ -71,32 +69,21 @@ class EpisodeStatisticsShell(EpisodeClock, Shell):
 
 
 class RecordEpisodeStatistics(EpisodeStatisticsShell, gym.Wrapper):
-    """Records each episode's cumulative reward, length and wall time.
-
-    When an episode ends, ``info[stats_key]`` holds ``{"r": return, "l":
-    length, "t": seconds}``, and the last ``buffer_length`` episodes are kept
-    in ``return_queue``, ``length_queue`` and ``time_queue``. Drop-in for
-    :class:`gymnasium.wrappers.RecordEpisodeStatistics` (same arguments,
-    attributes and info keys).
-
-    For device flags (JAX, torch), which a check would sync, ``info[stats_key]``
-    is added on every step with the mask ``info["_" + stats_key]``; its values
-    are zero where the mask is False.
+    """Records each episode's return, length and wall time:
+    :class:`gymnasium.wrappers.RecordEpisodeStatistics`. When an episode ends,
+    ``info[stats_key]`` holds ``{"r", "l", "t"}``; with device flags (which a check would
+    sync) it is added on every step, zero where the mask ``info["_" + stats_key]`` is False.
 
     Example:
-        Always pushed right, the pole falls after 8 steps, each paying 1:
-
-        >>> import gymnasium as gym
-        >>> import anywrap
+        >>> import gymnasium as gym, anywrap
         >>> env = anywrap.RecordEpisodeStatistics(gym.make("CartPole-v1"))
         >>> _ = env.reset(seed=0)
-        >>> while "episode" not in (info := env.step(1)[-1]):
+        >>> while "episode" not in (info := env.step(1)[-1]):  # the pole falls after 8 steps
         ...     pass
         >>> sorted(info["episode"]), list(env.return_queue), list(env.length_queue)
         (['l', 'r', 't'], [8.0], [8])
 
-    Change logs:
-     * v0.1.0 - Initially added, matching Gymnasium 1.4.
+    Change logs: v0.1.0 - initially added.
     """
 
     @property
@@ -105,13 +92,11 @@ class RecordEpisodeStatistics(EpisodeStatisticsShell, gym.Wrapper):
         return float(xp.to_numpy(self._state.start_time)) + self._t0
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
-        """Reset the env and start a new episode."""
         obs, info = self.env.reset(seed=seed, options=options)
         self._state = reset_episodes(self._state, None, self._now())
         return obs, info
 
     def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
-        """Step the env; report the episode's statistics when it ends."""
         obs, reward, terminated, truncated, info = self.env.step(action)
         if not isinstance(info, dict):
             raise TypeError(f"{_NAME}: expected `info` to be a dict, got {type(info)}")
