@@ -17,12 +17,10 @@ class ClipReward(VectorRewardMap):
     Gymnasium (which writes them back into the env's array: never done here).
 
     Example:
-        >>> import gymnasium as gym, anywrap
-        >>> envs = gym.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync")
-        >>> envs = anywrap.vector.ClipReward(envs, 0.0, 0.5)
-        >>> _ = envs.reset(seed=0)
-        >>> envs.step(envs.action_space.sample())[1]
-        array([0.5, 0.5])
+        >>> import numpy as np, gymnasium as gym, anywrap
+        >>> envs = gym.make_vec("CartPole-v1", 2, vectorization_mode="sync")
+        >>> anywrap.vector.ClipReward(envs, 0.0, 0.5).rewards(np.array([1.0, -1.0]))
+        array([0.5, 0. ])
 
     Change logs: v0.1.0 - initially added.
     """

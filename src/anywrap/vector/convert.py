@@ -24,8 +24,7 @@ class ArrayConversion(ConversionShell, VectorWrapper):
 
     Example:
         >>> import gymnasium as gym, anywrap
-        >>> envs = gym.make_vec("CartPole-v1", num_envs=2)
-        >>> env = anywrap.vector.ArrayConversion(envs, to="torch")
+        >>> env = anywrap.vector.ArrayConversion(gym.make_vec("CartPole-v1", 2), to="torch")
         >>> type(env.reset(seed=0)[0]).__name__
         'Tensor'
 

@@ -17,19 +17,14 @@ class DelayObservation(DelayShell, VectorWrapper):
 
     Example:
         >>> import gymnasium as gym, anywrap
-        >>> envs = gym.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync")
-        >>> envs = anywrap.vector.DelayObservation(envs, delay=1)
+        >>> envs = anywrap.vector.DelayObservation(gym.make_vec("CartPole-v1", 2), delay=1)
         >>> float(abs(envs.reset(seed=0)[0]).sum())
         0.0
 
     Change logs: v0.1.0 - initially added.
     """
 
-    _mode: AutoresetMode
-
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Any, dict[str, Any]]:
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         obs, info, mask = self._masked_reset(seed, options)
         return self._run(
             self._transforms["reset"], obs, checked(self._check, obs), *self._zero.get(obs), mask

@@ -18,8 +18,7 @@ class DtypeObservation(VectorObservationMap):
 
     Example:
         >>> import numpy as np, gymnasium as gym, anywrap
-        >>> envs = gym.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync")
-        >>> envs = anywrap.vector.DtypeObservation(envs, np.float16)
+        >>> envs = anywrap.vector.DtypeObservation(gym.make_vec("CartPole-v1", 2), np.float16)
         >>> envs.reset(seed=0)[0].dtype
         dtype('float16')
 

@@ -1,16 +1,11 @@
 """FilterObservation for vector envs."""
 
 from collections.abc import Sequence
-from functools import partial
 
-import gymnasium as gym
-from gymnasium.vector import VectorEnv, VectorWrapper
-from gymnasium.vector.utils import batch_space
+from gymnasium.vector import VectorEnv
 
-from anywrap.shell.checks import check_env_kind
 from anywrap.shell.maps import VectorObservationMap
-from anywrap.transforms.filter_observation import filter_observation
-from anywrap.wrappers.filter_observation import gymnasium_spaces, observation_check
+from anywrap.wrappers.filter_observation import filter_map
 
 __all__ = ["FilterObservation"]
 
@@ -32,21 +27,10 @@ class FilterObservation(VectorObservationMap):
     """
 
     def __init__(self, env: VectorEnv, filter_keys: Sequence[str | int]) -> None:
-        gym.utils.RecordConstructorArgs.__init__(self, filter_keys=filter_keys)
-        check_env_kind(self, env)
-        owner = "anywrap.vector.FilterObservation"
-        ref = gymnasium_spaces(
-            owner,
-            partial(gym.wrappers.FilterObservation, filter_keys=filter_keys),
-            env.single_observation_space,
-        )
-        VectorWrapper.__init__(self, env)
-        self.single_observation_space = ref.observation_space
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        name, _ = self._start(env, filter_keys=filter_keys)
+        space, fn, check = filter_map(name, env.single_observation_space, filter_keys)
+        self._wrap(env, space)
         self.filter_keys = filter_keys
-        keys = tuple(filter_keys)
-        check = observation_check(owner, keys)
-        fn = partial(filter_observation, keys=keys)
-        self._set_map(owner, fn, check)
+        self._set_map(name, fn, check)
         # A selection: nothing to compile (and jit would sort a dict's keys).
         self._map, self._both, self._check_entry = fn, lambda o, f: (fn(o), fn(f)), check

@@ -26,8 +26,7 @@ class FlattenObservation(VectorObservationMap):
 
     Example:
         >>> import gymnasium as gym, anywrap
-        >>> envs = gym.make_vec("Blackjack-v1", num_envs=3, vectorization_mode="sync")
-        >>> anywrap.vector.FlattenObservation(envs).reset(seed=0)[0].shape
+        >>> anywrap.vector.FlattenObservation(gym.make_vec("Blackjack-v1", 3)).reset()[0].shape
         (3, 45)
 
     Change logs: v0.1.0 - initially added.

@@ -20,15 +20,12 @@ class FrameStackObservation(FrameStackShell, VectorWrapper):
 
     Example:
         >>> import gymnasium as gym, anywrap
-        >>> envs = gym.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync")
-        >>> obs, _ = anywrap.vector.FrameStackObservation(envs, 4).reset(seed=0)
+        >>> obs, _ = anywrap.vector.FrameStackObservation(gym.make_vec("CartPole-v1", 2), 4).reset()
         >>> obs.shape, bool((obs[:, 0] == obs[:, 3]).all())
         ((2, 4, 4), True)
 
     Change logs: v0.1.0 - initially added.
     """
-
-    _mode: AutoresetMode
 
     @property
     def bytes_per_env(self) -> float:
@@ -37,9 +34,7 @@ class FrameStackObservation(FrameStackShell, VectorWrapper):
         itemsize = np.dtype(self.single_observation_space.dtype).itemsize
         return float(frames.shape[0] * int(np.prod(frames.shape[1:])) * itemsize) / self.num_envs
 
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Any, dict[str, Any]]:
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         obs, info, mask = self._masked_reset(seed, options)
         check_frames(self, obs, self._shape)
         return self._run(self._transforms["reset"], obs, obs, mask), info

@@ -16,7 +16,7 @@ class GrayscaleObservation(VectorObservationMap):
     Example:
         >>> import ale_py, gymnasium as gym, anywrap
         >>> gym.register_envs(ale_py)
-        >>> envs = gym.make_vec("ALE/Pong-v5", num_envs=2, vectorization_mode="sync")
+        >>> envs = gym.make_vec("ALE/Pong-v5", 2, vectorization_mode="sync")
         >>> anywrap.vector.GrayscaleObservation(envs).reset(seed=0)[0].shape
         (2, 210, 160)
 

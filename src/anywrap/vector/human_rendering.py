@@ -14,7 +14,7 @@ class HumanRendering(gym.wrappers.vector.HumanRendering):
 
     Example:
         >>> import gymnasium as gym, anywrap
-        >>> envs = gym.make_vec("CartPole-v1", num_envs=2, render_mode="rgb_array")
+        >>> envs = gym.make_vec("CartPole-v1", 2, render_mode="rgb_array")
         >>> anywrap.vector.HumanRendering(envs).render_mode
         'human'
     """

@@ -32,11 +32,7 @@ class MaxAndSkipObservation(MaxAndSkipShell, VectorWrapper):
     Change logs: v0.1.0 - initially added.
     """
 
-    _mode: AutoresetMode
-
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Any, dict[str, Any]]:
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         obs, info, mask = self._masked_reset(seed, options)
         check_frames(self, obs, self._shape)
         self._run(self._transforms["reset"], obs, mask)

@@ -80,9 +80,7 @@ class NormalizeObservation(ObservationStatisticsShell, VectorWrapper):
             }
         )
 
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Any, dict[str, Any]]:
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         obs, info, mask = self._masked_reset(seed, options)
         if getattr(obs, "shape", None) != self._check.shape:
             self._check(obs)

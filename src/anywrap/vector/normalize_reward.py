@@ -91,9 +91,7 @@ class NormalizeReward(RewardStatisticsShell, VectorWrapper):
         )
         return obs, scaled, terminated, truncated, info
 
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Any, dict[str, Any]]:
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         obs, info, mask = self._masked_reset(seed, options)
         self._run(self._transforms["reset"], obs, mask)
         return obs, info

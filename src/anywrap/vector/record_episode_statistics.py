@@ -33,9 +33,7 @@ class RecordEpisodeStatistics(EpisodeStatisticsShell, VectorWrapper):
     Change logs: v0.1.0 - initially added.
     """
 
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Any, dict[str, Any]]:
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         obs, info, mask = self._masked_reset(seed, options)
         self._run(self._transforms["reset"], obs, mask, self._now())
         return obs, info

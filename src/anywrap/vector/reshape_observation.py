@@ -24,8 +24,8 @@ class ReshapeObservation(VectorObservationMap):
 
     Example:
         >>> import gymnasium as gym, anywrap
-        >>> envs = gym.make_vec("CartPole-v1", num_envs=3, vectorization_mode="sync")
-        >>> anywrap.vector.ReshapeObservation(envs, (2, 2)).reset(seed=0)[0].shape
+        >>> envs = anywrap.vector.ReshapeObservation(gym.make_vec("CartPole-v1", 3), (2, 2))
+        >>> envs.reset(seed=0)[0].shape
         (3, 2, 2)
 
     Change logs: v0.1.0 - initially added.

@@ -21,8 +21,7 @@ class StickyAction(StickyShell, VectorWrapper):
 
     Example:
         >>> import numpy as np, gymnasium as gym, anywrap
-        >>> envs = gym.make_vec("CartPole-v1", num_envs=4, vectorization_mode="sync")
-        >>> envs = anywrap.vector.StickyAction(envs, repeat_action_probability=0.25)
+        >>> envs = anywrap.vector.StickyAction(gym.make_vec("CartPole-v1", 4), 0.25)
         >>> _ = envs.reset(seed=0)
         >>> envs.actions(np.ones(4, dtype=np.int64)).shape
         (4,)

@@ -16,8 +16,7 @@ class TimeAwareObservation(TimeAwareShell, VectorWrapper):
 
     Example:
         >>> import gymnasium as gym, anywrap
-        >>> envs = gym.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync")
-        >>> envs = anywrap.vector.TimeAwareObservation(envs, normalize_time=True)
+        >>> envs = anywrap.vector.TimeAwareObservation(gym.make_vec("CartPole-v1", 2), True, True)
         >>> _ = envs.reset(seed=0)
         >>> envs.step(envs.action_space.sample())[0][:, -1]
         array([0.002, 0.002], dtype=float32)
@@ -25,16 +24,12 @@ class TimeAwareObservation(TimeAwareShell, VectorWrapper):
     Change logs: v0.1.0 - initially added.
     """
 
-    _mode: AutoresetMode
-
     @property
     def timesteps(self) -> Any:
         """Each sub-env's step count in its current episode (an array of the env's library)."""
         return self._state.elapsed
 
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Any, dict[str, Any]]:
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         obs, info, mask = self._masked_reset(seed, options)
         return self._run(self._transforms["reset"], obs, checked(self._check, obs), mask), info
 

@@ -56,19 +56,12 @@ class TimeLimit(Shell, VectorWrapper):
             }
         )
 
-    _mode: AutoresetMode
-    _steps: int
-    _max_episode_steps: int
-    _transforms: dict[str, Any]
-
     @property
     def elapsed_steps(self) -> Any:
         """Each sub-env's step count in its current episode (an array of the env's library)."""
         return self._state.clock.elapsed
 
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Any, dict[str, Any]]:
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         obs, info, mask = self._masked_reset(seed, options)
         self._run(self._transforms["reset"], obs, mask)
         if mask is None:

@@ -17,11 +17,10 @@ class TransformAction(gym.wrappers.vector.TransformAction):
 
     Example:
         >>> import numpy as np, gymnasium as gym, anywrap
-        >>> envs = gym.make_vec("MountainCarContinuous-v0", num_envs=2)
-        >>> envs = anywrap.vector.TransformAction(envs, lambda a: 0.3 * a)
-        >>> envs.actions(np.ones((2, 1), np.float32))
+        >>> envs = gym.make_vec("MountainCarContinuous-v0", 2)
+        >>> anywrap.vector.TransformAction(envs, lambda a: 0.3 * a).actions(np.ones((2, 1)))
         array([[0.3],
-               [0.3]], dtype=float32)
+               [0.3]])
     """
 
     def __init__(

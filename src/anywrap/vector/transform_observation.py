@@ -23,11 +23,9 @@ class TransformObservation(Shell, VectorWrapper):
 
     Example:
         >>> import numpy as np, gymnasium as gym, anywrap
-        >>> envs = gym.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync")
-        >>> envs = anywrap.vector.TransformObservation(envs, lambda o: np.clip(o, -0.02, 0.02))
-        >>> envs.reset(seed=0)[0].round(3)
-        array([[ 0.014, -0.02 , -0.02 , -0.02 ],
-               [ 0.001,  0.02 , -0.02 ,  0.02 ]], dtype=float32)
+        >>> envs = anywrap.vector.TransformObservation(gym.make_vec("CartPole-v1", 2), np.abs)
+        >>> bool((envs.reset(seed=0)[0] >= 0).all())
+        True
     """
 
     def __init__(
@@ -58,9 +56,7 @@ class TransformObservation(Shell, VectorWrapper):
             )
         self.func = func
 
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Any, dict[str, Any]]:
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         obs, info = self.env.reset(seed=seed, options=options)
         return self.func(obs), info
 

@@ -17,11 +17,9 @@ class TransformReward(gym.wrappers.vector.TransformReward):
 
     Example:
         >>> import gymnasium as gym, anywrap, numpy as np
-        >>> envs = gym.make_vec("MountainCarContinuous-v0", num_envs=2, vectorization_mode="sync")
-        >>> envs = anywrap.vector.TransformReward(envs, lambda r: np.clip(r, -0.05, 0.05))
-        >>> _ = envs.reset(seed=0)
-        >>> envs.step(np.array([[0.5], [1.0]]))[1]  # MountainCar's -0.025 and -0.1, clipped
-        array([-0.025, -0.05 ])
+        >>> envs = anywrap.vector.TransformReward(gym.make_vec("CartPole-v1", 2), lambda r: 2 * r)
+        >>> envs.rewards(np.array([1.0, 0.5]))
+        array([2., 1.])
     """
 
     def __init__(self, env: VectorEnv, func: Callable[[Any], Any]) -> None:

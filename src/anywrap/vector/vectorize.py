@@ -52,9 +52,7 @@ class VectorizeTransformObservation(Shell, VectorWrapper):
         self.same_out = self.observation_space == self.env.observation_space
         self._like = create_empty_array(self.single_observation_space, 1)
 
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Any, dict[str, Any]]:
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         obs, info = self.env.reset(seed=seed, options=options)
         return self.observations(obs), info
 

@@ -76,9 +76,7 @@ class AddRenderObservation(gym.ObservationWrapper, gym.utils.RecordConstructorAr
             self.observation_space = gym.spaces.Dict({obs_key: space, render_key: pixel_space})
         self.render_only, self.render_key, self.obs_key = render_only, render_key, obs_key
 
-    @checked_reset
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
-        return super().reset(seed=seed, options=options)
+    reset = checked_reset(gym.ObservationWrapper.reset)
 
     def observation(self, observation: Any) -> Any:
         if self.render_only:

@@ -18,15 +18,9 @@ _NAME = "anywrap.AtariPreprocessing"
 
 def _screen(size: Any) -> tuple[int, int] | None:
     """Gymnasium's ``screen_size`` rule: a positive int, or a tuple of two (width, height)."""
-    if isinstance(size, int) and size > 0:
-        return size, size
-    if (
-        isinstance(size, tuple)
-        and len(size) == 2
-        and all(isinstance(s, int) and s > 0 for s in size)
-    ):
-        return size
-    return None
+    size = (size, size) if isinstance(size, int) else size
+    ok = isinstance(size, tuple) and len(size) == 2
+    return size if ok and all(isinstance(s, int) and s > 0 for s in size) else None
 
 
 class AtariPreprocessing(gym.Wrapper, gym.utils.RecordConstructorArgs):

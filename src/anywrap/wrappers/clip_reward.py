@@ -18,9 +18,7 @@ class ClipReward(RewardMap):
 
     Example:
         >>> import gymnasium as gym, anywrap
-        >>> env = anywrap.ClipReward(gym.make("CartPole-v1"), 0.0, 0.5)
-        >>> _ = env.reset(seed=0)
-        >>> env.step(1)[1]
+        >>> anywrap.ClipReward(gym.make("CartPole-v1"), 0.0, 0.5).reward(1.0)
         np.float64(0.5)
 
     Change logs: v0.1.0 - initially added.

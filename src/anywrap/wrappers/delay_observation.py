@@ -31,10 +31,6 @@ __all__ = ["DelayObservation"]
 class DelayShell(DelayRing, Shell):
     """What the single and vector DelayObservation share: the constructor."""
 
-    delay: int
-    _check: Any
-    _zero: Any
-
     def __init__(self, env: Any, delay: int) -> None:
         """Wrap ``env``; ``delay`` >= 0 steps."""
         name, batch = self._start(env, delay=delay)
@@ -73,8 +69,6 @@ class DelayObservation(DelayShell, gym.ObservationWrapper):
 
     Change logs: v0.1.0 - initially added.
     """
-
-    _scalars: bool
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         obs, info = self.env.reset(seed=seed, options=options)

@@ -69,9 +69,6 @@ def _push_final(
 class FrameStackShell(InPlaceState, Shell):
     """What the single and vector FrameStackObservation share: the constructor."""
 
-    _shape: tuple[int, ...]
-    _transforms: dict[str, Any]
-
     def __init__(self, env: Any, stack_size: int, *, padding_type: str | Any = "reset") -> None:
         """Wrap ``env`` (a Box observation space).
 
@@ -123,9 +120,7 @@ class FrameStackObservation(FrameStackShell, gym.Wrapper):
     Change logs: v0.1.0 - initially added.
     """
 
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Any, dict[str, Any]]:
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         obs, info = self.env.reset(seed=seed, options=options)
         check_frames(self, obs, self._shape)
         return self._run(self._transforms["reset"], obs, obs), info

@@ -24,10 +24,6 @@ __all__ = ["MaxAndSkipObservation"]
 class MaxAndSkipShell(InPlaceState, Shell):
     """What the single and vector MaxAndSkipObservation share: the constructor."""
 
-    _skip: int
-    _shape: tuple[int, ...]
-    _transforms: dict[str, Any]
-
     def __init__(self, env: Any, skip: int = 4) -> None:
         """Wrap ``env`` (a Box observation space).
 

@@ -31,7 +31,6 @@ class ObservationStatisticsShell(Shell):
     obs_rms = statistics_property("obs_rms")
     update_running_mean = switch_property()
     _update_running_mean: bool
-    _check: Any  # an ObservationCheck
 
     def _setup(
         self,

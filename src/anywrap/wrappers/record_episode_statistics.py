@@ -33,9 +33,6 @@ class EpisodeStatisticsShell(EpisodeClock, Shell):
     """What the single and vector RecordEpisodeStatistics share: the constructor and
     the running episode."""
 
-    _stats_key: str
-    _transforms: dict[Any, Any]
-
     def __init__(self, env: Any, buffer_length: int = 100, stats_key: str = "episode") -> None:
         """Wrap ``env``.
 
@@ -110,13 +107,10 @@ class RecordEpisodeStatistics(EpisodeStatisticsShell, gym.Wrapper):
             )
         now = self._now() if done else 0.0
         out = self._run(self._transforms[done], value, value, terminated, truncated, now=now)
-        if out is not None and host:  # Gymnasium's Python numbers
-            info[self._stats_key] = {
-                "r": out.returns.item(),
-                "l": out.lengths.item(),
-                "t": out.times.item(),
-            }
-        elif out is not None:
-            info[self._stats_key] = {"r": out.returns, "l": out.lengths, "t": out.times}
-            info["_" + self._stats_key] = out.done
+        if out is not None:
+            stats = {"r": out.returns, "l": out.lengths, "t": out.times}
+            # Gymnasium's Python numbers on the host; device values with their mask
+            info[self._stats_key] = {k: v.item() for k, v in stats.items()} if host else stats
+            if not host:
+                info["_" + self._stats_key] = out.done
         return obs, reward, terminated, truncated, info

@@ -51,9 +51,7 @@ class RepeatAction(gym.Wrapper, gym.utils.RecordConstructorArgs):
         gym.Wrapper.__init__(self, env)
         self.num_repeats = num_repeats
 
-    @checked_reset
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
-        return super().reset(seed=seed, options=options)
+    reset = checked_reset(gym.Wrapper.reset)
 
     def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         total: Any = 0.0

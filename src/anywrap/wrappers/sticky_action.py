@@ -28,8 +28,6 @@ _NAME = "anywrap.StickyAction"
 class StickyShell(SavedStream, Shell):
     """What the single and vector StickyAction share: the constructor."""
 
-    _transforms: dict[str, Any]
-
     def __init__(
         self,
         env: Any,

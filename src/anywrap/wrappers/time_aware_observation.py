@@ -21,9 +21,6 @@ __all__ = ["TimeAwareObservation"]
 class TimeAwareShell(Shell):
     """What the single and vector TimeAwareObservation share: the constructor."""
 
-    _check: Any
-    _transforms: dict[str, Any]
-
     def __init__(
         self,
         env: Any,

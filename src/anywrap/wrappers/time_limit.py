@@ -44,8 +44,6 @@ class TimeLimit(Shell, gym.wrappers.TimeLimit):
         step = partial(T.time_limit, max_steps=max_episode_steps)
         self._transforms = compiled({"step": step, "reset": with_no_output(T.reset_clock)})
 
-    _transforms: dict[str, Any]
-
     @property  # type: ignore[override]
     def _elapsed_steps(self) -> int | None:
         """Steps taken in the current episode (``None`` before the first reset); reading

@@ -16,9 +16,7 @@ class TransformReward(gym.wrappers.TransformReward):
 
     Example:
         >>> import gymnasium as gym, anywrap
-        >>> env = anywrap.TransformReward(gym.make("CartPole-v1"), lambda r: 2 * r)
-        >>> _ = env.reset(seed=0)
-        >>> env.step(0)[1]
+        >>> anywrap.TransformReward(gym.make("CartPole-v1"), lambda r: 2 * r).reward(1.0)
         2.0
     """
 
