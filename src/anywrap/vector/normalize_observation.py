@@ -1,17 +1,10 @@
 """NormalizeObservation for vector envs."""
 
-from functools import partial
 from typing import Any
 
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap.shell.arrays import final_obs_batch, pack_final_obs
-from anywrap.shell.checks import autoreset_mode
-from anywrap.shell.compiled import compiled
-from anywrap.transforms.normalize_observation import (
-    normalize_observation,
-    normalize_observation_with_final,
-)
 from anywrap.wrappers.normalize_observation import ObservationStatisticsShell
 
 __all__ = ["NormalizeObservation"]
@@ -53,7 +46,7 @@ class NormalizeObservation(ObservationStatisticsShell, VectorWrapper):
             process_group: A ``torch.distributed`` process group to merge the statistics over.
             learn_final_obs: In SAME_STEP mode, learn from ``info["final_obs"]`` too.
         """
-        epsilon = self._setup(
+        self._setup(
             env,
             epsilon,
             stats_dtype,
@@ -63,22 +56,7 @@ class NormalizeObservation(ObservationStatisticsShell, VectorWrapper):
             process_group=process_group,
             learn_final_obs=learn_final_obs,
         )
-        self._mode = autoreset_mode(_NAME, env)
         self.learn_final_obs = learn_final_obs
-        reduce = None
-        if process_group is not None:
-            from anywrap.distributed import torch_allreduce_sum
-
-            reduce = torch_allreduce_sum(process_group)
-        args: dict[str, Any] = {"epsilon": epsilon, "reduce": reduce}
-        args["stats_gradient"] = stats_gradient
-        with_final = partial(normalize_observation_with_final, learn_final=learn_final_obs, **args)
-        self._transforms = compiled(
-            {
-                **{u: partial(normalize_observation, update=u, **args) for u in (True, False)},
-                **{("final", u): partial(with_final, update=u) for u in (True, False)},
-            }
-        )
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         obs, info, mask = self._masked_reset(seed, options)

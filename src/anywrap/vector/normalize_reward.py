@@ -1,13 +1,10 @@
 """NormalizeReward for vector envs."""
 
-from functools import partial
 from typing import Any
 
-from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
+from gymnasium.vector import VectorEnv, VectorWrapper
 
-from anywrap.shell.checks import autoreset_mode, step_values
-from anywrap.shell.compiled import compiled, with_no_output
-from anywrap.transforms.normalize_reward import normalize_reward, reset_returns
+from anywrap.shell.checks import step_values
 from anywrap.wrappers.normalize_reward import RewardStatisticsShell
 
 __all__ = ["NormalizeReward"]
@@ -49,7 +46,7 @@ class NormalizeReward(RewardStatisticsShell, VectorWrapper):
     ) -> None:
         """The single wrapper's arguments, and ``process_group``, a ``torch.distributed``
         process group to merge the statistics over."""
-        gamma, epsilon = self._setup(
+        self._setup(
             env,
             gamma,
             epsilon,
@@ -59,24 +56,6 @@ class NormalizeReward(RewardStatisticsShell, VectorWrapper):
             _disable_deepcopy=True,
             process_group=process_group,
         )
-        self._mode = autoreset_mode(_NAME, env)
-        reduce = None
-        if process_group is not None:
-            from anywrap.distributed import torch_allreduce_sum
-
-            reduce = torch_allreduce_sum(process_group)
-        same = self._mode is AutoresetMode.SAME_STEP
-        step = partial(
-            normalize_reward,
-            gamma=gamma,
-            epsilon=epsilon,
-            skip_after_done=not same,
-            zero_after_done=same,
-            reduce=reduce,
-            stats_gradient=stats_gradient,
-        )
-        steps = {u: partial(step, update=u) for u in (True, False)}
-        self._transforms = compiled({**steps, "reset": with_no_output(reset_returns)})
 
     @property
     def accumulated_reward(self) -> Any:

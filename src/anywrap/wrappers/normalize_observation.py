@@ -7,6 +7,7 @@ import gymnasium as gym
 
 from anywrap.shell.base import Shell
 from anywrap.shell.checks import (
+    autoreset_mode,
     check_epsilon,
     check_stats_dtype,
     flag,
@@ -20,7 +21,10 @@ from anywrap.shell.spaces import (
     unbounded_float32,
 )
 from anywrap.shell.statistics import statistics_property, switch_property
-from anywrap.transforms.normalize_observation import normalize_observation
+from anywrap.transforms.normalize_observation import (
+    normalize_observation,
+    normalize_observation_with_final,
+)
 
 __all__ = ["NormalizeObservation"]
 
@@ -40,7 +44,8 @@ class ObservationStatisticsShell(Shell):
         update_running_mean: Any,
         stats_gradient: Any,
         **vector_args: Any,
-    ) -> float:
+    ) -> None:
+        """Record and check the arguments, wrap ``env``, build the state and transforms."""
         name, batch = self._start(
             env,
             epsilon=epsilon,
@@ -60,7 +65,22 @@ class ObservationStatisticsShell(Shell):
         self._state = observation_stats(single, stats_dtype)
         self._boxed = True
         self.stats_gradient = flag(name, "stats_gradient", stats_gradient)
-        return epsilon
+        self._mode = autoreset_mode(name, env) if batch else None
+        reduce = None
+        if vector_args.get("process_group") is not None:
+            from anywrap.distributed import torch_allreduce_sum
+
+            reduce = torch_allreduce_sum(vector_args["process_group"])
+        args = {"epsilon": epsilon, "reduce": reduce, "stats_gradient": stats_gradient}
+        step = partial(normalize_observation, batched=bool(batch), **args)
+        learn_final = bool(vector_args.get("learn_final_obs"))
+        final = partial(normalize_observation_with_final, learn_final=learn_final, **args)
+        self._transforms = compiled(
+            {
+                **{u: partial(step, update=u) for u in (True, False)},
+                **{("final", u): partial(final, update=u) for u in (True, False)},
+            }
+        )
 
 
 class NormalizeObservation(ObservationStatisticsShell, gym.ObservationWrapper):
@@ -105,11 +125,7 @@ class NormalizeObservation(ObservationStatisticsShell, gym.ObservationWrapper):
             stats_gradient: Whether gradients flow through the statistics update too
                 (see the guide "Gradients").
         """
-        epsilon = self._setup(env, epsilon, stats_dtype, update_running_mean, stats_gradient)
-        step = partial(
-            normalize_observation, epsilon=epsilon, batched=False, stats_gradient=stats_gradient
-        )
-        self._transforms = compiled({u: partial(step, update=u) for u in (True, False)})
+        self._setup(env, epsilon, stats_dtype, update_running_mean, stats_gradient)
 
     def observation(self, observation: Any) -> Any:
         if getattr(observation, "shape", None) != self._check.shape:

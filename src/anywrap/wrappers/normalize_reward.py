@@ -5,22 +5,23 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from gymnasium.vector import AutoresetMode
 
 from anywrap import xp
 from anywrap.shell.base import Shell
 from anywrap.shell.checks import (
+    autoreset_mode,
     check_epsilon,
     check_gamma,
     check_stats_dtype,
     flag,
     step_values,
 )
-from anywrap.shell.compiled import compiled
+from anywrap.shell.compiled import compiled, with_no_output
 from anywrap.shell.statistics import RunningMeanStd, statistics_property, switch_property
-from anywrap.transforms.normalize_reward import init_returns, normalize_reward
+from anywrap.transforms.normalize_reward import init_returns, normalize_reward, reset_returns
 
 __all__ = ["NormalizeReward"]
-
 
 _NAME = "anywrap.NormalizeReward"
 
@@ -41,7 +42,8 @@ class RewardStatisticsShell(Shell):
         update_running_mean: Any,
         stats_gradient: Any,
         **vector_args: Any,
-    ) -> tuple[float, float]:
+    ) -> None:
+        """Record and check the arguments, wrap ``env``, build the state and transforms."""
         name, batch = self._start(
             env,
             gamma=gamma,
@@ -63,7 +65,24 @@ class RewardStatisticsShell(Shell):
         self._state = state._replace(rms=RunningMeanStd(state.rms))  # type: ignore[arg-type]
         self._boxed = True
         self.stats_gradient = flag(name, "stats_gradient", stats_gradient)
-        return gamma, epsilon
+        # A vector env's reset step after a done is left out, or (SAME_STEP) G restarts at 0.
+        same = bool(batch) and autoreset_mode(name, env) is AutoresetMode.SAME_STEP
+        reduce = None
+        if vector_args.get("process_group") is not None:
+            from anywrap.distributed import torch_allreduce_sum
+
+            reduce = torch_allreduce_sum(vector_args["process_group"])
+        step = partial(
+            normalize_reward,
+            gamma=gamma,
+            epsilon=epsilon,
+            skip_after_done=bool(batch) and not same,
+            zero_after_done=same,
+            reduce=reduce,
+            stats_gradient=stats_gradient,
+        )
+        steps = {u: partial(step, update=u) for u in (True, False)}
+        self._transforms = compiled({**steps, "reset": with_no_output(reset_returns)})
 
 
 class NormalizeReward(RewardStatisticsShell, gym.Wrapper):
@@ -112,13 +131,7 @@ class NormalizeReward(RewardStatisticsShell, gym.Wrapper):
             stats_gradient: Whether gradients flow through the statistics update too
                 (see the guide "Gradients").
         """
-        gamma, epsilon = self._setup(
-            env, gamma, epsilon, stats_dtype, update_running_mean, stats_gradient
-        )
-        step = partial(
-            normalize_reward, gamma=gamma, epsilon=epsilon, stats_gradient=stats_gradient
-        )
-        self._transforms = compiled({u: partial(step, update=u) for u in (True, False)})
+        self._setup(env, gamma, epsilon, stats_dtype, update_running_mean, stats_gradient)
 
     @property
     def discounted_reward(self) -> Any:
