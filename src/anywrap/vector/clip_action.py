@@ -12,8 +12,6 @@ from anywrap.transforms.actions import clip_action
 from anywrap.transforms.dtype_observation import cast
 from anywrap.wrappers.clip_action import clip_spaces
 
-__all__ = ["ClipAction"]
-
 
 def _clip_cast(actions: Any, low: Any, high: Any, dtype: str) -> Any:
     return cast(clip_action(actions, low, high), dtype)

@@ -9,8 +9,6 @@ from anywrap.shell.arrays import check_reward_bounds, reward_bound
 from anywrap.shell.maps import VectorRewardMap
 from anywrap.transforms.clip_reward import clip_reward
 
-__all__ = ["ClipReward"]
-
 
 class ClipReward(VectorRewardMap):
     """:class:`anywrap.ClipReward` for a vector env; the rewards keep their dtype, as in

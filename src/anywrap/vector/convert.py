@@ -5,18 +5,6 @@ from gymnasium.vector import VectorEnv, VectorWrapper
 
 from anywrap.shell.conversion import ConversionShell, LibraryPair, VectorToLibrary
 
-__all__ = [
-    "ArrayConversion",
-    "JaxToNumpy",
-    "JaxToTorch",
-    "NumpyToTorch",
-    "ToJax",
-    "ToNumpy",
-    "ToTensorFlow",
-    "ToTorch",
-    "VectorArrayConversion",
-]
-
 
 class ArrayConversion(ConversionShell, VectorWrapper):
     """:class:`anywrap.ArrayConversion` for a vector env. Rewards and flags stay arrays,

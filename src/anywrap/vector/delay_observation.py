@@ -7,8 +7,6 @@ from gymnasium.vector import AutoresetMode, VectorWrapper
 from anywrap.shell.arrays import checked, is_packed, pack_final_obs
 from anywrap.wrappers.delay_observation import DelayShell
 
-__all__ = ["DelayObservation"]
-
 
 class DelayObservation(DelayShell, VectorWrapper):
     """:class:`anywrap.DelayObservation` for a vector env (Gymnasium has none), in every

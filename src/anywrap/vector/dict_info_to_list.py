@@ -9,8 +9,6 @@ from anywrap import xp
 from anywrap.shell.base import Shell
 from anywrap.shell.checks import check_env_kind, wrapper_name
 
-__all__ = ["DictInfoToList"]
-
 
 class DictInfoToList(Shell, VectorWrapper):
     """Turns a vector env's info dict into one info dict per sub-env:

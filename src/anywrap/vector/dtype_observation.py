@@ -10,8 +10,6 @@ from anywrap.shell.arrays import dtype_space
 from anywrap.shell.maps import VectorObservationMap
 from anywrap.transforms.dtype_observation import cast
 
-__all__ = ["DtypeObservation"]
-
 
 class DtypeObservation(VectorObservationMap):
     """:class:`anywrap.DtypeObservation` for a vector env (``info["final_obs"]`` cast too).

@@ -7,8 +7,6 @@ from gymnasium.vector import VectorEnv
 from anywrap.shell.maps import VectorObservationMap
 from anywrap.wrappers.filter_observation import filter_map
 
-__all__ = ["FilterObservation"]
-
 
 class FilterObservation(VectorObservationMap):
     """:class:`anywrap.FilterObservation` for a vector env (``info["final_obs"]`` filtered

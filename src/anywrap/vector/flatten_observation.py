@@ -13,8 +13,6 @@ from anywrap.transforms.dtype_observation import cast
 from anywrap.transforms.flatten_observation import FlatPlan, flatten_observation, flatten_plan
 from anywrap.wrappers.flatten_observation import flattened_or_explained
 
-__all__ = ["FlattenObservation"]
-
 
 def _flatten_batch(obs: Any, plan: FlatPlan, dtype: str) -> Any:
     return cast(flatten_observation(obs, plan, batch_ndim=1), dtype)

@@ -9,8 +9,6 @@ from anywrap.shell.arrays import final_obs_batch, pack_final_obs
 from anywrap.shell.images import check_frames
 from anywrap.wrappers.frame_stack_observation import FrameStackShell
 
-__all__ = ["FrameStackObservation"]
-
 
 class FrameStackObservation(FrameStackShell, VectorWrapper):
     """:class:`anywrap.FrameStackObservation` for a vector env (Gymnasium has none), each

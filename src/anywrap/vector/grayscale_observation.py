@@ -6,8 +6,6 @@ from anywrap.shell.checks import autoreset_mode
 from anywrap.shell.images import frames_check, grayscale_map
 from anywrap.shell.maps import VectorObservationMap
 
-__all__ = ["GrayscaleObservation"]
-
 
 class GrayscaleObservation(VectorObservationMap):
     """:class:`anywrap.GrayscaleObservation` for a vector env, in one batched call; in

@@ -5,8 +5,6 @@ import gymnasium as gym
 from anywrap.shell.checks import checked_reset
 from anywrap.wrappers.common import HostView
 
-__all__ = ["HumanRendering"]
-
 
 class HumanRendering(gym.wrappers.vector.HumanRendering):
     """:class:`gymnasium.wrappers.vector.HumanRendering`, taking the frames of any library

@@ -10,8 +10,6 @@ from anywrap.shell.arrays import final_obs_batch, pack_final_obs
 from anywrap.shell.images import check_frames
 from anywrap.wrappers.max_and_skip_observation import MaxAndSkipShell
 
-__all__ = ["MaxAndSkipObservation"]
-
 
 class MaxAndSkipObservation(MaxAndSkipShell, VectorWrapper):
     """:class:`anywrap.MaxAndSkipObservation` for a vector env, except that all ``skip`` steps

@@ -7,8 +7,6 @@ from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 from anywrap.shell.arrays import final_obs_batch, pack_final_obs
 from anywrap.wrappers.normalize_observation import ObservationStatisticsShell
 
-__all__ = ["NormalizeObservation"]
-
 _NAME = "anywrap.vector.NormalizeObservation"
 
 

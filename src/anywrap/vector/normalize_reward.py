@@ -7,8 +7,6 @@ from gymnasium.vector import VectorEnv, VectorWrapper
 from anywrap.shell.checks import step_values
 from anywrap.wrappers.normalize_reward import RewardStatisticsShell
 
-__all__ = ["NormalizeReward"]
-
 _NAME = "anywrap.vector.NormalizeReward"
 
 

@@ -9,8 +9,6 @@ from anywrap import xp
 from anywrap.shell.checks import step_values
 from anywrap.wrappers.record_episode_statistics import EpisodeStatisticsShell
 
-__all__ = ["RecordEpisodeStatistics"]
-
 _NAME = "anywrap.vector.RecordEpisodeStatistics"
 
 

@@ -9,8 +9,6 @@ from anywrap.shell.checks import checked_reset
 from anywrap.transforms.tile_frames import tile_frames
 from anywrap.wrappers.record_video import host_frame
 
-__all__ = ["RecordVideo"]
-
 
 class _Missing(gym.vector.VectorWrapper):
     """Where Gymnasium has no vector RecordVideo (before 1.3), constructing one says so."""

@@ -11,8 +11,6 @@ from anywrap.shell.arrays import rescaled_box
 from anywrap.shell.maps import VectorActionMap
 from anywrap.transforms.rescale import affine_inverse
 
-__all__ = ["RescaleAction"]
-
 
 class RescaleAction(VectorActionMap):
     """:class:`anywrap.RescaleAction` for a vector env; the batch sent to the env takes the

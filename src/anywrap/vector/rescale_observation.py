@@ -10,8 +10,6 @@ from anywrap.shell.arrays import box_check, rescaled_box
 from anywrap.shell.maps import VectorObservationMap
 from anywrap.transforms.rescale import affine
 
-__all__ = ["RescaleObservation"]
-
 
 class RescaleObservation(VectorObservationMap):
     """:class:`anywrap.RescaleObservation` for a vector env; the result takes the Box's

@@ -11,8 +11,6 @@ from anywrap.shell.maps import VectorObservationMap
 from anywrap.transforms.dtype_observation import cast
 from anywrap.transforms.reshape_observation import reshape_observation
 
-__all__ = ["ReshapeObservation"]
-
 
 def _reshape_batch(obs: Any, shape: tuple[int, ...], dtype: str) -> Any:
     return cast(reshape_observation(obs, shape, batch_ndim=1), dtype)

@@ -6,8 +6,6 @@ from anywrap.shell.checks import autoreset_mode
 from anywrap.shell.images import frames_check, resize_map
 from anywrap.shell.maps import VectorObservationMap
 
-__all__ = ["ResizeObservation"]
-
 
 class ResizeObservation(VectorObservationMap):
     """:class:`anywrap.ResizeObservation` for a vector env: the whole batch in one call, in

@@ -8,8 +8,6 @@ from gymnasium.vector import VectorWrapper
 from anywrap.shell.sticky_action import checked_action
 from anywrap.wrappers.sticky_action import StickyShell
 
-__all__ = ["StickyAction"]
-
 _NAME = "anywrap.vector.StickyAction"
 
 

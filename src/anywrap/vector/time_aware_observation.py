@@ -7,8 +7,6 @@ from gymnasium.vector import AutoresetMode, VectorWrapper
 from anywrap.shell.arrays import checked, final_obs_batch, pack_final_obs
 from anywrap.wrappers.time_aware_observation import TimeAwareShell
 
-__all__ = ["TimeAwareObservation"]
-
 
 class TimeAwareObservation(TimeAwareShell, VectorWrapper):
     """:class:`anywrap.TimeAwareObservation` for a vector env (Gymnasium has none), in every

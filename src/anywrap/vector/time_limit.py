@@ -15,8 +15,6 @@ from anywrap.shell.time import AUTORESET, check_max_episode_steps
 from anywrap.transforms import time_limit as T
 from anywrap.tree import tree_map
 
-__all__ = ["TimeLimit"]
-
 _NAME = "anywrap.vector.TimeLimit"
 
 

@@ -8,8 +8,6 @@ from gymnasium.vector import VectorEnv
 
 from anywrap.shell.checks import callable_argument, check_env_kind, checked_reset
 
-__all__ = ["TransformAction"]
-
 
 class TransformAction(gym.wrappers.vector.TransformAction):
     """:class:`gymnasium.wrappers.vector.TransformAction`, with anywrap's checks: ``func``

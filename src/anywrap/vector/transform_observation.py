@@ -12,8 +12,6 @@ from anywrap.shell.arrays import map_final_obs
 from anywrap.shell.base import Shell
 from anywrap.shell.checks import callable_argument
 
-__all__ = ["TransformObservation"]
-
 
 class TransformObservation(Shell, VectorWrapper):
     """Applies ``func`` to every batch of observations, which pass untouched:

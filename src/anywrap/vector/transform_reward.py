@@ -8,8 +8,6 @@ from gymnasium.vector import VectorEnv
 
 from anywrap.shell.checks import autoreset_mode_property, callable_argument, checked_reset
 
-__all__ = ["TransformReward"]
-
 
 class TransformReward(gym.wrappers.vector.TransformReward):
     """:class:`gymnasium.wrappers.vector.TransformReward`, with anywrap's checks: ``func``

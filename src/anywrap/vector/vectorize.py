@@ -18,8 +18,6 @@ from anywrap.shell.checks import callable_argument
 from anywrap.transforms.vectorize import map_rows
 from anywrap.wrappers.filter_observation import SpacesOnly
 
-__all__ = ["VectorizeTransformAction", "VectorizeTransformObservation", "VectorizeTransformReward"]
-
 
 def _single(name: str, env: Any, wrapper: Any, kwargs: dict[str, Any]) -> Any:
     """``wrapper`` (a single-env wrapper class) over an env of ``env``'s single spaces."""

@@ -7,8 +7,6 @@ import numpy as np
 
 from anywrap.shell.checks import check_env_kind, checked_reset
 
-__all__ = ["AddRenderObservation"]
-
 _NAME = "anywrap.AddRenderObservation"
 
 

@@ -11,8 +11,6 @@ from anywrap.shell.checks import check_env_kind
 from anywrap.shell.noise import RenderNoise, draw_noise, draw_uniform, like
 from anywrap.transforms.noise import white_noise
 
-__all__ = ["AddWhiteNoise"]
-
 _NAME = "anywrap.AddWhiteNoise"
 
 

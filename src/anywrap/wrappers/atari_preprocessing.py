@@ -11,8 +11,6 @@ from anywrap.shell.checks import check_env_kind, checked_reset
 from anywrap.shell.images import frames_check, grayscale_map, image_space
 from anywrap.transforms.atari_preprocessing import atari_frame
 
-__all__ = ["AtariPreprocessing"]
-
 _NAME = "anywrap.AtariPreprocessing"
 
 

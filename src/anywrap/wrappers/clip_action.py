@@ -7,8 +7,6 @@ from anywrap.shell.actions import ActionBounds
 from anywrap.shell.maps import ActionMap
 from anywrap.transforms.actions import clip_action
 
-__all__ = ["ClipAction"]
-
 
 def clip_spaces(name: str, space: gym.Space) -> tuple[gym.spaces.Box, gym.spaces.Box]:
     """``space``, which must be a Box, and the unbounded Box of its shape and dtype."""

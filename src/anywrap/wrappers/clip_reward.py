@@ -8,8 +8,6 @@ from anywrap.shell.arrays import check_reward_bounds, reward_bound
 from anywrap.shell.maps import RewardMap
 from anywrap.transforms.clip_reward import clip_reward
 
-__all__ = ["ClipReward"]
-
 
 class ClipReward(RewardMap):
     """Clips every reward to ``[min_reward, max_reward]`` (either may be ``None``), in the

@@ -10,8 +10,6 @@ from anywrap import xp
 from anywrap.shell.checks import checked_reset
 from anywrap.tree import tree_map
 
-__all__ = ["Autoreset", "HumanRendering", "OrderEnforcing", "PassiveEnvChecker", "RenderCollection"]
-
 
 def host_copy(tree: Any) -> Any:
     """``tree`` with every device array copied to NumPy (a 0-d one as a NumPy scalar)."""

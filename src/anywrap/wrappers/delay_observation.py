@@ -25,8 +25,6 @@ from anywrap.transforms.delay_observation import (
 )
 from anywrap.tree import leaves
 
-__all__ = ["DelayObservation"]
-
 
 class DelayShell(DelayRing, Shell):
     """What the single and vector DelayObservation share: the constructor."""

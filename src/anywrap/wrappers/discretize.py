@@ -12,8 +12,6 @@ from anywrap.shell.checks import flag
 from anywrap.shell.maps import ActionMap, ObservationMap
 from anywrap.transforms.discretize import BinPlan, bin_plan, discretize, undiscretize
 
-__all__ = ["DiscretizeAction", "DiscretizeObservation"]
-
 
 def checked_bins(owner: str, space: Any, bins: Any, what: str) -> tuple[BinPlan, np.ndarray]:
     """The plan of ``bins`` over a finite Box ``space``, and the bins per dimension;

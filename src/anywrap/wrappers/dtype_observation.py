@@ -10,8 +10,6 @@ from anywrap.shell.arrays import dtype_space
 from anywrap.shell.maps import ObservationMap
 from anywrap.transforms.dtype_observation import cast
 
-__all__ = ["DtypeObservation"]
-
 
 class DtypeObservation(ObservationMap):
     """Casts every observation to ``dtype``, in the observation's library:

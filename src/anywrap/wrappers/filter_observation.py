@@ -10,8 +10,6 @@ from anywrap import xp
 from anywrap.shell.maps import ObservationMap
 from anywrap.transforms.filter_observation import filter_observation
 
-__all__ = ["FilterObservation"]
-
 
 class SpacesOnly(gym.Env):
     """An env that is its spaces only, for building Gymnasium's version of a wrapper."""

@@ -9,8 +9,6 @@ from anywrap.shell.maps import ObservationMap
 from anywrap.shell.spaces import ObservationCheck
 from anywrap.transforms.flatten_observation import flatten_observation, flatten_plan
 
-__all__ = ["FlattenObservation"]
-
 
 class FlattenObservation(ObservationMap):
     """Flattens every observation into one 1-D array, in the observation's library:

@@ -26,8 +26,6 @@ from anywrap.transforms.frame_stack_observation import (
     reset_frame_stack,
 )
 
-__all__ = ["FrameStackObservation"]
-
 
 def _reset_one(state: FrameStack, obs: Any, *, pad_with_first: bool) -> tuple[FrameStack, Any]:
     state, out = reset_frame_stack(state, obs[None, ...], pad_with_first=pad_with_first)

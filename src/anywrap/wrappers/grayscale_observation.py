@@ -5,8 +5,6 @@ import gymnasium as gym
 from anywrap.shell.images import frames_check, grayscale_map
 from anywrap.shell.maps import ObservationMap
 
-__all__ = ["GrayscaleObservation"]
-
 
 class GrayscaleObservation(ObservationMap):
     """Converts RGB image observations to grayscale (on any library but TensorFlow):

@@ -18,8 +18,6 @@ from anywrap.transforms.max_and_skip_observation import (
     reset_max_frames,
 )
 
-__all__ = ["MaxAndSkipObservation"]
-
 
 class MaxAndSkipShell(InPlaceState, Shell):
     """What the single and vector MaxAndSkipObservation share: the constructor."""

@@ -26,8 +26,6 @@ from anywrap.transforms.normalize_observation import (
     normalize_observation_with_final,
 )
 
-__all__ = ["NormalizeObservation"]
-
 
 class ObservationStatisticsShell(Shell):
     """What the single and vector NormalizeObservation share."""

@@ -21,8 +21,6 @@ from anywrap.shell.compiled import compiled, with_no_output
 from anywrap.shell.statistics import RunningMeanStd, statistics_property, switch_property
 from anywrap.transforms.normalize_reward import init_returns, normalize_reward, reset_returns
 
-__all__ = ["NormalizeReward"]
-
 _NAME = "anywrap.NormalizeReward"
 
 

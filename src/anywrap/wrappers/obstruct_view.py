@@ -10,8 +10,6 @@ from anywrap.shell.checks import check_env_kind
 from anywrap.shell.noise import RenderNoise, check_obstruction, draw_centers, draw_noise, like
 from anywrap.transforms.noise import obstruct
 
-__all__ = ["ObstructView"]
-
 _NAME = "anywrap.ObstructView"
 
 

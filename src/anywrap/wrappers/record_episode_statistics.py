@@ -24,8 +24,6 @@ from anywrap.transforms.record_episode_statistics import (
     step_episodes,
 )
 
-__all__ = ["RecordEpisodeStatistics"]
-
 _NAME = "anywrap.RecordEpisodeStatistics"
 
 

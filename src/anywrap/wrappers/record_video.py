@@ -9,8 +9,6 @@ from gymnasium import logger
 from anywrap import xp
 from anywrap.shell.checks import checked_reset
 
-__all__ = ["RecordVideo", "host_frame"]
-
 
 def host_frame(frame: Any) -> Any:
     """A rendered frame as a NumPy array (one copy from a device); anything else as it is."""

@@ -8,8 +8,6 @@ import numpy as np
 from anywrap import xp
 from anywrap.shell.checks import check_env_kind, checked_reset
 
-__all__ = ["RepeatAction"]
-
 _NAME = "anywrap.RepeatAction"
 
 

@@ -9,8 +9,6 @@ from anywrap.shell.arrays import rescaled_box
 from anywrap.shell.maps import ActionMap
 from anywrap.transforms.rescale import affine_inverse
 
-__all__ = ["RescaleAction"]
-
 
 class RescaleAction(ActionMap):
     """Affinely rescales a Box action space to ``[min_action, max_action]``, in any library:

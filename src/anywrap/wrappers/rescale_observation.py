@@ -8,8 +8,6 @@ from anywrap.shell.arrays import box_check, rescaled_box
 from anywrap.shell.maps import ObservationMap
 from anywrap.transforms.rescale import affine
 
-__all__ = ["RescaleObservation"]
-
 
 class RescaleObservation(ObservationMap):
     """Affinely rescales a Box observation space to ``[min_obs, max_obs]``, in the data's

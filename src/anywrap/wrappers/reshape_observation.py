@@ -8,8 +8,6 @@ from anywrap.shell.arrays import box_check, reshape_space
 from anywrap.shell.maps import ObservationMap
 from anywrap.transforms.reshape_observation import reshape_observation
 
-__all__ = ["ReshapeObservation"]
-
 
 class ReshapeObservation(ObservationMap):
     """Reshapes every Box observation to ``shape``, in the observation's library (a view

@@ -5,8 +5,6 @@ import gymnasium as gym
 from anywrap.shell.images import frames_check, resize_map
 from anywrap.shell.maps import ObservationMap
 
-__all__ = ["ResizeObservation"]
-
 
 class ResizeObservation(ObservationMap):
     """Resizes image observations to ``shape``, on any array library, without OpenCV:

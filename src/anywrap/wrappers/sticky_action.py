@@ -20,8 +20,6 @@ from anywrap.shell.sticky_action import (
 from anywrap.shell.time import AUTORESET
 from anywrap.transforms.sticky_action import reset_keyed, sticky_step
 
-__all__ = ["StickyAction"]
-
 _NAME = "anywrap.StickyAction"
 
 

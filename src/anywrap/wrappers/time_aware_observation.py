@@ -15,8 +15,6 @@ from anywrap.shell.time import AUTORESET, find_max_steps, time_aware_space
 from anywrap.transforms.time_aware_observation import show_time, time_aware, time_aware_reset
 from anywrap.transforms.time_limit import init_clock
 
-__all__ = ["TimeAwareObservation"]
-
 
 class TimeAwareShell(Shell):
     """What the single and vector TimeAwareObservation share: the constructor."""

@@ -12,8 +12,6 @@ from anywrap.shell.compiled import compiled, with_no_output
 from anywrap.shell.time import check_max_episode_steps
 from anywrap.transforms import time_limit as T
 
-__all__ = ["TimeLimit"]
-
 _NAME = "anywrap.TimeLimit"
 
 

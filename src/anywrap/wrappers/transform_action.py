@@ -7,8 +7,6 @@ import gymnasium as gym
 
 from anywrap.shell.checks import callable_argument, check_env_kind, checked_reset
 
-__all__ = ["TransformAction"]
-
 
 class TransformAction(gym.wrappers.TransformAction):
     """:class:`gymnasium.wrappers.TransformAction`, with anywrap's checks: ``func`` maps every

@@ -7,8 +7,6 @@ import gymnasium as gym
 
 from anywrap.shell.checks import callable_argument, checked_reset
 
-__all__ = ["TransformObservation"]
-
 
 class TransformObservation(gym.wrappers.TransformObservation):
     """:class:`gymnasium.wrappers.TransformObservation`, with anywrap's checks: ``func`` maps

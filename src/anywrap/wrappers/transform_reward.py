@@ -7,8 +7,6 @@ import gymnasium as gym
 
 from anywrap.shell.checks import callable_argument, checked_reset
 
-__all__ = ["TransformReward"]
-
 
 class TransformReward(gym.wrappers.TransformReward):
     """:class:`gymnasium.wrappers.TransformReward`, with anywrap's checks: ``func`` maps every
