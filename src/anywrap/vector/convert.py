@@ -1,5 +1,4 @@
-"""The conversion wrappers for vector envs: those of :mod:`anywrap.convert.wrappers`
-over :class:`gymnasium.vector.VectorWrapper`."""
+"""The conversion wrappers of :mod:`anywrap.convert.wrappers`, for vector envs."""
 
 from gymnasium.vector import VectorEnv, VectorWrapper
 

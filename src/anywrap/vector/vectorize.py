@@ -1,15 +1,9 @@
-"""VectorizeTransformAction, VectorizeTransformObservation and VectorizeTransformReward:
-a single-env wrapper's map applied to each sub-env's row, in the batch's library."""
+"""The Vectorize* wrappers: a single-env wrapper's map applied to each sub-env's row."""
 
 from typing import Any
 
 import gymnasium as gym
-from gymnasium.vector import (
-    VectorActionWrapper,
-    VectorEnv,
-    VectorRewardWrapper,
-    VectorWrapper,
-)
+from gymnasium.vector import VectorActionWrapper, VectorEnv, VectorRewardWrapper, VectorWrapper
 from gymnasium.vector.utils import batch_space, create_empty_array
 
 from anywrap.shell.arrays import map_final_obs

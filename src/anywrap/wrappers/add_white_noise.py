@@ -33,10 +33,7 @@ class AddWhiteNoise(RenderNoise):
     """
 
     def __init__(
-        self,
-        env: gym.Env,
-        probability_of_noise_per_pixel: float,
-        is_noise_grayscale: bool = False,
+        self, env: gym.Env, probability_of_noise_per_pixel: float, is_noise_grayscale: bool = False
     ) -> None:
         """Wrap ``env``; ``probability_of_noise_per_pixel`` in [0, 1), ``is_noise_grayscale``:
         gray noise on the three channels."""

@@ -1,5 +1,4 @@
-"""Gymnasium's wrappers with no array arithmetic, for a single env: each checks ``reset``'s
-options first, and where Gymnasium's reads a device array, reads a host copy instead."""
+"""Gymnasium's wrappers with no array arithmetic, for one env (device arrays read on the host)."""
 
 import functools
 from typing import Any
@@ -24,9 +23,8 @@ def host_copy(tree: Any) -> Any:
 
 
 class HostView:
-    """For a ``with`` block, ``wrapper.env`` as Gymnasium's checks and screens read it: what
-    its ``reset``, ``step`` and ``render`` return copied to the host (the originals kept in
-    ``result``)."""
+    """For a ``with`` block, ``wrapper.env`` with its outputs copied to the host (the
+    originals kept in ``result``), as Gymnasium's checks and screens read them."""
 
     def __init__(self, wrapper: Any) -> None:
         self._wrapper, self._env, self.result = wrapper, wrapper.env, None  # type: Any, Any, Any

@@ -11,12 +11,7 @@ from anywrap.shell.arrays import LibraryConstants, box_check, checked
 from anywrap.shell.base import Shell
 from anywrap.shell.checks import autoreset_mode
 from anywrap.shell.compiled import compiled
-from anywrap.shell.delay_observation import (
-    DelayRing,
-    check_delay,
-    host_scalars,
-    zero_observation,
-)
+from anywrap.shell.delay_observation import DelayRing, check_delay, host_scalars, zero_observation
 from anywrap.transforms.delay_observation import (
     init_delay,
     release,

@@ -6,12 +6,7 @@ from typing import Any
 import gymnasium as gym
 
 from anywrap.shell.base import Shell
-from anywrap.shell.checks import (
-    autoreset_mode,
-    check_epsilon,
-    check_stats_dtype,
-    flag,
-)
+from anywrap.shell.checks import autoreset_mode, check_epsilon, check_stats_dtype, flag
 from anywrap.shell.compiled import compiled
 from anywrap.shell.spaces import (
     ObservationCheck,

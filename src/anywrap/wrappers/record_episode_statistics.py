@@ -10,12 +10,7 @@ from gymnasium.vector import AutoresetMode
 
 from anywrap import xp
 from anywrap.shell.base import Shell
-from anywrap.shell.checks import (
-    autoreset_mode,
-    check_stats_key,
-    step_values,
-    whole_number,
-)
+from anywrap.shell.checks import autoreset_mode, check_stats_key, step_values, whole_number
 from anywrap.shell.compiled import compiled, with_no_output
 from anywrap.shell.episodes import EpisodeClock
 from anywrap.transforms.record_episode_statistics import (

@@ -20,10 +20,7 @@ class TransformObservation(gym.wrappers.TransformObservation):
     """
 
     def __init__(
-        self,
-        env: gym.Env,
-        func: Callable[[Any], Any],
-        observation_space: gym.Space | None,
+        self, env: gym.Env, func: Callable[[Any], Any], observation_space: gym.Space | None
     ) -> None:
         callable_argument("anywrap.TransformObservation", "func", func)
         super().__init__(env, func, observation_space)
