@@ -7,8 +7,6 @@ from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 from anywrap.shell.arrays import final_obs_batch, pack_final_obs
 from anywrap.wrappers.normalize_observation import ObservationStatisticsShell
 
-_NAME = "anywrap.vector.NormalizeObservation"
-
 
 class NormalizeObservation(ObservationStatisticsShell, VectorWrapper):
     """:class:`anywrap.NormalizeObservation` for a vector env: one set of statistics, updated
@@ -75,8 +73,9 @@ class NormalizeObservation(ObservationStatisticsShell, VectorWrapper):
     def _with_final_obs(self, obs: Any, info: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
         if "_final_obs" not in info:
             raise ValueError(
-                f"{_NAME}: a SAME_STEP env's info holds 'final_obs' but not its mask "
-                f"'_final_obs' (which sub-envs ended); got the keys {sorted(info)}"
+                "anywrap.vector.NormalizeObservation: a SAME_STEP env's info holds 'final_obs' "
+                "but not its mask '_final_obs' (which sub-envs ended); got the keys "
+                f"{sorted(info)}"
             )
         self._check(obs)
         final, packed = final_obs_batch(info, obs, self.env.single_observation_space, self.num_envs)

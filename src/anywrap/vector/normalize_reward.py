@@ -7,8 +7,6 @@ from gymnasium.vector import VectorEnv, VectorWrapper
 from anywrap.shell.checks import step_values
 from anywrap.wrappers.normalize_reward import RewardStatisticsShell
 
-_NAME = "anywrap.vector.NormalizeReward"
-
 
 class NormalizeReward(RewardStatisticsShell, VectorWrapper):
     """:class:`anywrap.NormalizeReward` for a vector env: one ``G`` per sub-env, one
@@ -62,7 +60,7 @@ class NormalizeReward(RewardStatisticsShell, VectorWrapper):
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(actions)
-        step_values(_NAME, reward, terminated, truncated, self.num_envs)
+        step_values("anywrap.vector.NormalizeReward", reward, terminated, truncated, self.num_envs)
         scaled = self._run(
             self._transforms[self._update_running_mean], reward, reward, terminated, truncated
         )

@@ -8,8 +8,6 @@ from gymnasium.vector import VectorWrapper
 from anywrap.shell.sticky_action import checked_action
 from anywrap.wrappers.sticky_action import StickyShell
 
-_NAME = "anywrap.vector.StickyAction"
-
 
 class StickyAction(StickyShell, VectorWrapper):
     """:class:`anywrap.StickyAction` for a vector env (Gymnasium has none), one draw for all
@@ -43,7 +41,9 @@ class StickyAction(StickyShell, VectorWrapper):
 
     def actions(self, actions: Any) -> Any:
         gen = self._stream.generator(self._state)
-        actions = checked_action(_NAME, self.action_space, actions, self._state.machine.last)
+        actions = checked_action(
+            "anywrap.vector.StickyAction", self.action_space, actions, self._state.machine.last
+        )
         return self._run(self._transforms["step"], actions, gen, actions)
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:

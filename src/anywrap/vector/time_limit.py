@@ -15,8 +15,6 @@ from anywrap.shell.time import AUTORESET, check_max_episode_steps
 from anywrap.transforms import time_limit as T
 from anywrap.tree import tree_map
 
-_NAME = "anywrap.vector.TimeLimit"
-
 
 class TimeLimit(Shell, VectorWrapper):
     """:class:`anywrap.TimeLimit` for a vector env (Gymnasium has none): one count per
@@ -73,7 +71,7 @@ class TimeLimit(Shell, VectorWrapper):
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(actions)
-        step_values(_NAME, reward, terminated, truncated, self.num_envs)
+        step_values("anywrap.vector.TimeLimit", reward, terminated, truncated, self.num_envs)
         pending = self._state_for(obs).pending
         if self._mode is AutoresetMode.NEXT_STEP and self._may_reset(pending):
             fresh, _ = self.env.reset(options={"reset_mask": pending})

@@ -11,8 +11,6 @@ from anywrap.shell.checks import check_env_kind
 from anywrap.shell.noise import RenderNoise, draw_noise, draw_uniform, like
 from anywrap.transforms.noise import white_noise
 
-_NAME = "anywrap.AddWhiteNoise"
-
 
 class AddWhiteNoise(RenderNoise):
     """Replaces each pixel of ``render()``'s frames by white noise with probability
@@ -39,7 +37,7 @@ class AddWhiteNoise(RenderNoise):
         gray noise on the three channels."""
         if not 0 <= probability_of_noise_per_pixel < 1:
             raise InvalidProbability(
-                f"{_NAME}: expected `probability_of_noise_per_pixel` in [0, 1), got "
+                f"anywrap.AddWhiteNoise: expected `probability_of_noise_per_pixel` in [0, 1), got "
                 f"{probability_of_noise_per_pixel!r}"
             )
         gym.utils.RecordConstructorArgs.__init__(

@@ -21,8 +21,6 @@ from anywrap.shell.compiled import compiled, with_no_output
 from anywrap.shell.statistics import RunningMeanStd, statistics_property, switch_property
 from anywrap.transforms.normalize_reward import init_returns, normalize_reward, reset_returns
 
-_NAME = "anywrap.NormalizeReward"
-
 
 class RewardStatisticsShell(Shell):
     """What the single and vector NormalizeReward share."""
@@ -139,7 +137,7 @@ class NormalizeReward(RewardStatisticsShell, gym.Wrapper):
 
     def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(action)
-        value = step_values(_NAME, reward, terminated, truncated, None)
+        value = step_values("anywrap.NormalizeReward", reward, terminated, truncated, None)
         scaled = self._run(
             self._transforms[self._update_running_mean], value, value, terminated, None
         )

@@ -10,8 +10,6 @@ from anywrap.shell.checks import check_env_kind
 from anywrap.shell.noise import RenderNoise, check_obstruction, draw_centers, draw_noise, like
 from anywrap.transforms.noise import obstruct
 
-_NAME = "anywrap.ObstructView"
-
 
 class ObstructView(RenderNoise):
     """Covers ``render()``'s frames with squares of white noise (``obstruction_width`` pixels
@@ -39,7 +37,7 @@ class ObstructView(RenderNoise):
         is_noise_grayscale: bool = False,
     ) -> None:
         """Wrap ``env``; ``obstructed_pixels_ratio`` in [0, 1), ``obstruction_width`` >= 1."""
-        check_obstruction(_NAME, obstructed_pixels_ratio, obstruction_width)
+        check_obstruction("anywrap.ObstructView", obstructed_pixels_ratio, obstruction_width)
         gym.utils.RecordConstructorArgs.__init__(
             self,
             obstructed_pixels_ratio=obstructed_pixels_ratio,

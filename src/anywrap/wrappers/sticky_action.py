@@ -20,8 +20,6 @@ from anywrap.shell.sticky_action import (
 from anywrap.shell.time import AUTORESET
 from anywrap.transforms.sticky_action import reset_keyed, sticky_step
 
-_NAME = "anywrap.StickyAction"
-
 
 class StickyShell(SavedStream, Shell):
     """What the single and vector StickyAction share: the constructor."""
@@ -105,6 +103,8 @@ class StickyAction(StickyShell, gym.ActionWrapper):
 
     def action(self, action: Any) -> Any:
         gen = self._stream.generator(self._state)
-        action = checked_action(_NAME, self.env.action_space, action, self._state.machine.last)
+        action = checked_action(
+            "anywrap.StickyAction", self.env.action_space, action, self._state.machine.last
+        )
         out = self._run(self._transforms["step"], action, gen, action)
         return out[()] if isinstance(out, np.ndarray) and out.ndim == 0 else out

@@ -12,8 +12,6 @@ from anywrap.shell.compiled import compiled, with_no_output
 from anywrap.shell.time import check_max_episode_steps
 from anywrap.transforms import time_limit as T
 
-_NAME = "anywrap.TimeLimit"
-
 
 class TimeLimit(Shell, gym.wrappers.TimeLimit):
     """Truncates an episode once it has taken ``max_episode_steps`` steps:
@@ -64,7 +62,7 @@ class TimeLimit(Shell, gym.wrappers.TimeLimit):
 
     def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         if not self._started:
-            raise gym.error.ResetNeeded(f"{_NAME}: call reset() before step()")
+            raise gym.error.ResetNeeded("anywrap.TimeLimit: call reset() before step()")
         obs, reward, terminated, truncated, info = self.env.step(action)
         limited, over = self._run(self._transforms["step"], terminated, terminated, truncated)
         if xp.is_host(truncated):  # Gymnasium's branch, and its Python True
