@@ -27,8 +27,6 @@ class RecordEpisodeStatistics(EpisodeStatisticsShell, VectorWrapper):
         ...     pass
         >>> info["_episode"], info["episode"]["r"]
         (array([ True, False, False]), array([8., 0., 0.]))
-
-    Change logs: v0.1.0 - initially added.
     """
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:

@@ -21,8 +21,6 @@ class DtypeObservation(ObservationMap):
         >>> env = anywrap.DtypeObservation(gym.make("CartPole-v1"), np.float64)
         >>> env.reset(seed=0)[0].dtype, env.observation_space.dtype
         (dtype('float64'), dtype('float64'))
-
-    Change logs: v0.1.0 - initially added.
     """
 
     def __init__(self, env: gym.Env, dtype: Any) -> None:

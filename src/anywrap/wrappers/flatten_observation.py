@@ -20,8 +20,6 @@ class FlattenObservation(ObservationMap):
         >>> env = anywrap.FlattenObservation(gym.make("Blackjack-v1"))
         >>> env.observation_space
         Box(0, 1, (45,), int64)
-
-    Change logs: v0.1.0 - initially added.
     """
 
     def __init__(self, env: gym.Env) -> None:

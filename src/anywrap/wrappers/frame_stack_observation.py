@@ -114,8 +114,6 @@ class FrameStackObservation(FrameStackShell, gym.Wrapper):
         >>> obs, _ = env.reset(seed=123)
         >>> obs[:, 0]
         array([0.        , 0.        , 0.01823519], dtype=float32)
-
-    Change logs: v0.1.0 - initially added.
     """
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:

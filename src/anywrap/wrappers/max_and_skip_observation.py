@@ -63,8 +63,6 @@ class MaxAndSkipObservation(MaxAndSkipShell, gym.Wrapper):
         >>> obs, reward, *_ = env.step(1)
         >>> obs.shape, reward
         ((4,), 2.0)
-
-    Change logs: v0.1.0 - initially added.
     """
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:

@@ -17,8 +17,6 @@ class ResizeObservation(ObservationMap):
         >>> env = anywrap.ResizeObservation(gym.make("ALE/Pong-v5"), (84, 84))
         >>> env.observation_space
         Box(0, 255, (84, 84, 3), uint8)
-
-    Change logs: v0.1.0 - initially added.
     """
 
     def __init__(
