@@ -22,9 +22,9 @@ class ToNumpy(VectorToLibrary, ArrayConversion):
 
     Example:
         >>> import gymnasium as gym, anywrap
-        >>> env = anywrap.vector.ToNumpy(gym.make_vec("phys2d/CartPole-v1", num_envs=2))
-        >>> type(env.reset(seed=0)[0]).__name__
-        'ndarray'
+        >>> env = anywrap.vector.ToNumpy(gym.make_vec("phys2d/CartPole-v1", 2))
+        >>> anywrap.xp.library_name(env.reset(seed=0)[0])
+        'numpy'
     """
 
     _to = "numpy"
@@ -35,7 +35,7 @@ class ToTorch(VectorToLibrary, ArrayConversion):
 
     Example:
         >>> import gymnasium as gym, anywrap
-        >>> env = anywrap.vector.ToTorch(gym.make_vec("CartPole-v1", num_envs=2))
+        >>> env = anywrap.vector.ToTorch(gym.make_vec("CartPole-v1", 2))
         >>> anywrap.xp.library_name(env.reset(seed=0)[0])
         'torch'
     """
@@ -48,7 +48,7 @@ class ToJax(VectorToLibrary, ArrayConversion):
 
     Example:
         >>> import gymnasium as gym, anywrap
-        >>> env = anywrap.vector.ToJax(gym.make_vec("CartPole-v1", num_envs=2))
+        >>> env = anywrap.vector.ToJax(gym.make_vec("CartPole-v1", 2))
         >>> anywrap.xp.library_name(env.reset(seed=0)[0])
         'jax'
     """
@@ -61,7 +61,7 @@ class ToTensorFlow(VectorToLibrary, ArrayConversion):
 
     Example:
         >>> import gymnasium as gym, anywrap
-        >>> env = anywrap.vector.ToTensorFlow(gym.make_vec("CartPole-v1", num_envs=2))
+        >>> env = anywrap.vector.ToTensorFlow(gym.make_vec("CartPole-v1", 2))
         >>> anywrap.xp.library_name(env.reset(seed=0)[0])
         'tensorflow'
     """
@@ -74,7 +74,7 @@ class JaxToNumpy(ArrayConversion):
 
     Example:
         >>> import gymnasium as gym, anywrap
-        >>> env = anywrap.vector.JaxToNumpy(gym.make_vec("phys2d/CartPole-v1", num_envs=2))
+        >>> env = anywrap.vector.JaxToNumpy(gym.make_vec("phys2d/CartPole-v1", 2))
         >>> anywrap.xp.library_name(env.reset(seed=0)[0])
         'numpy'
     """
@@ -90,7 +90,7 @@ class JaxToTorch(LibraryPair, ArrayConversion):
 
     Example:
         >>> import gymnasium as gym, anywrap
-        >>> env = anywrap.vector.JaxToTorch(gym.make_vec("phys2d/CartPole-v1", num_envs=2))
+        >>> env = anywrap.vector.JaxToTorch(gym.make_vec("phys2d/CartPole-v1", 2))
         >>> anywrap.xp.library_name(env.reset(seed=0)[0])
         'torch'
     """
@@ -103,7 +103,7 @@ class NumpyToTorch(LibraryPair, ArrayConversion):
 
     Example:
         >>> import gymnasium as gym, anywrap
-        >>> env = anywrap.vector.NumpyToTorch(gym.make_vec("CartPole-v1", num_envs=2))
+        >>> env = anywrap.vector.NumpyToTorch(gym.make_vec("CartPole-v1", 2))
         >>> anywrap.xp.library_name(env.reset(seed=0)[0])
         'torch'
     """

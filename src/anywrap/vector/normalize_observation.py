@@ -16,8 +16,7 @@ class NormalizeObservation(ObservationStatisticsShell, VectorWrapper):
 
     Example:
         >>> import numpy as np, gymnasium as gym, anywrap
-        >>> envs = gym.make_vec("Pendulum-v1", num_envs=16, vectorization_mode="sync")
-        >>> envs = anywrap.vector.NormalizeObservation(envs)
+        >>> envs = anywrap.vector.NormalizeObservation(gym.make_vec("Pendulum-v1", 16))
         >>> obs, _ = envs.reset(seed=0)  # the statistics have seen exactly this batch
         >>> np.abs(obs.mean(0)).round(3), obs.std(0).round(3)
         (array([0., 0., 0.], dtype=float32), array([1., 1., 1.], dtype=float32))

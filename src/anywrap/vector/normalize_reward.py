@@ -18,8 +18,7 @@ class NormalizeReward(RewardStatisticsShell, VectorWrapper):
 
     Example:
         >>> import numpy as np, gymnasium as gym, anywrap
-        >>> envs = gym.make_vec("MountainCarContinuous-v0", num_envs=2, vectorization_mode="sync")
-        >>> envs = anywrap.vector.NormalizeReward(envs, gamma=0.99)
+        >>> envs = anywrap.vector.NormalizeReward(gym.make_vec("MountainCarContinuous-v0", 2))
         >>> _ = envs.reset(seed=0)
         >>> for _ in range(100):  # rewards -0.025 and -0.1: G = r (1 - 0.99**100) / 0.01
         ...     scaled = envs.step(np.array([[0.5], [1.0]]))[1]

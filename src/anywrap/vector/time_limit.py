@@ -24,8 +24,7 @@ class TimeLimit(Shell, VectorWrapper):
 
     Example:
         >>> import gymnasium as gym, anywrap
-        >>> envs = gym.make_vec("Pendulum-v1", num_envs=2, vectorization_mode="sync")
-        >>> envs = anywrap.vector.TimeLimit(envs, max_episode_steps=3)
+        >>> envs = anywrap.vector.TimeLimit(gym.make_vec("Pendulum-v1", 2), max_episode_steps=3)
         >>> _ = envs.reset(seed=0)
         >>> [envs.step(envs.action_space.sample())[3].tolist() for _ in range(4)]
         [[False, False], [False, False], [True, True], [False, False]]

@@ -32,8 +32,7 @@ class AtariPreprocessing(gym.Wrapper, gym.utils.RecordConstructorArgs):
     Example:
         >>> import ale_py, gymnasium as gym, anywrap
         >>> gym.register_envs(ale_py)
-        >>> env = anywrap.AtariPreprocessing(gym.make("ALE/Pong-v5", frameskip=1))
-        >>> env.reset(seed=0)[0].shape
+        >>> anywrap.AtariPreprocessing(gym.make("ALE/Pong-v5", frameskip=1)).reset(seed=0)[0].shape
         (84, 84)
     """
 

@@ -140,8 +140,7 @@ class HumanRendering(gym.wrappers.HumanRendering):
 
     Example:
         >>> import gymnasium as gym, anywrap
-        >>> env = anywrap.HumanRendering(gym.make("CartPole-v1", render_mode="rgb_array"))
-        >>> env.render_mode
+        >>> anywrap.HumanRendering(gym.make("CartPole-v1", render_mode="rgb_array")).render_mode
         'human'
     """
 

@@ -56,8 +56,7 @@ class DelayObservation(DelayShell, gym.ObservationWrapper):
 
     Example:
         >>> import gymnasium as gym, anywrap
-        >>> env = anywrap.DelayObservation(gym.make("CartPole-v1"), delay=2)
-        >>> env.reset(seed=0)[0]
+        >>> anywrap.DelayObservation(gym.make("CartPole-v1"), delay=2).reset(seed=0)[0]
         array([0., 0., 0., 0.], dtype=float32)
     """
 

@@ -18,9 +18,8 @@ class DtypeObservation(ObservationMap):
 
     Example:
         >>> import numpy as np, gymnasium as gym, anywrap
-        >>> env = anywrap.DtypeObservation(gym.make("CartPole-v1"), np.float64)
-        >>> env.reset(seed=0)[0].dtype, env.observation_space.dtype
-        (dtype('float64'), dtype('float64'))
+        >>> anywrap.DtypeObservation(gym.make("CartPole-v1"), np.float64).reset(seed=0)[0].dtype
+        dtype('float64')
     """
 
     def __init__(self, env: gym.Env, dtype: Any) -> None:

@@ -17,8 +17,7 @@ class FlattenObservation(ObservationMap):
 
     Example:
         >>> import gymnasium as gym, anywrap
-        >>> env = anywrap.FlattenObservation(gym.make("Blackjack-v1"))
-        >>> env.observation_space
+        >>> anywrap.FlattenObservation(gym.make("Blackjack-v1")).observation_space
         Box(0, 1, (45,), int64)
     """
 

@@ -88,18 +88,13 @@ class FrameStackShell(InPlaceState, Shell):
         self._state = init_frame_stack(
             n, stack_size, space.shape, xp=np, dtype=space.dtype, padding=custom
         )
-        first = kind == "reset"
-        transforms: dict[str, Any] = {
-            "reset": partial(_reset_one, pad_with_first=first),
-            "step": partial(_push_one, pad_with_first=first),
-        }
+        fns: dict[str, Any] = {"reset": _reset_one, "step": _push_one}
         if batch:
             self._mode = autoreset_mode(name, env)
-            transforms = {
-                "reset": partial(reset_frame_stack, pad_with_first=first),
-                "step": partial(_push, pad_with_first=first, mode=self._mode),
-                "final": partial(_push_final, pad_with_first=first),
-            }
+            step = partial(_push, mode=self._mode)
+            fns = {"reset": reset_frame_stack, "step": step, "final": _push_final}
+        first = kind == "reset"
+        transforms = {k: partial(fn, pad_with_first=first) for k, fn in fns.items()}
         self._transforms = compiled(transforms, donate=tuple(transforms))
 
 
@@ -111,8 +106,7 @@ class FrameStackObservation(FrameStackShell, gym.Wrapper):
     Example:
         >>> import gymnasium as gym, anywrap
         >>> env = anywrap.FrameStackObservation(gym.make("CartPole-v1"), 3, padding_type="zero")
-        >>> obs, _ = env.reset(seed=123)
-        >>> obs[:, 0]
+        >>> env.reset(seed=123)[0][:, 0]
         array([0.        , 0.        , 0.01823519], dtype=float32)
     """
 

@@ -20,8 +20,7 @@ class ObstructView(RenderNoise):
 
     Example:
         >>> import gymnasium as gym, anywrap
-        >>> env = gym.make("CartPole-v1", render_mode="rgb_array")
-        >>> env = anywrap.ObstructView(env, obstructed_pixels_ratio=0.5, obstruction_width=50)
+        >>> env = anywrap.ObstructView(gym.make("CartPole-v1", render_mode="rgb_array"), 0.5, 50)
         >>> _ = env.reset(seed=123)
         >>> env.render().shape
         (400, 600, 3)

@@ -20,8 +20,7 @@ class RescaleObservation(ObservationMap):
 
     Example:
         >>> import gymnasium as gym, anywrap
-        >>> env = anywrap.RescaleObservation(gym.make("Pendulum-v1"), -1.0, 1.0)
-        >>> env.observation_space
+        >>> anywrap.RescaleObservation(gym.make("Pendulum-v1"), -1.0, 1.0).observation_space
         Box(-1.0, 1.0, (3,), float32)
     """
 

@@ -14,8 +14,7 @@ class ResizeObservation(ObservationMap):
     Example:
         >>> import ale_py, gymnasium as gym, anywrap
         >>> gym.register_envs(ale_py)
-        >>> env = anywrap.ResizeObservation(gym.make("ALE/Pong-v5"), (84, 84))
-        >>> env.observation_space
+        >>> anywrap.ResizeObservation(gym.make("ALE/Pong-v5"), (84, 84)).observation_space
         Box(0, 255, (84, 84, 3), uint8)
     """
 
