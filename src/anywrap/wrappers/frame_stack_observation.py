@@ -94,7 +94,7 @@ class FrameStackShell(InPlaceState, Shell):
             step = partial(_push, mode=self._mode)
             fns = {"reset": reset_frame_stack, "step": step, "final": _push_final}
         first = kind == "reset"
-        transforms = {k: partial(fn, pad_with_first=first) for k, fn in fns.items()}
+        transforms: dict[str, Any] = {k: partial(fn, pad_with_first=first) for k, fn in fns.items()}
         self._transforms = compiled(transforms, donate=tuple(transforms))
 
 
