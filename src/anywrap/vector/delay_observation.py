@@ -10,8 +10,7 @@ from anywrap.wrappers.delay_observation import DelayShell
 
 class DelayObservation(DelayShell, VectorWrapper):
     """:class:`anywrap.DelayObservation` for a vector env (Gymnasium has none), in every
-    autoreset mode: each sub-env's queue starts empty at its episode's reset (in SAME_STEP
-    mode ``info["final_obs"]`` is the delayed final observation).
+    autoreset mode (in SAME_STEP mode ``info["final_obs"]`` is delayed too).
 
     Example:
         >>> import gymnasium as gym, anywrap

@@ -11,8 +11,7 @@ from anywrap.shell.checks import check_env_kind, wrapper_name
 
 
 class DictInfoToList(Shell, VectorWrapper):
-    """Turns a vector env's info dict into one info dict per sub-env:
-    :class:`gymnasium.wrappers.vector.DictInfoToList`, but the values stay in their library
+    """:class:`gymnasium.wrappers.vector.DictInfoToList`, the values kept in their library
     and on their device (``value[i]``); the masks are read on the host.
 
     Example:

@@ -11,10 +11,9 @@ from anywrap.wrappers.frame_stack_observation import FrameStackShell
 
 
 class FrameStackObservation(FrameStackShell, VectorWrapper):
-    """:class:`anywrap.FrameStackObservation` for a vector env (Gymnasium has none), each
-    sub-env's episode on its own, in every autoreset mode: after a done, the next frame
-    (NEXT_STEP) or this one (SAME_STEP, whose ``info["final_obs"]`` becomes the stack the
-    episode ended on) starts a new stack.
+    """:class:`anywrap.FrameStackObservation` for each sub-env of a vector env (Gymnasium has
+    none), in every autoreset mode (in SAME_STEP mode ``info["final_obs"]`` becomes the
+    stack the episode ended on).
 
     Example:
         >>> import gymnasium as gym, anywrap

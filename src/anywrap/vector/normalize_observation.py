@@ -10,9 +10,12 @@ from anywrap.wrappers.normalize_observation import ObservationStatisticsShell
 
 class NormalizeObservation(ObservationStatisticsShell, VectorWrapper):
     """:class:`anywrap.NormalizeObservation` for a vector env: one set of statistics, updated
-    from the whole batch once per step. Beyond Gymnasium's, it takes every autoreset mode
-    (in SAME_STEP mode ``info["final_obs"]`` is normalised too) and a ``reset_mask`` (only
-    the sub-envs reset feed the statistics).
+    from the whole batch once per step, in every autoreset mode (in SAME_STEP mode
+    ``info["final_obs"]`` is normalised too).
+
+    Args:
+        process_group: A ``torch.distributed`` process group to merge the statistics over.
+        learn_final_obs: In SAME_STEP mode, learn from ``info["final_obs"]`` too.
 
     Example:
         >>> import numpy as np, gymnasium as gym, anywrap
@@ -33,12 +36,6 @@ class NormalizeObservation(ObservationStatisticsShell, VectorWrapper):
         update_running_mean: bool = True,
         stats_gradient: bool = False,
     ) -> None:
-        """The single wrapper's arguments, and:
-
-        Args:
-            process_group: A ``torch.distributed`` process group to merge the statistics over.
-            learn_final_obs: In SAME_STEP mode, learn from ``info["final_obs"]`` too.
-        """
         self._setup(
             env,
             epsilon,

@@ -14,9 +14,7 @@ _NAME = "anywrap.vector.RecordEpisodeStatistics"
 
 class RecordEpisodeStatistics(EpisodeStatisticsShell, VectorWrapper):
     """:class:`anywrap.RecordEpisodeStatistics` for a vector env: ``info[stats_key]`` holds
-    arrays over the sub-envs (zero where not done) and ``info["_" + stats_key]`` the done
-    mask; on NumPy only on steps where an episode ends, as in Gymnasium, on device arrays on
-    every step.
+    arrays over the sub-envs (zero where not done), ``info["_" + stats_key]`` the done mask.
 
     Example:
         >>> import numpy as np, gymnasium as gym, anywrap

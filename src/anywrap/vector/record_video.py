@@ -24,10 +24,8 @@ _Base: Any = getattr(gym.wrappers.vector, "RecordVideo", None) or _Missing
 
 
 class RecordVideo(_Base):  # type: ignore[misc]
-    """:class:`gymnasium.wrappers.vector.RecordVideo`, from frames of any library:
-    ``render()`` may give a sequence of arrays or one batch ``(num_envs, H, W, C)``; the
-    tiled frame is made where the frames are and copied to the host once. With no
-    ``episode_trigger``, sub-env 0's flags are never read.
+    """:class:`gymnasium.wrappers.vector.RecordVideo`, from frames of any library (a sequence
+    or one ``(num_envs, H, W, C)`` batch), tiled where they are and copied to the host once.
 
     Example:
         >>> import gymnasium as gym, anywrap

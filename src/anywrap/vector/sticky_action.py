@@ -10,10 +10,8 @@ from anywrap.wrappers.sticky_action import StickyShell
 
 
 class StickyAction(StickyShell, VectorWrapper):
-    """:class:`anywrap.StickyAction` for a vector env (Gymnasium has none), one draw for all
-    sub-envs. A sub-env forgets its last action when its episode restarts;
-    ``reset(seed=s)`` restarts the wrapper's stream from ``s`` (a list of seeds is hashed
-    into one).
+    """:class:`anywrap.StickyAction` for a vector env (Gymnasium has none): a sub-env forgets
+    its last action when its episode restarts; a list of seeds is hashed into one.
 
     Example:
         >>> import numpy as np, gymnasium as gym, anywrap

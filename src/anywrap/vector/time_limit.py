@@ -17,10 +17,9 @@ from anywrap.tree import tree_map
 
 
 class TimeLimit(Shell, VectorWrapper):
-    """:class:`anywrap.TimeLimit` for a vector env (Gymnasium has none): one count per
-    sub-env on the env's device. The env must take ``reset(options={"reset_mask": m})``:
-    the limit's ends restart on the next step (NEXT_STEP) or at once (SAME_STEP, the last
-    observation in ``info["final_obs"]``); on a device, an empty mask too.
+    """:class:`anywrap.TimeLimit` for a vector env (Gymnasium has none), one count per
+    sub-env on its device. The env must take ``reset(options={"reset_mask": m})`` (on a
+    device, with an empty mask too): it restarts the sub-envs the limit ends.
 
     Example:
         >>> import gymnasium as gym, anywrap

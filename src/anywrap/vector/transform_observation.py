@@ -14,10 +14,9 @@ from anywrap.shell.checks import callable_argument
 
 
 class TransformObservation(Shell, VectorWrapper):
-    """Applies ``func`` to every batch of observations, which pass untouched:
-    :class:`gymnasium.wrappers.vector.TransformObservation`, in every autoreset mode (in
-    SAME_STEP mode ``func`` maps ``info["final_obs"]`` too: the batch, or each entry of
-    Gymnasium's object array as a batch of one).
+    """:class:`gymnasium.wrappers.vector.TransformObservation`, in every autoreset mode (in
+    SAME_STEP mode ``func`` maps ``info["final_obs"]`` too, each entry of Gymnasium's object
+    array as a batch of one).
 
     Example:
         >>> import numpy as np, gymnasium as gym, anywrap

@@ -20,10 +20,8 @@ def _single(name: str, env: Any, wrapper: Any, kwargs: dict[str, Any]) -> Any:
 
 
 class VectorizeTransformObservation(Shell, VectorWrapper):
-    """Applies a single-env observation wrapper to each sub-env's observation (and to
-    ``info["final_obs"]``): :class:`gymnasium.wrappers.vector.VectorizeTransformObservation`,
-    but the rows are stacked in the batch's own library, the batch given is never written
-    over, and SAME_STEP envs are taken.
+    """:class:`gymnasium.wrappers.vector.VectorizeTransformObservation`, stacking the rows in
+    the batch's library, never writing over it, and mapping ``info["final_obs"]`` too.
 
     Example:
         >>> import numpy as np, gymnasium as gym, anywrap
@@ -58,10 +56,8 @@ class VectorizeTransformObservation(Shell, VectorWrapper):
 
 
 class VectorizeTransformAction(Shell, VectorActionWrapper):
-    """Applies a single-env action wrapper to each sub-env's action:
-    :class:`gymnasium.wrappers.vector.VectorizeTransformAction`, but the rows are stacked in
-    the batch's library (in the env's action dtype, or where the spaces are the same the
-    given batch's) and the batch given is never written over.
+    """:class:`gymnasium.wrappers.vector.VectorizeTransformAction`, stacking the rows in the
+    batch's library (and in the env's action dtype) and never writing over it.
 
     Example:
         >>> import numpy as np, gymnasium as gym, anywrap
@@ -87,9 +83,8 @@ class VectorizeTransformAction(Shell, VectorActionWrapper):
 
 
 class VectorizeTransformReward(Shell, VectorRewardWrapper):
-    """Applies a single-env reward wrapper to each sub-env's reward:
-    :class:`gymnasium.wrappers.vector.VectorizeTransformReward`, but in the rewards' library,
-    and the env's array is never written over (the rewards keep their dtype).
+    """:class:`gymnasium.wrappers.vector.VectorizeTransformReward`, in the rewards' library
+    and dtype, never writing over the env's array.
 
     Example:
         >>> import numpy as np, gymnasium as gym, anywrap

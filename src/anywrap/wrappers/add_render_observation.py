@@ -12,8 +12,13 @@ _NAME = "anywrap.AddRenderObservation"
 
 class AddRenderObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
     """The env's rendered frame as the observation (``render_only``), or beside it in a dict:
-    :class:`gymnasium.wrappers.AddRenderObservation`, taking frames of any library (a
-    device frame stays on its device).
+    :class:`gymnasium.wrappers.AddRenderObservation`, taking frames of any library.
+
+    Args:
+        env: An env whose ``render_mode`` is neither None nor "human".
+        render_only: The frame alone as the observation; else a dict of both.
+        render_key: The frame's key in the dict.
+        obs_key: The env's observation's key, where it is no dict itself.
 
     Example:
         >>> import gymnasium as gym, anywrap
@@ -31,14 +36,6 @@ class AddRenderObservation(gym.ObservationWrapper, gym.utils.RecordConstructorAr
         render_key: str = "pixels",
         obs_key: str = "state",
     ) -> None:
-        """Wrap ``env`` (``render_mode`` neither None nor "human").
-
-        Args:
-            env: The env to wrap.
-            render_only: The frame alone as the observation; else a dict of both.
-            render_key: The frame's key in the dict.
-            obs_key: The env's observation's key, where it is no dict itself.
-        """
         gym.utils.RecordConstructorArgs.__init__(
             self, render_only=render_only, render_key=render_key, obs_key=obs_key
         )

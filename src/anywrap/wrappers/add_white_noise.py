@@ -15,9 +15,8 @@ from anywrap.transforms.noise import white_noise
 class AddWhiteNoise(RenderNoise):
     """Replaces each pixel of ``render()``'s frames by white noise with probability
     ``probability_of_noise_per_pixel``: :class:`gymnasium.wrappers.AddWhiteNoise`, on the
-    frames' library and device. NumPy frames get Gymnasium's noise bit for bit; other
-    libraries draw from their own generator, seeded by ``reset(seed=)``. With
-    ``is_noise_grayscale`` frames keep their dtype (Gymnasium's become uint64).
+    frames' device (NumPy frames: Gymnasium's noise bit for bit; others: their library's
+    generator). With ``is_noise_grayscale`` frames keep their dtype (Gymnasium's: uint64).
 
     Example:
         >>> import gymnasium as gym, anywrap

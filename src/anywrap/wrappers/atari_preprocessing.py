@@ -22,12 +22,20 @@ def _screen(size: Any) -> tuple[int, int] | None:
 
 
 class AtariPreprocessing(gym.Wrapper, gym.utils.RecordConstructorArgs):
-    """Machado et al. (2018)'s Atari preprocessing (noop reset, frame skip with max-pooling,
-    terminal on life loss, grayscale, resize, scaling), on the env's library and device:
-    :class:`gymnasium.wrappers.AtariPreprocessing`, but its frames are the env's
-    observations through :class:`anywrap.GrayscaleObservation` and
-    :class:`anywrap.ResizeObservation` (Gymnasium's read ALE's screens, whose grayscale
-    differs by up to 11 levels), with no OpenCV.
+    """Machado et al. (2018)'s Atari preprocessing on the env's library and device:
+    :class:`gymnasium.wrappers.AtariPreprocessing`, but its frames are the env's observations
+    through :class:`anywrap.GrayscaleObservation` and :class:`anywrap.ResizeObservation`
+    (Gymnasium's read ALE's screens, whose grayscale differs by up to 11 levels).
+
+    Args:
+        env: An Atari env (uint8 RGB frames, no frame skip of its own).
+        noop_max: At most this many NOOPs (action 0) after a reset; 0: none.
+        frame_skip: Steps per action.
+        screen_size: The frames' size: an int, or ``(width, height)``.
+        terminal_on_life_loss: ``terminated`` when a life is lost.
+        grayscale_obs: Grayscale frames, else RGB.
+        grayscale_newaxis: A channel axis of 1 on grayscale frames.
+        scale_obs: ``float32`` frames in [0, 1], else uint8.
 
     Example:
         >>> import ale_py, gymnasium as gym, anywrap
@@ -47,18 +55,6 @@ class AtariPreprocessing(gym.Wrapper, gym.utils.RecordConstructorArgs):
         grayscale_newaxis: bool = False,
         scale_obs: bool = False,
     ) -> None:
-        """Wrap an Atari ``env`` (uint8 RGB frames, no frame skip of its own).
-
-        Args:
-            env: The env to wrap.
-            noop_max: At most this many NOOPs (action 0) after a reset; 0: none.
-            frame_skip: Steps per action.
-            screen_size: The frames' size: an int, or ``(width, height)``.
-            terminal_on_life_loss: ``terminated`` when a life is lost.
-            grayscale_obs: Grayscale frames, else RGB.
-            grayscale_newaxis: A channel axis of 1 on grayscale frames.
-            scale_obs: ``float32`` frames in [0, 1], else uint8.
-        """
         gym.utils.RecordConstructorArgs.__init__(
             self,
             noop_max=noop_max,

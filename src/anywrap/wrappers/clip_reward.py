@@ -10,9 +10,8 @@ from anywrap.transforms.clip_reward import clip_reward
 
 
 class ClipReward(RewardMap):
-    """Clips every reward to ``[min_reward, max_reward]`` (either may be ``None``), in the
-    reward's own library: :class:`gymnasium.wrappers.ClipReward`, with NumPy's ``np.clip``
-    numbers (a Python float reward comes back as ``np.float64``).
+    """Clips every reward to ``[min_reward, max_reward]``: :class:`gymnasium.wrappers.ClipReward`,
+    in the reward's library (a Python float comes back as ``np.float64``, as ``np.clip``'s).
 
     Example:
         >>> import gymnasium as gym, anywrap

@@ -96,18 +96,16 @@ class RenderCollection(gym.wrappers.RenderCollection):
         >>> import gymnasium as gym, anywrap
         >>> env = anywrap.RenderCollection(gym.make("CartPole-v1", render_mode="rgb_array"))
         >>> _ = env.reset(seed=0)
-        >>> _ = env.step(0)
         >>> [frame.shape for frame in env.render()]
-        [(400, 600, 3), (400, 600, 3)]
+        [(400, 600, 3)]
     """
 
     reset = checked_reset(gym.wrappers.RenderCollection.reset)
 
 
 class PassiveEnvChecker(gym.wrappers.PassiveEnvChecker):
-    """Checks the env's first ``reset``, ``step`` and ``render``:
-    :class:`gymnasium.wrappers.PassiveEnvChecker`, but a device env's outputs are checked as
-    NumPy copies (once); the wrapper returns the env's own arrays.
+    """:class:`gymnasium.wrappers.PassiveEnvChecker`, but a device env's first outputs are
+    checked as NumPy copies; the wrapper returns the env's own arrays.
 
     Example:
         >>> import gymnasium as gym, anywrap

@@ -51,8 +51,7 @@ class DelayShell(DelayRing, Shell):
 
 class DelayObservation(DelayShell, gym.ObservationWrapper):
     """Returns the observation of ``delay`` steps ago (the space's zero until there is one):
-    :class:`gymnasium.wrappers.DelayObservation`, the queue a ring on the env's device. A
-    Python number in an observation (Blackjack's) comes back as a NumPy scalar.
+    :class:`gymnasium.wrappers.DelayObservation`, the queue a ring on the env's device.
 
     Example:
         >>> import gymnasium as gym, anywrap

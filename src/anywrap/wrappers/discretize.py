@@ -41,9 +41,8 @@ def discrete_space(bins: np.ndarray, multidiscrete: bool) -> gym.Space:
 
 
 class DiscretizeAction(ActionMap):
-    """Uniform bins over a finite Box action space: the agent names a bin, the env gets its
-    centre: :class:`gymnasium.wrappers.DiscretizeAction`, the index looked up in the
-    action's own library and on its device.
+    """Uniform bins over a finite Box action space (the env gets the named bin's centre):
+    :class:`gymnasium.wrappers.DiscretizeAction`, in the action's library and device.
 
     Example:
         >>> import gymnasium as gym, anywrap
@@ -84,10 +83,9 @@ class DiscretizeAction(ActionMap):
 
 
 class DiscretizeObservation(ObservationMap):
-    """Uniform bins over a finite Box observation space: each observation becomes the index of
-    its bin: :class:`gymnasium.wrappers.DiscretizeObservation`, counted in the observation's
-    library and on its device, as a 0-d integer array (a NumPy env's flat index is a Python
-    int, as Gymnasium's).
+    """Each observation of a finite Box space becomes the index of its uniform bin:
+    :class:`gymnasium.wrappers.DiscretizeObservation`, in the observation's library and
+    device (a NumPy env's flat index is a Python int, as Gymnasium's).
 
     Example:
         >>> import gymnasium as gym, anywrap

@@ -12,9 +12,8 @@ from anywrap.transforms.dtype_observation import cast
 
 
 class DtypeObservation(ObservationMap):
-    """Casts every observation to ``dtype``, in the observation's library:
-    :class:`gymnasium.wrappers.DtypeObservation` (without float64, as in JAX without x64, a
-    float64 cast gives float32).
+    """Casts every observation to ``dtype``: :class:`gymnasium.wrappers.DtypeObservation`
+    (where there is no float64, as in JAX without x64, a float64 cast gives float32).
 
     Example:
         >>> import numpy as np, gymnasium as gym, anywrap

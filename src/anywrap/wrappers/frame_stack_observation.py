@@ -68,13 +68,6 @@ class FrameStackShell(InPlaceState, Shell):
     """What the single and vector FrameStackObservation share: the constructor."""
 
     def __init__(self, env: Any, stack_size: int, *, padding_type: str | Any = "reset") -> None:
-        """Wrap ``env`` (a Box observation space).
-
-        Args:
-            env: The env to wrap.
-            stack_size: How many observations to stack (at least 1).
-            padding_type: ``"reset"``, ``"zero"`` or an observation of the env's space.
-        """
         name, batch = self._start(env, stack_size=stack_size, padding_type=padding_type)
         stack_size = check_positive_int(name, "stack_size", stack_size, 1)
         space = box_space(name, self._single_space(env))
@@ -99,9 +92,13 @@ class FrameStackShell(InPlaceState, Shell):
 
 
 class FrameStackObservation(FrameStackShell, gym.Wrapper):
-    """Stacks the last ``stack_size`` observations, oldest first, on any array library:
-    :class:`gymnasium.wrappers.FrameStackObservation` (Box spaces), the frames in a ring on
-    the env's device.
+    """Stacks the last ``stack_size`` observations, oldest first, in a ring on the env's
+    device: :class:`gymnasium.wrappers.FrameStackObservation` (Box spaces).
+
+    Args:
+        env: An env with a Box observation space.
+        stack_size: How many observations to stack (at least 1).
+        padding_type: ``"reset"``, ``"zero"`` or an observation of the env's space.
 
     Example:
         >>> import gymnasium as gym, anywrap

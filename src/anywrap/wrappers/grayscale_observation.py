@@ -12,6 +12,10 @@ class GrayscaleObservation(ObservationMap):
 
     .. math:: y = \\lfloor 0.2125 r + 0.7154 g + 0.0721 b \\rfloor
 
+    Args:
+        env: An env of uint8 ``(H, W, 3)`` image observations (bounds 0 to 255).
+        keep_dim: Keep a channel axis of size 1 (``(H, W, 1)``).
+
     Example:
         >>> import ale_py, gymnasium as gym, numpy as np, anywrap
         >>> gym.register_envs(ale_py)
@@ -21,12 +25,6 @@ class GrayscaleObservation(ObservationMap):
     """
 
     def __init__(self, env: gym.Env, keep_dim: bool = False) -> None:
-        """Wrap ``env``, whose observation space is a uint8 ``(H, W, 3)`` Box with bounds 0 to 255.
-
-        Args:
-            env: The env to wrap.
-            keep_dim: Keep a channel axis of size 1 (``(H, W, 1)``).
-        """
         name, _ = self._start(env, keep_dim=keep_dim)
         image = grayscale_map(name, env.observation_space, keep_dim)
         self._wrap(env, image.space)

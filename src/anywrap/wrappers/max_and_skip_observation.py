@@ -23,12 +23,6 @@ class MaxAndSkipShell(InPlaceState, Shell):
     """What the single and vector MaxAndSkipObservation share: the constructor."""
 
     def __init__(self, env: Any, skip: int = 4) -> None:
-        """Wrap ``env`` (a Box observation space).
-
-        Args:
-            env: The env to wrap.
-            skip: How many times each action is repeated (at least 2).
-        """
         name, batch = self._start(env, skip=skip)
         self._skip = check_positive_int(name, "skip", skip, 2)
         space = box_space(name, self._single_space(env))
@@ -55,6 +49,10 @@ class MaxAndSkipObservation(MaxAndSkipShell, gym.Wrapper):
     summed reward, on any array library: :class:`gymnasium.wrappers.MaxAndSkipObservation`,
     quirks included: the loop stops at a done, and the two-frame buffer is never cleared
     (a call that ends early returns frames left from an earlier call).
+
+    Args:
+        env: An env with a Box observation space.
+        skip: How many times each action is repeated (at least 2).
 
     Example:
         >>> import gymnasium as gym, anywrap

@@ -86,6 +86,15 @@ class NormalizeObservation(ObservationStatisticsShell, gym.ObservationWrapper):
     attributes and numbers. Dict and Tuple spaces of Boxes are normalised leaf by leaf; an
     observation with a non-finite entry is left out of the statistics.
 
+    Args:
+        env: The env to wrap; its observation space is a Box, or a Dict / Tuple of Boxes.
+        epsilon: Added to the variance under the square root (strictly positive).
+        stats_dtype: dtype of the statistics; default Gymnasium's (float32 for float32
+            observations, else float64).
+        update_running_mean: Whether the statistics learn (also a settable attribute).
+        stats_gradient: Whether gradients flow through the statistics update too
+            (see the guide "Gradients").
+
     Example:
         >>> import numpy as np, gymnasium as gym, anywrap
         >>> env = anywrap.NormalizeObservation(gym.make("Pendulum-v1"))
@@ -105,17 +114,6 @@ class NormalizeObservation(ObservationStatisticsShell, gym.ObservationWrapper):
         update_running_mean: bool = True,
         stats_gradient: bool = False,
     ) -> None:
-        """Wrap ``env``.
-
-        Args:
-            env: The env to wrap; its observation space is a Box, or a Dict / Tuple of Boxes.
-            epsilon: Added to the variance under the square root (strictly positive).
-            stats_dtype: dtype of the statistics; default Gymnasium's (float32 for float32
-                observations, else float64).
-            update_running_mean: Whether the statistics learn (also a settable attribute).
-            stats_gradient: Whether gradients flow through the statistics update too
-                (see the guide "Gradients").
-        """
         self._setup(env, epsilon, stats_dtype, update_running_mean, stats_gradient)
 
     def observation(self, observation: Any) -> Any:

@@ -93,6 +93,15 @@ class NormalizeReward(RewardStatisticsShell, gym.Wrapper):
     ``G`` is reset by ``terminated`` only (never by ``truncated`` or ``reset()``), and its
     mean is not subtracted. Non-finite rewards are left out of ``G`` and the statistics.
 
+    Args:
+        gamma: Discount factor of the return, in [0, 1].
+        epsilon: Added to the variance under the square root (strictly positive).
+        stats_dtype: dtype of the return and its statistics; default float64, as
+            Gymnasium (float32 where the backend has no float64).
+        update_running_mean: Whether the statistics learn (also a settable attribute).
+        stats_gradient: Whether gradients flow through the statistics update too
+            (see the guide "Gradients").
+
     Example:
         >>> import numpy as np, gymnasium as gym, anywrap
         >>> env = anywrap.NormalizeReward(gym.make("MountainCarContinuous-v0"), gamma=0.99)
@@ -113,18 +122,6 @@ class NormalizeReward(RewardStatisticsShell, gym.Wrapper):
         update_running_mean: bool = True,
         stats_gradient: bool = False,
     ) -> None:
-        """Wrap ``env``.
-
-        Args:
-            env: The env to wrap.
-            gamma: Discount factor of the return, in [0, 1].
-            epsilon: Added to the variance under the square root (strictly positive).
-            stats_dtype: dtype of the return and its statistics; default float64, as
-                Gymnasium (float32 where the backend has no float64).
-            update_running_mean: Whether the statistics learn (also a settable attribute).
-            stats_gradient: Whether gradients flow through the statistics update too
-                (see the guide "Gradients").
-        """
         self._setup(env, gamma, epsilon, stats_dtype, update_running_mean, stats_gradient)
 
     @property

@@ -14,9 +14,8 @@ from anywrap.transforms.noise import obstruct
 class ObstructView(RenderNoise):
     """Covers ``render()``'s frames with squares of white noise (``obstruction_width`` pixels
     wide, about ``obstructed_pixels_ratio`` of the pixels), on the frames' library and
-    device: :class:`gymnasium.wrappers.ObstructView`. NumPy frames get Gymnasium's squares
-    and noise bit for bit; other libraries draw from their own generator. With
-    ``is_noise_grayscale`` frames keep their dtype (Gymnasium's become uint64).
+    device: :class:`gymnasium.wrappers.ObstructView` (NumPy frames: Gymnasium's bit for bit).
+    With ``is_noise_grayscale`` frames keep their dtype (Gymnasium's: uint64).
 
     Example:
         >>> import gymnasium as gym, anywrap

@@ -27,13 +27,6 @@ class EpisodeStatisticsShell(EpisodeClock, Shell):
     the running episode."""
 
     def __init__(self, env: Any, buffer_length: int = 100, stats_key: str = "episode") -> None:
-        """Wrap ``env``.
-
-        Args:
-            env: The env to wrap.
-            buffer_length: How many recent episodes the queues keep.
-            stats_key: The info key of the episode statistics.
-        """
         name, batch = self._start(env, buffer_length=buffer_length, stats_key=stats_key)
         buffer_length = whole_number(name, "buffer_length", buffer_length, 0)
         stats_key = check_stats_key(name, stats_key)
@@ -59,10 +52,13 @@ class EpisodeStatisticsShell(EpisodeClock, Shell):
 
 
 class RecordEpisodeStatistics(EpisodeStatisticsShell, gym.Wrapper):
-    """Records each episode's return, length and wall time:
-    :class:`gymnasium.wrappers.RecordEpisodeStatistics`. When an episode ends,
-    ``info[stats_key]`` holds ``{"r", "l", "t"}``; with device flags (which a check would
-    sync) it is added on every step, zero where the mask ``info["_" + stats_key]`` is False.
+    """Records each episode's return, length and wall time in ``info[stats_key]``:
+    :class:`gymnasium.wrappers.RecordEpisodeStatistics`; with device flags it is added on
+    every step, zero where the mask ``info["_" + stats_key]`` is False.
+
+    Args:
+        buffer_length: How many recent episodes the queues keep.
+        stats_key: The info key of the episode statistics.
 
     Example:
         >>> import gymnasium as gym, anywrap

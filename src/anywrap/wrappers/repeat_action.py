@@ -26,10 +26,9 @@ def check_repeats(owner: str, num_repeats: Any) -> int:
 
 
 class RepeatAction(gym.Wrapper, gym.utils.RecordConstructorArgs):
-    """Steps the env ``num_repeats`` times with each action, summing the rewards, until an
-    episode ends: :class:`gymnasium.wrappers.RepeatAction`. A device reward is summed on
-    its device; the flags are read on the host (:class:`anywrap.functional.RepeatAction`
-    reads none).
+    """Steps the env ``num_repeats`` times with each action (until an episode ends), summing
+    the rewards on their device: :class:`gymnasium.wrappers.RepeatAction`; the flags are
+    read on the host (:class:`anywrap.functional.RepeatAction` reads none).
 
     Example:
         >>> import gymnasium as gym, anywrap

@@ -11,6 +11,11 @@ class ResizeObservation(ObservationMap):
     :class:`gymnasium.wrappers.ResizeObservation`. The default filter is OpenCV's
     ``INTER_AREA``, as Gymnasium's: exact on NumPy, within 1 on JAX and PyTorch.
 
+    Args:
+        env: An env of uint8 ``(H, W)`` or ``(H, W, C)`` images (bounds 0 to 255).
+        shape: The new ``(height, width)``.
+        interpolation: ``"area"`` (Gymnasium's filter) or ``"bilinear"``.
+
     Example:
         >>> import ale_py, gymnasium as gym, anywrap
         >>> gym.register_envs(ale_py)
@@ -21,14 +26,6 @@ class ResizeObservation(ObservationMap):
     def __init__(
         self, env: gym.Env, shape: tuple[int, int], *, interpolation: str = "area"
     ) -> None:
-        """Wrap ``env``, whose observation space is a uint8 ``(H, W)`` or ``(H, W, C)``
-        Box with bounds 0 to 255.
-
-        Args:
-            env: The env to wrap.
-            shape: The new ``(height, width)``.
-            interpolation: ``"area"`` (Gymnasium's filter) or ``"bilinear"``.
-        """
         name, _ = self._start(env, shape=shape, interpolation=interpolation)
         image = resize_map(name, env.observation_space, shape, interpolation)
         self._wrap(env, image.space)

@@ -54,10 +54,9 @@ class StickyShell(SavedStream, Shell):
 
 class StickyAction(StickyShell, gym.ActionWrapper):
     """With probability ``repeat_action_probability`` the env gets the previous action again,
-    for a run of ``repeat_action_duration`` steps: :class:`gymnasium.wrappers.StickyAction`'s
-    state machine, drawn from the env library's own generator on its device. Unlike
-    Gymnasium's (the env's ``np_random``), ``reset(seed=s)`` restarts the wrapper's own
-    stream: the same distribution, other draws.
+    for a run of ``repeat_action_duration`` steps: :class:`gymnasium.wrappers.StickyAction`,
+    drawn on the env's device from its library's generator, which ``reset(seed=s)`` seeds
+    (Gymnasium's distribution, other draws).
 
     Example:
         >>> import gymnasium as gym, anywrap

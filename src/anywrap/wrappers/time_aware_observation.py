@@ -64,8 +64,7 @@ class TimeAwareShell(Shell):
 class TimeAwareObservation(TimeAwareShell, gym.ObservationWrapper):
     """Adds the episode's step count to every observation, counted on the data's device:
     :class:`gymnasium.wrappers.TimeAwareObservation`, quirk included (flattening a float32
-    observation with the int32 count gives float64). ``max_timesteps`` comes from the
-    env's spec or a ``TimeLimit``, or the keyword ``max_timesteps``.
+    observation with the int32 count gives float64); ``max_timesteps`` may be given.
 
     Example:
         >>> import gymnasium as gym, anywrap

@@ -14,9 +14,8 @@ from anywrap.transforms import time_limit as T
 
 
 class TimeLimit(Shell, gym.wrappers.TimeLimit):
-    """Truncates an episode once it has taken ``max_episode_steps`` steps:
-    :class:`gymnasium.wrappers.TimeLimit` (and an instance of it). For a device env the
-    count lives on the device and ``truncated`` is an array of the env's library.
+    """Truncates an episode at ``max_episode_steps`` steps: :class:`gymnasium.wrappers.TimeLimit`
+    (an instance of it), the count on a device env's device.
 
     Example:
         >>> from gymnasium.envs.classic_control import CartPoleEnv
