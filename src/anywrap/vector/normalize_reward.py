@@ -21,7 +21,7 @@ class NormalizeReward(RewardStatisticsShell, VectorWrapper):
         >>> envs = anywrap.vector.NormalizeReward(gym.make_vec("MountainCarContinuous-v0", 2))
         >>> _ = envs.reset(seed=0)
         >>> for _ in range(100):  # rewards -0.025 and -0.1: G = r (1 - 0.99**100) / 0.01
-        ...     scaled = envs.step(np.array([[0.5], [1.0]]))[1]
+        ...     _ = envs.step(np.array([[0.5], [1.0]]))
         >>> envs.accumulated_reward.round(4)
         array([-1.5849, -6.3397], dtype=float32)
     """
