@@ -1,7 +1,5 @@
 """Vector-env shells: Gymnasium vector wrappers whose arithmetic is in ``anywrap.transforms``."""
 
-from __future__ import annotations
-
 import importlib
 from typing import Any
 

@@ -12,41 +12,27 @@ from anywrap.transforms.actions import clip_action
 from anywrap.transforms.dtype_observation import cast
 from anywrap.wrappers.clip_action import clip_spaces
 
-__all__ = ["ClipAction"]
-
 
 def _clip_cast(actions: Any, low: Any, high: Any, dtype: str) -> Any:
     return cast(clip_action(actions, low, high), dtype)
 
 
 class ClipAction(VectorActionMap):
-    """Clips each sub-env's action to the Box bounds, in the actions' own library.
-
-    Drop-in for :class:`gymnasium.wrappers.vector.ClipAction`, whose output
-    takes the action space's dtype (Gymnasium's quirk); see
-    :class:`anywrap.ClipAction`.
+    """:class:`anywrap.ClipAction` for a vector env; the clipped batch takes the action
+    space's dtype (Gymnasium's quirk).
 
     Example:
-        >>> import numpy as np
-        >>> import gymnasium as gym
-        >>> import anywrap
+        >>> import numpy as np, gymnasium as gym, anywrap
         >>> envs = gym.make_vec("MountainCarContinuous-v0", num_envs=3, vectorization_mode="sync")
-        >>> envs = anywrap.vector.ClipAction(envs)
-        >>> envs.single_action_space
-        Box(-inf, inf, (1,), float32)
-        >>> envs.actions(np.array([[5.0], [-0.25], [-3.0]]))
+        >>> anywrap.vector.ClipAction(envs).actions(np.array([[5.0], [-0.25], [-3.0]]))
         array([[ 1.  ],
                [-0.25],
                [-1.  ]], dtype=float32)
-
-    Change logs:
-     * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
     _state = None  # not a checkpoint layer (as in 0.1)
 
     def __init__(self, env: VectorEnv) -> None:
-        """Wrap the vector env ``env``, whose single action space must be a Box."""
         name, batch = self._start(env)
         space, unbounded = clip_spaces(name, env.single_action_space)
         self._wrap(env, action_space=unbounded)

@@ -1,49 +1,19 @@
-"""The conversion wrappers for vector envs: the forms of :mod:`anywrap.convert.wrappers`
-over :class:`gymnasium.vector.VectorWrapper`.
-
-Example:
-    >>> import gymnasium as gym
-    >>> import anywrap
-    >>> envs = anywrap.vector.ToNumpy(gym.make_vec("CartPole-v1", num_envs=2))
-    >>> obs, info = envs.reset(seed=0)
-    >>> obs.shape
-    (2, 4)
-"""
-
-from __future__ import annotations
+"""The conversion wrappers of :mod:`anywrap.convert.wrappers`, for vector envs."""
 
 from gymnasium.vector import VectorEnv, VectorWrapper
 
 from anywrap.shell.conversion import ConversionShell, LibraryPair, VectorToLibrary
 
-__all__ = [
-    "ArrayConversion",
-    "JaxToNumpy",
-    "JaxToTorch",
-    "NumpyToTorch",
-    "ToJax",
-    "ToNumpy",
-    "ToTensorFlow",
-    "ToTorch",
-    "VectorArrayConversion",
-]
-
 
 class ArrayConversion(ConversionShell, VectorWrapper):
     """:class:`anywrap.ArrayConversion` for a vector env. Rewards and flags stay arrays,
-    always writable (Gymnasium's vector reward wrappers write into them: a read-only
-    view is copied); ``scalars`` is in the signature only to be refused.
+    always writable (a read-only view is copied); ``scalars`` is refused.
 
     Example:
         >>> import gymnasium as gym, anywrap
-        >>> envs = gym.make_vec("CartPole-v1", num_envs=2)
-        >>> env = anywrap.vector.ArrayConversion(envs, to="torch")
-        >>> obs, info = env.reset(seed=0)
-        >>> type(obs).__name__, obs.dtype, tuple(obs.shape)
-        ('Tensor', torch.float32, (2, 4))
-
-    Change logs:
-     * v0.1.0 - Initially added.
+        >>> env = anywrap.vector.ArrayConversion(gym.make_vec("CartPole-v1", 2), to="torch")
+        >>> type(env.reset(seed=0)[0]).__name__
+        'Tensor'
     """
 
 
@@ -52,9 +22,9 @@ class ToNumpy(VectorToLibrary, ArrayConversion):
 
     Example:
         >>> import gymnasium as gym, anywrap
-        >>> env = anywrap.vector.ToNumpy(gym.make_vec("phys2d/CartPole-v1", num_envs=2))
-        >>> type(env.reset(seed=0)[0]).__name__
-        'ndarray'
+        >>> env = anywrap.vector.ToNumpy(gym.make_vec("phys2d/CartPole-v1", 2))
+        >>> anywrap.xp.library_name(env.reset(seed=0)[0])
+        'numpy'
     """
 
     _to = "numpy"
@@ -65,7 +35,7 @@ class ToTorch(VectorToLibrary, ArrayConversion):
 
     Example:
         >>> import gymnasium as gym, anywrap
-        >>> env = anywrap.vector.ToTorch(gym.make_vec("CartPole-v1", num_envs=2))
+        >>> env = anywrap.vector.ToTorch(gym.make_vec("CartPole-v1", 2))
         >>> anywrap.xp.library_name(env.reset(seed=0)[0])
         'torch'
     """
@@ -78,7 +48,7 @@ class ToJax(VectorToLibrary, ArrayConversion):
 
     Example:
         >>> import gymnasium as gym, anywrap
-        >>> env = anywrap.vector.ToJax(gym.make_vec("CartPole-v1", num_envs=2))
+        >>> env = anywrap.vector.ToJax(gym.make_vec("CartPole-v1", 2))
         >>> anywrap.xp.library_name(env.reset(seed=0)[0])
         'jax'
     """
@@ -91,7 +61,7 @@ class ToTensorFlow(VectorToLibrary, ArrayConversion):
 
     Example:
         >>> import gymnasium as gym, anywrap
-        >>> env = anywrap.vector.ToTensorFlow(gym.make_vec("CartPole-v1", num_envs=2))
+        >>> env = anywrap.vector.ToTensorFlow(gym.make_vec("CartPole-v1", 2))
         >>> anywrap.xp.library_name(env.reset(seed=0)[0])
         'tensorflow'
     """
@@ -104,7 +74,7 @@ class JaxToNumpy(ArrayConversion):
 
     Example:
         >>> import gymnasium as gym, anywrap
-        >>> env = anywrap.vector.JaxToNumpy(gym.make_vec("phys2d/CartPole-v1", num_envs=2))
+        >>> env = anywrap.vector.JaxToNumpy(gym.make_vec("phys2d/CartPole-v1", 2))
         >>> anywrap.xp.library_name(env.reset(seed=0)[0])
         'numpy'
     """
@@ -112,7 +82,6 @@ class JaxToNumpy(ArrayConversion):
     _env_xp, _to = "jax", "numpy"
 
     def __init__(self, env: VectorEnv) -> None:
-        """Wrap ``env``."""
         self._named(env)
 
 
@@ -121,7 +90,7 @@ class JaxToTorch(LibraryPair, ArrayConversion):
 
     Example:
         >>> import gymnasium as gym, anywrap
-        >>> env = anywrap.vector.JaxToTorch(gym.make_vec("phys2d/CartPole-v1", num_envs=2))
+        >>> env = anywrap.vector.JaxToTorch(gym.make_vec("phys2d/CartPole-v1", 2))
         >>> anywrap.xp.library_name(env.reset(seed=0)[0])
         'torch'
     """
@@ -134,7 +103,7 @@ class NumpyToTorch(LibraryPair, ArrayConversion):
 
     Example:
         >>> import gymnasium as gym, anywrap
-        >>> env = anywrap.vector.NumpyToTorch(gym.make_vec("CartPole-v1", num_envs=2))
+        >>> env = anywrap.vector.NumpyToTorch(gym.make_vec("CartPole-v1", 2))
         >>> anywrap.xp.library_name(env.reset(seed=0)[0])
         'torch'
     """

@@ -1,7 +1,5 @@
 """DictInfoToList for vector envs."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import gymnasium as gym
@@ -11,32 +9,19 @@ from anywrap import xp
 from anywrap.shell.base import Shell
 from anywrap.shell.checks import check_env_kind, wrapper_name
 
-__all__ = ["DictInfoToList"]
-
 
 class DictInfoToList(Shell, VectorWrapper):
-    """Turns a vector env's info dict into a list of one info dict per sub-env.
-
-    Drop-in for :class:`gymnasium.wrappers.vector.DictInfoToList`: sub-env ``i``'s
-    dict holds ``value[i]`` of each entry (nested dicts likewise), and only where
-    the entry's mask ``info["_key"]`` is true, the masks themselves left out.
-    Unlike Gymnasium's, which asserts NumPy arrays, the values stay in their
-    library and on their device (``value[i]``, a 0-d array of a device env).
-    The masks are read on the host, one copy of ``num_envs`` bools per masked
-    entry per step: which dicts hold a key is Python structure, what Gymnasium's
-    contract demands. An entry without a mask is read by no one.
+    """:class:`gymnasium.wrappers.vector.DictInfoToList`, the values kept in their library
+    and on their device (``value[i]``); the masks are read on the host.
 
     Example:
-        >>> import numpy as np
-        >>> import gymnasium as gym
-        >>> import anywrap
+        >>> import gymnasium as gym, anywrap
         >>> envs = anywrap.vector.DictInfoToList(gym.make_vec("CartPole-v1", num_envs=2))
         >>> envs.reset(seed=0)[1]
         [{}, {}]
     """
 
     def __init__(self, env: VectorEnv) -> None:
-        """Wrap ``env``."""
         gym.utils.RecordConstructorArgs.__init__(self)
         if not isinstance(env, VectorEnv):  # it reads num_envs alone, at each step
             check_env_kind(self, env)
@@ -45,12 +30,10 @@ class DictInfoToList(Shell, VectorWrapper):
     def reset(  # type: ignore[override]
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, list[dict[str, Any]]]:
-        """Reset; the info as a list of dicts."""
         obs, info = self.env.reset(seed=seed, options=options)
         return obs, self._to_list(info)
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, list[dict[str, Any]]]:  # type: ignore[override]
-        """Step; the info as a list of dicts."""
         obs, reward, terminated, truncated, info = self.env.step(actions)
         return obs, reward, terminated, truncated, self._to_list(info)
 

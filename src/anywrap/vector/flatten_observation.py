@@ -13,34 +13,22 @@ from anywrap.transforms.dtype_observation import cast
 from anywrap.transforms.flatten_observation import FlatPlan, flatten_observation, flatten_plan
 from anywrap.wrappers.flatten_observation import flattened_or_explained
 
-__all__ = ["FlattenObservation"]
-
 
 def _flatten_batch(obs: Any, plan: FlatPlan, dtype: str) -> Any:
     return cast(flatten_observation(obs, plan, batch_ndim=1), dtype)
 
 
 class FlattenObservation(VectorObservationMap):
-    """Flattens each sub-env's observation into one 1-D array (a batch of them).
-
-    Drop-in for :class:`gymnasium.wrappers.vector.FlattenObservation`; see
-    :class:`anywrap.FlattenObservation`. The batch takes the flat space's
-    dtype, as in Gymnasium, and the env's observation array is never written.
+    """:class:`anywrap.FlattenObservation` for a vector env; the batch takes the flat
+    space's dtype, as in Gymnasium.
 
     Example:
-        >>> import gymnasium as gym
-        >>> import anywrap
-        >>> envs = gym.make_vec("Blackjack-v1", num_envs=3, vectorization_mode="sync")
-        >>> envs = anywrap.vector.FlattenObservation(envs)
-        >>> envs.reset(seed=0)[0].shape
+        >>> import gymnasium as gym, anywrap
+        >>> anywrap.vector.FlattenObservation(gym.make_vec("Blackjack-v1", 3)).reset()[0].shape
         (3, 45)
-
-    Change logs:
-     * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
     def __init__(self, env: VectorEnv) -> None:
-        """Wrap the vector env ``env``."""
         name, batch = self._start(env)
         single = env.single_observation_space
         plan = flatten_plan(single, name)

@@ -1,7 +1,5 @@
 """FrameStackObservation for vector envs."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import numpy as np
@@ -11,36 +9,18 @@ from anywrap.shell.arrays import final_obs_batch, pack_final_obs
 from anywrap.shell.images import check_frames
 from anywrap.wrappers.frame_stack_observation import FrameStackShell
 
-__all__ = ["FrameStackObservation"]
-
 
 class FrameStackObservation(FrameStackShell, VectorWrapper):
-    """Stacks each sub-env's last ``stack_size`` observations, on any array library.
-
-    Gymnasium 1.4's single-env arguments and numbers (see
-    :class:`anywrap.FrameStackObservation`) for every sub-env, each episode on
-    its own, in every autoreset mode: after a done, the next frame (NEXT_STEP)
-    or this one (SAME_STEP, whose ``info["final_obs"]`` becomes the stack the
-    episode ended on) starts a new stack; DISABLED envs, and the sub-envs of
-    ``reset(options={"reset_mask": m})``, restart at their reset. One ring
-    buffer on the env's device holds each frame once.
+    """:class:`anywrap.FrameStackObservation` for each sub-env of a vector env (Gymnasium has
+    none), in every autoreset mode (in SAME_STEP mode ``info["final_obs"]`` becomes the
+    stack the episode ended on).
 
     Example:
-        >>> import gymnasium as gym
-        >>> import anywrap
-        >>> envs = gym.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync")
-        >>> envs = anywrap.vector.FrameStackObservation(envs, 4)
-        >>> envs.single_observation_space.shape
-        (4, 4)
-        >>> obs, _ = envs.reset(seed=0)
+        >>> import gymnasium as gym, anywrap
+        >>> obs, _ = anywrap.vector.FrameStackObservation(gym.make_vec("CartPole-v1", 2), 4).reset()
         >>> obs.shape, bool((obs[:, 0] == obs[:, 3]).all())
         ((2, 4, 4), True)
-
-    Change logs:
-     * v0.1.0 - Initially added: Gymnasium 1.4's single-env wrapper, for vector envs.
     """
-
-    _mode: AutoresetMode
 
     @property
     def bytes_per_env(self) -> float:
@@ -49,16 +29,12 @@ class FrameStackObservation(FrameStackShell, VectorWrapper):
         itemsize = np.dtype(self.single_observation_space.dtype).itemsize
         return float(frames.shape[0] * int(np.prod(frames.shape[1:])) * itemsize) / self.num_envs
 
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Any, dict[str, Any]]:
-        """Reset; the sub-envs reset (all, or those of ``reset_mask``) start a new stack."""
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         obs, info, mask = self._masked_reset(seed, options)
         check_frames(self, obs, self._shape)
         return self._run(self._transforms["reset"], obs, obs, mask), info
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
-        """Step and append each sub-env's observation to its stack."""
         obs, reward, terminated, truncated, info = self.env.step(actions)
         check_frames(self, obs, self._shape)
         term, trunc = self._mask_for(terminated, obs), self._mask_for(truncated, obs)

@@ -6,31 +6,20 @@ from anywrap.shell.checks import autoreset_mode
 from anywrap.shell.images import frames_check, grayscale_map
 from anywrap.shell.maps import VectorObservationMap
 
-__all__ = ["GrayscaleObservation"]
-
 
 class GrayscaleObservation(VectorObservationMap):
-    """Converts a vector env's RGB image observations to grayscale (on any library but TensorFlow).
-
-    Drop-in for :class:`gymnasium.wrappers.vector.GrayscaleObservation`; see
-    :class:`anywrap.GrayscaleObservation`. One batched call, and in SAME_STEP
-    mode (which Gymnasium's refuses) ``info["final_obs"]`` is converted too.
+    """:class:`anywrap.GrayscaleObservation` for a vector env, in one batched call; in
+    SAME_STEP mode (which Gymnasium's refuses) ``info["final_obs"]`` is converted too.
 
     Example:
-        >>> import ale_py, gymnasium as gym
-        >>> import anywrap
+        >>> import ale_py, gymnasium as gym, anywrap
         >>> gym.register_envs(ale_py)
-        >>> envs = gym.make_vec("ALE/Pong-v5", num_envs=2, vectorization_mode="sync")
-        >>> envs = anywrap.vector.GrayscaleObservation(envs)
-        >>> envs.reset(seed=0)[0].shape
+        >>> envs = gym.make_vec("ALE/Pong-v5", 2, vectorization_mode="sync")
+        >>> anywrap.vector.GrayscaleObservation(envs).reset(seed=0)[0].shape
         (2, 210, 160)
-
-    Change logs:
-     * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
     def __init__(self, env: VectorEnv, keep_dim: bool = False) -> None:
-        """Wrap the vector env ``env``; ``keep_dim`` as :class:`anywrap.GrayscaleObservation`'s."""
         name, batch = self._start(env, keep_dim=keep_dim)
         image = grayscale_map(name, env.single_observation_space, keep_dim)
         self._wrap(env, image.space)

@@ -1,7 +1,5 @@
 """MaxAndSkipObservation for vector envs."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import numpy as np
@@ -12,49 +10,31 @@ from anywrap.shell.arrays import final_obs_batch, pack_final_obs
 from anywrap.shell.images import check_frames
 from anywrap.wrappers.max_and_skip_observation import MaxAndSkipShell
 
-__all__ = ["MaxAndSkipObservation"]
-
 
 class MaxAndSkipObservation(MaxAndSkipShell, VectorWrapper):
-    """Repeats each action ``skip`` times over a vector env; returns each sub-env's
-    maximum of its last two frames and its summed reward, on any array library.
-
-    Each sub-env as :class:`anywrap.MaxAndSkipObservation` treats one env,
-    except that all ``skip`` steps always happen: a sub-env's call ends at its
-    first done, and the steps after belong to its next episode (their reward
-    is added to the next call's; in SAME_STEP mode the observation is the new
-    episode's and ``info["final_obs"]`` the ended one's). DISABLED envs are
-    refused. Nothing is read on the host.
+    """:class:`anywrap.MaxAndSkipObservation` for a vector env, except that all ``skip`` steps
+    always happen: the steps after a sub-env's done belong to its next episode (their reward
+    goes to the next call's; in SAME_STEP mode the observation is the new episode's and
+    ``info["final_obs"]`` the ended one's). DISABLED envs are refused.
 
     Example:
-        >>> import ale_py, gymnasium as gym
-        >>> import numpy as np
-        >>> import anywrap
+        >>> import ale_py, gymnasium as gym, numpy as np, anywrap
         >>> gym.register_envs(ale_py)
         >>> kw = {"num_envs": 2, "vectorization_mode": "sync", "frameskip": 1}
         >>> envs = anywrap.vector.MaxAndSkipObservation(gym.make_vec("ALE/Pong-v5", **kw), skip=4)
         >>> _ = envs.reset(seed=0)
-        >>> obs, reward, *_ = envs.step(np.zeros(2, dtype=np.int64))  # 4 frames per sub-env
-        >>> obs.shape, obs.dtype, reward
-        ((2, 210, 160, 3), dtype('uint8'), array([0., 0.]))
-
-    Change logs:
-     * v0.1.0 - Initially added: Gymnasium 1.4's single-env wrapper, for vector envs.
+        >>> obs, reward, *_ = envs.step(np.zeros(2, dtype=np.int64))
+        >>> obs.shape, reward
+        ((2, 210, 160, 3), array([0., 0.]))
     """
 
-    _mode: AutoresetMode
-
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Any, dict[str, Any]]:
-        """Reset; the sub-envs reset (all, or those of ``reset_mask``) drop their pending reward."""
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         obs, info, mask = self._masked_reset(seed, options)
         check_frames(self, obs, self._shape)
         self._run(self._transforms["reset"], obs, mask)
         return obs, info
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
-        """Step every sub-env ``skip`` times with ``actions``."""
         same = self._mode is AutoresetMode.SAME_STEP
         rewards, terms, truncs, frames, finals = [], [], [], [], []
         n = self.num_envs

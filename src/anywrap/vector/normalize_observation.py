@@ -1,59 +1,28 @@
 """NormalizeObservation for vector envs."""
 
-from __future__ import annotations
-
-from functools import partial
 from typing import Any
 
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap.shell.arrays import final_obs_batch, pack_final_obs
-from anywrap.shell.checks import autoreset_mode
-from anywrap.shell.compiled import compiled
-from anywrap.transforms.normalize_observation import (
-    normalize_observation,
-    normalize_observation_with_final,
-)
 from anywrap.wrappers.normalize_observation import ObservationStatisticsShell
-
-__all__ = ["NormalizeObservation"]
-
-_NAME = "anywrap.vector.NormalizeObservation"
 
 
 class NormalizeObservation(ObservationStatisticsShell, VectorWrapper):
-    """Normalises a vector env's observations to zero mean and unit variance, on any library.
+    """:class:`anywrap.NormalizeObservation` for a vector env: one set of statistics, updated
+    from the whole batch once per step, in every autoreset mode (in SAME_STEP mode
+    ``info["final_obs"]`` is normalised too).
 
-    One set of statistics learns from every sub-env's observations (the batch
-    updates it once per step). Drop-in for
-    :class:`gymnasium.wrappers.vector.NormalizeObservation`, with the additions
-    of :class:`anywrap.NormalizeObservation`, and:
-
-    * Every autoreset mode (Gymnasium refuses SAME_STEP and DISABLED). In
-      SAME_STEP mode ``info["final_obs"]`` is normalised with the same
-      statistics, which learn from the returned observations only (as
-      purejaxrl, Brax and Stoix do) or, with ``learn_final_obs=True``, from
-      the final ones too.
-    * ``reset(options={"reset_mask": m})``: only the sub-envs reset feed the
-      statistics.
-    * ``process_group`` (PyTorch): the statistics are merged across the
-      ``torch.distributed`` ranks at every update.
+    Args:
+        process_group: A ``torch.distributed`` process group to merge the statistics over.
+        learn_final_obs: In SAME_STEP mode, learn from ``info["final_obs"]`` too.
 
     Example:
-        >>> import numpy as np
-        >>> import gymnasium as gym
-        >>> import anywrap
-        >>> envs = gym.make_vec("Pendulum-v1", num_envs=16, vectorization_mode="sync")
-        >>> envs = anywrap.vector.NormalizeObservation(envs)
+        >>> import numpy as np, gymnasium as gym, anywrap
+        >>> envs = anywrap.vector.NormalizeObservation(gym.make_vec("Pendulum-v1", 16))
         >>> obs, _ = envs.reset(seed=0)  # the statistics have seen exactly this batch
         >>> np.abs(obs.mean(0)).round(3), obs.std(0).round(3)
         (array([0., 0., 0.], dtype=float32), array([1., 1., 1.], dtype=float32))
-        >>> _ = envs.step(np.zeros((16, 1), np.float32))
-        >>> float(envs.obs_rms.count)  # Gymnasium's count starts at 1e-4
-        32.0001
-
-    Change logs:
-     * v0.1.0 - Initially added, matching Gymnasium 1.4 and extending its modes.
     """
 
     def __init__(
@@ -67,11 +36,7 @@ class NormalizeObservation(ObservationStatisticsShell, VectorWrapper):
         update_running_mean: bool = True,
         stats_gradient: bool = False,
     ) -> None:
-        """Wrap the vector env ``env``; the arguments as :class:`anywrap.NormalizeObservation`'s,
-        and ``process_group``, a ``torch.distributed`` process group to merge the
-        statistics over, and ``learn_final_obs`` (SAME_STEP: learn from
-        ``info["final_obs"]`` too)."""
-        epsilon = self._setup(
+        self._setup(
             env,
             epsilon,
             stats_dtype,
@@ -81,34 +46,15 @@ class NormalizeObservation(ObservationStatisticsShell, VectorWrapper):
             process_group=process_group,
             learn_final_obs=learn_final_obs,
         )
-        self._mode = autoreset_mode(_NAME, env)
         self.learn_final_obs = learn_final_obs
-        reduce = None
-        if process_group is not None:
-            from anywrap.distributed import torch_allreduce_sum
 
-            reduce = torch_allreduce_sum(process_group)
-        args: dict[str, Any] = {"epsilon": epsilon, "reduce": reduce}
-        args["stats_gradient"] = stats_gradient
-        with_final = partial(normalize_observation_with_final, learn_final=learn_final_obs, **args)
-        self._transforms = compiled(
-            {
-                **{u: partial(normalize_observation, update=u, **args) for u in (True, False)},
-                **{("final", u): partial(with_final, update=u) for u in (True, False)},
-            }
-        )
-
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Any, dict[str, Any]]:
-        """Reset; a ``reset_mask`` limits the statistics update to the sub-envs reset."""
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         obs, info, mask = self._masked_reset(seed, options)
         if getattr(obs, "shape", None) != self._check.shape:
             self._check(obs)
         return self._run(self._transforms[self._update_running_mean], obs, obs, mask), info
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
-        """Step the sub-envs and return their observations normalised."""
         obs, reward, terminated, truncated, info = self.env.step(actions)
         if self._mode is AutoresetMode.SAME_STEP and "final_obs" in info:
             obs, info = self._with_final_obs(obs, info)
@@ -119,11 +65,11 @@ class NormalizeObservation(ObservationStatisticsShell, VectorWrapper):
         return obs, reward, terminated, truncated, info
 
     def _with_final_obs(self, obs: Any, info: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
-        """SAME_STEP: normalise the final observations too (and maybe learn from them)."""
         if "_final_obs" not in info:
             raise ValueError(
-                f"{_NAME}: a SAME_STEP env's info holds 'final_obs' but not its mask "
-                f"'_final_obs' (which sub-envs ended); got the keys {sorted(info)}"
+                "anywrap.vector.NormalizeObservation: a SAME_STEP env's info holds 'final_obs' "
+                "but not its mask '_final_obs' (which sub-envs ended); got the keys "
+                f"{sorted(info)}"
             )
         self._check(obs)
         final, packed = final_obs_batch(info, obs, self.env.single_observation_space, self.num_envs)

@@ -1,57 +1,29 @@
 """NormalizeReward for vector envs."""
 
-from __future__ import annotations
-
-from functools import partial
 from typing import Any
 
-from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
+from gymnasium.vector import VectorEnv, VectorWrapper
 
-from anywrap.shell.checks import autoreset_mode, step_values
-from anywrap.shell.compiled import compiled, with_no_output
-from anywrap.transforms.normalize_reward import normalize_reward, reset_returns
+from anywrap.shell.checks import step_values
 from anywrap.wrappers.normalize_reward import RewardStatisticsShell
-
-__all__ = ["NormalizeReward"]
-
-_NAME = "anywrap.vector.NormalizeReward"
 
 
 class NormalizeReward(RewardStatisticsShell, VectorWrapper):
-    """Scales a vector env's rewards by the running std of the discounted return.
-
-    :class:`anywrap.NormalizeReward`'s formula, with one ``G`` per sub-env and
-    one ``Var[G]`` over all. Drop-in for
-    :class:`gymnasium.wrappers.vector.NormalizeReward`, with its numbers and
-    quirks: ``G`` resets on ``terminated`` only; in NEXT_STEP and
-    DISABLED modes the reset step after a done is left out; in SAME_STEP mode
-    ``G`` restarts at zero right after a done; ``G`` is float32 and its
-    statistics float64 (``stats_dtype`` puts both in one dtype). Additions:
-    those of :class:`anywrap.NormalizeReward`;
-    ``reset(options={"reset_mask": m})`` zeroes only the masked sub-envs'
-    returns (Gymnasium zeroes them all); ``process_group`` merges statistics
-    across ``torch.distributed`` ranks.
+    """:class:`anywrap.NormalizeReward` for a vector env: one ``G`` per sub-env, one
+    ``Var[G]`` over all, with Gymnasium's quirks: ``G`` resets on ``terminated`` only; in
+    NEXT_STEP and DISABLED modes the reset step after a done is left out; in SAME_STEP mode
+    ``G`` restarts at zero right after a done; ``G`` is float32 and its statistics float64
+    (``stats_dtype`` puts both in one dtype). A ``reset_mask`` zeroes only the masked
+    sub-envs' returns (Gymnasium's zeroes them all).
 
     Example:
-        Two MountainCars pay ``-0.1 * a**2`` per step: -0.025 and -0.1 for
-        actions 0.5 and 1. After 100 steps ``G = r (1 - 0.99**100) / 0.01``:
-
-        >>> import numpy as np
-        >>> import gymnasium as gym
-        >>> import anywrap
-        >>> envs = gym.make_vec("MountainCarContinuous-v0", num_envs=2, vectorization_mode="sync")
-        >>> envs = anywrap.vector.NormalizeReward(envs, gamma=0.99)
+        >>> import numpy as np, gymnasium as gym, anywrap
+        >>> envs = anywrap.vector.NormalizeReward(gym.make_vec("MountainCarContinuous-v0", 2))
         >>> _ = envs.reset(seed=0)
-        >>> for _ in range(100):
-        ...     scaled = envs.step(np.array([[0.5], [1.0]]))[1]
+        >>> for _ in range(100):  # rewards -0.025 and -0.1: G = r (1 - 0.99**100) / 0.01
+        ...     _ = envs.step(np.array([[0.5], [1.0]]))
         >>> envs.accumulated_reward.round(4)
         array([-1.5849, -6.3397], dtype=float32)
-        >>> std = np.sqrt(envs.return_rms.var + 1e-8)
-        >>> scaled.round(5), (np.array([-0.025, -0.1]) / std).round(5)
-        (array([-0.01303, -0.05211]), array([-0.01303, -0.05211]))
-
-    Change logs:
-     * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
     def __init__(
@@ -65,10 +37,9 @@ class NormalizeReward(RewardStatisticsShell, VectorWrapper):
         update_running_mean: bool = True,
         stats_gradient: bool = False,
     ) -> None:
-        """Wrap the vector env ``env``; the arguments as :class:`anywrap.NormalizeReward`'s,
-        and ``process_group``, a ``torch.distributed`` process group to merge the
-        statistics over."""
-        gamma, epsilon = self._setup(
+        """The single wrapper's arguments, and ``process_group``, a ``torch.distributed``
+        process group to merge the statistics over."""
+        self._setup(
             env,
             gamma,
             epsilon,
@@ -78,24 +49,6 @@ class NormalizeReward(RewardStatisticsShell, VectorWrapper):
             _disable_deepcopy=True,
             process_group=process_group,
         )
-        self._mode = autoreset_mode(_NAME, env)
-        reduce = None
-        if process_group is not None:
-            from anywrap.distributed import torch_allreduce_sum
-
-            reduce = torch_allreduce_sum(process_group)
-        same = self._mode is AutoresetMode.SAME_STEP
-        step = partial(
-            normalize_reward,
-            gamma=gamma,
-            epsilon=epsilon,
-            skip_after_done=not same,
-            zero_after_done=same,
-            reduce=reduce,
-            stats_gradient=stats_gradient,
-        )
-        steps = {u: partial(step, update=u) for u in (True, False)}
-        self._transforms = compiled({**steps, "reset": with_no_output(reset_returns)})
 
     @property
     def accumulated_reward(self) -> Any:
@@ -103,18 +56,14 @@ class NormalizeReward(RewardStatisticsShell, VectorWrapper):
         return self._state.accumulated
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
-        """Step the sub-envs and return their rewards scaled."""
         obs, reward, terminated, truncated, info = self.env.step(actions)
-        step_values(_NAME, reward, terminated, truncated, self.num_envs)
+        step_values("anywrap.vector.NormalizeReward", reward, terminated, truncated, self.num_envs)
         scaled = self._run(
             self._transforms[self._update_running_mean], reward, reward, terminated, truncated
         )
         return obs, scaled, terminated, truncated, info
 
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Any, dict[str, Any]]:
-        """Reset; zero the returns of the sub-envs reset (all, without a ``reset_mask``)."""
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         obs, info, mask = self._masked_reset(seed, options)
         self._run(self._transforms["reset"], obs, mask)
         return obs, info

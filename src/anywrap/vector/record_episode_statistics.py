@@ -1,7 +1,5 @@
 """RecordEpisodeStatistics for vector envs."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import numpy as np
@@ -11,45 +9,31 @@ from anywrap import xp
 from anywrap.shell.checks import flag, step_values
 from anywrap.wrappers.record_episode_statistics import EpisodeStatisticsShell
 
-__all__ = ["RecordEpisodeStatistics"]
-
 _NAME = "anywrap.vector.RecordEpisodeStatistics"
 
 
 class RecordEpisodeStatistics(EpisodeStatisticsShell, VectorWrapper):
-    """Records each sub-env's episode return, length and wall time, on the env's device.
+    """:class:`anywrap.RecordEpisodeStatistics` for a vector env: ``info[stats_key]`` holds
+    arrays over the sub-envs (zero where not done), ``info["_" + stats_key]`` the done mask.
 
-    On a step where some sub-envs end, ``info[stats_key]`` is ``{"r", "l",
-    "t"}`` (arrays over sub-envs, zero where not done) and
-    ``info["_" + stats_key]`` is the done mask. Drop-in for
-    :class:`gymnasium.wrappers.vector.RecordEpisodeStatistics` (arguments,
-    attributes, info keys, every autoreset mode).
-
-    On NumPy the keys appear only on steps where an episode ends, as in
-    Gymnasium; on device arrays (where checking would sync) on every step.
+    Args:
+        env: The vector env to wrap.
+        buffer_length: How many recent episodes the queues keep.
+        stats_key: The info key of the episode statistics.
+        flat_info: anywrap's own: the statistics as flat arrays ``info[stats_key + "_r"]``,
+            ``"_l"`` and ``"_t"``, with the mask, on every step (zero where no episode
+            ended), instead of Gymnasium's nested dict: what TorchRL's ``GymWrapper`` can
+            register (see the TorchRL recipe).
 
     Example:
-        Three CartPoles, always pushed right, fall after 8, 9 and 10 steps;
-        each pays 1 per step.
-
-        >>> import numpy as np
-        >>> import gymnasium as gym
-        >>> import anywrap
+        >>> import numpy as np, gymnasium as gym, anywrap
         >>> envs = gym.make_vec("CartPole-v1", num_envs=3, vectorization_mode="sync")
         >>> envs = anywrap.vector.RecordEpisodeStatistics(envs)
         >>> _ = envs.reset(seed=0)
-        >>> for t in range(1, 13):
-        ...     _, _, _, _, info = envs.step(np.ones(3, dtype=np.int64))
-        ...     if "episode" in info:
-        ...         print(t, info["_episode"], info["episode"]["r"], info["episode"]["l"])
-        8 [ True False False] [8. 0. 0.] [8 0 0]
-        9 [False  True False] [0. 9. 0.] [0 9 0]
-        10 [False False  True] [ 0.  0. 10.] [ 0  0 10]
-        >>> envs.episode_count, list(envs.return_queue), list(envs.length_queue)
-        (3, [8.0, 9.0, 10.0], [8, 9, 10])
-
-    Change logs:
-     * v0.1.0 - Initially added, matching Gymnasium 1.4.
+        >>> while "episode" not in (info := envs.step(np.ones(3, dtype=np.int64))[-1]):
+        ...     pass
+        >>> info["_episode"], info["episode"]["r"]
+        (array([ True, False, False]), array([8., 0., 0.]))
     """
 
     def __init__(
@@ -60,32 +44,16 @@ class RecordEpisodeStatistics(EpisodeStatisticsShell, VectorWrapper):
         *,
         flat_info: bool = False,
     ) -> None:
-        """Wrap ``env``.
-
-        Args:
-            env: The vector env to wrap.
-            buffer_length: How many recent episodes the queues keep.
-            stats_key: The info key of the episode statistics.
-            flat_info: anywrap's own: write the statistics as flat arrays
-                ``info[stats_key + "_r"]``, ``"_l"`` and ``"_t"``, with the mask, on every
-                step and every backend (zero where no episode ended), instead of
-                Gymnasium's nested dict: what TorchRL's ``GymWrapper`` can register
-                (see the TorchRL recipe).
-        """
         flat_info = flag(_NAME, "flat_info", flat_info)
         super().__init__(env, buffer_length, stats_key)
         self._saved_kwargs["flat_info"] = self.flat_info = flat_info
 
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Any, dict[str, Any]]:
-        """Reset; restart the statistics of the sub-envs reset (all, without a mask)."""
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         obs, info, mask = self._masked_reset(seed, options)
         self._run(self._transforms["reset"], obs, mask, self._now())
         return obs, info
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
-        """Step the sub-envs; report the statistics of the episodes that end."""
         obs, reward, terminated, truncated, info = self.env.step(actions)
         if not isinstance(info, dict):
             raise TypeError(f"{_NAME}: expected `info` to be a dict, got {type(info)}")

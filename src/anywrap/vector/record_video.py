@@ -1,7 +1,5 @@
 """RecordVideo for vector envs: Gymnasium's, taking frames of any library."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import gymnasium as gym
@@ -10,8 +8,6 @@ from anywrap import xp
 from anywrap.shell.checks import checked_reset
 from anywrap.transforms.tile_frames import tile_frames
 from anywrap.wrappers.record_video import host_frame
-
-__all__ = ["RecordVideo"]
 
 
 class _Missing(gym.vector.VectorWrapper):
@@ -28,32 +24,18 @@ _Base: Any = getattr(gym.wrappers.vector, "RecordVideo", None) or _Missing
 
 
 class RecordVideo(_Base):  # type: ignore[misc]
-    """Records videos of a vector env's episodes (sub-env 0's), the sub-envs' frames tiled,
-    as Gymnasium's does, from frames of any library.
-
-    :class:`gymnasium.wrappers.vector.RecordVideo` itself (same arguments,
-    triggers, grid, file names and moviepy encoder), but ``render()`` may give
-    the sub-envs' frames as a sequence of arrays of any library or as one batch
-    ``(num_envs, H, W, C)`` (a GPU simulator's); the tiled frame is made where
-    the frames are and copied to the host once. Episodes are counted from
-    sub-env 0's flags, which Gymnasium reads on every step: a device env's
-    flags are read on the host only where ``episode_trigger`` (the default) is
-    in use; a ``step_trigger`` alone reads none.
+    """:class:`gymnasium.wrappers.vector.RecordVideo`, from frames of any library (a sequence
+    or one ``(num_envs, H, W, C)`` batch), tiled where they are and copied to the host once.
 
     Example:
-        >>> import gymnasium as gym
-        >>> import anywrap
+        >>> import gymnasium as gym, anywrap
         >>> issubclass(anywrap.vector.RecordVideo, gym.wrappers.vector.RecordVideo)
         True
-
-    Change logs:
-     * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
     reset = checked_reset(_Base.reset)  # options checked first
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
-        """Gymnasium's step; with no ``episode_trigger``, sub-env 0's flags are not read."""
         if self.episode_trigger is not None:
             return super().step(actions)
         obs, rewards, terminations, truncations, info = self.env.step(actions)

@@ -11,37 +11,24 @@ from anywrap.shell.arrays import rescaled_box
 from anywrap.shell.maps import VectorActionMap
 from anywrap.transforms.rescale import affine_inverse
 
-__all__ = ["RescaleAction"]
-
 
 class RescaleAction(VectorActionMap):
-    """Affinely rescales each sub-env's Box action space to ``[min_action, max_action]``.
-
-    Drop-in for :class:`gymnasium.wrappers.vector.RescaleAction`; see
-    :class:`anywrap.RescaleAction`. The batch sent to the env takes the env's
-    action dtype (Gymnasium's quirk).
+    """:class:`anywrap.RescaleAction` for a vector env; the batch sent to the env takes the
+    env's action dtype (Gymnasium's quirk).
 
     Example:
-        >>> import numpy as np
-        >>> import gymnasium as gym
-        >>> import anywrap
+        >>> import numpy as np, gymnasium as gym, anywrap
         >>> envs = gym.make_vec("MountainCarContinuous-v0", num_envs=2, vectorization_mode="sync")
-        >>> envs = anywrap.vector.RescaleAction(envs, 0.0, 1.0)
-        >>> envs.actions(np.array([[0.0], [0.75]]))
+        >>> anywrap.vector.RescaleAction(envs, 0.0, 1.0).actions(np.array([[0.0], [0.75]]))
         array([[-1. ],
                [ 0.5]], dtype=float32)
-
-    Change logs:
-     * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
     def __init__(self, env: VectorEnv, min_action: Any, max_action: Any) -> None:
-        """Wrap the vector env ``env``; the bounds as :class:`anywrap.RescaleAction`'s."""
         name, batch = self._start(env, min_action=min_action, max_action=max_action)
         single = env.single_action_space
         box, gradient, intercept = rescaled_box(name, single, min_action, max_action, "action")
         self._wrap(env, action_space=box)
         self._bounds = ActionBounds(self, box, batch)
-        # Gymnasium's vector wrapper writes each action into an array of the env's dtype
         fn = partial(affine_inverse, dtype=np.dtype(single.dtype).name)
         self._set_map(name, fn, None, gradient, intercept)

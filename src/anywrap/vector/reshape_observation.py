@@ -11,38 +11,27 @@ from anywrap.shell.maps import VectorObservationMap
 from anywrap.transforms.dtype_observation import cast
 from anywrap.transforms.reshape_observation import reshape_observation
 
-__all__ = ["ReshapeObservation"]
-
 
 def _reshape_batch(obs: Any, shape: tuple[int, ...], dtype: str) -> Any:
     return cast(reshape_observation(obs, shape, batch_ndim=1), dtype)
 
 
 class ReshapeObservation(VectorObservationMap):
-    """Reshapes each sub-env's Box observation to ``shape``.
-
-    Drop-in for :class:`gymnasium.wrappers.vector.ReshapeObservation`; see
-    :class:`anywrap.ReshapeObservation`. A batch of another shape is refused.
+    """:class:`anywrap.ReshapeObservation` for a vector env; the batch takes the space's
+    dtype, as in Gymnasium.
 
     Example:
-        >>> import gymnasium as gym
-        >>> import anywrap
-        >>> envs = gym.make_vec("CartPole-v1", num_envs=3, vectorization_mode="sync")
-        >>> envs = anywrap.vector.ReshapeObservation(envs, (2, 2))
+        >>> import gymnasium as gym, anywrap
+        >>> envs = anywrap.vector.ReshapeObservation(gym.make_vec("CartPole-v1", 3), (2, 2))
         >>> envs.reset(seed=0)[0].shape
         (3, 2, 2)
-
-    Change logs:
-     * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
     def __init__(self, env: VectorEnv, shape: tuple[int, ...]) -> None:
-        """Wrap the vector env ``env``; ``shape`` as :class:`anywrap.ReshapeObservation`'s."""
         name, batch = self._start(env, shape=shape)
         single = env.single_observation_space
         space = reshape_space(name, single, shape)
         self._wrap(env, space)
         self.shape = shape
-        # Gymnasium's vector wrapper gives the space's dtype
         fn = partial(_reshape_batch, shape=space.shape, dtype=np.dtype(space.dtype).name)
         self._set_map(name, fn, box_check(name, single, *batch))

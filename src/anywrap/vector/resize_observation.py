@@ -6,33 +6,22 @@ from anywrap.shell.checks import autoreset_mode
 from anywrap.shell.images import frames_check, resize_map
 from anywrap.shell.maps import VectorObservationMap
 
-__all__ = ["ResizeObservation"]
-
 
 class ResizeObservation(VectorObservationMap):
-    """Resizes a vector env's image observations, on any array library.
-
-    Drop-in for :class:`gymnasium.wrappers.vector.ResizeObservation`; see
-    :class:`anywrap.ResizeObservation`. The whole batch is resized in one call,
-    in every autoreset mode.
+    """:class:`anywrap.ResizeObservation` for a vector env: the whole batch in one call, in
+    every autoreset mode.
 
     Example:
-        >>> import ale_py, gymnasium as gym
-        >>> import anywrap
+        >>> import ale_py, gymnasium as gym, anywrap
         >>> gym.register_envs(ale_py)
-        >>> envs = gym.make_vec("ALE/Pong-v5", num_envs=2, vectorization_mode="sync")
-        >>> envs = anywrap.vector.ResizeObservation(envs, (84, 84))
-        >>> envs.reset(seed=0)[0].shape
+        >>> envs = gym.make_vec("ALE/Pong-v5", 2, vectorization_mode="sync")
+        >>> anywrap.vector.ResizeObservation(envs, (84, 84)).reset(seed=0)[0].shape
         (2, 84, 84, 3)
-
-    Change logs:
-     * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
     def __init__(
         self, env: VectorEnv, shape: tuple[int, int], *, interpolation: str = "area"
     ) -> None:
-        """Wrap the vector env ``env``; the arguments as :class:`anywrap.ResizeObservation`'s."""
         name, batch = self._start(env, shape=shape, interpolation=interpolation)
         image = resize_map(name, env.single_observation_space, shape, interpolation)
         self._wrap(env, image.space)

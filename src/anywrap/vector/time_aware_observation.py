@@ -1,7 +1,5 @@
 """TimeAwareObservation for vector envs (Gymnasium has none)."""
 
-from __future__ import annotations
-
 from typing import Any
 
 from gymnasium.vector import AutoresetMode, VectorWrapper
@@ -9,47 +7,29 @@ from gymnasium.vector import AutoresetMode, VectorWrapper
 from anywrap.shell.arrays import checked, final_obs_batch, pack_final_obs
 from anywrap.wrappers.time_aware_observation import TimeAwareShell
 
-__all__ = ["TimeAwareObservation"]
-
 
 class TimeAwareObservation(TimeAwareShell, VectorWrapper):
-    """Adds each sub-env's episode step count to its observation, counted on the env's device.
-
-    Row by row, what a Gymnasium vector env of sub-envs wrapped in
-    :class:`gymnasium.wrappers.TimeAwareObservation` gives (see
-    :class:`anywrap.TimeAwareObservation`), in every autoreset mode; in
-    SAME_STEP mode ``info["final_obs"]`` shows the ended episode's last count.
-    ``reset(options={"reset_mask": m})`` restarts the masked counts.
+    """:class:`anywrap.TimeAwareObservation` for a vector env (Gymnasium has none), in every
+    autoreset mode; in SAME_STEP mode ``info["final_obs"]`` shows the ended episode's count.
 
     Example:
-        >>> import gymnasium as gym
-        >>> import anywrap
-        >>> envs = gym.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync")
-        >>> envs = anywrap.vector.TimeAwareObservation(envs, normalize_time=True)
+        >>> import gymnasium as gym, anywrap
+        >>> envs = anywrap.vector.TimeAwareObservation(gym.make_vec("CartPole-v1", 2), True, True)
         >>> _ = envs.reset(seed=0)
         >>> envs.step(envs.action_space.sample())[0][:, -1]
         array([0.002, 0.002], dtype=float32)
-
-    Change logs:
-     * v0.1.0 - Initially added.
     """
-
-    _mode: AutoresetMode
 
     @property
     def timesteps(self) -> Any:
         """Each sub-env's step count in its current episode (an array of the env's library)."""
         return self._state.elapsed
 
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Any, dict[str, Any]]:
-        """Reset; restart the counts of the sub-envs reset (all, without a ``reset_mask``)."""
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         obs, info, mask = self._masked_reset(seed, options)
         return self._run(self._transforms["reset"], obs, checked(self._check, obs), mask), info
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
-        """Step and add each sub-env's new count to its observation."""
         obs, reward, terminated, truncated, info = self.env.step(actions)
         checked(self._check, obs)
         if self._mode is AutoresetMode.SAME_STEP and "final_obs" in info:

@@ -1,7 +1,5 @@
 """TimeLimit for vector envs (Gymnasium has none)."""
 
-from __future__ import annotations
-
 from functools import partial
 from typing import Any
 
@@ -17,38 +15,21 @@ from anywrap.shell.time import AUTORESET, check_max_episode_steps
 from anywrap.transforms import time_limit as T
 from anywrap.tree import tree_map
 
-__all__ = ["TimeLimit"]
-
-_NAME = "anywrap.vector.TimeLimit"
-
 
 class TimeLimit(Shell, VectorWrapper):
-    """Truncates each sub-env's episode once it has taken ``max_episode_steps`` steps.
-
-    One array of counts on the env's device, restarted with the episodes (at
-    ``reset``, masked or not, and at the env's autoresets); ``truncated`` is
-    or'ed with ``count >= max_episode_steps``. The env must take
-    ``reset(options={"reset_mask": m})``: it restarts what the limit ends, on
-    the next step (NEXT_STEP: that row becomes the reset observation, reward
-    0) or at once (SAME_STEP: the last observation goes to
-    ``info["final_obs"]``); on a device, on every step once a count could
-    have reached the limit, so an empty mask must be accepted too.
+    """:class:`anywrap.TimeLimit` for a vector env (Gymnasium has none), one count per
+    sub-env on its device. The env must take ``reset(options={"reset_mask": m})`` (on a
+    device, with an empty mask too): it restarts the sub-envs the limit ends.
 
     Example:
-        >>> import gymnasium as gym
-        >>> import anywrap
-        >>> envs = gym.make_vec("Pendulum-v1", num_envs=2, vectorization_mode="sync")
-        >>> envs = anywrap.vector.TimeLimit(envs, max_episode_steps=3)
+        >>> import gymnasium as gym, anywrap
+        >>> envs = anywrap.vector.TimeLimit(gym.make_vec("Pendulum-v1", 2), max_episode_steps=3)
         >>> _ = envs.reset(seed=0)
         >>> [envs.step(envs.action_space.sample())[3].tolist() for _ in range(4)]
         [[False, False], [False, False], [True, True], [False, False]]
-
-    Change logs:
-     * v0.1.0 - Initially added.
     """
 
     def __init__(self, env: VectorEnv, max_episode_steps: int) -> None:
-        """Wrap the vector env ``env``; ``max_episode_steps`` as :class:`anywrap.TimeLimit`'s."""
         name, batch = self._start(env, max_episode_steps=max_episode_steps)
         max_episode_steps = check_max_episode_steps(name, max_episode_steps)
         self._wrap(env)
@@ -67,20 +48,12 @@ class TimeLimit(Shell, VectorWrapper):
             }
         )
 
-    _mode: AutoresetMode
-    _steps: int
-    _max_episode_steps: int
-    _transforms: dict[str, Any]
-
     @property
     def elapsed_steps(self) -> Any:
         """Each sub-env's step count in its current episode (an array of the env's library)."""
         return self._state.clock.elapsed
 
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Any, dict[str, Any]]:
-        """Reset; restart the counts of the sub-envs reset (all, without a ``reset_mask``)."""
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         obs, info, mask = self._masked_reset(seed, options)
         self._run(self._transforms["reset"], obs, mask)
         if mask is None:
@@ -88,15 +61,13 @@ class TimeLimit(Shell, VectorWrapper):
         return obs, info
 
     def _may_reset(self, mask: Any) -> bool:
-        """Whether to ask the env for a masked reset (host: look; device: whenever possible)."""
         if xp.is_host(mask):
             return bool(np.any(mask))
         return self._steps >= self._max_episode_steps
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
-        """Step; truncate the episodes that reach the limit (and have the env reset them)."""
         obs, reward, terminated, truncated, info = self.env.step(actions)
-        step_values(_NAME, reward, terminated, truncated, self.num_envs)
+        step_values("anywrap.vector.TimeLimit", reward, terminated, truncated, self.num_envs)
         pending = self._state_for(obs).pending
         if self._mode is AutoresetMode.NEXT_STEP and self._may_reset(pending):
             fresh, _ = self.env.reset(options={"reset_mask": pending})
@@ -111,8 +82,6 @@ class TimeLimit(Shell, VectorWrapper):
         return obs, reward, terminated, truncated, info
 
     def _restart_now(self, obs: Any, info: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
-        """SAME_STEP: reset the sub-envs the limit ended now; their last observation goes
-        to ``info["final_obs"]``."""
         forced = self._state.pending
         fresh, _ = self.env.reset(options={"reset_mask": forced})
         info = dict(info)

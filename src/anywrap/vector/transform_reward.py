@@ -1,7 +1,5 @@
 """TransformReward for vector envs."""
 
-from __future__ import annotations
-
 from collections.abc import Callable
 from typing import Any
 
@@ -10,27 +8,19 @@ from gymnasium.vector import VectorEnv
 
 from anywrap.shell.checks import autoreset_mode_property, callable_argument, checked_reset
 
-__all__ = ["TransformReward"]
-
 
 class TransformReward(gym.wrappers.vector.TransformReward):
-    """Applies ``func`` to every batch of rewards; arrays pass through untouched.
-
-    Identical to :class:`gymnasium.wrappers.vector.TransformReward`.
+    """:class:`gymnasium.wrappers.vector.TransformReward`, with anywrap's checks: ``func``
+    maps every batch of rewards, which pass untouched.
 
     Example:
-        >>> import gymnasium as gym
-        >>> import anywrap
-        >>> import numpy as np
-        >>> envs = gym.make_vec("MountainCarContinuous-v0", num_envs=2, vectorization_mode="sync")
-        >>> envs = anywrap.vector.TransformReward(envs, lambda r: np.clip(r, -0.05, 0.05))
-        >>> _ = envs.reset(seed=0)
-        >>> envs.step(np.array([[0.5], [1.0]]))[1]  # MountainCar's -0.025 and -0.1, clipped
-        array([-0.025, -0.05 ])
+        >>> import gymnasium as gym, anywrap, numpy as np
+        >>> envs = anywrap.vector.TransformReward(gym.make_vec("CartPole-v1", 2), lambda r: 2 * r)
+        >>> envs.rewards(np.array([1.0, 0.5]))
+        array([2., 1.])
     """
 
     def __init__(self, env: VectorEnv, func: Callable[[Any], Any]) -> None:
-        """Wrap ``env`` so that rewards pass through ``func``."""
         callable_argument("anywrap.vector.TransformReward", "func", func)
         super().__init__(env, func)
 

@@ -1,7 +1,5 @@
 """AddRenderObservation for a single env."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import gymnasium as gym
@@ -9,33 +7,26 @@ import numpy as np
 
 from anywrap.shell.checks import check_env_kind, checked_reset
 
-__all__ = ["AddRenderObservation"]
-
 _NAME = "anywrap.AddRenderObservation"
 
 
 class AddRenderObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
-    """The env's rendered frame as the observation (``render_only``), or beside it in a dict.
+    """The env's rendered frame as the observation (``render_only``), or beside it in a dict:
+    :class:`gymnasium.wrappers.AddRenderObservation`, taking frames of any library.
 
-    Drop-in for :class:`gymnasium.wrappers.AddRenderObservation`: same
-    arguments, spaces (the frame is a uint8 Box of the first frame's shape,
-    rendered after a ``reset()`` here, as there) and errors. Gymnasium takes
-    NumPy frames only; here ``render()`` may return an array of any library
-    (a torch or JAX env's frame stays on its device: nothing is copied).
+    Args:
+        env: An env whose ``render_mode`` is neither None nor "human".
+        render_only: The frame alone as the observation; else a dict of both.
+        render_key: The frame's key in the dict.
+        obs_key: The env's observation's key, where it is no dict itself.
 
     Example:
-        >>> import gymnasium as gym
-        >>> import anywrap
+        >>> import gymnasium as gym, anywrap
         >>> env = gym.make("CartPole-v1", render_mode="rgb_array")
         >>> env = anywrap.AddRenderObservation(env, render_only=False)
-        >>> env.observation_space["pixels"]
-        Box(0, 255, (400, 600, 3), uint8)
         >>> obs, _ = env.reset(seed=123)
         >>> sorted(obs), obs["pixels"].shape
         (['pixels', 'state'], (400, 600, 3))
-
-    Change logs:
-     * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
     def __init__(
@@ -45,14 +36,6 @@ class AddRenderObservation(gym.ObservationWrapper, gym.utils.RecordConstructorAr
         render_key: str = "pixels",
         obs_key: str = "state",
     ) -> None:
-        """Wrap ``env`` (``render_mode`` neither None nor "human").
-
-        Args:
-            env: The env to wrap.
-            render_only: The frame alone as the observation; else a dict of both.
-            render_key: The frame's key in the dict.
-            obs_key: The env's observation's key, where it is no dict itself.
-        """
         gym.utils.RecordConstructorArgs.__init__(
             self, render_only=render_only, render_key=render_key, obs_key=obs_key
         )
@@ -86,13 +69,9 @@ class AddRenderObservation(gym.ObservationWrapper, gym.utils.RecordConstructorAr
             self.observation_space = gym.spaces.Dict({obs_key: space, render_key: pixel_space})
         self.render_only, self.render_key, self.obs_key = render_only, render_key, obs_key
 
-    @checked_reset
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
-        """Reset the env (``options`` checked first)."""
-        return super().reset(seed=seed, options=options)
+    reset = checked_reset(gym.ObservationWrapper.reset)
 
     def observation(self, observation: Any) -> Any:
-        """The frame, alone or with ``observation``."""
         if self.render_only:
             return self.render()
         if isinstance(self.env.observation_space, gym.spaces.Dict):

@@ -1,7 +1,5 @@
 """AddWhiteNoise for a single env."""
 
-from __future__ import annotations
-
 from functools import partial
 from typing import Any
 
@@ -13,47 +11,30 @@ from anywrap.shell.checks import check_env_kind
 from anywrap.shell.noise import RenderNoise, draw_noise, draw_uniform, like
 from anywrap.transforms.noise import white_noise
 
-__all__ = ["AddWhiteNoise"]
-
-_NAME = "anywrap.AddWhiteNoise"
-
 
 class AddWhiteNoise(RenderNoise):
     """Replaces each pixel of ``render()``'s frames by white noise with probability
-    ``probability_of_noise_per_pixel``, on the frames' library and device.
-
-    Drop-in for :class:`gymnasium.wrappers.AddWhiteNoise`: same arguments and
-    errors. On NumPy frames the noise is Gymnasium's, bit for bit (drawn from the
-    env's ``np_random`` in Gymnasium's order); a torch, JAX or TensorFlow frame draws
-    from the library's own generator on its device, seeded from ``reset(seed=)``
-    (same distribution, other draws: :mod:`anywrap.shell.noise`). With
-    ``is_noise_grayscale`` Gymnasium's frames come out uint64 (a NumPy sum);
-    here they keep the frame's dtype, with the same values.
+    ``probability_of_noise_per_pixel``: :class:`gymnasium.wrappers.AddWhiteNoise`, on the
+    frames' device (NumPy frames: Gymnasium's noise bit for bit; others: their library's
+    generator). With ``is_noise_grayscale`` frames keep their dtype (Gymnasium's: uint64).
 
     Example:
-        >>> import gymnasium as gym
-        >>> import anywrap
+        >>> import gymnasium as gym, anywrap
         >>> env = anywrap.AddWhiteNoise(gym.make("CartPole-v1", render_mode="rgb_array"), 0.5)
         >>> _ = env.reset(seed=123)
         >>> frame = env.render()
         >>> frame.shape, 0.3 < float((frame != env.unwrapped.render()).any(-1).mean()) < 0.7
         ((400, 600, 3), True)
-
-    Change logs:
-     * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
     def __init__(
-        self,
-        env: gym.Env,
-        probability_of_noise_per_pixel: float,
-        is_noise_grayscale: bool = False,
+        self, env: gym.Env, probability_of_noise_per_pixel: float, is_noise_grayscale: bool = False
     ) -> None:
         """Wrap ``env``; ``probability_of_noise_per_pixel`` in [0, 1), ``is_noise_grayscale``:
         gray noise on the three channels."""
         if not 0 <= probability_of_noise_per_pixel < 1:
             raise InvalidProbability(
-                f"{_NAME}: expected `probability_of_noise_per_pixel` in [0, 1), got "
+                f"anywrap.AddWhiteNoise: expected `probability_of_noise_per_pixel` in [0, 1), got "
                 f"{probability_of_noise_per_pixel!r}"
             )
         gym.utils.RecordConstructorArgs.__init__(

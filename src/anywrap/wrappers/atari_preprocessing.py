@@ -1,7 +1,5 @@
 """AtariPreprocessing for a single env."""
 
-from __future__ import annotations
-
 from functools import partial
 from typing import Any
 
@@ -13,55 +11,37 @@ from anywrap.shell.checks import check_env_kind, checked_reset
 from anywrap.shell.images import frames_check, grayscale_map, image_space
 from anywrap.transforms.atari_preprocessing import atari_frame
 
-__all__ = ["AtariPreprocessing"]
-
 _NAME = "anywrap.AtariPreprocessing"
 
 
 def _screen(size: Any) -> tuple[int, int] | None:
     """Gymnasium's ``screen_size`` rule: a positive int, or a tuple of two (width, height)."""
-    if isinstance(size, int) and size > 0:
-        return size, size
-    if (
-        isinstance(size, tuple)
-        and len(size) == 2
-        and all(isinstance(s, int) and s > 0 for s in size)
-    ):
-        return size
-    return None
+    size = (size, size) if isinstance(size, int) else size
+    ok = isinstance(size, tuple) and len(size) == 2
+    return size if ok and all(isinstance(s, int) and s > 0 for s in size) else None
 
 
 class AtariPreprocessing(gym.Wrapper, gym.utils.RecordConstructorArgs):
-    """Machado et al. (2018)'s Atari preprocessing: noop reset, frame skip with max-pooling
-    of the last two frames, optional terminal on life loss, grayscale, resize and scaling,
-    on the env's library and device.
+    """Machado et al. (2018)'s Atari preprocessing on the env's library and device:
+    :class:`gymnasium.wrappers.AtariPreprocessing`, but its frames are the env's observations
+    through :class:`anywrap.GrayscaleObservation` and :class:`anywrap.ResizeObservation`
+    (Gymnasium's read ALE's screens, whose grayscale differs by up to 11 levels).
 
-    Drop-in for :class:`gymnasium.wrappers.AtariPreprocessing`: same arguments,
-    spaces, errors and step logic (the number of noops from the env's
-    ``np_random``, the loop that stops where an episode ends, the pooled frame
-    kept as the newest). The frames are the observations the env returns, run
-    through anywrap's grayscale (:class:`anywrap.GrayscaleObservation`'s) and
-    area resize (:class:`anywrap.ResizeObservation`'s), so a torch or JAX
-    emulator's frames stay on its device; NumPy needs no OpenCV. Gymnasium reads
-    ALE's own screens instead: the same RGB frames, but ALE's grayscale is its
-    palette's luminance (``0.299 r + 0.587 g + 0.114 b``, rounded), which differs
-    from ``GrayscaleObservation``'s by up to 11 levels. An env without
-    ``_frameskip`` (not ALE) is taken as not skipping frames; without ``ale``,
-    lives are not counted. The flags are read on the host, as any frame-skip
-    loop must.
+    Args:
+        env: An Atari env (uint8 RGB frames, no frame skip of its own).
+        noop_max: At most this many NOOPs (action 0) after a reset; 0: none.
+        frame_skip: Steps per action.
+        screen_size: The frames' size: an int, or ``(width, height)``.
+        terminal_on_life_loss: ``terminated`` when a life is lost.
+        grayscale_obs: Grayscale frames, else RGB.
+        grayscale_newaxis: A channel axis of 1 on grayscale frames.
+        scale_obs: ``float32`` frames in [0, 1], else uint8.
 
     Example:
-        >>> import ale_py, gymnasium as gym
-        >>> import anywrap
+        >>> import ale_py, gymnasium as gym, anywrap
         >>> gym.register_envs(ale_py)
-        >>> env = anywrap.AtariPreprocessing(gym.make("ALE/Pong-v5", frameskip=1))
-        >>> env.observation_space
-        Box(0, 255, (84, 84), uint8)
-        >>> env.reset(seed=0)[0].shape
+        >>> anywrap.AtariPreprocessing(gym.make("ALE/Pong-v5", frameskip=1)).reset(seed=0)[0].shape
         (84, 84)
-
-    Change logs:
-     * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
     def __init__(
@@ -75,18 +55,6 @@ class AtariPreprocessing(gym.Wrapper, gym.utils.RecordConstructorArgs):
         grayscale_newaxis: bool = False,
         scale_obs: bool = False,
     ) -> None:
-        """Wrap an Atari ``env`` (uint8 RGB frames, no frame skip of its own).
-
-        Args:
-            env: The env to wrap.
-            noop_max: At most this many NOOPs (action 0) after a reset; 0: none.
-            frame_skip: Steps per action.
-            screen_size: The frames' size: an int, or ``(width, height)``.
-            terminal_on_life_loss: ``terminated`` when a life is lost.
-            grayscale_obs: Grayscale frames, else RGB.
-            grayscale_newaxis: A channel axis of 1 on grayscale frames.
-            scale_obs: ``float32`` frames in [0, 1], else uint8.
-        """
         gym.utils.RecordConstructorArgs.__init__(
             self,
             noop_max=noop_max,
@@ -150,7 +118,6 @@ class AtariPreprocessing(gym.Wrapper, gym.utils.RecordConstructorArgs):
         return self.env.unwrapped.ale  # type: ignore[attr-defined]
 
     def _kept(self, obs: Any) -> Any:
-        """The frame of ``obs`` as kept (grayscale where asked), ``obs`` checked first."""
         self._check(obs)
         return obs if self._gray is None else self._gray(obs)
 
@@ -164,7 +131,6 @@ class AtariPreprocessing(gym.Wrapper, gym.utils.RecordConstructorArgs):
         return 0 if ale is None else int(ale.lives())
 
     def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
-        """Take ``action`` for ``frame_skip`` steps (fewer where the episode ends)."""
         total_reward: Any = 0.0
         terminated, truncated, info = False, False, dict[str, Any]()
         for t in range(self.frame_skip):
@@ -183,7 +149,6 @@ class AtariPreprocessing(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
     @checked_reset
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
-        """Reset, then take a random number of NOOPs (1 to ``noop_max``)."""
         obs, reset_info = self.env.reset(seed=seed, options=options)
         noops = self.env.unwrapped.np_random.integers(1, self.noop_max + 1) if self.noop_max else 0
         for _ in range(noops):

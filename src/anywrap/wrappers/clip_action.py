@@ -1,15 +1,11 @@
 """ClipAction for a single env, and the space function both shells use."""
 
-from __future__ import annotations
-
 import gymnasium as gym
 import numpy as np
 
 from anywrap.shell.actions import ActionBounds
 from anywrap.shell.maps import ActionMap
 from anywrap.transforms.actions import clip_action
-
-__all__ = ["ClipAction"]
 
 
 def clip_spaces(name: str, space: gym.Space) -> tuple[gym.spaces.Box, gym.spaces.Box]:
@@ -20,26 +16,14 @@ def clip_spaces(name: str, space: gym.Space) -> tuple[gym.spaces.Box, gym.spaces
 
 
 class ClipAction(ActionMap):
-    """Clips each action to the env's Box bounds, in the action's own library.
-
-    .. math:: a' = \\min(\\max(a, \\text{low}), \\text{high})
-
-    Drop-in for :class:`gymnasium.wrappers.ClipAction`: the action space is the
-    unbounded Box of the same shape and dtype. An action of the wrong shape,
-    library or device is refused (Gymnasium would return NumPy, or broadcast).
+    """Clips each action to the env's Box bounds, in the action's own library:
+    :class:`gymnasium.wrappers.ClipAction`; the action space is the unbounded Box.
 
     Example:
-        >>> import numpy as np
-        >>> import gymnasium as gym
-        >>> import anywrap
+        >>> import numpy as np, gymnasium as gym, anywrap
         >>> env = anywrap.ClipAction(gym.make("MountainCarContinuous-v0"))
-        >>> env.action_space, env.unwrapped.action_space
-        (Box(-inf, inf, (1,), float32), Box(-1.0, 1.0, (1,), float32))
-        >>> env.action(np.array([5.0])), env.action(np.array([-0.25]))
-        (array([1.]), array([-0.25]))
-
-    Change logs:
-     * v0.1.0 - Initially added, matching Gymnasium 1.4.
+        >>> env.action_space, env.action(np.array([5.0]))
+        (Box(-inf, inf, (1,), float32), array([1.]))
     """
 
     _state = None  # not a checkpoint layer (as in 0.1)

@@ -1,7 +1,5 @@
 """ClipReward for a single env."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import gymnasium as gym
@@ -10,29 +8,15 @@ from anywrap.shell.arrays import check_reward_bounds, reward_bound
 from anywrap.shell.maps import RewardMap
 from anywrap.transforms.clip_reward import clip_reward
 
-__all__ = ["ClipReward"]
-
 
 class ClipReward(RewardMap):
-    """Clips every reward to ``[min_reward, max_reward]``, in the reward's own library.
-
-    .. math:: r' = \\min(\\max(r, \\text{min\\_reward}), \\text{max\\_reward})
-
-    Drop-in for :class:`gymnasium.wrappers.ClipReward`: same arguments, errors
-    and numbers (NumPy's ``np.clip``: a Python float reward comes back as
-    ``np.float64``, and an array bound promotes the reward's dtype). Either
-    bound may be ``None``, not both.
+    """Clips every reward to ``[min_reward, max_reward]``: :class:`gymnasium.wrappers.ClipReward`,
+    in the reward's library (a Python float comes back as ``np.float64``, as ``np.clip``'s).
 
     Example:
-        >>> import gymnasium as gym
-        >>> import anywrap
-        >>> env = anywrap.ClipReward(gym.make("CartPole-v1"), 0.0, 0.5)
-        >>> _ = env.reset(seed=0)
-        >>> env.step(1)[1]
+        >>> import gymnasium as gym, anywrap
+        >>> anywrap.ClipReward(gym.make("CartPole-v1"), 0.0, 0.5).reward(1.0)
         np.float64(0.5)
-
-    Change logs:
-     * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
     def __init__(self, env: gym.Env, min_reward: Any = None, max_reward: Any = None) -> None:

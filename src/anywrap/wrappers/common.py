@@ -1,16 +1,6 @@
-"""Gymnasium's wrappers with no array arithmetic, for a single env.
+"""Gymnasium's wrappers with no array arithmetic, for one env (device arrays read on the host)."""
 
-Each is Gymnasium's own class with one addition, as every anywrap wrapper has:
-``reset`` refuses options that are no dict, naming the wrapper, before anything
-changes. Where Gymnasium's hands a device array to NumPy (its env checker, its
-screen), anywrap's gives it a host copy instead, once, off the step path.
-"""
-
-from __future__ import annotations
-
-import contextlib
 import functools
-from collections.abc import Iterator
 from typing import Any
 
 import gymnasium as gym
@@ -19,12 +9,9 @@ from anywrap import xp
 from anywrap.shell.checks import checked_reset
 from anywrap.tree import tree_map
 
-__all__ = ["Autoreset", "HumanRendering", "OrderEnforcing", "PassiveEnvChecker", "RenderCollection"]
-
 
 def host_copy(tree: Any) -> Any:
-    """``tree`` with every array of a device library copied to NumPy (a 0-d array as a
-    NumPy scalar, as a NumPy env returns its reward and flags); host values untouched."""
+    """``tree`` with every device array copied to NumPy (a 0-d one as a NumPy scalar)."""
 
     def one(x: Any) -> Any:
         if xp.is_host(x) or not hasattr(x, "shape"):
@@ -35,14 +22,21 @@ def host_copy(tree: Any) -> Any:
     return tree_map(one, tree)
 
 
-class _HostView:
-    """``env`` as Gymnasium's checks and screens read it: what its ``reset``, ``step``
-    and ``render`` return copied to the host (the originals kept in ``result``)."""
+class HostView:
+    """For a ``with`` block, ``wrapper.env`` with its outputs copied to the host (the
+    originals kept in ``result``), as Gymnasium's checks and screens read them."""
 
-    def __init__(self, env: Any) -> None:
-        self._env, self.result = env, None  # type: Any, Any
+    def __init__(self, wrapper: Any) -> None:
+        self._wrapper, self._env, self.result = wrapper, wrapper.env, None  # type: Any, Any, Any
         # The checker reads reset's signature (does it take seed and options?): the env's.
-        self.reset = functools.wraps(env.reset)(lambda **kwargs: self._reset(**kwargs))
+        self.reset = functools.wraps(self._env.reset)(lambda **kwargs: self._reset(**kwargs))
+
+    def __enter__(self) -> "HostView":
+        self._wrapper.env = self
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._wrapper.env = self._env
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._env, name)
@@ -63,24 +57,12 @@ class _HostView:
         return host_copy(self._env.render())
 
 
-@contextlib.contextmanager
-def host_view(wrapper: Any) -> Iterator[_HostView]:
-    """``wrapper.env`` seen through a :class:`_HostView` for the block."""
-    env = wrapper.env
-    wrapper.env = view = _HostView(env)
-    try:
-        yield view
-    finally:
-        wrapper.env = env
-
-
 class OrderEnforcing(gym.wrappers.OrderEnforcing):
     """Raises :class:`gymnasium.error.ResetNeeded` if ``step`` or ``render`` comes before
     ``reset``: :class:`gymnasium.wrappers.OrderEnforcing`, which touches no array.
 
     Example:
-        >>> import gymnasium as gym
-        >>> import anywrap
+        >>> import gymnasium as gym, anywrap
         >>> env = anywrap.OrderEnforcing(gym.make("CartPole-v1", disable_env_checker=True))
         >>> env.step(0)
         Traceback (most recent call last):
@@ -92,15 +74,11 @@ class OrderEnforcing(gym.wrappers.OrderEnforcing):
 
 
 class Autoreset(gym.wrappers.Autoreset):
-    """Resets the env on the step after an episode ends: :class:`gymnasium.wrappers.Autoreset`.
-
-    As Gymnasium's, it decides in Python whether to reset, so it reads a device
-    env's ``terminated`` and ``truncated`` on the host (as every loop over one env
-    does); the reset step's reward and flags are Python's ``0.0`` and ``False``.
+    """Resets the env on the step after an episode ends: :class:`gymnasium.wrappers.Autoreset`
+    (it reads a device env's flags on the host, as every loop over one env does).
 
     Example:
-        >>> import gymnasium as gym
-        >>> import anywrap
+        >>> import gymnasium as gym, anywrap
         >>> env = anywrap.Autoreset(gym.make("CartPole-v1", max_episode_steps=2))
         >>> _ = env.reset(seed=0)
         >>> [env.step(0)[3] for _ in range(3)]  # truncated, then the reset step
@@ -115,30 +93,22 @@ class RenderCollection(gym.wrappers.RenderCollection):
     Frames stay what the env renders (a tensor frame stays a tensor on its device).
 
     Example:
-        >>> import gymnasium as gym
-        >>> import anywrap
+        >>> import gymnasium as gym, anywrap
         >>> env = anywrap.RenderCollection(gym.make("CartPole-v1", render_mode="rgb_array"))
         >>> _ = env.reset(seed=0)
-        >>> _ = env.step(0)
         >>> [frame.shape for frame in env.render()]
-        [(400, 600, 3), (400, 600, 3)]
+        [(400, 600, 3)]
     """
 
     reset = checked_reset(gym.wrappers.RenderCollection.reset)
 
 
 class PassiveEnvChecker(gym.wrappers.PassiveEnvChecker):
-    """Checks the env's first ``reset``, ``step`` and ``render`` against Gymnasium's
-    API: :class:`gymnasium.wrappers.PassiveEnvChecker`, with the same warnings.
-
-    Unlike Gymnasium's, it checks a device env's outputs as NumPy copies (once,
-    on those first calls only), so a tensor or JAX array is checked for what it
-    holds: Gymnasium's warns that it "was expecting a numpy array", and cannot
-    check a CUDA tensor at all. The wrapper returns the env's own arrays.
+    """:class:`gymnasium.wrappers.PassiveEnvChecker`, but a device env's first outputs are
+    checked as NumPy copies; the wrapper returns the env's own arrays.
 
     Example:
-        >>> import gymnasium as gym
-        >>> import anywrap
+        >>> import gymnasium as gym, anywrap
         >>> env = anywrap.PassiveEnvChecker(gym.make("CartPole-v1", disable_env_checker=True))
         >>> env.reset(seed=0)[0].shape, env.checked_reset
         ((4,), True)
@@ -146,41 +116,34 @@ class PassiveEnvChecker(gym.wrappers.PassiveEnvChecker):
 
     @checked_reset
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
-        """Reset; the first one is checked on a host copy."""
         if self.checked_reset:
             return self.env.reset(seed=seed, options=options)
-        with host_view(self) as view:
+        with HostView(self) as view:
             super().reset(seed=seed, options=options)
         self._previous_data = view.result
         return view.result
 
     def step(self, action: Any) -> Any:
-        """Step; the first one is checked on a host copy."""
         if self.checked_step:
             return super().step(action)
-        with host_view(self) as view:
+        with HostView(self) as view:
             super().step(action)
         self._previous_data = (view.result[0], view.result[4])
         return view.result
 
 
 class HumanRendering(gym.wrappers.HumanRendering):
-    """Shows the env's frames in a window: :class:`gymnasium.wrappers.HumanRendering`.
-
-    Unlike Gymnasium's, which asserts a NumPy frame, it takes the frames of any
-    library (a torch or JAX env that renders on its device): each shown frame is
-    copied to the host once, which a screen needs anyway.
+    """Shows the env's frames in a window: :class:`gymnasium.wrappers.HumanRendering`,
+    taking the frames of any library (each shown frame is copied to the host once).
 
     Example:
-        >>> import gymnasium as gym
-        >>> import anywrap
-        >>> env = anywrap.HumanRendering(gym.make("CartPole-v1", render_mode="rgb_array"))
-        >>> env.render_mode
+        >>> import gymnasium as gym, anywrap
+        >>> anywrap.HumanRendering(gym.make("CartPole-v1", render_mode="rgb_array")).render_mode
         'human'
     """
 
     reset = checked_reset(gym.wrappers.HumanRendering.reset)
 
     def _render_frame(self) -> None:
-        with host_view(self):
+        with HostView(self):
             super()._render_frame()

@@ -1,7 +1,5 @@
 """DelayObservation for a single env, and the class both shells share."""
 
-from __future__ import annotations
-
 from functools import partial
 from typing import Any
 
@@ -13,12 +11,7 @@ from anywrap.shell.arrays import LibraryConstants, box_check, checked
 from anywrap.shell.base import Shell
 from anywrap.shell.checks import autoreset_mode
 from anywrap.shell.compiled import compiled
-from anywrap.shell.delay_observation import (
-    DelayRing,
-    check_delay,
-    host_scalars,
-    zero_observation,
-)
+from anywrap.shell.delay_observation import DelayRing, check_delay, host_scalars, zero_observation
 from anywrap.transforms.delay_observation import (
     init_delay,
     release,
@@ -27,15 +20,9 @@ from anywrap.transforms.delay_observation import (
 )
 from anywrap.tree import leaves
 
-__all__ = ["DelayObservation"]
-
 
 class DelayShell(DelayRing, Shell):
     """What the single and vector DelayObservation share: the constructor."""
-
-    delay: int
-    _check: Any
-    _zero: Any
 
     def __init__(self, env: Any, delay: int) -> None:
         """Wrap ``env``; ``delay`` >= 0 steps."""
@@ -63,34 +50,16 @@ class DelayShell(DelayRing, Shell):
 
 
 class DelayObservation(DelayShell, gym.ObservationWrapper):
-    """Returns the observation of ``delay`` steps ago (the space's zero until there is one).
-
-    Drop-in for :class:`gymnasium.wrappers.DelayObservation`: same argument,
-    errors and values (the zero is Gymnasium's, the space's value closest to
-    zero). The queue is a ring of the last ``delay`` observations on the env's
-    device: no observation is copied. A Python number in an observation
-    (Blackjack's) comes back as a NumPy scalar of the same value.
+    """Returns the observation of ``delay`` steps ago (the space's zero until there is one):
+    :class:`gymnasium.wrappers.DelayObservation`, the queue a ring on the env's device.
 
     Example:
-        >>> import gymnasium as gym
-        >>> import anywrap
-        >>> start, _ = gym.make("CartPole-v1").reset(seed=0)
-        >>> env = anywrap.DelayObservation(gym.make("CartPole-v1"), delay=2)
-        >>> first, _ = env.reset(seed=0)
-        >>> first
+        >>> import gymnasium as gym, anywrap
+        >>> anywrap.DelayObservation(gym.make("CartPole-v1"), delay=2).reset(seed=0)[0]
         array([0., 0., 0., 0.], dtype=float32)
-        >>> _ = env.step(0)
-        >>> bool((env.step(0)[0] == start).all())  # the reset observation, two steps late
-        True
-
-    Change logs:
-     * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    _scalars: bool
-
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
-        """Reset the env and empty the queue; the reset observation is queued."""
         obs, info = self.env.reset(seed=seed, options=options)
         zero = self._zero.get(obs)
         return self._released(
@@ -101,7 +70,6 @@ class DelayObservation(DelayShell, gym.ObservationWrapper):
         return host_scalars(out) if self._scalars else out
 
     def observation(self, observation: Any) -> Any:
-        """Queue ``observation`` and return the one of ``delay`` steps ago."""
         if not self.delay:
             return checked(self._check, observation)
         zero = self._zero.get(observation)

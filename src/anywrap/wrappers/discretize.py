@@ -1,7 +1,5 @@
 """DiscretizeAction and DiscretizeObservation for a single env."""
 
-from __future__ import annotations
-
 from functools import partial
 from typing import Any
 
@@ -10,11 +8,9 @@ import numpy as np
 
 from anywrap import xp
 from anywrap.shell.actions import ActionBounds
-from anywrap.shell.checks import check_env_kind, flag, wrapper_name
+from anywrap.shell.checks import flag
 from anywrap.shell.maps import ActionMap, ObservationMap
 from anywrap.transforms.discretize import BinPlan, bin_plan, discretize, undiscretize
-
-__all__ = ["DiscretizeAction", "DiscretizeObservation"]
 
 
 def checked_bins(owner: str, space: Any, bins: Any, what: str) -> tuple[BinPlan, np.ndarray]:
@@ -45,38 +41,25 @@ def discrete_space(bins: np.ndarray, multidiscrete: bool) -> gym.Space:
 
 
 class DiscretizeAction(ActionMap):
-    """Uniform bins over a finite Box action space: the agent names a bin, the env gets
-    its centre.
-
-    Drop-in for :class:`gymnasium.wrappers.DiscretizeAction` (Gymnasium 1.4: the
-    same arguments, ``Discrete(prod(bins))`` or ``MultiDiscrete(bins)`` space,
-    numbers and attributes). The index is split and looked up in the action's own
-    library and on its device (``(a // stride) % bins``, each index clipped into
-    its bins, as Gymnasium's), so a device env gets a device action without a sync.
+    """Uniform bins over a finite Box action space (the env gets the named bin's centre):
+    :class:`gymnasium.wrappers.DiscretizeAction`, in the action's library and device.
 
     Example:
-        >>> import gymnasium as gym
-        >>> import anywrap
+        >>> import gymnasium as gym, anywrap
         >>> env = anywrap.DiscretizeAction(gym.make("Pendulum-v1"), bins=5)
-        >>> env.action_space
-        Discrete(5)
-        >>> env.action(3)
-        array([0.8000001], dtype=float32)
+        >>> env.action_space, env.action(3)
+        (Discrete(5), array([0.8000001], dtype=float32))
     """
 
     def __init__(self, env: gym.Env, bins: int | tuple[int, ...], multidiscrete: bool = False):
-        """Wrap ``env``, whose action space must be a finite Box."""
-        gym.utils.RecordConstructorArgs.__init__(self, bins=bins, multidiscrete=multidiscrete)
-        check_env_kind(self, env)
-        owner = wrapper_name(self)
-        multidiscrete = flag(owner, "multidiscrete", multidiscrete)
-        plan, self.bins = checked_bins(owner, env.action_space, bins, "action")
-        gym.ActionWrapper.__init__(self, env)
+        name, _ = self._start(env, bins=bins, multidiscrete=multidiscrete)
+        multidiscrete = flag(name, "multidiscrete", multidiscrete)
+        plan, self.bins = checked_bins(name, env.action_space, bins, "action")
         space: Any = env.action_space
+        self._wrap(env, action_space=discrete_space(self.bins, multidiscrete))
         self.low, self.high = np.ravel(space.low), np.ravel(space.high)
         self.n_dims, self.multidiscrete = int(self.low.size), multidiscrete
         self.bin_centers = [0.5 * (g[:-1] + g[1:]) for g in plan.grids]
-        self.action_space = discrete_space(self.bins, multidiscrete)
         # (ActionBounds reads a space's shape alone: a Discrete's () or a MultiDiscrete's (n,).)
         self._bounds = ActionBounds(self, self.action_space)  # type: ignore[arg-type]
         fn = partial(
@@ -85,7 +68,7 @@ class DiscretizeAction(ActionMap):
             dtype=np.dtype(space.dtype).name,
             multidiscrete=multidiscrete,
         )
-        self._set_map(owner, fn, None, *plan.action)
+        self._set_map(name, fn, None, *plan.action)
 
     def revert_action(self, action: Any) -> Any:
         """The bin whose centre is nearest ``action`` (a continuous action, read on the
@@ -100,55 +83,40 @@ class DiscretizeAction(ActionMap):
 
 
 class DiscretizeObservation(ObservationMap):
-    """Uniform bins over a finite Box observation space: each observation becomes the
-    index of its bin.
-
-    Drop-in for :class:`gymnasium.wrappers.DiscretizeObservation` (Gymnasium 1.4:
-    the same arguments, space, numbers and attributes; values are clipped into
-    ``[low, high - 1e-8]`` first). It counts the bin edges below each value in the
-    observation's own library and on its device, and gives the flat index as a
-    0-d integer array (int64; int32 in JAX without x64), or per dimension with
-    ``multidiscrete=True``; a NumPy env's flat index is a Python int, as
-    Gymnasium's. Values are compared in the observation space's dtype.
+    """Each observation of a finite Box space becomes the index of its uniform bin:
+    :class:`gymnasium.wrappers.DiscretizeObservation`, in the observation's library and
+    device (a NumPy env's flat index is a Python int, as Gymnasium's).
 
     Example:
-        >>> import gymnasium as gym
-        >>> import anywrap
+        >>> import gymnasium as gym, anywrap
         >>> env = anywrap.DiscretizeObservation(gym.make("MountainCar-v0"), bins=10)
-        >>> env.observation_space
-        Discrete(100)
-        >>> env.reset(seed=42)[0]
-        45
+        >>> env.observation_space, env.reset(seed=42)[0]
+        (Discrete(100), 45)
     """
 
     def __init__(self, env: gym.Env, bins: int | tuple[int, ...], multidiscrete: bool = False):
-        """Wrap ``env``, whose observation space must be a finite Box."""
-        gym.utils.RecordConstructorArgs.__init__(self, bins=bins, multidiscrete=multidiscrete)
-        check_env_kind(self, env)
-        owner = wrapper_name(self)
-        multidiscrete = flag(owner, "multidiscrete", multidiscrete)
-        plan, self.bins = checked_bins(owner, env.observation_space, bins, "observation")
-        gym.ObservationWrapper.__init__(self, env)
+        name, _ = self._start(env, bins=bins, multidiscrete=multidiscrete)
+        multidiscrete = flag(name, "multidiscrete", multidiscrete)
+        plan, self.bins = checked_bins(name, env.observation_space, bins, "observation")
         space: Any = env.observation_space
+        self._wrap(env, discrete_space(self.bins, multidiscrete))
         self.low, self.high = np.ravel(space.low), np.ravel(space.high)
         self.n_dims, self.multidiscrete = int(self.low.size), multidiscrete
         self.bin_edges = [g[1:-1] for g in plan.grids]
         self._grids = plan.grids
-        self.observation_space = discrete_space(self.bins, multidiscrete)
         shape = tuple(space.shape)
 
         def check(obs: Any) -> None:
             if tuple(getattr(obs, "shape", ())) != shape or not hasattr(obs, "dtype"):
                 raise ValueError(
-                    f"{owner}: expected an observation of shape {shape} ({space}), "
+                    f"{name}: expected an observation of shape {shape} ({space}), "
                     f"got {xp.describe(obs)}"
                 )
 
         fn = partial(discretize, shape=shape, multidiscrete=multidiscrete)
-        self._set_map(owner, fn, check, *plan.observation)
+        self._set_map(name, fn, check, *plan.observation)
 
     def observation(self, observation: Any) -> Any:
-        """The bin index (indices, with ``multidiscrete``) of ``observation``."""
         out = self._mapped(observation)
         return int(out) if not self.multidiscrete and xp.is_host(out) else out
 

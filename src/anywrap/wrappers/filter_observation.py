@@ -1,7 +1,5 @@
 """FilterObservation for a single env."""
 
-from __future__ import annotations
-
 from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
@@ -9,11 +7,8 @@ from typing import Any
 import gymnasium as gym
 
 from anywrap import xp
-from anywrap.shell.checks import check_env_kind
 from anywrap.shell.maps import ObservationMap
 from anywrap.transforms.filter_observation import filter_observation
-
-__all__ = ["FilterObservation"]
 
 
 class SpacesOnly(gym.Env):
@@ -33,8 +28,12 @@ def gymnasium_spaces(owner: str, build: Callable[[gym.Env], Any], space: gym.Spa
         raise type(e)(f"{owner}: {e}") from None
 
 
-def observation_check(owner: str, keys: Sequence[Any]) -> Callable[[Any], None]:
-    """A check that an observation has the entries ``keys`` (a dict's or a tuple's)."""
+def filter_map(owner: str, space: gym.Space, filter_keys: Any) -> tuple[gym.Space, Any, Any]:
+    """Gymnasium's filtered space (its argument checks, named ``owner``), the selection of
+    ``filter_keys`` and a check that an observation has those entries."""
+    build = partial(gym.wrappers.FilterObservation, filter_keys=filter_keys)
+    filtered = gymnasium_spaces(owner, build, space).observation_space
+    keys = tuple(filter_keys)
     kind = dict if isinstance(keys[0], str) else tuple
 
     def check(obs: Any) -> None:
@@ -47,41 +46,26 @@ def observation_check(owner: str, keys: Sequence[Any]) -> Callable[[Any], None]:
                 f"{list(keys)}, got {got if isinstance(obs, dict | tuple) else xp.describe(obs)}"
             )
 
-    return check
+    return filtered, partial(filter_observation, keys=keys), check
 
 
 class FilterObservation(ObservationMap):
-    """Keeps the entries ``filter_keys`` of a Dict (keys) or Tuple (indices) observation.
-
-    Drop-in for :class:`gymnasium.wrappers.FilterObservation` (same arguments,
-    checks and space, errors naming the wrapper). The arrays kept are the
-    env's own, in any library and on its device.
+    """Keeps the entries ``filter_keys`` of a Dict (keys) or Tuple (indices) observation:
+    :class:`gymnasium.wrappers.FilterObservation`, the arrays kept the env's own.
 
     Example:
-        >>> import gymnasium as gym
-        >>> import anywrap
-        >>> env = gym.make("CartPole-v1")
-        >>> env = anywrap.TimeAwareObservation(env, flatten=False)
+        >>> import gymnasium as gym, anywrap
+        >>> env = anywrap.TimeAwareObservation(gym.make("CartPole-v1"), flatten=False)
         >>> env = anywrap.FilterObservation(env, filter_keys=["time"])
-        >>> env.observation_space
-        Dict('time': Box(0, 500, (1,), int32))
         >>> env.reset(seed=42)
         ({'time': array([0], dtype=int32)}, {})
     """
 
     def __init__(self, env: gym.Env, filter_keys: Sequence[str | int]) -> None:
         """Wrap ``env``, whose observation space must be a Dict or a Tuple."""
-        gym.utils.RecordConstructorArgs.__init__(self, filter_keys=filter_keys)
-        check_env_kind(self, env)
-        owner = "anywrap.FilterObservation"
-        ref = gymnasium_spaces(
-            owner,
-            partial(gym.wrappers.FilterObservation, filter_keys=filter_keys),
-            env.observation_space,
-        )
-        gym.ObservationWrapper.__init__(self, env)
-        self.observation_space, self.filter_keys = ref.observation_space, filter_keys
-        keys = tuple(filter_keys)
-        fn = partial(filter_observation, keys=keys)
-        self._set_map(owner, fn, observation_check(owner, keys))
+        name, _ = self._start(env, filter_keys=filter_keys)
+        space, fn, check = filter_map(name, env.observation_space, filter_keys)
+        self._wrap(env, space)
+        self.filter_keys = filter_keys
+        self._set_map(name, fn, check)
         self._map = fn  # a selection: nothing to compile (and jit would sort a dict's keys)

@@ -1,7 +1,5 @@
 """FlattenObservation for a single env, and the pure function both shells use."""
 
-from __future__ import annotations
-
 from functools import partial
 from typing import Any
 
@@ -11,34 +9,19 @@ from anywrap.shell.maps import ObservationMap
 from anywrap.shell.spaces import ObservationCheck
 from anywrap.transforms.flatten_observation import flatten_observation, flatten_plan
 
-__all__ = ["FlattenObservation"]
-
 
 class FlattenObservation(ObservationMap):
-    """Flattens every observation into one 1-D array, in the observation's library.
-
-    Drop-in for :class:`gymnasium.wrappers.FlattenObservation` for Box,
-    Discrete (one-hot), MultiDiscrete, MultiBinary, and Dict / Tuple spaces of
-    them: the space and values are those of ``gymnasium.spaces.utils``'s
-    ``flatten_space`` and ``flatten``, dtypes included. Spaces that Gymnasium
-    does not flatten to one array (Graph, Sequence, Text) are refused.
+    """Flattens every observation into one 1-D array, in the observation's library:
+    :class:`gymnasium.wrappers.FlattenObservation` for Box, Discrete, MultiDiscrete,
+    MultiBinary and Dict / Tuple spaces of them (Graph, Sequence and Text are refused).
 
     Example:
-        >>> import gymnasium as gym
-        >>> import anywrap
-        >>> env = anywrap.FlattenObservation(gym.make("Blackjack-v1"))
-        >>> env.observation_space
+        >>> import gymnasium as gym, anywrap
+        >>> anywrap.FlattenObservation(gym.make("Blackjack-v1")).observation_space
         Box(0, 1, (45,), int64)
-        >>> obs, _ = env.reset(seed=0)
-        >>> obs.shape, int(obs.sum())
-        ((45,), 3)
-
-    Change logs:
-     * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
     def __init__(self, env: gym.Env) -> None:
-        """Wrap ``env``."""
         name, _ = self._start(env)
         single = env.observation_space
         plan = flatten_plan(single, name)

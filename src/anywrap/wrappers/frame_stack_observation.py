@@ -1,7 +1,5 @@
 """FrameStackObservation for a single env, and the class both shells share."""
 
-from __future__ import annotations
-
 from functools import partial
 from typing import Any, SupportsFloat
 
@@ -27,8 +25,6 @@ from anywrap.transforms.frame_stack_observation import (
     push_frame_with_final,
     reset_frame_stack,
 )
-
-__all__ = ["FrameStackObservation"]
 
 
 def _reset_one(state: FrameStack, obs: Any, *, pad_with_first: bool) -> tuple[FrameStack, Any]:
@@ -71,17 +67,7 @@ def _push_final(
 class FrameStackShell(InPlaceState, Shell):
     """What the single and vector FrameStackObservation share: the constructor."""
 
-    _shape: tuple[int, ...]
-    _transforms: dict[str, Any]
-
     def __init__(self, env: Any, stack_size: int, *, padding_type: str | Any = "reset") -> None:
-        """Wrap ``env`` (a Box observation space).
-
-        Args:
-            env: The env to wrap.
-            stack_size: How many observations to stack (at least 1).
-            padding_type: ``"reset"``, ``"zero"`` or an observation of the env's space.
-        """
         name, batch = self._start(env, stack_size=stack_size, padding_type=padding_type)
         stack_size = check_positive_int(name, "stack_size", stack_size, 1)
         space = box_space(name, self._single_space(env))
@@ -95,55 +81,38 @@ class FrameStackShell(InPlaceState, Shell):
         self._state = init_frame_stack(
             n, stack_size, space.shape, xp=np, dtype=space.dtype, padding=custom
         )
-        first = kind == "reset"
-        transforms: dict[str, Any] = {
-            "reset": partial(_reset_one, pad_with_first=first),
-            "step": partial(_push_one, pad_with_first=first),
-        }
+        fns: dict[str, Any] = {"reset": _reset_one, "step": _push_one}
         if batch:
             self._mode = autoreset_mode(name, env)
-            transforms = {
-                "reset": partial(reset_frame_stack, pad_with_first=first),
-                "step": partial(_push, pad_with_first=first, mode=self._mode),
-                "final": partial(_push_final, pad_with_first=first),
-            }
+            step = partial(_push, mode=self._mode)
+            fns = {"reset": reset_frame_stack, "step": step, "final": _push_final}
+        first = kind == "reset"
+        transforms: dict[str, Any] = {k: partial(fn, pad_with_first=first) for k, fn in fns.items()}
         self._transforms = compiled(transforms, donate=tuple(transforms))
 
 
 class FrameStackObservation(FrameStackShell, gym.Wrapper):
-    """Stacks the last ``stack_size`` observations, oldest first, on any array library.
+    """Stacks the last ``stack_size`` observations, oldest first, in a ring on the env's
+    device: :class:`gymnasium.wrappers.FrameStackObservation` (Box spaces).
 
-    Drop-in for :class:`gymnasium.wrappers.FrameStackObservation` (same
-    arguments, space and numbers): until an episode has ``stack_size`` frames
-    the stack is padded in front with the reset observation
-    (``padding_type="reset"``), zeros (``"zero"``) or a given observation.
-    The frames live in a ring buffer on the env's device (updated in place on
-    JAX); each step returns a fresh stack. Box spaces only.
+    Args:
+        env: An env with a Box observation space.
+        stack_size: How many observations to stack (at least 1).
+        padding_type: ``"reset"``, ``"zero"`` or an observation of the env's space.
 
     Example:
-        >>> import gymnasium as gym
-        >>> import anywrap
+        >>> import gymnasium as gym, anywrap
         >>> env = anywrap.FrameStackObservation(gym.make("CartPole-v1"), 3, padding_type="zero")
-        >>> env.observation_space.shape
-        (3, 4)
-        >>> obs, _ = env.reset(seed=123)
-        >>> obs[:, 0]
+        >>> env.reset(seed=123)[0][:, 0]
         array([0.        , 0.        , 0.01823519], dtype=float32)
-
-    Change logs:
-     * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Any, dict[str, Any]]:
-        """Reset; the stack is the reset observation after ``stack_size - 1`` paddings."""
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         obs, info = self.env.reset(seed=seed, options=options)
         check_frames(self, obs, self._shape)
         return self._run(self._transforms["reset"], obs, obs), info
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
-        """Step and append the observation to the stack."""
         obs, reward, terminated, truncated, info = self.env.step(action)
         check_frames(self, obs, self._shape)
         return self._run(self._transforms["step"], obs, obs), reward, terminated, truncated, info

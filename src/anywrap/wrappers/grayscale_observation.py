@@ -1,46 +1,30 @@
 """GrayscaleObservation for a single env."""
 
-from __future__ import annotations
-
 import gymnasium as gym
 
 from anywrap.shell.images import frames_check, grayscale_map
 from anywrap.shell.maps import ObservationMap
 
-__all__ = ["GrayscaleObservation"]
-
 
 class GrayscaleObservation(ObservationMap):
-    """Converts RGB image observations to grayscale (on any library but TensorFlow).
+    """Converts RGB image observations to grayscale (on any library but TensorFlow):
+    :class:`gymnasium.wrappers.GrayscaleObservation`, bit for bit on every backend.
 
     .. math:: y = \\lfloor 0.2125 r + 0.7154 g + 0.0721 b \\rfloor
 
-    Drop-in for :class:`gymnasium.wrappers.GrayscaleObservation`: same
-    arguments, spaces and numbers, bit for bit on every backend (see
-    :mod:`anywrap.transforms.grayscale_observation`).
+    Args:
+        env: An env of uint8 ``(H, W, 3)`` image observations (bounds 0 to 255).
+        keep_dim: Keep a channel axis of size 1 (``(H, W, 1)``).
 
     Example:
-        >>> import ale_py, gymnasium as gym
-        >>> import numpy as np
-        >>> import anywrap
+        >>> import ale_py, gymnasium as gym, numpy as np, anywrap
         >>> gym.register_envs(ale_py)
         >>> env = anywrap.GrayscaleObservation(gym.make("ALE/Pong-v5"))
-        >>> env.observation_space
-        Box(0, 255, (210, 160), uint8)
         >>> env.observation(np.full((210, 160, 3), 43, np.uint8))[0, :3]  # Gymnasium's 42
         array([42, 42, 42], dtype=uint8)
-
-    Change logs:
-     * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
     def __init__(self, env: gym.Env, keep_dim: bool = False) -> None:
-        """Wrap ``env``, whose observation space is a uint8 ``(H, W, 3)`` Box with bounds 0 to 255.
-
-        Args:
-            env: The env to wrap.
-            keep_dim: Keep a channel axis of size 1 (``(H, W, 1)``).
-        """
         name, _ = self._start(env, keep_dim=keep_dim)
         image = grayscale_map(name, env.observation_space, keep_dim)
         self._wrap(env, image.space)

@@ -1,7 +1,5 @@
 """MaxAndSkipObservation for a single env, and the class both shells share."""
 
-from __future__ import annotations
-
 from typing import Any, SupportsFloat
 
 import gymnasium as gym
@@ -20,23 +18,11 @@ from anywrap.transforms.max_and_skip_observation import (
     reset_max_frames,
 )
 
-__all__ = ["MaxAndSkipObservation"]
-
 
 class MaxAndSkipShell(InPlaceState, Shell):
     """What the single and vector MaxAndSkipObservation share: the constructor."""
 
-    _skip: int
-    _shape: tuple[int, ...]
-    _transforms: dict[str, Any]
-
     def __init__(self, env: Any, skip: int = 4) -> None:
-        """Wrap ``env`` (a Box observation space).
-
-        Args:
-            env: The env to wrap.
-            skip: How many times each action is repeated (at least 2).
-        """
         name, batch = self._start(env, skip=skip)
         self._skip = check_positive_int(name, "skip", skip, 2)
         space = box_space(name, self._single_space(env))
@@ -59,33 +45,24 @@ class MaxAndSkipShell(InPlaceState, Shell):
 
 
 class MaxAndSkipObservation(MaxAndSkipShell, gym.Wrapper):
-    """Repeats each action ``skip`` times; returns the maximum of the last two
-    frames and the summed reward, on any array library.
+    """Repeats each action ``skip`` times; returns the maximum of the last two frames and the
+    summed reward, on any array library: :class:`gymnasium.wrappers.MaxAndSkipObservation`,
+    quirks included: the loop stops at a done, and the two-frame buffer is never cleared
+    (a call that ends early returns frames left from an earlier call).
 
-    Drop-in for :class:`gymnasium.wrappers.MaxAndSkipObservation`, quirks
-    included: the loop stops at a ``terminated`` or ``truncated`` step, and
-    the two-frame buffer is never cleared, so a call that ends before the
-    last two steps returns frames left from an earlier call.
-
-    The loop reads ``terminated`` and ``truncated`` on the host (Gymnasium's
-    envs give Python booleans: nothing to sync); frames stay on their device,
-    and a device reward is summed there.
+    Args:
+        env: An env with a Box observation space.
+        skip: How many times each action is repeated (at least 2).
 
     Example:
-        >>> import gymnasium as gym
-        >>> import anywrap
+        >>> import gymnasium as gym, anywrap
         >>> env = anywrap.MaxAndSkipObservation(gym.make("CartPole-v1"), skip=2)
         >>> _ = env.reset(seed=123)
-        >>> obs, reward, *_ = env.step(1)
-        >>> obs.shape, reward
-        ((4,), 2.0)
-
-    Change logs:
-     * v0.1.0 - Initially added, matching Gymnasium 1.4.
+        >>> env.step(1)[1]  # the sum of 2 rewards
+        2.0
     """
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
-        """Step ``skip`` times (fewer if the episode ends) with ``action``."""
         total_reward: Any = 0.0
         device_rewards: list[Any] = []
         frames: list[Any] = [None, None]

@@ -1,18 +1,12 @@
 """NormalizeObservation for a single env, and the class both shells share."""
 
-from __future__ import annotations
-
 from functools import partial
 from typing import Any
 
 import gymnasium as gym
 
 from anywrap.shell.base import Shell
-from anywrap.shell.checks import (
-    check_epsilon,
-    check_stats_dtype,
-    flag,
-)
+from anywrap.shell.checks import autoreset_mode, check_epsilon, check_stats_dtype, flag
 from anywrap.shell.compiled import compiled
 from anywrap.shell.spaces import (
     ObservationCheck,
@@ -22,9 +16,10 @@ from anywrap.shell.spaces import (
     unbounded_float32,
 )
 from anywrap.shell.statistics import statistics_property, switch_property
-from anywrap.transforms.normalize_observation import normalize_observation
-
-__all__ = ["NormalizeObservation"]
+from anywrap.transforms.normalize_observation import (
+    normalize_observation,
+    normalize_observation_with_final,
+)
 
 
 class ObservationStatisticsShell(Shell):
@@ -33,7 +28,6 @@ class ObservationStatisticsShell(Shell):
     obs_rms = statistics_property("obs_rms")
     update_running_mean = switch_property()
     _update_running_mean: bool
-    _check: Any  # an ObservationCheck
 
     def _setup(
         self,
@@ -43,9 +37,8 @@ class ObservationStatisticsShell(Shell):
         update_running_mean: Any,
         stats_gradient: Any,
         **vector_args: Any,
-    ) -> float:
-        """Record the arguments (``vector_args``: the vector shell's own), check them,
-        wrap ``env`` and hold the statistics; the checked ``epsilon``."""
+    ) -> None:
+        """Record and check the arguments, wrap ``env``, build the state and transforms."""
         name, batch = self._start(
             env,
             epsilon=epsilon,
@@ -65,7 +58,22 @@ class ObservationStatisticsShell(Shell):
         self._state = observation_stats(single, stats_dtype)
         self._boxed = True
         self.stats_gradient = flag(name, "stats_gradient", stats_gradient)
-        return epsilon
+        self._mode = autoreset_mode(name, env) if batch else None
+        reduce = None
+        if vector_args.get("process_group") is not None:
+            from anywrap.distributed import torch_allreduce_sum
+
+            reduce = torch_allreduce_sum(vector_args["process_group"])
+        args = {"epsilon": epsilon, "reduce": reduce, "stats_gradient": stats_gradient}
+        step = partial(normalize_observation, batched=bool(batch), **args)
+        learn_final = bool(vector_args.get("learn_final_obs"))
+        final = partial(normalize_observation_with_final, learn_final=learn_final, **args)
+        self._transforms = compiled(
+            {
+                **{u: partial(step, update=u) for u in (True, False)},
+                **{("final", u): partial(final, update=u) for u in (True, False)},
+            }
+        )
 
 
 class NormalizeObservation(ObservationStatisticsShell, gym.ObservationWrapper):
@@ -73,31 +81,28 @@ class NormalizeObservation(ObservationStatisticsShell, gym.ObservationWrapper):
 
     .. math:: \\tilde o = (o - \\mu) / \\sqrt{\\sigma^2 + \\epsilon}
 
-    with :math:`\\mu, \\sigma^2` the running mean and population variance of
-    every observation seen so far, the current one included. Drop-in for
-    :class:`gymnasium.wrappers.NormalizeObservation`: same arguments, space
-    (an unbounded float32 Box), attributes (``obs_rms``) and numbers.
-    Additions: Dict and Tuple spaces of Boxes are normalised leaf by leaf;
-    ``stats_dtype`` (default Gymnasium's: float32 for float32 observations,
-    float64 otherwise); an observation with a non-finite entry is left out of
-    the statistics (and still normalised, so the NaN stays visible);
-    ``state_dict()`` / ``load_state_dict()``.
+    with :math:`\\mu, \\sigma^2` the running mean and variance of every observation so far,
+    the current one included: :class:`gymnasium.wrappers.NormalizeObservation`'s space,
+    attributes and numbers. Dict and Tuple spaces of Boxes are normalised leaf by leaf; an
+    observation with a non-finite entry is left out of the statistics.
+
+    Args:
+        env: The env to wrap; its observation space is a Box, or a Dict / Tuple of Boxes.
+        epsilon: Added to the variance under the square root (strictly positive).
+        stats_dtype: dtype of the statistics; default Gymnasium's (float32 for float32
+            observations, else float64).
+        update_running_mean: Whether the statistics learn (also a settable attribute).
+        stats_gradient: Whether gradients flow through the statistics update too
+            (see the guide "Gradients").
 
     Example:
-        >>> import numpy as np
-        >>> import gymnasium as gym
-        >>> import anywrap
+        >>> import numpy as np, gymnasium as gym, anywrap
         >>> env = anywrap.NormalizeObservation(gym.make("Pendulum-v1"))
-        >>> env.observation_space
-        Box(-inf, inf, (3,), float32)
         >>> obs, _ = env.reset(seed=0)
         >>> for t in range(200):
         ...     obs, *_ = env.step(np.array([2 * np.sin(t / 10)], np.float32))
         >>> float(env.obs_rms.count), obs.round(4)
         (201.0001, array([-1.4907,  0.0871, -1.4553], dtype=float32))
-
-    Change logs:
-     * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
     def __init__(
@@ -109,24 +114,9 @@ class NormalizeObservation(ObservationStatisticsShell, gym.ObservationWrapper):
         update_running_mean: bool = True,
         stats_gradient: bool = False,
     ) -> None:
-        """Wrap ``env``.
-
-        Args:
-            env: The env to wrap; its observation space is a Box, or a Dict / Tuple of Boxes.
-            epsilon: Added to the variance under the square root (strictly positive).
-            stats_dtype: dtype of the statistics; default as Gymnasium.
-            update_running_mean: Whether the statistics learn (also a settable attribute).
-            stats_gradient: Whether gradients flow through the statistics update too
-                (see the guide "Gradients").
-        """
-        epsilon = self._setup(env, epsilon, stats_dtype, update_running_mean, stats_gradient)
-        step = partial(
-            normalize_observation, epsilon=epsilon, batched=False, stats_gradient=stats_gradient
-        )
-        self._transforms = compiled({u: partial(step, update=u) for u in (True, False)})
+        self._setup(env, epsilon, stats_dtype, update_running_mean, stats_gradient)
 
     def observation(self, observation: Any) -> Any:
-        """Update the statistics with ``observation`` and return it normalised."""
         if getattr(observation, "shape", None) != self._check.shape:
             self._check(observation)
         return self._run(self._transforms[self._update_running_mean], observation, observation)

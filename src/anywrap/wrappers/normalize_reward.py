@@ -1,30 +1,25 @@
 """NormalizeReward for a single env, and the class both shells share."""
 
-from __future__ import annotations
-
 from functools import partial
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from gymnasium.vector import AutoresetMode
 
 from anywrap import xp
 from anywrap.shell.base import Shell
 from anywrap.shell.checks import (
+    autoreset_mode,
     check_epsilon,
     check_gamma,
     check_stats_dtype,
     flag,
     step_values,
 )
-from anywrap.shell.compiled import compiled
+from anywrap.shell.compiled import compiled, with_no_output
 from anywrap.shell.statistics import RunningMeanStd, statistics_property, switch_property
-from anywrap.transforms.normalize_reward import init_returns, normalize_reward
-
-__all__ = ["NormalizeReward"]
-
-
-_NAME = "anywrap.NormalizeReward"
+from anywrap.transforms.normalize_reward import init_returns, normalize_reward, reset_returns
 
 
 class RewardStatisticsShell(Shell):
@@ -43,11 +38,8 @@ class RewardStatisticsShell(Shell):
         update_running_mean: Any,
         stats_gradient: Any,
         **vector_args: Any,
-    ) -> tuple[float, float]:
-        """Record the arguments (``vector_args``: the vector shell's own), check them,
-        wrap ``env`` and hold the return and its statistics (the return float64 for one
-        env, float32 for a vector, as Gymnasium's, unless ``stats_dtype`` is given; the
-        statistics float64); the checked ``gamma`` and ``epsilon``."""
+    ) -> None:
+        """Record and check the arguments, wrap ``env``, build the state and transforms."""
         name, batch = self._start(
             env,
             gamma=gamma,
@@ -69,7 +61,24 @@ class RewardStatisticsShell(Shell):
         self._state = state._replace(rms=RunningMeanStd(state.rms))  # type: ignore[arg-type]
         self._boxed = True
         self.stats_gradient = flag(name, "stats_gradient", stats_gradient)
-        return gamma, epsilon
+        # A vector env's reset step after a done is left out, or (SAME_STEP) G restarts at 0.
+        same = bool(batch) and autoreset_mode(name, env) is AutoresetMode.SAME_STEP
+        reduce = None
+        if vector_args.get("process_group") is not None:
+            from anywrap.distributed import torch_allreduce_sum
+
+            reduce = torch_allreduce_sum(vector_args["process_group"])
+        step = partial(
+            normalize_reward,
+            gamma=gamma,
+            epsilon=epsilon,
+            skip_after_done=bool(batch) and not same,
+            zero_after_done=same,
+            reduce=reduce,
+            stats_gradient=stats_gradient,
+        )
+        steps = {u: partial(step, update=u) for u in (True, False)}
+        self._transforms = compiled({**steps, "reset": with_no_output(reset_returns)})
 
 
 class NormalizeReward(RewardStatisticsShell, gym.Wrapper):
@@ -80,31 +89,27 @@ class NormalizeReward(RewardStatisticsShell, gym.Wrapper):
         G \\leftarrow \\gamma G (1 - \\text{terminated}) + r, \\qquad
         \\tilde r = r / \\sqrt{\\operatorname{Var}[G] + \\epsilon}
 
-    Drop-in for :class:`gymnasium.wrappers.NormalizeReward`: same arguments,
-    attributes (``return_rms``, ``discounted_reward``) and numbers, quirks
-    included: ``G`` is reset by ``terminated`` only (never by ``truncated`` or
-    ``reset()``), and its mean is not subtracted. Additions: ``stats_dtype``
-    (default float64, float32 on JAX without x64); non-finite rewards are left
-    out of ``G`` and the statistics; ``state_dict()`` / ``load_state_dict()``.
+    :class:`gymnasium.wrappers.NormalizeReward`'s attributes and numbers, quirks included:
+    ``G`` is reset by ``terminated`` only (never by ``truncated`` or ``reset()``), and its
+    mean is not subtracted. Non-finite rewards are left out of ``G`` and the statistics.
+
+    Args:
+        gamma: Discount factor of the return, in [0, 1].
+        epsilon: Added to the variance under the square root (strictly positive).
+        stats_dtype: dtype of the return and its statistics; default float64, as
+            Gymnasium (float32 where the backend has no float64).
+        update_running_mean: Whether the statistics learn (also a settable attribute).
+        stats_gradient: Whether gradients flow through the statistics update too
+            (see the guide "Gradients").
 
     Example:
-        MountainCar pays ``-0.1 * a**2`` per step: -0.025 for ``a = 0.5``. After
-        100 such steps ``G = -2.5 (1 - 0.99**100)``:
-
-        >>> import numpy as np
-        >>> import gymnasium as gym
-        >>> import anywrap
+        >>> import numpy as np, gymnasium as gym, anywrap
         >>> env = anywrap.NormalizeReward(gym.make("MountainCarContinuous-v0"), gamma=0.99)
         >>> _ = env.reset(seed=0)
-        >>> for _ in range(100):
+        >>> for _ in range(100):  # reward -0.025: G = -2.5 (1 - 0.99**100)
         ...     _, reward, *_ = env.step(np.array([0.5]))
         >>> round(float(env.discounted_reward[0]), 4), round(-2.5 * (1 - 0.99**100), 4)
         (-1.5849, -1.5849)
-        >>> round(float(reward), 4), round(-0.025 / float(np.sqrt(env.return_rms.var + 1e-8)), 4)
-        (-0.0554, -0.0554)
-
-    Change logs:
-     * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
     def __init__(
@@ -117,25 +122,7 @@ class NormalizeReward(RewardStatisticsShell, gym.Wrapper):
         update_running_mean: bool = True,
         stats_gradient: bool = False,
     ) -> None:
-        """Wrap ``env``.
-
-        Args:
-            env: The env to wrap.
-            gamma: Discount factor of the return, in [0, 1].
-            epsilon: Added to the variance under the square root (strictly positive).
-            stats_dtype: dtype of the return and its statistics; default float64, as
-                Gymnasium (float32 where the backend has no float64).
-            update_running_mean: Whether the statistics learn (also a settable attribute).
-            stats_gradient: Whether gradients flow through the statistics update too
-                (see the guide "Gradients").
-        """
-        gamma, epsilon = self._setup(
-            env, gamma, epsilon, stats_dtype, update_running_mean, stats_gradient
-        )
-        step = partial(
-            normalize_reward, gamma=gamma, epsilon=epsilon, stats_gradient=stats_gradient
-        )
-        self._transforms = compiled({u: partial(step, update=u) for u in (True, False)})
+        self._setup(env, gamma, epsilon, stats_dtype, update_running_mean, stats_gradient)
 
     @property
     def discounted_reward(self) -> Any:
@@ -144,9 +131,8 @@ class NormalizeReward(RewardStatisticsShell, gym.Wrapper):
         return xp.namespace(acc).reshape(acc, (1,))
 
     def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
-        """Step the env and return its reward scaled."""
         obs, reward, terminated, truncated, info = self.env.step(action)
-        value = step_values(_NAME, reward, terminated, truncated, None)
+        value = step_values("anywrap.NormalizeReward", reward, terminated, truncated, None)
         scaled = self._run(
             self._transforms[self._update_running_mean], value, value, terminated, None
         )

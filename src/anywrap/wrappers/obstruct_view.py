@@ -1,7 +1,5 @@
 """ObstructView for a single env."""
 
-from __future__ import annotations
-
 from functools import partial
 from typing import Any
 
@@ -12,36 +10,19 @@ from anywrap.shell.checks import check_env_kind
 from anywrap.shell.noise import RenderNoise, check_obstruction, draw_centers, draw_noise, like
 from anywrap.transforms.noise import obstruct
 
-__all__ = ["ObstructView"]
-
-_NAME = "anywrap.ObstructView"
-
 
 class ObstructView(RenderNoise):
-    """Covers ``render()``'s frames with squares of white noise (``obstruction_width``
-    pixels wide, about ``obstructed_pixels_ratio`` of the pixels), on the frames'
-    library and device.
-
-    Drop-in for :class:`gymnasium.wrappers.ObstructView`: same arguments and
-    errors. Each frame gets ``int(H * W * ratio / width**2)`` squares, centred
-    on pixels drawn at random, clipped at the borders. On NumPy frames the
-    squares and noise are Gymnasium's, bit for bit (the env's ``np_random``);
-    torch, JAX and TensorFlow frames draw from the library's own generator on the device
-    (:mod:`anywrap.shell.noise`), and the squares are one matrix product instead
-    of Gymnasium's loop (its cost grows with ``H * W * squares``). With
-    ``is_noise_grayscale`` the frame keeps its dtype (Gymnasium's: uint64).
+    """Covers ``render()``'s frames with squares of white noise (``obstruction_width`` pixels
+    wide, about ``obstructed_pixels_ratio`` of the pixels), on the frames' library and
+    device: :class:`gymnasium.wrappers.ObstructView` (NumPy frames: Gymnasium's bit for bit).
+    With ``is_noise_grayscale`` frames keep their dtype (Gymnasium's: uint64).
 
     Example:
-        >>> import gymnasium as gym
-        >>> import anywrap
-        >>> env = gym.make("CartPole-v1", render_mode="rgb_array")
-        >>> env = anywrap.ObstructView(env, obstructed_pixels_ratio=0.5, obstruction_width=50)
+        >>> import gymnasium as gym, anywrap
+        >>> env = anywrap.ObstructView(gym.make("CartPole-v1", render_mode="rgb_array"), 0.5, 50)
         >>> _ = env.reset(seed=123)
         >>> env.render().shape
         (400, 600, 3)
-
-    Change logs:
-     * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
     def __init__(
@@ -52,7 +33,7 @@ class ObstructView(RenderNoise):
         is_noise_grayscale: bool = False,
     ) -> None:
         """Wrap ``env``; ``obstructed_pixels_ratio`` in [0, 1), ``obstruction_width`` >= 1."""
-        check_obstruction(_NAME, obstructed_pixels_ratio, obstruction_width)
+        check_obstruction("anywrap.ObstructView", obstructed_pixels_ratio, obstruction_width)
         gym.utils.RecordConstructorArgs.__init__(
             self,
             obstructed_pixels_ratio=obstructed_pixels_ratio,

@@ -1,7 +1,5 @@
 """RecordEpisodeStatistics for a single env, and the class both shells share."""
 
-from __future__ import annotations
-
 import time
 from functools import partial
 from typing import Any
@@ -12,12 +10,7 @@ from gymnasium.vector import AutoresetMode
 
 from anywrap import xp
 from anywrap.shell.base import Shell
-from anywrap.shell.checks import (
-    autoreset_mode,
-    check_stats_key,
-    step_values,
-    whole_number,
-)
+from anywrap.shell.checks import autoreset_mode, check_stats_key, step_values, whole_number
 from anywrap.shell.compiled import compiled, with_no_output
 from anywrap.shell.episodes import EpisodeClock
 from anywrap.transforms.record_episode_statistics import (
@@ -26,8 +19,6 @@ from anywrap.transforms.record_episode_statistics import (
     step_episodes,
 )
 
-__all__ = ["RecordEpisodeStatistics"]
-
 _NAME = "anywrap.RecordEpisodeStatistics"
 
 
@@ -35,17 +26,7 @@ class EpisodeStatisticsShell(EpisodeClock, Shell):
     """What the single and vector RecordEpisodeStatistics share: the constructor and
     the running episode."""
 
-    _stats_key: str
-    _transforms: dict[Any, Any]
-
     def __init__(self, env: Any, buffer_length: int = 100, stats_key: str = "episode") -> None:
-        """Wrap ``env``.
-
-        Args:
-            env: The env to wrap.
-            buffer_length: How many recent episodes the queues keep.
-            stats_key: The info key of the episode statistics.
-        """
         name, batch = self._start(env, buffer_length=buffer_length, stats_key=stats_key)
         buffer_length = whole_number(name, "buffer_length", buffer_length, 0)
         stats_key = check_stats_key(name, stats_key)
@@ -71,32 +52,22 @@ class EpisodeStatisticsShell(EpisodeClock, Shell):
 
 
 class RecordEpisodeStatistics(EpisodeStatisticsShell, gym.Wrapper):
-    """Records each episode's cumulative reward, length and wall time.
+    """Records each episode's return, length and wall time in ``info[stats_key]``:
+    :class:`gymnasium.wrappers.RecordEpisodeStatistics`; with device flags it is added on
+    every step, zero where the mask ``info["_" + stats_key]`` is False.
 
-    When an episode ends, ``info[stats_key]`` holds ``{"r": return, "l":
-    length, "t": seconds}``, and the last ``buffer_length`` episodes are kept
-    in ``return_queue``, ``length_queue`` and ``time_queue``. Drop-in for
-    :class:`gymnasium.wrappers.RecordEpisodeStatistics` (same arguments,
-    attributes and info keys).
-
-    For device flags (JAX, torch), which a check would sync, ``info[stats_key]``
-    is added on every step with the mask ``info["_" + stats_key]``; its values
-    are zero where the mask is False.
+    Args:
+        buffer_length: How many recent episodes the queues keep.
+        stats_key: The info key of the episode statistics.
 
     Example:
-        Always pushed right, the pole falls after 8 steps, each paying 1:
-
-        >>> import gymnasium as gym
-        >>> import anywrap
+        >>> import gymnasium as gym, anywrap
         >>> env = anywrap.RecordEpisodeStatistics(gym.make("CartPole-v1"))
         >>> _ = env.reset(seed=0)
-        >>> while "episode" not in (info := env.step(1)[-1]):
+        >>> while "episode" not in (info := env.step(1)[-1]):  # the pole falls after 8 steps
         ...     pass
         >>> sorted(info["episode"]), list(env.return_queue), list(env.length_queue)
         (['l', 'r', 't'], [8.0], [8])
-
-    Change logs:
-     * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
     @property
@@ -105,13 +76,11 @@ class RecordEpisodeStatistics(EpisodeStatisticsShell, gym.Wrapper):
         return float(xp.to_numpy(self._state.start_time)) + self._t0
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
-        """Reset the env and start a new episode."""
         obs, info = self.env.reset(seed=seed, options=options)
         self._state = reset_episodes(self._state, None, self._now())
         return obs, info
 
     def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
-        """Step the env; report the episode's statistics when it ends."""
         obs, reward, terminated, truncated, info = self.env.step(action)
         if not isinstance(info, dict):
             raise TypeError(f"{_NAME}: expected `info` to be a dict, got {type(info)}")
@@ -125,13 +94,10 @@ class RecordEpisodeStatistics(EpisodeStatisticsShell, gym.Wrapper):
             )
         now = self._now() if done else 0.0
         out = self._run(self._transforms[done], value, value, terminated, truncated, now=now)
-        if out is not None and host:  # Gymnasium's Python numbers
-            info[self._stats_key] = {
-                "r": out.returns.item(),
-                "l": out.lengths.item(),
-                "t": out.times.item(),
-            }
-        elif out is not None:
-            info[self._stats_key] = {"r": out.returns, "l": out.lengths, "t": out.times}
-            info["_" + self._stats_key] = out.done
+        if out is not None:
+            stats = {"r": out.returns, "l": out.lengths, "t": out.times}
+            # Gymnasium's Python numbers on the host; device values with their mask
+            info[self._stats_key] = {k: v.item() for k, v in stats.items()} if host else stats
+            if not host:
+                info["_" + self._stats_key] = out.done
         return obs, reward, terminated, truncated, info

@@ -1,7 +1,5 @@
 """RecordVideo for a single env: Gymnasium's, taking frames of any library."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import gymnasium as gym
@@ -10,8 +8,6 @@ from gymnasium import logger
 
 from anywrap import xp
 from anywrap.shell.checks import checked_reset
-
-__all__ = ["RecordVideo", "host_frame"]
 
 
 def host_frame(frame: Any) -> Any:
@@ -22,23 +18,13 @@ def host_frame(frame: Any) -> Any:
 
 
 class RecordVideo(gym.wrappers.RecordVideo):
-    """Records videos of episodes from the env's ``render()``, as Gymnasium's does, from
-    frames of any library.
-
-    :class:`gymnasium.wrappers.RecordVideo` itself (same arguments, triggers,
-    file names and moviepy encoder), but a frame a torch, JAX or TensorFlow env
-    renders on its device is copied to the host once, when it is kept (Gymnasium's stops
-    recording on anything but a NumPy frame). Steps that record nothing
-    render nothing, so they read nothing from the device.
+    """:class:`gymnasium.wrappers.RecordVideo`, from frames of any library: a device frame is
+    copied to the host once, when it is kept; steps that record nothing render nothing.
 
     Example:
-        >>> import gymnasium as gym
-        >>> import anywrap
+        >>> import gymnasium as gym, anywrap
         >>> issubclass(anywrap.RecordVideo, gym.wrappers.RecordVideo)
         True
-
-    Change logs:
-     * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
     reset = checked_reset(gym.wrappers.RecordVideo.reset)  # options checked first

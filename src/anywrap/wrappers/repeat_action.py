@@ -1,7 +1,5 @@
 """RepeatAction for a single env."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import gymnasium as gym
@@ -9,8 +7,6 @@ import numpy as np
 
 from anywrap import xp
 from anywrap.shell.checks import check_env_kind, checked_reset
-
-__all__ = ["RepeatAction"]
 
 _NAME = "anywrap.RepeatAction"
 
@@ -30,27 +26,16 @@ def check_repeats(owner: str, num_repeats: Any) -> int:
 
 
 class RepeatAction(gym.Wrapper, gym.utils.RecordConstructorArgs):
-    """Steps the env ``num_repeats`` times with each action, summing the rewards; stops
-    early where an episode ends, and returns the last step's observation, flags and info.
-
-    Drop-in for :class:`gymnasium.wrappers.RepeatAction`: same arguments, errors
-    and numbers (a host reward is summed as a Python float, as Gymnasium does).
-    A reward of a device library is summed on its device, in its dtype. Like
-    any loop that stops at an episode's end, this one reads the env's
-    ``terminated`` and ``truncated`` on the host: free for Gymnasium's envs,
-    whose flags are Python bools; one read per step for an env whose flags are
-    device arrays (:class:`anywrap.functional.RepeatAction` reads none).
+    """Steps the env ``num_repeats`` times with each action (until an episode ends), summing
+    the rewards on their device: :class:`gymnasium.wrappers.RepeatAction`; the flags are
+    read on the host (:class:`anywrap.functional.RepeatAction` reads none).
 
     Example:
-        >>> import gymnasium as gym
-        >>> import anywrap
+        >>> import gymnasium as gym, anywrap
         >>> env = anywrap.RepeatAction(gym.make("CartPole-v1"), num_repeats=4)
         >>> _ = env.reset(seed=123)
         >>> env.step(1)[1]  # the sum of 4 rewards
         4.0
-
-    Change logs:
-     * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
     def __init__(self, env: gym.Env, num_repeats: int) -> None:
@@ -61,13 +46,9 @@ class RepeatAction(gym.Wrapper, gym.utils.RecordConstructorArgs):
         gym.Wrapper.__init__(self, env)
         self.num_repeats = num_repeats
 
-    @checked_reset
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
-        """Reset the env (``options`` checked first)."""
-        return super().reset(seed=seed, options=options)
+    reset = checked_reset(gym.Wrapper.reset)
 
     def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
-        """Step ``num_repeats`` times (fewer where the episode ends) with ``action``."""
         total: Any = 0.0
         for _ in range(self.num_repeats):
             obs, reward, terminated, truncated, info = self.env.step(action)

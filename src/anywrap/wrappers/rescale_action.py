@@ -1,7 +1,5 @@
 """RescaleAction for a single env."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import gymnasium as gym
@@ -11,35 +9,21 @@ from anywrap.shell.arrays import rescaled_box
 from anywrap.shell.maps import ActionMap
 from anywrap.transforms.rescale import affine_inverse
 
-__all__ = ["RescaleAction"]
-
 
 class RescaleAction(ActionMap):
-    """Affinely rescales a Box action space to ``[min_action, max_action]``, in any library.
-
-    The agent acts in ``[min_action, max_action]``; the env receives
+    """Affinely rescales a Box action space to ``[min_action, max_action]``, in any library:
+    :class:`gymnasium.wrappers.RescaleAction`, the env getting the same bits on NumPy.
 
     .. math:: a_{env} = (a - c) / g
 
-    with Gymnasium's gradient ``g`` and intercept ``c`` (on NumPy the env gets
-    the same bits). Drop-in for :class:`gymnasium.wrappers.RescaleAction`:
-    same arguments, action space and errors. The result takes NumPy's
-    promotion of the action's dtype with the space's (a float64 action stays
-    float64, as in Gymnasium); an action of the wrong shape, library or device
-    is refused.
+    with Gymnasium's gradient ``g`` and intercept ``c``; the result takes NumPy's promotion
+    of the action's dtype with the space's.
 
     Example:
-        >>> import numpy as np
-        >>> import gymnasium as gym
-        >>> import anywrap
+        >>> import numpy as np, gymnasium as gym, anywrap
         >>> env = anywrap.RescaleAction(gym.make("Pendulum-v1"), min_action=-1.0, max_action=1.0)
-        >>> env.action_space
-        Box(-1.0, 1.0, (1,), float32)
         >>> env.action(np.array([0.5], dtype=np.float32))
         array([1.], dtype=float32)
-
-    Change logs:
-     * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
     def __init__(self, env: gym.Env, min_action: Any, max_action: Any) -> None:

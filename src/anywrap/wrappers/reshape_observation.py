@@ -1,7 +1,5 @@
 """ReshapeObservation for a single env."""
 
-from __future__ import annotations
-
 from functools import partial
 
 import gymnasium as gym
@@ -10,25 +8,15 @@ from anywrap.shell.arrays import box_check, reshape_space
 from anywrap.shell.maps import ObservationMap
 from anywrap.transforms.reshape_observation import reshape_observation
 
-__all__ = ["ReshapeObservation"]
-
 
 class ReshapeObservation(ObservationMap):
-    """Reshapes every Box observation to ``shape``, in the observation's library.
-
-    Drop-in for :class:`gymnasium.wrappers.ReshapeObservation` (same argument,
-    space and values). The reshape is a view wherever the library allows one;
-    an observation of another shape than the env's space is refused.
+    """Reshapes every Box observation to ``shape``, in the observation's library (a view
+    where the library allows one): :class:`gymnasium.wrappers.ReshapeObservation`.
 
     Example:
-        >>> import gymnasium as gym
-        >>> import anywrap
-        >>> env = anywrap.ReshapeObservation(gym.make("CartPole-v1"), (2, 2))
-        >>> env.observation_space.shape, env.reset(seed=0)[0].shape
-        ((2, 2), (2, 2))
-
-    Change logs:
-     * v0.1.0 - Initially added, matching Gymnasium 1.4.
+        >>> import gymnasium as gym, anywrap
+        >>> anywrap.ReshapeObservation(gym.make("CartPole-v1"), (2, 2)).reset(seed=0)[0].shape
+        (2, 2)
     """
 
     def __init__(self, env: gym.Env, shape: tuple[int, ...]) -> None:

@@ -1,50 +1,31 @@
 """ResizeObservation for a single env."""
 
-from __future__ import annotations
-
 import gymnasium as gym
 
 from anywrap.shell.images import frames_check, resize_map
 from anywrap.shell.maps import ObservationMap
 
-__all__ = ["ResizeObservation"]
-
 
 class ResizeObservation(ObservationMap):
-    """Resizes image observations to ``shape``, on any array library.
+    """Resizes image observations to ``shape``, on any array library, without OpenCV:
+    :class:`gymnasium.wrappers.ResizeObservation`. The default filter is OpenCV's
+    ``INTER_AREA``, as Gymnasium's: exact on NumPy, within 1 on JAX and PyTorch.
 
-    Drop-in for :class:`gymnasium.wrappers.ResizeObservation` (same arguments
-    and spaces), without needing OpenCV. The default filter is Gymnasium's,
-    OpenCV's ``INTER_AREA``: exact on NumPy, within 1 on JAX and PyTorch (see
-    :mod:`anywrap.xp.images`). ``interpolation="bilinear"`` (an addition)
-    takes each backend's own antialiased bilinear resize instead.
+    Args:
+        env: An env of uint8 ``(H, W)`` or ``(H, W, C)`` images (bounds 0 to 255).
+        shape: The new ``(height, width)``.
+        interpolation: ``"area"`` (Gymnasium's filter) or ``"bilinear"``.
 
     Example:
-        >>> import ale_py, gymnasium as gym
-        >>> import anywrap
+        >>> import ale_py, gymnasium as gym, anywrap
         >>> gym.register_envs(ale_py)
-        >>> env = anywrap.ResizeObservation(gym.make("ALE/Pong-v5"), (84, 84))
-        >>> env.observation_space
+        >>> anywrap.ResizeObservation(gym.make("ALE/Pong-v5"), (84, 84)).observation_space
         Box(0, 255, (84, 84, 3), uint8)
-        >>> obs, _ = env.reset(seed=0)
-        >>> obs.shape, obs.dtype
-        ((84, 84, 3), dtype('uint8'))
-
-    Change logs:
-     * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
     def __init__(
         self, env: gym.Env, shape: tuple[int, int], *, interpolation: str = "area"
     ) -> None:
-        """Wrap ``env``, whose observation space is a uint8 ``(H, W)`` or ``(H, W, C)``
-        Box with bounds 0 to 255.
-
-        Args:
-            env: The env to wrap.
-            shape: The new ``(height, width)``.
-            interpolation: ``"area"`` (Gymnasium's filter) or ``"bilinear"``.
-        """
         name, _ = self._start(env, shape=shape, interpolation=interpolation)
         image = resize_map(name, env.observation_space, shape, interpolation)
         self._wrap(env, image.space)

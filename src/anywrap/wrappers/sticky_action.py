@@ -1,7 +1,5 @@
 """StickyAction for a single env, and the class both shells share."""
 
-from __future__ import annotations
-
 from functools import partial
 from typing import Any
 
@@ -22,15 +20,9 @@ from anywrap.shell.sticky_action import (
 from anywrap.shell.time import AUTORESET
 from anywrap.transforms.sticky_action import reset_keyed, sticky_step
 
-__all__ = ["StickyAction"]
-
-_NAME = "anywrap.StickyAction"
-
 
 class StickyShell(SavedStream, Shell):
     """What the single and vector StickyAction share: the constructor."""
-
-    _transforms: dict[str, Any]
 
     def __init__(
         self,
@@ -62,29 +54,16 @@ class StickyShell(SavedStream, Shell):
 
 class StickyAction(StickyShell, gym.ActionWrapper):
     """With probability ``repeat_action_probability`` the env gets the previous action again,
-    for a run of ``repeat_action_duration`` steps, drawn from the env library's own generator.
-
-    Drop-in for :class:`gymnasium.wrappers.StickyAction` (Machado et al.,
-    2018): same arguments, errors and state machine. The draws come from the
-    generator of the env's array library, on its device (NumPy's PCG64, a JAX
-    key, a ``torch.Generator``), so a device env never waits for the host.
-    Seeding differs from Gymnasium's (which draws from the env's
-    ``np_random``): ``reset(seed=s)`` restarts the wrapper's own stream from
-    ``s``, so the distribution is Gymnasium's but the draws are not. A
-    repeated action takes the dtype of the action it replaces.
-    ``state_dict()`` holds the state machine and the generator's state.
+    for a run of ``repeat_action_duration`` steps: :class:`gymnasium.wrappers.StickyAction`,
+    drawn on the env's device from its library's generator, which ``reset(seed=s)`` seeds
+    (Gymnasium's distribution, other draws).
 
     Example:
-        >>> import gymnasium as gym
-        >>> import anywrap
+        >>> import gymnasium as gym, anywrap
         >>> env = anywrap.StickyAction(gym.make("CartPole-v1"), repeat_action_probability=0.9)
         >>> _ = env.reset(seed=0)
-        >>> sent = [int(env.action(a)) for a in [0, 1, 1, 1, 1, 1]]
-        >>> sent[0], len(sent)
-        (0, 6)
-
-    Change logs:
-     * v0.1.0 - Initially added, matching Gymnasium 1.4.
+        >>> int(env.action(0))
+        0
     """
 
     # Gymnasium's attributes, read from the state (reading copies to the host: not per step).
@@ -110,20 +89,19 @@ class StickyAction(StickyShell, gym.ActionWrapper):
         return int(xp.to_numpy(self._state.machine.taken))
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
-        """Reset the env and forget the last action; ``seed`` restarts the wrapper's stream."""
         obs, info = self.env.reset(seed=seed, options=options)
         self._run(self._transforms["reset"], obs)
         self._stream.reseed(self, seed)
         return obs, info
 
     def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
-        """Step with the sticky action (refused by the env: the state machine as before)."""
         with self._undone_on_failure():
             return self.env.step(self.action(action))
 
     def action(self, action: Any) -> Any:
-        """The action the env gets: ``action``, or the previous one again."""
         gen = self._stream.generator(self._state)
-        action = checked_action(_NAME, self.env.action_space, action, self._state.machine.last)
+        action = checked_action(
+            "anywrap.StickyAction", self.env.action_space, action, self._state.machine.last
+        )
         out = self._run(self._transforms["step"], action, gen, action)
         return out[()] if isinstance(out, np.ndarray) and out.ndim == 0 else out

@@ -1,7 +1,5 @@
 """TimeAwareObservation for a single env, and the class both shells share."""
 
-from __future__ import annotations
-
 from functools import partial
 from typing import Any
 
@@ -17,14 +15,9 @@ from anywrap.shell.time import AUTORESET, find_max_steps, time_aware_space
 from anywrap.transforms.time_aware_observation import show_time, time_aware, time_aware_reset
 from anywrap.transforms.time_limit import init_clock
 
-__all__ = ["TimeAwareObservation"]
-
 
 class TimeAwareShell(Shell):
     """What the single and vector TimeAwareObservation share: the constructor."""
-
-    _check: Any
-    _transforms: dict[str, Any]
 
     def __init__(
         self,
@@ -69,31 +62,16 @@ class TimeAwareShell(Shell):
 
 
 class TimeAwareObservation(TimeAwareShell, gym.ObservationWrapper):
-    """Adds the episode's step count to every observation, counted on the data's device.
-
-    Drop-in for :class:`gymnasium.wrappers.TimeAwareObservation`: same
-    arguments, spaces and values. The time is an ``int32`` count, or with
-    ``normalize_time`` the ``float32`` fraction ``t / max_timesteps``; it goes
-    under ``dict_time_key`` of a Dict observation, at the end of a Tuple one,
-    or beside the observation as ``{"obs": ..., "time": ...}``; ``flatten``
-    (the default) flattens it all into one array. Gymnasium's quirk, kept:
-    flattening a float32 observation with the int32 count gives float64.
-    ``max_timesteps`` comes from the env's spec or a ``TimeLimit`` in the
-    stack; the keyword ``max_timesteps`` (an addition) sets it otherwise.
+    """Adds the episode's step count to every observation, counted on the data's device:
+    :class:`gymnasium.wrappers.TimeAwareObservation`, quirk included (flattening a float32
+    observation with the int32 count gives float64); ``max_timesteps`` may be given.
 
     Example:
-        >>> import gymnasium as gym
-        >>> import anywrap
+        >>> import gymnasium as gym, anywrap
         >>> env = anywrap.TimeAwareObservation(gym.make("CartPole-v1"))
-        >>> env.observation_space.shape, env.observation_space.dtype
-        ((5,), dtype('float64'))
         >>> _ = env.reset(seed=0)
-        >>> obs, *_ = env.step(0)
-        >>> obs[-1]
+        >>> env.step(0)[0][-1]
         np.float64(1.0)
-
-    Change logs:
-     * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
     @property
@@ -102,16 +80,13 @@ class TimeAwareObservation(TimeAwareShell, gym.ObservationWrapper):
         return int(xp.to_numpy(self._state.elapsed))
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
-        """Reset the env and the count; the observation shows time 0."""
         obs, info = self.env.reset(seed=seed, options=options)
         return self._run(self._transforms["reset"], obs, checked(self._check, obs)), info
 
     def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
-        """Step the env and add the new count to its observation."""
         obs, reward, terminated, truncated, info = self.env.step(action)
         out, _ = self._run(self._transforms["step"], obs, checked(self._check, obs))
         return out, reward, terminated, truncated, info
 
     def observation(self, observation: Any) -> Any:
-        """Gymnasium's hook: ``observation`` with the current count added (nothing counted)."""
         return self._run(self._transforms["show"], observation, checked(self._check, observation))

@@ -1,7 +1,5 @@
 """TimeLimit for a single env."""
 
-from __future__ import annotations
-
 from functools import partial
 from typing import Any
 
@@ -14,19 +12,10 @@ from anywrap.shell.compiled import compiled, with_no_output
 from anywrap.shell.time import check_max_episode_steps
 from anywrap.transforms import time_limit as T
 
-__all__ = ["TimeLimit"]
-
-_NAME = "anywrap.TimeLimit"
-
 
 class TimeLimit(Shell, gym.wrappers.TimeLimit):
-    """Truncates an episode once it has taken ``max_episode_steps`` steps.
-
-    Drop-in for :class:`gymnasium.wrappers.TimeLimit` (and an instance of it,
-    so that code looking for a time limit in the stack finds this one): same
-    argument, errors, ``spec`` and flags. For a device env (JAX, torch) the
-    count lives on the device and ``truncated`` comes back as an array of the
-    env's library, without a host sync.
+    """Truncates an episode at ``max_episode_steps`` steps: :class:`gymnasium.wrappers.TimeLimit`
+    (an instance of it), the count on a device env's device.
 
     Example:
         >>> from gymnasium.envs.classic_control import CartPoleEnv
@@ -35,9 +24,6 @@ class TimeLimit(Shell, gym.wrappers.TimeLimit):
         >>> _ = env.reset(seed=0)
         >>> [env.step(0)[3] for _ in range(2)]
         [False, True]
-
-    Change logs:
-     * v0.1.0 - Initially added, matching Gymnasium 1.4.
     """
 
     def __init__(self, env: gym.Env, max_episode_steps: int) -> None:
@@ -50,8 +36,6 @@ class TimeLimit(Shell, gym.wrappers.TimeLimit):
         self._state = T.init_clock((), xp=np)
         step = partial(T.time_limit, max_steps=max_episode_steps)
         self._transforms = compiled({"step": step, "reset": with_no_output(T.reset_clock)})
-
-    _transforms: dict[str, Any]
 
     @property  # type: ignore[override]
     def _elapsed_steps(self) -> int | None:
@@ -68,16 +52,14 @@ class TimeLimit(Shell, gym.wrappers.TimeLimit):
         self._state = self._state._replace(elapsed=new)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
-        """Reset the env and the step count (which stays where the env's flags put it)."""
         obs, info = self.env.reset(seed=seed, options=options)
         self._run(self._transforms["reset"], self._state.elapsed)
         self._started = True
         return obs, info
 
     def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
-        """Step the env; truncate once the episode reaches the limit."""
         if not self._started:
-            raise gym.error.ResetNeeded(f"{_NAME}: call reset() before step()")
+            raise gym.error.ResetNeeded("anywrap.TimeLimit: call reset() before step()")
         obs, reward, terminated, truncated, info = self.env.step(action)
         limited, over = self._run(self._transforms["step"], terminated, terminated, truncated)
         if xp.is_host(truncated):  # Gymnasium's branch, and its Python True
