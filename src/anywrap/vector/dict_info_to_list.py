@@ -19,6 +19,8 @@ class DictInfoToList(Shell, VectorWrapper):
         >>> envs = anywrap.vector.DictInfoToList(gym.make_vec("CartPole-v1", num_envs=2))
         >>> envs.reset(seed=0)[1]
         [{}, {}]
+
+    Change logs: v0.1.0 - initially added.
     """
 
     def __init__(self, env: VectorEnv) -> None:

@@ -20,6 +20,8 @@ class FilterObservation(VectorObservationMap):
         >>> envs.reset(seed=42)[0]
         {'time': array([[0],
                [0]], dtype=int32)}
+
+    Change logs: v0.1.0 - initially added.
     """
 
     def __init__(self, env: VectorEnv, filter_keys: Sequence[str | int]) -> None:

@@ -22,6 +22,8 @@ class RescaleAction(VectorActionMap):
         >>> anywrap.vector.RescaleAction(envs, 0.0, 1.0).actions(np.array([[0.0], [0.75]]))
         array([[-1. ],
                [ 0.5]], dtype=float32)
+
+    Change logs: v0.1.0 - initially added.
     """
 
     def __init__(self, env: VectorEnv, min_action: Any, max_action: Any) -> None:

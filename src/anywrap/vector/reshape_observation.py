@@ -25,6 +25,8 @@ class ReshapeObservation(VectorObservationMap):
         >>> envs = anywrap.vector.ReshapeObservation(gym.make_vec("CartPole-v1", 3), (2, 2))
         >>> envs.reset(seed=0)[0].shape
         (3, 2, 2)
+
+    Change logs: v0.1.0 - initially added.
     """
 
     def __init__(self, env: VectorEnv, shape: tuple[int, ...]) -> None:

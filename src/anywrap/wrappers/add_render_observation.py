@@ -27,6 +27,8 @@ class AddRenderObservation(gym.ObservationWrapper, gym.utils.RecordConstructorAr
         >>> obs, _ = env.reset(seed=123)
         >>> sorted(obs), obs["pixels"].shape
         (['pixels', 'state'], (400, 600, 3))
+
+    Change logs: v0.1.0 - initially added.
     """
 
     def __init__(
