@@ -548,5 +548,7 @@ def test_b9_rows_show_the_verdicts_statistic(monkeypatch) -> None:
 
     monkeypatch.setattr(b9_first_run, "run_script", fake)
     res = b9_first_run.bench_b9(Context(settings=Settings(reps=2), progress=_no_progress))
-    row = next(r for r in res["rows"] if r["label"] == "short: compile on (ANYWRAP_TORCH_COMPILE=1)")
+    row = next(
+        r for r in res["rows"] if r["label"] == "short: compile on (ANYWRAP_TORCH_COMPILE=1)"
+    )
     assert row["ratio"] == res["summary"]["short"] == 1.5
