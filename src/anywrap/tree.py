@@ -3,15 +3,9 @@ can be built from a dict, else as a ``dict``), lists, tuples and NamedTuples; ev
 else is a **leaf**. ``is_leaf`` stops a walk early.
 
 Example:
-    >>> import numpy as np
-    >>> from anywrap import tree
-    >>> t = {"pos": np.zeros(2), "vel": (np.ones(1), np.ones(3))}
-    >>> [x.shape for x in tree.leaves(t)]
-    [(2,), (1,), (3,)]
-    >>> tree.tree_map(lambda x: x.size, t)
-    {'pos': 2, 'vel': (1, 3)}
-    >>> [tree.key_path(p) for p, _ in tree.flatten_with_paths(t)]
-    ['pos', 'vel.0', 'vel.1']
+    >>> t = {"pos": 0.5, "vel": (1, 2)}
+    >>> leaves(t), [key_path(p) for p, _ in flatten_with_paths(t)]
+    ([0.5, 1, 2], ['pos', 'vel.0', 'vel.1'])
 """
 
 from __future__ import annotations
