@@ -147,13 +147,6 @@ def save_state(env: Any, path: str | os.PathLike[str], *, state: Any = None) -> 
         >>> loaded = anywrap.load_state(env, path, state=env.reset(jax.random.key(1))[1])
         >>> round(float(loaded.obs_stats.count), 4)  # 4 observations at reset, 4 at the step
         8.0001
-
-    Raises:
-        ValueError: no anywrap wrapper with statistics, ``state`` missing for a functional
-            stack (or given for a stateful one), or a statistic split over processes.
-        FileNotFoundError: the folder of ``path`` does not exist.
-        IsADirectoryError: ``path`` is a folder.
-        CheckpointError: a statistic is no longer finite (it overflowed).
     """
     path = os.fspath(path)
     if state is None:
@@ -275,9 +268,10 @@ def load_state(
 ) -> Any:
     """Load statistics saved by :func:`save_state` into ``env``'s wrapper stack.
 
-    The whole file is checked before any wrapper changes. A stateful stack changes in
-    place. For a functional stack pass a template ``state`` (a fresh ``env.reset``): the
-    template is returned with the file's statistics, each placed as the array it replaces.
+    The whole file is checked before any wrapper changes (a :class:`CheckpointError`
+    says what does not fit). A stateful stack changes in place. For a functional stack
+    pass a template ``state`` (a fresh ``env.reset``): it is returned with the file's
+    statistics, each placed as the array it replaces.
 
     ``strict=False`` loads each wrapper from the saved wrapper of the same class (the n-th
     for the n-th); wrappers the file lacks keep their state, at least one must match.
@@ -299,11 +293,6 @@ def load_state(
         >>> anywrap.load_state(evaluation, path, strict=False)
         >>> round(float(evaluation.obs_rms.count), 4)
         11.0001
-
-    Raises:
-        FileNotFoundError: there is no file at ``path``.
-        CheckpointError: (a ``ValueError``) not a safetensors checkpoint, one of another
-            stack (wrappers, order, shapes, stateful or functional), or invalid entries.
     """
     path = os.fspath(path)
     if not isinstance(strict, (bool, np.bool_)):
@@ -312,20 +301,13 @@ def load_state(
     if state is not None:
         return _load_functional(env, path, meta, flat, state, bool(strict))
     layers = _stateful_layers(env)
-    want = ",".join(p for p, _ in layers)
-    hint = (
-        " (a functional stack's statistics: load them with state=)"
-        if meta.get("format") == _FUNCTIONAL
-        else ""
+    own = [p for p, _ in layers]
+    hint = " (a functional stack's statistics: load them with state=)"
+    mismatch = (
+        f"anywrap.load_state: {path!r} holds the wrappers [{meta.get('layers', '?')}]"
+        f"{hint if meta.get('format') == _FUNCTIONAL else ''}, this stack has [{','.join(own)}]"
     )
-    source = _layer_map(
-        meta,
-        _FORMAT,
-        [p for p, _ in layers],
-        bool(strict),
-        f"anywrap.load_state: {path!r} holds the wrappers "
-        f"[{meta.get('layers', '?')}]{hint}, this stack has [{want}]",
-    )
+    source = _layer_map(meta, _FORMAT, own, bool(strict), mismatch)
     states = []
     for prefix, layer in layers:
         if prefix not in source:
@@ -358,16 +340,12 @@ def _load_functional(
 
     owner = "anywrap.load_state"
     prefixes, entries = _functional_entries(owner, env, state)
-    want = ",".join(prefixes)
     kind = {_FORMAT: "a stateful stack's", _FUNCTIONAL: "the"}.get(meta.get("format", ""))
-    source = _layer_map(
-        meta,
-        _FUNCTIONAL,
-        prefixes,
-        strict,
+    mismatch = (
         f"{owner}: {path!r} holds {kind or 'no anywrap'} statistics of the wrappers "
-        f"[{meta.get('layers', '?')}], this functional stack has [{want}]",
+        f"[{meta.get('layers', '?')}], this functional stack has [{','.join(prefixes)}]"
     )
+    source = _layer_map(meta, _FUNCTIONAL, prefixes, strict, mismatch)
     values: dict[str, np.ndarray] = {}
     for prefix in prefixes:
         mine = _part(entries, prefix, prefix + ".")

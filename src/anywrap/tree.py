@@ -226,6 +226,10 @@ class Structure:
                 return f"v[{len(out) - 1}]"
             if kind == _MAPPING:
                 raise TypeError(f"Structure: a {type(node).__name__} is not a dict")
+            if expr != "t":  # a branch below the root: read once, into a variable
+                var = f"n{len(checks)}"
+                checks.append(f"{var} = {expr}")
+                expr = var
             tp = constant(type(node))
             if kind == _NAMED:
                 checks.append(f"if type({expr}) is not {tp}: return None")
@@ -238,15 +242,10 @@ class Structure:
                 checks.append(
                     f"if type({expr}) is not {tp} or len({expr}) != {len(node)}: return None"
                 )
-            parts = []
-            for i, (key, child) in enumerate(_children(node, kind)):
-                access = f"{expr}[{constant(key) if kind == _DICT else i}]"
-                if _kind(type(child)) == _LEAF:
-                    parts.append(walk(child, access))
-                else:
-                    var = f"n{len(checks)}"
-                    checks.append(f"{var} = {access}")
-                    parts.append(walk(child, var))
+            parts = [
+                walk(child, f"{expr}[{constant(key) if kind == _DICT else i}]")
+                for i, (key, child) in enumerate(_children(node, kind))
+            ]
             if kind == _DICT:
                 names_of = [constant(k) for k in node]
                 return "{" + ", ".join(f"{k}: {p}" for k, p in zip(names_of, parts)) + "}"

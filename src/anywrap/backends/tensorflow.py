@@ -64,6 +64,10 @@ def _promoted(fn: Any) -> Any:
     return lambda self, x1, x2, /: fn(*_promote(x1, x2))
 
 
+def _logical(fn: Any) -> Any:
+    return lambda self, *xs: fn(*(_tensor(x) for x in xs))
+
+
 def _floating(fn: Any) -> Any:
     """A rounding function, which leaves integers as they are."""
     return lambda self, x, /: x if x.dtype.is_integer else fn(x)
@@ -174,18 +178,10 @@ class TensorFlowNamespace:
 
     def isfinite(self, x, /):
         x = _tensor(x)
-        if x.dtype.is_floating:
-            return tf.math.is_finite(x)
-        return tf.ones_like(x, dtype=tf.bool)
+        return tf.math.is_finite(x) if x.dtype.is_floating else tf.ones_like(x, dtype=tf.bool)
 
-    def logical_and(self, x1, x2, /):
-        return tf.logical_and(_tensor(x1), _tensor(x2))
-
-    def logical_or(self, x1, x2, /):
-        return tf.logical_or(_tensor(x1), _tensor(x2))
-
-    def logical_not(self, x, /):
-        return tf.logical_not(_tensor(x))
+    logical_and, logical_or = _logical(tf.logical_and), _logical(tf.logical_or)
+    logical_not = _logical(tf.logical_not)
 
     def sum(self, x, /, *, axis=None, dtype=None, keepdims=False):
         if x.dtype == tf.bool:
