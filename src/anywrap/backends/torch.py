@@ -237,8 +237,7 @@ def _sum0(y: Any) -> Any:
 
 
 def _shifted_mean_var(x: Any, total: Callable[[Any], Any]) -> tuple[Any, Any]:
-    """The mean and population variance in one read of ``x``, from the deviations from the
-    mean of the first rows (near the batch's, so the terms keep the dtype's precision)."""
+    """The mean and variance in one read, about the first rows' mean (keeping precision)."""
     rows = x.shape[0]
     head = min(rows, SHIFT_ROWS)
     origin = x[:head].sum(0) / head

@@ -90,7 +90,7 @@ def _name(fn: Callable[..., Any]) -> str:
 
 
 def _leaf_key(x: Any) -> Any:
-    """A leaf's part of the signature: None for a leaf no program takes, :data:`_BRANCH`."""
+    """A leaf's part of the signature: None for a leaf no program takes, or _BRANCH."""
     if isinstance(x, torch.Tensor):
         return None if x.requires_grad else (x.shape, x.stride(), x.dtype, x.device)
     if type(x) is float:
@@ -101,8 +101,7 @@ def _leaf_key(x: Any) -> Any:
 
 
 def _signature(structure: Structure, flat: list[Any]) -> Any:
-    """The cache key of a call: None when it holds a leaf no program takes,
-    :data:`_BRANCH` when it holds a branch where ``structure`` has a leaf."""
+    """The cache key of a call; None or :data:`_BRANCH` as in :func:`_leaf_key`."""
     key: list[Any] = [structure]
     for x in flat:
         k = _leaf_key(x)
@@ -123,8 +122,7 @@ def _describe(flat: list[Any]) -> str:
 
 
 def _plan(flat: list[Any]) -> list[tuple[int, torch.dtype | None, torch.device | None]]:
-    """Where each input is in ``flat``, and the dtype and device a float is made a 0-d
-    tensor of: float64 (a Python float's precision) where the device holds it."""
+    """Each input's place in ``flat``; a float's 0-d dtype (float64 where held) and device."""
     device = next((x.device for x in flat if isinstance(x, torch.Tensor)), torch.device("cpu"))
     dtype = _float_dtypes.get(device)
     if dtype is None:
@@ -189,8 +187,7 @@ class _Counting(TorchFunctionMode):
 
 
 def _own_code(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
-    """``fn`` with a code object of its own: ``torch.compile`` keeps its programs, and
-    counts its recompilations, per code object."""
+    """``fn`` with a code object of its own (``torch.compile`` keeps programs per code)."""
     code = fn.__code__.replace(co_name=name.replace(".", "_").replace("<", "").replace(">", ""))
     return types.FunctionType(code, fn.__globals__, code.co_name, fn.__defaults__, fn.__closure__)
 
@@ -208,8 +205,7 @@ def _child_seconds() -> float:
 def trace_and_compile(
     fn: Callable[..., Any], flat: list[Any], structure: Structure, build: str = "auto"
 ) -> _Program:
-    """Compile ``fn`` for the call's leaves ``flat`` (laid out by ``structure``), and run
-    it once, so that it compiles (and fails) now rather than at a later step."""
+    """Compile ``fn`` for the leaves ``flat`` and run it once (to fail now, if at all)."""
     plan = _plan(flat)
 
     def with_tensors(tensors: Sequence[torch.Tensor]) -> Any:
@@ -270,8 +266,7 @@ def trace_and_compile(
 
 
 def _calls_back(fn: Callable[..., Any]) -> bool:
-    """Whether ``fn`` is a partial holding a callable that is not one of anywrap's own
-    pure functions: a program would bake in what it did while traced."""
+    """Whether ``fn`` holds a callable not anywrap's own (a trace would bake it in)."""
     while isinstance(fn, functools.partial):
         for v in (*fn.args, *fn.keywords.values()):
             if callable(v) and not isinstance(v, type):
@@ -285,8 +280,7 @@ def _calls_back(fn: Callable[..., Any]) -> bool:
 
 
 def _share_key(fn: Callable[..., Any], key: tuple[Any, ...]) -> Any:
-    """The key sharing ``fn``'s program for the signature ``key`` between wrappers; None
-    where something in it is not hashable (then compiled for this wrapper alone)."""
+    """The key under which wrappers share a program; None where not hashable."""
     try:
         return (_fn_key(fn), key[0].key, key[1:])
     except TypeError:
@@ -328,9 +322,7 @@ def _announce(name: str, described: str) -> None:
 
 
 class _Signature:
-    """One signature of a program: how often it ran, and its compiled form. Once
-    compiled, it knows which inputs were outputs of the call before (``fed``: checked
-    by identity) and keeps only those outputs (``keep``; all until :meth:`learn`)."""
+    """One signature: its calls, its program, and the inputs fed by the last call's outputs."""
 
     def __init__(self, structure: Structure, key: tuple[Any, ...], shared: Any) -> None:
         self.structure, self.key, self.shared = structure, key, shared
@@ -343,8 +335,7 @@ class _Signature:
         self.rest: tuple[tuple[int, Any], ...] = ()  # the other leaves and their keys
 
     def learn(self, flat: list[Any], last_outs: Sequence[torch.Tensor]) -> None:
-        """Note which of ``flat``'s leaves are the last call's kept ``last_outs``; a call
-        where none are keeps what was noted."""
+        """Note which of ``flat``'s leaves are the last call's kept ``last_outs``."""
         keep = self.keep
         by_id = {id(t): (k if keep is None else keep[k]) for k, t in enumerate(last_outs)}
         found = [
