@@ -22,113 +22,17 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from anywrap import convert, transforms, tree, vector, xp
+from anywrap import convert, transforms, tree, vector, wrappers, xp
 from anywrap.checkpoint import load_state, save_state
-from anywrap.convert.wrappers import (
-    ArrayConversion,
-    JaxToNumpy,
-    JaxToTorch,
-    NumpyToTorch,
-    ToJax,
-    ToNumpy,
-    ToTensorFlow,
-    ToTorch,
-)
-from anywrap.wrappers import (
-    AddRenderObservation,
-    AddWhiteNoise,
-    AtariPreprocessing,
-    Autoreset,
-    ClipAction,
-    ClipReward,
-    DelayObservation,
-    DiscretizeAction,
-    DiscretizeObservation,
-    DtypeObservation,
-    FilterObservation,
-    FlattenObservation,
-    FrameStackObservation,
-    GrayscaleObservation,
-    HumanRendering,
-    MaxAndSkipObservation,
-    NormalizeObservation,
-    NormalizeReward,
-    ObstructView,
-    OrderEnforcing,
-    PassiveEnvChecker,
-    RecordEpisodeStatistics,
-    RecordVideo,
-    RenderCollection,
-    RepeatAction,
-    RescaleAction,
-    RescaleObservation,
-    ReshapeObservation,
-    ResizeObservation,
-    StickyAction,
-    TimeAwareObservation,
-    TimeLimit,
-    TransformAction,
-    TransformObservation,
-    TransformReward,
-)
+from anywrap.convert.wrappers import *  # noqa: F403  (ToTorch, JaxToNumpy, ...)
+from anywrap.wrappers import *  # noqa: F403  (Gymnasium's single-env wrappers)
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "AddRenderObservation",
-    "AddWhiteNoise",
-    "ArrayConversion",
-    "AtariPreprocessing",
-    "Autoreset",
-    "ClipAction",
-    "ClipReward",
-    "DelayObservation",
-    "DiscretizeAction",
-    "DiscretizeObservation",
-    "DtypeObservation",
-    "FilterObservation",
-    "FlattenObservation",
-    "FrameStackObservation",
-    "GrayscaleObservation",
-    "HumanRendering",
-    "JaxToNumpy",
-    "JaxToTorch",
-    "MaxAndSkipObservation",
-    "NormalizeObservation",
-    "NormalizeReward",
-    "NumpyToTorch",
-    "ObstructView",
-    "OrderEnforcing",
-    "PassiveEnvChecker",
-    "RecordEpisodeStatistics",
-    "RecordHTML",
-    "RecordVideo",
-    "RenderCollection",
-    "RepeatAction",
-    "RescaleAction",
-    "RescaleObservation",
-    "ReshapeObservation",
-    "ResizeObservation",
-    "StickyAction",
-    "TimeAwareObservation",
-    "TimeLimit",
-    "ToJax",
-    "ToNumpy",
-    "ToTensorFlow",
-    "ToTorch",
-    "TransformAction",
-    "TransformObservation",
-    "TransformReward",
-    "convert",
-    "distributed",
-    "functional",
-    "load_state",
-    "save_state",
-    "transforms",
-    "tree",
-    "vector",
-    "xp",
-]
+__all__ = ["convert", "load_state", "save_state", "transforms", "tree", "vector", "xp"]
+__all__ += wrappers.__all__
+__all__ += convert.wrappers.__all__
+__all__ += ["RecordHTML", "distributed", "functional"]  # noqa: F405  (loaded on first use)
 
 _LAZY_MODULES = {"functional", "distributed", "demo", "record"}
 

@@ -56,7 +56,7 @@ def _alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     except OSError:  # another user's process: alive
-        return True
+        pass
     return True
 
 
@@ -141,23 +141,12 @@ def save_state(env: Any, path: str | os.PathLike[str], *, state: Any = None) -> 
         >>> from anywrap import functional as F
         >>> env = F.NormalizeObservation(F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=4))
         >>> _, state = env.reset(jax.random.key(0))
-        >>> for _ in range(10):
-        ...     state = env.step(state, jnp.ones((4, 1))).state
+        >>> state = env.step(state, jnp.ones((4, 1))).state
         >>> path = os.path.join(tempfile.mkdtemp(), "stats.safetensors")
         >>> anywrap.save_state(env, path, state=state)
-        >>> _, fresh = env.reset(jax.random.key(1))  # other episodes, 4 observations seen
-        >>> loaded = anywrap.load_state(env, path, state=fresh)
-        >>> round(float(loaded.obs_stats.count), 4), round(float(fresh.obs_stats.count), 4)
-        (44.0001, 4.0001)
-        >>> bool(jnp.array_equal(loaded.obs_stats.var, state.obs_stats.var))
-        True
-
-    Raises:
-        ValueError: no anywrap wrapper with statistics, ``state`` missing for a functional
-            stack (or given for a stateful one), or a statistic split over processes.
-        FileNotFoundError: the folder of ``path`` does not exist.
-        IsADirectoryError: ``path`` is a folder.
-        CheckpointError: a statistic is no longer finite (it overflowed).
+        >>> loaded = anywrap.load_state(env, path, state=env.reset(jax.random.key(1))[1])
+        >>> round(float(loaded.obs_stats.count), 4)  # 4 observations at reset, 4 at the step
+        8.0001
     """
     path = os.fspath(path)
     if state is None:
@@ -192,11 +181,9 @@ def save_state(env: Any, path: str | os.PathLike[str], *, state: Any = None) -> 
         if not_finite(key, value):  # load_state would refuse it: a file that saves, loads
             raise CheckpointError(
                 f"anywrap.save_state: expected finite statistics, got {key} = "
-                f"{np.array2string(value, threshold=6)}: they overflowed (a sample near "
-                f"the dtype's largest value; Gymnasium's numbers: every later output is 0 "
-                f"or NaN). Such statistics cannot be restored; clip the data first, or keep "
-                f"the statistics in float64 (stats_dtype='float64'). Nothing was written to "
-                f"{path!r}"
+                f"{np.array2string(value, threshold=6)}: they overflowed and cannot be restored; "
+                "clip the data first, or keep the statistics in float64 (stats_dtype='float64'). "
+                f"Nothing was written to {path!r}"
             )
     _write(path, tensors, {"format": fmt, "layers": ",".join(prefixes)})
 
@@ -261,17 +248,14 @@ def _layer_map(
     """Which saved layer each of ``own``'s layers loads."""
     saved = [p for p in meta.get("layers", "").split(",") if p]
     if meta.get("format") == fmt:
-        if saved == own:
-            return {p: p for p in own}
-        if not strict:
-            matched = _by_class(own, saved)
-            if matched:
-                return matched
-    if strict and meta.get("format") == fmt:
-        mismatch += (
-            "; to load the statistics of the wrappers this stack has and the file holds "
-            "(an evaluation stack with fewer wrappers), pass strict=False"
-        )
+        matched = {p: p for p in own} if saved == own else {} if strict else _by_class(own, saved)
+        if matched:
+            return matched
+        if strict:
+            mismatch += (
+                "; to load the statistics of the wrappers this stack has and the file holds "
+                "(an evaluation stack with fewer wrappers), pass strict=False"
+            )
     raise CheckpointError(mismatch)
 
 
@@ -284,9 +268,10 @@ def load_state(
 ) -> Any:
     """Load statistics saved by :func:`save_state` into ``env``'s wrapper stack.
 
-    The whole file is checked before any wrapper changes. A stateful stack changes in
-    place. For a functional stack pass a template ``state`` (a fresh ``env.reset``): the
-    template is returned with the file's statistics, each placed as the array it replaces.
+    The whole file is checked before any wrapper changes (a :class:`CheckpointError`
+    says what does not fit). A stateful stack changes in place. For a functional stack
+    pass a template ``state`` (a fresh ``env.reset``): it is returned with the file's
+    statistics, each placed as the array it replaces.
 
     ``strict=False`` loads each wrapper from the saved wrapper of the same class (the n-th
     for the n-th); wrappers the file lacks keep their state, at least one must match.
@@ -308,11 +293,6 @@ def load_state(
         >>> anywrap.load_state(evaluation, path, strict=False)
         >>> round(float(evaluation.obs_rms.count), 4)
         11.0001
-
-    Raises:
-        FileNotFoundError: there is no file at ``path``.
-        CheckpointError: (a ``ValueError``) not a safetensors checkpoint, one of another
-            stack (wrappers, order, shapes, stateful or functional), or invalid entries.
     """
     path = os.fspath(path)
     if not isinstance(strict, (bool, np.bool_)):
@@ -321,33 +301,29 @@ def load_state(
     if state is not None:
         return _load_functional(env, path, meta, flat, state, bool(strict))
     layers = _stateful_layers(env)
-    want = ",".join(p for p, _ in layers)
-    hint = (
-        " (a functional stack's statistics: load them with state=)"
-        if meta.get("format") == _FUNCTIONAL
-        else ""
+    own = [p for p, _ in layers]
+    hint = " (a functional stack's statistics: load them with state=)"
+    mismatch = (
+        f"anywrap.load_state: {path!r} holds the wrappers [{meta.get('layers', '?')}]"
+        f"{hint if meta.get('format') == _FUNCTIONAL else ''}, this stack has [{','.join(own)}]"
     )
-    source = _layer_map(
-        meta,
-        _FORMAT,
-        [p for p, _ in layers],
-        bool(strict),
-        f"anywrap.load_state: {path!r} holds the wrappers "
-        f"[{meta.get('layers', '?')}]{hint}, this stack has [{want}]",
-    )
+    source = _layer_map(meta, _FORMAT, own, bool(strict), mismatch)
     states = []
     for prefix, layer in layers:
         if prefix not in source:
             continue
-        saved = source[prefix] + "."
-        part = {k[len(saved) :]: v for k, v in flat.items() if k.startswith(saved)}
         try:
-            states.append((layer, layer.checked_state(part)))
+            states.append((layer, layer.checked_state(_part(flat, source[prefix]))))
         except (KeyError, ValueError) as e:
             raise _misfit(prefix, path, e) from e
     for layer, state in states:
         layer._install(state)
     return None
+
+
+def _part(flat: dict[str, np.ndarray], saved: str, prefix: str = "") -> dict[str, np.ndarray]:
+    """The entries of the saved layer ``saved``, keyed after ``prefix``."""
+    return {prefix + k[len(saved) + 1 :]: v for k, v in flat.items() if k.startswith(saved + ".")}
 
 
 def _misfit(prefix: str, path: str, e: Exception) -> CheckpointError:
@@ -364,28 +340,20 @@ def _load_functional(
 
     owner = "anywrap.load_state"
     prefixes, entries = _functional_entries(owner, env, state)
-    want = ",".join(prefixes)
     kind = {_FORMAT: "a stateful stack's", _FUNCTIONAL: "the"}.get(meta.get("format", ""))
-    source = _layer_map(
-        meta,
-        _FUNCTIONAL,
-        prefixes,
-        strict,
+    mismatch = (
         f"{owner}: {path!r} holds {kind or 'no anywrap'} statistics of the wrappers "
-        f"[{meta.get('layers', '?')}], this functional stack has [{want}]",
+        f"[{meta.get('layers', '?')}], this functional stack has [{','.join(prefixes)}]"
     )
+    source = _layer_map(meta, _FUNCTIONAL, prefixes, strict, mismatch)
     values: dict[str, np.ndarray] = {}
     for prefix in prefixes:
+        mine = _part(entries, prefix, prefix + ".")
         if prefix not in source:
-            values.update({k: v for k, v in entries.items() if k.startswith(prefix + ".")})
+            values.update(mine)
             continue
-        own = {
-            k: (tuple(v.shape), np.dtype(v.dtype))
-            for k, v in entries.items()
-            if k.startswith(prefix + ".")
-        }
-        saved = source[prefix] + "."
-        given = {prefix + "." + k[len(saved) :]: v for k, v in flat.items() if k.startswith(saved)}
+        own = {k: (tuple(v.shape), np.dtype(v.dtype)) for k, v in mine.items()}
+        given = _part(flat, source[prefix], prefix + ".")
         who = f"anywrap.functional.{prefix.partition('.')[2]}"
         try:
             values.update(zip(own, checked_entries(who, own, given)))

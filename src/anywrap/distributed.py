@@ -1,17 +1,6 @@
 """``reduce`` hooks that make running statistics global across devices or processes: a
 function summing an array over every participant, which :mod:`anywrap.transforms.moments`
-accepts, so that each passes its own shard and all get the whole batch's statistics.
-
-Example:
-    >>> import jax, jax.numpy as jnp
-    >>> from anywrap.distributed import jax_psum
-    >>> from anywrap.transforms import moments
-    >>> m = moments.init_moments((), xp=jnp, dtype=jnp.float32)
-    >>> x = jnp.arange(8.0).reshape(2, 4)  # two shards of four samples
-    >>> upd = jax.vmap(lambda s: moments.update_moments(m, s, reduce=jax_psum("i")), axis_name="i")
-    >>> float(upd(x).mean[0])  # the global mean, on every shard
-    3.4999...
-"""
+accepts, so that each passes its own shard and all get the whole batch's statistics."""
 
 from __future__ import annotations
 

@@ -3,15 +3,9 @@ can be built from a dict, else as a ``dict``), lists, tuples and NamedTuples; ev
 else is a **leaf**. ``is_leaf`` stops a walk early.
 
 Example:
-    >>> import numpy as np
-    >>> from anywrap import tree
-    >>> t = {"pos": np.zeros(2), "vel": (np.ones(1), np.ones(3))}
-    >>> [x.shape for x in tree.leaves(t)]
-    [(2,), (1,), (3,)]
-    >>> tree.tree_map(lambda x: x.size, t)
-    {'pos': 2, 'vel': (1, 3)}
-    >>> [tree.key_path(p) for p, _ in tree.flatten_with_paths(t)]
-    ['pos', 'vel.0', 'vel.1']
+    >>> t = {"pos": 0.5, "vel": (1, 2)}
+    >>> leaves(t), [key_path(p) for p, _ in flatten_with_paths(t)]
+    ([0.5, 1, 2], ['pos', 'vel.0', 'vel.1'])
 """
 
 from __future__ import annotations
@@ -232,6 +226,10 @@ class Structure:
                 return f"v[{len(out) - 1}]"
             if kind == _MAPPING:
                 raise TypeError(f"Structure: a {type(node).__name__} is not a dict")
+            if expr != "t":  # a branch below the root: read once, into a variable
+                var = f"n{len(checks)}"
+                checks.append(f"{var} = {expr}")
+                expr = var
             tp = constant(type(node))
             if kind == _NAMED:
                 checks.append(f"if type({expr}) is not {tp}: return None")
@@ -244,15 +242,10 @@ class Structure:
                 checks.append(
                     f"if type({expr}) is not {tp} or len({expr}) != {len(node)}: return None"
                 )
-            parts = []
-            for i, (key, child) in enumerate(_children(node, kind)):
-                access = f"{expr}[{constant(key) if kind == _DICT else i}]"
-                if _kind(type(child)) == _LEAF:
-                    parts.append(walk(child, access))
-                else:
-                    var = f"n{len(checks)}"
-                    checks.append(f"{var} = {access}")
-                    parts.append(walk(child, var))
+            parts = [
+                walk(child, f"{expr}[{constant(key) if kind == _DICT else i}]")
+                for i, (key, child) in enumerate(_children(node, kind))
+            ]
             if kind == _DICT:
                 names_of = [constant(k) for k in node]
                 return "{" + ", ".join(f"{k}: {p}" for k, p in zip(names_of, parts)) + "}"

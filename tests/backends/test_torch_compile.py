@@ -62,10 +62,10 @@ def compiled(monkeypatch):
     """Compilation on, each signature compiled on its second call; the log from here.
     Programs compiled by earlier tests are not shared with this one, and the toy
     transforms here (two to five calls) compile as a longer one would."""
-    from anywrap.backends import torch_build, torch_compile
+    from anywrap.backends import torch_compile
 
     monkeypatch.setattr(torch_compile, "_shared", {})
-    monkeypatch.setattr(torch_build, "SMALL_PROGRAM", 2)
+    monkeypatch.setattr(torch_compile, "SMALL_PROGRAM", 2)
     previous = axp.set_compile(True, after_calls=2)
     start = len(axp.compile_log())
     try:
@@ -506,10 +506,10 @@ def test_by_default_cpu_tensors_stay_eager_and_set_compile_true_compiles_them(mo
     """The default (auto) compiles on accelerators only: on a CPU the compiled CleanRL
     stack is no faster than the eager one (docs/performance.md). ``set_compile(True)``
     compiles CPU tensors too, and ``set_compile`` returns the setting it replaced."""
-    from anywrap.backends import torch_build, torch_compile
+    from anywrap.backends import torch_compile
 
     monkeypatch.setattr(torch_compile, "_shared", {})
-    monkeypatch.setattr(torch_build, "SMALL_PROGRAM", 2)
+    monkeypatch.setattr(torch_compile, "SMALL_PROGRAM", 2)
     start = len(axp.compile_log())
     previous = axp.set_compile(None, after_calls=2)
     try:

@@ -14,3 +14,11 @@ AVAILABLE = ("jax", "tensorflow", "torch")
 """The backend modules in this package."""
 
 __all__ = ["AVAILABLE"]
+
+
+def _on_host(x: object) -> bool:
+    """Whether ``x`` says through DLPack that it lives in host memory."""
+    try:
+        return bool(x.__dlpack_device__()[0] == 1)  # type: ignore[attr-defined]
+    except Exception:
+        return False

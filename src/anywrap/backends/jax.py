@@ -22,6 +22,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from anywrap import xp
+from anywrap.backends import _on_host
 from anywrap.xp import images, random
 
 TYPES = (jax.Array, jax.core.Tracer)
@@ -75,13 +76,6 @@ def _constant(host: np.ndarray) -> Any:
         if -(1 << 16) <= value < 1 << 16 and len(_constants) < _CONSTANTS_MAX:
             _constants[key] = y
     return y
-
-
-def _on_host(x: Any) -> bool:
-    try:
-        return bool(x.__dlpack_device__()[0] == 1)
-    except Exception:
-        return False
 
 
 def _check_fits(host: np.ndarray) -> None:

@@ -1,19 +1,9 @@
-"""TensorFlow backend, registered through anywrap's public extension path only (an entry
-point of the group ``anywrap.backends``, imported the first time a ``tf.Tensor`` is met).
+"""TensorFlow backend, registered through the public extension path only (an entry point
+of the group ``anywrap.backends``, imported the first time a ``tf.Tensor`` is met).
 
-TensorFlow tensors do not speak the Array API: :data:`namespace` is a small Array-API-style
-namespace holding what anywrap's transforms use. TensorFlow refuses to mix dtypes, so the
-transforms cast explicitly wherever dtypes meet; no global TensorFlow setting changes.
-Transforms run eagerly: ``tf.function`` would retrace for every new Python scalar.
-Host tensors are shared zero-copy through DLPack in both directions.
-
-Example:
-    >>> import tensorflow as tf
-    >>> from anywrap import xp
-    >>> import anywrap.backends.tensorflow as tfb
-    >>> xp.namespace(tf.zeros(2)) is tfb.namespace, xp.library_name(tf.zeros(2))
-    (True, 'tensorflow')
-"""
+:data:`namespace` is a small Array-API-style namespace holding what anywrap's transforms
+use; no global TensorFlow setting changes. Transforms run eagerly (``tf.function`` would
+retrace for every new Python scalar). Host tensors are shared through DLPack."""
 
 from __future__ import annotations
 
@@ -25,6 +15,7 @@ import numpy as np
 import tensorflow as tf
 
 from anywrap import xp as _xp
+from anywrap.backends import _on_host
 from anywrap.xp import random as _random
 
 __all__ = ["TensorFlowNamespace", "namespace"]
@@ -58,14 +49,40 @@ def _promote(*xs: Any) -> list[Any]:
     return ts
 
 
+def _made(fn: Any, default: Any = None) -> Any:
+    """A creation function (``zeros``, ``ones_like``, ...) on ``device``."""
+
+    def make(self: Any, *args: Any, dtype: Any = None, device: Any = None, **kw: Any) -> Any:
+        with _on(device):
+            return fn(*args, **kw, dtype=_dtype(dtype) or default)
+
+    return make
+
+
+def _promoted(fn: Any) -> Any:
+    """A binary function over operands of one dtype, promoted as NumPy would."""
+    return lambda self, x1, x2, /: fn(*_promote(x1, x2))
+
+
+def _logical(fn: Any) -> Any:
+    return lambda self, *xs: fn(*(_tensor(x) for x in xs))
+
+
+def _floating(fn: Any) -> Any:
+    """A rounding function, which leaves integers as they are."""
+    return lambda self, x, /: x if x.dtype.is_integer else fn(x)
+
+
 class TensorFlowNamespace:
     """An Array-API-style namespace over ``tf.Tensor`` (the subset anywrap uses; the
     standard's signatures).
 
     Example:
-        >>> from anywrap.backends.tensorflow import namespace as xp
-        >>> float(xp.var(xp.asarray([1.0, 3.0])))
-        1.0
+        >>> import tensorflow as tf
+        >>> from anywrap import xp
+        >>> ns = xp.namespace(tf.zeros(2))
+        >>> ns is namespace, float(ns.var(ns.asarray([1.0, 3.0])))
+        (True, 1.0)
     """
 
     __name__ = "anywrap.backends.tensorflow.namespace"
@@ -98,26 +115,13 @@ class TensorFlowNamespace:
         t = tf.experimental.dlpack.from_dlpack(x.__dlpack__())
         return self.asarray(t, device=device) if device is not None else t
 
-    def zeros(self, shape, *, dtype=None, device=None):
-        with _on(device):
-            return tf.zeros(shape, dtype=_dtype(dtype) or tf.float32)
-
-    def ones(self, shape, *, dtype=None, device=None):
-        with _on(device):
-            return tf.ones(shape, dtype=_dtype(dtype) or tf.float32)
+    zeros, ones = _made(tf.zeros, tf.float32), _made(tf.ones, tf.float32)
+    zeros_like, ones_like = _made(tf.zeros_like), _made(tf.ones_like)
 
     def full(self, shape, fill_value, *, dtype=None, device=None):
         with _on(device):
             dt = _dtype(dtype) or tf.convert_to_tensor(fill_value).dtype
             return tf.fill(shape, tf.constant(fill_value, dtype=dt))
-
-    def zeros_like(self, x, /, *, dtype=None, device=None):
-        with _on(device):
-            return tf.zeros_like(x, dtype=_dtype(dtype))
-
-    def ones_like(self, x, /, *, dtype=None, device=None):
-        with _on(device):
-            return tf.ones_like(x, dtype=_dtype(dtype))
 
     def arange(self, start, /, stop=None, step=1, *, dtype=None, device=None):
         if stop is None:
@@ -129,13 +133,6 @@ class TensorFlowNamespace:
     def astype(self, x, dtype, /, *, copy=True, device=None):
         dt = _dtype(dtype)
         return x if x.dtype == dt else tf.cast(x, dt)
-
-    def result_type(self, *arrays_and_dtypes):
-        np_types = [
-            (a.dtype if hasattr(a, "dtype") else tf.as_dtype(a)).as_numpy_dtype
-            for a in arrays_and_dtypes
-        ]
-        return tf.as_dtype(np.result_type(*np_types))
 
     def isdtype(self, dtype, kind):
         if isinstance(kind, tuple):
@@ -159,9 +156,6 @@ class TensorFlowNamespace:
     def finfo(self, dtype):
         return np.finfo(tf.as_dtype(dtype).as_numpy_dtype)
 
-    def iinfo(self, dtype):
-        return np.iinfo(tf.as_dtype(dtype).as_numpy_dtype)
-
     def where(self, condition, x1, x2, /):
         a, b = _promote(x1, x2)
         return tf.where(_tensor(condition), a, b)
@@ -173,48 +167,21 @@ class TensorFlowNamespace:
             x = self.minimum(x, max)
         return x
 
-    def maximum(self, x1, x2, /):
-        return tf.maximum(*_promote(x1, x2))
-
-    def minimum(self, x1, x2, /):
-        return tf.minimum(*_promote(x1, x2))
-
+    maximum, minimum = _promoted(tf.maximum), _promoted(tf.minimum)
+    matmul = _promoted(tf.linalg.matmul)
+    floor, ceil, round = _floating(tf.floor), _floating(tf.math.ceil), _floating(tf.round)
     sqrt = staticmethod(tf.sqrt)
     square = staticmethod(tf.square)
     mean = staticmethod(tf.reduce_mean)
     broadcast_to = staticmethod(tf.broadcast_to)
     matrix_transpose = staticmethod(tf.linalg.matrix_transpose)
 
-    def matmul(self, x1, x2, /):
-        return tf.linalg.matmul(*_promote(x1, x2))
-
-    def floor(self, x, /):
-        return x if x.dtype.is_integer else tf.floor(x)
-
-    def ceil(self, x, /):
-        return x if x.dtype.is_integer else tf.math.ceil(x)
-
-    def round(self, x, /):
-        return x if x.dtype.is_integer else tf.round(x)
-
     def isfinite(self, x, /):
         x = _tensor(x)
-        if x.dtype.is_floating:
-            return tf.math.is_finite(x)
-        return tf.ones_like(x, dtype=tf.bool)
+        return tf.math.is_finite(x) if x.dtype.is_floating else tf.ones_like(x, dtype=tf.bool)
 
-    def isnan(self, x, /):
-        x = _tensor(x)
-        return tf.math.is_nan(x) if x.dtype.is_floating else tf.zeros_like(x, dtype=tf.bool)
-
-    def logical_and(self, x1, x2, /):
-        return tf.logical_and(_tensor(x1), _tensor(x2))
-
-    def logical_or(self, x1, x2, /):
-        return tf.logical_or(_tensor(x1), _tensor(x2))
-
-    def logical_not(self, x, /):
-        return tf.logical_not(_tensor(x))
+    logical_and, logical_or = _logical(tf.logical_and), _logical(tf.logical_or)
+    logical_not = _logical(tf.logical_not)
 
     def sum(self, x, /, *, axis=None, dtype=None, keepdims=False):
         if x.dtype == tf.bool:
@@ -285,13 +252,6 @@ class TensorFlowNamespace:
 
 namespace = TensorFlowNamespace()
 """The namespace registered for ``tf.Tensor``."""
-
-
-def _on_host(x: Any) -> bool:
-    try:
-        return bool(x.__dlpack_device__()[0] == 1)
-    except Exception:
-        return False
 
 
 def _from_array(x: Any, device: Any) -> Any:

@@ -28,25 +28,19 @@ from anywrap.xp import images, random
 
 def _to_numpy(x: Any) -> np.ndarray:
     x = x.detach()
-    if x.dtype == torch.bfloat16:  # NumPy's own dtypes have none: ml_dtypes' (JAX's)
-        return _bfloat16_to_numpy(x)
+    if x.dtype == torch.bfloat16:  # as ml_dtypes.bfloat16 (JAX's): its bits, viewed
+        try:
+            import ml_dtypes
+        except ImportError:
+            raise TypeError(
+                "anywrap: NumPy has no bfloat16 of its own; install ml_dtypes (JAX brings it) "
+                "to convert a bfloat16 tensor, or cast it first (tensor.float())"
+            ) from None
+        return _to_numpy(x.view(torch.int16)).view(ml_dtypes.bfloat16)
     try:
         return x.numpy()  # type: ignore[no-any-return]  # on the CPU: a view, no copy
     except (TypeError, RuntimeError):  # on a device, or a dtype NumPy lacks
         return x.cpu().numpy()  # type: ignore[no-any-return]
-
-
-def _bfloat16_to_numpy(x: Any) -> np.ndarray:
-    """A bfloat16 tensor as ``ml_dtypes.bfloat16`` (JAX's): its bits, viewed."""
-    try:
-        import ml_dtypes
-    except ImportError:
-        raise TypeError(
-            "anywrap: NumPy has no bfloat16 of its own; install ml_dtypes (JAX brings it) "
-            "to convert a bfloat16 tensor, or cast it first (tensor.float())"
-        ) from None
-    bits = x.view(torch.int16)
-    return _to_numpy(bits).view(ml_dtypes.bfloat16)
 
 
 def _from_dlpack(x: Any) -> Any:
@@ -116,10 +110,9 @@ def _stop_gradient(x: Any) -> Any:
 
 
 _constants: dict[tuple[Any, ...], torch.Tensor] = {}
+# dtypes whose kernels compute in the dtype itself, where a 0-d tensor gives the bits a
+# Python number gives (float16 and bfloat16 compute in float32: a rounded one would not).
 _OWN_ARITHMETIC = (torch.float32, torch.float64, torch.int32, torch.int64, torch.bool)
-"""dtypes whose kernels compute in the dtype itself: a 0-d tensor of the dtype gives the
-bits a Python number gives (float16 and bfloat16 compute in float32, where a rounded
-0-d tensor would not)."""
 
 
 @xp.constant.register(torch.Tensor)  # type: ignore[attr-defined]
@@ -244,8 +237,7 @@ def _sum0(y: Any) -> Any:
 
 
 def _shifted_mean_var(x: Any, total: Callable[[Any], Any]) -> tuple[Any, Any]:
-    """The mean and population variance in one read of ``x``, from the deviations from the
-    mean of the first rows (near the batch's, so the terms keep the dtype's precision)."""
+    """The mean and variance in one read, about the first rows' mean (keeping precision)."""
     rows = x.shape[0]
     head = min(rows, SHIFT_ROWS)
     origin = x[:head].sum(0) / head

@@ -1,45 +1,15 @@
 """PyTorch's compiled path: the programs that the torch backend's ``jit`` hook makes.
 
-A :class:`TorchProgram` wraps one pure transform (what
-:class:`anywrap.xp.Compiled` holds per backend). Each call:
-
-1. flattens the arguments (:class:`anywrap.tree.Structure`, straight-line
-   code made once per structure) and finds their *signature*: each tensor's
-   shape, strides, dtype and device, and every other leaf's value. A Python
-   ``float`` counts as a float, not as its value: it enters the program as a
-   0-d tensor, so that a wall clock passed at every step (``now``) is an
-   input, not a constant that would make every step a new program;
-2. runs the transform eagerly until that signature has been called
-   :func:`anywrap.xp.switch.compile_after_calls` times (2000 by default: a
-   short run never waits for a compile), then compiles it with the public
-   ``torch.compile(fullgraph=True, dynamic=False)``: the whole transform is one
-   graph or nothing (a transform that reads a value on the host cannot be
-   compiled whole, and runs eagerly). A transform of at most
-   :data:`SMALL_PROGRAM` torch calls stays eager: a call through
-   ``torch.compile`` costs what about ten eager calls do. CPU tensors are
-   compiled only after ``set_compile(True)``: the default, ``auto``, compiles
-   on accelerators only, since on a CPU the compiled stack is no faster;
-3. on the CPU, compiles one build: TorchInductor's scalar kernels for a
-   program that writes ``bool`` tensors, its vector kernels otherwise (a rule,
-   not a timing: see :func:`_cpu_build`), through ``torch.compile``'s
-   ``options``. The program is shared with every other wrapper that calls the
-   same transform (the same function, partially applied to the same values)
-   with the same signature, and the compile log says where each came from:
-   ``compiled``, ``cache`` (TorchInductor's kernel cache had it) or ``shared``;
-4. then runs the compiled program. A wrapper's state goes round its program,
-   so the leaves that are the last call's own outputs are checked by identity
-   and the others in full (:meth:`_Signature.fits`) before the compiled call,
-   whose own guards then hold.
-
-A transform that cannot be compiled (a value read on the host, a compiler
-missing on the machine) runs eagerly, after one warning; so does a signature
-beyond :data:`MAX_SIGNATURES`. A transform whose arguments hold something
-other than tensors, Python numbers, strings and ``None`` (a
-``torch.Generator``, a NumPy array), or a partial holding a callable (a
-distributed reduce), runs eagerly without a warning. Each compilation is
-logged (:func:`anywrap.xp.compile_log`), and :func:`anywrap.xp.set_compile`
-turns the whole path off. Only public entry points are used, so a PyTorch
-newer than any tested compiles the same way.
+A :class:`TorchProgram` wraps one pure transform. A call's *signature* (each tensor's
+shape, strides, dtype and device, every other leaf's value; a Python ``float`` is an
+input, a 0-d tensor) runs eagerly until called :func:`anywrap.xp.switch.compile_after_calls`
+times, then is compiled whole with the public ``torch.compile(fullgraph=True,
+dynamic=False)`` and shared between wrappers. A transform of at most :data:`SMALL_PROGRAM`
+torch calls over small tensors stays eager; CPU tensors compile only after
+``set_compile(True)`` (the default, ``auto``, compiles on accelerators only). A transform
+that cannot be compiled runs eagerly after one warning; one holding a callback (a
+distributed reduce) or a leaf no program takes, silently. Only public entry points are
+used, so a PyTorch newer than any tested compiles the same way.
 
 Example:
     >>> import torch
@@ -62,224 +32,257 @@ Example:
 from __future__ import annotations
 
 import functools
+import math
 import time
+import types
 import warnings
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
+from torch.overrides import TorchFunctionMode
 
-from anywrap.backends.torch_build import (  # noqa: F401  (re-exported: tests, docs)
-    _BRANCH,
-    _CONSTANT_LEAVES,
-    _SLOT,
-    SCALAR_OPTIONS,
-    SMALL_PROGRAM,
-    Built,
-    _check_form,
-    _cpu_build,
-    _describe,
-    _inputs,
-    _name,
-    _plan,
-    _signature,
-    _Small,
-    trace_and_compile,
-)
-from anywrap.tree import Structure, leaves
+from anywrap.tree import Structure, flatten_with_paths, is_branch, leaves, tree_map
 from anywrap.xp import switch
 
-__all__ = ["MAX_SIGNATURES", "TorchProgram", "compile_torch"]
+__all__ = ["MAX_SIGNATURES", "TorchProgram"]
 
 MAX_SIGNATURES = 8
 """Signatures one transform keeps (compiled or counted); calls beyond them run eagerly."""
 
+SMALL_PROGRAM = 8
+"""A transform of at most this many torch calls runs eagerly: a call through
+``torch.compile`` has a fixed cost (TorchDynamo's frame and guards, 60 to 80 us on a CPU)
+that about ten eager calls add up to."""
 
-def compile_torch(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """The torch backend's ``jit`` hook: ``fn`` as a :class:`TorchProgram`."""
-    return TorchProgram(fn)
+SMALL_DATA = 1 << 16
+"""...over tensors of at most this many elements (over image batches one kernel wins)."""
+
+INDUCTOR_OPTIONS = {
+    "size_asserts": False,
+    "alignment_asserts": False,
+    "scalar_asserts": False,
+    "compile_threads": 1,
+}
+"""``torch.compile`` options for the CPU: the signature checks sizes and strides; one
+compile thread, no pool of compiler processes to start or to wait for at exit."""
+
+SCALAR_OPTIONS = {"cpp.simdlen": 1}
+"""Options for scalar CPU kernels: no vector instruction set is 1 bit wide."""
+
+_CONSTANT_LEAVES = (type(None), bool, int, str)  # leaves a program bakes in
+_BRANCH = object()  # a branch where the structure had a leaf
+_SLOT = object()  # where a tensor goes in a program's output template
+_shared: dict[Any, _Program] = {}  # programs by (transform, signature), between wrappers
+_float_dtypes: dict[torch.device, torch.dtype] = {}
+_announced = False
+
+
+def _inner(fn: Any) -> Any:
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    return fn
+
+
+def _name(fn: Callable[..., Any]) -> str:
+    inner = _inner(fn)
+    return getattr(inner, "__qualname__", None) or getattr(inner, "__name__", None) or repr(fn)
+
+
+def _leaf_key(x: Any) -> Any:
+    """A leaf's part of the signature: None for a leaf no program takes, or _BRANCH."""
+    if isinstance(x, torch.Tensor):
+        return None if x.requires_grad else (x.shape, x.stride(), x.dtype, x.device)
+    if type(x) is float:
+        return float
+    if isinstance(x, _CONSTANT_LEAVES):
+        return (type(x), x)
+    return _BRANCH if is_branch(x) else None
+
+
+def _signature(structure: Structure, flat: list[Any]) -> Any:
+    """The cache key of a call; None or :data:`_BRANCH` as in :func:`_leaf_key`."""
+    key: list[Any] = [structure]
+    for x in flat:
+        k = _leaf_key(x)
+        if k is None or k is _BRANCH:
+            return k
+        key.append(k)
+    return tuple(key)
+
+
+def _describe(flat: list[Any]) -> str:
+    parts = []
+    for x in flat:
+        if isinstance(x, torch.Tensor):
+            parts.append(f"{str(x.dtype).removeprefix('torch.')}{list(x.shape)}@{x.device}")
+        elif type(x) is float:
+            parts.append("float")
+    return ", ".join(parts) or "no tensors"
+
+
+def _plan(flat: list[Any]) -> list[tuple[int, torch.dtype | None, torch.device | None]]:
+    """Each input's place in ``flat``; a float's 0-d dtype (float64 where held) and device."""
+    device = next((x.device for x in flat if isinstance(x, torch.Tensor)), torch.device("cpu"))
+    dtype = _float_dtypes.get(device)
+    if dtype is None:
+        from array_api_compat import torch as torch_xp
+
+        from anywrap.xp import wide_float
+
+        dtype = _float_dtypes[device] = wide_float(torch_xp, device)
+    return [
+        (i, None, None) if isinstance(x, torch.Tensor) else (i, dtype, device)
+        for i, x in enumerate(flat)
+        if isinstance(x, torch.Tensor) or type(x) is float
+    ]
+
+
+def _inputs(flat: list[Any], plan: Any) -> list[torch.Tensor]:
+    # torch.full fills on the device: no copy from the host, no sync.
+    return [
+        flat[i] if dtype is None else torch.full((), flat[i], dtype=dtype, device=device)
+        for i, dtype, device in plan
+    ]
+
+
+def _check_form(template: Any, expected: Any) -> None:
+    """The program's outputs must have the eager outputs' tree, and its constants."""
+    got = flatten_with_paths(template)
+    want = flatten_with_paths(
+        tree_map(lambda x: _SLOT if isinstance(x, torch.Tensor) else x, expected)
+    )
+    if [p for p, _ in got] != [p for p, _ in want]:
+        raise ValueError("the traced outputs' tree differs from the eager outputs'")
+    for (path, g), (_, w) in zip(got, want):
+        if type(g) is not type(w) or (g is not _SLOT and g != w):
+            raise ValueError(f"output {path}: {g!r} when traced, {w!r} eagerly")
+
+
+class _Small(Exception):
+    """A transform too small to gain from compiling."""
+
+
+class _Program(NamedTuple):
+    """A compiled program, shared between wrappers (``cached``: no compiler ran)."""
+
+    run: Callable[..., tuple[Any, list[torch.Tensor]]]
+    plan: list[tuple[int, torch.dtype | None, torch.device | None]]
+    template: Any
+    kernels: str | None
+    cached: bool
+
+
+class _Counting(TorchFunctionMode):
+    """Counts the torch functions a transform calls (not the attribute reads)."""
+
+    calls = 0
+
+    def __torch_function__(
+        self, func: Any, types: Any, args: Sequence[Any] = (), kwargs: Any = None
+    ) -> Any:
+        if not getattr(func, "__name__", "").startswith("__get__"):
+            self.calls += 1
+        return func(*args, **(kwargs or {}))
+
+
+def _own_code(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
+    """``fn`` with a code object of its own (``torch.compile`` keeps programs per code)."""
+    code = fn.__code__.replace(co_name=name.replace(".", "_").replace("<", "").replace(">", ""))
+    return types.FunctionType(code, fn.__globals__, code.co_name, fn.__defaults__, fn.__closure__)
+
+
+def _child_seconds() -> float:
+    """CPU seconds of the child processes waited for (the C++ compiler); NaN if unknown."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on Windows
+        return math.nan
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def trace_and_compile(
+    fn: Callable[..., Any], flat: list[Any], structure: Structure, build: str = "auto"
+) -> _Program:
+    """Compile ``fn`` for the leaves ``flat`` and run it once (to fail now, if at all)."""
+    plan = _plan(flat)
+
+    def with_tensors(tensors: Sequence[torch.Tensor]) -> Any:
+        vals = list(flat)
+        for (i, _, _), t in zip(plan, tensors):
+            vals[i] = t
+        return structure.unflatten(vals)
+
+    # Distinct tensors: a tensor passed twice (an observation that is also the final
+    # observation) would be one input of the graph, which would then read both from it.
+    inputs: list[torch.Tensor] = []
+    seen: set[int] = set()
+    for t in _inputs(flat, plan):
+        inputs.append(t.clone() if id(t) in seen else t)
+        seen.add(id(t))
+    counting = _Counting()
+    with torch.no_grad(), counting:
+        args, kwargs = with_tensors(inputs)
+        out = fn(*args, **kwargs)
+    template = tree_map(lambda x: _SLOT if isinstance(x, torch.Tensor) else x, out)
+    largest = max((t.numel() for t in inputs), default=0)
+    if counting.calls <= SMALL_PROGRAM and largest <= SMALL_DATA:
+        raise _Small(f"{counting.calls} torch call(s): cheaper eagerly than as a compiled call")
+    kernels: str | None = None
+    options: dict[str, Any] | None = None
+    if inputs and inputs[0].device.type == "cpu":
+        # A rule, not a timing: TorchInductor's vector kernels store a bool a lane at a
+        # time through memory, and win on float batches.
+        why = switch.KERNELS_VAR
+        if build == "auto":
+            bools = any(isinstance(x, torch.Tensor) and x.dtype == torch.bool for x in leaves(out))
+            build, why = ("scalar", "writes bool tensors") if bools else ("vector", "float outputs")
+        kernels = f"{build} ({why})"
+        options = {**INDUCTOR_OPTIONS, **(SCALAR_OPTIONS if build == "scalar" else {})}
+
+    def call(args: Any, kwargs: Any) -> Any:
+        return fn(*args, **kwargs)
+
+    # The trees are the compiled function's arguments: were they rebuilt inside,
+    # TorchDynamo would guard on the tree walker's globals at every call.
+    call = _own_code(call, f"anywrap_{_name(fn)}")
+    try:
+        compiled = torch.compile(call, fullgraph=True, dynamic=False, options=options)
+    except RuntimeError:  # an option this release does not know: its defaults
+        compiled = torch.compile(call, fullgraph=True, dynamic=False)
+    out_structure = Structure(template)
+    slots = [i for i, leaf in enumerate(leaves(template)) if leaf is _SLOT]
+
+    def run(*tensors: torch.Tensor) -> tuple[Any, list[torch.Tensor]]:
+        with torch.no_grad():
+            out = compiled(*with_tensors(tensors))
+        flat_out = out_structure.leaves(out)
+        return out, [flat_out[i] for i in slots]  # type: ignore[index]
+
+    before = _child_seconds()
+    run(*inputs)
+    return _Program(run, plan, template, kernels, _child_seconds() - before == 0.0)
 
 
 def _calls_back(fn: Callable[..., Any]) -> bool:
-    """Whether ``fn`` is a partial holding a callback: a callable that is not one of
-    anywrap's own pure functions (a distributed reduce, a user's function). A
-    program would bake in what the callback did while it was traced."""
+    """Whether ``fn`` holds a callable not anywrap's own (a trace would bake it in)."""
     while isinstance(fn, functools.partial):
         for v in (*fn.args, *fn.keywords.values()):
-            if isinstance(v, type) or not callable(v):
-                continue
-            inner = v
-            while isinstance(inner, functools.partial):
-                inner = inner.func
-            module = getattr(inner, "__module__", None) or ""
-            if not module.startswith("anywrap.") or module.startswith("anywrap.distributed"):
-                return True
-            if _calls_back(v):
-                return True
+            if callable(v) and not isinstance(v, type):
+                module = getattr(_inner(v), "__module__", None) or ""
+                if not module.startswith("anywrap.") or module.startswith("anywrap.distributed"):
+                    return True
+                if _calls_back(v):
+                    return True
         fn = fn.func
     return False
 
 
-class _Signature:
-    """One signature of a program: how often it ran, and its compiled form.
-
-    Once compiled, a signature also knows which of its inputs were, at the
-    last call, outputs of the call before (``fed``: a wrapper's state goes
-    round the program), and keeps only those outputs from one call to the
-    next. :meth:`fits` checks those inputs by identity: an output of this
-    program for this signature has the layout the program gives it, whatever
-    the step. The other leaves are checked in full.
-    """
-
-    __slots__ = (
-        "calls",
-        "cpu",
-        "eager",
-        "fed",
-        "keep",
-        "key",
-        "out",
-        "out_consts",
-        "out_slots",
-        "plan",
-        "rest_consts",
-        "rest_floats",
-        "rest_tensors",
-        "run",
-        "shared",
-        "structure",
-    )
-
-    def __init__(self, structure: Structure, key: tuple[Any, ...]) -> None:
-        self.calls = 0
-        self.eager = False
-        self.cpu = all(m[3].type == "cpu" for m in key[1:] if type(m) is tuple and len(m) == 4)
-        """Whether every tensor is on the CPU: compiled only if ``set_compile(True)``."""
-        self.shared: Any = None
-        """The key under which programs are shared between wrappers (None: not shared)."""
-        self.structure = structure
-        self.key = key
-        self.run: Callable[..., Any] | None = None
-        self.out: Structure | None = None
-        self.out_consts: list[Any] = []
-        self.out_slots: list[int] = []
-        self.plan: list[tuple[int, torch.dtype | None, torch.device | None]] = []
-        self.fed: tuple[tuple[int, int], ...] = ()
-        """(input position, position among the kept outputs) of each fed input."""
-        self.keep: tuple[int, ...] | None = None
-        """The outputs a call keeps for the next one's check: those that came back
-        (the state), once :meth:`learn` has seen them; all until then."""
-        self.rest_tensors: tuple[tuple[int, Any], ...] = ()
-        self.rest_floats: tuple[int, ...] = ()
-        self.rest_consts: tuple[tuple[int, Any], ...] = ()
-
-    def learn(self, flat: list[Any], last_outs: Sequence[torch.Tensor]) -> None:
-        """Note which of ``flat``'s leaves are outputs of the last call (whose
-        signature was this one, and which kept ``last_outs``: all its outputs, or
-        those in :attr:`keep`); a call where none are keeps what was noted."""
-        keep = self.keep
-        by_id = {id(t): (k if keep is None else keep[k]) for k, t in enumerate(last_outs)}
-        found = [
-            (i, by_id[id(x)])
-            for i, x in enumerate(flat)
-            if isinstance(x, torch.Tensor) and id(x) in by_id
-        ]
-        if not found:
-            return
-        self.keep = tuple(sorted({j for _, j in found}))
-        slot = {j: k for k, j in enumerate(self.keep)}
-        self.fed = tuple((i, slot[j]) for i, j in found)
-        taken = {i for i, _ in found}
-        rest = [(i, x, self.key[1 + i]) for i, x in enumerate(flat) if i not in taken]
-        self.rest_tensors = tuple((i, m) for i, x, m in rest if isinstance(x, torch.Tensor))
-        self.rest_floats = tuple(i for i, x, _ in rest if type(x) is float)
-        self.rest_consts = tuple(
-            (i, m) for i, x, m in rest if not isinstance(x, torch.Tensor) and type(x) is not float
-        )
-
-    def fits(self, flat: list[Any], last_outs: Sequence[torch.Tensor]) -> bool:
-        """Whether ``flat`` (laid out by :attr:`structure`) has this signature."""
-        if not self.fed:
-            return False
-        for i, j in self.fed:
-            if flat[i] is not last_outs[j]:
-                return False
-        for i, meta in self.rest_tensors:
-            x = flat[i]
-            if (
-                not isinstance(x, torch.Tensor)
-                or x.requires_grad
-                or (x.shape, x.stride(), x.dtype, x.device) != meta
-            ):
-                return False
-        for i in self.rest_floats:
-            if type(flat[i]) is not float:
-                return False
-        for i, (tp, value) in self.rest_consts:
-            x = flat[i]
-            if type(x) is not tp or x != value:
-                return False
-        return True
-
-    def inputs(self, flat: list[Any]) -> list[torch.Tensor]:
-        """The program's inputs (see :func:`_inputs`), by the plan made at compile time."""
-        return [
-            flat[i] if dtype is None else torch.full((), flat[i], dtype=dtype, device=dev)
-            for i, dtype, dev in self.plan
-        ]
-
-    def install(self, program: _Program) -> None:
-        """Run ``program`` from the next call on."""
-        self.out, self.plan = program.out, program.plan
-        self.out_consts, self.out_slots = program.out_consts, program.out_slots
-        self.run = program.run
-
-
-class _Program:
-    """A compiled program and how to read its outputs: what wrappers share."""
-
-    __slots__ = ("kernels", "out", "out_consts", "out_slots", "plan", "run")
-
-    def __init__(self, built: Built, flat: list[Any]) -> None:
-        self.run = built.run
-        self.out = Structure(built.template)
-        self.plan = _plan(flat)
-        self.out_consts = leaves(built.template)
-        self.out_slots = [i for i, leaf in enumerate(self.out_consts) if leaf is _SLOT]
-        self.kernels = built.kernels
-
-
-_shared: dict[Any, _Program] = {}
-"""Programs by (transform, signature): a second wrapper or stack takes the first's."""
-
-
-_announced = False
-
-
-def _announce(name: str, described: str) -> None:
-    """The first compile of the process says what it is doing, once, before it starts."""
-    global _announced
-    if _announced:
-        return
-    _announced = True
-    warnings.warn(
-        f"anywrap: compiling {name} for PyTorch ({described}): the first compile in a "
-        "process takes 5 to 20 s on a small CPU (TorchDynamo, TorchInductor and the C++ "
-        "compiler start), the next ones a second or two, and TorchInductor's disk cache "
-        "makes them cheaper in later runs. Turn compiling off with ANYWRAP_TORCH_COMPILE=0 "
-        "or anywrap.xp.set_compile(False).",
-        switch.CompileNotice,
-        stacklevel=5,
-    )
-
-
 def _share_key(fn: Callable[..., Any], key: tuple[Any, ...]) -> Any:
-    """A key for sharing ``fn``'s program for the signature ``key`` between wrappers:
-    the function and the values it was partially applied to, and the signature with
-    the call's structure as plain data. None where something in it is not hashable
-    (it is then compiled for this wrapper alone)."""
+    """The key under which wrappers share a program; None where not hashable."""
     try:
-        return (_fn_key(fn), _structure_key(key[0]), key[1:])
+        return (_fn_key(fn), key[0].key, key[1:])
     except TypeError:
         return None
 
@@ -302,8 +305,60 @@ def _value_key(v: Any) -> Any:
     return (type(v), v)
 
 
-def _structure_key(structure: Structure) -> Any:
-    return structure.key
+def _announce(name: str, described: str) -> None:
+    """The first compile of the process says what it is doing, once, before it starts."""
+    global _announced
+    if not _announced:
+        _announced = True
+        warnings.warn(
+            f"anywrap: compiling {name} for PyTorch ({described}): the first compile in a "
+            "process takes 5 to 20 s on a small CPU (TorchDynamo, TorchInductor and the C++ "
+            "compiler start), the next ones a second or two, and TorchInductor's disk cache "
+            "makes them cheaper in later runs. Turn compiling off with ANYWRAP_TORCH_COMPILE=0 "
+            "or anywrap.xp.set_compile(False).",
+            switch.CompileNotice,
+            stacklevel=5,
+        )
+
+
+class _Signature:
+    """One signature: its calls, its program, and the inputs fed by the last call's outputs."""
+
+    def __init__(self, structure: Structure, key: tuple[Any, ...], shared: Any) -> None:
+        self.structure, self.key, self.shared = structure, key, shared
+        self.calls = 0
+        self.eager = False
+        self.cpu = all(m[3].type == "cpu" for m in key[1:] if type(m) is tuple and len(m) == 4)
+        self.program: _Program | None = None
+        self.fed: tuple[tuple[int, int], ...] = ()  # (input position, kept output position)
+        self.keep: tuple[int, ...] | None = None
+        self.rest: tuple[tuple[int, Any], ...] = ()  # the other leaves and their keys
+
+    def learn(self, flat: list[Any], last_outs: Sequence[torch.Tensor]) -> None:
+        """Note which of ``flat``'s leaves are the last call's kept ``last_outs``."""
+        keep = self.keep
+        by_id = {id(t): (k if keep is None else keep[k]) for k, t in enumerate(last_outs)}
+        found = [
+            (i, by_id[id(x)])
+            for i, x in enumerate(flat)
+            if isinstance(x, torch.Tensor) and id(x) in by_id
+        ]
+        if not found:
+            return
+        self.keep = tuple(sorted({j for _, j in found}))
+        slot = {j: k for k, j in enumerate(self.keep)}
+        self.fed = tuple((i, slot[j]) for i, j in found)
+        taken = {i for i, _ in found}
+        self.rest = tuple((i, self.key[1 + i]) for i in range(len(flat)) if i not in taken)
+
+    def fits(self, flat: list[Any], last_outs: Sequence[torch.Tensor]) -> bool:
+        """Whether ``flat`` (laid out by :attr:`structure`) has this signature."""
+        if not self.fed:
+            return False
+        for i, j in self.fed:
+            if flat[i] is not last_outs[j]:
+                return False
+        return all(_leaf_key(flat[i]) == key for i, key in self.rest)
 
 
 class TorchProgram:
@@ -323,11 +378,9 @@ class TorchProgram:
         self._signatures: dict[Any, _Signature] = {}
         self._warned = False
         self._eager_only = _calls_back(fn)  # such a transform stays eager, silently
+        # The compiled signature of the last call and the outputs it keeps alive (those
+        # that come back as inputs), so that their identities pass to no other tensor.
         self._last: tuple[_Signature, Sequence[torch.Tensor]] | None = None
-        """The compiled signature of the last call and the outputs it keeps (alive,
-        so that their identities cannot pass to other tensors): those that come
-        back as inputs. An output the caller drops (a normalised batch, a
-        report) is not kept, so its memory goes back at once."""
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self._eager_only or not switch.compile_enabled():
@@ -345,19 +398,26 @@ class TorchProgram:
                 key = _signature(structure, flat)
                 if key is not _BRANCH:
                     break
-        else:
-            structure, flat, key = self._new_structure(tree)
+        else:  # a new structure
+            try:
+                structure = Structure(tree)
+            except TypeError:  # a mapping the straight-line code does not take
+                return self.fn(*args, **kwargs)
+            if len(self._structures) < MAX_SIGNATURES:
+                self._structures.append(structure)
+            flat = structure.leaves(tree)
+            assert flat is not None
+            key = _signature(structure, flat)
+            key = None if key is _BRANCH else key
         if key is None:  # a leaf no program can take (a generator, a NumPy array, grad)
             return self.fn(*args, **kwargs)
-        found = self._signatures.get(key)
-        if found is None:
+        sig = self._signatures.get(key)  # type: ignore[assignment]
+        if sig is None:
             if len(self._signatures) >= MAX_SIGNATURES:
                 self._warn(f"more than {MAX_SIGNATURES} signatures; the others run eagerly")
                 return self.fn(*args, **kwargs)
-            found = self._signatures[key] = _Signature(structure, key)
-            found.shared = _share_key(self.fn, key)
-        sig = found
-        if sig.run is not None:
+            sig = self._signatures[key] = _Signature(structure, key, _share_key(self.fn, key))
+        if sig.program is not None:
             if last is not None and last[0] is sig:
                 sig.learn(flat, last[1])
             return self._run(sig, flat)
@@ -369,35 +429,18 @@ class TorchProgram:
             return self.fn(*args, **kwargs)
         program = _shared.get(sig.shared) if sig.shared is not None else None
         if program is not None:  # another wrapper or stack compiled it: take it
-            sig.install(program)
+            sig.program = program
             self._record(_describe(flat), 0.0, kernels=program.kernels, source="shared")
             return self._run(sig, flat)
         expected = self.fn(*args, **kwargs)  # the eager result: the program must match its form
-        program = self._compile(sig, flat, structure, expected)
-        if program is not None:
-            sig.install(program)
+        sig.program = self._compile(sig, flat, structure, expected)
         return expected
 
     def _run(self, sig: _Signature, flat: list[Any]) -> Any:
-        outs = sig.run(*sig.inputs(flat))  # type: ignore[misc]
+        out, outs = sig.program.run(*_inputs(flat, sig.program.plan))  # type: ignore[union-attr]
         keep = sig.keep
         self._last = (sig, outs if keep is None else [outs[j] for j in keep])
-        values = list(sig.out_consts)
-        for i, out in zip(sig.out_slots, outs):
-            values[i] = out
-        return sig.out.unflatten(values)  # type: ignore[union-attr]
-
-    def _new_structure(self, tree: Any) -> tuple[Any, Any, Any]:
-        try:
-            structure = Structure(tree)
-        except TypeError:  # a mapping the straight-line code does not take
-            return None, None, None
-        if len(self._structures) < MAX_SIGNATURES:
-            self._structures.append(structure)
-        flat = structure.leaves(tree)
-        assert flat is not None
-        key = _signature(structure, flat)
-        return structure, flat, None if key is _BRANCH else key
+        return out
 
     def _warn(self, reason: str) -> None:
         if not self._warned:
@@ -409,11 +452,7 @@ class TorchProgram:
             )
 
     def _compile(
-        self,
-        sig: _Signature,
-        flat: list[Any],
-        structure: Structure,
-        expected: Any,
+        self, sig: _Signature, flat: list[Any], structure: Structure, expected: Any
     ) -> _Program | None:
         """The program for ``sig``, or None (the signature then runs eagerly)."""
         build = switch.cpu_kernels()  # a wrong value is the user's to see, not a warning
@@ -422,9 +461,8 @@ class TorchProgram:
         switch.notify("start", self.name, described)
         start = time.perf_counter()
         try:
-            built = trace_and_compile(self.fn, flat, structure, build)
-            _check_form(built.template, expected)
-            program = _Program(built, flat)
+            program = trace_and_compile(self.fn, flat, structure, build)
+            _check_form(program.template, expected)
         except _Small as exc:  # cheaper eagerly, whatever the shapes: no warning
             sig.eager = self._eager_only = True
             self._record(described, time.perf_counter() - start, reason=str(exc), path=None)
@@ -440,38 +478,14 @@ class TorchProgram:
             return None
         if sig.shared is not None:
             _shared.setdefault(sig.shared, program)
-        self._record(
-            described,
-            time.perf_counter() - start,
-            kernels=built.kernels,
-            source="cache" if built.cached else "compiled",
-            path=built.path,
-        )
+        source = "cache" if program.cached else "compiled"
+        self._record(described, time.perf_counter() - start, kernels=program.kernels, source=source)
         return program
 
-    def _record(
-        self,
-        described: str,
-        seconds: float,
-        *,
-        reason: str | None = None,
-        kernels: str | None = None,
-        source: str = "compiled",
-        path: str | None = "torch.compile",
-    ) -> None:
-        switch.record_compile(
-            switch.CompileRecord(
-                "torch",
-                self.name,
-                described,
-                seconds,
-                compiled=reason is None,
-                reason=reason,
-                kernels=kernels,
-                source=source,
-                path=path,
-            )
-        )
+    def _record(self, described: str, seconds: float, **fields: Any) -> None:
+        compiled = fields.get("reason") is None
+        record = switch.CompileRecord("torch", self.name, described, seconds, compiled, **fields)
+        switch.record_compile(record)
 
     def __repr__(self) -> str:
         return f"<anywrap TorchProgram {self.name}: {len(self._signatures)} signature(s)>"
