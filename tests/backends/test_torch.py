@@ -138,6 +138,10 @@ def test_an_eager_torch_update_takes_the_finite_rows_in_one_formula(bad):
     elif bad:
         batch[9, 2], keep[9] = float(bad), False
     m = moments.init_moments((5,), xp=xp.namespace(torch.zeros(1)), dtype=torch.float32)
+    # Learn whether torch branches before the spy is registered (update_moments caches the
+    # answer): with the spy in place, cond over tensors would look like it branches.
+    assert not xp.branches(torch.zeros(1))
+    moments.update_moments(m, torch.as_tensor(batch))
     calls = []
     original = xp.cond.dispatch(torch.Tensor)
     xp.cond.register(torch.Tensor)(lambda *a: calls.append(a) or original(*a))
