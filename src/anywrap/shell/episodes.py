@@ -1,5 +1,4 @@
-"""What the single and vector ``RecordEpisodeStatistics`` share: the clock, and
-Gymnasium's attributes read from the transform's state.
+"""What the ``RecordEpisodeStatistics`` shells share: the clock and Gymnasium's attributes.
 
 Example:
     >>> import numpy as np
@@ -34,8 +33,7 @@ def queue(field: str) -> property:
 
 
 class EpisodeClock:
-    """The episodes' clock (seconds since ``_t0``; start times saved relative to now, so
-    that a restored episode keeps its duration) and Gymnasium's attributes."""
+    """The episodes' clock (start times saved relative to now) and Gymnasium's attributes."""
 
     _t0: float
     _state: Episodes

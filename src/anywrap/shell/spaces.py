@@ -84,8 +84,7 @@ _TREE = object()  # the "shape" of a Dict or Tuple space's observations: always 
 
 
 class ObservationCheck:
-    """Checks that observations fit a Box / Dict / Tuple space (a Dict's keys, each
-    leaf's shape with the batch in front) before a wrapper learns from them; no sync.
+    """Checks that observations fit a Box / Dict / Tuple space (the batch in front).
 
     Example:
         >>> import numpy as np

@@ -1,5 +1,4 @@
-"""What the single, vector and functional time wrappers share: the checks of
-``TimeLimit``'s limit, and ``TimeAwareObservation``'s limit, space and time feature.
+"""What the time wrappers' shells share: the limit's checks, the time-aware space.
 
 Example:
     >>> import gymnasium as gym

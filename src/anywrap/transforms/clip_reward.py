@@ -1,5 +1,4 @@
-"""ClipReward's transform: ``min(max(reward, low), high)``, in the reward's library, an
-array bound promoting as ``np.clip`` does (host rewards take ``np.clip`` itself).
+"""ClipReward's transform: ``min(max(reward, low), high)``, promoting as ``np.clip`` does.
 
 Example:
     >>> import numpy as np
