@@ -20,8 +20,6 @@ from anywrap import xp
 from anywrap.shell.checks import wrapper_name
 from anywrap.tree import first_leaf
 
-__all__ = ["ActionBounds"]
-
 
 class ActionBounds:
     """Checks each action's shape, library and device (learnt by :meth:`observe`) before

@@ -26,21 +26,6 @@ from anywrap.shell.spaces import ObservationCheck
 from anywrap.transforms.rescale import rescale_coefficients
 from anywrap.tree import first_leaf, tree_map
 
-__all__ = [
-    "LibraryConstants",
-    "box_check",
-    "check_reward_bounds",
-    "checked",
-    "dtype_space",
-    "final_obs_batch",
-    "is_packed",
-    "map_final_obs",
-    "pack_final_obs",
-    "rescaled_box",
-    "reshape_space",
-    "reward_bound",
-]
-
 
 def check_reward_bounds(owner: str, min_reward: Any, max_reward: Any) -> None:
     """Gymnasium's checks on ``ClipReward``'s bounds, with the wrapper named."""

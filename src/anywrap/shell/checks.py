@@ -23,29 +23,6 @@ from gymnasium.vector import AutoresetMode
 from anywrap import xp as axp
 from anywrap.transforms.moments import split_count
 
-__all__ = [
-    "autoreset_mode",
-    "autoreset_mode_property",
-    "callable_argument",
-    "check_distinct_keys",
-    "check_dtype",
-    "check_env_kind",
-    "check_epsilon",
-    "check_gamma",
-    "check_reset_mask",
-    "check_reset_options",
-    "check_stats_dtype",
-    "check_stats_key",
-    "checked_entries",
-    "checked_reset",
-    "flag",
-    "real_number",
-    "reset_mask_of",
-    "step_values",
-    "whole_number",
-    "wrapper_name",
-]
-
 
 def wrapper_name(obj: Any) -> str:
     """A wrapper's name in messages: ``anywrap.vector.X``, or ``mymodule.MyWrapper``."""

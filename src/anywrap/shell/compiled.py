@@ -19,8 +19,6 @@ import numpy as np
 from anywrap import xp
 from anywrap.tree import tree_map
 
-__all__ = ["compiled", "moved", "with_no_output"]
-
 
 def moved(state: Any, like: Any) -> Any:
     """Every array of ``state`` in ``like``'s library and on its device."""

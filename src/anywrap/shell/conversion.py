@@ -26,8 +26,6 @@ from anywrap.shell.base import Shell
 from anywrap.shell.checks import check_env_kind
 from anywrap.tree import leaves
 
-__all__ = ["ConversionShell", "LibraryPair", "ToLibrary", "VectorToLibrary"]
-
 Library = str | ModuleType | None
 
 

@@ -19,8 +19,6 @@ from anywrap.shell.spaces import tree_of
 from anywrap.transforms.delay_observation import advance, release_inputs
 from anywrap.tree import leaves, tree_map
 
-__all__ = ["DelayRing", "check_delay", "host_scalars", "zero_observation"]
-
 
 def check_delay(owner: str, delay: Any) -> int:
     return whole_number(owner, "delay", delay, 0)

@@ -15,8 +15,6 @@ from collections import deque
 from anywrap.transforms.record_episode_statistics import Episodes, shift_clock
 from anywrap.xp import to_numpy
 
-__all__ = ["EpisodeClock", "queue", "recent_queue"]
-
 
 def recent_queue(state: Episodes, field: str, buffer_length: int) -> deque:
     """Gymnasium's oldest-first ``deque`` of recent episodes (a host copy: for logging)."""

@@ -26,20 +26,6 @@ from anywrap.transforms.resize_observation import resize
 from anywrap.tree import tree_map
 from anywrap.xp.images import METHODS
 
-__all__ = [
-    "ImageMap",
-    "InPlaceState",
-    "box_space",
-    "check_frames",
-    "check_positive_int",
-    "frames_check",
-    "grayscale_map",
-    "image_space",
-    "padding_of",
-    "resize_map",
-    "resize_shape",
-]
-
 
 def image_space(owner: str, space: gym.Space, *, rgb: bool) -> gym.spaces.Box:
     """``space`` if it is a uint8 Box 0 to 255 of shape (H, W, 3) (``rgb``) or (H, W[, C])."""

@@ -23,15 +23,6 @@ from anywrap.shell.checks import checked_reset, wrapper_name
 from anywrap.transforms.noise import GRAY_HIGH, gray_noise, scaled_integers
 from anywrap.xp import random
 
-__all__ = [
-    "RenderNoise",
-    "check_frame",
-    "check_obstruction",
-    "draw_centers",
-    "draw_noise",
-    "draw_uniform",
-]
-
 _GRAY_HIGH = 255 * np.array([0.2989, 0.5870, 0.1140])  # Gymnasium's call's bounds
 
 

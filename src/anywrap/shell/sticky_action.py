@@ -23,15 +23,6 @@ from anywrap.transforms.sticky_action import StickyKeyed, StickyParams, init_sti
 from anywrap.tree import tree_map
 from anywrap.xp import random
 
-__all__ = [
-    "SavedStream",
-    "StickyStream",
-    "check_sticky",
-    "checked_action",
-    "init_keyed",
-    "sample_action",
-]
-
 
 def check_sticky(owner: str, probability: Any, duration: Any) -> StickyParams:
     """Gymnasium's checks on the arguments; the state machine's parameters."""

@@ -20,8 +20,6 @@ from gymnasium.vector import AutoresetMode
 from anywrap.transforms.flatten_observation import flatten_plan
 from anywrap.transforms.time_aware_observation import TimeFeature
 
-__all__ = ["AUTORESET", "check_max_episode_steps", "find_max_steps", "time_aware_space"]
-
 AUTORESET = {
     AutoresetMode.NEXT_STEP: "next_step",
     AutoresetMode.SAME_STEP: "same_step",

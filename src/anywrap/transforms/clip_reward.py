@@ -5,8 +5,6 @@ Example:
     >>> from anywrap.transforms.clip_reward import clip_reward
     >>> clip_reward(np.array([-2.0, 0.5, 3.0]), -1.0, 1.0)
     array([-1. ,  0.5,  1. ])
-    >>> clip_reward(2.5, None, 1.0)
-    np.float64(1.0)
 """
 
 from __future__ import annotations

@@ -7,8 +7,6 @@ Example:
     >>> rgb = np.array([[[43, 43, 43], [255, 0, 0], [0, 255, 0]]], dtype=np.uint8)
     >>> grayscale(rgb)  # Gymnasium's grey 43 is 42
     array([[ 42,  54, 182]], dtype=uint8)
-    >>> grayscale(rgb, keep_dim=True).shape
-    (1, 3, 1)
 """
 
 from __future__ import annotations

@@ -7,8 +7,6 @@ Example:
     array([[7, 7],
            [7, 7],
            [7, 7]], dtype=uint8)
-    >>> resize(np.zeros((5, 4, 3), np.uint8), (2, 2), channels=True).shape
-    (2, 2, 3)
 """
 
 from __future__ import annotations
