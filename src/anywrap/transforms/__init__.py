@@ -1,7 +1,5 @@
 """Pure transforms: ``init(...) -> State`` and ``step(State, inputs) -> (State, outputs)``.
 
-All of anywrap's arithmetic, once, against the Array API; one module per wrapper or formula.
-
 Example:
     >>> from anywrap import transforms
     >>> transforms.moments.COUNT_EPSILON

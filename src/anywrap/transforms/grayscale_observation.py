@@ -1,5 +1,4 @@
-"""GrayscaleObservation's transform: Gymnasium's ``uint8(0.2125 r + 0.7154 g + 0.0721 b)``,
-bit for bit for every colour on any library but TF (see :func:`anywrap.xp.images.rgb_to_gray`).
+"""GrayscaleObservation's transform: Gymnasium's ``uint8(0.2125 r + 0.7154 g + 0.0721 b)``.
 
 Example:
     >>> import numpy as np
