@@ -20,15 +20,10 @@ from anywrap import xp
 from anywrap.shell.checks import wrapper_name
 from anywrap.tree import first_leaf
 
-__all__ = ["ActionBounds"]
-
 
 class ActionBounds:
-    """Checks each action before it reaches the env: host values (moved to a device
-    env's library and device), or arrays of the env's library on its device, of the
-    action space's shape (batch in front). The env's library and device are learnt
-    from its observations (:meth:`observe`); before, device arrays pass as they come.
-    """
+    """Checks each action's shape, library and device (learnt by :meth:`observe`) before
+    it reaches the env; host values move to a device env."""
 
     def __init__(self, owner: Any, space: gym.spaces.Box, batch: tuple[int, ...] = ()) -> None:
         self.owner, self.space = owner, space
@@ -40,8 +35,7 @@ class ActionBounds:
         self.env_library: str | None = None  # None: a NumPy env (or none seen yet)
 
     def __getstate__(self) -> dict[str, Any]:
-        # A copy (deepcopy, or a pickle into another process) learns the env's device
-        # again from its next observation: a JAX Device cannot be pickled.
+        # A copy learns the env's device again (a JAX Device cannot be pickled).
         state = dict(self.__dict__)
         state.update(_cache={}, _real=set(), env_type=None, env_device=None, env_library=None)
         return state

@@ -1,8 +1,5 @@
-"""What the array wrappers' shells share: Gymnasium's argument checks and new spaces
-(the wrapper named in every error), the NumPy constants they carry into the data's
-library (:class:`LibraryConstants`), and the two layouts of a SAME_STEP
-``info["final_obs"]``: a batch (a device env), or Gymnasium's object array with
-one observation per finished sub-env and ``None`` elsewhere.
+"""What the array wrappers' shells share: argument checks, new spaces, constants carried
+into the data's library, and the two layouts of ``info["final_obs"]`` (batch or objects).
 
 Example:
     >>> import numpy as np
@@ -28,21 +25,6 @@ from anywrap.shell.compiled import moved
 from anywrap.shell.spaces import ObservationCheck
 from anywrap.transforms.rescale import rescale_coefficients
 from anywrap.tree import first_leaf, tree_map
-
-__all__ = [
-    "LibraryConstants",
-    "box_check",
-    "check_reward_bounds",
-    "checked",
-    "dtype_space",
-    "final_obs_batch",
-    "is_packed",
-    "map_final_obs",
-    "pack_final_obs",
-    "rescaled_box",
-    "reshape_space",
-    "reward_bound",
-]
 
 
 def check_reward_bounds(owner: str, min_reward: Any, max_reward: Any) -> None:
@@ -116,8 +98,7 @@ def reshape_space(owner: str, space: gym.Space, shape: Any) -> gym.spaces.Box:
 def rescaled_box(
     owner: str, space: gym.Space, low: Any, high: Any, kind: Literal["action", "obs"]
 ) -> tuple[gym.spaces.Box, np.ndarray, np.ndarray]:
-    """``(new Box, gradient, intercept)`` of a rescaled ``kind`` space; an action
-    rescaling must have an inverse (its bounds may not meet)."""
+    """``(new Box, gradient, intercept)`` of a rescaled ``kind`` space."""
     names = (f"min_{kind}", f"max_{kind}")
     if not isinstance(space, gym.spaces.Box):
         raise TypeError(f"{owner}: expected a Box space, got {space}")
@@ -156,9 +137,7 @@ def checked(check: Any, obs: Any) -> Any:
 
 
 class LibraryConstants:
-    """A stateless wrapper's NumPy constants (bounds, coefficients), converted once per
-    library and device of the data (float64 to float32 where there is none);
-    Python numbers and ``None`` stay as they are."""
+    """A stateless wrapper's NumPy constants, converted once per library and device."""
 
     def __init__(self, owner: str, *values: Any) -> None:
         self.owner, self.values = owner, values
@@ -188,8 +167,7 @@ def is_packed(final: Any) -> bool:
 
 
 def map_final_obs(info: dict[str, Any], fn: Callable[[Any], Any]) -> dict[str, Any]:
-    """``info`` with ``fn`` (a batch function) applied to ``info["final_obs"]``, if any
-    (to each entry of Gymnasium's object array as a batch of one)."""
+    """``info`` with the batch function ``fn`` applied to ``info["final_obs"]``, if any."""
     if "final_obs" not in info:
         return info
     final = info["final_obs"]
@@ -207,8 +185,7 @@ def map_final_obs(info: dict[str, Any], fn: Callable[[Any], Any]) -> dict[str, A
 def final_obs_batch(
     info: dict[str, Any], obs: Any, space: gym.Space, num_envs: int
 ) -> tuple[Any, bool]:
-    """``(batch, packed)``: the final observations as one batch like ``obs`` (rows with
-    none hold the current one); ``packed``: the info held Gymnasium's object array."""
+    """``(batch, packed)``: the final observations as one batch (rows with none: ``obs``)."""
     final = info["final_obs"]
     if not is_packed(final):
         return final, False

@@ -23,29 +23,6 @@ from gymnasium.vector import AutoresetMode
 from anywrap import xp as axp
 from anywrap.transforms.moments import split_count
 
-__all__ = [
-    "autoreset_mode",
-    "autoreset_mode_property",
-    "callable_argument",
-    "check_distinct_keys",
-    "check_dtype",
-    "check_env_kind",
-    "check_epsilon",
-    "check_gamma",
-    "check_reset_mask",
-    "check_reset_options",
-    "check_stats_dtype",
-    "check_stats_key",
-    "checked_entries",
-    "checked_reset",
-    "flag",
-    "real_number",
-    "reset_mask_of",
-    "step_values",
-    "whole_number",
-    "wrapper_name",
-]
-
 
 def wrapper_name(obj: Any) -> str:
     """A wrapper's name in messages: ``anywrap.vector.X``, or ``mymodule.MyWrapper``."""
@@ -159,11 +136,8 @@ def check_gamma(owner: str, gamma: Any) -> float:
 def autoreset_mode(owner: str, env: Any) -> AutoresetMode:
     """The vector env's autoreset mode; a missing entry means NEXT_STEP (as in Gymnasium)."""
     mode = env.metadata.get("autoreset_mode", AutoresetMode.NEXT_STEP)
-    if isinstance(mode, str) and not isinstance(mode, AutoresetMode):
-        try:
-            mode = AutoresetMode(mode)
-        except ValueError:
-            pass
+    if isinstance(mode, str) and mode in [m.value for m in AutoresetMode]:
+        mode = AutoresetMode(mode)
     if not isinstance(mode, AutoresetMode):
         raise TypeError(
             f"{owner}: expected env.metadata['autoreset_mode'] to be a "
@@ -173,8 +147,7 @@ def autoreset_mode(owner: str, env: Any) -> AutoresetMode:
 
 
 def autoreset_mode_property() -> property:
-    """A vector wrapper's ``autoreset_mode`` (which TorchRL reads and Gymnasium's
-    ``VectorWrapper`` does not pass through): the mode of its metadata."""
+    """A vector wrapper's ``autoreset_mode`` (TorchRL reads it): its metadata's mode."""
 
     def get(self: Any) -> AutoresetMode:
         if not isinstance(self, gym.vector.VectorEnv):
@@ -195,8 +168,7 @@ def reset_mask_of(owner: str, options: dict[str, Any] | None, num_envs: int) -> 
 
 
 def check_reset_mask(owner: str, mask: Any, num_envs: int) -> None:
-    """A bool array of shape ``(num_envs,)``; on the host (a device mask is not read:
-    a sync), one that selects a sub-env, as Gymnasium's vector envs require."""
+    """A bool array of shape ``(num_envs,)``; a host one must select a sub-env."""
     shape = tuple(getattr(mask, "shape", ()))
     try:
         is_bool = bool(axp.namespace(mask).isdtype(mask.dtype, "bool"))
@@ -215,8 +187,7 @@ def check_reset_mask(owner: str, mask: Any, num_envs: int) -> None:
 
 
 def _numpy_env_below(env: Any) -> Any:
-    """Gymnasium's Sync or Async vector env (which takes NumPy masks only) under
-    ``env`` through anywrap's wrappers other than conversions, or None."""
+    """Gymnasium's Sync/Async vector env under ``env`` (no conversion between), or None."""
     while env is not None:
         if isinstance(env, (gym.vector.SyncVectorEnv, gym.vector.AsyncVectorEnv)):
             return env
@@ -227,8 +198,7 @@ def _numpy_env_below(env: Any) -> Any:
 
 
 def check_reset_options(owner: str, wrapper: Any, options: Any, num_envs: int | None) -> None:
-    """``options``: a dict or None, its ``reset_mask`` checked (a NumPy array where
-    Gymnasium's vector env below takes it unconverted)."""
+    """``options``: a dict or None; its ``reset_mask`` checked."""
     if options is not None and not isinstance(options, dict):
         raise TypeError(
             f"{owner}: expected `options` to be a dict or None, got "
@@ -245,8 +215,7 @@ def check_reset_options(owner: str, wrapper: Any, options: Any, num_envs: int | 
 
 
 def checked_reset(reset: Callable[..., Any]) -> Callable[..., Any]:
-    """``reset`` with its ``options`` checked first, so that the outermost anywrap
-    wrapper refuses bad options before any wrapper or env changes."""
+    """``reset`` with its ``options`` checked before anything changes."""
 
     @functools.wraps(reset)
     def checked(self: Any, *, seed: Any = None, options: Any = None) -> Any:
@@ -261,10 +230,8 @@ def checked_reset(reset: Callable[..., Any]) -> Callable[..., Any]:
 def step_values(
     owner: str, reward: Any, terminated: Any, truncated: Any, num_envs: int | None
 ) -> Any:
-    """A step's reward (returned as the state takes it) and flags, checked before a
-    wrapper learns from them: shape ``(num_envs,)`` each for a vector env (a
-    ``(num_envs, 1)`` reward would broadcast the state); for one env a number, or an
-    array of one element (as Gymnasium reads ``float(reward)``), reshaped unread."""
+    """A step's reward (as the state takes it), checked with the flags: ``(num_envs,)``
+    each for a vector env; for one env a number or an array of one element."""
     if num_envs is None:
         shape = getattr(reward, "shape", None)
         if shape is None:  # a Python number; anything else (None, a string) is refused
@@ -299,9 +266,7 @@ _FINITE = frozenset(
 
 
 def not_finite(key: str, value: np.ndarray) -> bool:
-    """Whether a state entry that a wrapper keeps finite (a statistic, a count, a
-    return accumulator, a clock) holds an inf or NaN: an overflow (a 1e30 sample in
-    float32 statistics), never a value that load_state would take back."""
+    """Whether a state entry that a wrapper keeps finite holds an inf or NaN."""
     return (
         key.rpartition(".")[2] in _FINITE
         and value.dtype.kind == "f"
@@ -324,8 +289,7 @@ def _next_fits(value: np.ndarray, kept: np.dtype, double_word: bool) -> bool:
 
 
 def check_distinct_keys(owner: str, keys: list[str]) -> None:
-    """A state's flattened keys must be distinct (a Dict key ``"a.b"`` beside a nested
-    ``{"a": {"b": ...}}``), or one would overwrite the other in a checkpoint."""
+    """A state's flattened keys must be distinct, or a checkpoint would lose one."""
     seen: set[str] = set()
     for key in keys:
         if key in seen:
@@ -343,10 +307,8 @@ def checked_entries(
     given: dict[str, Any],
     ranges: dict[str, tuple[int, int]] | None = None,
 ) -> list[np.ndarray]:
-    """A saved state's entries (``given``: arrays of any library) as host arrays in
-    ``own``'s order: a KeyError for missing or extra keys, a ValueError for another
-    shape (``own``: each key's shape and kept dtype) or what :func:`loaded_values`
-    refuses."""
+    """A saved state's entries as host arrays in ``own``'s order (each key's shape and
+    dtype), or a KeyError/ValueError."""
     missing, extra = sorted(set(own) - set(given)), sorted(set(given) - set(own))
     if missing or extra:
         raise KeyError(f"{who}: expected keys {sorted(own)}, missing {missing}, unexpected {extra}")
@@ -368,11 +330,8 @@ def checked_entries(
 def loaded_values(
     who: str, values: dict[str, np.ndarray], kept: dict[str, np.dtype]
 ) -> list[np.ndarray]:
-    """A saved state's entries (host arrays, by key) in the dtypes kept (``kept``): what
-    ``load_state_dict`` installs. Refused: another kind of number than kept, values
-    the wrapper never holds (non-finite statistics, negative counts, counts that can
-    no longer add 1, more recent episodes than the buffer). A double-word count
-    kept in float32 is split again, so that a float64 count past 2^24 loads exactly."""
+    """A saved state's host entries in the dtypes ``kept``, values a wrapper never holds
+    refused; a float32 double-word count is split again from its float64 total."""
     for key, value in values.items():
         _check_kind(who, key, value, kept[key])
         field = key.rpartition(".")[2]

@@ -1,5 +1,4 @@
-"""How a shell's transforms run: compiled by the xp layer once per array type, on a
-state moved to the library and device of the data.
+"""How a shell's transforms run: compiled by the xp layer, on a state moved to the data.
 
 Example:
     >>> import numpy as np
@@ -20,12 +19,9 @@ import numpy as np
 from anywrap import xp
 from anywrap.tree import tree_map
 
-__all__ = ["compiled", "moved", "with_no_output"]
-
 
 def moved(state: Any, like: Any) -> Any:
-    """Every array of ``state`` in the library of the array ``like``, on its device
-    (64-bit values as 32 bits where the target has none)."""
+    """Every array of ``state`` in ``like``'s library and on its device."""
     ns, dev = xp.namespace(like), xp.device(like)
 
     def move(x: Any) -> Any:
@@ -42,8 +38,7 @@ def moved(state: Any, like: Any) -> Any:
 def compiled(
     transforms: dict[Any, Callable[..., Any]], donate: tuple[Any, ...] = ()
 ) -> dict[Any, xp.Compiled]:
-    """A shell's transforms compiled by the xp layer; ``donate`` names those whose
-    program may reuse the state's memory (a ring buffer of frames)."""
+    """A shell's transforms compiled; those in ``donate`` may reuse the state's memory."""
     return {k: xp.Compiled(fn, donate=k in donate) for k, fn in transforms.items()}
 
 

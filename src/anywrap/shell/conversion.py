@@ -1,6 +1,4 @@
-"""What every conversion wrapper (``anywrap.ToTorch``, ``anywrap.vector.ToJax``...) is:
-a :class:`ConversionShell`. The named forms set ``_to`` (and ``_env_xp``) through
-:class:`ToLibrary`, :class:`VectorToLibrary` or :class:`LibraryPair`.
+"""The base of every conversion wrapper (``anywrap.ToTorch``, ``anywrap.vector.ToJax``...).
 
 Example:
     >>> import gymnasium as gym
@@ -28,8 +26,6 @@ from anywrap.shell.base import Shell
 from anywrap.shell.checks import check_env_kind
 from anywrap.tree import leaves
 
-__all__ = ["ConversionShell", "LibraryPair", "ToLibrary", "VectorToLibrary"]
-
 Library = str | ModuleType | None
 
 
@@ -52,9 +48,8 @@ def _as_python(x: Any, cast: type) -> Any:
 
 
 class ConversionShell(Shell):
-    """What every conversion wrapper is, single or vector: it converts the env's outputs
-    to the target library and the user's inputs (actions, reset options) back to the
-    env's library and device, learnt from the first observation unless given."""
+    """Converts the env's outputs to the target library, and actions and reset options
+    back to the env's library and device (learnt from the first observation)."""
 
     _env_xp: Library = None  # a named form's (``JaxToTorch``...) env library
     _to: str  # and its target
@@ -126,7 +121,6 @@ class ConversionShell(Shell):
         self._env_library = check_known(leaf, self._name)
         if self._env_device is None and not xp.is_host(leaf):
             dev = xp.device(leaf)
-            # Host devices need no move; a device array's actions go back to its device.
             self._env_device = None if "cpu" in str(dev).lower() else dev
 
     def _backward(self, tree: Any) -> Any:
@@ -135,7 +129,6 @@ class ConversionShell(Shell):
         if conv is None:
             if self._env_library is None:
                 raise RuntimeError(f"{self._name}: call reset() before step()")
-            # The user speaks the target library, or passes host values.
             accept = frozenset({self._target, self._env_library, "numpy"})
             conv = self._back = Converter(
                 self._env_library, self._env_device, who=self._name, accept=accept
@@ -150,8 +143,7 @@ class ConversionShell(Shell):
             options = self._backward(options)
             mask = options.get("reset_mask")
             if isinstance(mask, np.ndarray) and not mask.any() and self._last is not None:
-                # A device wrapper above asks for a masked reset without reading its
-                # mask (a sync); Gymnasium's host envs refuse one that selects none.
+                # Gymnasium's host envs refuse a mask that selects none.
                 return self._out(self._last), {}
         obs, info = self.env.reset(seed=seed, options=options)  # type: ignore[attr-defined]
         self._learn(obs)
@@ -173,8 +165,7 @@ class ConversionShell(Shell):
             )
         final = info.get("final_obs") if isinstance(info, dict) else None
         if self._vector and self._target != "numpy" and is_packed(final):
-            # Gymnasium's object array of final observations as one batch (a device env's
-            # layout): an object array is no array of the target library.
+            # Gymnasium's object array of final observations as one batch.
             batch, _ = final_obs_batch(info, obs, env.single_observation_space, env.num_envs)
             info = {**info, "final_obs": batch}
         return self._out(obs), reward, terminated, truncated, self._out(info)

@@ -1,5 +1,4 @@
-"""What the single, vector and functional ``DelayObservation`` share: the checks of
-``delay``, the space's zero, and the step that turns the ring outside the compiled call.
+"""What the ``DelayObservation`` shells share: checks, the space's zero, the ring's turn.
 
 Example:
     >>> import gymnasium as gym
@@ -15,24 +14,19 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.wrappers.utils import create_zero_array
 
+from anywrap.shell.checks import whole_number
+from anywrap.shell.spaces import tree_of
 from anywrap.transforms.delay_observation import advance, release_inputs
-from anywrap.tree import tree_map
-
-__all__ = ["DelayRing", "check_delay", "host_scalars", "zero_observation"]
+from anywrap.tree import leaves, tree_map
 
 
 def check_delay(owner: str, delay: Any) -> int:
-    if isinstance(delay, bool) or not np.issubdtype(type(delay), np.integer):
-        raise TypeError(f"{owner}: expected `delay` to be an int, got {delay!r}")
-    if delay < 0:
-        raise ValueError(f"{owner}: expected `delay` >= 0, got {delay}")
-    return int(delay)
+    return whole_number(owner, "delay", delay, 0)
 
 
 def zero_observation(owner: str, space: gym.Space) -> Any:
-    """The space's observation closest to zero (Gymnasium's ``create_zero_array``), as
-    NumPy arrays; spaces of no fixed-shape array (Text, Graph...) are refused."""
-    for part in _leaves(space):
+    """Gymnasium's ``create_zero_array`` of ``space`` as NumPy arrays (of arrays only)."""
+    for part in leaves(tree_of(space, lambda s: s)):
         if not isinstance(
             part,
             (gym.spaces.Box, gym.spaces.Discrete, gym.spaces.MultiDiscrete, gym.spaces.MultiBinary),
@@ -49,14 +43,6 @@ def zero_observation(owner: str, space: gym.Space) -> Any:
     return tree_map(lambda z: np.asarray(z), zero)
 
 
-def _leaves(space: gym.Space) -> list[gym.Space]:
-    if isinstance(space, gym.spaces.Dict):
-        return [leaf for sub in space.spaces.values() for leaf in _leaves(sub)]
-    if isinstance(space, gym.spaces.Tuple):
-        return [leaf for sub in space.spaces for leaf in _leaves(sub)]
-    return [space]
-
-
 class DelayRing:
     """The DelayObservation shells' ring, turned outside the compiled call."""
 
@@ -65,9 +51,7 @@ class DelayRing:
     _commit: Any
 
     def _turn_ring(self, key: str, obs: Any, *args: Any) -> Any:
-        """Run the compiled transform ``key`` on what a step reads of the ring, then turn
-        the ring outside it (``obs`` goes in by reference: through ``Shell._run`` the
-        program would copy the whole ring); its output (with ``"final"``, a pair)."""
+        """Run the compiled transform ``key``, then turn the ring outside it (no copy)."""
         state = self._state_for(obs)
         counts, out = self._transforms[key](*release_inputs(state), *args)
         released = out[0] if key == "final" else out

@@ -1,5 +1,4 @@
-"""What the single and vector ``RecordEpisodeStatistics`` share: the clock, and
-Gymnasium's attributes read from the transform's state.
+"""What the ``RecordEpisodeStatistics`` shells share: the clock and Gymnasium's attributes.
 
 Example:
     >>> import numpy as np
@@ -15,8 +14,6 @@ from collections import deque
 
 from anywrap.transforms.record_episode_statistics import Episodes, shift_clock
 from anywrap.xp import to_numpy
-
-__all__ = ["EpisodeClock", "queue", "recent_queue"]
 
 
 def recent_queue(state: Episodes, field: str, buffer_length: int) -> deque:
@@ -34,8 +31,7 @@ def queue(field: str) -> property:
 
 
 class EpisodeClock:
-    """The episodes' clock (seconds since ``_t0``; start times saved relative to now, so
-    that a restored episode keeps its duration) and Gymnasium's attributes."""
+    """The episodes' clock (start times saved relative to now) and Gymnasium's attributes."""
 
     _t0: float
     _state: Episodes

@@ -1,5 +1,4 @@
-"""What the image shells share: Gymnasium's space and argument checks, per-call
-input checks, the checked image maps, and :class:`InPlaceState`.
+"""What the image shells share: space, argument and frame checks, and the image maps.
 
 Example:
     >>> import gymnasium as gym
@@ -22,29 +21,15 @@ import numpy as np
 from anywrap import xp as axp
 from anywrap.shell.checks import wrapper_name
 from anywrap.transforms.grayscale_observation import grayscale
+from anywrap.transforms.promotion import dtype_name
 from anywrap.transforms.resize_observation import resize
 from anywrap.tree import tree_map
 from anywrap.xp.images import METHODS
 
-__all__ = [
-    "ImageMap",
-    "InPlaceState",
-    "box_space",
-    "check_frames",
-    "check_positive_int",
-    "frames_check",
-    "grayscale_map",
-    "image_space",
-    "padding_of",
-    "resize_map",
-    "resize_shape",
-]
-
 
 def image_space(owner: str, space: gym.Space, *, rgb: bool) -> gym.spaces.Box:
     """``space`` if it is a uint8 Box 0 to 255 of shape (H, W, 3) (``rgb``) or (H, W[, C])."""
-    if not isinstance(space, gym.spaces.Box):
-        raise TypeError(f"{owner}: expected a Box observation space, got {space}")
+    space = box_space(owner, space)
     shape = tuple(space.shape)
     if rgb and (len(shape) != 3 or shape[-1] != 3):
         raise ValueError(f"{owner}: expected an image with 3 channels (H, W, 3), got shape {shape}")
@@ -64,7 +49,7 @@ def box_space(owner: str, space: gym.Space) -> gym.spaces.Box:
 
 
 class ImageMap(NamedTuple):
-    """A checked image map: the frames it takes, the space it gives, its function."""
+    """The frames an image map takes, the space it gives, its function."""
 
     in_shape: tuple[int, ...]
     space: gym.spaces.Box
@@ -122,12 +107,6 @@ def check_positive_int(owner: str, name: str, value: Any, minimum: int) -> int:
     return int(value)
 
 
-def _dtype_name(x: Any) -> str:
-    dtype = getattr(x, "dtype", None)
-    name = getattr(dtype, "name", None) or str(dtype)
-    return name.rsplit(".", 1)[-1]  # torch.uint8, array_api_strict.uint8 -> uint8
-
-
 def check_frames(
     owner: Any,
     obs: Any,
@@ -140,7 +119,7 @@ def check_frames(
     got = getattr(obs, "shape", None)
     try:
         if got is not None and axp.namespace(obs) is not None and tuple(got) == shape:
-            if dtype is None or _dtype_name(obs) == dtype:
+            if dtype is None or dtype_name(obs.dtype) == dtype:
                 return
     except axp.UnknownArrayTypeError as e:
         name = owner if isinstance(owner, str) else wrapper_name(owner)
@@ -157,8 +136,7 @@ def _copy(x: Any) -> Any:
 
 
 class InPlaceState:
-    """``_export`` and ``_import`` of a shell whose step writes its state in place (a
-    ring buffer, donated on JAX): copies, which no step overwrites."""
+    """``_export`` and ``_import`` as copies, for a shell whose step writes its state in place."""
 
     def _export(self, state: Any) -> Any:
         return tree_map(_copy, state)

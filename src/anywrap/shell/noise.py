@@ -1,13 +1,7 @@
-"""What AddWhiteNoise and ObstructView share (single and functional): the draws, and the
-base of the single shells, which put noise on ``render()``'s frames as Gymnasium's do.
+"""What AddWhiteNoise and ObstructView share: the draws and the single shells' base.
 
-Draws (:func:`draw_noise`, :func:`draw_uniform`, :func:`draw_centers`) come from a
-*key* of :mod:`anywrap.xp.random`. A NumPy ``Generator`` makes Gymnasium's own calls,
-in Gymnasium's order, so that on NumPy frames, where the key is the env's
-``np_random`` as in Gymnasium, the frames are Gymnasium's, bit for bit. Any other
-key (a JAX key, a ``torch.Generator`` or ``tf.random.Generator`` on the frames'
-device) gives uniform floats that :func:`~anywrap.transforms.noise.scaled_integers`
-turns into integers: the same distributions, other draws, and no trip to the host.
+A NumPy ``Generator`` key makes Gymnasium's own calls in its order (the same frames, bit
+for bit); any other key of :mod:`anywrap.xp.random` draws the same distributions.
 
 Example:
     >>> import numpy as np
@@ -28,15 +22,6 @@ from anywrap import xp
 from anywrap.shell.checks import checked_reset, wrapper_name
 from anywrap.transforms.noise import GRAY_HIGH, gray_noise, scaled_integers
 from anywrap.xp import random
-
-__all__ = [
-    "RenderNoise",
-    "check_frame",
-    "check_obstruction",
-    "draw_centers",
-    "draw_noise",
-    "draw_uniform",
-]
 
 _GRAY_HIGH = 255 * np.array([0.2989, 0.5870, 0.1140])  # Gymnasium's call's bounds
 
@@ -81,18 +66,14 @@ def check_frame(owner: str, frame: Any) -> None:
         raise ValueError(f"{owner}: expected a rendered frame (H, W, C), got {xp.describe(frame)}")
 
 
-def _entropy() -> int:
+def entropy() -> int:
+    """A fresh 64-bit seed from the operating system."""
     return int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
 
 
 class RenderNoise(gym.Wrapper, gym.utils.RecordConstructorArgs):
-    """A wrapper whose ``render()`` is ``_noisy(key, frame) -> (key, frame)``.
-
-    NumPy frames draw from the env's ``np_random`` (Gymnasium's stream); frames of
-    another library from the wrapper's own key, made on the frames' device the
-    first time they are seen, from the last ``reset(seed=s)``'s ``s`` (the stream
-    ``derive_seed(s, name)``; operating-system entropy before any seed).
-    """
+    """A wrapper whose ``render()`` is ``_noisy(key, frame) -> (key, frame)``: NumPy frames
+    draw from the env's ``np_random``, others from a key seeded by the last ``reset(seed=)``."""
 
     _noisy: Callable[[Any, Any], tuple[Any, Any]]
     _key: Any = None
@@ -115,7 +96,7 @@ class RenderNoise(gym.Wrapper, gym.utils.RecordConstructorArgs):
             return self._noisy(self.np_random, frame)[1]
         home = (xp.library_name(frame), str(xp.device(frame)))
         if self._home != home:
-            seed = _entropy() if self._seed is None else self._seed
+            seed = entropy() if self._seed is None else self._seed
             self._key = random.new_key(frame, random.derive_seed(seed, type(self).__name__))
             self._home = home
         self._key, out = self._noisy(self._key, frame)
@@ -123,8 +104,7 @@ class RenderNoise(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
 
 def like(x: Any, frame: Any) -> Any:
-    """``x`` (a draw) in ``frame``'s library and on its device (a library without a
-    generator of its own draws from NumPy's)."""
+    """``x`` (a draw) in ``frame``'s library and on its device."""
     if type(x) is type(frame):
         return x
     return xp.to_library(x, xp.library_name(frame), xp.device(frame))

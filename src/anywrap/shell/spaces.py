@@ -16,15 +16,6 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-__all__ = [
-    "ObservationCheck",
-    "leaf_boxes",
-    "map_space",
-    "observation_stats",
-    "tree_of",
-    "unbounded_float32",
-]
-
 
 def unbounded_float32(box: gym.spaces.Box) -> gym.spaces.Box:
     return gym.spaces.Box(-np.inf, np.inf, shape=box.shape, dtype=np.float32)
@@ -84,17 +75,7 @@ _TREE = object()  # the "shape" of a Dict or Tuple space's observations: always 
 
 
 class ObservationCheck:
-    """Checks that observations fit a Box / Dict / Tuple space (a Dict's keys, each
-    leaf's shape with the batch in front) before a wrapper learns from them; no sync.
-
-    Example:
-        >>> import numpy as np
-        >>> check = ObservationCheck("demo", gym.spaces.Box(-1, 1, (3,)), batch=2)
-        >>> check(np.zeros((3, 3)))
-        Traceback (most recent call last):
-        ...
-        ValueError: demo: expected observations of shape (2, 3) (2 envs of Box(...)), got numpy...
-    """
+    """Checks that observations fit a Box / Dict / Tuple space (the batch in front)."""
 
     def __init__(self, owner: str, space: gym.Space, batch: int | None = None) -> None:
         self.owner = owner

@@ -1,6 +1,4 @@
-"""What the single, vector and functional ``StickyAction`` share: the arguments' checks,
-the first state, the action checks, and the wrapper's random stream
-(:class:`StickyStream`).
+"""What the ``StickyAction`` shells share: checks, the first state and the random stream.
 
 Example:
     >>> check_sticky("demo", 0.25, (1, 3))
@@ -20,18 +18,10 @@ from gymnasium.error import InvalidBound, InvalidProbability
 from anywrap import xp as axp
 from anywrap.shell.checks import real_number
 from anywrap.shell.compiled import moved
+from anywrap.shell.noise import entropy
 from anywrap.transforms.sticky_action import StickyKeyed, StickyParams, init_sticky
 from anywrap.tree import tree_map
 from anywrap.xp import random
-
-__all__ = [
-    "SavedStream",
-    "StickyStream",
-    "check_sticky",
-    "checked_action",
-    "init_keyed",
-    "sample_action",
-]
 
 
 def check_sticky(owner: str, probability: Any, duration: Any) -> StickyParams:
@@ -73,30 +63,22 @@ def sample_action(owner: str, space: gym.Space, batch: tuple[int, ...]) -> Any:
     return np.zeros((*batch, *space.shape), dtype=space.dtype)
 
 
-def _entropy() -> int:
-    return int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
-
-
 def init_keyed(owner: str, space: gym.Space, batch: tuple[int, ...]) -> StickyKeyed:
     """A shell's first state, on NumPy, with a placeholder key (``reset`` seeds it)."""
     machine = init_sticky(sample_action(owner, space, batch), batch_shape=batch, xp=np)
-    placeholder = random.key_data(random.new_key(np.zeros(()), _entropy()))
+    placeholder = random.key_data(random.new_key(np.zeros(()), entropy()))
     return StickyKeyed(machine, placeholder)
 
 
 class StickyStream:
-    """The wrapper's random stream. ``reset(seed=s)`` starts ``derive_seed(s,
-    "StickyAction")``, apart from the env's own stream (which Gymnasium's wrapper draws
-    from: the two differ in draws, not in distribution); ``reset()`` continues it
-    (before any seed: from OS entropy). Its state is part of the wrapper's, so
-    checkpoints restore it: a JAX key in the state, a stateful generator (NumPy's,
-    torch's) beside it, snapshotted into the state when saved."""
+    """The wrapper's random stream, apart from the env's: ``reset(seed=s)`` starts
+    ``derive_seed(s, "StickyAction")``, ``reset()`` continues it. Saved in the state."""
 
     def __init__(self, owner: str) -> None:
         self.owner = owner
         self.live: Any = None  # a stateful generator; None where the state's key is one (JAX)
         self.live_for: Any = None  # the state's key that ``live`` was made from or saved into
-        self.home: tuple[str, str] | None = None  # its library and device (None: no reset yet)
+        self.home: tuple[str, str] | None = None  # its library and device
         self.pure = False  # whether the key is a plain array that the step replaces (JAX)
 
     def reseed(self, shell: Any, seed: int | None) -> None:
@@ -106,7 +88,7 @@ class StickyStream:
         if seed is None and home == self.home:
             return
         key = random.new_key(
-            like, random.derive_seed(_entropy() if seed is None else seed, "StickyAction")
+            like, random.derive_seed(entropy() if seed is None else seed, "StickyAction")
         )
         data = random.key_data(key)
         self.pure = data is key
@@ -139,8 +121,7 @@ class SavedStream:
 
 
 def checked_action(owner: str, space: gym.Space, action: Any, last: Any) -> Any:
-    """``action`` as a tree of the library of ``last`` (host values moved there, another
-    library refused), each leaf of ``last``'s shape, or an error naming ``owner``."""
+    """``action`` as a tree of ``last``'s library and leaf shapes, or an error."""
 
     def leaf(ref: Any, a: Any) -> Any:
         if isinstance(a, int | float | bool | list | tuple | np.generic):

@@ -1,5 +1,4 @@
-"""What the single, vector and functional time wrappers share: the checks of
-``TimeLimit``'s limit, and ``TimeAwareObservation``'s limit, space and time feature.
+"""What the time wrappers' shells share: the limit's checks, the time-aware space.
 
 Example:
     >>> import gymnasium as gym
@@ -20,8 +19,6 @@ from gymnasium.vector import AutoresetMode
 
 from anywrap.transforms.flatten_observation import flatten_plan
 from anywrap.transforms.time_aware_observation import TimeFeature
-
-__all__ = ["AUTORESET", "check_max_episode_steps", "find_max_steps", "time_aware_space"]
 
 AUTORESET = {
     AutoresetMode.NEXT_STEP: "next_step",

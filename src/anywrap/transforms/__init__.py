@@ -1,9 +1,5 @@
 """Pure transforms: ``init(...) -> State`` and ``step(State, inputs) -> (State, outputs)``.
 
-All of anywrap's arithmetic, once, against the Array API: one module per wrapper or
-shared formula, loaded on first use. No branch on an array's value, no mutation, no
-boolean indexing: eager on NumPy, on CUDA without a sync, traced under ``jax.jit``.
-
 Example:
     >>> from anywrap import transforms
     >>> transforms.moments.COUNT_EPSILON

@@ -1,9 +1,6 @@
-"""AtariPreprocessing's transform: the last two kept frames max-pooled, resized with
-OpenCV's ``INTER_AREA`` and scaled, from the image transforms anywrap already has.
+"""AtariPreprocessing's transform: the last two frames max-pooled, resized and scaled.
 
-Gymnasium keeps the pooled frame as its newest (``np.maximum(..., out=buffer[0])``):
-a step whose episode ends before a frame is kept pools that frame again with the
-older one. :func:`atari_frame` returns the pooled frame for the caller to keep.
+Gymnasium keeps the pooled frame as its newest, so :func:`atari_frame` returns it too.
 
 Example:
     >>> import numpy as np
@@ -25,9 +22,8 @@ __all__ = ["atari_frame"]
 def atari_frame(
     newest: Array, older: Array, *, size: tuple[int, int], pool: bool, scale: bool, newaxis: bool
 ) -> tuple[Array, Array]:
-    """``(pooled, obs)``: uint8 frames ``(H, W)`` or ``(H, W, 3)`` pooled (where ``pool``),
-    resized to ``size`` (rows, columns), then ``float32(obs) / 255`` where ``scale``, with a
-    channel axis added where ``newaxis``."""
+    """``(pooled, obs)``: uint8 frames pooled, resized to ``size``, then maybe
+    ``float32(obs) / 255`` (``scale``) with a channel axis (``newaxis``)."""
     xp = namespace(newest)
     pooled = xp.maximum(newest, older) if pool else newest
     obs = resize(pooled, size, channels=pooled.ndim == 3, method="area")

@@ -1,13 +1,10 @@
-"""ClipReward's transform: ``min(max(reward, low), high)``, in the reward's library, an
-array bound promoting as ``np.clip`` does (host rewards take ``np.clip`` itself).
+"""ClipReward's transform: ``min(max(reward, low), high)``, promoting as ``np.clip`` does.
 
 Example:
     >>> import numpy as np
     >>> from anywrap.transforms.clip_reward import clip_reward
     >>> clip_reward(np.array([-2.0, 0.5, 3.0]), -1.0, 1.0)
     array([-1. ,  0.5,  1. ])
-    >>> clip_reward(2.5, None, 1.0)
-    np.float64(1.0)
 """
 
 from __future__ import annotations

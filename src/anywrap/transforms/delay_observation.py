@@ -1,10 +1,6 @@
 """DelayObservation's transform: each environment sees what it observed ``delay`` steps ago.
 
-The queue is a ring of ``delay`` batches, a tuple, oldest first: a step only moves
-references (:func:`advance`, outside a compiled :func:`release`). With ``c`` the
-episode's observations before one, the output is the zero if ``c < delay`` (as in
-Gymnasium), ``first`` if ``c == delay`` and the episode began in a masked reset, else
-the oldest batch.
+Until ``delay`` observations of the episode came, the output is the zero (as in Gymnasium).
 
 Example:
     >>> import numpy as np
@@ -43,9 +39,8 @@ __all__ = [
 
 
 class DelayState(NamedTuple):
-    """The ``queue`` of the last ``delay`` batches; per env the episode's ``count``
-    (int32, up to ``delay + 1``), its ``first`` observation if ``off_ring``, the last
-    dones, and the ``last`` observations released."""
+    """The last ``delay`` batches, oldest first; per env the episode's ``count``, its
+    ``first`` observation (if ``off_ring``: a masked reset), the last dones and output."""
 
     count: Array
     queue: tuple[Any, ...]
@@ -130,8 +125,7 @@ def release(
     delay: int,
     next_step: bool = False,
 ) -> tuple[DelayCounts, Any]:
-    """One step's arithmetic: ``(counts, out)``. With ``next_step``, an env done on the
-    previous step restarts its episode."""
+    """One step's arithmetic: ``(counts, out)``; ``next_step``: the last step's dones restart."""
     xp = namespace(counts.count)
     count, off_ring = counts.count, counts.off_ring
     if next_step:
@@ -165,8 +159,7 @@ def release_with_final(
 
 
 def delay_observation(state: DelayState, obs: Any, zero: Any) -> tuple[DelayState, Any]:
-    """Push ``obs`` and release the observation of ``delay`` steps ago (the episodes
-    restart only in :func:`reset_delay`)."""
+    """Push ``obs`` and release the observation of ``delay`` steps ago."""
     if not state.queue:
         return state, obs
     counts, out = release(*release_inputs(state), zero, delay=len(state.queue))
@@ -181,8 +174,7 @@ def delay_with_final(
     truncated: Array,
     zero: Any,
 ) -> tuple[DelayState, Any, Any]:
-    """SAME_STEP: ``(state, out, final_out)``; an env that ended releases ``final_out``
-    from its old episode and shows the zero for the new one."""
+    """SAME_STEP: ``(state, out, final_out)``; an env that ended shows the zero."""
     if not state.queue:
         return state, obs, final_obs
     counts, (out, final_out) = release_with_final(
@@ -194,8 +186,7 @@ def delay_with_final(
 def reset_delay(
     state: DelayState, obs: Any, zero: Any, mask: Array | None = None
 ) -> tuple[DelayState, Any]:
-    """Start the episodes in ``mask`` (all when ``None``) with ``obs``. A masked reset
-    leaves the ring alone: ``obs`` waits in ``first``; the others show their last."""
+    """Start the episodes in ``mask`` (all when ``None``) with ``obs``."""
     if not state.queue:
         return state, obs
     xp = namespace(state.count)

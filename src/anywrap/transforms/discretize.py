@@ -1,10 +1,5 @@
 """Uniform bins over a Box: an observation to its bin indices, a bin index to an action.
 
-Each of the ``n`` flattened dimensions ``i`` has ``bins[i]`` equal bins over
-``[low[i], high[i]]``. The per-dimension tables (inner edges, centres) are padded
-into ``(n, max(bins))`` arrays, so that one comparison or one selection serves
-every dimension in any library, with no data-dependent shape.
-
 Example:
     >>> import numpy as np
     >>> from anywrap.transforms.discretize import bin_plan, discretize, undiscretize
@@ -28,9 +23,8 @@ __all__ = ["BinPlan", "bin_plan", "discretize", "undiscretize"]
 
 
 class BinPlan(NamedTuple):
-    """The constants of both maps (NumPy): ``observation`` = ``(low, upper, edges,
-    strides)`` for :func:`discretize`, ``action`` = ``(centers, bins, strides)`` for
-    :func:`undiscretize`; ``grids[i]``, the ``bins[i] + 1`` edges of dimension ``i``."""
+    """The arguments of :func:`discretize` (``observation``) and :func:`undiscretize`
+    (``action``), and each dimension's ``bins[i] + 1`` edges (``grids``)."""
 
     observation: tuple[np.ndarray, ...]
     action: tuple[np.ndarray, ...]
@@ -38,9 +32,7 @@ class BinPlan(NamedTuple):
 
 
 def bin_plan(low: np.ndarray, high: np.ndarray, bins: Any) -> BinPlan:
-    """The tables of ``bins`` (an int per dimension) over flat finite bounds ``low``,
-    ``high``, computed as Gymnasium 1.4's discretisers compute theirs (``linspace`` in
-    the bounds' dtype), so that the same numbers come out."""
+    """The tables of ``bins`` over flat finite bounds, as Gymnasium 1.4 computes them."""
     bins = np.asarray(bins, dtype=np.int64)
     width = int(bins.max())
     grids = [np.linspace(lo, hi, b + 1) for lo, hi, b in zip(low, high, bins)]
@@ -62,13 +54,8 @@ def discretize(
     shape: tuple[int, ...],
     multidiscrete: bool,
 ) -> Array:
-    """The bin index of each dimension of ``obs`` (leading batch axes allowed, then the
-    Box's ``shape``), clipped to ``[low, upper]`` first: a ``(..., n)`` int array, or with
-    ``multidiscrete=False`` the flat index ``sum(index[i] * strides[i])``.
-
-    ``index[i]`` counts the inner edges at or below the value (NumPy's ``digitize``),
-    compared in the edges' dtype.
-    """
+    """The bin index ``(..., n)`` of each dimension of ``obs``, clipped first (NumPy's
+    ``digitize``), or the flat ``sum(index[i] * strides[i])`` unless ``multidiscrete``."""
     xp = namespace(obs)
     batch = tuple(obs.shape[: obs.ndim - len(shape)])
     x = clip(xp.reshape(obs, (*batch, edges.shape[0])), low, upper)
@@ -86,10 +73,8 @@ def undiscretize(
     dtype: str,
     multidiscrete: bool,
 ) -> Array:
-    """The centre of the bin that ``action`` names in each dimension, in ``dtype`` and the
-    Box's ``shape``: ``action`` is a flat index (``(...,)``, split as
-    ``(action // strides) % bins``) or with ``multidiscrete=True`` one index per dimension
-    (``(..., n)``, truncated to ints); each index is clipped into its bins first."""
+    """The centre of the bin that ``action`` (flat, or per dimension if ``multidiscrete``)
+    names in each dimension, clipped into its bins, in ``dtype`` and ``shape``."""
     xp = namespace(action)
     action = xp.astype(action, strides.dtype)
     index = action if multidiscrete else (action[..., None] // strides) % bins

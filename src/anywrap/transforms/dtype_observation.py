@@ -1,9 +1,6 @@
-"""DtypeObservation's transform: an observation cast to a dtype, in its own library.
+"""DtypeObservation's transform: an observation cast to a dtype (by its NumPy name).
 
-The dtype is given by its NumPy name and taken from the observation's
-library (float64 is float32 where the library has none: JAX without x64). A
-host scalar, or a 0-d NumPy array, becomes a NumPy scalar of that dtype, as
-Gymnasium's ``dtype.type(obs)`` gives.
+A host scalar becomes a NumPy scalar, as Gymnasium's ``dtype.type(obs)`` gives.
 
 Example:
     >>> import numpy as np

@@ -16,8 +16,7 @@ __all__ = ["filter_observation"]
 
 
 def filter_observation(observation: Any, keys: Sequence[Any]) -> Any:
-    """``{k: observation[k]}`` for a dict (in ``keys``' order), the tuple of
-    ``observation[k]`` for a tuple: the arrays themselves, in any library."""
+    """The entries ``keys`` of a dict (a dict) or a tuple (a tuple), in ``keys``' order."""
     if isinstance(observation, dict):
         return {k: observation[k] for k in keys}
     return tuple(observation[k] for k in keys)

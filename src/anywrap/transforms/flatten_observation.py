@@ -1,5 +1,4 @@
-"""FlattenObservation's transform: any observation as one 1-D array, in its own library,
-as ``gymnasium.spaces.utils.flatten`` gives it, from a plan of the space read once.
+"""FlattenObservation's transform: ``gymnasium.spaces.utils.flatten`` in any library.
 
 Example:
     >>> import numpy as np
@@ -25,8 +24,7 @@ __all__ = ["FlatLeaf", "FlatPlan", "flatten_observation", "flatten_plan"]
 
 
 class FlatLeaf(NamedTuple):
-    """One leaf: its path, ``kind`` (``"box"``: cast and ravel; ``"onehot"``), dtype name,
-    flat size, and per one-hot component its number of values and first value."""
+    """One leaf: path, ``"box"`` or ``"onehot"``, dtype, flat size, one-hot counts and starts."""
 
     path: Path
     kind: str
@@ -37,8 +35,7 @@ class FlatLeaf(NamedTuple):
 
 
 class FlatPlan(NamedTuple):
-    """How a space flattens: its leaves in order, the flat dtype, whether it is a Dict or
-    Tuple."""
+    """How a space flattens: its leaves, the flat dtype, whether it is a Dict or Tuple."""
 
     leaves: tuple[FlatLeaf, ...]
     dtype: str
@@ -46,8 +43,7 @@ class FlatPlan(NamedTuple):
 
 
 def flatten_plan(space: gym.Space, owner: str = "flatten") -> FlatPlan:
-    """Read ``space`` into a :class:`FlatPlan`; a TypeError for a space Gymnasium does not
-    flatten to one array."""
+    """Read ``space`` into a :class:`FlatPlan` (a TypeError where it is no array)."""
     import numpy as np  # the space's host values
 
     leaves: list[FlatLeaf] = []

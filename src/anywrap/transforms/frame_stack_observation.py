@@ -1,8 +1,5 @@
 """FrameStackObservation's transform: each env's last ``depth`` frames in a ring.
 
-All rings and one padding frame share one array (:class:`FrameStack`): a step writes
-each env's frame into one slot (in place where the library allows: a state passed to a
-step must not be used again) and the stack is read out, oldest first, by one gather.
 A short episode is padded in front as Gymnasium pads: with its first frame
 (``pad_with_first``) or with the padding frame.
 
@@ -39,9 +36,8 @@ __all__ = [
 
 
 class FrameStack(NamedTuple):
-    """``frames``: env ``n``'s ring in rows ``n * depth`` to ``n * depth + depth - 1``,
-    then the padding frame; per env (int32) the slot of its ``newest`` frame and the
-    ``count`` of its episode's frames; ``restart``: the next frame starts an episode."""
+    """Every env's ring of ``depth`` rows, then the padding frame; per env the ``newest``
+    slot, the episode's frame ``count``, and ``restart``: the next frame starts one."""
 
     frames: Array
     newest: Array
@@ -59,8 +55,7 @@ def init_frame_stack(
     device: Any = None,
     padding: Array | None = None,
 ) -> FrameStack:
-    """Empty rings of ``depth`` frames for ``num_envs`` envs; ``padding`` (a frame)
-    pads short episodes when ``pad_with_first`` is off (default zeros)."""
+    """Empty rings of ``depth`` frames; ``padding`` (default zeros) pads short episodes."""
     frames = xp.zeros((num_envs * depth + 1, *frame_shape), dtype=dtype, device=device)
     if padding is not None:
         pad = xp.reshape(
@@ -81,8 +76,7 @@ def _depth(state: FrameStack) -> tuple[int, int]:
 
 
 def _write(state: FrameStack, obs: Array, advance: Array | bool, start: Array | bool) -> FrameStack:
-    """Write each env's frame (into a fresh slot where ``advance``); ``start`` begins
-    an episode."""
+    """Write each env's frame (a fresh slot where ``advance``); ``start`` begins an episode."""
     xp = namespace(state.frames)
     n, depth = _depth(state)
     step = (
@@ -102,8 +96,7 @@ def _write(state: FrameStack, obs: Array, advance: Array | bool, start: Array | 
 
 
 def _through(state: FrameStack, stacked: Array, obs: Array, pad_with_first: bool) -> Array:
-    """``stacked`` with this step's frame taken from ``obs`` itself where it carries a
-    gradient (the ring holds values)."""
+    """``stacked`` with this step's frame from ``obs`` itself where it carries a gradient."""
     if stop_gradient(obs) is obs:
         return stacked
     xp = namespace(stacked)
@@ -143,8 +136,7 @@ def read_stack(state: FrameStack, *, pad_with_first: bool) -> Array:
 def reset_frame_stack(
     state: FrameStack, obs: Array, mask: Array | None = None, *, pad_with_first: bool
 ) -> tuple[FrameStack, Array]:
-    """Start an episode with ``obs`` in the rows of ``mask`` (all without one; the others
-    keep their stack): ``(state, stacked)``."""
+    """Start an episode with ``obs`` in the rows of ``mask`` (all when ``None``)."""
     if mask is None:
         state = _write(state, obs, True, True)
         xp = namespace(state.restart)
@@ -172,8 +164,7 @@ def append_frame(
     start: Array | None = None,
     done: Array | None = None,
 ) -> FrameStack:
-    """Write each env's new frame ``obs`` into its ring. Rows in ``start``, or done on the
-    previous step (NEXT_STEP: this step's ``done``), begin an episode."""
+    """Write each env's frame ``obs``; rows in ``start`` or done before begin an episode."""
     begin = state.restart if start is None else (state.restart | start)
     state = _write(state, obs, True, begin)
     restart = done if done is not None else namespace(state.restart).zeros_like(state.restart)
@@ -203,8 +194,7 @@ def push_frame_with_final(
     *,
     pad_with_first: bool,
 ) -> tuple[FrameStack, Array, Array]:
-    """SAME_STEP: rows with ``done`` ended on ``final_obs`` and begin anew with ``obs``:
-    ``(state, stacked, final_stacked)``."""
+    """SAME_STEP: ``(state, stacked, final_stacked)``; ``done`` rows begin anew with ``obs``."""
     xp = namespace(state.frames)
     n, depth = _depth(state)
     final_count = xp.clip(state.count + 1, None, depth)

@@ -1,5 +1,4 @@
-"""GrayscaleObservation's transform: Gymnasium's ``uint8(0.2125 r + 0.7154 g + 0.0721 b)``,
-bit for bit for every colour on any library but TF (see :func:`anywrap.xp.images.rgb_to_gray`).
+"""GrayscaleObservation's transform: Gymnasium's ``uint8(0.2125 r + 0.7154 g + 0.0721 b)``.
 
 Example:
     >>> import numpy as np
@@ -7,8 +6,6 @@ Example:
     >>> rgb = np.array([[[43, 43, 43], [255, 0, 0], [0, 255, 0]]], dtype=np.uint8)
     >>> grayscale(rgb)  # Gymnasium's grey 43 is 42
     array([[ 42,  54, 182]], dtype=uint8)
-    >>> grayscale(rgb, keep_dim=True).shape
-    (1, 3, 1)
 """
 
 from __future__ import annotations

@@ -1,6 +1,4 @@
-"""MaxAndSkipObservation's transform: Gymnasium's two-frame buffer (:class:`MaxFrames`) and
-the maximum of the last two of ``skip`` frames, for one env (:func:`max_of_two`) or a
-vector env (:func:`max_and_skip`).
+"""MaxAndSkipObservation's transform: the maximum of the last two of ``skip`` frames.
 
 Example:
     >>> import numpy as np
@@ -16,6 +14,8 @@ Example:
 
 from __future__ import annotations
 
+import functools
+import operator
 from types import ModuleType
 from typing import Any, NamedTuple
 
@@ -32,8 +32,7 @@ __all__ = [
 
 
 class MaxFrames(NamedTuple):
-    """The last two frames ``(2, *batch, *frame)``, and per env the reward of steps after
-    its episode ended within a call, owed to the next call (vector envs)."""
+    """The last two frames ``(2, *batch, *frame)``; per env the reward owed to the next call."""
 
     frames: Array
     pending: Array
@@ -75,8 +74,7 @@ def reset_max_frames(state: MaxFrames, mask: Array | None = None) -> MaxFrames:
 def max_of_two(
     state: MaxFrames, last_but_one: Array | None, last: Array | None, rewards: tuple[Any, ...] = ()
 ) -> tuple[MaxFrames, tuple[Array, Any]]:
-    """One env's call: store the frames given (``None``: not reached, the old one stays):
-    ``(state, (maximum of the two, sum of rewards or None))``."""
+    """One env's call (``None``: a frame not reached): ``(state, (maximum, sum of rewards))``."""
     xp = namespace(state.frames)
     dtype = state.frames.dtype
     a = (
@@ -85,9 +83,7 @@ def max_of_two(
         else xp.astype(xp.asarray(last_but_one), dtype, copy=False)
     )
     b = state.frames[1, ...] if last is None else xp.astype(xp.asarray(last), dtype, copy=False)
-    total = None
-    for r in rewards:
-        total = r if total is None else total + r
+    total = functools.reduce(operator.add, rewards) if rewards else None
     return state._replace(frames=stop_gradient(xp.stack([a, b]))), (xp.maximum(a, b), total)
 
 
@@ -99,14 +95,8 @@ def max_and_skip(
     obs: tuple[Array, Array],
     final_obs: tuple[Array, Array] | None = None,
 ) -> tuple[MaxFrames, SkipOutput]:
-    """A vector env's ``skip`` steps, each env as Gymnasium's wrapper sees one: its call
-    ends at its first done; later steps' rewards wait in ``pending``.
-
-    Args:
-        rewards, terminated, truncated: The ``skip`` steps' values, ``(num_envs,)`` each.
-        obs: The observations of the last two steps.
-        final_obs: SAME_STEP only: ``info["final_obs"]`` of the last two steps.
-    """
+    """A vector env's ``skip`` steps (values per step; ``obs`` and SAME_STEP's ``final_obs``
+    of the last two): each env's call ends at its first done, later rewards wait."""
     xp = namespace(state.frames)
     skip = len(rewards)
     running = None

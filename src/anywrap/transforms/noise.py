@@ -1,15 +1,5 @@
 """AddWhiteNoise's and ObstructView's transforms: frames ``(..., H, W, C)`` with some pixels
-replaced by noise, from draws made by the caller (:mod:`anywrap.shell.noise`).
-
-* :func:`white_noise`: pixel ``(i, j)`` is noise where ``u[i, j] < p``;
-* :func:`obstruct`: noise over squares of side ``width`` around ``centers``
-  (flat pixel indices), clipped at the borders: Gymnasium's loop over the
-  centers, as one product ``rows @ cols`` of which rows and columns each
-  square covers;
-* :func:`gray_noise`: Gymnasium's grayscale noise, the sum of three channels
-  of noise (``[0, 76) + [0, 149) + [0, 29)``) on every channel;
-* :func:`scaled_integers`: integers in ``[0, high)`` from uniform draws in
-  ``[0, 1)`` (the draws of a library whose generator gives floats).
+replaced by noise drawn by the caller (:mod:`anywrap.shell.noise`).
 
 Example:
     >>> import numpy as np
@@ -40,9 +30,8 @@ def white_noise(frame: Array, noise: Array, u: Array, *, p: float) -> Array:
 
 
 def obstruct(frame: Array, noise: Array, centers: Array, *, width: int) -> Array:
-    """``frame`` with the squares of side ``width`` around ``centers`` (``(..., n)`` flat
-    indices into ``H * W``) taken from ``noise``. Square ``k`` covers rows
-    ``[r_k - width // 2, r_k - width // 2 + width)`` and the same of columns."""
+    """``frame`` with the squares of side ``width`` around ``centers`` (flat indices into
+    ``H * W``) from ``noise``: rows and columns ``[r - width // 2, r - width // 2 + width)``."""
     xp = namespace(frame)
     height, cols = frame.shape[-3], frame.shape[-2]
     low = width // 2
@@ -64,7 +53,7 @@ def _covers(index: Array, centre: Array, low: int, width: int) -> Array:
 
 
 def gray_noise(channels: Array) -> Array:
-    """Three channels of noise ``(..., 3)`` summed, on three channels (uint8)."""
+    """Gymnasium's grayscale noise: three channels ``(..., 3)`` summed, on each (uint8)."""
     xp = namespace(channels)
     total = xp.sum(xp.astype(channels, xp.int32), axis=-1, keepdims=True)
     return xp.astype(xp.broadcast_to(total, channels.shape), xp.uint8)

@@ -1,10 +1,4 @@
-"""NumPy's type promotion, for any library: the dtype where two arrays meet.
-
-JAX, PyTorch and the strict Array API promote integers with floats, or a 0-d
-array with an n-d one, differently or not at all; NumPy's rule is Gymnasium's.
-The transforms that combine arrays of several dtypes (``ClipReward``'s array
-bounds, the ``Rescale`` wrappers' coefficients) cast both sides to
-:func:`promote`'s dtype first, so that every library gives the dtype NumPy gives.
+"""NumPy's type promotion (Gymnasium's), for any library: the dtype where two arrays meet.
 
 Example:
     >>> import numpy as np
@@ -39,8 +33,7 @@ _promotions: dict[tuple[int, tuple[str, ...], str], Any] = {}
 
 
 def promote(xp: ModuleType, *dtypes: Any, device: Any = None) -> Any:
-    """``xp``'s dtype for NumPy's promotion of ``dtypes`` (64-bit types held in 32 bits
-    where ``xp`` has none on ``device``: JAX without x64)."""
+    """``xp``'s dtype for NumPy's promotion of ``dtypes`` (on ``device``)."""
     names = tuple(dtype_name(d) for d in dtypes)
     key = (id(xp), names, str(device))
     found = _promotions.get(key)

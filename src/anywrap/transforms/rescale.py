@@ -1,6 +1,5 @@
-"""RescaleAction's and RescaleObservation's transforms: ``y = g x + c`` mapping a Box onto
-new bounds, and its inverse, with Gymnasium's coefficients to the bit (an infinite bound
-must stay the same), run in NumPy's promotion of the input with the Box's dtype.
+"""RescaleAction's and RescaleObservation's transforms: ``y = g x + c`` onto new bounds,
+and its inverse, with Gymnasium's coefficients to the bit.
 
 Example:
     >>> import numpy as np
@@ -47,8 +46,7 @@ def target_bounds(box: gym.spaces.Box, bound: Any, name: str) -> Any:
 def rescale_coefficients(
     box: gym.spaces.Box, new_min: Any, new_max: Any, *, names: tuple[str, str] = ("min", "max")
 ) -> tuple[Any, Any]:
-    """``(gradient, intercept)`` in ``box.dtype`` mapping ``box`` onto ``[new_min, new_max]``
-    (errors name the arguments as ``names`` says)."""
+    """``(gradient, intercept)`` in ``box.dtype`` mapping ``box`` onto ``[new_min, new_max]``."""
     import numpy as np  # host values, read once
 
     lo = target_bounds(box, new_min, names[0])

@@ -1,5 +1,4 @@
-"""ReshapeObservation's transform: an observation (or a batch) in a new shape (a view where
-the library allows).
+"""ReshapeObservation's transform: an observation (or a batch) in a new shape.
 
 Example:
     >>> import numpy as np

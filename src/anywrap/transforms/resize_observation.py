@@ -1,5 +1,4 @@
-"""ResizeObservation's transform: Gymnasium's resize (OpenCV's ``INTER_AREA``) on any library
-(:func:`anywrap.xp.images.resize_images` says how close each backend comes).
+"""ResizeObservation's transform: Gymnasium's resize (OpenCV's ``INTER_AREA``), any library.
 
 Example:
     >>> import numpy as np
@@ -8,8 +7,6 @@ Example:
     array([[7, 7],
            [7, 7],
            [7, 7]], dtype=uint8)
-    >>> resize(np.zeros((5, 4, 3), np.uint8), (2, 2), channels=True).shape
-    (2, 2, 3)
 """
 
 from __future__ import annotations
@@ -21,8 +18,7 @@ __all__ = ["resize"]
 
 
 def resize(images: Array, size: tuple[int, int], *, channels: bool, method: str = "area") -> Array:
-    """Resize ``uint8`` images ``(*batch, H, W[, C])`` (``channels``: the last axis is one)
-    to ``(*batch, *size[, C])``; ``method`` ``"area"`` (Gymnasium's) or ``"bilinear"``."""
+    """Resize ``uint8`` images ``(*batch, H, W[, C])`` to ``(*batch, *size[, C])``."""
     xp = namespace(images)
     spatial = images.ndim - (3 if channels else 2)
     batch = tuple(images.shape[:spatial])

@@ -1,9 +1,8 @@
 """StickyAction's transform (Machado et al., 2018): with probability ``p`` the previous
 action is repeated, for a number of steps drawn from ``[low, high]``.
 
-Gymnasium's state machine without its branches: every step draws ``u`` and ``v`` for
-every environment (Gymnasium draws them only when needed): the same distribution,
-not the same draws.
+Every step draws ``u`` and ``v`` for every env (Gymnasium only when needed): the same
+distribution, other draws.
 
 Example:
     >>> import numpy as np
@@ -47,8 +46,7 @@ class StickyParams(NamedTuple):
 
 
 class StickyState(NamedTuple):
-    """Per environment: the last action sent (a tree), whether it is this episode's, the
-    running series (``sticky``, its ``length`` and repeats ``taken``) and the last flags."""
+    """Per env: the last action, whether it is this episode's, the series and the last flags."""
 
     last: Any
     has_last: Array
@@ -149,16 +147,8 @@ def sticky_step(
     params: StickyParams,
     autoreset: str = "disabled",
 ) -> tuple[StickyKeyed, Any]:
-    """Draw and take one :func:`sticky_action` step: ``(state, action sent)``.
-
-    Args:
-        state: The state.
-        generator: A stateful generator, or ``None`` for the state's key (JAX).
-        action: This step's action.
-        params: The state machine's parameters.
-        autoreset: After a done, an env forgets its last action (``"same_step"``), and
-            remembers none from its reset step (``"next_step"``).
-    """
+    """Draw and take one :func:`sticky_action` step: ``(state, action sent)``; ``generator``
+    is a stateful generator, or ``None`` for the state's key (JAX)."""
     from anywrap.xp.random import uniform
 
     machine = state.machine

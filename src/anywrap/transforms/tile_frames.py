@@ -19,8 +19,7 @@ __all__ = ["tile_frames"]
 
 
 def tile_frames(frames: Array, *, rows: int, cols: int) -> Array:
-    """Frames ``(rows * cols, H, W, C)`` as one ``(rows * H, cols * W, C)``, frame ``i`` in
-    row ``i // cols`` and column ``i % cols`` (Gymnasium's grid)."""
+    """Frames ``(rows * cols, H, W, C)`` as one ``(rows * H, cols * W, C)``, row by row."""
     xp = namespace(frames)
     _, h, w, c = frames.shape
     grid = xp.permute_dims(xp.reshape(frames, (rows, cols, h, w, c)), (0, 2, 1, 3, 4))

@@ -1,5 +1,4 @@
-"""TimeAwareObservation's transform: each observation with its episode's time (TimeLimit's
-clock) added, as :class:`TimeFeature` says.
+"""TimeAwareObservation's transform: each observation with its episode's time added.
 
 Example:
     >>> import numpy as np
@@ -30,9 +29,8 @@ __all__ = [
 
 
 class TimeFeature(NamedTuple):
-    """How the time joins an observation: ``layout`` ``"dict"`` (under ``key``), ``"tuple"``
-    (appended) or ``"wrap"`` (``{"obs": obs, "time": time}``), then flattened by ``plan``
-    if given; ``normalize``: ``float32(elapsed / max_steps)``, not the count."""
+    """How the time joins: ``layout`` ``"dict"`` (under ``key``), ``"tuple"`` or ``"wrap"``
+    (``{"obs", "time"}``), flattened by ``plan`` if given; ``normalize``: a fraction."""
 
     max_steps: int
     normalize: bool
@@ -43,8 +41,7 @@ class TimeFeature(NamedTuple):
 
 
 def time_feature(elapsed: Array, *, max_steps: int, normalize: bool) -> Array:
-    """The time entry, shape ``elapsed.shape + (1,)``: ``int32`` counts, or ``float32(elapsed
-    / max_steps)`` divided in float64 where the library has it (as Gymnasium)."""
+    """``elapsed`` ``(..., 1)`` as int32 counts, or ``float32(elapsed / max_steps)``."""
     xp = namespace(elapsed)
     dev = device(elapsed)
     if normalize:
@@ -79,8 +76,7 @@ def time_aware(
     feature: TimeFeature,
     autoreset: str = "disabled",
 ) -> tuple[Clock, tuple[Any, Any]]:
-    """Count one step and add the time to ``obs`` (and ``final_obs``): ``(clock, (obs,
-    final_obs))``."""
+    """Count one step and add the time: ``(clock, (obs, final_obs))``."""
     clock, elapsed, final_elapsed = advance_clock(clock, terminated, truncated, autoreset=autoreset)
     final = None if final_obs is None else add_time(final_obs, final_elapsed, feature)
     return clock, (add_time(obs, elapsed, feature), final)

@@ -1,7 +1,4 @@
-"""TimeLimit's transform: each environment's episode clock, truncating at the limit as
-Gymnasium does (``elapsed >= max_episode_steps``), for every ``autoreset`` mode:
-``"next_step"`` restarts a count on the step after a done, ``"same_step"`` at once,
-``"disabled"`` (and a single env) only in :func:`reset_clock`.
+"""TimeLimit's transform: each episode's clock, truncating at ``elapsed >= max_episode_steps``.
 
 Example:
     >>> import numpy as np
@@ -87,8 +84,7 @@ def advance_clock(
     *,
     autoreset: str = "disabled",
 ) -> tuple[Clock, Array, Array]:
-    """Count one step: ``(clock, elapsed, final_elapsed)``, the counts of the observation
-    returned and of the final one (they differ in ``"same_step"`` mode only)."""
+    """Count one step: ``(clock, elapsed, final_elapsed)`` (the latter: of the final obs)."""
     done = clock.prev_done
     if terminated is not None and truncated is not None:
         done = namespace(done).logical_or(terminated, truncated)
@@ -103,8 +99,7 @@ def time_limit(
     max_steps: int,
     autoreset: str = "disabled",
 ) -> tuple[Clock, tuple[Array, Array]]:
-    """Count one step and truncate at ``max_steps``: ``(clock, (truncated, over))``,
-    ``over`` marking the episodes at the limit."""
+    """Count one step and truncate at ``max_steps``: ``(clock, (truncated, over))``."""
     xp = namespace(clock.elapsed)
     count = _count(clock, autoreset)
     over = count >= max_steps
@@ -169,8 +164,7 @@ def restart_step(
     max_steps: int,
     autoreset: str,
 ) -> tuple[LimitState, tuple[Any, Array, Array, Array]]:
-    """NEXT_STEP: the ``pending`` rows become the reset observation ``fresh``, reward 0 and
-    no end; then :func:`limit_step`."""
+    """NEXT_STEP: ``pending`` rows become ``fresh``, reward 0, no end; then :func:`limit_step`."""
     xp = namespace(state.pending)
     mask, keep = state.pending, xp.logical_not(state.pending)
     obs = select_rows(mask, fresh, obs)
@@ -185,8 +179,7 @@ def restart_step(
 def restart_same_step(
     state: LimitState, fresh: Any, obs: Any, final_obs: Any, final_mask: Array | None
 ) -> tuple[LimitState, tuple[Any, Any, Array]]:
-    """SAME_STEP: the ``pending`` rows of ``obs`` become ``fresh``, their last observation
-    goes to ``final_obs``: ``(state, (obs, final_obs, final_mask))``."""
+    """SAME_STEP: ``pending`` rows of ``obs`` become ``fresh``, their last goes to ``final_obs``."""
     xp = namespace(state.pending)
     forced = state.pending
     mask = forced if final_mask is None else xp.logical_or(final_mask, forced)

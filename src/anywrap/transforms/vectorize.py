@@ -34,9 +34,7 @@ def _cast_like(x: Any, like: Any) -> Any:
 
 
 def map_rows(fn: Callable[[Any], Any], batch: Any, like: Any) -> Any:
-    """``fn`` of each row of ``batch`` (a tree of arrays, the envs on axis 0), stacked in
-    the rows' library, each leaf cast to the dtype of ``like``'s (a tree of arrays of the
-    same structure: a buffer of the output space, as Gymnasium concatenates into one)."""
+    """``fn`` of each row of the tree ``batch``, stacked, each leaf cast to ``like``'s dtype."""
     n = first_leaf(batch).shape[0]
     rows = [fn(tree_map(lambda x, i=i: x[i, ...], batch)) for i in range(n)]
     return tree_map(_cast_like, tree_map(_stack, *rows), like)

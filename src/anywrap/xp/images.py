@@ -1,13 +1,7 @@
 """Image operations outside the Array API standard, one registration per backend.
 
-* :func:`resize_images`: ``uint8`` images ``(B, H, W, C)`` resized by OpenCV's
-  ``INTER_AREA`` (Gymnasium's; ``"area"``) or an antialiased bilinear filter (each
-  backend's own; not Gymnasium's). The generic form applies OpenCV's own filter taps
-  (:func:`resize_taps`) in float32 in OpenCV's order: exact on NumPy (which calls OpenCV
-  itself where installed), within 1 on a few pixels on JAX and PyTorch.
-* :func:`write_rows`: ``buffer[index] = rows``, the one write of a ring buffer (JAX returns
-  a new array, written in place by a step compiled with buffer donation).
-* :func:`rgb_to_gray`: Gymnasium's grayscale, exactly (see :func:`gray_fix_table`).
+:func:`resize_images` applies OpenCV's ``INTER_AREA`` taps (Gymnasium's) in OpenCV's order:
+exact on NumPy, within 1 on a few pixels on JAX and PyTorch.
 
 Example:
     >>> import numpy as np
@@ -94,11 +88,8 @@ def _triangle_taps(n_in: int, n_out: int) -> list[list[tuple[int, float]]]:
 def resize_taps(
     n_in: int, n_out: int, method: str = "area", shrink_both: bool = True
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The filter of one axis: read-only ``(index, weight)``, each ``(K, n_out)``.
-
-    Output pixel ``d`` is ``sum_k weight[k, d] * input[index[k, d]]``, in ``k`` order;
-    unused taps have weight 0. ``shrink_both=False`` (``area``): OpenCV's bilinear taps.
-    """
+    """One axis's filter ``(index, weight)``, each ``(K, n_out)``: output pixel ``d`` is
+    ``sum_k weight[k, d] * input[index[k, d]]``; ``shrink_both=False``: OpenCV's bilinear."""
     if method == "area":
         taps = (_opencv_area_taps if shrink_both else _opencv_area_linear_taps)(n_in, n_out)
     elif method == "sum":  # a whole-number ratio: the block's plain sum
@@ -129,22 +120,19 @@ _constants: dict[tuple[Any, ...], tuple[Any, Any]] = {}
 
 
 def host_constant(table: Any, like: Array, *args: Any) -> Array:
-    """``table`` (a NumPy constant, or a function that makes one from ``args``) as an
-    array of ``like``'s library on its device, cached per device (a tracing compiler that
-    follows an eager call finds it in the cache and never traces the NumPy code)."""
+    """``table`` (a NumPy constant, or its maker called with ``args``) in ``like``'s library
+    on its device, cached per device."""
     xp = namespace(like)
     if xp is np:
         return table(*args) if callable(table) else table
     dev = device(like)
     if dev is None:  # a traced value: the table is a constant of the program
         return xp.asarray(table(*args) if callable(table) else table)
-    # A function by its name: a traced lookup compares strings, not functions.
     name = f"{table.__module__}.{table.__qualname__}" if callable(table) else id(table)
     key = (name, args, type(like), str(dev))
     hit = _constants.get(key)
     if hit is None:  # the entry keeps ``table`` alive, so its id is never reused
         made = table(*args) if callable(table) else table
-        # A writable copy: PyTorch warns about read-only NumPy arrays.
         hit = _constants[key] = (table, xp.asarray(np.array(made), device=dev))
     return hit[1]
 
@@ -157,8 +145,7 @@ def resize_images(images: Array, size: tuple[int, int], method: str = "area") ->
 
 
 def resize_separable(images: Array, size: tuple[int, int], method: str) -> Array:
-    """The generic :func:`resize_images`: each axis's taps in float32, columns first
-    (OpenCV's order)."""
+    """The generic :func:`resize_images`: each axis's taps in float32, columns first."""
     xp = namespace(images)
     h_in, w_in = images.shape[1], images.shape[2]
     both = shrinks_both((h_in, w_in), size)
@@ -182,8 +169,7 @@ def resize_separable(images: Array, size: tuple[int, int], method: str) -> Array
 
 
 def _grow_fixed_point(xp: Any, images: Array, size: tuple[int, int]) -> Array:
-    """OpenCV's ``INTER_AREA`` where a side grows: bilinear in 11-bit fixed point, rows
-    rounded as its vector code does: ``(((b0 * (r0 >> 4)) >> 16) + ... + 2) >> 2``."""
+    """OpenCV's ``INTER_AREA`` where a side grows: bilinear in 11-bit fixed point."""
     x = xp.astype(images, xp.int32)
     h_in, w_in = images.shape[1], images.shape[2]
     (ix0, ax0), (ix1, ax1) = fixed_rows(w_in, size[1])
@@ -268,14 +254,12 @@ def _opencv() -> Any:
 
 @Route
 def write_rows(buffer: Array, index: Array, rows: Array) -> Array:
-    """``buffer`` with ``buffer[index[i]] = rows[i]`` along axis 0 (``index`` increasing,
-    without repeats). NumPy and PyTorch write into ``buffer``, which the caller gives up;
-    the generic form builds a new array."""
+    """``buffer[index] = rows`` along axis 0 (``index`` increasing); NumPy and PyTorch write
+    into ``buffer``, which the caller gives up."""
     xp = namespace(buffer)
     m, n = buffer.shape[0], index.shape[0]
     dev = device(buffer)
     slots = xp.arange(m, dtype=index.dtype, device=dev)
-    # owner[j]: the row slot j would take
     owner = xp.searchsorted(index, slots)
     owner_c = xp.clip(owner, 0, n - 1)
     hit = xp.take(index, owner_c) == slots
@@ -291,15 +275,8 @@ def _write_rows_numpy(buffer: np.ndarray, index: Any, rows: Any) -> np.ndarray:
 
 @functools.cache
 def gray_fix_table() -> np.ndarray:
-    """Colours where Gymnasium's float64 grayscale (``0.2125 r + 0.7154 g + 0.0721 b``,
-    truncated) lands just below the whole number it equals exactly (grey 43 becomes 42):
-    the ``b`` of each such colour, indexed by ``256 r + g`` (-1 elsewhere).
-
-    Example:
-        >>> t = gray_fix_table()
-        >>> int(t[43 * 256 + 43])
-        43
-    """
+    """The ``b`` of each colour, by ``256 r + g``, whose float64 grayscale lands just below
+    the whole number it equals (grey 43 becomes 42); -1 elsewhere."""
     # 721 is invertible modulo 10000: each (r, g) has at most one b making the sum whole.
     c = np.arange(256, dtype=np.int64)
     r, g = (a.ravel() for a in np.meshgrid(c, c, indexing="ij"))
@@ -317,9 +294,8 @@ def gray_fix_table() -> np.ndarray:
 
 @Route
 def rgb_to_gray(images: Array) -> Array:
-    """Gymnasium's grayscale of ``uint8`` RGB images ``(..., 3)`` -> ``(...)``, exactly: the
-    integer ``(2125 r + 7154 g + 721 b) // 10000``, one lower on :func:`gray_fix_table`'s
-    colours (NumPy and eager PyTorch look it up in :func:`gray_lut`)."""
+    """Gymnasium's grayscale of ``uint8`` RGB images ``(..., 3)``, exactly:
+    ``(2125 r + 7154 g + 721 b) // 10000``, one lower on :func:`gray_fix_table`'s colours."""
     xp = namespace(images)
     x = xp.astype(images, xp.int32)
     r, g, b = x[..., 0], x[..., 1], x[..., 2]

@@ -1,8 +1,7 @@
 """Random numbers from each library's own generator, without a trip to the host.
 
-A *key* is a :class:`numpy.random.Generator` (the default), raw JAX key data (a plain
-``uint32`` array), a :class:`torch.Generator` or a ``tf.random.Generator``; a library
-registers its own with ``new_key.register(ArrayType)`` and ``uniform.register(KeyType)``.
+A *key* is a NumPy ``Generator``, raw JAX key data, a ``torch.Generator`` or a
+``tf.random.Generator``; a library registers its own with ``new_key.register``.
 
 Example:
     >>> import numpy as np
@@ -29,8 +28,7 @@ Key = Any
 
 
 def derive_seed(seed: int, stream: str) -> int:
-    """A 64-bit seed for the stream ``stream`` of the user's ``seed`` (a wrapper seeded like
-    the env never repeats the env's draws)."""
+    """A 64-bit seed for the stream ``stream`` of the user's ``seed``."""
     words = np.random.SeedSequence([int(seed) % 2**128, zlib.crc32(stream.encode())])
     hi, lo = (int(w) for w in words.generate_state(2, np.uint32))
     return (hi << 32) | lo
@@ -46,8 +44,7 @@ def new_key(like: Any, seed: int) -> Key:
 
 @Route
 def uniform(key: Key, shape: tuple[int, ...]) -> tuple[Key, Any]:
-    """``(key, values)``: uniform values in [0, 1) of ``shape`` drawn from ``key`` (a new key
-    on JAX; a stateful generator advances and comes back itself)."""
+    """``(key, values)``: uniform values in [0, 1) of ``shape`` drawn from ``key``."""
     raise TypeError(
         f"anywrap.xp.random.uniform: no generator registered for {type(key).__qualname__}; "
         "register one with `anywrap.xp.random.uniform.register(KeyType)`"

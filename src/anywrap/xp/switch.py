@@ -1,25 +1,15 @@
 """The switch of PyTorch's compiled path, and the record of what it compiled.
 
-On PyTorch, :class:`anywrap.xp.Compiled` compiles each transform with ``torch.compile``
-once per signature, on its :func:`compile_after_calls`-th call, so that a short script
-never pays for a compile (docs/guide/torch-compile.md). The switch, in order of
-precedence: :func:`set_compile`; the environment variable ``ANYWRAP_TORCH_COMPILE``
-(``0``/``false``/``off``/``no``, ``1``/``true``/``on``/``yes``, or ``auto``); the default,
-``auto``: compiled on an accelerator (CUDA), eager on the CPU, where a call through
-``torch.compile`` costs about what the kernels it saves do (docs/performance.md).
+In order of precedence: :func:`set_compile`; ``ANYWRAP_TORCH_COMPILE`` (``0``/``1``/``auto``
+and their words); the default ``auto``: compiled on accelerators, eager on the CPU.
 
 Example:
     >>> from anywrap import xp
     >>> previous = xp.set_compile(False)
     >>> xp.compile_enabled()
     False
-    >>> _ = xp.set_compile(None)  # auto: on accelerators, not on the CPU
-    >>> xp.compile_enabled(), xp.switch.compiles_on_cpu()
-    (True, False)
-    >>> xp.set_compile(previous) is None  # returns the setting it replaced
+    >>> xp.set_compile(previous) is False  # returns the setting it replaced
     True
-    >>> xp.switch.compile_after_calls()
-    2000
 """
 
 from __future__ import annotations
@@ -32,8 +22,7 @@ ENV_VAR = "ANYWRAP_TORCH_COMPILE"
 """The environment variable that turns PyTorch's compiled path on (1) or off (0)."""
 
 KERNELS_VAR = "ANYWRAP_TORCH_CPU_KERNELS"
-"""A CPU program's build: ``vector``, ``scalar``, or unset/``auto`` (scalar kernels for a
-program that writes ``bool`` tensors, vector kernels otherwise)."""
+"""A CPU program's build: ``vector``, ``scalar``, or unset/``auto``."""
 
 _KERNELS = ("auto", "vector", "scalar")
 
@@ -49,8 +38,7 @@ _after_calls = AFTER_CALLS
 
 
 class CompileNotice(UserWarning):
-    """Said once per process, as PyTorch's compiled path starts its first compile:
-    what compiles, for which shapes, and how to turn it off."""
+    """Said once per process, as PyTorch's compiled path starts its first compile."""
 
 
 @dataclass(frozen=True)
@@ -86,8 +74,7 @@ _listeners: list[Callable[[str, str, str], None]] = []
 
 
 def cpu_kernels() -> str:
-    """Which build a CPU program gets (``"auto"``, ``"vector"`` or ``"scalar"``), from
-    :data:`KERNELS_VAR`; a ValueError for another value."""
+    """Which build a CPU program gets, from :data:`KERNELS_VAR`."""
     value = os.environ.get(KERNELS_VAR, "").strip().lower() or "auto"
     if value not in _KERNELS:
         raise ValueError(
@@ -98,8 +85,7 @@ def cpu_kernels() -> str:
 
 
 def compile_setting() -> bool | None:
-    """The switch: True (compile on every device), False (never) or None (``auto``:
-    on accelerators, not on the CPU); see the module's docstring."""
+    """The switch: True (every device), False (never) or None (``auto``: accelerators)."""
     global _setting
     if _setting == _UNREAD:
         value = os.environ.get(ENV_VAR, "").strip().lower()
@@ -123,14 +109,12 @@ def compiles_on_cpu() -> bool:
 
 
 def compile_after_calls() -> int:
-    """How many calls with one signature run before it is compiled (counting the call
-    that compiles)."""
+    """On which call a signature is compiled."""
     return _after_calls
 
 
 def set_compile(enabled: bool | None, *, after_calls: int | None = None) -> bool | None:
-    """Turn PyTorch's compiled path on, off or to ``auto``, for wrappers built before
-    and after.
+    """Turn PyTorch's compiled path on, off or to ``auto``, for every wrapper.
 
     Args:
         enabled: True: compile on every device, the CPU included; False: never;
@@ -168,8 +152,7 @@ def compile_log() -> list[CompileRecord]:
 
 
 def add_listener(listener: Callable[[str, str, str], None]) -> None:
-    """Call ``listener(event, function, signature)`` as compiles start (``"start"``) and
-    end (``"done"``), on the thread that compiles; it must not raise."""
+    """Call ``listener(event, function, signature)`` as compiles start and end."""
     _listeners.append(listener)
 
 
