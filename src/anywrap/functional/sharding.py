@@ -12,7 +12,7 @@ from jax.sharding import PartitionSpec
 
 from .core import AxisName, FunctionalEnv, Wrapper, batch_ndim
 
-__all__ = ["global_entries", "shard_specs", "with_global_entries", "writes_checkpoints"]
+__all__ = ["shard_specs"]
 
 _PER_ENV = ""  # the label of a leaf with one row per env; a global leaf's is its key
 
@@ -103,22 +103,16 @@ def shard_specs(env: FunctionalEnv, state: Any, axis_name: AxisName) -> Any:
 
     ``P()`` (replicated) for the statistics of the whole batch (each wrapper's
     ``global_fields``), ``P(axis_name)`` for the rest, which has one row per env.
-    With ``shard_map``, give the statistics wrappers ``axis_name`` too, so that
-    every shard holds the global statistics.
+    With ``shard_map``, give the statistics wrappers ``axis_name`` too.
 
     Args:
         env: A batched functional stack (``num_envs`` set).
         state: Its state, or the shape of it (``jax.eval_shape(env.reset, key)[1]``).
         axis_name: The mesh axis (or tuple of axes) the batch is split over.
 
-    Raises:
-        ValueError: ``env`` is unbatched, ``state`` is not of ``env``'s stack, or a
-            per-env part has no batch axis 0 (build it below a ``VmapWrapper``).
-        TypeError: a wrapper's state holds a field it does not declare.
-
     Example:
-        The state's shape comes from the stack without the axis, which only
-        ``shard_map`` binds:
+        The state's shape comes from the stack without the axis (only ``shard_map``
+        binds it):
 
         >>> import jax, gymnax
         >>> from jax.sharding import PartitionSpec as P
@@ -129,10 +123,8 @@ def shard_specs(env: FunctionalEnv, state: Any, axis_name: AxisName) -> Any:
         ...     return F.NormalizeObservation(env, axis_name=axis_name)
         >>> state = jax.eval_shape(make().reset, jax.random.key(0))[1]
         >>> specs = F.shard_specs(make("d"), state, "d")
-        >>> specs.obs_stats.mean == P(), specs.inner.episodes.episode_count == P()
+        >>> specs.obs_stats.mean == P(), specs.inner.last.returns == P("d")
         (True, True)
-        >>> specs.inner.last.returns == P("d")  # each env's last episode
-        True
         >>> specs.inner.inner.env_state.theta == P("d")  # the env's own state
         True
     """
@@ -169,8 +161,7 @@ def shard_specs(env: FunctionalEnv, state: Any, axis_name: AxisName) -> Any:
 
 
 def writes_checkpoints() -> bool:
-    """Whether this process writes a functional stack's checkpoint (the statistics are
-    replicated: process 0 does)."""
+    """Whether this process writes a functional stack's checkpoint (process 0 does)."""
     return bool(jax.process_index() == 0)
 
 
