@@ -1,8 +1,7 @@
 """Pure, jittable wrappers for JAX-native environments (Brax, gymnax, Gymnasium FuncEnv).
 
-``reset(key) -> (obs, state)`` and ``step(state, action) -> Step``: wrapper state
-rides inside ``state``, so a wrapped rollout compiles under ``jax.jit``, ``jax.vmap``
-and ``jax.lax.scan`` (docs/guide/functional.md). Importing it imports JAX.
+``reset(key) -> (obs, state)`` and ``step(state, action) -> Step``: wrapper state rides
+inside ``state``, so a wrapped rollout compiles under ``jax.jit``, ``vmap`` and ``scan``.
 
 Example:
     >>> import jax, gymnax
@@ -35,10 +34,9 @@ from . import (
     episodes,
     maps,
     noise,
-    normalize,
-    record_episode_statistics,
     record_trajectory,
     sharding,
+    statistics,
     vector_env,
 )
 from .adapters import *  # noqa: F403
@@ -47,10 +45,9 @@ from .core import *  # noqa: F403
 from .episodes import *  # noqa: F403
 from .maps import *  # noqa: F403
 from .noise import *  # noqa: F403
-from .normalize import *  # noqa: F403
-from .record_episode_statistics import *  # noqa: F403
 from .record_trajectory import *  # noqa: F403
 from .sharding import *  # noqa: F403
+from .statistics import *  # noqa: F403
 from .vector_env import *  # noqa: F403
 
 __all__ = [
@@ -60,9 +57,8 @@ __all__ = [
     *episodes.__all__,
     *maps.__all__,
     *noise.__all__,
-    *normalize.__all__,
-    *record_episode_statistics.__all__,
     *record_trajectory.__all__,
     *sharding.__all__,
+    *statistics.__all__,
     *vector_env.__all__,
 ]

@@ -206,11 +206,11 @@ def from_brax(
       ``VmapWrapper(AutoReset(from_brax(EpisodeWrapper(env, L, 1)), full_reset=False), n)``;
     * ``brax.envs.create(..., batch_size=n)``: the batch is read from its ``VmapWrapper``;
     * ``brax.envs.training.wrap(env)`` or Playground's ``wrap_for_brax_training(env)``:
-      the number of keys given to ``reset`` sets the batch (``num_envs`` stays None);
-      ``num_envs=n`` has ``reset`` split one key.
+      the number of keys given to ``reset`` sets the batch, or ``num_envs=n`` has
+      ``reset`` split one key.
 
-    Autoreset is read from Brax's and Playground's autoreset wrappers (a cached first
-    state, no final observation); ``autoreset_mode`` overrides it.
+    Autoreset is read from the wrappers (no final observation); ``autoreset_mode``
+    overrides it.
 
     Example:
         >>> import jax
@@ -219,12 +219,9 @@ def from_brax(
         >>> bare = F.from_brax(envs.get_environment("fast"))
         >>> bare.num_envs, bare.autoreset_mode.name, bare.observation_space
         (None, 'DISABLED', Box(-inf, inf, (2,), float32))
-        >>> wrapped = envs.training.wrap(envs.get_environment("fast"), episode_length=3)
-        >>> env = F.from_brax(wrapped)  # as ppo.train builds it: the reset keys set the batch
-        >>> env.num_envs, env.batched, env.autoreset_mode.name
-        (None, True, 'SAME_STEP')
-        >>> env.reset(jax.random.split(jax.random.key(0), 4))[0].shape
-        (4, 2)
+        >>> env = F.from_brax(envs.training.wrap(envs.get_environment("fast")))  # as ppo.train
+        >>> env.autoreset_mode.name, env.reset(jax.random.split(jax.random.key(0), 4))[0].shape
+        ('SAME_STEP', (4, 2))
     """
     return BraxEnv(env, num_envs=num_envs, autoreset_mode=autoreset_mode)
 
@@ -313,12 +310,9 @@ def from_gymnax(env: Any, params: Any = None, *, num_envs: int | None = None) ->
 
     Example:
         >>> import gymnax, jax
-        >>> env = from_gymnax(gymnax.make("Pendulum-v1")[0])
-        >>> obs, state = env.reset(jax.random.key(0))
-        >>> obs.shape
-        (3,)
-        >>> batch = from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=8)
-        >>> batch.reset(jax.random.key(0))[0].shape
+        >>> from anywrap import functional as F
+        >>> env = F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=8)
+        >>> env.reset(jax.random.key(0))[0].shape
         (8, 3)
     """
     return GymnaxEnv(env, params, num_envs)
@@ -405,10 +399,8 @@ def from_func_env(env: Any, max_episode_steps: int = 0, params: Any = None) -> F
 
 
 class VmapWrapper(Wrapper):
-    """A batch of ``num_envs`` copies of an unbatched env, stepped with one ``jax.vmap``.
-
-    ``reset`` splits ``key`` into ``num_envs`` keys, or takes a batch of keys (a
-    shard's, in ``shard_map``). Wrappers over it see the whole batch.
+    """A batch of ``num_envs`` copies of an unbatched env, stepped with one ``jax.vmap``
+    (``reset`` splits ``key`` into ``num_envs`` keys, or takes a batch of keys).
 
     Example:
         >>> import jax, gymnax

@@ -45,7 +45,7 @@ from .brax_training_env import BRAX_AXIS, BraxStackEnv, BraxStackState
 from .core import FunctionalEnv, Wrapper
 from .episodes import AutoReset
 from .maps import ClipReward, TransformReward
-from .normalize import (
+from .statistics import (
     NormalizeObservation,
     NormalizeObservationState,
     NormalizeReward,

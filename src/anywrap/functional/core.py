@@ -66,9 +66,8 @@ def find_state(state: Any, kind: type[S]) -> S:
         >>> from anywrap import functional as F
         >>> env = F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=4)
         >>> _, state = F.NormalizeReward(F.NormalizeObservation(env)).reset(jax.random.key(0))
-        >>> stats = F.find_state(state, F.NormalizeObservationState).obs_stats
-        >>> round(float(stats.count), 4)  # the 4 reset observations (and the 1e-4 prior)
-        4.0001
+        >>> F.find_state(state, F.NormalizeObservationState).obs_stats.mean.shape
+        (3,)
     """
     s = state
     while not isinstance(s, kind):

@@ -1,4 +1,4 @@
-"""The stateless functional wrappers: pure maps of the observation, the action or the reward."""
+"""The stateless functional wrappers: pure maps of the observation, action or reward."""
 
 from __future__ import annotations
 
@@ -130,8 +130,6 @@ class ClipAction(ActionMap):
         >>> from anywrap import functional as F
         >>> car = F.from_gymnax(gymnax.make("MountainCarContinuous-v0")[0], num_envs=3)
         >>> env = F.ClipAction(car)
-        >>> env.action_space, car.action_space
-        (Box(-inf, inf, (1,), float32), Box(-1.0, 1.0, (1,), float32))
         >>> _, state = env.reset(jax.random.key(0))
         >>> step = env.step(state, jnp.array([[5.0], [-0.25], [-3.0]]))  # 1, -0.25, -1
         >>> [round(r, 5) for r in step.reward.tolist()]  # MountainCar charges 0.1 * a**2
@@ -179,9 +177,8 @@ class RescaleAction(ActionMap):
 
 
 class DiscretizeAction(ActionMap):
-    """The agent names a bin of a finite Box action space, the env gets its centre.
-
-    Same arguments, space and numbers as :class:`anywrap.DiscretizeAction`.
+    """The agent names a bin of a finite Box action space, the env gets its centre, as
+    :class:`anywrap.DiscretizeAction` does.
 
     Example:
         >>> import jax, jax.numpy as jnp, gymnax
@@ -328,9 +325,8 @@ class RescaleObservation(ObservationMap):
 
 
 class FilterObservation(ObservationMap):
-    """Keep the entries ``filter_keys`` of a Dict (keys) or Tuple (indices) observation
-    (``info["final_obs"]`` too); same arguments, checks and space as
-    :class:`anywrap.FilterObservation`.
+    """Keep the entries ``filter_keys`` of a Dict (keys) or Tuple (indices) observation, as
+    :class:`anywrap.FilterObservation` does.
 
     Example:
         >>> import jax, gymnax
@@ -355,11 +351,8 @@ class FilterObservation(ObservationMap):
 
 
 class DiscretizeObservation(ObservationMap):
-    """Each observation (``info["final_obs"]`` too) becomes the index of its bin in a
-    finite Box observation space.
-
-    Same arguments, space and numbers as :class:`anywrap.DiscretizeObservation`
-    (int32 indices without JAX's x64).
+    """Each observation becomes the index of its bin in a finite Box observation space, as
+    :class:`anywrap.DiscretizeObservation` does (int32 indices without JAX's x64).
 
     Example:
         >>> import jax, gymnax

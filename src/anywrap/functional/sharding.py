@@ -28,31 +28,27 @@ def _state_types() -> set[type]:
     return found
 
 
-def _place(owner: str, wrapper: Wrapper, prefix: str, full: str) -> str:
-    """The label of the leaf at ``full`` (a dotted path) in ``wrapper``'s state."""
-    w = wrapper  # the instance's declarations (AutoReset's depend on a flag)
-    hits = [
-        is_global
-        for is_global, declared in ((True, w.global_fields), (False, w.per_env_fields))
-        for d in declared
-        if full == d or full.startswith(d + ".")
-    ]
-    if len(hits) != 1:
-        kind = w.state_type.__name__ if w.state_type else "?"
-        raise TypeError(
-            f"{owner}: expected {type(w).__qualname__}.global_fields or .per_env_fields to place "
-            f"{kind}.{full} exactly once, got {len(hits)} places (global_fields="
-            f"{w.global_fields}, per_env_fields={w.per_env_fields}); declare it"
-        )
-    return f"{prefix}.{full}" if hits[0] else _PER_ENV
-
-
-def _field_labels(owner: str, wrapper: Wrapper, prefix: str, name: str, value: Any) -> Any:
-    """The labels of the field ``name`` (holding ``value``) of ``wrapper``'s state."""
+def _field_labels(owner: str, w: Wrapper, prefix: str, name: str, value: Any) -> Any:
+    """The labels of the field ``name`` (holding ``value``) of ``w``'s state, placed by the
+    instance's declarations (AutoReset's depend on a flag)."""
 
     def label(path: Any, _: Any) -> str:
         inner = jax.tree_util.keystr(path, simple=True, separator=".")
-        return _place(owner, wrapper, prefix, f"{name}.{inner}" if inner else name)
+        full = f"{name}.{inner}" if inner else name
+        hits = [
+            is_global
+            for is_global, declared in ((True, w.global_fields), (False, w.per_env_fields))
+            for d in declared
+            if full == d or full.startswith(d + ".")
+        ]
+        if len(hits) != 1:
+            kind = w.state_type.__name__ if w.state_type else "?"
+            raise TypeError(
+                f"{owner}: expected {type(w).__qualname__}.global_fields or .per_env_fields to "
+                f"place {kind}.{full} exactly once, got {len(hits)} places (global_fields="
+                f"{w.global_fields}, per_env_fields={w.per_env_fields}); declare it"
+            )
+        return f"{prefix}.{full}" if hits[0] else _PER_ENV
 
     return jax.tree_util.tree_map_with_path(label, value)
 

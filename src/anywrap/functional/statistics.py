@@ -1,5 +1,5 @@
-"""NormalizeObservation and NormalizeReward for functional envs: running statistics of the
-whole batch, on the device."""
+"""The functional wrappers that keep statistics of the whole batch: NormalizeObservation,
+NormalizeReward and RecordEpisodeStatistics."""
 
 from __future__ import annotations
 
@@ -8,15 +8,20 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
-from anywrap.shell.checks import check_epsilon, check_gamma, check_stats_dtype, flag, wrapper_name
+from anywrap.shell.checks import (
+    check_epsilon,
+    check_gamma,
+    check_stats_dtype,
+    check_stats_key,
+    flag,
+    whole_number,
+    wrapper_name,
+)
 from anywrap.shell.spaces import leaf_boxes, map_space, unbounded_float32
 from anywrap.shell.statistics import switch_property
+from anywrap.transforms import normalize_observation as normalize
+from anywrap.transforms import record_episode_statistics as episodes
 from anywrap.transforms.moments import default_stats_dtype
-from anywrap.transforms.normalize_observation import (
-    init_observation_stats,
-    normalize_observation,
-    normalize_observation_with_final,
-)
 from anywrap.transforms.normalize_reward import Returns, init_returns, normalize_reward
 from anywrap.tree import tree_map
 from anywrap.xp import resolve_dtype, wide_float
@@ -29,6 +34,7 @@ from .core import (
     as_rows,
     batch_ndim,
     batch_shape,
+    find_state,
     from_rows,
     once,
     psum,
@@ -36,10 +42,15 @@ from .core import (
 )
 
 __all__ = [
+    "EpisodeStatisticsState",
     "NormalizeObservation",
     "NormalizeObservationState",
     "NormalizeReward",
     "NormalizeRewardState",
+    "RecordEpisodeStatistics",
+    "episode_count",
+    "last_episodes",
+    "recent_episodes",
 ]
 
 
@@ -53,44 +64,29 @@ class NormalizeObservationState(NamedTuple):
 class NormalizeObservation(Wrapper):
     """Normalise observations to mean 0, variance 1 with running moments of the whole batch.
 
-    ``obs' = (obs - mean) / sqrt(var + epsilon)``, float32; the moments learn from
-    every row of the batch at every reset and step. Under SAME_STEP autoreset
-    ``info["final_obs"]`` is normalised with the same statistics.
+    ``obs' = (obs - mean) / sqrt(var + epsilon)``, float32; the moments learn from every
+    row at every reset and step (``info["final_obs"]`` is normalised with them too).
 
     Args:
         env: A functional env with Box (or Dict/Tuple of Box) observations.
         epsilon: Added to the variance under the square root (strictly positive).
-        update_running_mean: Whether the statistics learn (False to evaluate); a
-            settable attribute, read when JAX traces the step.
+        update_running_mean: Whether the statistics learn (a settable attribute, read
+            when JAX traces the step).
         learn_final_obs: SAME_STEP only: learn from ``info["final_obs"]`` too, as
             ``anywrap.vector.NormalizeObservation`` (one more pass per step).
         axis_name: A ``shard_map`` / ``pmap`` / ``vmap`` axis to sum statistics over.
-        stats_dtype: dtype of the moments, ``"float32"`` or ``"float64"``
-            (default as Gymnasium's, held as float32 when x64 is off).
-        initial_stats: The statistics ``reset`` starts from instead of fresh ones:
-            a moments tree (``find_state(state, NormalizeObservationState).obs_stats``),
-            or a function of the fresh tree returning one shaped like it.
-        stats_gradient: Whether gradients flow through the statistics update too
-            (default: they are a constant of the gradient; see the guide "Gradients").
+        stats_dtype: ``"float32"`` or ``"float64"`` (default Gymnasium's; float32 without x64).
+        initial_stats: The moments ``reset`` starts from (as in ``state.obs_stats``), or a
+            function of the fresh ones returning them.
+        stats_gradient: Whether gradients flow through the statistics update too.
 
     Example:
-        64 Pendulums reset from one key, normalised by the statistics of this batch:
-
-        >>> import jax, jax.numpy as jnp, gymnax
+        >>> import jax, gymnax
         >>> from anywrap import functional as F
         >>> bare = F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=64)
         >>> obs, state = F.NormalizeObservation(bare).reset(jax.random.key(0))
         >>> abs(obs.mean(0)).round(3).tolist(), obs.std(0).round(3).tolist()
         ([0.0, 0.0, 0.0], [1.0, 1.0, 1.0])
-
-        An evaluation env that starts from those statistics and keeps them:
-
-        >>> stats = state.obs_stats
-        >>> env = F.NormalizeObservation(bare, update_running_mean=False, initial_stats=stats)
-        >>> _, state = env.reset(jax.random.key(1))
-        >>> state = jax.jit(env.step)(state, jnp.zeros((64, 1))).state
-        >>> bool((state.obs_stats.mean == stats.mean).all())
-        True
     """
 
     state_type = NormalizeObservationState
@@ -129,10 +125,12 @@ class NormalizeObservation(Wrapper):
         dtypes = tree_map(
             lambda x: resolve_dtype(jnp, self.stats_dtype or default_stats_dtype(x.dtype)), obs
         )
-        stats = init_observation_stats(shapes, xp=jnp, dtype=dtypes)
+        stats = normalize.init_observation_stats(shapes, xp=jnp, dtype=dtypes)
         if self.initial_stats is not None:
             stats = self._initial(stats)
-        stats, out = normalize_observation(stats, as_rows(self.env, obs), **self._options())
+        stats, out = normalize.normalize_observation(
+            stats, as_rows(self.env, obs), **self._options()
+        )
         return from_rows(self.env, out), NormalizeObservationState(inner, stats)
 
     def _options(self) -> dict[str, Any]:
@@ -159,7 +157,7 @@ class NormalizeObservation(Wrapper):
         obs, inner, reward, terminated, truncated, info = self.env.step(state.inner, action)
         options = self._options()
         if not same_step(self.env) or "final_obs" not in info:
-            stats, out = normalize_observation(
+            stats, out = normalize.normalize_observation(
                 state.obs_stats, as_rows(self.env, once(obs)), **options
             )
         else:
@@ -169,7 +167,7 @@ class NormalizeObservation(Wrapper):
                 obs, final, done = once((obs, final, done))
             else:  # no reduction reads final_obs: XLA computes it only if it is used
                 obs = once(obs)
-            stats, (out, final) = normalize_observation_with_final(
+            stats, (out, final) = normalize.normalize_observation_with_final(
                 state.obs_stats,
                 as_rows(self.env, obs),
                 as_rows(self.env, final),
@@ -192,26 +190,22 @@ class NormalizeRewardState(NamedTuple):
 class NormalizeReward(Wrapper):
     """Scale rewards by the running standard deviation of the discounted return.
 
-    ``G <- gamma * G * (1 - terminated) + r``; ``r' = r / sqrt(Var[G] + epsilon)``,
-    with ``Var[G]`` over every env of the batch. Gymnasium's quirks apply: only
-    ``terminated`` resets ``G``, and after a SAME_STEP autoreset it restarts at 0.
+    ``G <- gamma * G * (1 - terminated) + r``; ``r' = r / sqrt(Var[G] + epsilon)``, with
+    ``Var[G]`` over the batch. As in Gymnasium, only ``terminated`` resets ``G``, and
+    after a SAME_STEP autoreset it restarts at 0.
 
     Args:
         env: A functional env (batched or not).
         gamma: Discount factor of the return, in [0, 1].
         epsilon: Added to the variance under the square root (strictly positive).
-        update_running_mean: Whether the statistics learn (False to evaluate); a
-            settable attribute, read when JAX traces the step.
+        update_running_mean: Whether the statistics learn (a settable attribute, read
+            when JAX traces the step).
         axis_name: A ``shard_map`` / ``pmap`` / ``vmap`` axis to sum statistics over.
-        stats_dtype: dtype of ``G`` and its statistics, ``"float32"`` or
-            ``"float64"``; by default Gymnasium's (a float32 ``G`` for a batch,
-            float64 for one env, float64 statistics), held as float32 without x64.
-        stats_gradient: Whether gradients flow through the statistics update too
-            (default: they are a constant of the gradient; see the guide "Gradients").
+        stats_dtype: ``"float32"`` or ``"float64"`` (default Gymnasium's: a float32 ``G``
+            for a batch, else float64; float32 without x64).
+        stats_gradient: Whether gradients flow through the statistics update too.
 
     Example:
-        Two Pendulums for 20 steps: the reward divided by the std of every ``G`` seen.
-
         >>> import jax, jax.numpy as jnp, gymnax
         >>> from anywrap import functional as F
         >>> bare = F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=2)
@@ -282,3 +276,163 @@ class NormalizeReward(Wrapper):
         )
         scaled = from_rows(self.env, scaled)
         return Step(obs, NormalizeRewardState(inner, r), scaled, terminated, truncated, info)
+
+
+def all_gather(axis_name: AxisName) -> episodes.Gather:
+    """Concatenate a 1-D array over ``axis_name`` in the axis' order (a ``psum`` of each
+    shard's rows at its offset in zeros)."""
+
+    def gather(x: jax.Array) -> jax.Array:
+        n = x.shape[0]
+        size = jax.lax.psum(1, axis_name)  # the axis size, a static int
+        mine = jax.lax.axis_index(axis_name) * n
+        as_bool = x.dtype == jnp.bool_
+        rows = x.astype(jnp.int32) if as_bool else x
+        full = jax.lax.dynamic_update_slice(jnp.zeros((size * n,), rows.dtype), rows, (mine,))
+        full = jax.lax.psum(full, axis_name)
+        return full > 0 if as_bool else full
+
+    return gather
+
+
+class EpisodeStatisticsState(NamedTuple):
+    """State of :class:`RecordEpisodeStatistics`."""
+
+    inner: Any
+    episodes: episodes.Episodes
+    last: episodes.LastEpisodes
+
+
+def last_episodes(state: Any) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """``(returns, lengths, valid)``: each environment's most recent finished episode
+    (meaningless where ``valid`` is False: the env has not finished one yet)."""
+    last = find_state(state, EpisodeStatisticsState).last
+    return last.returns, last.lengths, last.valid
+
+
+def recent_episodes(state: Any) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """``(returns, lengths, valid)`` of the last ``buffer_length`` finished episodes of
+    the whole batch, newest first (Gymnasium's ``return_queue`` reversed)."""
+    e = find_state(state, EpisodeStatisticsState).episodes
+    if e.recent_returns.shape[-1] == 0:
+        raise ValueError(
+            "recent_episodes: this RecordEpisodeStatistics keeps no buffer (buffer_length=0); "
+            "create it with buffer_length=n, or read each env's last episode with last_episodes"
+        )
+    valid = jnp.arange(e.recent_returns.shape[-1]) < e.recent_size[..., None]
+    return e.recent_returns, e.recent_lengths, valid
+
+
+def episode_count(state: Any) -> jax.Array:
+    """Episodes finished so far by the whole batch (with ``axis_name``, every shard's): a
+    0-d float, exact below 2^24 in float32 (past that, add the state's ``episode_count``
+    and ``episode_count_lo`` on the host)."""
+    return episodes.episode_total(find_state(state, EpisodeStatisticsState).episodes)
+
+
+class RecordEpisodeStatistics(Wrapper):
+    """Track each environment's episode return and length; report them when episodes end.
+
+    Each step adds ``info[stats_key] = {"r": return, "l": length}`` and the mask
+    ``info["_" + stats_key]``, as Gymnasium does; where the mask is False, ``r`` is NaN
+    and ``l`` 0. No ``"t"``: a compiled program has no wall clock. The state keeps each
+    env's last episode (:func:`last_episodes`), the episode count (:func:`episode_count`)
+    and the batch's last ``buffer_length`` episodes (:func:`recent_episodes`).
+
+    Args:
+        env: A functional env (batched or not).
+        buffer_length: How many recent episodes to keep (default 0; a top-k each step).
+        stats_key: The info key of the statistics (and ``"_" + stats_key`` of the mask).
+        axis_name: A ``shard_map`` / ``pmap`` / ``vmap`` axis the batch is split over:
+            every shard then holds the global episode count and buffer.
+
+    Example:
+        >>> import jax, jax.numpy as jnp, gymnax
+        >>> from anywrap import functional as F
+        >>> pendulum, params = gymnax.make("Pendulum-v1")
+        >>> env = F.from_gymnax(pendulum, params.replace(max_steps_in_episode=5), num_envs=2)
+        >>> env = F.RecordEpisodeStatistics(env, buffer_length=100)
+        >>> _, state = env.reset(jax.random.key(0))
+        >>> total = 0
+        >>> for t in range(5):
+        ...     s = env.step(state, jnp.ones((2, 1)))
+        ...     state, total = s.state, total + s.reward
+        >>> s.info["_episode"].tolist(), s.info["episode"]["l"].tolist()
+        ([True, True], [5, 5])
+        >>> bool(jnp.allclose(s.info["episode"]["r"], total)), float(F.episode_count(state))
+        (True, 2.0)
+        >>> F.recent_episodes(state)[2][:3].tolist()  # valid: the two episodes, newest first
+        [True, True, False]
+    """
+
+    state_type = EpisodeStatisticsState
+    global_fields = (
+        "episodes.recent_returns",
+        "episodes.recent_lengths",
+        "episodes.recent_times",
+        "episodes.recent_size",
+        "episodes.episode_count",
+        "episodes.episode_count_lo",
+    )
+    per_env_fields = (
+        "episodes.returns",
+        "episodes.lengths",
+        "episodes.start_time",
+        "episodes.prev_done",
+        "last",
+    )
+
+    def __init__(
+        self,
+        env: FunctionalEnv,
+        buffer_length: int = 0,
+        stats_key: str = "episode",
+        *,
+        axis_name: AxisName | None = None,
+    ) -> None:
+        super().__init__(env)
+        name = wrapper_name(self)
+        buffer_length = whole_number(name, "buffer_length", buffer_length, 0)
+        stats_key = check_stats_key(name, stats_key)
+        self.buffer_length: int = int(buffer_length)
+        self.stats_key: str = stats_key
+        self.axis_name: AxisName | None = axis_name
+
+    def reset(self, key: jax.Array) -> tuple[Any, Any]:
+        obs, inner = self.env.reset(key)
+        e = episodes.init_episodes(
+            batch_shape(self.env, obs), xp=jnp, buffer_length=self.buffer_length
+        )
+        return obs, EpisodeStatisticsState(inner, e, episodes.init_last_episodes(e))
+
+    def step(self, state: EpisodeStatisticsState, action: Any) -> Step:
+        obs, inner, reward, terminated, truncated, info = self.env.step(state.inner, action)
+        key = self.stats_key
+        if key in info or f"_{key}" in info:
+            raise ValueError(
+                f"{wrapper_name(self)}: the env's info already has the key {key!r} or "
+                f"{'_' + key!r} (keys: {sorted(info)}); pass another stats_key"
+            )
+        reward, terminated, truncated = once((reward, terminated, truncated))
+        split = self.axis_name is not None
+        e, out = episodes.step_episodes(
+            state.episodes,
+            reward,
+            terminated,
+            truncated,
+            now=0.0,
+            same_step=same_step(self.env),
+            timed=False,
+            reduce=psum(self.axis_name),
+            gather=all_gather(self.axis_name) if split and self.buffer_length else None,
+        )
+        assert out is not None
+        info = {
+            **info,
+            key: {"r": jnp.where(out.done, out.returns, jnp.nan), "l": out.lengths},
+            f"_{key}": out.done,
+        }
+        last = episodes.update_last_episodes(state.last, out)
+        return Step(
+            obs, EpisodeStatisticsState(inner, e, last), reward, terminated, truncated, info
+        )
