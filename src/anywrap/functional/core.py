@@ -177,11 +177,6 @@ def same_step(env: FunctionalEnv) -> bool:
     return bool(env.autoreset_mode == AutoresetMode.SAME_STEP)
 
 
-def autoreset(env: FunctionalEnv) -> str:
-    """The transforms' name of ``env``'s autoreset mode: ``"same_step"`` or ``"disabled"``."""
-    return "same_step" if same_step(env) else "disabled"
-
-
 def batch_shape(env: FunctionalEnv, obs: Any) -> tuple[int, ...]:
     """The batch shape of this (possibly shard-local) observation."""
     return tuple(first_leaf(obs).shape[: batch_ndim(env)])

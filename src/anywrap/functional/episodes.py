@@ -27,7 +27,6 @@ from .core import (
     Step,
     Wrapper,
     as_rows,
-    autoreset,
     batch_ndim,
     batch_shape,
     constant,
@@ -233,14 +232,9 @@ class TimeAwareObservation(Wrapper):
                     f"{name}: give `max_timesteps`, or place a TimeLimit below this wrapper"
                 )
             steps = int(below.max_episode_steps)
+        space, b = env.observation_space, batch_ndim(env)
         self._obs_space, self._feature = time_aware_space(
-            name,
-            env.observation_space,
-            steps,
-            normalize_time,
-            dict_time_key,
-            flatten,
-            batch_ndim(env),
+            name, space, steps, normalize_time, dict_time_key, flatten, b
         )
         self.flatten, self.normalize_time, self.max_timesteps = flatten, normalize_time, steps
 
@@ -259,7 +253,7 @@ class TimeAwareObservation(Wrapper):
             truncated,
             info.get("final_obs"),
             feature=self._feature,
-            autoreset=autoreset(self.env),
+            autoreset="same_step" if same_step(self.env) else "disabled",
         )
         if final is not None:
             info = {**info, "final_obs": final}

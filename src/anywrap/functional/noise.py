@@ -19,7 +19,7 @@ from anywrap.transforms.sticky_action import StickyKeyed, StickyState, init_stic
 from anywrap.tree import tree_map
 from anywrap.xp import resolve_dtype
 
-from .core import FunctionalEnv, Step, Wrapper, autoreset, batch_shape, with_final, wrapper_key
+from .core import FunctionalEnv, Step, Wrapper, batch_shape, same_step, with_final, wrapper_key
 
 __all__ = ["AddWhiteNoise", "NoiseState", "ObstructView", "StickyAction", "StickyActionState"]
 
@@ -208,7 +208,7 @@ class StickyAction(Wrapper):
             None,  # the draws come from the key in the state
             tree_map(jnp.asarray, action),
             params=self._params,
-            autoreset=autoreset(self.env),
+            autoreset="same_step" if same_step(self.env) else "disabled",
         )
         obs, inner, reward, terminated, truncated, info = self.env.step(state.inner, action)
         s = s._replace(prev_terminated=terminated, prev_truncated=truncated)

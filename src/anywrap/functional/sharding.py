@@ -107,9 +107,6 @@ def shard_specs(env: FunctionalEnv, state: Any, axis_name: AxisName) -> Any:
         axis_name: The mesh axis (or tuple of axes) the batch is split over.
 
     Example:
-        The state's shape comes from the stack without the axis (only ``shard_map``
-        binds it):
-
         >>> import jax, gymnax
         >>> from jax.sharding import PartitionSpec as P
         >>> from anywrap import functional as F
@@ -117,7 +114,7 @@ def shard_specs(env: FunctionalEnv, state: Any, axis_name: AxisName) -> Any:
         ...     env = F.VmapWrapper(F.from_gymnax(gymnax.make("Pendulum-v1")[0]), 8)
         ...     env = F.RecordEpisodeStatistics(env, axis_name=axis_name)
         ...     return F.NormalizeObservation(env, axis_name=axis_name)
-        >>> state = jax.eval_shape(make().reset, jax.random.key(0))[1]
+        >>> state = jax.eval_shape(make().reset, jax.random.key(0))[1]  # shard_map binds "d"
         >>> specs = F.shard_specs(make("d"), state, "d")
         >>> specs.obs_stats.mean == P(), specs.inner.last.returns == P("d")
         (True, True)
