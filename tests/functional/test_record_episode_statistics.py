@@ -18,7 +18,7 @@ import anywrap  # noqa: E402
 import anywrap.vector  # noqa: E402
 from anywrap import functional as F  # noqa: E402
 from anywrap.functional.core import psum  # noqa: E402
-from anywrap.functional.record_episode_statistics import all_gather  # noqa: E402
+from anywrap.functional.statistics import all_gather  # noqa: E402
 from anywrap.transforms import record_episode_statistics as T  # noqa: E402
 
 

@@ -1,8 +1,7 @@
 """Pure, jittable wrappers for JAX-native environments (Brax, gymnax, Gymnasium FuncEnv).
 
-``reset(key) -> (obs, state)`` and ``step(state, action) -> Step``: wrapper state
-rides inside ``state``, so a wrapped rollout compiles under ``jax.jit``, ``jax.vmap``
-and ``jax.lax.scan`` (docs/guide/functional.md). Importing it imports JAX.
+``reset(key) -> (obs, state)`` and ``step(state, action) -> Step``: wrapper state rides
+inside ``state``, so a wrapped rollout compiles under ``jax.jit``, ``vmap`` and ``scan``.
 
 Example:
     >>> import jax, gymnax
@@ -28,124 +27,38 @@ except ModuleNotFoundError:  # named with the extra that installs it
     require("jax", "anywrap.functional")
     raise
 
-from .adapters import (
-    BraxEnv,
-    FuncEnvAdapter,
-    GymnaxEnv,
-    from_brax,
-    from_func_env,
-    from_gymnax,
-    gymnax_to_gymnasium_space,
+from . import (
+    adapters,
+    brax_training,
+    core,
+    episodes,
+    maps,
+    noise,
+    record_trajectory,
+    sharding,
+    statistics,
+    vector_env,
 )
-from .add_white_noise import AddWhiteNoise, NoiseState
-from .auto_reset import AutoReset, AutoResetState, CachedResetState
-from .brax_training import (
-    BRAX_AXIS,
-    BraxStackEnv,
-    BraxStackState,
-    BraxTraining,
-    brax_normalizer_params,
-)
-from .clip_action import ClipAction
-from .clip_reward import ClipReward
-from .core import FunctionalEnv, Step, Wrapper, batch_ndim, find_state
-from .delay_observation import DelayObservation, DelayObservationState
-from .discretize import DiscretizeAction, DiscretizeObservation
-from .dtype_observation import DtypeObservation
-from .filter_observation import FilterObservation
-from .flatten_observation import FlattenObservation
-from .frame_stack_observation import FrameStackObservation, FrameStackState
-from .grayscale_observation import GrayscaleObservation
-from .normalize_observation import NormalizeObservation, NormalizeObservationState
-from .normalize_reward import NormalizeReward, NormalizeRewardState
-from .obstruct_view import ObstructView
-from .record_episode_statistics import (
-    EpisodeStatisticsState,
-    RecordEpisodeStatistics,
-    episode_count,
-    last_episodes,
-    recent_episodes,
-)
-from .record_trajectory import RecordTrajectory, Trajectory, write_report
-from .repeat_action import RepeatAction
-from .rescale_action import RescaleAction
-from .rescale_observation import RescaleObservation
-from .reshape_observation import ReshapeObservation
-from .resize_observation import ResizeObservation
-from .sharding import shard_specs
-from .sticky_action import StickyAction, StickyActionState
-from .time_aware_observation import TimeAwareObservation, TimeAwareObservationState
-from .time_limit import TimeLimit, TimeLimitState
-from .transform_action import TransformAction
-from .transform_observation import TransformObservation
-from .transform_reward import TransformReward
-from .vector_env import FunctionalVectorEnv, to_vector_env
-from .vmap_wrapper import VmapWrapper
+from .adapters import *  # noqa: F403
+from .brax_training import *  # noqa: F403
+from .core import *  # noqa: F403
+from .episodes import *  # noqa: F403
+from .maps import *  # noqa: F403
+from .noise import *  # noqa: F403
+from .record_trajectory import *  # noqa: F403
+from .sharding import *  # noqa: F403
+from .statistics import *  # noqa: F403
+from .vector_env import *  # noqa: F403
 
 __all__ = [
-    "BRAX_AXIS",
-    "AddWhiteNoise",
-    "AutoReset",
-    "AutoResetState",
-    "BraxEnv",
-    "BraxStackEnv",
-    "BraxStackState",
-    "BraxTraining",
-    "CachedResetState",
-    "ClipAction",
-    "ClipReward",
-    "DelayObservation",
-    "DelayObservationState",
-    "DiscretizeAction",
-    "DiscretizeObservation",
-    "DtypeObservation",
-    "EpisodeStatisticsState",
-    "FilterObservation",
-    "FlattenObservation",
-    "FrameStackObservation",
-    "FrameStackState",
-    "FuncEnvAdapter",
-    "FunctionalEnv",
-    "FunctionalVectorEnv",
-    "GrayscaleObservation",
-    "GymnaxEnv",
-    "NoiseState",
-    "NormalizeObservation",
-    "NormalizeObservationState",
-    "NormalizeReward",
-    "NormalizeRewardState",
-    "ObstructView",
-    "RecordEpisodeStatistics",
-    "RecordTrajectory",
-    "RepeatAction",
-    "RescaleAction",
-    "RescaleObservation",
-    "ReshapeObservation",
-    "ResizeObservation",
-    "Step",
-    "StickyAction",
-    "StickyActionState",
-    "TimeAwareObservation",
-    "TimeAwareObservationState",
-    "TimeLimit",
-    "TimeLimitState",
-    "Trajectory",
-    "TransformAction",
-    "TransformObservation",
-    "TransformReward",
-    "VmapWrapper",
-    "Wrapper",
-    "batch_ndim",
-    "brax_normalizer_params",
-    "episode_count",
-    "find_state",
-    "from_brax",
-    "from_func_env",
-    "from_gymnax",
-    "gymnax_to_gymnasium_space",
-    "last_episodes",
-    "recent_episodes",
-    "shard_specs",
-    "to_vector_env",
-    "write_report",
+    *adapters.__all__,
+    *brax_training.__all__,
+    *core.__all__,
+    *episodes.__all__,
+    *maps.__all__,
+    *noise.__all__,
+    *record_trajectory.__all__,
+    *sharding.__all__,
+    *statistics.__all__,
+    *vector_env.__all__,
 ]

@@ -1,5 +1,5 @@
 """Adapters from Brax / MuJoCo Playground, gymnax and Gymnasium's ``FuncEnv`` to the
-functional protocol (none of these libraries is imported here)."""
+functional protocol (none of these libraries is imported here), and :class:`VmapWrapper`."""
 
 from __future__ import annotations
 
@@ -11,9 +11,18 @@ import jax.numpy as jnp
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
-from .core import Step, is_key_batch
+from .core import FunctionalEnv, Step, Wrapper, batch_ndim, is_key_batch
 
-__all__ = ["BraxEnv", "FuncEnvAdapter", "GymnaxEnv", "from_brax", "from_func_env", "from_gymnax"]
+__all__ = [
+    "BraxEnv",
+    "FuncEnvAdapter",
+    "GymnaxEnv",
+    "VmapWrapper",
+    "from_brax",
+    "from_func_env",
+    "from_gymnax",
+    "gymnax_to_gymnasium_space",
+]
 
 
 # Brax's and Playground's batching wrappers that take one key per env, by class name.
@@ -70,8 +79,7 @@ def _randomized_batch(wrapper: Any) -> int | None:
 
 
 def _raw_key(owner: str, key: Any) -> jax.Array:
-    """``key`` as Brax's raw ``uint32`` key data, ``(2,)`` or ``(n, 2)``: Brax's wrappers
-    read a batch's size from ``rng.shape[:-1]``."""
+    """``key`` as Brax's raw ``uint32`` key data, ``(2,)`` or ``(n, 2)``."""
     shape = getattr(key, "shape", None)
     dtype = getattr(key, "dtype", None)
     if dtype is not None and jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key):
@@ -92,12 +100,9 @@ def _raw_key(owner: str, key: Any) -> jax.Array:
 
 class BraxEnv:
     """A Brax / MuJoCo Playground env seen through the functional protocol (see
-    :func:`from_brax`).
-
-    The state is the library's own ``State``; ``truncated`` is
-    ``state.info["truncation"]`` (Brax's ``EpisodeWrapper``) where done,
-    ``terminated`` the rest of ``done``, and ``info`` is ``state.metrics``.
-    """
+    :func:`from_brax`): the state is the library's ``State``, ``truncated`` its
+    ``info["truncation"]`` where done, ``terminated`` the rest of ``done``, ``info`` its
+    ``metrics``."""
 
     def __init__(
         self,
@@ -146,7 +151,6 @@ class BraxEnv:
         self.action_space = gym.spaces.Box(-1.0, 1.0, (env.action_size,), np.float32)
 
     def _check_native_batch(self, num_envs: int, chain: _BraxChain) -> None:
-        """No vmap in the chain, yet ``num_envs`` given: the env must batch itself."""
         state = jax.eval_shape(self.env.reset, jax.ShapeDtypeStruct((2,), jnp.uint32))
         lead = {x.shape[0] if x.ndim else None for x in jax.tree.leaves(state.reward)}
         if lead != {num_envs}:
@@ -200,15 +204,13 @@ def from_brax(
 
     * a bare env is one env that does not reset itself; compose it as
       ``VmapWrapper(AutoReset(from_brax(EpisodeWrapper(env, L, 1)), full_reset=False), n)``;
-    * ``brax.envs.create(..., batch_size=n)``: the batch is read from its ``VmapWrapper``
-      (a domain-randomisation vmap's from its model);
+    * ``brax.envs.create(..., batch_size=n)``: the batch is read from its ``VmapWrapper``;
     * ``brax.envs.training.wrap(env)`` or Playground's ``wrap_for_brax_training(env)``:
-      their vmap has no ``batch_size``, so the number of keys given to ``reset`` sets
-      the batch (``num_envs`` stays None); ``num_envs=n`` has ``reset`` split one key.
+      the number of keys given to ``reset`` sets the batch, or ``num_envs=n`` has
+      ``reset`` split one key.
 
-    Autoreset is read from Brax's ``AutoResetWrapper`` and Playground's
-    ``BraxAutoResetWrapper`` (a cached first state, no final observation);
-    ``autoreset_mode`` overrides it. ``reset`` takes typed or raw keys.
+    Autoreset is read from the wrappers (no final observation); ``autoreset_mode``
+    overrides it.
 
     Example:
         >>> import jax
@@ -217,28 +219,16 @@ def from_brax(
         >>> bare = F.from_brax(envs.get_environment("fast"))
         >>> bare.num_envs, bare.autoreset_mode.name, bare.observation_space
         (None, 'DISABLED', Box(-inf, inf, (2,), float32))
-
-        Brax's training wrappers, as ``ppo.train`` builds them: the reset keys set the batch.
-
-        >>> wrapped = envs.training.wrap(envs.get_environment("fast"), episode_length=3)
-        >>> env = F.NormalizeObservation(F.from_brax(wrapped))
-        >>> env.num_envs, env.batched, env.autoreset_mode.name
-        (None, True, 'SAME_STEP')
-        >>> env.reset(jax.random.split(jax.random.key(0), 4))[0].shape
-        (4, 2)
-        >>> env.reset(jax.random.key(0))
-        Traceback (most recent call last):
-        ...
-        ValueError: from_brax(AutoResetWrapper).reset: expected a batch of keys, one per env ...
-        >>> F.from_brax(wrapped, num_envs=4).reset(jax.random.key(0))[0].shape
-        (4, 2)
+        >>> env = F.from_brax(envs.training.wrap(envs.get_environment("fast")))  # as ppo.train
+        >>> env.autoreset_mode.name, env.reset(jax.random.split(jax.random.key(0), 4))[0].shape
+        ('SAME_STEP', (4, 2))
     """
     return BraxEnv(env, num_envs=num_envs, autoreset_mode=autoreset_mode)
 
 
 class GymnaxState(NamedTuple):
     """The gymnax env state, the adapter's key and its step counter (step ``t`` draws
-    from ``fold_in(key, t)``, split into ``n`` keys for a batch)."""
+    from ``fold_in(key, t)``)."""
 
     env_state: Any
     key: jax.Array
@@ -248,12 +238,10 @@ class GymnaxState(NamedTuple):
 class GymnaxEnv:
     """A gymnax env seen through the functional protocol (SAME_STEP autoreset).
 
-    gymnax < 1.0's 5-tuple step has its ``done`` taken as ``terminated``. With
-    ``num_envs=n``, one ``jax.vmap`` over ``n`` envs whose keys are split from one
-    key each step (cheaper than :class:`VmapWrapper`, where each env carries its
-    own key). ``reset`` also takes a batch of keys (a shard's, in ``shard_map``):
-    each shard then draws from its own key, so the random streams depend on the
-    sharding; ``VmapWrapper(from_gymnax(env), n)``'s do not.
+    gymnax < 1.0's ``done`` is taken as ``terminated``. With ``num_envs=n``, one
+    ``jax.vmap`` over ``n`` envs whose keys are split from one key each step. ``reset``
+    also takes a batch of keys (a shard's): each shard then draws from its own key
+    (``VmapWrapper(from_gymnax(env), n)``'s streams do not depend on the sharding).
     """
 
     autoreset_mode = AutoresetMode.SAME_STEP
@@ -294,9 +282,7 @@ class GymnaxEnv:
             )
         if len(out) == 6:  # gymnax >= 1.0
             obs, st, reward, terminated, truncated, info = out
-            info = dict(info)
-            info.pop("terminated", None)
-            info.pop("truncated", None)
+            info = {k: v for k, v in info.items() if k not in ("terminated", "truncated")}
             if "final_observation" in info:
                 info["final_obs"] = info.pop("final_observation")
         elif len(out) == 5:  # gymnax < 1.0: done covers the time limit too
@@ -324,12 +310,9 @@ def from_gymnax(env: Any, params: Any = None, *, num_envs: int | None = None) ->
 
     Example:
         >>> import gymnax, jax
-        >>> env = from_gymnax(gymnax.make("Pendulum-v1")[0])
-        >>> obs, state = env.reset(jax.random.key(0))
-        >>> obs.shape
-        (3,)
-        >>> batch = from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=8)
-        >>> batch.reset(jax.random.key(0))[0].shape
+        >>> from anywrap import functional as F
+        >>> env = F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=8)
+        >>> env.reset(jax.random.key(0))[0].shape
         (8, 3)
     """
     return GymnaxEnv(env, params, num_envs)
@@ -413,3 +396,38 @@ def from_func_env(env: Any, max_episode_steps: int = 0, params: Any = None) -> F
         'DISABLED'
     """
     return FuncEnvAdapter(env, max_episode_steps, params)
+
+
+class VmapWrapper(Wrapper):
+    """A batch of ``num_envs`` copies of an unbatched env, stepped with one ``jax.vmap``
+    (``reset`` splits ``key`` into ``num_envs`` keys, or takes a batch of keys).
+
+    Example:
+        >>> import jax, gymnax
+        >>> from anywrap import functional as F
+        >>> env = F.VmapWrapper(F.from_gymnax(gymnax.make("CartPole-v1")[0]), 3)
+        >>> obs, state = env.reset(jax.random.key(0))
+        >>> env.num_envs, env.autoreset_mode.name, obs.shape
+        (3, 'SAME_STEP', (3, 4))
+    """
+
+    def __init__(self, env: FunctionalEnv, num_envs: int) -> None:
+        super().__init__(env)
+        if batch_ndim(env):
+            raise ValueError(
+                f"VmapWrapper: the env is already batched (num_envs={env.num_envs}); "
+                "wrap an unbatched env"
+            )
+        if not isinstance(num_envs, int) or num_envs < 1:
+            raise ValueError(f"VmapWrapper: num_envs must be a positive int, got {num_envs!r}")
+        self._num_envs = num_envs
+
+    num_envs = property(lambda self: self._num_envs)  # type: ignore[assignment]
+    batched = True  # type: ignore[assignment]
+
+    def reset(self, key: jax.Array) -> tuple[Any, Any]:
+        keys = key if is_key_batch(key) else jax.random.split(key, self._num_envs)
+        return jax.vmap(self.env.reset)(keys)
+
+    def step(self, state: Any, action: Any) -> Step:
+        return jax.vmap(self.env.step)(state, action)

@@ -41,13 +41,16 @@ from anywrap.transforms.moments import Moments, normalize, scale, total_count
 from anywrap.transforms.normalize_observation import _is_moments
 
 from .adapters import BraxEnv, from_brax
-from .auto_reset import AutoReset
 from .brax_training_env import BRAX_AXIS, BraxStackEnv, BraxStackState
-from .clip_reward import ClipReward
 from .core import FunctionalEnv, Wrapper
-from .normalize_observation import NormalizeObservation, NormalizeObservationState
-from .normalize_reward import NormalizeReward, NormalizeRewardState
-from .transform_reward import TransformReward
+from .episodes import AutoReset
+from .maps import ClipReward, TransformReward
+from .statistics import (
+    NormalizeObservation,
+    NormalizeObservationState,
+    NormalizeReward,
+    NormalizeRewardState,
+)
 
 __all__ = ["BRAX_AXIS", "BraxStackEnv", "BraxStackState", "BraxTraining", "brax_normalizer_params"]
 

@@ -1,4 +1,4 @@
-"""The functional environment protocol, the wrapper base class, and what the shells share."""
+"""The functional environment protocol, the wrapper base classes, and what the shells share."""
 
 from __future__ import annotations
 
@@ -35,10 +35,8 @@ class Step(NamedTuple):
 
 @runtime_checkable
 class FunctionalEnv(Protocol):
-    """A pure environment: explicit state in, explicit state out, traceable by JAX.
-
-    The spaces are one env's; ``num_envs`` is None for one env (see :func:`batch_ndim`).
-    """
+    """A pure environment, traceable by JAX; the spaces are one env's, ``num_envs`` is None
+    for one env."""
 
     observation_space: Any
     action_space: Any
@@ -51,11 +49,8 @@ class FunctionalEnv(Protocol):
 
 
 def batch_ndim(env: FunctionalEnv) -> int:
-    """How many leading axes of obs / reward / done are batch axes: 0 or 1.
-
-    Batched: ``num_envs`` is set, or the env says ``batched = True`` while its
-    reset keys set its size (``from_brax`` of Brax's training vmap).
-    """
+    """How many leading axes of obs / reward / done are batch axes: 0 or 1 (``num_envs``
+    set, or ``batched = True`` where the reset keys set the size, as ``from_brax``'s)."""
     batched = getattr(env, "batched", None)
     return int(env.num_envs is not None if batched is None else bool(batched))
 
@@ -70,13 +65,9 @@ def find_state(state: Any, kind: type[S]) -> S:
         >>> import jax, gymnax
         >>> from anywrap import functional as F
         >>> env = F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=4)
-        >>> env = F.NormalizeReward(F.NormalizeObservation(env))
-        >>> _, state = env.reset(jax.random.key(0))
-        >>> type(state).__name__, type(state.inner).__name__
-        ('NormalizeRewardState', 'NormalizeObservationState')
-        >>> stats = F.find_state(state, F.NormalizeObservationState).obs_stats
-        >>> round(float(stats.count), 4)  # the 4 reset observations (and the 1e-4 prior)
-        4.0001
+        >>> _, state = F.NormalizeReward(F.NormalizeObservation(env)).reset(jax.random.key(0))
+        >>> F.find_state(state, F.NormalizeObservationState).obs_stats.mean.shape
+        (3,)
     """
     s = state
     while not isinstance(s, kind):
@@ -93,17 +84,18 @@ def find_state(state: Any, kind: type[S]) -> S:
 class Wrapper:
     """Base of functional wrappers: forwards everything to ``env``.
 
-    Wrappers hold configuration only; all changing values live in the state
-    pytree. A wrapper that keeps state declares it for :func:`shard_specs` and
-    the checkpoints: ``state_type`` is its NamedTuple (``inner`` first),
-    ``global_fields`` the dotted paths in it that hold statistics of the whole
-    batch (replicated, saved), ``per_env_fields`` those with one row per env.
-    Every field but ``inner`` is in one of the two.
+    All changing values live in the state pytree. A wrapper that keeps state declares
+    it for :func:`shard_specs` and the checkpoints: ``state_type`` is its NamedTuple
+    (``inner`` first), ``global_fields`` the dotted paths in it that hold statistics of
+    the whole batch, ``per_env_fields`` those with one row per env (every field but
+    ``inner`` in one of the two).
     """
 
     state_type: ClassVar[type | None] = None
     global_fields: ClassVar[tuple[str, ...]] = ()
     per_env_fields: ClassVar[tuple[str, ...]] = ()
+    _obs_space: Any = None  # the space of a wrapper that changes it
+    _act_space: Any = None
 
     def __init__(self, env: FunctionalEnv) -> None:
         # A Gymnasium env has the protocol's names, but not its reset(key) and step(state, a).
@@ -116,8 +108,12 @@ class Wrapper:
             )
         self.env = env
 
-    observation_space = property(lambda self: self.env.observation_space)
-    action_space = property(lambda self: self.env.action_space)
+    observation_space = property(
+        lambda self: self.env.observation_space if self._obs_space is None else self._obs_space
+    )
+    action_space = property(
+        lambda self: self.env.action_space if self._act_space is None else self._act_space
+    )
     num_envs = property(lambda self: self.env.num_envs)
     batched = property(lambda self: bool(batch_ndim(self.env)))
     autoreset_mode = property(lambda self: self.env.autoreset_mode)
@@ -152,6 +148,25 @@ class ObservationMap(Wrapper):
         return s._replace(obs=self._map(s.obs), info=with_final(s.info, self._map))
 
 
+class ActionMap(Wrapper):
+    """A wrapper whose ``_act`` maps the agent's action to the env's."""
+
+    _act: Callable[[Any], Any]
+
+    def step(self, state: Any, action: Any) -> Step:
+        return self.env.step(state, self._act(action))
+
+
+class RewardMap(Wrapper):
+    """A wrapper whose ``_reward`` maps every reward."""
+
+    _reward: Callable[[Any], Any]
+
+    def step(self, state: Any, action: Any) -> Step:
+        s = self.env.step(state, action)
+        return s._replace(reward=self._reward(s.reward))
+
+
 def with_final(info: dict[str, Any], fn: Callable[[Any], Any]) -> dict[str, Any]:
     """``info`` with ``info["final_obs"]`` (if any) replaced by ``fn`` of it."""
     return {**info, "final_obs": fn(info["final_obs"])} if "final_obs" in info else info
@@ -160,11 +175,6 @@ def with_final(info: dict[str, Any], fn: Callable[[Any], Any]) -> dict[str, Any]
 def same_step(env: FunctionalEnv) -> bool:
     """Whether ``env`` resets a finished episode within the step that ends it."""
     return bool(env.autoreset_mode == AutoresetMode.SAME_STEP)
-
-
-def autoreset(env: FunctionalEnv) -> str:
-    """The transforms' name of ``env``'s autoreset mode: ``"same_step"`` or ``"disabled"``."""
-    return "same_step" if same_step(env) else "disabled"
 
 
 def batch_shape(env: FunctionalEnv, obs: Any) -> tuple[int, ...]:
@@ -183,8 +193,7 @@ def from_rows(env: FunctionalEnv, tree: Any) -> Any:
 
 
 def once(x: Any) -> Any:
-    """``x``, computed once: else XLA fuses the env's math into each reduction that
-    reads it and computes it again per reduction (about 1.5x slower statistics on CPU)."""
+    """``x``, computed once: else XLA recomputes the env's math in each reduction reading it."""
     return jax.lax.optimization_barrier(x)
 
 
@@ -213,3 +222,14 @@ def split_key(key: jax.Array) -> tuple[jax.Array, jax.Array]:
         return pairs[:, 0], pairs[:, 1]
     key, sub = jax.random.split(key)
     return key, sub
+
+
+def wrapper_key(key: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """``(the env's key, the wrapper's raw key data)`` split from ``reset``'s key (of a
+    batch of keys, the wrapper's is the first env's)."""
+    key, mine = split_key(key)
+    if is_key_batch(mine):
+        mine = mine[0]
+    if jax.dtypes.issubdtype(mine.dtype, jax.dtypes.prng_key):
+        mine = jax.random.key_data(mine)
+    return key, mine

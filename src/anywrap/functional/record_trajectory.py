@@ -1,24 +1,5 @@
 """RecordHTML for jitted rollouts: a scan stacks ``info["trajectory"]`` on the device,
-:func:`write_report` brings it to the host once and writes the report.
-
-Example:
-    >>> import jax, gymnax, tempfile
-    >>> from anywrap import functional as F
-    >>> env = F.RecordTrajectory(F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=4))
-    >>> obs0, state = env.reset(jax.random.key(0))
-    >>> def body(state, key):
-    ...     action = jax.random.uniform(key, (4, 1), minval=-2.0, maxval=2.0)
-    ...     step = env.step(state, action)
-    ...     return step.state, step.info["trajectory"]
-    >>> rollout = jax.jit(lambda s, k: jax.lax.scan(body, s, jax.random.split(k, 50)))
-    >>> state, traj = rollout(state, jax.random.key(1))
-    >>> traj.reward.shape
-    (50, 4)
-    >>> path = F.write_report(tempfile.mkdtemp() + "/rollout.html", traj, env=env,
-    ...                       initial_obs=obs0, seed=0)
-    >>> path.name
-    'rollout.html'
-"""
+:func:`write_report` brings it to the host once and writes the report."""
 
 from __future__ import annotations
 
@@ -45,8 +26,8 @@ __all__ = ["RecordTrajectory", "Trajectory", "write_report"]
 
 
 class Trajectory(NamedTuple):
-    """One step of a rollout, as :class:`RecordTrajectory` reports it; ``obs`` is the
-    observation the action led to (the final one where an episode ended)."""
+    """One step of a rollout; ``obs`` is the observation the action led to (the final one
+    where an episode ended)."""
 
     obs: Any
     action: Any
@@ -61,14 +42,20 @@ class RecordTrajectory(Wrapper):
     Place it outermost to record what the agent saw and did.
 
     Example:
-        >>> import gymnax, jax, jax.numpy as jnp
+        >>> import jax, gymnax, tempfile
         >>> from anywrap import functional as F
-        >>> env = F.RecordTrajectory(F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=2))
-        >>> obs, state = env.reset(jax.random.key(0))
-        >>> step = env.step(state, jnp.full((2, 1), 0.5))
-        >>> t = step.info["trajectory"]
-        >>> t.action.tolist(), bool(jnp.all(t.reward == step.reward))
-        ([[0.5], [0.5]], True)
+        >>> env = F.RecordTrajectory(F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=4))
+        >>> obs0, state = env.reset(jax.random.key(0))
+        >>> def body(state, key):
+        ...     step = env.step(state, jax.random.uniform(key, (4, 1), minval=-2, maxval=2))
+        ...     return step.state, step.info["trajectory"]
+        >>> rollout = jax.jit(lambda s, k: jax.lax.scan(body, s, jax.random.split(k, 50)))
+        >>> state, traj = rollout(state, jax.random.key(1))
+        >>> traj.reward.shape
+        (50, 4)
+        >>> path = tempfile.mkdtemp() + "/rollout.html"
+        >>> F.write_report(path, traj, env=env, initial_obs=obs0, seed=0).name
+        'rollout.html'
     """
 
     def step(self, state: Any, action: Any) -> Step:

@@ -12,7 +12,7 @@ from jax.sharding import PartitionSpec
 
 from .core import AxisName, FunctionalEnv, Wrapper, batch_ndim
 
-__all__ = ["global_entries", "shard_specs", "with_global_entries", "writes_checkpoints"]
+__all__ = ["shard_specs"]
 
 _PER_ENV = ""  # the label of a leaf with one row per env; a global leaf's is its key
 
@@ -28,31 +28,27 @@ def _state_types() -> set[type]:
     return found
 
 
-def _place(owner: str, wrapper: Wrapper, prefix: str, full: str) -> str:
-    """The label of the leaf at ``full`` (a dotted path) in ``wrapper``'s state."""
-    w = wrapper  # the instance's declarations (AutoReset's depend on a flag)
-    hits = [
-        is_global
-        for is_global, declared in ((True, w.global_fields), (False, w.per_env_fields))
-        for d in declared
-        if full == d or full.startswith(d + ".")
-    ]
-    if len(hits) != 1:
-        kind = w.state_type.__name__ if w.state_type else "?"
-        raise TypeError(
-            f"{owner}: expected {type(w).__qualname__}.global_fields or .per_env_fields to place "
-            f"{kind}.{full} exactly once, got {len(hits)} places (global_fields="
-            f"{w.global_fields}, per_env_fields={w.per_env_fields}); declare it"
-        )
-    return f"{prefix}.{full}" if hits[0] else _PER_ENV
-
-
-def _field_labels(owner: str, wrapper: Wrapper, prefix: str, name: str, value: Any) -> Any:
-    """The labels of the field ``name`` (holding ``value``) of ``wrapper``'s state."""
+def _field_labels(owner: str, w: Wrapper, prefix: str, name: str, value: Any) -> Any:
+    """The labels of the field ``name`` (holding ``value``) of ``w``'s state, placed by the
+    instance's declarations (AutoReset's depend on a flag)."""
 
     def label(path: Any, _: Any) -> str:
         inner = jax.tree_util.keystr(path, simple=True, separator=".")
-        return _place(owner, wrapper, prefix, f"{name}.{inner}" if inner else name)
+        full = f"{name}.{inner}" if inner else name
+        hits = [
+            is_global
+            for is_global, declared in ((True, w.global_fields), (False, w.per_env_fields))
+            for d in declared
+            if full == d or full.startswith(d + ".")
+        ]
+        if len(hits) != 1:
+            kind = w.state_type.__name__ if w.state_type else "?"
+            raise TypeError(
+                f"{owner}: expected {type(w).__qualname__}.global_fields or .per_env_fields to "
+                f"place {kind}.{full} exactly once, got {len(hits)} places (global_fields="
+                f"{w.global_fields}, per_env_fields={w.per_env_fields}); declare it"
+            )
+        return f"{prefix}.{full}" if hits[0] else _PER_ENV
 
     return jax.tree_util.tree_map_with_path(label, value)
 
@@ -103,23 +99,14 @@ def shard_specs(env: FunctionalEnv, state: Any, axis_name: AxisName) -> Any:
 
     ``P()`` (replicated) for the statistics of the whole batch (each wrapper's
     ``global_fields``), ``P(axis_name)`` for the rest, which has one row per env.
-    With ``shard_map``, give the statistics wrappers ``axis_name`` too, so that
-    every shard holds the global statistics.
+    With ``shard_map``, give the statistics wrappers ``axis_name`` too.
 
     Args:
         env: A batched functional stack (``num_envs`` set).
         state: Its state, or the shape of it (``jax.eval_shape(env.reset, key)[1]``).
         axis_name: The mesh axis (or tuple of axes) the batch is split over.
 
-    Raises:
-        ValueError: ``env`` is unbatched, ``state`` is not of ``env``'s stack, or a
-            per-env part has no batch axis 0 (build it below a ``VmapWrapper``).
-        TypeError: a wrapper's state holds a field it does not declare.
-
     Example:
-        The state's shape comes from the stack without the axis, which only
-        ``shard_map`` binds:
-
         >>> import jax, gymnax
         >>> from jax.sharding import PartitionSpec as P
         >>> from anywrap import functional as F
@@ -127,12 +114,10 @@ def shard_specs(env: FunctionalEnv, state: Any, axis_name: AxisName) -> Any:
         ...     env = F.VmapWrapper(F.from_gymnax(gymnax.make("Pendulum-v1")[0]), 8)
         ...     env = F.RecordEpisodeStatistics(env, axis_name=axis_name)
         ...     return F.NormalizeObservation(env, axis_name=axis_name)
-        >>> state = jax.eval_shape(make().reset, jax.random.key(0))[1]
+        >>> state = jax.eval_shape(make().reset, jax.random.key(0))[1]  # shard_map binds "d"
         >>> specs = F.shard_specs(make("d"), state, "d")
-        >>> specs.obs_stats.mean == P(), specs.inner.episodes.episode_count == P()
+        >>> specs.obs_stats.mean == P(), specs.inner.last.returns == P("d")
         (True, True)
-        >>> specs.inner.last.returns == P("d")  # each env's last episode
-        True
         >>> specs.inner.inner.env_state.theta == P("d")  # the env's own state
         True
     """
@@ -169,8 +154,7 @@ def shard_specs(env: FunctionalEnv, state: Any, axis_name: AxisName) -> Any:
 
 
 def writes_checkpoints() -> bool:
-    """Whether this process writes a functional stack's checkpoint (the statistics are
-    replicated: process 0 does)."""
+    """Whether this process writes a functional stack's checkpoint (process 0 does)."""
     return bool(jax.process_index() == 0)
 
 

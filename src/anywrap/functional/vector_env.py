@@ -26,12 +26,9 @@ __all__ = ["FunctionalVectorEnv", "to_vector_env"]
 
 
 class FunctionalVectorEnv(gym.vector.VectorEnv):
-    """Gymnasium's vector API over a batched functional env (see :func:`to_vector_env`).
-
-    Arrays are JAX arrays on the env's device; in SAME_STEP mode ``info["final_obs"]``
-    comes with the mask ``info["_final_obs"]``. ``reset`` starts every wrapper
-    statistic afresh; the functional state is ``self.state``.
-    """
+    """Gymnasium's vector API over a batched functional env (see :func:`to_vector_env`):
+    JAX arrays, ``info["final_obs"]`` with the mask ``info["_final_obs"]``, the functional
+    state in ``self.state`` (``reset`` starts every wrapper statistic afresh)."""
 
     def __init__(self, env: FunctionalEnv, *, seed: int | None = None) -> None:
         if env.num_envs is None:
