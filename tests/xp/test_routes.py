@@ -116,6 +116,23 @@ def test_numpy_all_finite_is_the_generic_one(arrays):
     assert bool(xp.all_finite(*arrays)) == bool(generic(xp.all_finite)(*arrays))
 
 
+_ZERO_D = [0.0, -0.0, 1, True, np.nan, np.float32(1.5), np.float64(-2.5), np.int64(3)]
+_ZERO_D += [np.bool_(False), np.array(0.1, np.float32), np.array(2.5), np.array(7), np.array(True)]
+
+
+@pytest.mark.parametrize("condition", [np.True_, np.False_, np.array(True), np.array(False)])
+def test_numpy_select_of_0d_values_is_np_where_to_the_bit(condition):
+    """One env's select gives a NumPy scalar: np.where's dtype, value and sign."""
+    for a in _ZERO_D:
+        for b in _ZERO_D:
+            got, want = xp.select(condition, a, b), np.where(condition, a, b)
+            assert got.shape == () and got.dtype == want.dtype, (a, b)
+            np.testing.assert_array_equal(got, want)
+            assert np.signbit(got) == np.signbit(want)
+    rows = np.array([1.0, 2.0])
+    np.testing.assert_array_equal(xp.select(np.True_, 0.0, rows), [0.0, 0.0])  # broadcast
+
+
 def test_numpy_count_true_is_an_exact_python_int():
     mask = np.random.default_rng(0).random(1000) < 0.3
     got = xp.count_true(mask)

@@ -187,7 +187,9 @@ def step_episodes(
     """
     xp = namespace(state.returns)
     if type(reward) not in (float, int):  # a Python number takes the array's dtype
-        reward = stop_gradient(xp.astype(xp.asarray(reward), state.returns.dtype, copy=False))
+        if getattr(reward, "dtype", None) != state.returns.dtype:
+            reward = xp.astype(xp.asarray(reward), state.returns.dtype)
+        reward = stop_gradient(reward)
     returns, lengths, start = state.returns, state.lengths, state.start_time
     if same_step and not report:  # nothing ended, and prev_done is not used: the bare sums
         return Episodes(returns + reward, lengths + 1, *state[2:]), None

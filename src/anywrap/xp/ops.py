@@ -300,7 +300,14 @@ def select(condition: Array, x1: Any, x2: Any) -> Array:
     return namespace(condition).where(condition, x1, x2)
 
 
-select.register(np.ndarray)(np.where)
+@select.register(np.ndarray)
+@select.register(np.generic)
+def _select_numpy(condition: Any, x1: Any, x2: Any) -> Any:
+    if getattr(x1, "ndim", 0) or getattr(x2, "ndim", 0) or condition.ndim:
+        return np.where(condition, x1, x2)
+    # A 0-d choice of 0-d values (one env): the value chosen, as a NumPy scalar of
+    # where's dtype (its arithmetic skips the array machinery).
+    return np.result_type(x1, x2).type(x1 if condition else x2)
 
 
 @Route
