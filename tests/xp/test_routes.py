@@ -103,7 +103,27 @@ def test_numpy_last_true_indices_is_the_generic_formula(mask, k):
     assert np.all((got >= 0) & (got < m.size))  # unfilled slots still index safely
 
 
-@pytest.mark.parametrize("bounds", [(-1.0, 1.5), (np.float32(-1.0), np.float32(1.5))])
+@settings(max_examples=60, deadline=None)
+@given(
+    mask=st.lists(st.booleans(), min_size=1, max_size=200),
+    size=st.integers(min_value=1, max_value=80),
+)
+def test_numpy_push_true_is_the_generic_push(mask, size):
+    """For any count of Trues, fewer or more than the buffer; values cast to the buffer's
+    dtype (float64 returns into float32 slots)."""
+    m = np.array(mask)
+    values = (np.arange(m.size) * 0.1, np.arange(m.size, dtype=np.int64) * 3)
+    buffers = (np.arange(size, dtype=np.float32) + 1000, np.arange(size, dtype=np.int64) - 7)
+    got = xp.push_true(m, buffers, values, int(m.sum()))
+    want = generic(xp.push_true)(m, buffers, values, int(m.sum()))
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize(
+    "bounds", [(-1.0, 1.5), (np.float32(-1.0), np.float32(1.5)), (None, 1.5), (-1.0, None)]
+)
 def test_numpy_clip_is_the_generic_clip_nan_included(bounds):
     x = np.array([-3.0, 0.5, np.nan, 2.0, -np.inf], dtype=np.float32)
     got, want = xp.clip(x, *bounds), generic(xp.clip)(x, *bounds)

@@ -86,12 +86,12 @@ def init_moments(
     epsilon: float = COUNT_EPSILON,
 ) -> Moments:
     """Fresh moments: mean 0, variance 1, count ``epsilon`` (Gymnasium's start)."""
-    count_dtype = wide_float(xp, device)
+    count = xp.asarray(epsilon, dtype=wide_float(xp, device), device=device)
     return Moments(
         mean=xp.zeros(shape, dtype=dtype, device=device),
         var=xp.ones(shape, dtype=dtype, device=device),
-        count=xp.asarray(epsilon, dtype=count_dtype, device=device),
-        count_lo=xp.zeros((), dtype=count_dtype, device=device),
+        count=count,
+        count_lo=count - count,  # 0 as arithmetic gives it: on NumPy a scalar, cheap to add
     )
 
 

@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 from anywrap.transforms.moments import Reduce, add_count
 from anywrap.xp import (
     Array,
+    clip,
     constant,
     count_true,
     device,
@@ -280,7 +281,7 @@ def _record(
         recent_returns=pushed[0],
         recent_lengths=pushed[1],
         recent_times=state.recent_times if elapsed is None else pushed[2],
-        recent_size=xp.clip(state.recent_size + k_size, None, constant(state.recent_size, size)),
+        recent_size=clip(state.recent_size + k_size, None, constant(state.recent_size, size)),
         episode_count=hi,
         episode_count_lo=lo,
     )
