@@ -266,6 +266,8 @@ def step_values(
     ``(num_envs, 1)`` reward would broadcast the state); for one env a number, or an
     array of one element (as Gymnasium reads ``float(reward)``), reshaped unread."""
     if num_envs is None:
+        if type(reward) is float:
+            return reward
         shape = getattr(reward, "shape", None)
         if shape is None:  # a Python number; anything else (None, a string) is refused
             if isinstance(reward, numbers.Number):

@@ -297,7 +297,7 @@ def push_true(mask: Array, buffers: tuple[Array, ...], values: tuple[Array, ...]
 def _push_true_numpy(mask: np.ndarray, buffers: Any, values: Any, count: Any) -> Any:
     # The Trues' values, newest first, then the buffer's first slots that stay.
     size = buffers[0].shape[0]
-    order = np.flatnonzero(mask)[::-1][:size]
+    order = mask.nonzero()[0][::-1][:size]
     kept = size - order.shape[0]
     return tuple(
         np.concatenate((v[order].astype(b.dtype), b[:kept])) for b, v in zip(buffers, values)
@@ -312,14 +312,26 @@ def select(condition: Array, x1: Any, x2: Any) -> Array:
     return namespace(condition).where(condition, x1, x2)
 
 
+# np.where's scalar type by the operands' types, where those fix it (NumPy scalars and
+# Python numbers, the latter weak: NEP 50).
+_scalar_results: dict[tuple[type, type], type] = {}
+
+
 @select.register(np.ndarray)
 @select.register(np.generic)
 def _select_numpy(condition: Any, x1: Any, x2: Any) -> Any:
-    if getattr(x1, "ndim", 0) or getattr(x2, "ndim", 0) or condition.ndim:
-        return np.where(condition, x1, x2)
     # A 0-d choice of 0-d values (one env): the value chosen, as a NumPy scalar of
     # where's dtype (its arithmetic skips the array machinery).
-    return np.result_type(x1, x2).type(x1 if condition else x2)
+    kinds = (type(x1), type(x2))
+    result = _scalar_results.get(kinds)
+    if result is not None and not condition.ndim:
+        return result(x1 if condition else x2)
+    if getattr(x1, "ndim", 0) or getattr(x2, "ndim", 0) or condition.ndim:
+        return np.where(condition, x1, x2)
+    result = np.result_type(x1, x2).type
+    if np.ndarray not in kinds:
+        _scalar_results[kinds] = result
+    return result(x1 if condition else x2)
 
 
 @Route
