@@ -103,7 +103,27 @@ def test_numpy_last_true_indices_is_the_generic_formula(mask, k):
     assert np.all((got >= 0) & (got < m.size))  # unfilled slots still index safely
 
 
-@pytest.mark.parametrize("bounds", [(-1.0, 1.5), (np.float32(-1.0), np.float32(1.5))])
+@settings(max_examples=60, deadline=None)
+@given(
+    mask=st.lists(st.booleans(), min_size=1, max_size=200),
+    size=st.integers(min_value=1, max_value=80),
+)
+def test_numpy_push_true_is_the_generic_push(mask, size):
+    """For any count of Trues, fewer or more than the buffer; values cast to the buffer's
+    dtype (float64 returns into float32 slots)."""
+    m = np.array(mask)
+    values = (np.arange(m.size) * 0.1, np.arange(m.size, dtype=np.int64) * 3)
+    buffers = (np.arange(size, dtype=np.float32) + 1000, np.arange(size, dtype=np.int64) - 7)
+    got = xp.push_true(m, buffers, values, int(m.sum()))
+    want = generic(xp.push_true)(m, buffers, values, int(m.sum()))
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize(
+    "bounds", [(-1.0, 1.5), (np.float32(-1.0), np.float32(1.5)), (None, 1.5), (-1.0, None)]
+)
 def test_numpy_clip_is_the_generic_clip_nan_included(bounds):
     x = np.array([-3.0, 0.5, np.nan, 2.0, -np.inf], dtype=np.float32)
     got, want = xp.clip(x, *bounds), generic(xp.clip)(x, *bounds)
@@ -114,6 +134,23 @@ def test_numpy_clip_is_the_generic_clip_nan_included(bounds):
 @pytest.mark.parametrize("arrays", [(np.ones(3),), (np.ones(3), np.array([1.0, np.nan]))])
 def test_numpy_all_finite_is_the_generic_one(arrays):
     assert bool(xp.all_finite(*arrays)) == bool(generic(xp.all_finite)(*arrays))
+
+
+_ZERO_D = [0.0, -0.0, 1, True, np.nan, np.float32(1.5), np.float64(-2.5), np.int64(3)]
+_ZERO_D += [np.bool_(False), np.array(0.1, np.float32), np.array(2.5), np.array(7), np.array(True)]
+
+
+@pytest.mark.parametrize("condition", [np.True_, np.False_, np.array(True), np.array(False)])
+def test_numpy_select_of_0d_values_is_np_where_to_the_bit(condition):
+    """One env's select gives a NumPy scalar: np.where's dtype, value and sign."""
+    for a in _ZERO_D:
+        for b in _ZERO_D:
+            got, want = xp.select(condition, a, b), np.where(condition, a, b)
+            assert got.shape == () and got.dtype == want.dtype, (a, b)
+            np.testing.assert_array_equal(got, want)
+            assert np.signbit(got) == np.signbit(want)
+    rows = np.array([1.0, 2.0])
+    np.testing.assert_array_equal(xp.select(np.True_, 0.0, rows), [0.0, 0.0])  # broadcast
 
 
 def test_numpy_count_true_is_an_exact_python_int():

@@ -233,6 +233,8 @@ def step_values(
     """A step's reward (as the state takes it), checked with the flags: ``(num_envs,)``
     each for a vector env; for one env a number or an array of one element."""
     if num_envs is None:
+        if type(reward) is float:
+            return reward
         shape = getattr(reward, "shape", None)
         if shape is None:  # a Python number; anything else (None, a string) is refused
             if isinstance(reward, numbers.Number):

@@ -86,12 +86,12 @@ def init_moments(
     epsilon: float = COUNT_EPSILON,
 ) -> Moments:
     """Fresh moments: mean 0, variance 1, count ``epsilon`` (Gymnasium's start)."""
-    count_dtype = wide_float(xp, device)
+    count = xp.asarray(epsilon, dtype=wide_float(xp, device), device=device)
     return Moments(
         mean=xp.zeros(shape, dtype=dtype, device=device),
         var=xp.ones(shape, dtype=dtype, device=device),
-        count=xp.asarray(epsilon, dtype=count_dtype, device=device),
-        count_lo=xp.zeros((), dtype=count_dtype, device=device),
+        count=count,
+        count_lo=count - count,  # 0 as arithmetic gives it: on NumPy a scalar, cheap to add
     )
 
 
@@ -239,8 +239,8 @@ def _finite_only(merged: Moments, m: Moments, x: Array) -> Moments:
     return merge_moments(m, *batch_moments(x, finite_rows(x)))
 
 
-# Keyed by strings: TorchDynamo cannot hash NumPy's dtypes.
-_branches: dict[str, bool] = {}
+# Whether cond runs only the branch taken, by array type.
+_branches: dict[type, bool] = {}
 
 
 def update_moments(
@@ -266,7 +266,7 @@ def update_moments(
         xp = namespace(x[0])
         parts = tuple(_widened(xp, p, m) for p in x)
         return _update_parts(xp, m, parts, mask, skip_nonfinite, reduce)
-    if not _wide_enough.get(str(x.dtype), False):
+    if x.dtype != m.mean.dtype:
         x = _widened(namespace(x), x, m)
     if not batched:
         keep = mask
@@ -279,10 +279,9 @@ def update_moments(
         if not skip_nonfinite:
             mean, var = mean_var(x)
             return merge_moments(m, mean, var, x.shape[0])
-        kind = f"{type(x).__module__}.{type(x).__qualname__}"
-        lazy = _branches.get(kind)
+        lazy = _branches.get(type(x))
         if lazy is None:
-            lazy = _branches[kind] = branches(x)
+            lazy = _branches[type(x)] = branches(x)
         if not lazy:  # a cond computing both: the finite rows at once
             return merge_moments(m, *batch_moments(x, finite_rows(x)))
         mean, var = mean_var(x)
@@ -303,15 +302,19 @@ def _update_parts(
     return merge_moments(m, *batch_moments(parts, masks, reduce))
 
 
-_wide_enough: dict[str, bool] = {}
+# By array type, then dtype: a trace reads only its own library's dtypes.
+_wide_enough: dict[type, dict[Any, bool]] = {}
 
 
 def _widened(xp: ModuleType, x: Array, m: Moments) -> Array:
     """``x`` in the statistics dtype unless a float of 32 bits or more (as NumPy sums)."""
-    ok = _wide_enough.get(str(x.dtype))
+    if x.dtype == m.mean.dtype:
+        return x
+    known = _wide_enough.get(type(x))
+    ok = None if known is None else known.get(x.dtype)
     if ok is None:
         ok = bool(xp.isdtype(x.dtype, "real floating")) and xp.finfo(x.dtype).bits >= 32
-        _wide_enough[str(x.dtype)] = ok
+        _wide_enough[type(x)] = {**(known or {}), x.dtype: ok}
     return x if ok else xp.astype(x, m.mean.dtype)
 
 

@@ -100,7 +100,7 @@ def update_returns(
     active = finite_rows(reward) if reward.ndim == 1 else xp.isfinite(reward)
     if skip_after_done:
         active = select(state.prev_done, constant(active, False), active)
-    acc = xp.where(active, new_acc, acc)
+    acc = select(active, new_acc, acc)
     rms = state.rms
     if update_stats:
         one = acc.ndim == 0 and reduce is None  # a single env

@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 from anywrap.transforms.moments import Reduce, add_count
 from anywrap.xp import (
     Array,
+    clip,
     constant,
     count_true,
     device,
@@ -187,7 +188,9 @@ def step_episodes(
     """
     xp = namespace(state.returns)
     if type(reward) not in (float, int):  # a Python number takes the array's dtype
-        reward = stop_gradient(xp.astype(xp.asarray(reward), state.returns.dtype, copy=False))
+        if getattr(reward, "dtype", None) != state.returns.dtype:
+            reward = xp.astype(xp.asarray(reward), state.returns.dtype)
+        reward = stop_gradient(reward)
     returns, lengths, start = state.returns, state.lengths, state.start_time
     if same_step and not report:  # nothing ended, and prev_done is not used: the bare sums
         return Episodes(returns + reward, lengths + 1, *state[2:]), None
@@ -278,7 +281,7 @@ def _record(
         recent_returns=pushed[0],
         recent_lengths=pushed[1],
         recent_times=state.recent_times if elapsed is None else pushed[2],
-        recent_size=xp.clip(state.recent_size + k_size, None, constant(state.recent_size, size)),
+        recent_size=clip(state.recent_size + k_size, None, constant(state.recent_size, size)),
         episode_count=hi,
         episode_count_lo=lo,
     )

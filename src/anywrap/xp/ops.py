@@ -194,9 +194,10 @@ def all_finite(x: Array, *more: Array) -> Any:
 @all_finite.register(np.ndarray)
 @all_finite.register(np.generic)
 def _all_finite_numpy(x: Any, *more: Any) -> Any:
-    ok = np.isfinite(x).all()  # the method: np.all's Python wrapper costs more
+    # A count of the finite entries: .all() and np.all go through Python wrappers.
+    ok = np.count_nonzero(np.isfinite(x)) == x.size
     for y in more:
-        ok = ok and np.isfinite(y).all()
+        ok = ok and np.count_nonzero(np.isfinite(y)) == y.size
     return ok
 
 
@@ -292,6 +293,17 @@ def push_true(mask: Array, buffers: tuple[Array, ...], values: tuple[Array, ...]
     return push_front(tuple(buffers), tuple(take(v, order) for v in values), count)
 
 
+@push_true.register(np.ndarray)
+def _push_true_numpy(mask: np.ndarray, buffers: Any, values: Any, count: Any) -> Any:
+    # The Trues' values, newest first, then the buffer's first slots that stay.
+    size = buffers[0].shape[0]
+    order = mask.nonzero()[0][::-1][:size]
+    kept = size - order.shape[0]
+    return tuple(
+        np.concatenate((v[order].astype(b.dtype), b[:kept])) for b, v in zip(buffers, values)
+    )
+
+
 @Route
 def select(condition: Array, x1: Any, x2: Any) -> Array:
     """``xp.where(condition, x1, x2)``, for an operand that is a 0-d array (an
@@ -300,7 +312,26 @@ def select(condition: Array, x1: Any, x2: Any) -> Array:
     return namespace(condition).where(condition, x1, x2)
 
 
-select.register(np.ndarray)(np.where)
+# np.where's scalar type by the operands' types, where those fix it (NumPy scalars and
+# Python numbers, the latter weak: NEP 50).
+_scalar_results: dict[tuple[type, type], type] = {}
+
+
+@select.register(np.ndarray)
+@select.register(np.generic)
+def _select_numpy(condition: Any, x1: Any, x2: Any) -> Any:
+    # A 0-d choice of 0-d values (one env): the value chosen, as a NumPy scalar of
+    # where's dtype (its arithmetic skips the array machinery).
+    kinds = (type(x1), type(x2))
+    result = _scalar_results.get(kinds)
+    if result is not None and not condition.ndim:
+        return result(x1 if condition else x2)
+    if getattr(x1, "ndim", 0) or getattr(x2, "ndim", 0) or condition.ndim:
+        return np.where(condition, x1, x2)
+    result = np.result_type(x1, x2).type
+    if np.ndarray not in kinds:
+        _scalar_results[kinds] = result
+    return result(x1 if condition else x2)
 
 
 @Route
@@ -316,8 +347,11 @@ def clip(x: Array, low: Any, high: Any) -> Array:
 
 
 @clip.register(np.ndarray)
-def _clip_numpy(x: np.ndarray, low: Any, high: Any) -> np.ndarray:
-    return np.minimum(np.maximum(x, low), high)
+@clip.register(np.generic)
+def _clip_numpy(x: Any, low: Any, high: Any) -> Any:
+    if low is not None:
+        x = np.maximum(x, low)
+    return x if high is None else np.minimum(x, high)
 
 
 def constant(like: Array, value: Any) -> Any:
