@@ -262,6 +262,24 @@ def test_a_tensor_passed_twice_then_apart(compiled):
     assert a.tolist() == [1.0, 2.0, 3.0] and b.tolist() == [20.0, 22.0, 24.0]
 
 
+def test_auto_runs_cpu_tensors_eagerly_without_a_signature(compiled):
+    """``auto`` (the default) never compiles CPU tensors: such a call goes straight to
+    the transform, and no signature is made for it; ``True`` then makes one."""
+    from anywrap.backends.torch_compile import TorchProgram
+
+    program = TorchProgram(lambda x, y: (x + y, x * y))
+    x = torch.arange(3.0)
+    axp.set_compile(None)
+    for _ in range(3):
+        s, p = program(x, x)
+    assert s.tolist() == [0.0, 2.0, 4.0] and p.tolist() == [0.0, 1.0, 4.0]
+    assert not program._signatures and not compiled()
+    axp.set_compile(True, after_calls=2)
+    for _ in range(2):
+        program(x, x)
+    assert len(program._signatures) == 1 and len(compiled()) == 1
+
+
 def test_a_transform_that_reads_a_value_runs_eagerly_with_one_warning(compiled):
     branchy = axp.Compiled(lambda x: x * 2 if bool(x.sum() > 0) else x - 1)
     with warnings.catch_warnings(record=True) as caught:

@@ -111,6 +111,11 @@ def _signature(structure: Structure, flat: list[Any]) -> Any:
     return tuple(key)
 
 
+def _on_cpu(flat: list[Any]) -> bool:
+    """Whether every tensor of ``flat`` is on the CPU."""
+    return all(x.is_cpu for x in flat if isinstance(x, torch.Tensor))
+
+
 def _describe(flat: list[Any]) -> str:
     parts = []
     for x in flat:
@@ -392,9 +397,13 @@ class TorchProgram:
             flat = sig.structure.leaves(tree)
             if flat is not None and sig.fits(flat, last[1]):
                 return self._run(sig, flat)
+        cpu_eager = not switch.compiles_on_cpu()
         for structure in self._structures:  # nearly always one
             flat = structure.leaves(tree)
             if flat is not None:
+                if cpu_eager and _on_cpu(flat):  # eager whatever the signature: none built
+                    self._last = None
+                    return self.fn(*args, **kwargs)
                 key = _signature(structure, flat)
                 if key is not _BRANCH:
                     break
@@ -407,6 +416,9 @@ class TorchProgram:
                 self._structures.append(structure)
             flat = structure.leaves(tree)
             assert flat is not None
+            if cpu_eager and _on_cpu(flat):
+                self._last = None
+                return self.fn(*args, **kwargs)
             key = _signature(structure, flat)
             key = None if key is _BRANCH else key
         if key is None:  # a leaf no program can take (a generator, a NumPy array, grad)
