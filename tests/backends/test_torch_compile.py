@@ -49,9 +49,10 @@ from anywrap.xp import switch
 
 torch = pytest.importorskip("torch")
 
-STEP_TRANSFORMS = {"step_episodes", "normalize_observation", "normalize_reward"}
-"""What the six-wrapper vector stack compiles on its step path (ClipAction's clip is
-one operation: it stays eager, see test_a_one_operation_transform_stays_eager)."""
+STEP_TRANSFORMS = {"stack(step_episodes+normalize_observation+<lambda>+normalize_reward+<lambda>)"}
+"""What the six-wrapper vector stack compiles on its step path: one program for the five
+wrappers after the env's step (ClipAction's clip, before it, is one operation: it stays
+eager, see test_a_one_operation_transform_stays_eager)."""
 
 REWARD_RTOL = 1e-6
 """float64 rewards scaled by statistics of the float32 accumulator: float32 rounding."""

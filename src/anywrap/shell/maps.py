@@ -27,6 +27,7 @@ from anywrap import xp
 from anywrap.shell.actions import ActionBounds
 from anywrap.shell.arrays import LibraryConstants, is_packed, map_final_obs
 from anywrap.shell.base import Shell
+from anywrap.shell.fusion import FusedStep, Part, Piece
 
 __all__ = [
     "ActionMap",
@@ -43,7 +44,7 @@ class _Map(Shell):
 
     _state: Any = ()
     _check: Callable[[Any], Any] | None = None
-    _map: Callable[..., Any]
+    _map: xp.Compiled
     _consts: LibraryConstants
 
     def _set_map(
@@ -96,7 +97,7 @@ class RewardMap(_Map, gym.RewardWrapper):
         return self._map(reward, *self._consts.get(reward))
 
 
-class VectorObservationMap(_Map, VectorWrapper):
+class VectorObservationMap(_Map, FusedStep, VectorWrapper):
     """A map of a vector env's observations, ``info["final_obs"]`` included.
 
     ``_check_entry`` (optional) checks each entry of Gymnasium's object array of
@@ -118,9 +119,7 @@ class VectorObservationMap(_Map, VectorWrapper):
         obs, info = self.env.reset(seed=seed, options=options)
         return self.observations(obs), info
 
-    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
-        """Step and map the observations (and the final ones, in SAME_STEP mode)."""
-        obs, reward, terminated, truncated, info = self.env.step(actions)
+    def _after_step(self, obs: Any, reward: Any, terminated: Any, truncated: Any, info: dict):
         if "final_obs" not in info:
             return self.observations(obs), reward, terminated, truncated, info
         final = info["final_obs"]
@@ -142,6 +141,19 @@ class VectorObservationMap(_Map, VectorWrapper):
         """The batch mapped."""
         return self._mapped(observations)
 
+    def _part(self, out: Any) -> Part | None:
+        if "final_obs" in out[4] or type(self).observations is not _OBSERVATIONS:
+            return None
+        piece = Piece(self._map.fn, check=self._check_step, stateful=False)
+        return Part(piece, self._consts.get(out[0]))
+
+    def _check_step(self, obs: Any, *flags: Any) -> None:
+        if self._check is not None:
+            self._check(obs)
+
+
+_OBSERVATIONS = VectorObservationMap.observations
+
 
 class _Both:
     """``fn`` of the observations and of the final observations, in one program."""
@@ -153,7 +165,7 @@ class _Both:
         return self.fn(obs, *consts), self.fn(final, *consts)
 
 
-class VectorActionMap(_Map, VectorActionWrapper):
+class VectorActionMap(_Map, FusedStep, VectorActionWrapper):
     """A map of a vector env's actions (see :class:`ActionMap`)."""
 
     _bounds: ActionBounds
@@ -171,10 +183,24 @@ class VectorActionMap(_Map, VectorActionWrapper):
         actions = self._bounds.check(actions)
         return self._map(actions, *self._consts.get(actions))
 
+    def _before_step(self, actions: Any) -> Any:
+        return self.actions(actions)
 
-class VectorRewardMap(_Map, VectorRewardWrapper):
+    def _part(self, out: Any) -> bool:
+        return True
+
+
+class VectorRewardMap(_Map, FusedStep, VectorRewardWrapper):
     """A map of a vector env's rewards."""
 
     def rewards(self, rewards: Any) -> Any:
         """The rewards mapped."""
         return self._map(rewards, *self._consts.get(rewards))
+
+    def _after_step(self, obs: Any, reward: Any, terminated: Any, truncated: Any, info: dict):
+        return obs, self.rewards(reward), terminated, truncated, info
+
+    def _part(self, out: Any) -> Part | None:
+        if type(self).rewards is not VectorRewardMap.rewards:
+            return None
+        return Part(Piece(self._map.fn, "reward", stateful=False), self._consts.get(out[1]))

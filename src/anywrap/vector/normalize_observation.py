@@ -5,10 +5,11 @@ from typing import Any
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap.shell.arrays import final_obs_batch, pack_final_obs
+from anywrap.shell.fusion import FusedStep, Part, Piece
 from anywrap.wrappers.normalize_observation import ObservationStatisticsShell
 
 
-class NormalizeObservation(ObservationStatisticsShell, VectorWrapper):
+class NormalizeObservation(ObservationStatisticsShell, FusedStep, VectorWrapper):
     """:class:`anywrap.NormalizeObservation` for a vector env: one set of statistics, updated
     from the whole batch once per step, in every autoreset mode (in SAME_STEP mode
     ``info["final_obs"]`` is normalised too).
@@ -56,15 +57,23 @@ class NormalizeObservation(ObservationStatisticsShell, VectorWrapper):
             self._check(obs)
         return self._run(self._transforms[self._update_running_mean], obs, obs, mask), info
 
-    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
-        obs, reward, terminated, truncated, info = self.env.step(actions)
+    def _after_step(self, obs: Any, reward: Any, terminated: Any, truncated: Any, info: dict):
         if self._mode is AutoresetMode.SAME_STEP and "final_obs" in info:
             obs, info = self._with_final_obs(obs, info)
         else:
-            if getattr(obs, "shape", None) != self._check.shape:
-                self._check(obs)
+            self._check_step(obs)
             obs = self._run(self._transforms[self._update_running_mean], obs, obs, None)
         return obs, reward, terminated, truncated, info
+
+    def _part(self, out: Any) -> Part | None:
+        if "final_obs" in out[4] or self._saved_kwargs["process_group"] is not None:
+            return None
+        fn = self._transforms[self._update_running_mean].fn
+        return Part(Piece(fn, check=self._check_step), (None,))
+
+    def _check_step(self, obs: Any, *flags: Any) -> None:
+        if getattr(obs, "shape", None) != self._check.shape:
+            self._check(obs)
 
     def _with_final_obs(self, obs: Any, info: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
         if "_final_obs" not in info:

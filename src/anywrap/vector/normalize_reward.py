@@ -5,10 +5,11 @@ from typing import Any
 from gymnasium.vector import VectorEnv, VectorWrapper
 
 from anywrap.shell.checks import step_values
+from anywrap.shell.fusion import FusedStep, Part, Piece
 from anywrap.wrappers.normalize_reward import RewardStatisticsShell
 
 
-class NormalizeReward(RewardStatisticsShell, VectorWrapper):
+class NormalizeReward(RewardStatisticsShell, FusedStep, VectorWrapper):
     """:class:`anywrap.NormalizeReward` for a vector env: one ``G`` per sub-env, one
     ``Var[G]`` over all, with Gymnasium's quirks: ``G`` resets on ``terminated`` only; in
     NEXT_STEP and DISABLED modes the reset step after a done is left out; in SAME_STEP mode
@@ -57,13 +58,21 @@ class NormalizeReward(RewardStatisticsShell, VectorWrapper):
         """The running discounted return ``G`` of each sub-env."""
         return self._state.accumulated
 
-    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
-        obs, reward, terminated, truncated, info = self.env.step(actions)
-        step_values("anywrap.vector.NormalizeReward", reward, terminated, truncated, self.num_envs)
+    def _after_step(self, obs: Any, reward: Any, terminated: Any, truncated: Any, info: dict):
+        self._check_step(reward, terminated, truncated)
         scaled = self._run(
             self._transforms[self._update_running_mean], reward, reward, terminated, truncated
         )
         return obs, scaled, terminated, truncated, info
+
+    def _part(self, out: Any) -> Part | None:
+        if self._saved_kwargs["process_group"] is not None:
+            return None
+        fn = self._transforms[self._update_running_mean].fn
+        return Part(Piece(fn, "reward", self._check_step, flags=True))
+
+    def _check_step(self, reward: Any, terminated: Any, truncated: Any) -> None:
+        step_values("anywrap.vector.NormalizeReward", reward, terminated, truncated, self.num_envs)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         obs, info, mask = self._masked_reset(seed, options)

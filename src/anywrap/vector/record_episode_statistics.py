@@ -7,12 +7,13 @@ from gymnasium.vector import VectorWrapper
 
 from anywrap import xp
 from anywrap.shell.checks import flag, step_values
+from anywrap.shell.fusion import FusedStep, Part, Piece
 from anywrap.wrappers.record_episode_statistics import EpisodeStatisticsShell
 
 _NAME = "anywrap.vector.RecordEpisodeStatistics"
 
 
-class RecordEpisodeStatistics(EpisodeStatisticsShell, VectorWrapper):
+class RecordEpisodeStatistics(EpisodeStatisticsShell, FusedStep, VectorWrapper):
     """:class:`anywrap.RecordEpisodeStatistics` for a vector env: ``info[stats_key]`` holds
     arrays over the sub-envs (zero where not done), ``info["_" + stats_key]`` the done mask.
 
@@ -55,37 +56,57 @@ class RecordEpisodeStatistics(EpisodeStatisticsShell, VectorWrapper):
         self._run(self._transforms["reset"], obs, mask, self._now())
         return obs, info
 
-    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
-        obs, reward, terminated, truncated, info = self.env.step(actions)
+    def _after_step(self, obs: Any, reward: Any, terminated: Any, truncated: Any, info: dict):
         if not isinstance(info, dict):
             raise TypeError(f"{_NAME}: expected `info` to be a dict, got {type(info)}")
-        step_values(_NAME, reward, terminated, truncated, self.num_envs)
+        self._check_step(reward, terminated, truncated)
         # On the host, a step where no episode ends reports nothing (as in
         # Gymnasium) and skips the report's work; device values are never read.
         host = xp.is_host(terminated) and xp.is_host(truncated)
         report = not host or bool(np.count_nonzero(terminated) or np.count_nonzero(truncated))
         report = report or self.flat_info
-        key = self._stats_key
-        written = [f"{key}_{k}" for k in "rlt"] if self.flat_info else [key]
-        written.append(f"_{key}")
-        if report and any(k in info for k in written):
-            raise ValueError(
-                f"{_NAME}: expected an info without the keys {written} (this wrapper "
-                f"writes them), got one with the keys {sorted(info)}"
-            )
+        if report:
+            self._check_info(info)
         out = self._run(
             self._transforms[report], reward, reward, terminated, truncated, now=self._now()
         )
         if out is not None:
-            stats = {"r": out.returns, "l": out.lengths, "t": out.times}
-            if self.flat_info:
-                info.update({f"{key}_{k}": v for k, v in stats.items()})
-            else:
-                info[key] = stats
-            # the state keeps `done` as its prev_done: hand out a copy on the host,
-            # so that writing into the mask cannot change the wrapper
-            info[f"_{key}"] = out.done.copy() if host else out.done
+            self._write(info, out, host)
         return obs, reward, terminated, truncated, info
+
+    def _part(self, out: Any) -> Part | None:
+        info = out[4]
+        if not isinstance(info, dict) or any(k in info for k in self._written()):
+            return None  # refused on its own, with the error
+        fn = self._transforms[True].fn
+        piece = Piece(fn, "reward", self._check_step, flags=True, report=True)
+        return Part(piece, (self._now(),), self._write, self._written())
+
+    def _check_step(self, reward: Any, terminated: Any, truncated: Any) -> None:
+        step_values(_NAME, reward, terminated, truncated, self.num_envs)
+
+    def _written(self) -> tuple[str, ...]:
+        key = self._stats_key
+        return (*([f"{key}_{k}" for k in "rlt"] if self.flat_info else [key]), f"_{key}")
+
+    def _check_info(self, info: dict[str, Any]) -> None:
+        written = list(self._written())
+        if any(k in info for k in written):
+            raise ValueError(
+                f"{_NAME}: expected an info without the keys {written} (this wrapper "
+                f"writes them), got one with the keys {sorted(info)}"
+            )
+
+    def _write(self, info: dict[str, Any], out: Any, host: bool = False) -> None:
+        key = self._stats_key
+        stats = {"r": out.returns, "l": out.lengths, "t": out.times}
+        if self.flat_info:
+            info.update({f"{key}_{k}": v for k, v in stats.items()})
+        else:
+            info[key] = stats
+        # the state keeps `done` as its prev_done: hand out a copy on the host,
+        # so that writing into the mask cannot change the wrapper
+        info[f"_{key}"] = out.done.copy() if host else out.done
 
     @property
     def prev_dones(self) -> Any:

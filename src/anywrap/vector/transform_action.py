@@ -7,9 +7,10 @@ import gymnasium as gym
 from gymnasium.vector import VectorEnv
 
 from anywrap.shell.checks import callable_argument, check_env_kind, checked_reset
+from anywrap.shell.fusion import FusedStep
 
 
-class TransformAction(gym.wrappers.vector.TransformAction):
+class TransformAction(FusedStep, gym.wrappers.vector.TransformAction):
     """:class:`gymnasium.wrappers.vector.TransformAction`, with anywrap's checks: ``func``
     maps every batch of actions, which pass untouched.
 
@@ -33,3 +34,9 @@ class TransformAction(gym.wrappers.vector.TransformAction):
         super().__init__(env, func, action_space, single_action_space)
 
     reset = checked_reset(gym.wrappers.vector.TransformAction.reset)
+
+    def _before_step(self, actions: Any) -> Any:
+        return self.actions(actions)
+
+    def _part(self, out: Any) -> bool:
+        return True

@@ -11,9 +11,10 @@ from gymnasium.vector.utils import batch_space
 from anywrap.shell.arrays import map_final_obs
 from anywrap.shell.base import Shell
 from anywrap.shell.checks import callable_argument
+from anywrap.shell.fusion import FusedStep, Part, Piece
 
 
-class TransformObservation(Shell, VectorWrapper):
+class TransformObservation(Shell, FusedStep, VectorWrapper):
     """:class:`gymnasium.wrappers.vector.TransformObservation`, in every autoreset mode (in
     SAME_STEP mode ``func`` maps ``info["final_obs"]`` too, each entry of Gymnasium's object
     array as a batch of one).
@@ -57,6 +58,11 @@ class TransformObservation(Shell, VectorWrapper):
         obs, info = self.env.reset(seed=seed, options=options)
         return self.func(obs), info
 
-    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
-        obs, reward, terminated, truncated, info = self.env.step(actions)
+    def _after_step(self, obs: Any, reward: Any, terminated: Any, truncated: Any, info: dict):
         return self.func(obs), reward, terminated, truncated, map_final_obs(info, self.func)
+
+    def _part(self, out: Any) -> Part | None:
+        # On a device, ``func`` joins the stack's program: traced, as jax.jit and
+        # torch.compile trace; one that cannot be traced runs on its own.
+        fusable = "final_obs" not in out[4] and getattr(type(self.func), "__hash__", None)
+        return Part(Piece(self.func, stateful=False)) if fusable else None

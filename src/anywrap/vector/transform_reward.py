@@ -7,9 +7,10 @@ import gymnasium as gym
 from gymnasium.vector import VectorEnv
 
 from anywrap.shell.checks import autoreset_mode_property, callable_argument, checked_reset
+from anywrap.shell.fusion import FusedStep, Part, Piece
 
 
-class TransformReward(gym.wrappers.vector.TransformReward):
+class TransformReward(FusedStep, gym.wrappers.vector.TransformReward):
     """:class:`gymnasium.wrappers.vector.TransformReward`, with anywrap's checks: ``func``
     maps every batch of rewards, which pass untouched.
 
@@ -26,3 +27,12 @@ class TransformReward(gym.wrappers.vector.TransformReward):
 
     reset = checked_reset(gym.wrappers.vector.TransformReward.reset)
     autoreset_mode = autoreset_mode_property()
+
+    def _after_step(self, obs: Any, reward: Any, terminated: Any, truncated: Any, info: dict):
+        return obs, self.rewards(reward), terminated, truncated, info
+
+    def _part(self, out: Any) -> Part | None:  # ``func`` traced, as TransformObservation's
+        if type(self).rewards is not gym.wrappers.vector.TransformReward.rewards:
+            return None
+        fusable = getattr(type(self.func), "__hash__", None)
+        return Part(Piece(self.func, "reward", stateful=False)) if fusable else None

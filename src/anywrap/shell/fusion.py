@@ -1,0 +1,220 @@
+"""A stack of vector wrappers as one program a step.
+
+Each wrapper of a stack runs its own program after its env's step: on an
+accelerator, a fixed cost per call (a JAX dispatch, a ``torch.compile`` frame and
+its guards) that a stack pays once per wrapper. A :class:`FusedStep` wrapper
+describes the work it does after the env's step as a :class:`Piece`, a pure function
+of its state and the step's arrays; the outermost wrapper of a run of them steps the
+env below the run and calls the pieces as one compiled program (on NumPy, and for a
+wrapper that cannot give a piece this step, each runs on its own, as before).
+
+A piece checks the data it is given (shapes and dtypes only, so that under a trace
+the check runs once per signature), and the states change only after the whole
+program returns: bad data from the env leaves every wrapper of the run as it was.
+
+Example:
+    >>> import gymnasium as gym, anywrap
+    >>> envs = anywrap.vector.NormalizeReward(
+    ...     anywrap.vector.NormalizeObservation(gym.make_vec("Pendulum-v1", 2))
+    ... )
+    >>> [type(w).__name__ for w in fused_run(envs)[0]]
+    ['NormalizeObservation', 'NormalizeReward']
+"""
+
+from __future__ import annotations
+
+import functools
+import types
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from anywrap import xp
+from anywrap.tree import first_leaf
+
+Step = tuple[Any, Any, Any, Any, dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Piece:
+    """What a wrapper does to a step's arrays: ``fn`` on the observations (``on="obs"``)
+    or on the rewards (``on="reward"``), after ``check(x, terminated, truncated)``.
+
+    ``fn(state, x, *extra) -> (state, x)`` where ``stateful``, else ``fn(x, *extra)``;
+    with ``flags``, ``terminated`` and ``truncated`` follow ``x``; with ``report``, the
+    output is ``(state, report)`` and ``x`` passes unchanged. Pieces compare by their
+    fields, so that a stack's program is found again at every step.
+    """
+
+    fn: Callable[..., Any]
+    on: str = "obs"
+    check: Callable[..., Any] | None = None
+    stateful: bool = True
+    flags: bool = False
+    report: bool = False
+
+    def __call__(self, state: Any, obs: Any, reward: Any, term: Any, trunc: Any, *extra: Any):
+        x = obs if self.on == "obs" else reward
+        if self.check is not None:
+            self.check(x, term, trunc)
+        args = (x, term, trunc, *extra) if self.flags else (x, *extra)
+        out = None
+        if self.stateful:
+            state, y = self.fn(state, *args)
+        else:
+            y = self.fn(*args)
+        if self.report:
+            out, y = y, x
+        return state, (y, reward) if self.on == "obs" else (obs, y), out
+
+
+class Part(NamedTuple):
+    """A wrapper's piece for this step: its host arguments, and what writes its report
+    into ``info`` (``finish(info, report)``) under the keys ``writes``."""
+
+    piece: Piece
+    extra: tuple[Any, ...] = ()
+    finish: Callable[[dict[str, Any], Any], None] | None = None
+    writes: tuple[str, ...] = ()
+
+
+class _Stack:
+    """The pieces of a run of wrappers in one function (inner first). Stacks of the same
+    work compare equal (their checks aside), so that a backend may share a program."""
+
+    def __init__(self, pieces: tuple[Piece, ...]) -> None:
+        self.pieces = pieces
+        self.__name__ = "stack(" + "+".join(_name(p.fn) for p in pieces) + ")"
+        self._key = tuple((_work(p.fn), p.on, p.stateful, p.flags, p.report) for p in pieces)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Stack) and (self is other or self._key == other._key)
+
+    def __hash__(self) -> int:
+        try:
+            return hash(self._key)
+        except TypeError:  # a closure over something unhashable: this stack's own
+            return id(self)
+
+    def __call__(self, states: tuple, obs: Any, reward: Any, term: Any, trunc: Any, extras: tuple):
+        new, reports = [], []
+        for piece, state, extra in zip(self.pieces, states, extras):
+            state, (obs, reward), report = piece(state, obs, reward, term, trunc, *extra)
+            new.append(state)
+            reports.append(report)
+        return tuple(new), obs, reward, tuple(reports)
+
+
+def _work(fn: Any) -> Any:
+    """What ``fn`` computes, as a key: a partial by its parts, a closure by its code
+    and cells (two ``lambda r: clip(r, -10.0, 10.0)`` of two stacks are one)."""
+    if isinstance(fn, functools.partial):
+        keywords = tuple(sorted((k, _work(v)) for k, v in fn.keywords.items()))
+        return ("partial", _work(fn.func), tuple(map(_work, fn.args)), keywords)
+    if isinstance(fn, types.FunctionType):
+        try:
+            cells = tuple(_work(c.cell_contents) for c in fn.__closure__ or ())
+        except ValueError:  # a cell not yet filled
+            return fn
+        return ("function", fn.__code__, cells, fn.__defaults__)
+    return fn
+
+
+def _name(fn: Any) -> str:
+    while hasattr(fn, "func"):
+        fn = fn.func
+    return getattr(fn, "__name__", type(fn).__name__)
+
+
+class FusedStep:
+    """A vector wrapper whose work after its env's step may join its neighbours' in one
+    program. A subclass defines :meth:`_after_step` (that work on its own) and
+    :meth:`_part` (it as a :class:`Part`, or ``None`` for this step); an action
+    wrapper, :meth:`_before_step`."""
+
+    env: Any
+    _programs: dict[tuple[Piece, ...], xp.Compiled]
+
+    def step(self, actions: Any) -> Step:
+        """Step the env, then the work of this wrapper and of the fused run below it."""
+        chain, env = fused_run(self)
+        for w in reversed(chain):
+            actions = w._before_step(actions)
+        out = env.step(actions)
+        programs = self.__dict__.setdefault("_programs", {})
+        return after_steps(chain, out, programs)
+
+    def _before_step(self, actions: Any) -> Any:
+        return actions
+
+    def _after_step(self, obs: Any, reward: Any, terminated: Any, truncated: Any, info: dict):
+        return obs, reward, terminated, truncated, info
+
+    def _part(self, out: Step) -> Part | bool | None:
+        """This step's part (``out``: the step as this wrapper gets it, before the work of
+        the run below it); ``None``: not in a program this step; ``True``: no work."""
+        return None
+
+
+def fused_run(top: Any) -> tuple[list[Any], Any]:
+    """The run of fusable wrappers from ``top`` down (inner first), and the env below."""
+    chain, env = [top], top.env
+    while isinstance(env, FusedStep) and type(env).step is FusedStep.step:
+        chain.append(env)
+        env = env.env
+    return chain[::-1], env
+
+
+def after_steps(chain: list[Any], out: Step, programs: dict) -> Step:
+    """Each wrapper's work after the step ``out``, inner first: on device data, runs of
+    two pieces or more as one program."""
+    if xp.is_host(first_leaf(out[0])) or xp.is_host(out[1]):
+        for w in chain:
+            out = w._after_step(*out)
+        return out
+    i = 0
+    while i < len(chain):
+        run, parts, pending = [], [], dict(out[4])
+        for w in chain[i:]:
+            part = w._part((*out[:4], pending))
+            if part is None:
+                break
+            run.append(w)
+            if part is not True:
+                parts.append((w, part))
+                pending.update(dict.fromkeys(part.writes))
+        key = tuple(p.piece for _, p in parts)
+        if len(parts) < 2 or programs.get(key, True) is None:
+            for w in run or chain[i : i + 1]:
+                out = w._after_step(*out)
+            i += max(len(run), 1)
+            continue
+        try:
+            fused = _run_fused(parts, out, programs, key)
+        except Exception:
+            for w in run:  # raises what is wrong with the data, if anything is
+                out = w._after_step(*out)
+            programs[key] = None  # the program fails where its wrappers do not: unfused
+        else:
+            out = fused
+        i += len(run)
+    return out
+
+
+def _run_fused(parts: list[tuple[Any, Part]], out: Step, programs: dict, key: tuple) -> Step:
+    obs, reward, terminated, truncated, info = out
+    program = programs.get(key)
+    if program is None:
+        program = programs[key] = xp.Compiled(_Stack(key), dispatch_arg=1)
+    likes = [obs if p.piece.on == "obs" else reward for _, p in parts]
+    states = tuple(
+        w._state_for(like) if p.piece.stateful else () for (w, p), like in zip(parts, likes)
+    )
+    extras = tuple(p.extra for _, p in parts)
+    new, obs, reward, reports = program(states, obs, reward, terminated, truncated, extras)
+    for (w, p), state, like, report in zip(parts, new, likes, reports):
+        if p.piece.stateful:
+            w._commit(state, like)
+        if p.finish is not None:
+            p.finish(info, report)
+    return obs, reward, terminated, truncated, info
