@@ -190,28 +190,32 @@ def after_steps(chain: list[Any], out: Step, programs: dict) -> Step:
             i += max(len(run), 1)
             continue
         try:
-            fused = _run_fused(parts, out, programs, key)
+            out = _run_fused(parts, out, programs, key)
         except Exception:
-            for w in run:  # raises what is wrong with the data, if anything is
-                out = w._after_step(*out)
-            programs[key] = None  # the program fails where its wrappers do not: unfused
-        else:
-            out = fused
+            # The function as it is (pure: where it fails too, every state is as it
+            # was and the error is the data's); where it works, the program cannot
+            # stand in for it (a func that reads its input on the host): this run
+            # goes wrapper by wrapper from now on.
+            out = _run_fused(parts, out, programs, key, eager=True)
+            programs[key] = None
         i += len(run)
     return out
 
 
-def _run_fused(parts: list[tuple[Any, Part]], out: Step, programs: dict, key: tuple) -> Step:
+def _run_fused(
+    parts: list[tuple[Any, Part]], out: Step, programs: dict, key: tuple, eager: bool = False
+) -> Step:
     obs, reward, terminated, truncated, info = out
     program = programs.get(key)
     if program is None:
         program = programs[key] = xp.Compiled(_Stack(key), dispatch_arg=1)
+    run = program.fn if eager else program
     likes = [obs if p.piece.on == "obs" else reward for _, p in parts]
     states = tuple(
         w._state_for(like) if p.piece.stateful else () for (w, p), like in zip(parts, likes)
     )
     extras = tuple(p.extra for _, p in parts)
-    new, obs, reward, reports = program(states, obs, reward, terminated, truncated, extras)
+    new, obs, reward, reports = run(states, obs, reward, terminated, truncated, extras)
     for (w, p), state, like, report in zip(parts, new, likes, reports):
         if p.piece.stateful:
             w._commit(state, like)
