@@ -17,7 +17,9 @@ from anywrap.shell.fusion import FusedStep, Part, Piece
 class TransformObservation(Shell, FusedStep, VectorWrapper):
     """:class:`gymnasium.wrappers.vector.TransformObservation`, in every autoreset mode (in
     SAME_STEP mode ``func`` maps ``info["final_obs"]`` too, each entry of Gymnasium's object
-    array as a batch of one).
+    array as a batch of one). On device arrays ``func`` joins the stack's one program a step
+    (traced by ``jax.jit``, or by ``torch.compile`` where compiling is on); a func that
+    cannot be traced runs on its own.
 
     Example:
         >>> import numpy as np, gymnasium as gym, anywrap

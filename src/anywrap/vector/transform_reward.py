@@ -12,7 +12,8 @@ from anywrap.shell.fusion import FusedStep, Part, Piece
 
 class TransformReward(FusedStep, gym.wrappers.vector.TransformReward):
     """:class:`gymnasium.wrappers.vector.TransformReward`, with anywrap's checks: ``func``
-    maps every batch of rewards, which pass untouched.
+    maps every batch of rewards, which pass untouched. On device arrays ``func`` joins the
+    stack's one program a step, as :class:`TransformObservation`'s does.
 
     Example:
         >>> import gymnasium as gym, anywrap, numpy as np
