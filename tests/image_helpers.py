@@ -247,15 +247,17 @@ def torch_compiling() -> Iterator[Callable[[], list[Any]]]:
 
 
 def count_compiled_calls(stack: Any, inner: Any, calls: list[str]) -> None:
-    """Make every compiled program of each layer of ``stack`` above ``inner`` append
-    its layer's class name to ``calls`` when called (JAX: each must be a ``jax.jit``
-    function, so that a step through the layer is one compiled call)."""
+    """Make every compiled program of each layer of ``stack`` above ``inner`` (a fused
+    run's: of its outermost layer) append its layer's class name to ``calls`` when
+    called (JAX: each must be a ``jax.jit`` function, so that a step through the layer
+    is one compiled call)."""
     from anywrap import xp
+    from anywrap.shell.fusion import PROGRAMS
 
     layer = stack
     while layer is not inner:
         name = type(layer).__name__
-        for held in vars(layer).values():
+        for held in [*vars(layer).values(), PROGRAMS.get(layer, {})]:
             for compiled in held.values() if isinstance(held, dict) else [held]:
                 if not isinstance(compiled, xp.Compiled):
                     continue

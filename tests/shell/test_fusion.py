@@ -19,12 +19,12 @@ from helpers import (
 from image_helpers import count_compiled_calls
 
 import anywrap
-from anywrap.shell.fusion import fused_run
+from anywrap.shell.fusion import PROGRAMS, fused_run
 
 
 def programs_of(stack):
     """The stack programs its outermost wrapper holds (``None``: a run left unfused)."""
-    return list(vars(stack).get("_programs", {}).values())
+    return list(PROGRAMS.get(stack, {}).values())
 
 
 def assert_gymnasiums(got, want):

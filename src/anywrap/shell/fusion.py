@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import types
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -133,7 +134,6 @@ class FusedStep:
     wrapper, :meth:`_before_step`."""
 
     env: Any
-    _programs: dict[tuple[Piece, ...], xp.Compiled]
 
     def step(self, actions: Any) -> Step:
         """Step the env, then the work of this wrapper and of the fused run below it."""
@@ -141,7 +141,9 @@ class FusedStep:
         for w in reversed(chain):
             actions = w._before_step(actions)
         out = env.step(actions)
-        programs = self.__dict__.setdefault("_programs", {})
+        programs = PROGRAMS.get(self)
+        if programs is None:
+            programs = PROGRAMS[self] = {}
         return after_steps(chain, out, programs)
 
     def _before_step(self, actions: Any) -> Any:
@@ -154,6 +156,13 @@ class FusedStep:
         """This step's part (``out``: the step as this wrapper gets it, before the work of
         the run below it); ``None``: not in a program this step; ``True``: no work."""
         return None
+
+
+PROGRAMS: weakref.WeakKeyDictionary[Any, dict[tuple[Piece, ...], xp.Compiled | None]] = (
+    weakref.WeakKeyDictionary()
+)
+"""The programs of each outermost wrapper, by its runs' pieces (``None``: a run that goes
+wrapper by wrapper); beside the wrapper, so that copies and pickles leave them out."""
 
 
 def fused_run(top: Any) -> tuple[list[Any], Any]:

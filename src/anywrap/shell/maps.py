@@ -144,6 +144,8 @@ class VectorObservationMap(_Map, FusedStep, VectorWrapper):
     def _part(self, out: Any) -> Part | None:
         if "final_obs" in out[4] or type(self).observations is not _OBSERVATIONS:
             return None
+        if not isinstance(self._map, xp.Compiled):  # a selection (FilterObservation): a
+            return None  # trace would sort a dict's keys
         piece = Piece(self._map.fn, check=self._check_step, stateful=False)
         return Part(piece, self._consts.get(out[0]))
 
