@@ -16,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+from anywrap.convert import wrappers
 from anywrap.convert.converter import (
     Converter,
     convert,
@@ -24,27 +25,11 @@ from anywrap.convert.converter import (
     resolve_library,
     to_library,
 )
-from anywrap.convert.wrappers import (
-    ArrayConversion,
-    JaxToNumpy,
-    JaxToTorch,
-    NumpyToTorch,
-    ToJax,
-    ToNumpy,
-    ToTensorFlow,
-    ToTorch,
-)
+from anywrap.convert.wrappers import *  # noqa: F403  (ToTorch, JaxToNumpy, ...)
 
 __all__ = [
-    "ArrayConversion",
+    *wrappers.__all__,
     "Converter",
-    "JaxToNumpy",
-    "JaxToTorch",
-    "NumpyToTorch",
-    "ToJax",
-    "ToNumpy",
-    "ToTensorFlow",
-    "ToTorch",
     "convert",
     "converter",
     "library_of",

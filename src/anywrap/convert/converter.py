@@ -121,10 +121,6 @@ def _writable(x: Any) -> Any:
     return x.copy() if isinstance(x, np.ndarray) and not x.flags.writeable else x
 
 
-def _is_array(x: Any) -> bool:
-    return hasattr(x, "__dlpack__") or (hasattr(x, "shape") and hasattr(x, "dtype"))
-
-
 class Converter:
     """:func:`convert` for one target, device and writability, built once.
 
@@ -186,7 +182,7 @@ class Converter:
                     return out
                 return array(x)
 
-        elif not _is_array(v):
+        elif not (hasattr(v, "__dlpack__") or (hasattr(v, "shape") and hasattr(v, "dtype"))):
             return _identity  # not cached: any object may pass through
         else:
             lib = check_known(v, self.who)  # raises for an unknown array type
