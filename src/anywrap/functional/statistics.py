@@ -275,8 +275,7 @@ class NormalizeReward(Wrapper):
 
 
 def all_gather(axis_name: AxisName) -> episodes.Gather:
-    """Concatenate a 1-D array over ``axis_name`` in the axis' order (a ``psum`` of each
-    shard's rows at its offset in zeros)."""
+    """Concatenate a 1-D array over ``axis_name`` in the axis' order (a ``psum``)."""
 
     def gather(x: jax.Array) -> jax.Array:
         n = x.shape[0]
