@@ -1,20 +1,9 @@
 """Zero-copy conversion between NumPy, JAX, PyTorch, CuPy, TensorFlow and any
 Array API library, and the single-env wrappers built on it.
 
-Per array (:func:`to_library`): an array of the target library is returned as
-it is; otherwise DLPack shares the buffer, on its device, wherever the source
-allows, and one copy by the source library is made where it does not (a
-read-only NumPy array into TensorFlow, a tensor that requires grad, a
-non-compact stride into JAX, a device array into NumPy). ``device=`` then
-moves the result once. dtypes are kept, except that JAX without
-``jax_enable_x64`` narrows 64-bit values to 32 bits (with a warning, once per
-dtype). Each library's side of a conversion is a hook of its backend
-(:func:`anywrap.xp.register_backend`), so a library registered from outside
-converts like the others. The per-step path (:func:`converter`, which the
-wrappers hold) resolves each leaf type once.
-
-Read-only views, small host arrays into JAX and TensorFlow on GPU: see the
-guide "Converting between libraries" (``docs/guide/conversion.md``).
+Arrays are shared through DLPack where the source allows it, else copied once; dtypes
+are kept (JAX without x64 narrows 64-bit values, with a warning). See the guide
+"Converting between libraries" (``docs/guide/conversion.md``).
 
 Example:
     >>> import numpy as np
@@ -27,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+from anywrap.convert import wrappers
 from anywrap.convert.converter import (
     Converter,
     convert,
@@ -35,27 +25,11 @@ from anywrap.convert.converter import (
     resolve_library,
     to_library,
 )
-from anywrap.convert.wrappers import (
-    ArrayConversion,
-    JaxToNumpy,
-    JaxToTorch,
-    NumpyToTorch,
-    ToJax,
-    ToNumpy,
-    ToTensorFlow,
-    ToTorch,
-)
+from anywrap.convert.wrappers import *  # noqa: F403  (ToTorch, JaxToNumpy, ...)
 
 __all__ = [
-    "ArrayConversion",
+    *wrappers.__all__,
     "Converter",
-    "JaxToNumpy",
-    "JaxToTorch",
-    "NumpyToTorch",
-    "ToJax",
-    "ToNumpy",
-    "ToTensorFlow",
-    "ToTorch",
     "convert",
     "converter",
     "library_of",

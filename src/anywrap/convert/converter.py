@@ -1,13 +1,5 @@
-"""Whole trees of arrays to another library: a :class:`Converter` (what the
-conversion wrappers hold) converts each leaf by a function chosen once per leaf type.
-
-Example:
-    >>> import numpy as np
-    >>> tree = {"obs": np.zeros(3, dtype=np.float32), "mask": (np.ones(2, dtype=bool),)}
-    >>> out = convert(tree, "numpy")
-    >>> out["obs"] is tree["obs"], out["mask"][0].dtype
-    (True, dtype('bool'))
-"""
+"""Whole trees of arrays to another library: a :class:`Converter` (what the conversion
+wrappers hold) converts each leaf by a function chosen once per leaf type."""
 
 from __future__ import annotations
 
@@ -20,17 +12,6 @@ import numpy as np
 
 from anywrap import xp
 from anywrap.tree import tree_map
-
-__all__ = [
-    "CONVERTER_CACHE_SIZE",
-    "Converter",
-    "check_known",
-    "convert",
-    "converter",
-    "library_of",
-    "resolve_library",
-    "to_library",
-]
 
 
 def resolve_library(lib: str | ModuleType) -> str:
@@ -114,9 +95,7 @@ _NO_ARRAY_KINDS = {"U": "strings", "S": "bytes", "M": "datetimes", "m": "timedel
 
 
 def _exportable(x: Any, target: str, who: str) -> Any:
-    """``x`` ready for a DLPack export: a NumPy scalar as a 0-d array, a big-endian
-    array in native order, a tensor that requires grad detached; NumPy strings, dates
-    and the like refused."""
+    """``x`` ready for a DLPack export (NumPy strings, dates and the like refused)."""
     if isinstance(x, np.generic):
         x = np.asarray(x)
     if isinstance(x, np.ndarray):
@@ -139,13 +118,7 @@ def _identity(x: Any) -> Any:
 
 
 def _writable(x: Any) -> Any:
-    if isinstance(x, np.ndarray) and not x.flags.writeable:
-        return x.copy()
-    return x
-
-
-def _is_array(x: Any) -> bool:
-    return hasattr(x, "__dlpack__") or (hasattr(x, "shape") and hasattr(x, "dtype"))
+    return x.copy() if isinstance(x, np.ndarray) and not x.flags.writeable else x
 
 
 class Converter:
@@ -209,7 +182,7 @@ class Converter:
                     return out
                 return array(x)
 
-        elif not _is_array(v):
+        elif not (hasattr(v, "__dlpack__") or (hasattr(v, "shape") and hasattr(v, "dtype"))):
             return _identity  # not cached: any object may pass through
         else:
             lib = check_known(v, self.who)  # raises for an unknown array type

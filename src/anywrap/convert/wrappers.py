@@ -1,14 +1,5 @@
-"""The conversion wrappers for a single env: ``ArrayConversion`` and its named forms
-(the vector ones are in :mod:`anywrap.vector.convert`; what they share, in
-:mod:`anywrap.shell.conversion`).
-
-Example:
-    >>> import gymnasium as gym
-    >>> import anywrap
-    >>> env = anywrap.ToNumpy(gym.make("CartPole-v1"))
-    >>> type(env.reset(seed=0)[0]).__name__
-    'ndarray'
-"""
+"""The conversion wrappers for a single env: ``ArrayConversion`` and its named forms (the
+vector ones are in :mod:`anywrap.vector.convert`)."""
 
 from __future__ import annotations
 
@@ -46,9 +37,6 @@ class ArrayConversion(ConversionShell, gym.Wrapper):
         >>> obs, info = env.reset(seed=0)
         >>> type(obs).__name__, obs.dtype, tuple(obs.shape)
         ('Tensor', torch.float32, (4,))
-
-    Change logs:
-     * v0.1.0 - Initially added.
     """
 
 
@@ -117,7 +105,6 @@ class JaxToNumpy(ArrayConversion):
     _env_xp, _to = "jax", "numpy"
 
     def __init__(self, env: gym.Env) -> None:
-        """Wrap ``env``."""
         self._named(env)
 
 

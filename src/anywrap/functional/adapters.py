@@ -87,11 +87,7 @@ def _raw_key(owner: str, key: Any) -> jax.Array:
             return jax.random.key_data(key)
     elif dtype == np.uint32 and shape is not None and len(shape) in (1, 2) and shape[-1] == 2:
         return jnp.asarray(key)
-    got = (
-        f"{type(key).__name__} of shape {shape} and dtype {dtype}"
-        if shape is not None
-        else type(key).__name__
-    )
+    got = type(key).__name__ + ("" if shape is None else f" of shape {shape} and dtype {dtype}")
     raise TypeError(
         f"{owner}: expected a PRNG key (jax.random.key(0) or jax.random.PRNGKey(0)) "
         f"or a batch of them (jax.random.split(key, n)), got {got}"
@@ -227,12 +223,9 @@ def from_brax(
 
 
 class GymnaxState(NamedTuple):
-    """The gymnax env state, the adapter's key and its step counter (step ``t`` draws
-    from ``fold_in(key, t)``)."""
-
     env_state: Any
     key: jax.Array
-    t: jax.Array
+    t: jax.Array  # the step count: step t draws from fold_in(key, t)
 
 
 class GymnaxEnv:
@@ -292,14 +285,9 @@ class GymnaxEnv:
             truncated = jnp.zeros_like(terminated)
         else:
             raise TypeError(f"from_gymnax: step returned {len(out)} values; expected 5 or 6")
-        return Step(
-            obs,
-            GymnaxState(st, state.key, state.t + 1),
-            jnp.asarray(reward),
-            jnp.asarray(terminated, dtype=bool),
-            jnp.asarray(truncated, dtype=bool),
-            info,
-        )
+        terminated, truncated = (jnp.asarray(x, dtype=bool) for x in (terminated, truncated))
+        state = GymnaxState(st, state.key, state.t + 1)
+        return Step(obs, state, jnp.asarray(reward), terminated, truncated, info)
 
     def __repr__(self) -> str:
         return f"<GymnaxEnv {self.env.name}>"
@@ -336,11 +324,9 @@ def gymnax_to_gymnasium_space(space: Any) -> gym.Space:
 
 
 class FuncEnvState(NamedTuple):
-    """A FuncEnv's state, the key of the next step, and the step count (time limit)."""
-
     env_state: Any
-    key: jax.Array
-    steps: jax.Array
+    key: jax.Array  # the next step's
+    steps: jax.Array  # for the time limit
 
 
 class FuncEnvAdapter:

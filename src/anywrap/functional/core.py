@@ -225,8 +225,7 @@ def split_key(key: jax.Array) -> tuple[jax.Array, jax.Array]:
 
 
 def wrapper_key(key: jax.Array) -> tuple[jax.Array, jax.Array]:
-    """``(the env's key, the wrapper's raw key data)`` split from ``reset``'s key (of a
-    batch of keys, the wrapper's is the first env's)."""
+    """``(the env's key, the wrapper's raw key data)`` split from ``reset``'s key."""
     key, mine = split_key(key)
     if is_key_batch(mine):
         mine = mine[0]

@@ -52,16 +52,11 @@ __all__ = [
 
 
 class AutoResetState(NamedTuple):
-    """State of :class:`AutoReset`: the env's state and the key of the next reset."""
-
     inner: Any
     key: jax.Array
 
 
 class CachedResetState(NamedTuple):
-    """State of ``AutoReset(full_reset=False)``: the env's state and the first observation
-    and state that a finished episode restarts from."""
-
     inner: Any
     first_obs: Any
     first_inner: Any
@@ -137,8 +132,6 @@ class AutoReset(Wrapper):
 
 
 class TimeLimitState(NamedTuple):
-    """State of :class:`TimeLimit`: the inner state and each environment's clock."""
-
     inner: Any
     clock: Clock
 
@@ -186,8 +179,6 @@ class TimeLimit(Wrapper):
 
 
 class TimeAwareObservationState(NamedTuple):
-    """State of :class:`TimeAwareObservation`: the inner state and each environment's clock."""
-
     inner: Any
     clock: Clock
 
@@ -262,8 +253,6 @@ class TimeAwareObservation(Wrapper):
 
 
 class DelayObservationState(NamedTuple):
-    """State of :class:`DelayObservation`: the inner state and the ring of observations."""
-
     inner: Any
     delay: delay.DelayState
 
@@ -317,8 +306,6 @@ class DelayObservation(Wrapper):
 
 
 class FrameStackState(NamedTuple):
-    """State of :class:`FrameStackObservation`: the inner state and the frame rings."""
-
     inner: Any
     frames: stack.FrameStack
 

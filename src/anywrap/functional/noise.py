@@ -25,11 +25,8 @@ __all__ = ["AddWhiteNoise", "NoiseState", "ObstructView", "StickyAction", "Stick
 
 
 class NoiseState(NamedTuple):
-    """State of the functional noise wrappers: the inner state and the wrapper's key."""
-
     inner: Any
-    key: jax.Array
-    """Raw key data (two ``uint32`` words), one key for the whole batch."""
+    key: jax.Array  # raw key data (two uint32 words), one key for the whole batch
 
 
 class NoiseMap(Wrapper):
@@ -150,8 +147,6 @@ class ObstructView(NoiseMap):
 
 
 class StickyActionState(NamedTuple):
-    """State of :class:`StickyAction`: the inner state, the state machine and its key."""
-
     inner: Any
     sticky: StickyState
     key: jax.Array  # raw threefry2x32 key data

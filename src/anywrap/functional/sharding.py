@@ -29,8 +29,7 @@ def _state_types() -> set[type]:
 
 
 def _field_labels(owner: str, w: Wrapper, prefix: str, name: str, value: Any) -> Any:
-    """The labels of the field ``name`` (holding ``value``) of ``w``'s state, placed by the
-    instance's declarations (AutoReset's depend on a flag)."""
+    """The labels of the field ``name`` of ``w``'s state, by the instance's declarations."""
 
     def label(path: Any, _: Any) -> str:
         inner = jax.tree_util.keystr(path, simple=True, separator=".")
@@ -54,8 +53,7 @@ def _field_labels(owner: str, w: Wrapper, prefix: str, name: str, value: Any) ->
 
 
 def _labels(owner: str, env: Any, state: Any, depth: int = 0) -> Any:
-    """A tree shaped like ``state``: each global leaf's checkpoint key, ``""`` for the rest
-    (everything below the wrapper that makes the batch, and the env's own state)."""
+    """A tree shaped like ``state``: each global leaf's checkpoint key, ``""`` for the rest."""
     while isinstance(env, Wrapper):
         if batch_ndim(env) and not batch_ndim(env.env):
             return jax.tree.map(lambda _: _PER_ENV, state)  # VmapWrapper: rows below
@@ -159,16 +157,14 @@ def writes_checkpoints() -> bool:
 
 
 def global_entries(owner: str, env: Any, state: Any) -> dict[str, Any]:
-    """The statistics of the whole batch in ``state`` by checkpoint key
-    (``depth.Wrapper.field``), outermost wrapper first."""
+    """The statistics of the whole batch in ``state`` by checkpoint key, outermost first."""
     labels = jax.tree.leaves(_labels(owner, env, state))
     found = [(k, v) for k, v in zip(labels, jax.tree.leaves(state)) if k]
     return dict(sorted(found, key=lambda kv: int(kv[0].partition(".")[0])))
 
 
 def with_global_entries(owner: str, env: Any, state: Any, values: dict[str, np.ndarray]) -> Any:
-    """``state`` with its statistics replaced by ``values`` (host arrays by checkpoint
-    key), each placed with the sharding of the leaf it replaces."""
+    """``state`` with its statistics replaced by ``values`` (host arrays by checkpoint key)."""
 
     def put(label: str, leaf: Any) -> Any:
         if not label:

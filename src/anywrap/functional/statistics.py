@@ -55,8 +55,6 @@ __all__ = [
 
 
 class NormalizeObservationState(NamedTuple):
-    """State of :class:`NormalizeObservation`: the inner state and the moments tree."""
-
     inner: Any
     obs_stats: Any
 
@@ -181,8 +179,6 @@ class NormalizeObservation(Wrapper):
 
 
 class NormalizeRewardState(NamedTuple):
-    """State of :class:`NormalizeReward`: the inner state and the discounted-return tracker."""
-
     inner: Any
     returns: Returns
 
@@ -279,8 +275,7 @@ class NormalizeReward(Wrapper):
 
 
 def all_gather(axis_name: AxisName) -> episodes.Gather:
-    """Concatenate a 1-D array over ``axis_name`` in the axis' order (a ``psum`` of each
-    shard's rows at its offset in zeros)."""
+    """Concatenate a 1-D array over ``axis_name`` in the axis' order (a ``psum``)."""
 
     def gather(x: jax.Array) -> jax.Array:
         n = x.shape[0]
@@ -296,8 +291,6 @@ def all_gather(axis_name: AxisName) -> episodes.Gather:
 
 
 class EpisodeStatisticsState(NamedTuple):
-    """State of :class:`RecordEpisodeStatistics`."""
-
     inner: Any
     episodes: episodes.Episodes
     last: episodes.LastEpisodes
@@ -390,10 +383,8 @@ class RecordEpisodeStatistics(Wrapper):
     ) -> None:
         super().__init__(env)
         name = wrapper_name(self)
-        buffer_length = whole_number(name, "buffer_length", buffer_length, 0)
-        stats_key = check_stats_key(name, stats_key)
-        self.buffer_length: int = int(buffer_length)
-        self.stats_key: str = stats_key
+        self.buffer_length: int = int(whole_number(name, "buffer_length", buffer_length, 0))
+        self.stats_key: str = check_stats_key(name, stats_key)
         self.axis_name: AxisName | None = axis_name
 
     def reset(self, key: jax.Array) -> tuple[Any, Any]:
