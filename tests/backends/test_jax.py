@@ -17,11 +17,6 @@ from anywrap.transforms import moments
 jax = pytest.importorskip("jax")
 import jax.numpy as jnp  # noqa: E402
 
-# The backend registers its routes when anywrap first meets a JAX array. A test run alone
-# meets one first inside a route called on a tracer, which then takes the generic form, and
-# JAX keeps that trace for the function: register the backend before any test traces.
-xp.library_name("jax")
-
 
 def _traced(fn, *args) -> str:
     return str(jax.make_jaxpr(fn)(*args))

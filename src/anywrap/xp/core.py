@@ -234,7 +234,8 @@ class Route:
 
     def __call__(self, x: Any, *args: Any, **kwargs: Any) -> Any:
         impl = self._found.get(type(x))
-        if impl is None:
+        if impl is None:  # a type not met yet: its backend registers its routes first
+            _load(_top(type(x)))
             impl = self._found[type(x)] = self._generic.dispatch(type(x))
         return impl(x, *args, **kwargs)
 
