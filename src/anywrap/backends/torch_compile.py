@@ -1,15 +1,13 @@
 """PyTorch's compiled path: the programs that the torch backend's ``jit`` hook makes.
 
 A :class:`TorchProgram` wraps one pure transform. A call's *signature* (each tensor's
-shape, strides, dtype and device, every other leaf's value; a Python ``float`` is an
-input, a 0-d tensor) runs eagerly until called :func:`anywrap.xp.switch.compile_after_calls`
-times, then is compiled whole with the public ``torch.compile(fullgraph=True,
-dynamic=False)`` and shared between wrappers. A transform of at most :data:`SMALL_PROGRAM`
-torch calls over small tensors stays eager; CPU tensors compile only after
-``set_compile(True)`` (the default, ``auto``, compiles on accelerators only). A transform
-that cannot be compiled runs eagerly after one warning; one holding a callback (a
-distributed reduce) or a leaf no program takes, silently. Only public entry points are
-used, so a PyTorch newer than any tested compiles the same way.
+shape, strides, dtype and device, every other leaf's value; a ``float`` is a 0-d tensor
+input) runs eagerly until called :func:`anywrap.xp.switch.compile_after_calls` times, then
+is compiled whole by the public ``torch.compile(fullgraph=True, dynamic=False)``, shared
+between wrappers. Eager stay: a transform of at most :data:`SMALL_PROGRAM` calls over small
+tensors, CPU tensors unless ``set_compile(True)``, a transform that cannot be compiled
+(after one warning), one holding a callback or a leaf no program takes. Only public entry
+points are used: a PyTorch newer than any tested compiles the same way.
 
 Example:
     >>> import torch
@@ -67,8 +65,7 @@ INDUCTOR_OPTIONS = {
 """``torch.compile`` options for the CPU: the signature checks sizes and strides; one
 compile thread, no pool of compiler processes to start or to wait for at exit."""
 
-SCALAR_OPTIONS = {"cpp.simdlen": 1}
-"""Options for scalar CPU kernels: no vector instruction set is 1 bit wide."""
+SCALAR_OPTIONS = {"cpp.simdlen": 1}  # scalar CPU kernels: no vector instruction set is 1 wide
 
 _CONSTANT_LEAVES = (type(None), bool, int, str)  # leaves a program bakes in
 _BRANCH = object()  # a branch where the structure had a leaf
