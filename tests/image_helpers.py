@@ -246,6 +246,26 @@ def torch_compiling() -> Iterator[Callable[[], list[Any]]]:
         xp.set_compile(previous, after_calls=xp.switch.AFTER_CALLS)
 
 
+@contextlib.contextmanager
+def eager_jax_ops() -> Iterator[list[str]]:
+    """The names of the JAX primitives run eagerly inside the block (an eager op goes
+    through ``Primitive.bind``; a cached jitted call does not)."""
+    from jax._src import core as jcore
+
+    names: list[str] = []
+    bind = jcore.Primitive.bind
+
+    def counted(self: Any, *a: Any, **k: Any) -> Any:
+        names.append(self.name)
+        return bind(self, *a, **k)
+
+    jcore.Primitive.bind = counted  # type: ignore[method-assign]
+    try:
+        yield names
+    finally:
+        jcore.Primitive.bind = bind  # type: ignore[method-assign]
+
+
 def count_compiled_calls(stack: Any, inner: Any, calls: list[str]) -> None:
     """Make every compiled program of each layer of ``stack`` above ``inner`` (a fused
     run's: of its outermost layer) append its layer's class name to ``calls`` when

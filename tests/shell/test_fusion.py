@@ -16,7 +16,7 @@ from helpers import (
     run_vector,
     vector_stack,
 )
-from image_helpers import count_compiled_calls
+from image_helpers import count_compiled_calls, eager_jax_ops
 
 import anywrap
 from anywrap.shell.fusion import PROGRAMS, fused_run
@@ -63,26 +63,18 @@ def test_a_fused_stack_is_gymnasiums(backend, mode):
     )
 
 
-def test_a_jax_step_is_the_action_clip_and_one_program(monkeypatch):
+def test_a_jax_step_is_the_action_clip_and_one_program():
     """Two compiled calls a step (ClipAction's, before the env's step, and the stack's,
     held by the outermost wrapper), and nothing runs eagerly."""
     pytest.importorskip("jax")
-    from jax._src import core as jcore
-
     traj = record_vector_trajectory(num_steps=20)
     replay = ReplayVectorEnv(traj, make_backend("jax"))
     stack = vector_stack(replay)
     run_vector(stack, steps=5)
-    calls, eager = [], []
+    calls: list[str] = []
     count_compiled_calls(stack, replay, calls)
-    bind = jcore.Primitive.bind
-    monkeypatch.setattr(
-        jcore.Primitive,
-        "bind",
-        lambda self, *a, **k: (eager.append(self.name), bind(self, *a, **k))[1],
-    )
-    stack.step(replay.action())
-    monkeypatch.undo()
+    with eager_jax_ops() as eager:
+        stack.step(replay.action())
     assert sorted(calls) == ["ClipAction", "TransformReward"]
     assert eager == [], eager
 

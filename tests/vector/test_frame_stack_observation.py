@@ -34,6 +34,7 @@ from helpers import (
 from image_helpers import (
     ImageReplayVectorEnv,
     count_compiled_calls,
+    eager_jax_ops,
     env_fns,
     gym_reference,
     record_image_vector,
@@ -93,12 +94,10 @@ def test_the_pipeline_is_gymnasiums_on_each_sub_env(mode, backend_name):
 
 
 @pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP])
-def test_each_jax_wrapper_step_is_one_compiled_call(mode, monkeypatch):
+def test_each_jax_wrapper_step_is_one_compiled_call(mode):
     """Each wrapper's step calls one compiled function (Grayscale and Resize one together,
     held by the outer, where no final observations come), and nothing runs eagerly (an
     eager JAX op goes through ``Primitive.bind``; a cached jitted call does not)."""
-    from jax._src import core as jcore
-
     replay = ImageReplayVectorEnv(
         record_image_vector(3, 12, mode, (42, 32, 3)), make_backend("jax")
     )
@@ -106,16 +105,10 @@ def test_each_jax_wrapper_step_is_one_compiled_call(mode, monkeypatch):
     envs.reset(seed=0)
     for _ in range(4):
         envs.step(None)  # compile (SAME_STEP: a sub-env ended on step 3)
-    compiled, eager = [], []
+    compiled: list[str] = []
     count_compiled_calls(envs, replay, compiled)
-    bind = jcore.Primitive.bind
-    monkeypatch.setattr(
-        jcore.Primitive,
-        "bind",
-        lambda self, *a, **k: (eager.append(self.name), bind(self, *a, **k))[1],
-    )
-    info = envs.step(None)[-1]  # step 5: sub-env 1 ends
-    monkeypatch.undo()
+    with eager_jax_ops() as eager:
+        info = envs.step(None)[-1]  # step 5: sub-env 1 ends
     assert ("final_obs" in info) == (mode is AutoresetMode.SAME_STEP)
     alone = ["GrayscaleObservation"] if mode is AutoresetMode.SAME_STEP else []
     assert sorted(compiled) == ["FrameStackObservation", *alone, "ResizeObservation"]
