@@ -118,19 +118,21 @@ _OWN_ARITHMETIC = (torch.float32, torch.float64, torch.int32, torch.int64, torch
 @xp.constant.register(torch.Tensor)  # type: ignore[attr-defined]
 def _constant(like: Any, value: Any) -> Any:
     # Traced, a Python number is a constant of the graph already.
+    if torch.compiler.is_compiling():
+        return value
+    key = (type(value), value, like.dtype, like.device)
+    found = _constants.get(key)
+    if found is not None:  # kept only where the checks below passed
+        return found
     if (
-        torch.compiler.is_compiling()
-        or like.dtype not in _OWN_ARITHMETIC
+        like.dtype not in _OWN_ARITHMETIC
         or (like.dtype == torch.bool) != (type(value) is bool)
         or (isinstance(value, float) and not like.is_floating_point())
     ):
         return value
-    key = (type(value), value, like.dtype, like.device)
-    found = _constants.get(key)
-    if found is None:
-        # Filled on the device; never an inference tensor, which autograd could not save.
-        with torch.inference_mode(False):
-            found = _constants[key] = torch.full((), value, dtype=like.dtype, device=like.device)
+    # Filled on the device; never an inference tensor, which autograd could not save.
+    with torch.inference_mode(False):
+        found = _constants[key] = torch.full((), value, dtype=like.dtype, device=like.device)
     return found
 
 
@@ -143,13 +145,14 @@ def _select(condition: Any, x1: Any, x2: Any) -> Any:
 
 @xp.clip.register(torch.Tensor)
 def _clip(x: Any, low: Any, high: Any) -> Any:
-    # torch.clamp with tensor bounds costs twice these two kernels (NaN propagates).
-    if (
-        type(low) is torch.Tensor
-        and type(high) is torch.Tensor
-        and low.dtype == high.dtype == x.dtype
+    # torch.clamp with tensor bounds costs twice these kernels (NaN propagates); a None
+    # bound skips array-api-compat's checks.
+    if (low is not None or high is not None) and all(
+        b is None or (type(b) is torch.Tensor and b.dtype == x.dtype) for b in (low, high)
     ):
-        return torch.minimum(torch.maximum(x, low), high)
+        if low is not None:
+            x = torch.maximum(x, low)
+        return x if high is None else torch.minimum(x, high)
     return xp.clip.dispatch(object)(x, low, high)
 
 
