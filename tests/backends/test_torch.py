@@ -160,6 +160,35 @@ def test_an_eager_torch_update_takes_the_finite_rows_in_one_formula(bad):
     assert float(moments.total_count(out)) == pytest.approx(keep.sum() + 1e-4)
 
 
+@pytest.mark.parametrize("shape", [(300,), (300, 3), (300, 8), (300, 9), (300, 2, 2)])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+@pytest.mark.parametrize(("masked", "finite"), [(True, False), (False, True), (True, True)])
+def test_torch_row_moments_are_those_of_the_selected_rows(shape, dtype, masked, finite):
+    """PyTorch's row_moments (narrow rows: a product with ones spreads a row's NaN; the
+    others: a row mask) against NumPy's moments of the rows selected, in float64: the
+    rows with a NaN or an infinity anywhere left out with ``finite``, and the count."""
+    rng = np.random.default_rng(7)
+    batch = rng.normal(5.0, 3.0, shape).astype(dtype)
+    flat = batch.reshape(shape[0], -1)
+    keep = rng.random(shape[0]) < 0.7 if masked else np.ones(shape[0], bool)
+    for row, bad in ((3, np.nan), (40, np.inf), (41, -np.inf)):
+        flat[row, -1] = bad
+        keep[row] &= not finite
+    mask = torch.from_numpy(keep.copy()) if masked else None
+    if masked and finite:
+        keep[np.random.default_rng(1).integers(0, shape[0], 5)] = False  # masked, finite
+        mask = torch.from_numpy(keep | ~np.isfinite(flat).all(1))
+    mean, var, count = xp.row_moments(torch.from_numpy(batch), mask, finite)
+    want = batch[keep].astype(np.float64)
+    assert count.dtype == torch.int64 and int(count) == keep.sum()
+    assert mean.dtype == var.dtype == getattr(torch, dtype)
+    rtol = 2e-3 if dtype == "float16" else 1e-5
+    np.testing.assert_allclose(mean.double().numpy(), want.mean(0), rtol=rtol, atol=rtol)
+    np.testing.assert_allclose(var.double().numpy(), want.var(0), rtol=rtol, atol=rtol)
+    none = xp.row_moments(torch.from_numpy(batch), torch.zeros(shape[0], dtype=torch.bool), finite)
+    assert int(none[2]) == 0 and not none[0].abs().sum() and not none[1].abs().sum()
+
+
 @pytest.mark.parametrize("offset", [0.0, 1e4])
 def test_shifted_moments_keep_float32_precision_far_from_zero(offset):
     """One read of the batch (sums of deviations from the first rows' mean) against
@@ -248,6 +277,18 @@ def test_push_true_torch_is_the_generic_push(mask, size):
     for g, w in zip(got, want):
         assert g.dtype == t(w).dtype
         np.testing.assert_array_equal(g.numpy(), w)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_torch_round_decimals_is_numpys_round(dtype):
+    """PyTorch's route (one kernel) gives np.round's bits: half to even at six places."""
+    rng = np.random.default_rng(3)
+    x = np.concatenate([rng.uniform(0, 1000, 10_000), np.arange(-8, 8) * 5e-7 + 2.5e-7])
+    x = x.astype(dtype)
+    got = xp.round_decimals(torch.from_numpy(x), 6)
+    assert got.dtype == getattr(torch, dtype)
+    np.testing.assert_array_equal(got.numpy(), np.round(x, 6))
+    np.testing.assert_array_equal(xp.round_decimals(x, 6), np.round(x, 6))
 
 
 def test_select_torch_is_where():

@@ -118,19 +118,21 @@ _OWN_ARITHMETIC = (torch.float32, torch.float64, torch.int32, torch.int64, torch
 @xp.constant.register(torch.Tensor)  # type: ignore[attr-defined]
 def _constant(like: Any, value: Any) -> Any:
     # Traced, a Python number is a constant of the graph already.
+    if torch.compiler.is_compiling():
+        return value
+    key = (type(value), value, like.dtype, like.device)
+    found = _constants.get(key)
+    if found is not None:  # kept only where the checks below passed
+        return found
     if (
-        torch.compiler.is_compiling()
-        or like.dtype not in _OWN_ARITHMETIC
+        like.dtype not in _OWN_ARITHMETIC
         or (like.dtype == torch.bool) != (type(value) is bool)
         or (isinstance(value, float) and not like.is_floating_point())
     ):
         return value
-    key = (type(value), value, like.dtype, like.device)
-    found = _constants.get(key)
-    if found is None:
-        # Filled on the device; never an inference tensor, which autograd could not save.
-        with torch.inference_mode(False):
-            found = _constants[key] = torch.full((), value, dtype=like.dtype, device=like.device)
+    # Filled on the device; never an inference tensor, which autograd could not save.
+    with torch.inference_mode(False):
+        found = _constants[key] = torch.full((), value, dtype=like.dtype, device=like.device)
     return found
 
 
@@ -143,13 +145,14 @@ def _select(condition: Any, x1: Any, x2: Any) -> Any:
 
 @xp.clip.register(torch.Tensor)
 def _clip(x: Any, low: Any, high: Any) -> Any:
-    # torch.clamp with tensor bounds costs twice these two kernels (NaN propagates).
-    if (
-        type(low) is torch.Tensor
-        and type(high) is torch.Tensor
-        and low.dtype == high.dtype == x.dtype
+    # torch.clamp with tensor bounds costs twice these kernels (NaN propagates); a None
+    # bound skips array-api-compat's checks.
+    if (low is not None or high is not None) and all(
+        b is None or (type(b) is torch.Tensor and b.dtype == x.dtype) for b in (low, high)
     ):
-        return torch.minimum(torch.maximum(x, low), high)
+        if low is not None:
+            x = torch.maximum(x, low)
+        return x if high is None else torch.minimum(x, high)
     return xp.clip.dispatch(object)(x, low, high)
 
 
@@ -202,6 +205,11 @@ def _finite_rows(x: Any) -> Any:
     return d == d
 
 
+@xp.round_decimals.register(torch.Tensor)
+def _round_decimals(x: Any, decimals: int) -> Any:
+    return torch.round(x, decimals=decimals)  # one kernel of the same formula
+
+
 @xp.take.register(torch.Tensor)
 def _take(x: Any, indices: Any) -> Any:
     return torch.index_select(x, 0, indices)  # the standard's take also wraps negatives
@@ -213,18 +221,65 @@ xp.count_true.register(torch.Tensor)(torch.count_nonzero)  # one kernel; a sum c
 @xp.mean_var.register(torch.Tensor)
 def _mean_var(x: Any, mask: Any = None) -> tuple[Any, Any]:
     if mask is not None:  # the generic formula, with PyTorch's own scalar forms
-        rows = mask if x.ndim == 1 else mask.reshape((x.shape[0],) + (1,) * (x.ndim - 1))
-        n = torch.count_nonzero(mask).to(x.dtype).clamp_min(1)
-        zero = _constant(x, 0.0)  # a kept 0-d tensor: where wraps a Python 0.0 anew
-        mean = torch.where(rows, x, zero).sum(0) / n
-        dev = torch.where(rows, x - mean, zero)
-        return mean, (dev * dev).sum(0) / n
+        return xp.row_moments(x, mask)[:2]  # type: ignore[no-any-return]
     if torch.compiler.is_compiling() and x.ndim:
         # Compiled, the shifted sums fuse into one pass (a wide batch by blocks of rows).
         wide = x.shape[0] >= 2 * _BLOCK_ROWS and x[0].numel() >= _BLOCK_MIN_WIDTH
         return _shifted_mean_var(x, _sum_by_blocks if wide else _sum0)
     var, mean = torch.var_mean(x, dim=0, correction=0)  # eagerly one Welford reduction
     return mean, var
+
+
+_NARROW = 8  # rows this wide or narrower: a (rows, 1) mask broadcast along them is slow
+_row_sums: dict[tuple[int, Any, Any], Any] = {}
+
+
+def _masked_mean_var(x: Any, keep: Any, count: Any) -> tuple[Any, Any]:
+    """The moments of the entries in ``keep`` (broadcast to ``x``), ``count`` rows of them."""
+    n = count.to(x.dtype).clamp_min(1)
+    zero = _constant(x, 0.0)  # a kept 0-d tensor: where wraps a Python 0.0 anew
+    mean = torch.where(keep, x, zero).sum(0) / n
+    dev = torch.where(keep, x - mean, zero)
+    return mean, (dev * dev).sum(0) / n
+
+
+@xp.row_moments.register(torch.Tensor)
+def _row_moments(x: Any, mask: Any = None, finite: bool = False) -> tuple[Any, Any, Any]:
+    # The rows counted once. Eagerly, the finite rows of a narrow batch come from x - x
+    # (NaN where x is not finite) spread along each row by a product with ones(k, k):
+    # added to x it makes those rows NaN, which nansum leaves out. A (rows, 1) mask
+    # broadcast along a few columns would cost several passes.
+    narrow = x.ndim == 1 or (x.ndim == 2 and x.shape[1] <= _NARROW)
+    if not (finite and narrow) or (
+        x.dtype not in (torch.float32, torch.float64) or torch.compiler.is_compiling()
+    ):
+        if finite:
+            ok = _finite_rows(x)
+            mask = ok if mask is None else mask & ok
+        if mask is None:
+            return (*_mean_var(x), x.shape[0])
+        count = torch.count_nonzero(mask)
+        rows = mask if x.ndim < 2 else mask.reshape((x.shape[0],) + (1,) * (x.ndim - 1))
+        return (*_masked_mean_var(x, rows, count), count)
+    spread = x - x
+    if x.ndim == 2:
+        key = (x.shape[1], x.dtype, x.device)
+        ones = _row_sums.get(key)
+        if ones is None:
+            with torch.inference_mode(False):
+                ones = _row_sums[key] = torch.ones(key[:1] * 2, dtype=x.dtype, device=x.device)
+        spread = torch.mm(spread, ones)
+    if mask is not None:  # the selection as a mask of x's shape
+        keep = (spread == spread) & (mask if x.ndim == 1 else mask.reshape(-1, 1))
+        count = torch.count_nonzero(keep if x.ndim == 1 else keep[:, 0])
+        return (*_masked_mean_var(x, keep, count), count)
+    first = spread if x.ndim == 1 else spread[:, 0]
+    count = torch.count_nonzero(first == first)
+    n = count.to(x.dtype).clamp_min(1)
+    kept = x + spread  # x, with the rows left out all NaN
+    mean = kept.nansum(0) / n
+    dev = kept - mean
+    return mean, (dev * dev).nansum(0) / n, count
 
 
 SHIFT_ROWS = 16  # leading rows averaged for the origin of the shifted sums

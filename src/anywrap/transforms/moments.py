@@ -29,6 +29,7 @@ from anywrap.xp import (
     finite_rows,
     mean_var,
     namespace,
+    row_moments,
     wide_float,
 )
 
@@ -197,8 +198,7 @@ def batch_moments(x: Batch, mask: Any = None, reduce: Reduce | None = None) -> t
     masks = mask if isinstance(mask, tuple) else (mask,) * len(parts)
     first = parts[0]
     if len(parts) == 1 and reduce is None:
-        mk = masks[0]
-        return (*mean_var(first, mk), first.shape[0] if mk is None else count_true(mk))
+        return row_moments(first, masks[0])
     xp = namespace(first)
     rows = [
         None if mk is None else xp.reshape(mk, (p.shape[0],) + (1,) * (p.ndim - 1))
@@ -236,7 +236,7 @@ def _second(a: Any, b: Any, *rest: Any) -> Any:
 
 
 def _finite_only(merged: Moments, m: Moments, x: Array) -> Moments:
-    return merge_moments(m, *batch_moments(x, finite_rows(x)))
+    return merge_moments(m, *row_moments(x, None, True))
 
 
 # Whether cond runs only the branch taken, by array type.
@@ -283,7 +283,7 @@ def update_moments(
         if lazy is None:
             lazy = _branches[type(x)] = branches(x)
         if not lazy:  # a cond computing both: the finite rows at once
-            return merge_moments(m, *batch_moments(x, finite_rows(x)))
+            return merge_moments(m, *row_moments(x, None, True))
         mean, var = mean_var(x)
         merged = merge_moments(m, mean, var, x.shape[0])
         return cond(all_finite(merged.mean, merged.var), _first, _finite_only, merged, m, x)
@@ -294,6 +294,8 @@ def _update_parts(
     xp: ModuleType, m: Moments, parts: tuple[Array, ...], mask: Any, skip: bool, reduce: Any
 ) -> Moments:
     masks = mask if isinstance(mask, tuple) else (mask,) * len(parts)
+    if len(parts) == 1 and reduce is None:  # the selection computed once, by the route
+        return merge_moments(m, *row_moments(parts[0], masks[0], skip))
     if skip:
         masks = tuple(
             finite_rows(p) if mk is None else xp.logical_and(mk, finite_rows(p))

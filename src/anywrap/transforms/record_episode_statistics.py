@@ -29,6 +29,7 @@ from anywrap.xp import (
     namespace,
     push_front,
     push_true,
+    round_decimals,
     select,
     stop_gradient,
     take,
@@ -211,8 +212,7 @@ def step_episodes(
     new = state._replace(returns=returns, lengths=lengths, start_time=start, prev_done=done)
     if not report:
         return new, None
-    micro = constant(start, 1e6)
-    elapsed = xp.round((now - start) * micro) / micro
+    elapsed = round_decimals(now - start, 6)
     out = EpisodeOutput(
         returns=select(done, returns, zero),
         lengths=select(done, lengths, zero_steps),

@@ -176,6 +176,25 @@ def _mean_var_numpy(x: np.ndarray, mask: Any = None) -> tuple[Any, Any]:
 
 
 @Route
+def row_moments(x: Array, mask: Array | None = None, finite: bool = False) -> tuple[Any, ...]:
+    """:func:`mean_var` of the rows of ``x`` that ``mask`` selects and, with ``finite``,
+    that hold no NaN or infinity, and their count (:func:`count_true`; ``x.shape[0]``
+    when every row counts): one route, so a backend computes the selection once.
+
+    Example:
+        >>> import numpy as np
+        >>> row_moments(np.array([[1.0, 2.0], [np.nan, 0.0], [3.0, 6.0]]), finite=True)
+        (array([2., 4.]), array([1., 4.]), 2)
+    """
+    if finite:
+        ok = finite_rows(x)
+        mask = ok if mask is None else namespace(x).logical_and(mask, ok)
+    if mask is None:
+        return (*mean_var(x), x.shape[0])
+    return (*mean_var(x, mask), count_true(mask))
+
+
+@Route
 def all_finite(x: Array, *more: Array) -> Any:
     """Whether every entry of every array is finite: a 0-d bool (NumPy: a host bool).
 
@@ -332,6 +351,27 @@ def _select_numpy(condition: Any, x1: Any, x2: Any) -> Any:
     if np.ndarray not in kinds:
         _scalar_results[kinds] = result
     return result(x1 if condition else x2)
+
+
+@Route
+def round_decimals(x: Array, decimals: int) -> Array:
+    """``x`` rounded half to even at ``decimals`` places, as ``np.round`` computes it:
+    ``round(x * 10**decimals) / 10**decimals``.
+
+    Example:
+        >>> import numpy as np
+        >>> round_decimals(np.array([0.1234565, 2.5e-7]), 6).tolist()
+        [0.123456, 0.0]
+    """
+    scale = constant(x, 10.0**decimals)
+    return namespace(x).round(x * scale) / scale
+
+
+@round_decimals.register(np.ndarray)
+@round_decimals.register(np.generic)
+def _round_decimals_numpy(x: Any, decimals: int) -> Any:
+    scale = 10.0**decimals
+    return np.rint(x * scale) / scale
 
 
 @Route
