@@ -151,3 +151,22 @@ def test_numpy_stacks_run_wrapper_by_wrapper():
     for _ in range(3):
         envs.step(np.zeros((2, 1), dtype=np.float32))
     assert programs_of(envs) == []
+
+
+def test_stacks_of_the_same_work_compare_equal_and_closures_over_arrays_do_not_raise():
+    """Programs are shared by work: two ``lambda r: clip(r, ...)`` of two stacks are one
+    key; a func closing over arrays (unhashable, compared element by element) is its
+    stack's own, and comparing it raises nothing."""
+    from anywrap.shell.fusion import Piece, _Stack
+
+    def clip_piece():
+        return Piece(lambda r: np.clip(r, -1.0, 1.0), "reward", stateful=False)
+
+    def scale_piece(scale):
+        return Piece(lambda o: o * scale, stateful=False)
+
+    a, b = _Stack((clip_piece(),)), _Stack((clip_piece(),))
+    assert a == b and hash(a) == hash(b)
+    c, d = _Stack((scale_piece(np.ones(3)),)), _Stack((scale_piece(np.ones(3)),))
+    assert c != d and c == c
+    assert {c: 1}[c] == 1

@@ -54,7 +54,9 @@ class Piece:
     flags: bool = False
     report: bool = False
 
-    def __call__(self, state: Any, obs: Any, reward: Any, term: Any, trunc: Any, *extra: Any):
+    def __call__(
+        self, state: Any, obs: Any, reward: Any, term: Any, trunc: Any, *extra: Any
+    ) -> tuple[Any, tuple[Any, Any], Any]:
         x = obs if self.on == "obs" else reward
         if self.check is not None:
             self.check(x, term, trunc)
@@ -89,7 +91,12 @@ class _Stack:
         self._key = tuple((_work(p.fn), p.on, p.stateful, p.flags, p.report) for p in pieces)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Stack) and (self is other or self._key == other._key)
+        if not isinstance(other, _Stack):
+            return False
+        try:
+            return self is other or bool(self._key == other._key)
+        except Exception:  # a closure over arrays, which compare element by element
+            return False
 
     def __hash__(self) -> int:
         try:
@@ -97,7 +104,9 @@ class _Stack:
         except TypeError:  # a closure over something unhashable: this stack's own
             return id(self)
 
-    def __call__(self, states: tuple, obs: Any, reward: Any, term: Any, trunc: Any, extras: tuple):
+    def __call__(
+        self, states: tuple, obs: Any, reward: Any, term: Any, trunc: Any, extras: tuple
+    ) -> tuple[tuple, Any, Any, tuple]:
         new, reports = [], []
         for piece, state, extra in zip(self.pieces, states, extras):
             state, (obs, reward), report = piece(state, obs, reward, term, trunc, *extra)
@@ -149,7 +158,9 @@ class FusedStep:
     def _before_step(self, actions: Any) -> Any:
         return actions
 
-    def _after_step(self, obs: Any, reward: Any, terminated: Any, truncated: Any, info: dict):
+    def _after_step(
+        self, obs: Any, reward: Any, terminated: Any, truncated: Any, info: dict
+    ) -> Step:
         return obs, reward, terminated, truncated, info
 
     def _part(self, out: Step) -> Part | bool | None:

@@ -27,7 +27,7 @@ from anywrap import xp
 from anywrap.shell.actions import ActionBounds
 from anywrap.shell.arrays import LibraryConstants, is_packed, map_final_obs
 from anywrap.shell.base import Shell
-from anywrap.shell.fusion import FusedStep, Part, Piece
+from anywrap.shell.fusion import FusedStep, Part, Piece, Step
 
 __all__ = [
     "ActionMap",
@@ -119,7 +119,9 @@ class VectorObservationMap(_Map, FusedStep, VectorWrapper):
         obs, info = self.env.reset(seed=seed, options=options)
         return self.observations(obs), info
 
-    def _after_step(self, obs: Any, reward: Any, terminated: Any, truncated: Any, info: dict):
+    def _after_step(
+        self, obs: Any, reward: Any, terminated: Any, truncated: Any, info: dict
+    ) -> Step:
         if "final_obs" not in info:
             return self.observations(obs), reward, terminated, truncated, info
         final = info["final_obs"]
@@ -199,7 +201,9 @@ class VectorRewardMap(_Map, FusedStep, VectorRewardWrapper):
         """The rewards mapped."""
         return self._map(rewards, *self._consts.get(rewards))
 
-    def _after_step(self, obs: Any, reward: Any, terminated: Any, truncated: Any, info: dict):
+    def _after_step(
+        self, obs: Any, reward: Any, terminated: Any, truncated: Any, info: dict
+    ) -> Step:
         return obs, self.rewards(reward), terminated, truncated, info
 
     def _part(self, out: Any) -> Part | None:

@@ -5,7 +5,7 @@ from typing import Any
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap.shell.arrays import final_obs_batch, pack_final_obs
-from anywrap.shell.fusion import FusedStep, Part, Piece
+from anywrap.shell.fusion import FusedStep, Part, Piece, Step
 from anywrap.wrappers.normalize_observation import ObservationStatisticsShell
 
 
@@ -57,7 +57,9 @@ class NormalizeObservation(ObservationStatisticsShell, FusedStep, VectorWrapper)
             self._check(obs)
         return self._run(self._transforms[self._update_running_mean], obs, obs, mask), info
 
-    def _after_step(self, obs: Any, reward: Any, terminated: Any, truncated: Any, info: dict):
+    def _after_step(
+        self, obs: Any, reward: Any, terminated: Any, truncated: Any, info: dict
+    ) -> Step:
         if self._mode is AutoresetMode.SAME_STEP and "final_obs" in info:
             obs, info = self._with_final_obs(obs, info)
         else:

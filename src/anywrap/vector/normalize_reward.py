@@ -5,7 +5,7 @@ from typing import Any
 from gymnasium.vector import VectorEnv, VectorWrapper
 
 from anywrap.shell.checks import step_values
-from anywrap.shell.fusion import FusedStep, Part, Piece
+from anywrap.shell.fusion import FusedStep, Part, Piece, Step
 from anywrap.wrappers.normalize_reward import RewardStatisticsShell
 
 
@@ -58,7 +58,9 @@ class NormalizeReward(RewardStatisticsShell, FusedStep, VectorWrapper):
         """The running discounted return ``G`` of each sub-env."""
         return self._state.accumulated
 
-    def _after_step(self, obs: Any, reward: Any, terminated: Any, truncated: Any, info: dict):
+    def _after_step(
+        self, obs: Any, reward: Any, terminated: Any, truncated: Any, info: dict
+    ) -> Step:
         self._check_step(reward, terminated, truncated)
         scaled = self._run(
             self._transforms[self._update_running_mean], reward, reward, terminated, truncated

@@ -7,7 +7,7 @@ from gymnasium.vector import VectorWrapper
 
 from anywrap import xp
 from anywrap.shell.checks import flag, step_values
-from anywrap.shell.fusion import FusedStep, Part, Piece
+from anywrap.shell.fusion import FusedStep, Part, Piece, Step
 from anywrap.wrappers.record_episode_statistics import EpisodeStatisticsShell
 
 _NAME = "anywrap.vector.RecordEpisodeStatistics"
@@ -56,7 +56,9 @@ class RecordEpisodeStatistics(EpisodeStatisticsShell, FusedStep, VectorWrapper):
         self._run(self._transforms["reset"], obs, mask, self._now())
         return obs, info
 
-    def _after_step(self, obs: Any, reward: Any, terminated: Any, truncated: Any, info: dict):
+    def _after_step(
+        self, obs: Any, reward: Any, terminated: Any, truncated: Any, info: dict
+    ) -> Step:
         if not isinstance(info, dict):
             raise TypeError(f"{_NAME}: expected `info` to be a dict, got {type(info)}")
         self._check_step(reward, terminated, truncated)

@@ -11,7 +11,7 @@ from gymnasium.vector.utils import batch_space
 from anywrap.shell.arrays import map_final_obs
 from anywrap.shell.base import Shell
 from anywrap.shell.checks import callable_argument
-from anywrap.shell.fusion import FusedStep, Part, Piece
+from anywrap.shell.fusion import FusedStep, Part, Piece, Step
 
 
 class TransformObservation(Shell, FusedStep, VectorWrapper):
@@ -60,7 +60,9 @@ class TransformObservation(Shell, FusedStep, VectorWrapper):
         obs, info = self.env.reset(seed=seed, options=options)
         return self.func(obs), info
 
-    def _after_step(self, obs: Any, reward: Any, terminated: Any, truncated: Any, info: dict):
+    def _after_step(
+        self, obs: Any, reward: Any, terminated: Any, truncated: Any, info: dict
+    ) -> Step:
         return self.func(obs), reward, terminated, truncated, map_final_obs(info, self.func)
 
     def _part(self, out: Any) -> Part | None:

@@ -7,7 +7,7 @@ import gymnasium as gym
 from gymnasium.vector import VectorEnv
 
 from anywrap.shell.checks import autoreset_mode_property, callable_argument, checked_reset
-from anywrap.shell.fusion import FusedStep, Part, Piece
+from anywrap.shell.fusion import FusedStep, Part, Piece, Step
 
 
 class TransformReward(FusedStep, gym.wrappers.vector.TransformReward):
@@ -29,7 +29,9 @@ class TransformReward(FusedStep, gym.wrappers.vector.TransformReward):
     reset = checked_reset(gym.wrappers.vector.TransformReward.reset)
     autoreset_mode = autoreset_mode_property()
 
-    def _after_step(self, obs: Any, reward: Any, terminated: Any, truncated: Any, info: dict):
+    def _after_step(
+        self, obs: Any, reward: Any, terminated: Any, truncated: Any, info: dict
+    ) -> Step:
         return obs, self.rewards(reward), terminated, truncated, info
 
     def _part(self, out: Any) -> Part | None:  # ``func`` traced, as TransformObservation's
