@@ -189,3 +189,14 @@ def test_mean_var_kernels_agree_with_numpy(backend):
     wide = batch.astype(np.float64)
     np.testing.assert_allclose(backend.to_numpy(mean), wide.mean(0), rtol=1e-6)
     np.testing.assert_allclose(backend.to_numpy(var), wide.var(0), rtol=1e-5)
+
+
+@settings(max_examples=80, deadline=None)
+@given(x=hnp.arrays(np.float64, st.integers(1, 20), elements=st.floats(-1e4, 1e4)))
+def test_numpy_round_decimals_is_np_round_and_the_generic_formula_to_the_bit(x):
+    """The episode clock's rounding: NumPy's route is ``np.round(x, 6)`` (Gymnasium's)
+    and the generic formula, on arrays and on scalars."""
+    got = xp.round_decimals(x, 6)
+    np.testing.assert_array_equal(got, np.round(x, 6))
+    np.testing.assert_array_equal(got, generic(xp.round_decimals)(x, 6))
+    assert xp.round_decimals(x[0], 6) == np.round(x[0], 6)
