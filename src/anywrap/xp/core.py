@@ -11,7 +11,7 @@ import warnings
 from collections.abc import Callable
 from importlib import metadata
 from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
 import array_api_compat
 import numpy as np
@@ -33,15 +33,14 @@ class UnknownArrayTypeError(TypeError):
     """An array type that neither the registry nor array-api-compat knows."""
 
 
-class _Backend:
-    __slots__ = ("from_array", "name", "namespace")
+class _Backend(NamedTuple):
+    name: str
+    namespace: Any
+    from_array: Any = None
 
-    def __init__(self, name: str, namespace: Any, from_array: Any = None) -> None:
-        self.name, self.namespace, self.from_array = name, namespace, from_array
-
-    def module(self) -> Any:
+    def module(self, x: Any = None) -> Any:
         ns = self.namespace
-        return ns(None) if callable(ns) and not isinstance(ns, ModuleType) else ns
+        return ns(x) if callable(ns) and not isinstance(ns, ModuleType) else ns
 
 
 _NUMPY = _Backend("numpy", np)
@@ -123,8 +122,7 @@ def _entry_point_map() -> dict[str, Any]:
 
 
 def _load(top: str) -> bool:
-    """Import the module that registers the library ``top``, once (thread-safe); whether
-    this call imported it."""
+    """Import the module that registers the library ``top``, once; whether this call did."""
     if top in _loaded:
         return False
     with _lock:
@@ -210,14 +208,13 @@ def library_name(x: Any) -> str:
 
 
 def _generic_to_numpy(x: Any) -> np.ndarray:
-    try:
-        return np.from_dlpack(x)
-    except Exception:
-        pass
-    try:  # DLPack 1.0: ask the producer for a copy on the host
-        return np.from_dlpack(x, device="cpu", copy=True)
-    except Exception:
-        return np.asarray(x)
+    # Shared where it can be, else (DLPack 1.0) a copy the producer makes on the host.
+    for kwargs in ({}, {"device": "cpu", "copy": True}):
+        try:
+            return np.from_dlpack(x, **kwargs)
+        except Exception:
+            pass
+    return np.asarray(x)
 
 
 class Route:
@@ -231,6 +228,7 @@ class Route:
         self._generic = functools.singledispatch(fn)
         self._found: dict[type, Callable[..., Any]] = {}
         functools.update_wrapper(self, fn)
+        self.dispatch = self._generic.dispatch
 
     def __call__(self, x: Any, *args: Any, **kwargs: Any) -> Any:
         impl = self._found.get(type(x))
@@ -245,9 +243,6 @@ class Route:
         out = self._generic.register(cls, func)
         self._found.clear()
         return out
-
-    def dispatch(self, cls: type) -> Callable[..., Any]:
-        return self._generic.dispatch(cls)
 
 
 # Each hook's default: load the argument's backend and dispatch again, else the generic form.

@@ -4,7 +4,6 @@ operations (standard formulas a backend may register a faster form of)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -40,10 +39,7 @@ def namespace(*arrays: Any) -> Any:
             continue
         xp = _namespaces.get(type(x))
         if xp is None:
-            tp = type(x)
-            ns = _backend_of_type(tp, x).namespace
-            xp = ns(x) if callable(ns) and not isinstance(ns, ModuleType) else ns
-            _namespaces[tp] = xp
+            xp = _namespaces[type(x)] = _backend_of_type(type(x), x).module(x)
         if found is None:
             found = xp
         elif xp is not found:
@@ -106,10 +102,8 @@ class Compiled:
 
 @Route
 def cond(pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any], *operands: Any):
-    """``true_fn(*operands)`` where the 0-d bool ``pred`` holds, else ``false_fn(*operands)``.
-
-    The generic form computes both and selects (no host sync); NumPy branches on the
-    host value, JAX takes ``lax.cond``.
+    """``true_fn(*operands)`` where the 0-d bool ``pred`` holds, else ``false_fn(*operands)``
+    (the generic form computes both and selects: no host sync).
 
     Example:
         >>> import numpy as np
@@ -137,9 +131,6 @@ def branches(x: Array) -> bool:
 def mean_var(x: Array, mask: Array | None = None) -> tuple[Array, Array]:
     """The mean and population variance along axis 0 of the rows of ``x`` where the
     bool ``mask`` (shape ``(batch,)``) holds, of every row without one.
-
-    On NumPy, ``np.mean`` and ``np.var`` of the rows (Gymnasium's numbers); elsewhere
-    masked rows are zeroed and the sums divided by the count.
 
     Example:
         >>> import numpy as np
@@ -178,8 +169,7 @@ def _mean_var_numpy(x: np.ndarray, mask: Any = None) -> tuple[Any, Any]:
 @Route
 def row_moments(x: Array, mask: Array | None = None, finite: bool = False) -> tuple[Any, ...]:
     """:func:`mean_var` of the rows of ``x`` that ``mask`` selects and, with ``finite``,
-    that hold no NaN or infinity, and their count (:func:`count_true`; ``x.shape[0]``
-    when every row counts): one route, so a backend computes the selection once.
+    that hold no NaN or infinity, and their count (``x.shape[0]`` when every row counts).
 
     Example:
         >>> import numpy as np
@@ -243,9 +233,7 @@ def count_true(mask: Array) -> Any:
     return xp.sum(xp.astype(mask, xp.int32))
 
 
-@count_true.register(np.ndarray)
-def _count_true_numpy(mask: np.ndarray) -> int:
-    return int(np.count_nonzero(mask))
+count_true.register(np.ndarray)(lambda mask: int(np.count_nonzero(mask)))
 
 
 @Route
@@ -300,8 +288,7 @@ def push_front(buffer: Any, fresh: Any, k: Any) -> Any:
 def push_true(mask: Array, buffers: tuple[Array, ...], values: tuple[Array, ...], count: Any):
     """Newest-first ``buffers`` (1-D, one length) with ``values[i]`` pushed in front for
     each True ``i`` of the 1-D bool ``mask``, the highest ``i`` first; ``count`` is how
-    many Trues ``mask`` holds. :func:`last_true_indices`, :func:`take` and
-    :func:`push_front` in one call, which a backend may make one kernel.
+    many Trues ``mask`` holds (one route, which a backend may make one kernel).
 
     Example:
         >>> import numpy as np
@@ -325,9 +312,7 @@ def _push_true_numpy(mask: np.ndarray, buffers: Any, values: Any, count: Any) ->
 
 @Route
 def select(condition: Array, x1: Any, x2: Any) -> Array:
-    """``xp.where(condition, x1, x2)``, for an operand that is a 0-d array (an
-    :func:`constant`): PyTorch then takes ``torch.where`` itself, which
-    array-api-compat's ``where`` precedes with a cast (an ATen call) of the other."""
+    """``xp.where(condition, x1, x2)``, where an operand may be a :func:`constant`."""
     return namespace(condition).where(condition, x1, x2)
 
 
