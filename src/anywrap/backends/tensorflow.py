@@ -169,7 +169,7 @@ class TensorFlowNamespace:
 
     maximum, minimum = _promoted(tf.maximum), _promoted(tf.minimum)
     matmul = _promoted(tf.linalg.matmul)
-    floor, ceil, round = _floating(tf.floor), _floating(tf.math.ceil), _floating(tf.round)
+    floor, round = _floating(tf.floor), _floating(tf.round)
     sqrt = staticmethod(tf.sqrt)
     square = staticmethod(tf.square)
     mean = staticmethod(tf.reduce_mean)
@@ -200,9 +200,6 @@ class TensorFlowNamespace:
 
     def all(self, x, /, *, axis=None, keepdims=False):
         return tf.reduce_all(tf.cast(x, tf.bool), axis=axis, keepdims=keepdims)
-
-    def any(self, x, /, *, axis=None, keepdims=False):
-        return tf.reduce_any(tf.cast(x, tf.bool), axis=axis, keepdims=keepdims)
 
     def reshape(self, x, /, shape, *, copy=None):
         return tf.reshape(x, shape)

@@ -110,8 +110,7 @@ def _stop_gradient(x: Any) -> Any:
 
 
 _constants: dict[tuple[Any, ...], torch.Tensor] = {}
-# dtypes whose kernels compute in the dtype itself, where a 0-d tensor gives the bits a
-# Python number gives (float16 and bfloat16 compute in float32: a rounded one would not).
+# dtypes whose kernels compute in the dtype itself: a 0-d tensor gives a Python number's bits.
 _OWN_ARITHMETIC = (torch.float32, torch.float64, torch.int32, torch.int64, torch.bool)
 
 
@@ -145,8 +144,7 @@ def _select(condition: Any, x1: Any, x2: Any) -> Any:
 
 @xp.clip.register(torch.Tensor)
 def _clip(x: Any, low: Any, high: Any) -> Any:
-    # torch.clamp with tensor bounds costs twice these kernels (NaN propagates); a None
-    # bound skips array-api-compat's checks.
+    # torch.clamp with tensor bounds costs twice these kernels (NaN propagates).
     if (low is not None or high is not None) and all(
         b is None or (type(b) is torch.Tensor and b.dtype == x.dtype) for b in (low, high)
     ):
@@ -170,10 +168,8 @@ _push_scores: dict[tuple[int, int, Any], tuple[Any, Any, Any]] = {}
 
 @xp.push_true.register(torch.Tensor)
 def _push_true(mask: Any, buffers: Any, values: Any, count: Any) -> Any:
-    # A score per candidate, the Trues of the mask by index above the buffer's slots by
-    # age (the False ones below all): the `size` best, in order (one topk), index the
-    # values and buffers concatenated. Four ATen calls, three a buffer, where the three
-    # steps take about fifty eagerly.
+    # Scores: the mask's Trues by index above the buffer's slots by age, the Falses below
+    # all; one topk of the `size` best indexes values and buffers concatenated.
     n, size = mask.shape[0], buffers[0].shape[0]
     key = (n, size, mask.device)
     scores = _push_scores.get(key)
@@ -245,10 +241,8 @@ def _masked_mean_var(x: Any, keep: Any, count: Any) -> tuple[Any, Any]:
 
 @xp.row_moments.register(torch.Tensor)
 def _row_moments(x: Any, mask: Any = None, finite: bool = False) -> tuple[Any, Any, Any]:
-    # The rows counted once. Eagerly, the finite rows of a narrow batch come from x - x
-    # (NaN where x is not finite) spread along each row by a product with ones(k, k):
-    # added to x it makes those rows NaN, which nansum leaves out. A (rows, 1) mask
-    # broadcast along a few columns would cost several passes.
+    # Eagerly, x - x (NaN where x is not finite) spread along each narrow row by a product
+    # with ones(k, k), added to x, makes the rows left out NaN, which nansum skips.
     narrow = x.ndim == 1 or (x.ndim == 2 and x.shape[1] <= _NARROW)
     if not (finite and narrow) or (
         x.dtype not in (torch.float32, torch.float64) or torch.compiler.is_compiling()
@@ -336,8 +330,7 @@ def _resize(batch: Any, size: tuple[int, int], method: str = "area") -> Any:
     whole = h % size[0] == 0 and w % size[1] == 0
     if not images.shrinks_both((h, w), size) or whole:
         return images.resize_separable(batch, size, method)
-    # A ratio that is not whole (210x160 to 84x84): two matrix products with the dense
-    # weights, height first, after one copy to (h, b, c, w).
+    # A ratio that is not whole (210x160 to 84x84): two matrix products, height first.
     my = images.host_constant(_dense, batch, h, size[0])
     mx = images.host_constant(_dense, batch, w, size[1])
     b, _, _, c = batch.shape

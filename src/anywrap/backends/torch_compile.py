@@ -1,13 +1,10 @@
 """PyTorch's compiled path: the programs that the torch backend's ``jit`` hook makes.
 
 A :class:`TorchProgram` wraps one pure transform. A call's *signature* (each tensor's
-shape, strides, dtype and device, every other leaf's value; a ``float`` is a 0-d tensor
-input) runs eagerly until called :func:`anywrap.xp.switch.compile_after_calls` times, then
-is compiled whole by the public ``torch.compile(fullgraph=True, dynamic=False)``, shared
-between wrappers. Eager stay: a transform of at most :data:`SMALL_PROGRAM` calls over small
-tensors, CPU tensors unless ``set_compile(True)``, a transform that cannot be compiled
-(after one warning), one holding a callback or a leaf no program takes. Only public entry
-points are used: a PyTorch newer than any tested compiles the same way.
+shape, strides, dtype and device, every other leaf's value) runs eagerly for
+:func:`anywrap.xp.switch.compile_after_calls` calls, then is compiled by the public
+``torch.compile(fullgraph=True, dynamic=False)`` and shared between wrappers. Small
+transforms, CPU tensors (unless ``set_compile(True)``) and what cannot be compiled stay eager.
 
 Example:
     >>> import torch
@@ -49,9 +46,7 @@ MAX_SIGNATURES = 8
 """Signatures one transform keeps (compiled or counted); calls beyond them run eagerly."""
 
 SMALL_PROGRAM = 8
-"""A transform of at most this many torch calls runs eagerly: a call through
-``torch.compile`` has a fixed cost (TorchDynamo's frame and guards, 60 to 80 us on a CPU)
-that about ten eager calls add up to."""
+"""A transform of at most this many torch calls runs eagerly (a compiled call's fixed cost)..."""
 
 SMALL_DATA = 1 << 16
 """...over tensors of at most this many elements (over image batches one kernel wins)."""
@@ -62,8 +57,7 @@ INDUCTOR_OPTIONS = {
     "scalar_asserts": False,
     "compile_threads": 1,
 }
-"""``torch.compile`` options for the CPU: the signature checks sizes and strides; one
-compile thread, no pool of compiler processes to start or to wait for at exit."""
+"""``torch.compile`` options for the CPU: the signature checks sizes; no compiler pool."""
 
 SCALAR_OPTIONS = {"cpp.simdlen": 1}  # scalar CPU kernels: no vector instruction set is 1 wide
 

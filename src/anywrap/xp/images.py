@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import functools
 import math
-import sys
 from typing import Any
 
 import numpy as np
@@ -149,23 +148,20 @@ def resize_separable(images: Array, size: tuple[int, int], method: str) -> Array
     xp = namespace(images)
     h_in, w_in = images.shape[1], images.shape[2]
     both = shrinks_both((h_in, w_in), size)
-    x = xp.astype(images, xp.float32)
-    ky, kx = h_in // size[0], w_in // size[1]
-    if method == "area" and (ky * size[0], kx * size[1]) == (h_in, w_in):
-        # OpenCV sums each block in integers, then scales by 1/area (2x2: adds 2, shifts).
-        ones = tap_rows(w_in, size[1], "sum", True)
-        rows = _apply_taps(xp, x, ones, axis=2, like=images)
-        total = _apply_taps(xp, rows, tap_rows(h_in, size[0], "sum", True), axis=1, like=images)
-        if (ky, kx) == (2, 2):
-            out = xp.floor((total + 2.0) / 4.0)
-        else:
-            out = xp.round(total * float(np.float32(1.0 / (ky * kx))))
-        return xp.astype(xp.clip(out, 0, 255), xp.uint8)
     if method == "area" and not both:
         return _grow_fixed_point(xp, images, size)
-    rows = _apply_taps(xp, x, tap_rows(w_in, size[1], method, both), axis=2, like=images)
-    out = _apply_taps(xp, rows, tap_rows(h_in, size[0], method, both), axis=1, like=images)
-    return xp.astype(xp.clip(xp.round(out), 0, 255), xp.uint8)
+    ky, kx = h_in // size[0], w_in // size[1]
+    # A whole ratio: OpenCV sums each block, then scales by 1/area (2x2: adds 2, shifts).
+    whole = method == "area" and (ky * size[0], kx * size[1]) == (h_in, w_in)
+    taps = "sum" if whole else method
+    x = xp.astype(images, xp.float32)
+    rows = _apply_taps(xp, x, tap_rows(w_in, size[1], taps, both), axis=2, like=images)
+    out = _apply_taps(xp, rows, tap_rows(h_in, size[0], taps, both), axis=1, like=images)
+    if whole and (ky, kx) == (2, 2):
+        out = xp.floor((out + 2.0) / 4.0)
+    else:
+        out = xp.round(out * float(np.float32(1.0 / (ky * kx))) if whole else out)
+    return xp.astype(xp.clip(out, 0, 255), xp.uint8)
 
 
 def _grow_fixed_point(xp: Any, images: Array, size: tuple[int, int]) -> Array:
@@ -322,13 +318,10 @@ def gray_lut() -> np.ndarray:
 
 def rgb_keys(images: np.ndarray) -> np.ndarray:
     """:func:`gray_lut`'s index of ``uint8`` RGB images (NumPy)."""
-    if sys.byteorder != "little":  # pragma: no cover - no such machine in CI
-        x = images.astype(np.int32)
-        return x[..., 0] | (x[..., 1] << 8) | (x[..., 2] << 16)
     padded = np.empty((*images.shape[:-1], 4), np.uint8)
     padded[..., :3] = images
     padded[..., 3] = 0
-    return padded.view(np.int32)[..., 0]
+    return padded.view("<i4")[..., 0]  # the bytes r, g, b, 0 as one little-endian int32
 
 
 @rgb_to_gray.register(np.ndarray)

@@ -24,8 +24,6 @@ ENV_VAR = "ANYWRAP_TORCH_COMPILE"
 KERNELS_VAR = "ANYWRAP_TORCH_CPU_KERNELS"
 """A CPU program's build: ``vector``, ``scalar``, or unset/``auto``."""
 
-_KERNELS = ("auto", "vector", "scalar")
-
 AFTER_CALLS = 2000
 """Default: a signature is compiled on its 2000th call (the first 1999 run eagerly)."""
 
@@ -73,27 +71,25 @@ _log: list[CompileRecord] = []
 _listeners: list[Callable[[str, str, str], None]] = []
 
 
-def cpu_kernels() -> str:
-    """Which build a CPU program gets, from :data:`KERNELS_VAR`."""
-    value = os.environ.get(KERNELS_VAR, "").strip().lower() or "auto"
-    if value not in _KERNELS:
+def _read(var: str, choices: list[str]) -> str:
+    value = os.environ.get(var, "").strip().lower()
+    if value and value not in choices:
         raise ValueError(
-            f"anywrap: environment variable {KERNELS_VAR}={os.environ[KERNELS_VAR]!r}: "
-            f"expected one of {list(_KERNELS)}"
+            f"anywrap: environment variable {var}={os.environ[var]!r}: expected one of {choices}"
         )
     return value
+
+
+def cpu_kernels() -> str:
+    """Which build a CPU program gets, from :data:`KERNELS_VAR`."""
+    return _read(KERNELS_VAR, ["auto", "vector", "scalar"]) or "auto"
 
 
 def compile_setting() -> bool | None:
     """The switch: True (every device), False (never) or None (``auto``: accelerators)."""
     global _setting
     if _setting == _UNREAD:
-        value = os.environ.get(ENV_VAR, "").strip().lower()
-        if value and value not in _ON | _OFF | {"auto"}:
-            raise ValueError(
-                f"anywrap: environment variable {ENV_VAR}={os.environ[ENV_VAR]!r}: expected "
-                f"one of {sorted(_ON | _OFF | {'auto'})}"
-            )
+        value = _read(ENV_VAR, sorted(_ON | _OFF | {"auto"}))
         _setting = True if value in _ON else False if value in _OFF else None
     return _setting  # type: ignore[return-value]
 
@@ -128,11 +124,12 @@ def set_compile(enabled: bool | None, *, after_calls: int | None = None) -> bool
     global _setting, _after_calls
     if enabled is not None and not isinstance(enabled, bool):
         raise TypeError(f"set_compile: expected enabled to be a bool or None, got {enabled!r}")
-    if after_calls is not None:
-        if isinstance(after_calls, bool) or not isinstance(after_calls, int) or after_calls < 1:
-            raise ValueError(
-                f"set_compile: expected after_calls to be a positive int, got {after_calls!r}"
-            )
+    if after_calls is not None and (
+        isinstance(after_calls, bool) or not isinstance(after_calls, int) or after_calls < 1
+    ):
+        raise ValueError(
+            f"set_compile: expected after_calls to be a positive int, got {after_calls!r}"
+        )
     previous = compile_setting()
     if after_calls is not None:
         _after_calls = after_calls
