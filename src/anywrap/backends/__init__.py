@@ -1,8 +1,6 @@
 """The array libraries anywrap knows beyond NumPy, each registered through the public
-:func:`anywrap.xp.register_backend`, as a third party would. JAX and PyTorch load the
-first time one of their arrays is met; TensorFlow is an entry point of the group
-``anywrap.backends`` (``mylib = "mylib.anywrap_backend"`` in an outside package's
-``pyproject.toml``). Importing this package imports no array library.
+:func:`anywrap.xp.register_backend`, as a third party would (TensorFlow through an entry
+point of the group ``anywrap.backends``). Importing this package imports no array library.
 
 Example:
     >>> import anywrap.backends

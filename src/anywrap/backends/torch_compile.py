@@ -35,10 +35,11 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import torch
+from array_api_compat import torch as torch_xp
 from torch.overrides import TorchFunctionMode
 
 from anywrap.tree import Structure, flatten_with_paths, is_branch, leaves, tree_map
-from anywrap.xp import switch
+from anywrap.xp import switch, wide_float
 
 __all__ = ["MAX_SIGNATURES", "TorchProgram"]
 
@@ -63,6 +64,7 @@ SCALAR_OPTIONS = {"cpp.simdlen": 1}  # scalar CPU kernels: no vector instruction
 
 _CONSTANT_LEAVES = (type(None), bool, int, str)  # leaves a program bakes in
 _BRANCH = object()  # a branch where the structure had a leaf
+_EAGER = object()  # CPU tensors while CPU programs are off
 _SLOT = object()  # where a tensor goes in a program's output template
 _shared: dict[Any, _Program] = {}  # programs by (transform, signature), between wrappers
 _float_dtypes: dict[torch.device, torch.dtype] = {}
@@ -122,10 +124,6 @@ def _plan(flat: list[Any]) -> list[tuple[int, torch.dtype | None, torch.device |
     device = next((x.device for x in flat if isinstance(x, torch.Tensor)), torch.device("cpu"))
     dtype = _float_dtypes.get(device)
     if dtype is None:
-        from array_api_compat import torch as torch_xp
-
-        from anywrap.xp import wide_float
-
         dtype = _float_dtypes[device] = wide_float(torch_xp, device)
     return [
         (i, None, None) if isinstance(x, torch.Tensor) else (i, dtype, device)
@@ -392,10 +390,7 @@ class TorchProgram:
         for structure in self._structures:  # nearly always one
             flat = structure.leaves(tree)
             if flat is not None:
-                if cpu_eager and _on_cpu(flat):  # eager whatever the signature: none built
-                    self._last = None
-                    return self.fn(*args, **kwargs)
-                key = _signature(structure, flat)
+                key = _EAGER if cpu_eager and _on_cpu(flat) else _signature(structure, flat)
                 if key is not _BRANCH:
                     break
         else:  # a new structure
@@ -407,12 +402,10 @@ class TorchProgram:
                 self._structures.append(structure)
             flat = structure.leaves(tree)
             assert flat is not None
-            if cpu_eager and _on_cpu(flat):
-                self._last = None
-                return self.fn(*args, **kwargs)
-            key = _signature(structure, flat)
-            key = None if key is _BRANCH else key
-        if key is None:  # a leaf no program can take (a generator, a NumPy array, grad)
+            key = _EAGER if cpu_eager and _on_cpu(flat) else _signature(structure, flat)
+        if key is _EAGER:  # CPU tensors, eager whatever the signature: none built
+            self._last = None
+        if key is None or key is _BRANCH or key is _EAGER:  # a leaf no program can take
             return self.fn(*args, **kwargs)
         sig = self._signatures.get(key)  # type: ignore[assignment]
         if sig is None:

@@ -1,11 +1,7 @@
 """The xp layer: the one place that knows which array libraries exist.
 
-Code above it writes ``xp = namespace(x)`` and the Array API standard's names. What the
-standard lacks is here, each a ``functools.singledispatch`` function a backend registers
-its own form of: where an array lives (:func:`device`, :func:`to_numpy`), conversion
-(:func:`to_library`), compilation (:func:`jit`, :class:`Compiled`), :func:`cond`,
-:func:`stop_gradient`, :func:`constant` (:func:`select`: ``where`` beside one), and standard
-formulas a backend may run faster.
+Code above it writes ``xp = namespace(x)`` and the Array API standard's names; what the
+standard lacks is here, each a function a backend registers its own form of.
 :func:`register_backend` teaches anywrap a library. NumPy is built in; JAX and PyTorch
 register the first time one of their arrays is met, TensorFlow through the entry point
 group ``anywrap.backends``: ``import anywrap`` imports none of them.

@@ -49,7 +49,6 @@ _by_name: dict[str, _Backend] = {"numpy": _NUMPY, "np": _NUMPY}
 _namespaces: dict[type, Any] = dict.fromkeys(_NUMPY_FAST, np)  # the hot path of namespace()
 _loaded: set[str] = set()
 _lock = threading.RLock()
-_entry_points: dict[str, Any] | None = None
 
 
 def register_backend(
@@ -110,15 +109,13 @@ def register_namespace(array_type: type, namespace: Any) -> None:
     register_backend(array_type, namespace=namespace)
 
 
+@functools.cache
 def _entry_point_map() -> dict[str, Any]:
-    global _entry_points
-    if _entry_points is None:
-        try:
-            found = metadata.entry_points(group=ENTRY_POINT_GROUP)
-        except Exception:  # broken metadata must not break anywrap
-            found = ()  # type: ignore[assignment]
-        _entry_points = {ep.name: ep for ep in found}
-    return _entry_points
+    try:
+        found = metadata.entry_points(group=ENTRY_POINT_GROUP)
+    except Exception:  # broken metadata must not break anywrap
+        found = ()  # type: ignore[assignment]
+    return {ep.name: ep for ep in found}
 
 
 def _load(top: str) -> bool:

@@ -89,8 +89,7 @@ class Compiled:
             leaf = first_leaf(like)
             f = self._by_type.get(type(leaf))
             if f is None:
-                f = jit(leaf, self.fn, donate=self.donate)
-                self._by_type[type(leaf)] = f
+                f = self._by_type[type(leaf)] = jit(leaf, self.fn, donate=self.donate)
         return f(*args, **kwargs)
 
     def __getstate__(self) -> dict[str, Any]:  # the programs are compiled again, not pickled
