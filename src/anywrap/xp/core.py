@@ -208,7 +208,7 @@ def _generic_to_numpy(x: Any) -> np.ndarray:
     # Shared where it can be, else (DLPack 1.0) a copy the producer makes on the host.
     for kwargs in ({}, {"device": "cpu", "copy": True}):
         try:
-            return np.from_dlpack(x, **kwargs)
+            return np.from_dlpack(x, **kwargs)  # type: ignore[arg-type]
         except Exception:
             pass
     return np.asarray(x)
