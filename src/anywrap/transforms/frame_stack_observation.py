@@ -151,11 +151,7 @@ def reset_frame_stack(
 
 
 def append_frame(
-    state: FrameStack,
-    obs: Array,
-    *,
-    start: Array | None = None,
-    done: Array | None = None,
+    state: FrameStack, obs: Array, *, start: Array | None = None, done: Array | None = None
 ) -> FrameStack:
     """Write each env's frame ``obs``; rows in ``start`` or done before begin an episode."""
     begin = state.restart if start is None else (state.restart | start)
@@ -178,12 +174,7 @@ def push_frame(
 
 
 def push_frame_with_final(
-    state: FrameStack,
-    obs: Array,
-    final_obs: Array,
-    done: Array,
-    *,
-    pad_with_first: bool,
+    state: FrameStack, obs: Array, final_obs: Array, done: Array, *, pad_with_first: bool
 ) -> tuple[FrameStack, Array, Array]:
     """SAME_STEP: ``(state, stacked, final_stacked)``; ``done`` rows begin anew with ``obs``."""
     xp = namespace(state.frames)
