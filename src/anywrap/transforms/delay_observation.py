@@ -94,24 +94,16 @@ def advance(state: DelayState, counts: DelayCounts, obs: Any, out: Any) -> Delay
 
 
 def _read(count: Array, off_ring: Array, first: Any, oldest: Any, zero: Any, delay: int) -> Any:
-    xp = namespace(count)
-    out = select_rows(xp.logical_and(count == delay, off_ring), first, oldest)
+    out = select_rows(namespace(count).logical_and(count == delay, off_ring), first, oldest)
     return select_rows(count >= delay, out, _broadcast_zero(zero, out))
 
 
 def _broadcast_zero(zero: Any, like: Any) -> Any:
-
     def leaf(z: Array, x: Array) -> Array:
         xp = namespace(x)
-        if z.dtype != x.dtype:
-            z = xp.astype(z, x.dtype)
-        return xp.broadcast_to(z, tuple(x.shape))
+        return xp.broadcast_to(z if z.dtype == x.dtype else xp.astype(z, x.dtype), tuple(x.shape))
 
     return tree_map(leaf, zero, like)
-
-
-def _pushed(count: Array, delay: int) -> Array:
-    return namespace(count).clip(count + 1, max=delay + 1)
 
 
 def release(
@@ -135,7 +127,7 @@ def release(
     prev_done = counts.prev_done
     if terminated is not None and truncated is not None:
         prev_done = xp.logical_or(terminated, truncated)
-    return DelayCounts(_pushed(count, delay), off_ring, prev_done), out
+    return DelayCounts(xp.clip(count + 1, max=delay + 1), off_ring, prev_done), out
 
 
 def release_with_final(
@@ -155,7 +147,7 @@ def release_with_final(
     count = xp.where(done, xp.zeros_like(counts.count), counts.count)
     off_ring = xp.logical_and(counts.off_ring, xp.logical_not(done))
     out = select_rows(done, _broadcast_zero(zero, final_out), final_out)
-    return DelayCounts(_pushed(count, delay), off_ring, done), (out, final_out)
+    return DelayCounts(xp.clip(count + 1, max=delay + 1), off_ring, done), (out, final_out)
 
 
 def delay_observation(state: DelayState, obs: Any, zero: Any) -> tuple[DelayState, Any]:
@@ -167,12 +159,7 @@ def delay_observation(state: DelayState, obs: Any, zero: Any) -> tuple[DelayStat
 
 
 def delay_with_final(
-    state: DelayState,
-    obs: Any,
-    final_obs: Any,
-    terminated: Array,
-    truncated: Array,
-    zero: Any,
+    state: DelayState, obs: Any, final_obs: Any, terminated: Array, truncated: Array, zero: Any
 ) -> tuple[DelayState, Any, Any]:
     """SAME_STEP: ``(state, out, final_out)``; an env that ended shows the zero."""
     if not state.queue:
@@ -190,8 +177,8 @@ def reset_delay(
     if not state.queue:
         return state, obs
     xp = namespace(state.count)
-    no = xp.zeros_like(state.off_ring)
     if mask is None:
+        no = xp.zeros_like(state.off_ring)
         counts = DelayCounts(xp.zeros_like(state.count), no, no)
         counts, out = release(counts, state.queue[0], state.first, zero, delay=len(state.queue))
         return advance(state, counts, obs, out), out

@@ -57,11 +57,9 @@ def flatten_plan(space: gym.Space, owner: str = "flatten") -> FlatPlan:
                 visit(sub, (*path, i))
         elif isinstance(s, gym.spaces.Box | gym.spaces.MultiBinary):
             leaves.append(FlatLeaf(path, "box", np.dtype(s.dtype).name, math.prod(s.shape)))
-        elif isinstance(s, gym.spaces.Discrete):
-            n, start = int(s.n), int(s.start)
-            leaves.append(FlatLeaf(path, "onehot", np.dtype(s.dtype).name, n, (n,), (start,)))
-        elif isinstance(s, gym.spaces.MultiDiscrete):
-            counts = tuple(int(v) for v in np.ravel(s.nvec))
+        elif isinstance(s, gym.spaces.Discrete | gym.spaces.MultiDiscrete):
+            nvec = s.n if isinstance(s, gym.spaces.Discrete) else s.nvec
+            counts = tuple(int(v) for v in np.ravel(nvec))
             starts = tuple(int(v) for v in np.ravel(s.start))
             leaves.append(
                 FlatLeaf(path, "onehot", np.dtype(s.dtype).name, sum(counts), counts, starts)

@@ -21,6 +21,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any, NamedTuple
 
+from anywrap.transforms.time_limit import select_rows
 from anywrap.xp import Array, device, namespace, stop_gradient
 from anywrap.xp.images import write_rows
 
@@ -75,44 +76,40 @@ def _depth(state: FrameStack) -> tuple[int, int]:
     return n, (state.frames.shape[0] - 1) // n
 
 
+def _flat(newest: Array, depth: int) -> Array:
+    xp = namespace(newest)
+    return xp.arange(newest.shape[0], dtype=xp.int32, device=device(newest)) * depth + newest
+
+
 def _write(state: FrameStack, obs: Array, advance: Array | bool, start: Array | bool) -> FrameStack:
     """Write each env's frame (a fresh slot where ``advance``); ``start`` begins an episode."""
     xp = namespace(state.frames)
     n, depth = _depth(state)
-    step = (
-        xp.astype(advance, xp.int32, copy=False) if not isinstance(advance, bool) else int(advance)
-    )
+    step = int(advance) if isinstance(advance, bool) else xp.astype(advance, xp.int32, copy=False)
     newest = (state.newest + step) % depth
     grown = xp.clip(state.count + step, None, depth)  # traced whole, as maximum is not
-    count = (
-        xp.where(start, xp.ones_like(grown), grown)
-        if not isinstance(start, bool)
-        else (xp.ones_like(grown) if start else grown)
-    )
-    flat = xp.arange(n, dtype=xp.int32, device=device(state.newest)) * depth + newest
+    count = xp.ones_like(grown) if start is True else xp.where(start, xp.ones_like(grown), grown)
     rows = xp.astype(xp.reshape(obs, (n, *state.frames.shape[1:])), state.frames.dtype, copy=False)
-    frames = write_rows(state.frames, flat, stop_gradient(rows))
+    frames = write_rows(state.frames, _flat(newest, depth), stop_gradient(rows))
     return state._replace(frames=frames, newest=newest, count=count)
 
 
-def _through(state: FrameStack, stacked: Array, obs: Array, pad_with_first: bool) -> Array:
-    """``stacked`` with this step's frame from ``obs`` itself where it carries a gradient."""
+def _read(state: FrameStack, obs: Array, pad_with_first: bool) -> Array:
+    """:func:`read_stack`, this step's frame from ``obs`` itself where it carries a gradient."""
+    stacked = read_stack(state, pad_with_first=pad_with_first)
     if stop_gradient(obs) is obs:
         return stacked
     xp = namespace(stacked)
     n, depth = _depth(state)
-    frame = state.frames.shape[1:]
-    newest = xp.arange(n, dtype=xp.int32, device=device(state.newest)) * depth + state.newest
-    fresh = _slots(state, pad_with_first) == newest[:, None]
-    rows = xp.astype(xp.reshape(obs, (n, 1, *frame)), stacked.dtype, copy=False)
-    return xp.where(xp.reshape(fresh, (n, depth) + (1,) * len(frame)), rows, stacked)
+    fresh = _slots(state, pad_with_first, state.count) == _flat(state.newest, depth)[:, None]
+    rows = xp.astype(xp.reshape(obs, (n, 1, *state.frames.shape[1:])), stacked.dtype, copy=False)
+    return select_rows(fresh, rows, stacked)
 
 
-def _slots(state: FrameStack, pad_with_first: bool, count: Array | None = None) -> Array:
+def _slots(state: FrameStack, pad_with_first: bool, count: Array) -> Array:
     """Flat indices ``(num_envs, depth)`` of each env's stack, oldest first."""
     xp = namespace(state.newest)
     n, depth = _depth(state)
-    count = state.count if count is None else count
     dev = device(state.newest)
     age = xp.arange(depth - 1, -1, -1, dtype=xp.int32, device=dev)[None, :]
     newest = state.newest[:, None]
@@ -129,7 +126,7 @@ def read_stack(state: FrameStack, *, pad_with_first: bool) -> Array:
     """Each env's stack ``(num_envs, depth, *frame)``, oldest frame first (one gather)."""
     xp = namespace(state.frames)
     n, depth = _depth(state)
-    flat = xp.reshape(_slots(state, pad_with_first), (-1,))
+    flat = xp.reshape(_slots(state, pad_with_first, state.count), (-1,))
     return xp.reshape(xp.take(state.frames, flat, axis=0), (n, depth, *state.frames.shape[1:]))
 
 
@@ -139,30 +136,22 @@ def reset_frame_stack(
     """Start an episode with ``obs`` in the rows of ``mask`` (all when ``None``)."""
     if mask is None:
         state = _write(state, obs, True, True)
-        xp = namespace(state.restart)
-        state = state._replace(restart=xp.zeros_like(state.restart))
+        state = state._replace(restart=namespace(state.restart).zeros_like(state.restart))
     else:
         xp = namespace(state.frames)
         n, depth = _depth(state)
-        newest = xp.arange(n, dtype=xp.int32, device=device(state.newest)) * depth + state.newest
-        frame = state.frames.shape[1:]
-        kept = xp.take(state.frames, newest, axis=0)  # rewritten as they are
-        rows = xp.astype(xp.reshape(obs, (n, *frame)), state.frames.dtype, copy=False)
-        rows = xp.where(xp.reshape(mask, (n,) + (1,) * len(frame)), rows, kept)
-        state = _write(state, rows, mask, mask)
+        kept = xp.take(state.frames, _flat(state.newest, depth), axis=0)  # rewritten as they are
+        rows = xp.astype(
+            xp.reshape(obs, (n, *state.frames.shape[1:])), state.frames.dtype, copy=False
+        )
+        obs = select_rows(mask, rows, kept)
+        state = _write(state, obs, mask, mask)
         state = state._replace(restart=state.restart & ~mask)
-        obs = rows
-    return state, _through(
-        state, read_stack(state, pad_with_first=pad_with_first), obs, pad_with_first
-    )
+    return state, _read(state, obs, pad_with_first)
 
 
 def append_frame(
-    state: FrameStack,
-    obs: Array,
-    *,
-    start: Array | None = None,
-    done: Array | None = None,
+    state: FrameStack, obs: Array, *, start: Array | None = None, done: Array | None = None
 ) -> FrameStack:
     """Write each env's frame ``obs``; rows in ``start`` or done before begin an episode."""
     begin = state.restart if start is None else (state.restart | start)
@@ -181,18 +170,11 @@ def push_frame(
 ) -> tuple[FrameStack, Array]:
     """:func:`append_frame`, then :func:`read_stack`: ``(state, stacked)``."""
     state = append_frame(state, obs, start=start, done=done)
-    return state, _through(
-        state, read_stack(state, pad_with_first=pad_with_first), obs, pad_with_first
-    )
+    return state, _read(state, obs, pad_with_first)
 
 
 def push_frame_with_final(
-    state: FrameStack,
-    obs: Array,
-    final_obs: Array,
-    done: Array,
-    *,
-    pad_with_first: bool,
+    state: FrameStack, obs: Array, final_obs: Array, done: Array, *, pad_with_first: bool
 ) -> tuple[FrameStack, Array, Array]:
     """SAME_STEP: ``(state, stacked, final_stacked)``; ``done`` rows begin anew with ``obs``."""
     xp = namespace(state.frames)
@@ -200,14 +182,12 @@ def push_frame_with_final(
     final_count = xp.clip(state.count + 1, None, depth)
     state = _write(state, obs, True, done)
     state = state._replace(restart=xp.zeros_like(state.restart))
-    stacked = _through(state, read_stack(state, pad_with_first=pad_with_first), obs, pad_with_first)
+    stacked = _read(state, obs, pad_with_first)
     frame = state.frames.shape[1:]
     final = xp.astype(xp.reshape(final_obs, (n, 1, *frame)), state.frames.dtype, copy=False)
-    final = xp.where(xp.reshape(done, (n, 1) + (1,) * len(frame)), final, stacked[:, -1:, ...])
+    final = select_rows(done, final, stacked[:, -1:, ...])
     if depth == 1:
         return state, stacked, final
-    older = _slots(state, pad_with_first, final_count)[:, :-1]
-    before = xp.reshape(
-        xp.take(state.frames, xp.reshape(older, (-1,)), axis=0), (n, depth - 1, *frame)
-    )
+    older = xp.reshape(_slots(state, pad_with_first, final_count)[:, :-1], (-1,))
+    before = xp.reshape(xp.take(state.frames, older, axis=0), (n, depth - 1, *frame))
     return state, stacked, xp.concat([before, final], axis=1)

@@ -19,6 +19,7 @@ import operator
 from types import ModuleType
 from typing import Any, NamedTuple
 
+from anywrap.transforms.time_limit import select_rows
 from anywrap.xp import Array, namespace, stop_gradient
 
 __all__ = [
@@ -77,12 +78,10 @@ def max_of_two(
     """One env's call (``None``: a frame not reached): ``(state, (maximum, sum of rewards))``."""
     xp = namespace(state.frames)
     dtype = state.frames.dtype
-    a = (
-        state.frames[0, ...]
-        if last_but_one is None
-        else xp.astype(xp.asarray(last_but_one), dtype, copy=False)
+    a, b = (
+        state.frames[i, ...] if f is None else xp.astype(xp.asarray(f), dtype, copy=False)
+        for i, f in enumerate((last_but_one, last))
     )
-    b = state.frames[1, ...] if last is None else xp.astype(xp.asarray(last), dtype, copy=False)
     total = functools.reduce(operator.add, rewards) if rewards else None
     return state._replace(frames=stop_gradient(xp.stack([a, b]))), (xp.maximum(a, b), total)
 
@@ -115,19 +114,14 @@ def max_and_skip(
         trunc = u_i if trunc is None else trunc | u_i
         running = live & ~(terminated[i] | truncated[i])
     assert term is not None and trunc is not None
-    frame_ndim = state.frames.ndim - 1 - state.pending.ndim
-
-    def rows(mask: Array) -> Array:
-        return xp.reshape(mask, tuple(mask.shape) + (1,) * frame_ndim)
-
     dtype = state.frames.dtype
     seen = []
     for j, i in enumerate((skip - 2, skip - 1)):
         frame = xp.astype(obs[j], dtype, copy=False)
         if final_obs is not None:  # a done step's own frame is its final observation
             done_i = terminated[i] | truncated[i]
-            frame = xp.where(rows(done_i), xp.astype(final_obs[j], dtype, copy=False), frame)
-        seen.append(xp.where(rows(alive[i]), frame, state.frames[j, ...]))
+            frame = select_rows(done_i, xp.astype(final_obs[j], dtype, copy=False), frame)
+        seen.append(select_rows(alive[i], frame, state.frames[j, ...]))
     pooled = xp.maximum(seen[0], seen[1])
     state = MaxFrames(frames=stop_gradient(xp.stack(seen)), pending=stop_gradient(pending))
     total = xp.astype(total, rewards[0].dtype, copy=False)
@@ -137,6 +131,6 @@ def max_and_skip(
     # The new episode's frames: the last step's alone if it was the reset step.
     last_done = terminated[skip - 1] | truncated[skip - 1]
     a, b = xp.astype(obs[0], dtype, copy=False), xp.astype(obs[1], dtype, copy=False)
-    fresh = xp.where(rows(last_done), b, xp.maximum(a, b))
-    out = xp.where(rows(done), fresh, pooled)
+    fresh = select_rows(last_done, b, xp.maximum(a, b))
+    out = select_rows(done, fresh, pooled)
     return state, SkipOutput(out, total, term, trunc, pooled)

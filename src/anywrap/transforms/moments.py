@@ -139,15 +139,10 @@ def merge_moments(m: Moments, batch_mean: Array, batch_var: Any, batch_count: An
     xp = namespace(m.mean)
     dtype = m.mean.dtype
     # Gymnasium's operations in its order (NumPy's bits); ones by an exact 1 or 0.0 left out.
-    count = m.count + m.count_lo
-    if count.dtype != dtype:
-        count = xp.asarray(count, dtype=dtype)
+    count = _in(xp, m.count + m.count_lo, dtype)
     n = constant(m.mean, batch_count)
     hi, lo, tot = add_count(m.count, m.count_lo, constant(m.count, batch_count))
-    if tot.dtype != dtype:
-        tot = xp.asarray(tot, dtype=dtype)
-    if batch_mean.dtype != dtype:
-        batch_mean = xp.asarray(batch_mean, dtype=dtype)
+    tot, batch_mean = _in(xp, tot, dtype), _in(xp, batch_mean, dtype)
     one = batch_count == 1 and isinstance(batch_var, float)
     delta = batch_mean - m.mean
     mean = m.mean + (delta if one else delta * n) / tot
@@ -162,6 +157,10 @@ def merge_moments(m: Moments, batch_mean: Array, batch_var: Any, batch_count: An
     return Moments(mean=mean, var=var, count=hi, count_lo=lo)
 
 
+def _in(xp: ModuleType, x: Array, dtype: Any) -> Array:
+    return x if x.dtype == dtype else xp.asarray(x, dtype=dtype)
+
+
 def _merge_counted(m: Moments, batch_mean: Array, batch_var: Array, batch_count: Array) -> Moments:
     """The merge for an array count, by the old and new shares of the count (a batch of
     zero rows has share 0, the old one share 1: no select needed)."""
@@ -169,19 +168,15 @@ def _merge_counted(m: Moments, batch_mean: Array, batch_var: Array, batch_count:
     dtype = m.mean.dtype
     n = xp.asarray(batch_count, dtype=m.count.dtype)
     hi, lo, tot = add_count(m.count, m.count_lo, n)
-    old, new = (m.count + m.count_lo) / tot, n / tot
-    if old.dtype != dtype:
-        old, new = xp.asarray(old, dtype=dtype), xp.asarray(new, dtype=dtype)
-    if batch_mean.dtype != dtype:
-        batch_mean = xp.asarray(batch_mean, dtype=dtype)
-    delta = batch_mean - m.mean
+    old, new = _in(xp, (m.count + m.count_lo) / tot, dtype), _in(xp, n / tot, dtype)
+    delta = _in(xp, batch_mean, dtype) - m.mean
     step = delta * new
     if batch_var.dtype == dtype:
         spread = batch_var * new
     else:  # Gymnasium's var_b * n_b in a narrower batch's dtype
         n_b = xp.asarray(batch_count, dtype=batch_var.dtype)
         spread = xp.asarray(batch_var * n_b, dtype=dtype)
-        spread = spread / (tot if tot.dtype == dtype else xp.asarray(tot, dtype=dtype))
+        spread = spread / _in(xp, tot, dtype)
     var = (m.var + delta * step) * old + spread
     return Moments(mean=m.mean + step, var=var, count=hi, count_lo=lo)
 

@@ -12,7 +12,6 @@ Example:
 
 from __future__ import annotations
 
-from functools import partial
 from types import ModuleType
 from typing import Any
 
@@ -74,25 +73,15 @@ def normalize_observation(
             (the state returned holds none either way).
     """
 
-    if type(stats) is not Moments:  # a Dict or Tuple space: leaf by leaf
-        leaf = partial(
-            normalize_observation,
-            mask=mask,
-            epsilon=epsilon,
-            update=update,
-            batched=batched,
-            out_dtype=out_dtype,
-            reduce=reduce,
-            stats_gradient=stats_gradient,
-        )
-        return unzip(tree_map(leaf, stats, obs, is_leaf=_is_moments), stats, 2, _is_moments)
-    if not update:
-        return stats, normalize(stats, obs, epsilon, out_dtype)
-    if not stats_gradient:
-        stats = update_moments(stats, stop_gradient(obs), mask, batched=batched, reduce=reduce)
-        return stats, normalize(stats, obs, epsilon, out_dtype)
-    stats = update_moments(stats, obs, mask, batched=batched, reduce=reduce)
-    return held_apart(stats, True), normalize(stats, obs, epsilon, out_dtype)
+    def leaf(m: Moments, x: Array) -> tuple[Moments, Array]:
+        if update:
+            seen = x if stats_gradient else stop_gradient(x)
+            m = update_moments(m, seen, mask, batched=batched, reduce=reduce)
+        return held_apart(m, stats_gradient and update), normalize(m, x, epsilon, out_dtype)
+
+    if type(stats) is Moments:
+        return leaf(stats, obs)
+    return unzip(tree_map(leaf, stats, obs, is_leaf=_is_moments), stats, 2, _is_moments)
 
 
 def held_apart(stats: Any, stats_gradient: bool) -> Any:
@@ -115,9 +104,7 @@ def normalize_observation_with_final(
 ) -> tuple[Any, tuple[Any, Any]]:
     """:func:`normalize_observation` for a SAME_STEP vector env: learn from ``obs`` and,
     with ``learn_final``, from the rows of ``final_obs`` in ``final_mask`` (as NEXT_STEP
-    would); normalise both: ``(stats, (obs, final_obs))``.
-    """
-
+    would); normalise both: ``(stats, (obs, final_obs))``."""
     seen = (lambda a: a) if stats_gradient else stop_gradient
 
     def leaf(m: Moments, x: Array, f: Array) -> tuple[Moments, tuple[Array, Array]]:
@@ -133,5 +120,4 @@ def normalize_observation_with_final(
     stats, both = unzip(
         tree_map(leaf, stats, obs, final_obs, is_leaf=_is_moments), stats, 2, _is_moments
     )
-    normalised = unzip(both, stats, 2, _is_moments)
-    return stats, normalised  # type: ignore[return-value]
+    return stats, unzip(both, stats, 2, _is_moments)  # type: ignore[return-value]

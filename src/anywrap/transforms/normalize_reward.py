@@ -104,11 +104,9 @@ def update_returns(
     rms = state.rms
     if update_stats:
         one = acc.ndim == 0 and reduce is None  # a single env
-        g, keep = (
-            (acc, active)
-            if one or acc.ndim == 1
-            else (xp.reshape(acc, (-1,)), xp.reshape(active, (-1,)))
-        )
+        g, keep = acc, active
+        if not one and acc.ndim != 1:
+            g, keep = xp.reshape(acc, (-1,)), xp.reshape(active, (-1,))
         rms = update_moments(rms, g, keep, batched=not one, skip_nonfinite=False, reduce=reduce)
     done = terminated
     if truncated is not None:
@@ -125,11 +123,9 @@ def scale_reward(state: Returns, reward: Array, epsilon: float) -> Array:
     var = state.rms.var
     xp = namespace(var)
     reward = xp.asarray(reward)
-    wide = (
-        reward
-        if reward.dtype == var.dtype
-        else xp.astype(reward, promote(xp, reward.dtype, var.dtype))
-    )
+    wide = reward
+    if reward.dtype != var.dtype:
+        wide = xp.astype(reward, promote(xp, reward.dtype, var.dtype))
     scaled = wide / scale(state.rms, epsilon)
     if scaled.dtype != reward.dtype and xp.isdtype(reward.dtype, "real floating"):
         scaled = xp.astype(scaled, reward.dtype)

@@ -63,9 +63,7 @@ def rescale_coefficients(
     lo_finite, hi_finite = np.isfinite(lo), np.isfinite(hi)
     both = lo_finite & hi_finite
     gradient = np.ones(box.shape, dtype=box.dtype)
-    span = np.asarray(box.high[both], dtype=np.longdouble) - np.asarray(
-        box.low[both], dtype=np.longdouble
-    )
+    span = np.asarray(box.high[both], np.longdouble) - np.asarray(box.low[both], np.longdouble)
     gradient[both] = (hi[both] - lo[both]) / span
     intercept = np.zeros(box.shape, dtype=box.dtype)
     intercept[hi_finite] = hi[hi_finite] - box.high[hi_finite]

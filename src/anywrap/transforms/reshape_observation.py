@@ -16,5 +16,4 @@ __all__ = ["reshape_observation"]
 
 def reshape_observation(obs: Array, shape: tuple[int, ...], batch_ndim: int = 0) -> Array:
     """``obs`` (or a batch of them) reshaped to ``shape`` (after the batch axes)."""
-    xp = namespace(obs)
-    return xp.reshape(obs, (*tuple(obs.shape[:batch_ndim]), *shape))
+    return namespace(obs).reshape(obs, (*tuple(obs.shape[:batch_ndim]), *shape))

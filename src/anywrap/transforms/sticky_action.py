@@ -61,19 +61,9 @@ def init_sticky(
     action: Any, *, batch_shape: tuple[int, ...], xp: ModuleType, device: Any = None
 ) -> StickyState:
     """No last action yet; ``action`` (one action batch, a tree) gives the shapes."""
-
-    def zeros(dtype: Any) -> Array:
-        return xp.zeros(batch_shape, dtype=dtype, device=device)
-
-    return StickyState(
-        last=tree_map(lambda a: xp.zeros_like(xp.asarray(a, device=device)), action),
-        has_last=zeros(xp.bool),
-        sticky=zeros(xp.bool),
-        length=zeros(xp.int32),
-        taken=zeros(xp.int32),
-        prev_terminated=zeros(xp.bool),
-        prev_truncated=zeros(xp.bool),
-    )
+    last = tree_map(lambda a: xp.zeros_like(xp.asarray(a, device=device)), action)
+    dtypes = (xp.bool, xp.bool, xp.int32, xp.int32, xp.bool, xp.bool)  # has_last ... prev_truncated
+    return StickyState(last, *(xp.zeros(batch_shape, dtype=d, device=device) for d in dtypes))
 
 
 def _forget(state: StickyState, keep: Array) -> StickyState:

@@ -18,14 +18,7 @@ from anywrap.transforms.flatten_observation import FlatPlan, flatten_observation
 from anywrap.transforms.time_limit import Clock, advance_clock, reset_clock
 from anywrap.xp import Array, device, namespace, resolve_dtype, wide_float
 
-__all__ = [
-    "TimeFeature",
-    "add_time",
-    "show_time",
-    "time_aware",
-    "time_aware_reset",
-    "time_feature",
-]
+__all__ = ["TimeFeature", "add_time", "show_time", "time_aware", "time_aware_reset", "time_feature"]
 
 
 class TimeFeature(NamedTuple):
