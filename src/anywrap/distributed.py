@@ -1,6 +1,5 @@
-"""``reduce`` hooks that make running statistics global across devices or processes: a
-function summing an array over every participant, which :mod:`anywrap.transforms.moments`
-accepts, so that each passes its own shard and all get the whole batch's statistics."""
+"""``reduce`` hooks (a sum over every participant, as :mod:`anywrap.transforms.moments`
+takes) that make running statistics global across devices or processes."""
 
 from __future__ import annotations
 
