@@ -110,8 +110,7 @@ class ConversionShell(Shell):
         self._last: Any = None  # a vector env's last observations, in its library
         (VectorWrapper if vector else gym.Wrapper).__init__(self, env)  # type: ignore[arg-type]
 
-    def _learn(self, obs: Any) -> None:
-        """Learn the env's library and device from its first observation."""
+    def _learn(self, obs: Any) -> None:  # the env's library and device, from an observation
         if self._env_library is not None:
             return
         leaf = _first_array(obs)
