@@ -9,6 +9,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import numbers
@@ -56,12 +57,10 @@ def real_number(owner: str, name: str, value: Any) -> float:
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
         return float(value)
     if not isinstance(value, (str, bytes, bool)) and getattr(value, "shape", None) == ():
-        try:
+        with contextlib.suppress(Exception):
             host = axp.to_numpy(value)
-        except Exception:
-            host = None
-        if host is not None and host.dtype.kind in "fiu":
-            return float(host)
+            if host.dtype.kind in "fiu":
+                return float(host)
     raise TypeError(
         f"{owner}: expected `{name}` to be a real number (a Python or NumPy number, or a 0-d "
         f"array), got {type(value).__name__} {value!r}"
