@@ -89,8 +89,7 @@ def _is_functional(env: Any) -> bool:
 
 
 def _write(path: str, tensors: dict[str, np.ndarray], metadata: dict[str, str]) -> None:
-    """Write ``tensors`` to ``path`` as safetensors: to a temporary file in the same folder,
-    renamed over the target (an existing file keeps its mode)."""
+    """Write a temporary file in the same folder, then rename it over ``path`` (same mode)."""
     save = require("safetensors.numpy", "anywrap.save_state").save
 
     folder = os.path.dirname(os.path.abspath(path))
@@ -125,14 +124,11 @@ def _write(path: str, tensors: dict[str, np.ndarray], metadata: dict[str, str]) 
 
 
 def save_state(env: Any, path: str | os.PathLike[str], *, state: Any = None) -> None:
-    """Save the statistics of ``env``'s wrapper stack to a safetensors file, atomically
-    (an interrupted save leaves the previous file intact).
+    """Save the statistics of ``env``'s wrapper stack to a safetensors file, atomically.
 
-    A functional stack's statistics live in its state: pass it as ``state``. The file
-    holds each wrapper's ``global_fields`` once (moments, episode counts), not the rows
-    of the episodes in flight, so it does not depend on the number of envs, devices or
-    processes. Over several JAX processes only process 0 writes; each statistic must be
-    replicated (as :func:`anywrap.functional.shard_specs` places it).
+    ``state``: a functional stack's state, which holds its statistics. The file does not
+    depend on the number of envs, devices or processes; over several JAX processes only
+    process 0 writes, and each statistic must be replicated (as ``shard_specs`` places it).
 
     Example:
         >>> import os, tempfile
@@ -266,15 +262,12 @@ def load_state(env: Any, path: str | os.PathLike[str], *, state: T, strict: bool
 def load_state(
     env: Any, path: str | os.PathLike[str], *, state: Any = None, strict: bool = True
 ) -> Any:
-    """Load statistics saved by :func:`save_state` into ``env``'s wrapper stack.
+    """Load statistics saved by :func:`save_state` into ``env``'s wrapper stack, in place;
+    the whole file is checked first (a :class:`CheckpointError` says what does not fit).
 
-    The whole file is checked before any wrapper changes (a :class:`CheckpointError`
-    says what does not fit). A stateful stack changes in place. For a functional stack
-    pass a template ``state`` (a fresh ``env.reset``): it is returned with the file's
-    statistics, each placed as the array it replaces.
-
-    ``strict=False`` loads each wrapper from the saved wrapper of the same class (the n-th
-    for the n-th); wrappers the file lacks keep their state, at least one must match.
+    ``state``: for a functional stack, a template state (a fresh ``env.reset``), returned
+    with the file's statistics. ``strict=False`` loads each wrapper from the saved one of
+    its class (the n-th for the n-th); at least one must match.
 
     Example:
         A training stack's file, loaded into an evaluation stack:

@@ -1,6 +1,5 @@
-"""``reduce`` hooks that make running statistics global across devices or processes: a
-function summing an array over every participant, which :mod:`anywrap.transforms.moments`
-accepts, so that each passes its own shard and all get the whole batch's statistics."""
+"""``reduce`` hooks (a sum over every participant, as :mod:`anywrap.transforms.moments`
+takes) that make running statistics global across devices or processes."""
 
 from __future__ import annotations
 
@@ -27,8 +26,6 @@ def torch_allreduce_sum(group: Any = None) -> Callable[[Any], Any]:
         >>> m = moments.update_moments(m, local, reduce=reduce)
         >>> round(float(m.mean[0]), 3), round(float(m.var[0]), 3)  # of the 4 rows: 3.0, 3.5
         (3.0, 3.5)
-        >>> reduce(torch.tensor([1.0, 2.0]))  # a sum over one process: the tensor itself
-        tensor([1., 2.])
         >>> dist.destroy_process_group()
     """
     import torch.distributed as dist

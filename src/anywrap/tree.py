@@ -32,7 +32,7 @@ Path = tuple[Any, ...]
 
 IsLeaf = Callable[[Any], bool] | None
 
-_DICT, _MAPPING, _NAMED, _TUPLE, _LIST, _LEAF = range(6)
+_DICT, _MAPPING, _NAMED, _TUPLE, _LIST, _LEAF = range(1, 7)  # all true: ``get(tp) or``
 _kinds: dict[type, int] = {dict: _DICT, list: _LIST, tuple: _TUPLE}
 
 
@@ -64,9 +64,7 @@ def _children(node: Any, kind: int) -> Iterator[tuple[Any, Any]]:
     return enumerate(node)
 
 
-def _rebuild(like: Any, kind: int, values: list[Any]) -> Any:
-    if kind == _DICT:
-        return dict(zip(like.keys(), values))
+def _rebuild(like: Any, kind: int, values: list[Any]) -> Any:  # not a dict: tree_map builds those
     if kind == _MAPPING:
         items = dict(zip(like.keys(), values))
         try:
@@ -88,53 +86,34 @@ def tree_map(fn: Callable[..., Any], tree: Any, *rest: Any, is_leaf: IsLeaf = No
         >>> tree_map(lambda a, b: a + b, {"x": 1, "y": (2, 3)}, {"x": 10, "y": (20, 30)})
         {'x': 11, 'y': (22, 33)}
     """
-    kind = _kinds.get(type(tree))
-    if kind is None:
-        kind = _kind(type(tree))
+    kind = _kinds.get(type(tree)) or _kind(type(tree))
     if kind == _LEAF or (is_leaf is not None and is_leaf(tree)):
         return fn(tree, *rest)
     if kind == _DICT:
         if not rest:
             return {k: tree_map(fn, v, is_leaf=is_leaf) for k, v in tree.items()}
         return {k: tree_map(fn, v, *(r[k] for r in rest), is_leaf=is_leaf) for k, v in tree.items()}
-    if kind == _MAPPING:
-        values = [tree_map(fn, v, *(r[k] for r in rest), is_leaf=is_leaf) for k, v in tree.items()]
-    else:
-        values = [
-            tree_map(fn, v, *(r[i] for r in rest), is_leaf=is_leaf) for i, v in enumerate(tree)
-        ]
+    items = tree.items() if kind == _MAPPING else enumerate(tree)
+    values = [tree_map(fn, v, *(r[k] for r in rest), is_leaf=is_leaf) for k, v in items]
     return _rebuild(tree, kind, values)
 
 
 def leaves(tree: Any, is_leaf: IsLeaf = None) -> list[Any]:
     """The leaves of ``tree``, depth first, in key order."""
-    out: list[Any] = []
-
-    def walk(node: Any) -> None:
-        kind = _kind(type(node))
-        if kind == _LEAF or (is_leaf is not None and is_leaf(node)):
-            out.append(node)
-            return
-        for _, child in _children(node, kind):
-            walk(child)
-
-    walk(tree)
-    return out
+    return [leaf for _, leaf in flatten_with_paths(tree, is_leaf)]
 
 
 def first_leaf(tree: Any) -> Any:
     """The first leaf of ``tree`` (an empty branch is its own first leaf)."""
     while True:
-        kind = _kinds.get(type(tree))
-        if kind is None:
-            kind = _kind(type(tree))
+        kind = _kinds.get(type(tree)) or _kind(type(tree))
         if kind == _LEAF or not tree:
             return tree
         tree = next(iter(tree.values())) if kind in (_DICT, _MAPPING) else tree[0]
 
 
 def flatten_with_paths(tree: Any, is_leaf: IsLeaf = None) -> list[tuple[Path, Any]]:
-    """``(path, leaf)`` for each leaf of ``tree``, in :func:`leaves` order."""
+    """``(path, leaf)`` for each leaf of ``tree``."""
     out: list[tuple[Path, Any]] = []
 
     def walk(node: Any, path: Path) -> None:

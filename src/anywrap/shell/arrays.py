@@ -1,5 +1,4 @@
-"""What the array wrappers' shells share: argument checks, new spaces, constants carried
-into the data's library, and the two layouts of ``info["final_obs"]`` (batch or objects).
+"""What the array wrappers' shells share: checks, spaces, constants, ``final_obs`` layouts.
 
 Example:
     >>> import numpy as np

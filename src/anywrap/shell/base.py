@@ -1,6 +1,4 @@
-"""The one class between a stateful anywrap wrapper and Gymnasium's wrapper classes.
-
-The state starts in NumPy and follows the library and device of the data.
+"""``Shell``: state and Gymnasium's plumbing for anywrap's wrappers; the state follows the data.
 
 Example:
     >>> import gymnasium as gym
@@ -45,27 +43,22 @@ from anywrap.tree import first_leaf, flatten_with_paths, key_path, unflatten
 
 __all__ = ["Shell"]
 
+# Host numbers that say nothing of where the state lives (a single env's reward).
 _HOST_NUMBERS = frozenset({float, int, bool, np.float64, np.float32, np.bool_, np.int64})
-"""Host numbers that say nothing of where the state lives (a single env's reward)."""
 
 
 class Shell(gym.utils.RecordConstructorArgs):
-    """The base of anywrap's stateful wrappers, listed before Gymnasium's wrapper class.
-
-    A subclass sets ``self._state`` in its constructor and runs its transforms
-    (:class:`anywrap.xp.Compiled`, taking the state first and returning
-    ``(state, output)``) with :meth:`_run`. ``_export`` / ``_import`` are hooks
-    for a state saved in another form than it is held.
-    """
+    """The base of anywrap's wrappers, listed before Gymnasium's wrapper class: a subclass
+    sets ``self._state`` and runs its transforms (state first, ``(state, out)``) with ``_run``."""
 
     _state: Any = None
     _kind: type = np.ndarray  # the exact array type the state is held in now
     _boxed: bool = False  # whether the state holds RunningMeanStd boxes
     _ranges: dict[str, tuple[int, int]] = {}  # bounds a loaded state's int fields keep
+    _unwatched: float = 0  # host updates until the next overflow check
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
-        # Every reset checks its options first, so that the outermost anywrap wrapper
-        # refuses bad options before any wrapper or env below it changes.
+        # Every reset checks its options first, before anything below it changes.
         super().__init_subclass__(**kwargs)
         if "reset" in cls.__dict__ and not getattr(cls.reset, "_checks_options", False):
             cls.reset = checked_reset(cls.reset)  # type: ignore[method-assign]
@@ -78,9 +71,7 @@ class Shell(gym.utils.RecordConstructorArgs):
         return super().reset(seed=seed, options=options)  # type: ignore[misc]
 
     def _start(self, env: Any, **recorded: Any) -> tuple[str, tuple[int, ...]]:
-        """A constructor's first step: record its arguments (Gymnasium's
-        ``RecordConstructorArgs``) and refuse an env of the other kind (one env, or a
-        vector); the wrapper's name and batch shape (``(num_envs,)``, or ``()``)."""
+        """Record the arguments, refuse an env of the other kind; ``(name, batch shape)``."""
         gym.utils.RecordConstructorArgs.__init__(self, **recorded)
         check_env_kind(self, env)
         return wrapper_name(self), (env.num_envs,) if isinstance(self, VectorWrapper) else ()
@@ -91,8 +82,7 @@ class Shell(gym.utils.RecordConstructorArgs):
         return getattr(env, f"single_{kind}_space" if vector else f"{kind}_space")
 
     def _wrap(self, env: Any, observation_space: Any = None, action_space: Any = None) -> None:
-        """Gymnasium's wrapper ``__init__``, then the new spaces (one env's, batched for a
-        vector wrapper)."""
+        """Gymnasium's wrapper ``__init__``, then the new spaces (one env's)."""
         vector = isinstance(self, VectorWrapper)
         (VectorWrapper if vector else gym.Wrapper).__init__(self, env)  # type: ignore[arg-type]
         for kind, space in (("observation", observation_space), ("action", action_space)):
@@ -103,8 +93,7 @@ class Shell(gym.utils.RecordConstructorArgs):
                 setattr(self, f"{kind}_space", space)
 
     def _run(self, fn: xp.Compiled, like: Any, *args: Any, **kwargs: Any) -> Any:
-        """``fn(state, *args)`` on the state moved to the library and device of ``like``
-        (data: an array or a tree); installs the new state and returns the output."""
+        """``fn(state, *args)`` on the state moved to ``like``'s library and device; the output."""
         state, kind, held = self._state, type(like), self._kind
         if kind is held or (kind in _HOST_NUMBERS and held is np.ndarray):
             f = fn.fn if held is np.ndarray else fn
@@ -124,8 +113,6 @@ class Shell(gym.utils.RecordConstructorArgs):
         self._commit(new, like)
         return out
 
-    _unwatched: float = 0  # host updates until the next overflow check
-
     def _watch(self) -> None:
         """Warn once if host statistics stopped being finite (a sample overflowed)."""
         self._unwatched = WATCH_EVERY
@@ -133,10 +120,9 @@ class Shell(gym.utils.RecordConstructorArgs):
         if bad is not None:
             self._unwatched = math.inf
             warnings.warn(
-                f"{wrapper_name(self)}: the running {bad} is no longer finite: a sample "
-                "overflowed the statistics. As in Gymnasium, every later output is 0 or NaN; "
-                "clip the data first, or keep the statistics in float64 "
-                "(stats_dtype='float64'). save_state refuses such statistics.",
+                f"{wrapper_name(self)}: the running {bad} is no longer finite (a sample "
+                "overflowed); as in Gymnasium, later outputs are 0 or NaN. Clip the data, or "
+                "use stats_dtype='float64'. save_state refuses such statistics.",
                 RuntimeWarning,
                 stacklevel=4,
             )
@@ -158,8 +144,7 @@ class Shell(gym.utils.RecordConstructorArgs):
 
     @contextlib.contextmanager
     def _undone_on_failure(self) -> Iterator[None]:
-        """Put the state back if the block fails (StickyAction's last action, sent to an
-        env that refuses it); not for boxed statistics, which change in place."""
+        """Put the state back if the block fails (not for boxed statistics)."""
         before = self._state, self._kind
         try:
             yield
@@ -168,14 +153,12 @@ class Shell(gym.utils.RecordConstructorArgs):
             raise
 
     def _masked_reset(self, seed: Any, options: dict[str, Any] | None) -> tuple[Any, Any, Any]:
-        """A vector env's reset, ``reset_mask`` checked first: ``(obs, info, mask)``, the
-        mask like ``obs`` (``None``: all)."""
+        """A vector env's reset: ``(obs, info, mask)``, the mask like ``obs`` (``None``: all)."""
         mask = reset_mask_of(wrapper_name(self), options, self.num_envs)  # type: ignore[attr-defined]
         obs, info = self.env.reset(seed=seed, options=options)  # type: ignore[attr-defined]
         return obs, info, None if mask is None else self._mask_for(mask, obs)
 
     def _mask_for(self, mask: Any, like: Any) -> Any:
-        """``mask`` in ``like``'s library and on its device, where the state lives."""
         leaf = first_leaf(like)
         if type(mask) is type(leaf):
             return mask
@@ -199,8 +182,7 @@ class Shell(gym.utils.RecordConstructorArgs):
         return out
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        """Restore a state saved by :meth:`state_dict` (arrays of any library), each
-        entry checked before anything changes (see ``checks.loaded_values``)."""
+        """Restore a state saved by :meth:`state_dict`, checked before anything changes."""
         self._install(self.checked_state(state_dict))
 
     def _install(self, state: Any) -> None:  # checked_state's result

@@ -9,6 +9,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import numbers
@@ -56,12 +57,10 @@ def real_number(owner: str, name: str, value: Any) -> float:
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
         return float(value)
     if not isinstance(value, (str, bytes, bool)) and getattr(value, "shape", None) == ():
-        try:
+        with contextlib.suppress(Exception):
             host = axp.to_numpy(value)
-        except Exception:
-            host = None
-        if host is not None and host.dtype.kind in "fiu":
-            return float(host)
+            if host.dtype.kind in "fiu":
+                return float(host)
     raise TypeError(
         f"{owner}: expected `{name}` to be a real number (a Python or NumPy number, or a 0-d "
         f"array), got {type(value).__name__} {value!r}"
@@ -197,30 +196,26 @@ def _numpy_env_below(env: Any) -> Any:
     return None
 
 
-def check_reset_options(owner: str, wrapper: Any, options: Any, num_envs: int | None) -> None:
-    """``options``: a dict or None; its ``reset_mask`` checked."""
-    if options is not None and not isinstance(options, dict):
-        raise TypeError(
-            f"{owner}: expected `options` to be a dict or None, got "
-            f"{type(options).__name__} {options!r}"
-        )
-    mask = None if num_envs is None else reset_mask_of(owner, options, num_envs)
-    below = None if mask is None else _numpy_env_below(wrapper)
-    if below is not None and not isinstance(mask, np.ndarray):
-        raise TypeError(
-            f"{owner}: expected options['reset_mask'] to be a NumPy array, as the "
-            f"{type(below).__name__} below takes, got {axp.describe(mask)} (convert it, or "
-            "put a conversion wrapper such as anywrap.vector.ToTorch between)"
-        )
-
-
 def checked_reset(reset: Callable[..., Any]) -> Callable[..., Any]:
-    """``reset`` with its ``options`` checked before anything changes."""
+    """``reset`` with its ``options`` (a dict or None, and its ``reset_mask``) checked first."""
 
     @functools.wraps(reset)
     def checked(self: Any, *, seed: Any = None, options: Any = None) -> Any:
-        num_envs = self.num_envs if isinstance(self, gym.vector.VectorEnv) else None
-        check_reset_options(wrapper_name(self), self, options, num_envs)
+        owner = wrapper_name(self)
+        if options is not None and not isinstance(options, dict):
+            raise TypeError(
+                f"{owner}: expected `options` to be a dict or None, got "
+                f"{type(options).__name__} {options!r}"
+            )
+        vector = isinstance(self, gym.vector.VectorEnv)
+        mask = reset_mask_of(owner, options, self.num_envs) if vector else None
+        below = None if mask is None else _numpy_env_below(self)
+        if below is not None and not isinstance(mask, np.ndarray):
+            raise TypeError(
+                f"{owner}: expected options['reset_mask'] to be a NumPy array, as the "
+                f"{type(below).__name__} below takes, got {axp.describe(mask)} (convert it, or "
+                "put a conversion wrapper such as anywrap.vector.ToTorch between)"
+            )
         return reset(self, seed=seed, options=options)
 
     checked._checks_options = True  # type: ignore[attr-defined]
@@ -292,15 +287,13 @@ def _next_fits(value: np.ndarray, kept: np.dtype, double_word: bool) -> bool:
 
 def check_distinct_keys(owner: str, keys: list[str]) -> None:
     """A state's flattened keys must be distinct, or a checkpoint would lose one."""
-    seen: set[str] = set()
-    for key in keys:
-        if key in seen:
-            raise ValueError(
-                f"{owner}: expected the keys of the observation space to stay distinct once "
-                f"joined with dots, got {key!r} twice (a key with a dot beside a nested one); "
-                "rename one to save or load this state"
-            )
-        seen.add(key)
+    key = next((k for i, k in enumerate(keys) if k in keys[:i]), None)
+    if key is not None:
+        raise ValueError(
+            f"{owner}: expected the keys of the observation space to stay distinct once "
+            f"joined with dots, got {key!r} twice (a key with a dot beside a nested one); "
+            "rename one to save or load this state"
+        )
 
 
 def checked_entries(

@@ -23,7 +23,6 @@ from anywrap._extras import ALIASES, EXTRA, require
 from anywrap.convert.converter import Converter, check_known, resolve_library
 from anywrap.shell.arrays import final_obs_batch, is_packed
 from anywrap.shell.base import Shell
-from anywrap.shell.checks import check_env_kind
 from anywrap.tree import leaves
 
 Library = str | ModuleType | None
@@ -68,8 +67,8 @@ class ConversionShell(Shell):
         scalars: bool | None = None,
     ) -> None:
         """Wrap ``env``; see :class:`ArrayConversion` for the arguments."""
-        gym.utils.RecordConstructorArgs.__init__(
-            self,
+        name, _ = self._start(
+            env,
             _disable_deepcopy=True,
             env_xp=env_xp,
             target_xp=target_xp,
@@ -80,9 +79,8 @@ class ConversionShell(Shell):
             writable=writable,
             scalars=scalars,
         )
-        check_env_kind(self, env)
         self._vector = vector = isinstance(self, VectorWrapper)
-        self._name = name = f"anywrap.{'vector.' if vector else ''}{type(self).__name__}"
+        self._name = name
         if vector and scalars is not None:
             raise TypeError(f"{name}: vector envs always return arrays; `scalars` is for one env")
         if to is not None and target_xp is not None:
@@ -108,10 +106,9 @@ class ConversionShell(Shell):
         self._flags = Converter(self._target, device, vector or writable, name)
         self._back: Converter | None = None
         self._last: Any = None  # a vector env's last observations, in its library
-        (VectorWrapper if vector else gym.Wrapper).__init__(self, env)  # type: ignore[arg-type]
+        self._wrap(env)
 
-    def _learn(self, obs: Any) -> None:
-        """Learn the env's library and device from its first observation."""
+    def _learn(self, obs: Any) -> None:  # the env's library and device, from an observation
         if self._env_library is not None:
             return
         leaf = _first_array(obs)

@@ -59,10 +59,6 @@ class DelayRing:
         return out
 
 
-def _scalar(x: Any) -> Any:
-    return x[()] if type(x) is np.ndarray and x.ndim == 0 else x
-
-
 def host_scalars(tree: Any) -> Any:
     """``tree`` with 0-d NumPy arrays as scalars (Gymnasium's zero Discrete observation)."""
-    return tree_map(_scalar, tree)
+    return tree_map(lambda x: x[()] if type(x) is np.ndarray and x.ndim == 0 else x, tree)

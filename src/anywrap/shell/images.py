@@ -67,7 +67,15 @@ def grayscale_map(owner: str, space: gym.Space, keep_dim: bool) -> ImageMap:
 def resize_map(owner: str, space: gym.Space, shape: Any, interpolation: str) -> ImageMap:
     """``ResizeObservation`` of the image space ``space`` to ``shape`` (Gymnasium's checks)."""
     space = image_space(owner, space, rgb=False)
-    size = resize_shape(owner, shape)
+    if not isinstance(shape, tuple):
+        raise TypeError(f"{owner}: expected `shape` to be a tuple, got {type(shape)}")
+    if len(shape) != 2:
+        raise ValueError(f"{owner}: expected `shape` to be a tuple of length 2, got {shape}")
+    if not all(np.issubdtype(type(s), np.integer) for s in shape):
+        raise TypeError(f"{owner}: expected `shape` to hold integers, got {shape}")
+    if not all(s > 0 for s in shape):
+        raise ValueError(f"{owner}: expected `shape` to hold integers > 0, got {shape}")
+    size = int(shape[0]), int(shape[1])
     if interpolation not in METHODS:
         raise ValueError(f"{owner}: expected `interpolation` in {METHODS}, got {interpolation!r}")
     out = gym.spaces.Box(0, 255, size + tuple(space.shape[2:]), np.uint8)
@@ -85,18 +93,6 @@ def padding_of(owner: str, space: gym.spaces.Box, padding_type: Any) -> tuple[st
         f"{owner}: expected `padding_type` to be 'reset', 'zero' or an observation of "
         f"{space}, got {padding_type!r}"
     )
-
-
-def resize_shape(owner: str, shape: Any) -> tuple[int, int]:
-    if not isinstance(shape, tuple):
-        raise TypeError(f"{owner}: expected `shape` to be a tuple, got {type(shape)}")
-    if len(shape) != 2:
-        raise ValueError(f"{owner}: expected `shape` to be a tuple of length 2, got {shape}")
-    if not all(np.issubdtype(type(s), np.integer) for s in shape):
-        raise TypeError(f"{owner}: expected `shape` to hold integers, got {shape}")
-    if not all(s > 0 for s in shape):
-        raise ValueError(f"{owner}: expected `shape` to hold integers > 0, got {shape}")
-    return int(shape[0]), int(shape[1])
 
 
 def check_positive_int(owner: str, name: str, value: Any, minimum: int) -> int:

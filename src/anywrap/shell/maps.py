@@ -1,11 +1,6 @@
-"""Base classes of the stateless wrappers: observation, action and reward maps, for
-one env and for vector envs. A step is the env's step plus one compiled call of the
-map, ``fn(x, *constants)``, after a check of the data's shape.
-
-A subclass's constructor calls ``_set_map(owner, fn, check, *constants)``:
-``check`` refuses data that does not fit (``None``: no check); the constants are
-NumPy arrays (:class:`~anywrap.shell.arrays.LibraryConstants`). A vector observation
-map maps ``info["final_obs"]`` too. A map holds no state (``_state = ()``).
+"""Base classes of the stateless wrappers (observation, action and reward maps): a step is
+the env's step plus one compiled ``fn(x, *constants)``, set by ``_set_map(owner, fn, check,
+*constants)`` (``check``: ``None``, or refuses data that does not fit).
 
 Example:
     >>> import gymnasium as gym
@@ -40,7 +35,7 @@ __all__ = [
 
 
 class _Map(Shell):
-    """What every map holds: its compiled function, its check and its constants."""
+    """A map's compiled function, its check and its (NumPy) constants."""
 
     _state: Any = ()
     _check: Callable[[Any], Any] | None = None
@@ -69,9 +64,8 @@ class ObservationMap(_Map, gym.ObservationWrapper):
 
 
 class ActionMap(_Map, gym.ActionWrapper):
-    """A map of one env's actions. ``self._bounds`` (an
-    :class:`~anywrap.shell.actions.ActionBounds`) checks each action and learns the
-    env's library and device from its observations at reset."""
+    """A map of one env's actions: ``self._bounds`` checks each action, and learns the
+    env's library and device from the observations at reset."""
 
     _bounds: ActionBounds
 
@@ -94,7 +88,7 @@ class RewardMap(_Map, gym.RewardWrapper):
 
     def reward(self, reward: Any) -> Any:
         """The reward mapped."""
-        return self._map(reward, *self._consts.get(reward))
+        return self._mapped(reward)
 
 
 class VectorObservationMap(_Map, FusedStep, VectorWrapper):
@@ -199,7 +193,7 @@ class VectorRewardMap(_Map, FusedStep, VectorRewardWrapper):
 
     def rewards(self, rewards: Any) -> Any:
         """The rewards mapped."""
-        return self._map(rewards, *self._consts.get(rewards))
+        return self._mapped(rewards)
 
     def _after_step(
         self, obs: Any, reward: Any, terminated: Any, truncated: Any, info: dict

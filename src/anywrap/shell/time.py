@@ -20,11 +20,7 @@ from gymnasium.vector import AutoresetMode
 from anywrap.transforms.flatten_observation import flatten_plan
 from anywrap.transforms.time_aware_observation import TimeFeature
 
-AUTORESET = {
-    AutoresetMode.NEXT_STEP: "next_step",
-    AutoresetMode.SAME_STEP: "same_step",
-    AutoresetMode.DISABLED: "disabled",
-}
+AUTORESET = {m: m.name.lower() for m in AutoresetMode}  # NEXT_STEP: "next_step", ...
 
 
 def check_max_episode_steps(owner: str, max_episode_steps: Any) -> int:
