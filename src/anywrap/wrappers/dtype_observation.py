@@ -1,4 +1,4 @@
-"""DtypeObservation for a single env."""
+"""DtypeObservation for a single env, and the constructor both shells use."""
 
 from functools import partial
 from typing import Any
@@ -26,7 +26,7 @@ class DtypeObservation(ObservationMap):
     def __init__(self, env: gym.Env, dtype: Any) -> None:
         """Wrap ``env``; ``dtype``: a NumPy dtype, scalar type or name."""
         name, _ = self._start(env, dtype=dtype)
-        space = dtype_space(name, env.observation_space, dtype)
+        space = dtype_space(name, self._single_space(env), dtype)
         self._wrap(env, space)
         self.dtype = dtype
         self._set_map(name, partial(cast, dtype=np.dtype(space.dtype).name), None)
