@@ -75,6 +75,10 @@ class ObservationStatisticsShell(Shell):
             }
         )
 
+    def _check_step(self, obs: Any, *flags: Any) -> None:
+        if getattr(obs, "shape", None) != self._check.shape:
+            self._check(obs)
+
 
 class NormalizeObservation(ObservationStatisticsShell, gym.ObservationWrapper):
     """Normalises observations to zero mean and unit variance, on any array library.
@@ -119,6 +123,5 @@ class NormalizeObservation(ObservationStatisticsShell, gym.ObservationWrapper):
         self._setup(env, epsilon, stats_dtype, update_running_mean, stats_gradient)
 
     def observation(self, observation: Any) -> Any:
-        if getattr(observation, "shape", None) != self._check.shape:
-            self._check(observation)
+        self._check_step(observation)
         return self._run(self._transforms[self._update_running_mean], observation, observation)
