@@ -40,19 +40,6 @@ def discrete_space(bins: np.ndarray, multidiscrete: bool) -> gym.Space:
     )
 
 
-def _discretized(self: Any, env: gym.Env, bins: Any, multidiscrete: Any, kind: str) -> Any:
-    """Both constructors' first part: check, wrap ``env`` with the discrete ``kind`` space,
-    set Gymnasium's attributes; ``(name, plan, Box)``."""
-    name, _ = self._start(env, bins=bins, multidiscrete=multidiscrete)
-    multidiscrete = flag(name, "multidiscrete", multidiscrete)
-    space: Any = getattr(env, f"{kind}_space")
-    plan, self.bins = checked_bins(name, space, bins, kind)
-    self._wrap(env, **{f"{kind}_space": discrete_space(self.bins, multidiscrete)})
-    self.low, self.high = np.ravel(space.low), np.ravel(space.high)
-    self.n_dims, self.multidiscrete = int(self.low.size), multidiscrete
-    return name, plan, space
-
-
 class DiscretizeAction(ActionMap):
     """Uniform bins over a finite Box action space (the env gets the named bin's centre):
     :class:`gymnasium.wrappers.DiscretizeAction`, in the action's library and device.
@@ -65,7 +52,13 @@ class DiscretizeAction(ActionMap):
     """
 
     def __init__(self, env: gym.Env, bins: int | tuple[int, ...], multidiscrete: bool = False):
-        name, plan, space = _discretized(self, env, bins, multidiscrete, "action")
+        name, _ = self._start(env, bins=bins, multidiscrete=multidiscrete)
+        multidiscrete = flag(name, "multidiscrete", multidiscrete)
+        plan, self.bins = checked_bins(name, env.action_space, bins, "action")
+        space: Any = env.action_space
+        self._wrap(env, action_space=discrete_space(self.bins, multidiscrete))
+        self.low, self.high = np.ravel(space.low), np.ravel(space.high)
+        self.n_dims, self.multidiscrete = int(self.low.size), multidiscrete
         self.bin_centers = [0.5 * (g[:-1] + g[1:]) for g in plan.grids]
         # (ActionBounds reads a space's shape alone: a Discrete's () or a MultiDiscrete's (n,).)
         self._bounds = ActionBounds(self, self.action_space)  # type: ignore[arg-type]
@@ -73,7 +66,7 @@ class DiscretizeAction(ActionMap):
             undiscretize,
             shape=tuple(space.shape),
             dtype=np.dtype(space.dtype).name,
-            multidiscrete=self.multidiscrete,
+            multidiscrete=multidiscrete,
         )
         self._set_map(name, fn, None, *plan.action)
 
@@ -102,7 +95,13 @@ class DiscretizeObservation(ObservationMap):
     """
 
     def __init__(self, env: gym.Env, bins: int | tuple[int, ...], multidiscrete: bool = False):
-        name, plan, space = _discretized(self, env, bins, multidiscrete, "observation")
+        name, _ = self._start(env, bins=bins, multidiscrete=multidiscrete)
+        multidiscrete = flag(name, "multidiscrete", multidiscrete)
+        plan, self.bins = checked_bins(name, env.observation_space, bins, "observation")
+        space: Any = env.observation_space
+        self._wrap(env, discrete_space(self.bins, multidiscrete))
+        self.low, self.high = np.ravel(space.low), np.ravel(space.high)
+        self.n_dims, self.multidiscrete = int(self.low.size), multidiscrete
         self.bin_edges = [g[1:-1] for g in plan.grids]
         self._grids = plan.grids
         shape = tuple(space.shape)
@@ -114,7 +113,7 @@ class DiscretizeObservation(ObservationMap):
                     f"got {xp.describe(obs)}"
                 )
 
-        fn = partial(discretize, shape=shape, multidiscrete=self.multidiscrete)
+        fn = partial(discretize, shape=shape, multidiscrete=multidiscrete)
         self._set_map(name, fn, check, *plan.observation)
 
     def observation(self, observation: Any) -> Any:
