@@ -12,8 +12,7 @@ class FilterObservation(VectorObservationMap):
         >>> import gymnasium as gym, anywrap
         >>> envs = gym.make_vec("CartPole-v1", 2, vectorization_mode="sync", wrappers=[
         ...     lambda e: gym.wrappers.TimeAwareObservation(e, flatten=False)])
-        >>> envs = anywrap.vector.FilterObservation(envs, filter_keys=["time"])
-        >>> envs.reset(seed=42)[0]
+        >>> anywrap.vector.FilterObservation(envs, filter_keys=["time"]).reset(seed=42)[0]
         {'time': array([[0],
                [0]], dtype=int32)}
 
