@@ -50,8 +50,7 @@ class ToJax(VectorToLibrary, ArrayConversion):
 
     Example:
         >>> import gymnasium as gym, anywrap
-        >>> env = anywrap.vector.ToJax(gym.make_vec("CartPole-v1", 2))
-        >>> anywrap.xp.library_name(env.reset(seed=0)[0])
+        >>> anywrap.xp.library_name(anywrap.vector.ToJax(gym.make_vec("CartPole-v1", 2)).reset()[0])
         'jax'
     """
 
