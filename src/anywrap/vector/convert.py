@@ -110,7 +110,3 @@ class NumpyToTorch(LibraryPair, ArrayConversion):
     """
 
     _env_xp, _to = "numpy", "torch"
-
-
-VectorArrayConversion = ArrayConversion
-"""Gymnasium's name of the generic vector conversion."""
