@@ -31,7 +31,7 @@ class ClipAction(ActionMap):
 
     _state = None  # not a checkpoint layer (as in 0.1)
 
-    def __init__(self, env: gym.Env) -> None:
+    def __init__(self, env: Any) -> None:
         """Wrap ``env``, whose action space must be a Box."""
         name, batch = self._start(env)
         space = self._single_space(env, "action")

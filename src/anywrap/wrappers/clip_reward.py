@@ -3,8 +3,6 @@
 from functools import partial
 from typing import Any
 
-import gymnasium as gym
-
 from anywrap.shell.arrays import check_reward_bounds, reward_bound
 from anywrap.shell.maps import RewardMap
 from anywrap.transforms.clip_reward import clip_reward
@@ -22,7 +20,7 @@ class ClipReward(RewardMap):
     Change logs: v0.1.0 - initially added.
     """
 
-    def __init__(self, env: gym.Env, min_reward: Any = None, max_reward: Any = None) -> None:
+    def __init__(self, env: Any, min_reward: Any = None, max_reward: Any = None) -> None:
         """Wrap ``env``; ``min_reward`` / ``max_reward``: numbers, arrays or ``None``."""
         name, batch = self._start(env, min_reward=min_reward, max_reward=max_reward)
         check_reward_bounds(name, min_reward, max_reward)

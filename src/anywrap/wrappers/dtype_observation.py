@@ -3,7 +3,6 @@
 from functools import partial
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 
 from anywrap.shell.arrays import dtype_space
@@ -23,7 +22,7 @@ class DtypeObservation(ObservationMap):
     Change logs: v0.1.0 - initially added.
     """
 
-    def __init__(self, env: gym.Env, dtype: Any) -> None:
+    def __init__(self, env: Any, dtype: Any) -> None:
         """Wrap ``env``; ``dtype``: a NumPy dtype, scalar type or name."""
         name, _ = self._start(env, dtype=dtype)
         space = dtype_space(name, self._single_space(env), dtype)

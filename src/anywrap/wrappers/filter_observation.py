@@ -63,7 +63,7 @@ class FilterObservation(ObservationMap):
     Change logs: v0.1.0 - initially added.
     """
 
-    def __init__(self, env: gym.Env, filter_keys: Sequence[str | int]) -> None:
+    def __init__(self, env: Any, filter_keys: Sequence[str | int]) -> None:
         """Wrap ``env``, whose observation space must be a Dict or a Tuple."""
         name, batch = self._start(env, filter_keys=filter_keys)
         space, fn, check = filter_map(name, self._single_space(env), filter_keys)

@@ -29,7 +29,7 @@ class FlattenObservation(ObservationMap):
     Change logs: v0.1.0 - initially added.
     """
 
-    def __init__(self, env: gym.Env) -> None:
+    def __init__(self, env: Any) -> None:
         name, batch = self._start(env)
         single = self._single_space(env)
         plan = flatten_plan(single, name)

@@ -1,6 +1,6 @@
 """GrayscaleObservation for a single env, and the constructor both shells use."""
 
-import gymnasium as gym
+from typing import Any
 
 from anywrap.shell.checks import autoreset_mode
 from anywrap.shell.images import frames_check, grayscale_map
@@ -27,7 +27,7 @@ class GrayscaleObservation(ObservationMap):
     Change logs: v0.1.0 - initially added.
     """
 
-    def __init__(self, env: gym.Env, keep_dim: bool = False) -> None:
+    def __init__(self, env: Any, keep_dim: bool = False) -> None:
         name, batch = self._start(env, keep_dim=keep_dim)
         image = grayscale_map(name, self._single_space(env), keep_dim)
         self._wrap(env, image.space)

@@ -3,7 +3,6 @@
 from functools import partial
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 
 from anywrap.shell.actions import ActionBounds
@@ -30,7 +29,7 @@ class RescaleAction(ActionMap):
     Change logs: v0.1.0 - initially added.
     """
 
-    def __init__(self, env: gym.Env, min_action: Any, max_action: Any) -> None:
+    def __init__(self, env: Any, min_action: Any, max_action: Any) -> None:
         """Wrap ``env`` (a Box action space); ``min_action`` / ``max_action``: numbers or arrays."""
         name, batch = self._start(env, min_action=min_action, max_action=max_action)
         single = self._single_space(env, "action")

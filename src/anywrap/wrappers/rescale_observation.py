@@ -3,7 +3,6 @@
 from functools import partial
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 
 from anywrap.shell.arrays import box_check, rescaled_box
@@ -28,7 +27,7 @@ class RescaleObservation(ObservationMap):
     Change logs: v0.1.0 - initially added.
     """
 
-    def __init__(self, env: gym.Env, min_obs: Any, max_obs: Any) -> None:
+    def __init__(self, env: Any, min_obs: Any, max_obs: Any) -> None:
         """Wrap ``env`` (a Box observation space); ``min_obs`` / ``max_obs``: numbers or arrays."""
         name, batch = self._start(env, min_obs=min_obs, max_obs=max_obs)
         single = self._single_space(env)

@@ -3,7 +3,6 @@
 from functools import partial
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 
 from anywrap.shell.arrays import box_check, reshape_space
@@ -28,7 +27,7 @@ class ReshapeObservation(ObservationMap):
     Change logs: v0.1.0 - initially added.
     """
 
-    def __init__(self, env: gym.Env, shape: tuple[int, ...]) -> None:
+    def __init__(self, env: Any, shape: tuple[int, ...]) -> None:
         """Wrap ``env`` (a Box observation space); ``shape``: a tuple of ints (one may be -1)."""
         name, batch = self._start(env, shape=shape)
         single = self._single_space(env)

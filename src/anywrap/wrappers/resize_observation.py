@@ -1,6 +1,6 @@
 """ResizeObservation for a single env, and the constructor both shells use."""
 
-import gymnasium as gym
+from typing import Any
 
 from anywrap.shell.checks import autoreset_mode
 from anywrap.shell.images import frames_check, resize_map
@@ -26,9 +26,7 @@ class ResizeObservation(ObservationMap):
     Change logs: v0.1.0 - initially added.
     """
 
-    def __init__(
-        self, env: gym.Env, shape: tuple[int, int], *, interpolation: str = "area"
-    ) -> None:
+    def __init__(self, env: Any, shape: tuple[int, int], *, interpolation: str = "area") -> None:
         name, batch = self._start(env, shape=shape, interpolation=interpolation)
         image = resize_map(name, self._single_space(env), shape, interpolation)
         self._wrap(env, image.space)
