@@ -223,8 +223,7 @@ def converter(
     """A reusable :func:`convert` with its arguments bound (what the wrappers hold).
 
     Example:
-        >>> to_np = converter("numpy")
-        >>> to_np({"x": 1.0})["x"]
+        >>> converter("numpy")({"x": 1.0})["x"]
         array(1.)
     """
     return Converter(resolve_library(to), device, writable, who)

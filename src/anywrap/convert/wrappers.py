@@ -45,8 +45,7 @@ class ToNumpy(ToLibrary, ArrayConversion):
 
     Example:
         >>> import gymnasium as gym, anywrap
-        >>> env = anywrap.ToNumpy(gym.make("phys2d/CartPole-v1"))
-        >>> type(env.reset(seed=0)[0]).__name__
+        >>> type(anywrap.ToNumpy(gym.make("phys2d/CartPole-v1")).reset(seed=0)[0]).__name__
         'ndarray'
     """
 
@@ -58,8 +57,7 @@ class ToTorch(ToLibrary, ArrayConversion):
 
     Example:
         >>> import gymnasium as gym, anywrap
-        >>> env = anywrap.ToTorch(gym.make("CartPole-v1"))
-        >>> anywrap.xp.library_name(env.reset(seed=0)[0])
+        >>> anywrap.xp.library_name(anywrap.ToTorch(gym.make("CartPole-v1")).reset(seed=0)[0])
         'torch'
     """
 
@@ -71,8 +69,7 @@ class ToJax(ToLibrary, ArrayConversion):
 
     Example:
         >>> import gymnasium as gym, anywrap
-        >>> env = anywrap.ToJax(gym.make("CartPole-v1"))
-        >>> anywrap.xp.library_name(env.reset(seed=0)[0])
+        >>> anywrap.xp.library_name(anywrap.ToJax(gym.make("CartPole-v1")).reset(seed=0)[0])
         'jax'
     """
 
@@ -84,8 +81,7 @@ class ToTensorFlow(ToLibrary, ArrayConversion):
 
     Example:
         >>> import gymnasium as gym, anywrap
-        >>> env = anywrap.ToTensorFlow(gym.make("CartPole-v1"))
-        >>> anywrap.xp.library_name(env.reset(seed=0)[0])
+        >>> anywrap.xp.library_name(anywrap.ToTensorFlow(gym.make("CartPole-v1")).reset(seed=0)[0])
         'tensorflow'
     """
 
@@ -97,8 +93,7 @@ class JaxToNumpy(ArrayConversion):
 
     Example:
         >>> import gymnasium as gym, anywrap
-        >>> env = anywrap.JaxToNumpy(gym.make("phys2d/CartPole-v1"))
-        >>> anywrap.xp.library_name(env.reset(seed=0)[0])
+        >>> anywrap.xp.library_name(anywrap.JaxToNumpy(gym.make("phys2d/CartPole-v1")).reset()[0])
         'numpy'
     """
 
@@ -113,8 +108,7 @@ class JaxToTorch(LibraryPair, ArrayConversion):
 
     Example:
         >>> import gymnasium as gym, anywrap
-        >>> env = anywrap.JaxToTorch(gym.make("phys2d/CartPole-v1"))
-        >>> anywrap.xp.library_name(env.reset(seed=0)[0])
+        >>> anywrap.xp.library_name(anywrap.JaxToTorch(gym.make("phys2d/CartPole-v1")).reset()[0])
         'torch'
     """
 
@@ -126,8 +120,7 @@ class NumpyToTorch(LibraryPair, ArrayConversion):
 
     Example:
         >>> import gymnasium as gym, anywrap
-        >>> env = anywrap.NumpyToTorch(gym.make("CartPole-v1"))
-        >>> anywrap.xp.library_name(env.reset(seed=0)[0])
+        >>> anywrap.xp.library_name(anywrap.NumpyToTorch(gym.make("CartPole-v1")).reset(seed=0)[0])
         'torch'
     """
 

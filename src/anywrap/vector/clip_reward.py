@@ -1,13 +1,7 @@
 """ClipReward for vector envs."""
 
-from functools import partial
-from typing import Any
-
-from gymnasium.vector import VectorEnv
-
-from anywrap.shell.arrays import check_reward_bounds, reward_bound
 from anywrap.shell.maps import VectorRewardMap
-from anywrap.transforms.clip_reward import clip_reward
+from anywrap.wrappers import clip_reward as single
 
 
 class ClipReward(VectorRewardMap):
@@ -23,10 +17,4 @@ class ClipReward(VectorRewardMap):
     Change logs: v0.1.0 - initially added.
     """
 
-    def __init__(self, env: VectorEnv, min_reward: Any = None, max_reward: Any = None) -> None:
-        name, _ = self._start(env, min_reward=min_reward, max_reward=max_reward)
-        check_reward_bounds(name, min_reward, max_reward)
-        self._wrap(env)
-        self.min_reward, self.max_reward = min_reward, max_reward
-        bounds = reward_bound(min_reward), reward_bound(max_reward)
-        self._set_map(name, partial(clip_reward, keep_dtype=True), None, *bounds)
+    __init__ = single.ClipReward.__init__

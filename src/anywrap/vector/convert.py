@@ -50,8 +50,7 @@ class ToJax(VectorToLibrary, ArrayConversion):
 
     Example:
         >>> import gymnasium as gym, anywrap
-        >>> env = anywrap.vector.ToJax(gym.make_vec("CartPole-v1", 2))
-        >>> anywrap.xp.library_name(env.reset(seed=0)[0])
+        >>> anywrap.xp.library_name(anywrap.vector.ToJax(gym.make_vec("CartPole-v1", 2)).reset()[0])
         'jax'
     """
 
@@ -111,7 +110,3 @@ class NumpyToTorch(LibraryPair, ArrayConversion):
     """
 
     _env_xp, _to = "numpy", "torch"
-
-
-VectorArrayConversion = ArrayConversion
-"""Gymnasium's name of the generic vector conversion."""

@@ -16,8 +16,7 @@ class DictInfoToList(Shell, VectorWrapper):
 
     Example:
         >>> import gymnasium as gym, anywrap
-        >>> envs = anywrap.vector.DictInfoToList(gym.make_vec("CartPole-v1", num_envs=2))
-        >>> envs.reset(seed=0)[1]
+        >>> anywrap.vector.DictInfoToList(gym.make_vec("CartPole-v1", num_envs=2)).reset(seed=0)[1]
         [{}, {}]
 
     Change logs: v0.1.0 - initially added.

@@ -1,14 +1,7 @@
 """DtypeObservation for vector envs."""
 
-from functools import partial
-from typing import Any
-
-import numpy as np
-from gymnasium.vector import VectorEnv
-
-from anywrap.shell.arrays import dtype_space
 from anywrap.shell.maps import VectorObservationMap
-from anywrap.transforms.dtype_observation import cast
+from anywrap.wrappers import dtype_observation as single
 
 
 class DtypeObservation(VectorObservationMap):
@@ -23,9 +16,4 @@ class DtypeObservation(VectorObservationMap):
     Change logs: v0.1.0 - initially added.
     """
 
-    def __init__(self, env: VectorEnv, dtype: Any) -> None:
-        name, _ = self._start(env, dtype=dtype)
-        space = dtype_space(name, env.single_observation_space, dtype)
-        self._wrap(env, space)
-        self.dtype = dtype
-        self._set_map(name, partial(cast, dtype=np.dtype(space.dtype).name), None)
+    __init__ = single.DtypeObservation.__init__

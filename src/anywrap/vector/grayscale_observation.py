@@ -1,10 +1,7 @@
 """GrayscaleObservation for vector envs."""
 
-from gymnasium.vector import VectorEnv
-
-from anywrap.shell.checks import autoreset_mode
-from anywrap.shell.images import frames_check, grayscale_map
 from anywrap.shell.maps import VectorObservationMap
+from anywrap.wrappers import grayscale_observation as single
 
 
 class GrayscaleObservation(VectorObservationMap):
@@ -21,11 +18,4 @@ class GrayscaleObservation(VectorObservationMap):
     Change logs: v0.1.0 - initially added.
     """
 
-    def __init__(self, env: VectorEnv, keep_dim: bool = False) -> None:
-        name, batch = self._start(env, keep_dim=keep_dim)
-        image = grayscale_map(name, env.single_observation_space, keep_dim)
-        self._wrap(env, image.space)
-        self._set_map(name, image.fn, frames_check(name, (*batch, *image.in_shape)))
-        autoreset_mode(name, env)
-        self._check_entry = frames_check(name, image.in_shape, "final observations")
-        self.keep_dim = keep_dim
+    __init__ = single.GrayscaleObservation.__init__

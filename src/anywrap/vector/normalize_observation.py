@@ -53,8 +53,7 @@ class NormalizeObservation(ObservationStatisticsShell, FusedStep, VectorWrapper)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         obs, info, mask = self._masked_reset(seed, options)
-        if getattr(obs, "shape", None) != self._check.shape:
-            self._check(obs)
+        self._check_step(obs)
         return self._run(self._transforms[self._update_running_mean], obs, obs, mask), info
 
     def _after_step(
@@ -72,10 +71,6 @@ class NormalizeObservation(ObservationStatisticsShell, FusedStep, VectorWrapper)
             return None
         fn = self._transforms[self._update_running_mean].fn
         return Part(Piece(fn, check=self._check_step), (None,))
-
-    def _check_step(self, obs: Any, *flags: Any) -> None:
-        if getattr(obs, "shape", None) != self._check.shape:
-            self._check(obs)
 
     def _with_final_obs(self, obs: Any, info: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
         if "_final_obs" not in info:

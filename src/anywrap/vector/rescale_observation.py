@@ -1,14 +1,7 @@
 """RescaleObservation for vector envs."""
 
-from functools import partial
-from typing import Any
-
-import numpy as np
-from gymnasium.vector import VectorEnv
-
-from anywrap.shell.arrays import box_check, rescaled_box
 from anywrap.shell.maps import VectorObservationMap
-from anywrap.transforms.rescale import affine
+from anywrap.wrappers import rescale_observation as single
 
 
 class RescaleObservation(VectorObservationMap):
@@ -25,10 +18,4 @@ class RescaleObservation(VectorObservationMap):
     Change logs: v0.1.0 - initially added.
     """
 
-    def __init__(self, env: VectorEnv, min_obs: Any, max_obs: Any) -> None:
-        name, batch = self._start(env, min_obs=min_obs, max_obs=max_obs)
-        single = env.single_observation_space
-        box, gradient, intercept = rescaled_box(name, single, min_obs, max_obs, "obs")
-        self._wrap(env, box)
-        fn = partial(affine, dtype=np.dtype(box.dtype).name)
-        self._set_map(name, fn, box_check(name, single, *batch), gradient, intercept)
+    __init__ = single.RescaleObservation.__init__

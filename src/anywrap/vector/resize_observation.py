@@ -1,10 +1,7 @@
 """ResizeObservation for vector envs."""
 
-from gymnasium.vector import VectorEnv
-
-from anywrap.shell.checks import autoreset_mode
-from anywrap.shell.images import frames_check, resize_map
 from anywrap.shell.maps import VectorObservationMap
+from anywrap.wrappers import resize_observation as single
 
 
 class ResizeObservation(VectorObservationMap):
@@ -21,13 +18,4 @@ class ResizeObservation(VectorObservationMap):
     Change logs: v0.1.0 - initially added.
     """
 
-    def __init__(
-        self, env: VectorEnv, shape: tuple[int, int], *, interpolation: str = "area"
-    ) -> None:
-        name, batch = self._start(env, shape=shape, interpolation=interpolation)
-        image = resize_map(name, env.single_observation_space, shape, interpolation)
-        self._wrap(env, image.space)
-        self._set_map(name, image.fn, frames_check(name, (*batch, *image.in_shape)))
-        autoreset_mode(name, env)
-        self._check_entry = frames_check(name, image.in_shape, "final observations")
-        self.shape, self.interpolation = image.space.shape[:2], interpolation
+    __init__ = single.ResizeObservation.__init__

@@ -8,6 +8,7 @@ from gymnasium.vector import VectorEnv
 
 from anywrap.shell.checks import callable_argument, check_env_kind, checked_reset
 from anywrap.shell.fusion import FusedStep
+from anywrap.shell.maps import VectorActionMap
 
 
 class TransformAction(FusedStep, gym.wrappers.vector.TransformAction):
@@ -34,9 +35,4 @@ class TransformAction(FusedStep, gym.wrappers.vector.TransformAction):
         super().__init__(env, func, action_space, single_action_space)
 
     reset = checked_reset(gym.wrappers.vector.TransformAction.reset)
-
-    def _before_step(self, actions: Any) -> Any:
-        return self.actions(actions)
-
-    def _part(self, out: Any) -> bool:
-        return True
+    _before_step, _part = VectorActionMap._before_step, VectorActionMap._part

@@ -7,7 +7,8 @@ import gymnasium as gym
 from gymnasium.vector import VectorEnv
 
 from anywrap.shell.checks import autoreset_mode_property, callable_argument, checked_reset
-from anywrap.shell.fusion import FusedStep, Part, Piece, Step
+from anywrap.shell.fusion import FusedStep, Part, Piece
+from anywrap.shell.maps import VectorRewardMap
 
 
 class TransformReward(FusedStep, gym.wrappers.vector.TransformReward):
@@ -28,11 +29,7 @@ class TransformReward(FusedStep, gym.wrappers.vector.TransformReward):
 
     reset = checked_reset(gym.wrappers.vector.TransformReward.reset)
     autoreset_mode = autoreset_mode_property()
-
-    def _after_step(
-        self, obs: Any, reward: Any, terminated: Any, truncated: Any, info: dict
-    ) -> Step:
-        return obs, self.rewards(reward), terminated, truncated, info
+    _after_step = VectorRewardMap._after_step
 
     def _part(self, out: Any) -> Part | None:  # ``func`` traced, as TransformObservation's
         if type(self).rewards is not gym.wrappers.vector.TransformReward.rewards:

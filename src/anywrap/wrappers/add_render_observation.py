@@ -23,8 +23,7 @@ class AddRenderObservation(gym.ObservationWrapper, gym.utils.RecordConstructorAr
     Example:
         >>> import gymnasium as gym, anywrap
         >>> env = gym.make("CartPole-v1", render_mode="rgb_array")
-        >>> env = anywrap.AddRenderObservation(env, render_only=False)
-        >>> obs, _ = env.reset(seed=123)
+        >>> obs, _ = anywrap.AddRenderObservation(env, render_only=False).reset(seed=123)
         >>> sorted(obs), obs["pixels"].shape
         (['pixels', 'state'], (400, 600, 3))
 

@@ -86,10 +86,6 @@ class AtariPreprocessing(gym.Wrapper, gym.utils.RecordConstructorArgs):
             raise ValueError(
                 f"{_NAME}: terminal_on_life_loss expected an ALE env (env.unwrapped.ale)"
             )
-        if not isinstance(env.observation_space, gym.spaces.Box):
-            raise TypeError(
-                f"{_NAME}: expected a Box observation space, got {env.observation_space}"
-            )
         space = image_space(_NAME, env.observation_space, rgb=grayscale_obs)
         self._check = frames_check(_NAME, tuple(space.shape))
         self._gray = xp.Compiled(grayscale_map(_NAME, space, False).fn) if grayscale_obs else None

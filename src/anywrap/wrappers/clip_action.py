@@ -1,4 +1,7 @@
-"""ClipAction for a single env, and the space function both shells use."""
+"""ClipAction for a single env, and the constructor both shells use."""
+
+from functools import partial
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -6,13 +9,11 @@ import numpy as np
 from anywrap.shell.actions import ActionBounds
 from anywrap.shell.maps import ActionMap
 from anywrap.transforms.actions import clip_action
+from anywrap.transforms.dtype_observation import cast
 
 
-def clip_spaces(name: str, space: gym.Space) -> tuple[gym.spaces.Box, gym.spaces.Box]:
-    """``space``, which must be a Box, and the unbounded Box of its shape and dtype."""
-    if not isinstance(space, gym.spaces.Box):
-        raise TypeError(f"{name}: expected a Box action space, got {space}")
-    return space, gym.spaces.Box(-np.inf, np.inf, shape=space.shape, dtype=space.dtype)
+def _clip_cast(actions: Any, low: Any, high: Any, dtype: str) -> Any:
+    return cast(clip_action(actions, low, high), dtype)
 
 
 class ClipAction(ActionMap):
@@ -30,10 +31,16 @@ class ClipAction(ActionMap):
 
     _state = None  # not a checkpoint layer (as in 0.1)
 
-    def __init__(self, env: gym.Env) -> None:
+    def __init__(self, env: Any) -> None:
         """Wrap ``env``, whose action space must be a Box."""
-        name, _ = self._start(env)
-        space, unbounded = clip_spaces(name, env.action_space)
+        name, batch = self._start(env)
+        space = self._single_space(env, "action")
+        if not isinstance(space, gym.spaces.Box):
+            raise TypeError(f"{name}: expected a Box action space, got {space}")
+        unbounded = gym.spaces.Box(-np.inf, np.inf, shape=space.shape, dtype=space.dtype)
         self._wrap(env, action_space=unbounded)
-        self._bounds = ActionBounds(self, space, ())
-        self._set_map(name, clip_action, None, space.low, space.high)
+        self._bounds = ActionBounds(self, space, batch)
+        fn: Any = clip_action
+        if batch:  # Gymnasium's vector wrapper casts to the action space's dtype
+            fn = partial(_clip_cast, dtype=np.dtype(space.dtype).name)
+        self._set_map(name, fn, None, space.low, space.high)

@@ -1,8 +1,7 @@
-"""ClipReward for a single env."""
+"""ClipReward for a single env, and the constructor both shells use."""
 
+from functools import partial
 from typing import Any
-
-import gymnasium as gym
 
 from anywrap.shell.arrays import check_reward_bounds, reward_bound
 from anywrap.shell.maps import RewardMap
@@ -21,11 +20,11 @@ class ClipReward(RewardMap):
     Change logs: v0.1.0 - initially added.
     """
 
-    def __init__(self, env: gym.Env, min_reward: Any = None, max_reward: Any = None) -> None:
+    def __init__(self, env: Any, min_reward: Any = None, max_reward: Any = None) -> None:
         """Wrap ``env``; ``min_reward`` / ``max_reward``: numbers, arrays or ``None``."""
-        name, _ = self._start(env, min_reward=min_reward, max_reward=max_reward)
+        name, batch = self._start(env, min_reward=min_reward, max_reward=max_reward)
         check_reward_bounds(name, min_reward, max_reward)
         self._wrap(env)
         self.min_reward, self.max_reward = min_reward, max_reward
         bounds = reward_bound(min_reward), reward_bound(max_reward)
-        self._set_map(name, clip_reward, None, *bounds)
+        self._set_map(name, partial(clip_reward, keep_dtype=bool(batch)), None, *bounds)

@@ -1,9 +1,8 @@
-"""DtypeObservation for a single env."""
+"""DtypeObservation for a single env, and the constructor both shells use."""
 
 from functools import partial
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 
 from anywrap.shell.arrays import dtype_space
@@ -23,10 +22,10 @@ class DtypeObservation(ObservationMap):
     Change logs: v0.1.0 - initially added.
     """
 
-    def __init__(self, env: gym.Env, dtype: Any) -> None:
+    def __init__(self, env: Any, dtype: Any) -> None:
         """Wrap ``env``; ``dtype``: a NumPy dtype, scalar type or name."""
         name, _ = self._start(env, dtype=dtype)
-        space = dtype_space(name, env.observation_space, dtype)
+        space = dtype_space(name, self._single_space(env), dtype)
         self._wrap(env, space)
         self.dtype = dtype
         self._set_map(name, partial(cast, dtype=np.dtype(space.dtype).name), None)

@@ -1,4 +1,4 @@
-"""FilterObservation for a single env."""
+"""FilterObservation for a single env, and the constructor both shells use."""
 
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -63,11 +63,13 @@ class FilterObservation(ObservationMap):
     Change logs: v0.1.0 - initially added.
     """
 
-    def __init__(self, env: gym.Env, filter_keys: Sequence[str | int]) -> None:
+    def __init__(self, env: Any, filter_keys: Sequence[str | int]) -> None:
         """Wrap ``env``, whose observation space must be a Dict or a Tuple."""
-        name, _ = self._start(env, filter_keys=filter_keys)
-        space, fn, check = filter_map(name, env.observation_space, filter_keys)
+        name, batch = self._start(env, filter_keys=filter_keys)
+        space, fn, check = filter_map(name, self._single_space(env), filter_keys)
         self._wrap(env, space)
         self.filter_keys = filter_keys
         self._set_map(name, fn, check)
         self._map = fn  # a selection: nothing to compile (and jit would sort a dict's keys)
+        if batch:
+            self._both, self._check_entry = lambda o, f: (fn(o), fn(f)), check

@@ -1,13 +1,19 @@
-"""FlattenObservation for a single env, and the pure function both shells use."""
+"""FlattenObservation for a single env, and the constructor both shells use."""
 
 from functools import partial
 from typing import Any
 
 import gymnasium as gym
+import numpy as np
 
 from anywrap.shell.maps import ObservationMap
 from anywrap.shell.spaces import ObservationCheck
-from anywrap.transforms.flatten_observation import flatten_observation, flatten_plan
+from anywrap.transforms.dtype_observation import cast
+from anywrap.transforms.flatten_observation import FlatPlan, flatten_observation, flatten_plan
+
+
+def _flatten_batch(obs: Any, plan: FlatPlan, dtype: str) -> Any:
+    return cast(flatten_observation(obs, plan, batch_ndim=1), dtype)
 
 
 class FlattenObservation(ObservationMap):
@@ -23,23 +29,22 @@ class FlattenObservation(ObservationMap):
     Change logs: v0.1.0 - initially added.
     """
 
-    def __init__(self, env: gym.Env) -> None:
-        name, _ = self._start(env)
-        single = env.observation_space
+    def __init__(self, env: Any) -> None:
+        name, batch = self._start(env)
+        single = self._single_space(env)
         plan = flatten_plan(single, name)
-        self._wrap(env, gym.spaces.utils.flatten_space(single))
-        self._set_map(name, partial(flatten_observation, plan=plan), None)
-        self._explain = ObservationCheck(name, single)
+        space = gym.spaces.utils.flatten_space(single)
+        self._wrap(env, space)
+        fn = partial(flatten_observation, plan=plan)
+        if batch:  # Gymnasium's vector wrapper gives the space's dtype
+            fn = partial(_flatten_batch, plan=plan, dtype=np.dtype(space.dtype).name)
+        self._set_map(name, fn, None)
+        self._explain = ObservationCheck(name, single, *batch)
 
     def _mapped(self, x: Any) -> Any:
-        return flattened_or_explained(self._map, x, self._explain)
-
-
-def flattened_or_explained(flatten: Any, x: Any, explain: ObservationCheck) -> Any:
-    """``flatten(x)``; on failure, an error from ``explain`` that says how ``x`` differs
-    from the space."""
-    try:
-        return flatten(x)
-    except (KeyError, IndexError, TypeError):
-        explain(x)
-        raise
+        """``x`` flattened; on failure, an error that says how ``x`` differs from the space."""
+        try:
+            return self._map(x)
+        except (KeyError, IndexError, TypeError):
+            self._explain(x)
+            raise

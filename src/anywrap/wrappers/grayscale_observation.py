@@ -1,7 +1,8 @@
-"""GrayscaleObservation for a single env."""
+"""GrayscaleObservation for a single env, and the constructor both shells use."""
 
-import gymnasium as gym
+from typing import Any
 
+from anywrap.shell.checks import autoreset_mode
 from anywrap.shell.images import frames_check, grayscale_map
 from anywrap.shell.maps import ObservationMap
 
@@ -26,9 +27,12 @@ class GrayscaleObservation(ObservationMap):
     Change logs: v0.1.0 - initially added.
     """
 
-    def __init__(self, env: gym.Env, keep_dim: bool = False) -> None:
-        name, _ = self._start(env, keep_dim=keep_dim)
-        image = grayscale_map(name, env.observation_space, keep_dim)
+    def __init__(self, env: Any, keep_dim: bool = False) -> None:
+        name, batch = self._start(env, keep_dim=keep_dim)
+        image = grayscale_map(name, self._single_space(env), keep_dim)
         self._wrap(env, image.space)
-        self._set_map(name, image.fn, frames_check(name, image.in_shape))
+        self._set_map(name, image.fn, frames_check(name, (*batch, *image.in_shape)))
         self.keep_dim = keep_dim
+        if batch:
+            autoreset_mode(name, env)
+            self._check_entry = frames_check(name, image.in_shape, "final observations")

@@ -5,6 +5,7 @@ from typing import Any
 
 import gymnasium as gym
 
+from anywrap.distributed import torch_allreduce_sum
 from anywrap.shell.base import Shell
 from anywrap.shell.checks import autoreset_mode, check_epsilon, check_stats_dtype, flag
 from anywrap.shell.compiled import compiled
@@ -59,11 +60,8 @@ class ObservationStatisticsShell(Shell):
         self._boxed = True
         self.stats_gradient = flag(name, "stats_gradient", stats_gradient)
         self._mode = autoreset_mode(name, env) if batch else None
-        reduce = None
-        if vector_args.get("process_group") is not None:
-            from anywrap.distributed import torch_allreduce_sum
-
-            reduce = torch_allreduce_sum(vector_args["process_group"])
+        group = vector_args.get("process_group")
+        reduce = None if group is None else torch_allreduce_sum(group)
         args = {"epsilon": epsilon, "reduce": reduce, "stats_gradient": stats_gradient}
         step = partial(normalize_observation, batched=bool(batch), **args)
         learn_final = bool(vector_args.get("learn_final_obs"))
@@ -74,6 +72,10 @@ class ObservationStatisticsShell(Shell):
                 **{("final", u): partial(final, update=u) for u in (True, False)},
             }
         )
+
+    def _check_step(self, obs: Any, *flags: Any) -> None:
+        if getattr(obs, "shape", None) != self._check.shape:
+            self._check(obs)
 
 
 class NormalizeObservation(ObservationStatisticsShell, gym.ObservationWrapper):
@@ -119,6 +121,5 @@ class NormalizeObservation(ObservationStatisticsShell, gym.ObservationWrapper):
         self._setup(env, epsilon, stats_dtype, update_running_mean, stats_gradient)
 
     def observation(self, observation: Any) -> Any:
-        if getattr(observation, "shape", None) != self._check.shape:
-            self._check(observation)
+        self._check_step(observation)
         return self._run(self._transforms[self._update_running_mean], observation, observation)

@@ -8,6 +8,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 
 from anywrap import xp
+from anywrap.distributed import torch_allreduce_sum
 from anywrap.shell.base import Shell
 from anywrap.shell.checks import (
     autoreset_mode,
@@ -63,11 +64,8 @@ class RewardStatisticsShell(Shell):
         self.stats_gradient = flag(name, "stats_gradient", stats_gradient)
         # A vector env's reset step after a done is left out, or (SAME_STEP) G restarts at 0.
         same = bool(batch) and autoreset_mode(name, env) is AutoresetMode.SAME_STEP
-        reduce = None
-        if vector_args.get("process_group") is not None:
-            from anywrap.distributed import torch_allreduce_sum
-
-            reduce = torch_allreduce_sum(vector_args["process_group"])
+        group = vector_args.get("process_group")
+        reduce = None if group is None else torch_allreduce_sum(group)
         step = partial(
             normalize_reward,
             gamma=gamma,

@@ -1,8 +1,9 @@
-"""RescaleAction for a single env."""
+"""RescaleAction for a single env, and the constructor both shells use."""
 
+from functools import partial
 from typing import Any
 
-import gymnasium as gym
+import numpy as np
 
 from anywrap.shell.actions import ActionBounds
 from anywrap.shell.arrays import rescaled_box
@@ -28,11 +29,13 @@ class RescaleAction(ActionMap):
     Change logs: v0.1.0 - initially added.
     """
 
-    def __init__(self, env: gym.Env, min_action: Any, max_action: Any) -> None:
+    def __init__(self, env: Any, min_action: Any, max_action: Any) -> None:
         """Wrap ``env`` (a Box action space); ``min_action`` / ``max_action``: numbers or arrays."""
-        name, _ = self._start(env, min_action=min_action, max_action=max_action)
-        single = env.action_space
+        name, batch = self._start(env, min_action=min_action, max_action=max_action)
+        single = self._single_space(env, "action")
         box, gradient, intercept = rescaled_box(name, single, min_action, max_action, "action")
         self._wrap(env, action_space=box)
-        self._bounds = ActionBounds(self, box, ())
-        self._set_map(name, affine_inverse, None, gradient, intercept)
+        self._bounds = ActionBounds(self, box, batch)
+        # Gymnasium's vector wrapper casts to the env's action dtype
+        fn = partial(affine_inverse, dtype=np.dtype(single.dtype).name if batch else None)
+        self._set_map(name, fn, None, gradient, intercept)

@@ -1,8 +1,9 @@
-"""RescaleObservation for a single env."""
+"""RescaleObservation for a single env, and the constructor both shells use."""
 
+from functools import partial
 from typing import Any
 
-import gymnasium as gym
+import numpy as np
 
 from anywrap.shell.arrays import box_check, rescaled_box
 from anywrap.shell.maps import ObservationMap
@@ -26,10 +27,12 @@ class RescaleObservation(ObservationMap):
     Change logs: v0.1.0 - initially added.
     """
 
-    def __init__(self, env: gym.Env, min_obs: Any, max_obs: Any) -> None:
+    def __init__(self, env: Any, min_obs: Any, max_obs: Any) -> None:
         """Wrap ``env`` (a Box observation space); ``min_obs`` / ``max_obs``: numbers or arrays."""
-        name, _ = self._start(env, min_obs=min_obs, max_obs=max_obs)
-        single = env.observation_space
+        name, batch = self._start(env, min_obs=min_obs, max_obs=max_obs)
+        single = self._single_space(env)
         box, gradient, intercept = rescaled_box(name, single, min_obs, max_obs, "obs")
         self._wrap(env, box)
-        self._set_map(name, affine, box_check(name, single), gradient, intercept)
+        # Gymnasium's vector wrapper casts to the Box's dtype
+        fn = partial(affine, dtype=np.dtype(box.dtype).name if batch else None)
+        self._set_map(name, fn, box_check(name, single, *batch), gradient, intercept)

@@ -1,12 +1,18 @@
-"""ReshapeObservation for a single env."""
+"""ReshapeObservation for a single env, and the constructor both shells use."""
 
 from functools import partial
+from typing import Any
 
-import gymnasium as gym
+import numpy as np
 
 from anywrap.shell.arrays import box_check, reshape_space
 from anywrap.shell.maps import ObservationMap
+from anywrap.transforms.dtype_observation import cast
 from anywrap.transforms.reshape_observation import reshape_observation
+
+
+def _reshape_batch(obs: Any, shape: tuple[int, ...], dtype: str) -> Any:
+    return cast(reshape_observation(obs, shape, batch_ndim=1), dtype)
 
 
 class ReshapeObservation(ObservationMap):
@@ -21,11 +27,14 @@ class ReshapeObservation(ObservationMap):
     Change logs: v0.1.0 - initially added.
     """
 
-    def __init__(self, env: gym.Env, shape: tuple[int, ...]) -> None:
+    def __init__(self, env: Any, shape: tuple[int, ...]) -> None:
         """Wrap ``env`` (a Box observation space); ``shape``: a tuple of ints (one may be -1)."""
-        name, _ = self._start(env, shape=shape)
-        space = reshape_space(name, env.observation_space, shape)
+        name, batch = self._start(env, shape=shape)
+        single = self._single_space(env)
+        space = reshape_space(name, single, shape)
         self._wrap(env, space)
         self.shape = shape
         fn = partial(reshape_observation, shape=space.shape)
-        self._set_map(name, fn, box_check(name, env.observation_space))
+        if batch:  # Gymnasium's vector wrapper gives the space's dtype
+            fn = partial(_reshape_batch, shape=space.shape, dtype=np.dtype(space.dtype).name)
+        self._set_map(name, fn, box_check(name, single, *batch))

@@ -1,7 +1,8 @@
-"""ResizeObservation for a single env."""
+"""ResizeObservation for a single env, and the constructor both shells use."""
 
-import gymnasium as gym
+from typing import Any
 
+from anywrap.shell.checks import autoreset_mode
 from anywrap.shell.images import frames_check, resize_map
 from anywrap.shell.maps import ObservationMap
 
@@ -25,11 +26,12 @@ class ResizeObservation(ObservationMap):
     Change logs: v0.1.0 - initially added.
     """
 
-    def __init__(
-        self, env: gym.Env, shape: tuple[int, int], *, interpolation: str = "area"
-    ) -> None:
-        name, _ = self._start(env, shape=shape, interpolation=interpolation)
-        image = resize_map(name, env.observation_space, shape, interpolation)
+    def __init__(self, env: Any, shape: tuple[int, int], *, interpolation: str = "area") -> None:
+        name, batch = self._start(env, shape=shape, interpolation=interpolation)
+        image = resize_map(name, self._single_space(env), shape, interpolation)
         self._wrap(env, image.space)
-        self._set_map(name, image.fn, frames_check(name, image.in_shape))
+        self._set_map(name, image.fn, frames_check(name, (*batch, *image.in_shape)))
         self.shape, self.interpolation = image.space.shape[:2], interpolation
+        if batch:
+            autoreset_mode(name, env)
+            self._check_entry = frames_check(name, image.in_shape, "final observations")
