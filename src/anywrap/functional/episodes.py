@@ -246,8 +246,7 @@ class TimeAwareObservation(Wrapper):
             feature=self._feature,
             autoreset="same_step" if same_step(self.env) else "disabled",
         )
-        if final is not None:
-            info = {**info, "final_obs": final}
+        info = info if final is None else {**info, "final_obs": final}
         state = TimeAwareObservationState(inner, clock)
         return Step(out, state, reward, terminated, truncated, info)
 

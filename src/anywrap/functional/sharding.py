@@ -129,7 +129,7 @@ def shard_specs(env: FunctionalEnv, state: Any, axis_name: AxisName) -> Any:
     n = env.num_envs
     if n is None:  # its reset keys set it (from_brax): read it off the state
         leaves = zip(jax.tree.leaves(state), jax.tree.leaves(labels), strict=True)
-        n = next((x.shape[0] for x, label in leaves if not label and getattr(x, "shape", ())), None)
+        n = next((x.shape[0] for x, label in leaves if not label and np.ndim(x)), None)
 
     def spec(path: tuple[Any, ...], label: str, leaf: Any) -> PartitionSpec:
         if label:
