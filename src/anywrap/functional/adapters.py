@@ -231,10 +231,8 @@ class GymnaxState(NamedTuple):
 class GymnaxEnv:
     """A gymnax env seen through the functional protocol (SAME_STEP autoreset).
 
-    With ``num_envs=n``, one ``jax.vmap`` over ``n`` envs whose keys are split from one
-    key each step. ``reset`` also takes a batch of keys (a shard's): each shard then draws
-    from its own key (``VmapWrapper(from_gymnax(env), n)``'s streams do not depend on the
-    sharding).
+    With ``num_envs=n``, one ``jax.vmap`` over ``n`` envs, their keys split from one key
+    each step; ``reset`` also takes a shard's batch of keys (each shard draws from its own).
     """
 
     autoreset_mode = AutoresetMode.SAME_STEP

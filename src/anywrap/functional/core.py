@@ -35,8 +35,7 @@ class Step(NamedTuple):
 
 @runtime_checkable
 class FunctionalEnv(Protocol):
-    """A pure environment, traceable by JAX; the spaces are one env's, ``num_envs`` is None
-    for one env."""
+    """A pure, JAX-traceable env; the spaces are one env's, ``num_envs`` None for one env."""
 
     observation_space: Any
     action_space: Any
