@@ -1,4 +1,4 @@
-"""Adapters (brax, gymnax 5- and 6-tuple, Gymnasium FuncEnv), VmapWrapper and AutoReset."""
+"""Adapters (brax, gymnax, Gymnasium FuncEnv), VmapWrapper and AutoReset."""
 
 from __future__ import annotations
 
@@ -88,7 +88,8 @@ def test_gymnax_cartpole_terminates_and_resets():
     assert np.abs(np.asarray(info["final_obs"])[t, i]).max() > 0.2
 
 
-def test_gymnax_old_five_tuple_step_api():
+def test_gymnax_old_five_tuple_step_api_is_an_error():
+    """gymnax < 1.0's ``(obs, state, reward, done, info)`` is below the floor (gymnax>=1.0.1)."""
     raw, _ = gymnax.make("CartPole-v1")
 
     class Old(type(raw)):  # type: ignore[misc]
@@ -97,9 +98,9 @@ def test_gymnax_old_five_tuple_step_api():
             return obs, state, reward, jnp.logical_or(term, trunc), {"discount": 1.0 - term}
 
     env = F.VmapWrapper(F.from_gymnax(Old()), 4)
-    _, _, (_, _, term, trunc, info) = scan(env, jnp.ones((60, 4), jnp.int32))
-    assert np.asarray(term).any() and not np.asarray(trunc).any()
-    assert "final_obs" not in info and "discount" in info
+    _, state = env.reset(jax.random.key(0))
+    with pytest.raises(TypeError, match="step returned 5 values; expected 6"):
+        env.step(state, jnp.ones(4, jnp.int32))
 
 
 def test_gymnax_error_on_non_env():

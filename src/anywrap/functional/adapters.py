@@ -231,10 +231,8 @@ class GymnaxState(NamedTuple):
 class GymnaxEnv:
     """A gymnax env seen through the functional protocol (SAME_STEP autoreset).
 
-    gymnax < 1.0's ``done`` is taken as ``terminated``. With ``num_envs=n``, one
-    ``jax.vmap`` over ``n`` envs whose keys are split from one key each step. ``reset``
-    also takes a batch of keys (a shard's): each shard then draws from its own key
-    (``VmapWrapper(from_gymnax(env), n)``'s streams do not depend on the sharding).
+    With ``num_envs=n``, one ``jax.vmap`` over ``n`` envs, their keys split from one key
+    each step; ``reset`` also takes a shard's batch of keys (each shard draws from its own).
     """
 
     autoreset_mode = AutoresetMode.SAME_STEP
@@ -273,18 +271,12 @@ class GymnaxEnv:
             out = jax.vmap(self.env.step, in_axes=(0, 0, 0, None))(
                 jax.random.split(sub, n), state.env_state, action, self.params
             )
-        if len(out) == 6:  # gymnax >= 1.0
-            obs, st, reward, terminated, truncated, info = out
-            info = {k: v for k, v in info.items() if k not in ("terminated", "truncated")}
-            if "final_observation" in info:
-                info["final_obs"] = info.pop("final_observation")
-        elif len(out) == 5:  # gymnax < 1.0: done covers the time limit too
-            obs, st, reward, done, info = out
-            info = dict(info)
-            terminated = jnp.asarray(done, dtype=bool)
-            truncated = jnp.zeros_like(terminated)
-        else:
-            raise TypeError(f"from_gymnax: step returned {len(out)} values; expected 5 or 6")
+        if len(out) != 6:  # gymnax's API since 1.0
+            raise TypeError(f"from_gymnax: step returned {len(out)} values; expected 6")
+        obs, st, reward, terminated, truncated, info = out
+        info = {k: v for k, v in info.items() if k not in ("terminated", "truncated")}
+        if "final_observation" in info:
+            info["final_obs"] = info.pop("final_observation")
         terminated, truncated = (jnp.asarray(x, dtype=bool) for x in (terminated, truncated))
         state = GymnaxState(st, state.key, state.t + 1)
         return Step(obs, state, jnp.asarray(reward), terminated, truncated, info)

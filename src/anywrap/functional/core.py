@@ -35,8 +35,7 @@ class Step(NamedTuple):
 
 @runtime_checkable
 class FunctionalEnv(Protocol):
-    """A pure environment, traceable by JAX; the spaces are one env's, ``num_envs`` is None
-    for one env."""
+    """A pure, JAX-traceable env; the spaces are one env's, ``num_envs`` None for one env."""
 
     observation_space: Any
     action_space: Any
@@ -84,11 +83,9 @@ def find_state(state: Any, kind: type[S]) -> S:
 class Wrapper:
     """Base of functional wrappers: forwards everything to ``env``.
 
-    All changing values live in the state pytree. A wrapper that keeps state declares
-    it for :func:`shard_specs` and the checkpoints: ``state_type`` is its NamedTuple
-    (``inner`` first), ``global_fields`` the dotted paths in it that hold statistics of
-    the whole batch, ``per_env_fields`` those with one row per env (every field but
-    ``inner`` in one of the two).
+    A wrapper with state declares its NamedTuple ``state_type`` (``inner`` first) and
+    places each other field in ``global_fields`` (statistics of the whole batch) or
+    ``per_env_fields`` (one row per env), for :func:`shard_specs` and the checkpoints.
     """
 
     state_type: ClassVar[type | None] = None
@@ -210,9 +207,7 @@ def psum(axis_name: AxisName | None) -> Reduce | None:
 
 def is_key_batch(key: jax.Array) -> bool:
     """Whether ``key`` is a batch of PRNG keys (typed ``(n,)`` or raw ``(n, 2)``)."""
-    if jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key):
-        return bool(key.ndim == 1)
-    return bool(key.ndim == 2)
+    return bool(key.ndim == (1 if jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key) else 2))
 
 
 def split_key(key: jax.Array) -> tuple[jax.Array, jax.Array]:

@@ -246,8 +246,7 @@ class TimeAwareObservation(Wrapper):
             feature=self._feature,
             autoreset="same_step" if same_step(self.env) else "disabled",
         )
-        if final is not None:
-            info = {**info, "final_obs": final}
+        info = info if final is None else {**info, "final_obs": final}
         state = TimeAwareObservationState(inner, clock)
         return Step(out, state, reward, terminated, truncated, info)
 
@@ -298,8 +297,7 @@ class DelayObservation(Wrapper):
             s, out, final = delay.delay_with_final(
                 state.delay, obs, final, terminated, truncated, zero
             )
-            if "final_obs" in info:
-                info = {**info, "final_obs": final}
+            info = {**info, "final_obs": final} if "final_obs" in info else info
         else:
             s, out = delay.delay_observation(state.delay, obs, zero)
         return Step(out, DelayObservationState(inner, s), reward, terminated, truncated, info)
@@ -351,21 +349,17 @@ class FrameStackObservation(Wrapper):
 
     def step(self, state: FrameStackState, action: Any) -> Step:
         obs, inner, reward, terminated, truncated, info = self.env.step(state.inner, action)
-        rows = as_rows(self.env, obs)
-        if not same_step(self.env):
-            st, out = stack.push_frame(state.frames, rows, pad_with_first=self._first)
-        else:
+        rows, done = as_rows(self.env, obs), None
+        if same_step(self.env):
             done = as_rows(self.env, jnp.logical_or(terminated, truncated))
-            if "final_obs" in info:
-                final = as_rows(self.env, info["final_obs"])
-                st, out, final = stack.push_frame_with_final(
-                    state.frames, rows, final, done, pad_with_first=self._first
-                )
-                info = {**info, "final_obs": from_rows(self.env, final)}
-            else:
-                st, out = stack.push_frame(
-                    state.frames, rows, start=done, pad_with_first=self._first
-                )
+        if done is not None and "final_obs" in info:
+            final = as_rows(self.env, info["final_obs"])
+            st, out, final = stack.push_frame_with_final(
+                state.frames, rows, final, done, pad_with_first=self._first
+            )
+            info = {**info, "final_obs": from_rows(self.env, final)}
+        else:
+            st, out = stack.push_frame(state.frames, rows, start=done, pad_with_first=self._first)
         out = from_rows(self.env, out)
         return Step(out, FrameStackState(inner, st), reward, terminated, truncated, info)
 

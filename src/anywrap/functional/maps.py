@@ -199,8 +199,7 @@ class DiscretizeAction(ActionMap):
         self.multidiscrete = flag(owner, "multidiscrete", multidiscrete)
         plan, self.bins = checked_bins(owner, env.action_space, bins, "action")
         self._act_space = discrete_space(self.bins, self.multidiscrete)
-        self._consts = plan.action
-        space = env.action_space
+        self._consts, space = plan.action, env.action_space
         self._shape, self._dtype = tuple(space.shape), np.dtype(space.dtype).name
 
     def _act(self, action: Any) -> Any:

@@ -19,7 +19,7 @@ from anywrap.transforms.sticky_action import StickyKeyed, StickyState, init_stic
 from anywrap.tree import tree_map
 from anywrap.xp import resolve_dtype
 
-from .core import FunctionalEnv, Step, Wrapper, batch_shape, same_step, with_final, wrapper_key
+from .core import FunctionalEnv, Step, Wrapper, batch_shape, same_step, wrapper_key
 
 __all__ = ["AddWhiteNoise", "NoiseState", "ObstructView", "StickyAction", "StickyActionState"]
 
@@ -30,8 +30,7 @@ class NoiseState(NamedTuple):
 
 
 class NoiseMap(Wrapper):
-    """Puts noise on image observations ``(..., H, W, C)`` (and ``info["final_obs"]``)
-    with ``_noisy(key, frames) -> (key, frames)``."""
+    """Noise on image observations and ``info["final_obs"]``: ``_noisy(key, frames)``."""
 
     state_type = NoiseState
     global_fields = ("key",)
@@ -57,22 +56,16 @@ class NoiseMap(Wrapper):
     def step(self, state: NoiseState, action: Any) -> Step:
         s = self.env.step(state.inner, action)
         key, obs = self._noisy(state.key, s.obs)
-        box = [key]
-
-        def final(frames: Any) -> Any:
-            box[0], out = self._noisy(box[0], frames)
-            return out
-
-        info = with_final(s.info, final)
-        return s._replace(obs=obs, state=NoiseState(s.state, box[0]), info=info)
+        info = s.info
+        if "final_obs" in info:
+            key, final = self._noisy(key, info["final_obs"])
+            info = {**info, "final_obs": final}
+        return s._replace(obs=obs, state=NoiseState(s.state, key), info=info)
 
 
 class AddWhiteNoise(NoiseMap):
-    """Replaces each pixel of the image observations by white noise with probability
-    ``probability_of_noise_per_pixel``, jittable.
-
-    Same arguments as :class:`anywrap.AddWhiteNoise`, but on the observations (a
-    functional env has no ``render()``), from a key split off ``reset``'s.
+    """:class:`anywrap.AddWhiteNoise` on the image observations (there is no ``render()``),
+    drawing from a key split off ``reset``'s.
 
     Example:
         >>> import jax, jax.numpy as jnp, gymnasium as gym, gymnax
@@ -108,10 +101,8 @@ class AddWhiteNoise(NoiseMap):
 
 
 class ObstructView(NoiseMap):
-    """Covers the image observations with squares of white noise, jittable.
-
-    Same arguments as :class:`anywrap.ObstructView`, but on the observations (a
-    functional env has no ``render()``), from a key split off ``reset``'s.
+    """:class:`anywrap.ObstructView` on the image observations (there is no ``render()``),
+    drawing from a key split off ``reset``'s.
 
     Example:
         >>> import jax, jax.numpy as jnp, gymnasium as gym, gymnax
@@ -153,11 +144,9 @@ class StickyActionState(NamedTuple):
 
 
 class StickyAction(Wrapper):
-    """With probability ``repeat_action_probability`` the env gets the previous action again,
-    for a run of ``repeat_action_duration`` steps (an int or an inclusive range).
-
-    The wrapper's key is split off ``reset``'s (of a batch of keys, the first env's). In
-    SAME_STEP mode an env forgets its last action when its episode ends.
+    """With probability ``repeat_action_probability`` the env gets the previous action again
+    for ``repeat_action_duration`` steps, as :class:`anywrap.StickyAction`, from a key split
+    off ``reset``'s (the first env's); over SAME_STEP an env forgets it when its episode ends.
 
     Example:
         >>> import jax, jax.numpy as jnp, gymnax

@@ -37,9 +37,8 @@ class Trajectory(NamedTuple):
 
 
 class RecordTrajectory(Wrapper):
-    """Adds ``info["trajectory"]``, a :class:`Trajectory` of the step, for :func:`write_report`.
-
-    Place it outermost to record what the agent saw and did.
+    """Adds ``info["trajectory"]``, a :class:`Trajectory`, for :func:`write_report`; place it
+    outermost to record what the agent saw and did.
 
     Example:
         >>> import jax, gymnax, tempfile

@@ -128,12 +128,8 @@ def shard_specs(env: FunctionalEnv, state: Any, axis_name: AxisName) -> Any:
     labels = _labels(owner, env, state)
     n = env.num_envs
     if n is None:  # its reset keys set it (from_brax): read it off the state
-        rows = [
-            tuple(getattr(x, "shape", ()))[:1]
-            for x, label in zip(jax.tree.leaves(state), jax.tree.leaves(labels), strict=True)
-            if not label
-        ]
-        n = next((r[0] for r in rows if r), None)
+        leaves = zip(jax.tree.leaves(state), jax.tree.leaves(labels), strict=True)
+        n = next((x.shape[0] for x, label in leaves if not label and np.ndim(x)), None)
 
     def spec(path: tuple[Any, ...], label: str, leaf: Any) -> PartitionSpec:
         if label:

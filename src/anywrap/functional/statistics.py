@@ -421,7 +421,5 @@ class RecordEpisodeStatistics(Wrapper):
             key: {"r": jnp.where(out.done, out.returns, jnp.nan), "l": out.lengths},
             f"_{key}": out.done,
         }
-        last = episodes.update_last_episodes(state.last, out)
-        return Step(
-            obs, EpisodeStatisticsState(inner, e, last), reward, terminated, truncated, info
-        )
+        state = EpisodeStatisticsState(inner, e, episodes.update_last_episodes(state.last, out))
+        return Step(obs, state, reward, terminated, truncated, info)
