@@ -738,6 +738,50 @@ def test_a_compiler_that_fails_leaves_the_transform_eager_with_one_warning(compi
     assert not compiled()[-1].compiled and compiled()[-1].path is None
 
 
+OFFSET = 1.0
+"""A module global that the transform below reads (see the test)."""
+
+
+def _shifted(x):
+    return (x * 2.0 + OFFSET).exp() - OFFSET
+
+
+def test_a_program_reads_module_globals_once_as_jax_jit_does(compiled, monkeypatch):
+    """TorchDynamo's guards on module globals are left out (they were most of the cost
+    of a call): a program reads a global once, when traced, as ``jax.jit`` does."""
+    program = axp.Compiled(_shifted)
+    x = torch.arange(3.0)
+    for _ in range(3):
+        before = program(x)
+    monkeypatch.setattr(sys.modules[__name__], "OFFSET", 5.0)
+    after = program(x)
+    np.testing.assert_allclose(after.numpy(), np.exp(2 * np.arange(3.0) + 1) - 1, rtol=1e-6)
+    torch.testing.assert_close(after, before)
+    assert [r.compiled for r in compiled()] == [True]  # traced once: no recompile
+
+
+def test_a_pytorch_without_guard_filters_keeps_the_inductor_options(compiled, monkeypatch):
+    """``guard_filter_fn`` came with PyTorch 2.8: where ``torch.compile`` refuses it,
+    the program compiles with the other options (not with PyTorch's defaults)."""
+    real = torch.compile
+    seen = []
+
+    def older(fn, **kwargs):
+        options = kwargs.get("options") or {}
+        if "guard_filter_fn" in options:
+            raise RuntimeError("Unexpected optimization option guard_filter_fn")
+        seen.append(options)
+        return real(fn, **kwargs)
+
+    monkeypatch.setattr(torch, "compile", older)
+    program = axp.Compiled(lambda x, y: (x * 3 + y).exp() - y)
+    for _ in range(3):
+        out = program(torch.arange(4.0), torch.ones(4))
+    np.testing.assert_allclose(out.numpy(), np.exp(3 * np.arange(4.0) + 1) - 1, rtol=1e-6)
+    assert [r.compiled for r in compiled()] == [True]
+    assert len(seen) == 1 and seen[0]["size_asserts"] is False, seen
+
+
 @needs_whole_traces
 def test_the_step_transforms_trace_whole(compiled):
     """``fullgraph=True``: the CleanRL stack's step transforms compile as one graph
