@@ -263,10 +263,8 @@ def trace_and_compile(
 
 
 def _guards_kept(entries: Sequence[Any]) -> list[bool]:
-    """TorchDynamo's guards that a program keeps: not those on module globals (a program
-    reads them once, when traced, as ``jax.jit`` does) nor those that ask whether a tensor
-    was marked dynamic (none is; the signature fixes every shape). Each call then checks
-    the tensors and the transform, not the xp layer's tables, in less than half the time."""
+    """The guards a program keeps: none on module globals (read once, when traced, as
+    ``jax.jit`` does) or dynamic-shape marks (the signature fixes every shape)."""
     return [
         not getattr(e, "is_global", False)
         and getattr(e, "guard_type", None) != "DIMENSION_DYNAMIC_MARKING_GUARD"
