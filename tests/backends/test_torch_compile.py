@@ -748,21 +748,25 @@ def _shifted(x):
 
 def test_a_program_reads_module_globals_once_as_jax_jit_does(compiled, monkeypatch):
     """TorchDynamo's guards on module globals are left out (they were most of the cost
-    of a call): a program reads a global once, when traced, as ``jax.jit`` does."""
+    of a call): a program reads a global once, when traced, as ``jax.jit`` does. A
+    PyTorch before 2.8 has no guard filter: there the guard sees the new value."""
     program = axp.Compiled(_shifted)
     x = torch.arange(3.0)
     for _ in range(3):
-        before = program(x)
+        program(x)
     monkeypatch.setattr(sys.modules[__name__], "OFFSET", 5.0)
     after = program(x)
-    np.testing.assert_allclose(after.numpy(), np.exp(2 * np.arange(3.0) + 1) - 1, rtol=1e-6)
-    torch.testing.assert_close(after, before)
-    assert [r.compiled for r in compiled()] == [True]  # traced once: no recompile
+    filtered = tuple(int(v) for v in torch.__version__.split(".")[:2]) >= (2, 8)
+    offset = 1.0 if filtered else 5.0
+    want = np.exp(2 * np.arange(3.0) + offset) - offset
+    np.testing.assert_allclose(after.numpy(), want, rtol=1e-6)
+    assert [r.compiled for r in compiled()] == [True]
 
 
 def test_a_pytorch_without_guard_filters_keeps_the_inductor_options(compiled, monkeypatch):
     """``guard_filter_fn`` came with PyTorch 2.8: where ``torch.compile`` refuses it,
-    the program compiles with the other options (not with PyTorch's defaults)."""
+    the program is compiled with the other options first (then with the defaults,
+    where a release refuses one of those too)."""
     real = torch.compile
     seen = []
 
@@ -779,7 +783,7 @@ def test_a_pytorch_without_guard_filters_keeps_the_inductor_options(compiled, mo
         out = program(torch.arange(4.0), torch.ones(4))
     np.testing.assert_allclose(out.numpy(), np.exp(3 * np.arange(4.0) + 1) - 1, rtol=1e-6)
     assert [r.compiled for r in compiled()] == [True]
-    assert len(seen) == 1 and seen[0]["size_asserts"] is False, seen
+    assert seen and seen[0]["size_asserts"] is False, seen  # next: the release's defaults
 
 
 @needs_whole_traces
