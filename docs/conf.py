@@ -55,7 +55,6 @@ autodoc_class_signature = "mixed"
 napoleon_google_docstring = True
 napoleon_numpy_docstring = False
 napoleon_use_rtype = False
-napoleon_custom_sections = [("Change logs", "notes_style")]
 
 # Math becomes MathML at build time (no MathJax from a CDN).
 html_math_renderer = "mathml"

@@ -60,9 +60,6 @@ class RecordHTML(RecordShell, gym.Wrapper):
         >>> env.close()
         >>> [p.name for p in env.report_paths]
         ['rl-report-episode-0.html']
-
-    Change logs:
-     * v0.1.0 - Initially added.
     """
 
     def __init__(

@@ -67,9 +67,6 @@ class RecordHTML(RecordShell, VectorWrapper):
         >>> envs.close()
         >>> envs.sub_envs, envs.step_id, [p.name for p in envs.report_paths]
         ([0, 1, 2], 29, ['rl-report-step-0.html'])
-
-    Change logs:
-     * v0.1.0 - Initially added.
     """
 
     def __init__(

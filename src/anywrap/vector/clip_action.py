@@ -15,8 +15,6 @@ class ClipAction(VectorActionMap):
         array([[ 1.  ],
                [-0.25],
                [-1.  ]], dtype=float32)
-
-    Change logs: v0.1.0 - initially added.
     """
 
     _state = None  # not a checkpoint layer (as in 0.1)

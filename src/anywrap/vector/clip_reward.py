@@ -13,8 +13,6 @@ class ClipReward(VectorRewardMap):
         >>> envs = gym.make_vec("CartPole-v1", 2, vectorization_mode="sync")
         >>> anywrap.vector.ClipReward(envs, 0.0, 0.5).rewards(np.array([1.0, -1.0]))
         array([0.5, 0. ])
-
-    Change logs: v0.1.0 - initially added.
     """
 
     __init__ = single.ClipReward.__init__

@@ -14,8 +14,6 @@ class ArrayConversion(ConversionShell, VectorWrapper):
         >>> env = anywrap.vector.ArrayConversion(gym.make_vec("CartPole-v1", 2), to="torch")
         >>> type(env.reset(seed=0)[0]).__name__
         'Tensor'
-
-    Change logs: v0.1.0 - initially added.
     """
 
 

@@ -17,8 +17,6 @@ class DelayObservation(DelayShell, VectorWrapper):
         >>> envs = anywrap.vector.DelayObservation(gym.make_vec("CartPole-v1", 2), delay=1)
         >>> float(abs(envs.reset(seed=0)[0]).sum())
         0.0
-
-    Change logs: v0.1.0 - initially added.
     """
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:

@@ -18,8 +18,6 @@ class DictInfoToList(Shell, VectorWrapper):
         >>> import gymnasium as gym, anywrap
         >>> anywrap.vector.DictInfoToList(gym.make_vec("CartPole-v1", num_envs=2)).reset(seed=0)[1]
         [{}, {}]
-
-    Change logs: v0.1.0 - initially added.
     """
 
     def __init__(self, env: VectorEnv) -> None:

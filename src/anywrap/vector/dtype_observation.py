@@ -12,8 +12,6 @@ class DtypeObservation(VectorObservationMap):
         >>> envs = anywrap.vector.DtypeObservation(gym.make_vec("CartPole-v1", 2), np.float16)
         >>> envs.reset(seed=0)[0].dtype
         dtype('float16')
-
-    Change logs: v0.1.0 - initially added.
     """
 
     __init__ = single.DtypeObservation.__init__

@@ -15,8 +15,6 @@ class FilterObservation(VectorObservationMap):
         >>> anywrap.vector.FilterObservation(envs, filter_keys=["time"]).reset(seed=42)[0]
         {'time': array([[0],
                [0]], dtype=int32)}
-
-    Change logs: v0.1.0 - initially added.
     """
 
     __init__ = single.FilterObservation.__init__

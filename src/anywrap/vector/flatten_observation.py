@@ -12,8 +12,6 @@ class FlattenObservation(VectorObservationMap):
         >>> import gymnasium as gym, anywrap
         >>> anywrap.vector.FlattenObservation(gym.make_vec("Blackjack-v1", 3)).reset()[0].shape
         (3, 45)
-
-    Change logs: v0.1.0 - initially added.
     """
 
     __init__ = single.FlattenObservation.__init__

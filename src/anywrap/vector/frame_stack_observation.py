@@ -20,8 +20,6 @@ class FrameStackObservation(FrameStackShell, VectorWrapper):
         >>> obs, _ = anywrap.vector.FrameStackObservation(gym.make_vec("CartPole-v1", 2), 4).reset()
         >>> obs.shape, bool((obs[:, 0] == obs[:, 3]).all())
         ((2, 4, 4), True)
-
-    Change logs: v0.1.0 - initially added.
     """
 
     @property

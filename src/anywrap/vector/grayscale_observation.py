@@ -14,8 +14,6 @@ class GrayscaleObservation(VectorObservationMap):
         >>> envs = gym.make_vec("ALE/Pong-v5", 2, vectorization_mode="sync")
         >>> anywrap.vector.GrayscaleObservation(envs).reset(seed=0)[0].shape
         (2, 210, 160)
-
-    Change logs: v0.1.0 - initially added.
     """
 
     __init__ = single.GrayscaleObservation.__init__

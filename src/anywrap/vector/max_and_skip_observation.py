@@ -26,8 +26,6 @@ class MaxAndSkipObservation(MaxAndSkipShell, VectorWrapper):
         >>> obs, reward, *_ = envs.step(np.zeros(2, dtype=np.int64))
         >>> obs.shape, reward
         ((2, 210, 160, 3), array([0., 0.]))
-
-    Change logs: v0.1.0 - initially added.
     """
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:

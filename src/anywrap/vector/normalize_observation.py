@@ -24,8 +24,6 @@ class NormalizeObservation(ObservationStatisticsShell, FusedStep, VectorWrapper)
         >>> obs, _ = envs.reset(seed=0)  # the statistics have seen exactly this batch
         >>> np.abs(obs.mean(0)).round(3), obs.std(0).round(3)
         (array([0., 0., 0.], dtype=float32), array([1., 1., 1.], dtype=float32))
-
-    Change logs: v0.1.0 - initially added.
     """
 
     def __init__(

@@ -25,8 +25,6 @@ class NormalizeReward(RewardStatisticsShell, FusedStep, VectorWrapper):
         ...     _ = envs.step(np.array([[0.5], [1.0]]))
         >>> envs.accumulated_reward.round(4)
         array([-1.5849, -6.3397], dtype=float32)
-
-    Change logs: v0.1.0 - initially added.
     """
 
     def __init__(

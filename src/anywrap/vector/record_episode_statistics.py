@@ -35,8 +35,6 @@ class RecordEpisodeStatistics(EpisodeStatisticsShell, FusedStep, VectorWrapper):
         ...     pass
         >>> info["_episode"], info["episode"]["r"]
         (array([ True, False, False]), array([8., 0., 0.]))
-
-    Change logs: v0.1.0 - initially added.
     """
 
     def __init__(

@@ -31,8 +31,6 @@ class RecordVideo(_Base):  # type: ignore[misc]
         >>> import gymnasium as gym, anywrap
         >>> issubclass(anywrap.vector.RecordVideo, gym.wrappers.vector.RecordVideo)
         True
-
-    Change logs: v0.1.0 - initially added.
     """
 
     reset = checked_reset(_Base.reset)  # options checked first

@@ -14,8 +14,6 @@ class RescaleAction(VectorActionMap):
         >>> anywrap.vector.RescaleAction(envs, 0.0, 1.0).actions(np.array([[0.0], [0.75]]))
         array([[-1. ],
                [ 0.5]], dtype=float32)
-
-    Change logs: v0.1.0 - initially added.
     """
 
     __init__ = single.RescaleAction.__init__

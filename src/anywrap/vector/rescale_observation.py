@@ -14,8 +14,6 @@ class RescaleObservation(VectorObservationMap):
         >>> obs, _ = anywrap.vector.RescaleObservation(envs, 0.0, 1.0).reset(seed=0)
         >>> obs.shape, bool(((obs >= 0) & (obs <= 1)).all())
         ((2, 2), True)
-
-    Change logs: v0.1.0 - initially added.
     """
 
     __init__ = single.RescaleObservation.__init__

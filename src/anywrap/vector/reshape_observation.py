@@ -13,8 +13,6 @@ class ReshapeObservation(VectorObservationMap):
         >>> envs = anywrap.vector.ReshapeObservation(gym.make_vec("CartPole-v1", 3), (2, 2))
         >>> envs.reset(seed=0)[0].shape
         (3, 2, 2)
-
-    Change logs: v0.1.0 - initially added.
     """
 
     __init__ = single.ReshapeObservation.__init__

@@ -14,8 +14,6 @@ class ResizeObservation(VectorObservationMap):
         >>> envs = gym.make_vec("ALE/Pong-v5", 2, vectorization_mode="sync")
         >>> anywrap.vector.ResizeObservation(envs, (84, 84)).reset(seed=0)[0].shape
         (2, 84, 84, 3)
-
-    Change logs: v0.1.0 - initially added.
     """
 
     __init__ = single.ResizeObservation.__init__

@@ -19,8 +19,6 @@ class StickyAction(StickyShell, VectorWrapper):
         >>> _ = envs.reset(seed=0)
         >>> envs.actions(np.ones(4, dtype=np.int64)).shape
         (4,)
-
-    Change logs: v0.1.0 - initially added.
     """
 
     def reset(

@@ -18,8 +18,6 @@ class TimeAwareObservation(TimeAwareShell, VectorWrapper):
         >>> _ = envs.reset(seed=0)
         >>> envs.step(envs.action_space.sample())[0][:, -1]
         array([0.002, 0.002], dtype=float32)
-
-    Change logs: v0.1.0 - initially added.
     """
 
     @property

@@ -27,8 +27,6 @@ class TimeLimit(Shell, VectorWrapper):
         >>> _ = envs.reset(seed=0)
         >>> [envs.step(envs.action_space.sample())[3].tolist() for _ in range(4)]
         [[False, False], [False, False], [True, True], [False, False]]
-
-    Change logs: v0.1.0 - initially added.
     """
 
     def __init__(self, env: VectorEnv, max_episode_steps: int) -> None:

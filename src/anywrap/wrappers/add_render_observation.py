@@ -26,8 +26,6 @@ class AddRenderObservation(gym.ObservationWrapper, gym.utils.RecordConstructorAr
         >>> obs, _ = anywrap.AddRenderObservation(env, render_only=False).reset(seed=123)
         >>> sorted(obs), obs["pixels"].shape
         (['pixels', 'state'], (400, 600, 3))
-
-    Change logs: v0.1.0 - initially added.
     """
 
     def __init__(

@@ -25,8 +25,6 @@ class AddWhiteNoise(RenderNoise):
         >>> frame = env.render()
         >>> frame.shape, 0.3 < float((frame != env.unwrapped.render()).any(-1).mean()) < 0.7
         ((400, 600, 3), True)
-
-    Change logs: v0.1.0 - initially added.
     """
 
     def __init__(

@@ -42,8 +42,6 @@ class AtariPreprocessing(gym.Wrapper, gym.utils.RecordConstructorArgs):
         >>> gym.register_envs(ale_py)
         >>> anywrap.AtariPreprocessing(gym.make("ALE/Pong-v5", frameskip=1)).reset(seed=0)[0].shape
         (84, 84)
-
-    Change logs: v0.1.0 - initially added.
     """
 
     def __init__(

@@ -25,8 +25,6 @@ class ClipAction(ActionMap):
         >>> env = anywrap.ClipAction(gym.make("MountainCarContinuous-v0"))
         >>> env.action_space, env.action(np.array([5.0]))
         (Box(-inf, inf, (1,), float32), array([1.]))
-
-    Change logs: v0.1.0 - initially added.
     """
 
     _state = None  # not a checkpoint layer (as in 0.1)

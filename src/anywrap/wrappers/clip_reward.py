@@ -16,8 +16,6 @@ class ClipReward(RewardMap):
         >>> import gymnasium as gym, anywrap
         >>> anywrap.ClipReward(gym.make("CartPole-v1"), 0.0, 0.5).reward(1.0)
         np.float64(0.5)
-
-    Change logs: v0.1.0 - initially added.
     """
 
     def __init__(self, env: Any, min_reward: Any = None, max_reward: Any = None) -> None:

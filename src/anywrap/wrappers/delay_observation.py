@@ -57,8 +57,6 @@ class DelayObservation(DelayShell, gym.ObservationWrapper):
         >>> import gymnasium as gym, anywrap
         >>> anywrap.DelayObservation(gym.make("CartPole-v1"), delay=2).reset(seed=0)[0]
         array([0., 0., 0., 0.], dtype=float32)
-
-    Change logs: v0.1.0 - initially added.
     """
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:

@@ -18,8 +18,6 @@ class DtypeObservation(ObservationMap):
         >>> import numpy as np, gymnasium as gym, anywrap
         >>> anywrap.DtypeObservation(gym.make("CartPole-v1"), np.float64).reset(seed=0)[0].dtype
         dtype('float64')
-
-    Change logs: v0.1.0 - initially added.
     """
 
     def __init__(self, env: Any, dtype: Any) -> None:

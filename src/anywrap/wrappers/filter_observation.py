@@ -59,8 +59,6 @@ class FilterObservation(ObservationMap):
         >>> env = anywrap.FilterObservation(env, filter_keys=["time"])
         >>> env.reset(seed=42)
         ({'time': array([0], dtype=int32)}, {})
-
-    Change logs: v0.1.0 - initially added.
     """
 
     def __init__(self, env: Any, filter_keys: Sequence[str | int]) -> None:

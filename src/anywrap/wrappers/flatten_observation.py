@@ -25,8 +25,6 @@ class FlattenObservation(ObservationMap):
         >>> import gymnasium as gym, anywrap
         >>> anywrap.FlattenObservation(gym.make("Blackjack-v1")).observation_space
         Box(0, 1, (45,), int64)
-
-    Change logs: v0.1.0 - initially added.
     """
 
     def __init__(self, env: Any) -> None:

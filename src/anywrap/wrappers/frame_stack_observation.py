@@ -105,8 +105,6 @@ class FrameStackObservation(FrameStackShell, gym.Wrapper):
         >>> env = anywrap.FrameStackObservation(gym.make("CartPole-v1"), 3, padding_type="zero")
         >>> env.reset(seed=123)[0][:, 0]
         array([0.        , 0.        , 0.01823519], dtype=float32)
-
-    Change logs: v0.1.0 - initially added.
     """
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:

@@ -23,8 +23,6 @@ class GrayscaleObservation(ObservationMap):
         >>> env = anywrap.GrayscaleObservation(gym.make("ALE/Pong-v5"))
         >>> env.observation(np.full((210, 160, 3), 43, np.uint8))[0, :3]  # Gymnasium's 42
         array([42, 42, 42], dtype=uint8)
-
-    Change logs: v0.1.0 - initially added.
     """
 
     def __init__(self, env: Any, keep_dim: bool = False) -> None:

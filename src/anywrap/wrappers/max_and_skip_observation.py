@@ -60,8 +60,6 @@ class MaxAndSkipObservation(MaxAndSkipShell, gym.Wrapper):
         >>> _ = env.reset(seed=123)
         >>> env.step(1)[1]  # the sum of 2 rewards
         2.0
-
-    Change logs: v0.1.0 - initially added.
     """
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:

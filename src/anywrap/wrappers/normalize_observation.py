@@ -105,8 +105,6 @@ class NormalizeObservation(ObservationStatisticsShell, gym.ObservationWrapper):
         ...     obs, *_ = env.step(np.array([2 * np.sin(t / 10)], np.float32))
         >>> float(env.obs_rms.count), obs.round(4)
         (201.0001, array([-1.4907,  0.0871, -1.4553], dtype=float32))
-
-    Change logs: v0.1.0 - initially added.
     """
 
     def __init__(

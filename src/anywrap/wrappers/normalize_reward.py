@@ -108,8 +108,6 @@ class NormalizeReward(RewardStatisticsShell, gym.Wrapper):
         ...     _, reward, *_ = env.step(np.array([0.5]))
         >>> round(float(env.discounted_reward[0]), 4), round(-2.5 * (1 - 0.99**100), 4)
         (-1.5849, -1.5849)
-
-    Change logs: v0.1.0 - initially added.
     """
 
     def __init__(

@@ -23,8 +23,6 @@ class ObstructView(RenderNoise):
         >>> _ = env.reset(seed=123)
         >>> env.render().shape
         (400, 600, 3)
-
-    Change logs: v0.1.0 - initially added.
     """
 
     def __init__(

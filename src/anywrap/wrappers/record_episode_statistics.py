@@ -68,8 +68,6 @@ class RecordEpisodeStatistics(EpisodeStatisticsShell, gym.Wrapper):
         ...     pass
         >>> sorted(info["episode"]), list(env.return_queue), list(env.length_queue)
         (['l', 'r', 't'], [8.0], [8])
-
-    Change logs: v0.1.0 - initially added.
     """
 
     @property

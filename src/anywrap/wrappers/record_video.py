@@ -25,8 +25,6 @@ class RecordVideo(gym.wrappers.RecordVideo):
         >>> import gymnasium as gym, anywrap
         >>> issubclass(anywrap.RecordVideo, gym.wrappers.RecordVideo)
         True
-
-    Change logs: v0.1.0 - initially added.
     """
 
     reset = checked_reset(gym.wrappers.RecordVideo.reset)  # options checked first

@@ -36,8 +36,6 @@ class RepeatAction(gym.Wrapper, gym.utils.RecordConstructorArgs):
         >>> _ = env.reset(seed=123)
         >>> env.step(1)[1]  # the sum of 4 rewards
         4.0
-
-    Change logs: v0.1.0 - initially added.
     """
 
     def __init__(self, env: gym.Env, num_repeats: int) -> None:

@@ -25,8 +25,6 @@ class RescaleAction(ActionMap):
         >>> env = anywrap.RescaleAction(gym.make("Pendulum-v1"), min_action=-1.0, max_action=1.0)
         >>> env.action(np.array([0.5], dtype=np.float32))
         array([1.], dtype=float32)
-
-    Change logs: v0.1.0 - initially added.
     """
 
     def __init__(self, env: Any, min_action: Any, max_action: Any) -> None:

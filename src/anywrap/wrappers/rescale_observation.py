@@ -23,8 +23,6 @@ class RescaleObservation(ObservationMap):
         >>> import gymnasium as gym, anywrap
         >>> anywrap.RescaleObservation(gym.make("Pendulum-v1"), -1.0, 1.0).observation_space
         Box(-1.0, 1.0, (3,), float32)
-
-    Change logs: v0.1.0 - initially added.
     """
 
     def __init__(self, env: Any, min_obs: Any, max_obs: Any) -> None:

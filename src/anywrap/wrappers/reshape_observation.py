@@ -23,8 +23,6 @@ class ReshapeObservation(ObservationMap):
         >>> import gymnasium as gym, anywrap
         >>> anywrap.ReshapeObservation(gym.make("CartPole-v1"), (2, 2)).reset(seed=0)[0].shape
         (2, 2)
-
-    Change logs: v0.1.0 - initially added.
     """
 
     def __init__(self, env: Any, shape: tuple[int, ...]) -> None:

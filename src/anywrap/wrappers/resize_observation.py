@@ -22,8 +22,6 @@ class ResizeObservation(ObservationMap):
         >>> gym.register_envs(ale_py)
         >>> anywrap.ResizeObservation(gym.make("ALE/Pong-v5"), (84, 84)).observation_space
         Box(0, 255, (84, 84, 3), uint8)
-
-    Change logs: v0.1.0 - initially added.
     """
 
     def __init__(self, env: Any, shape: tuple[int, int], *, interpolation: str = "area") -> None:

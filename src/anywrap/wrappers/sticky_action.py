@@ -64,8 +64,6 @@ class StickyAction(StickyShell, gym.ActionWrapper):
         >>> _ = env.reset(seed=0)
         >>> int(env.action(0))
         0
-
-    Change logs: v0.1.0 - initially added.
     """
 
     # Gymnasium's attributes, read from the state (reading copies to the host: not per step).

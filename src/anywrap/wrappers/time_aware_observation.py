@@ -72,8 +72,6 @@ class TimeAwareObservation(TimeAwareShell, gym.ObservationWrapper):
         >>> _ = env.reset(seed=0)
         >>> env.step(0)[0][-1]
         np.float64(1.0)
-
-    Change logs: v0.1.0 - initially added.
     """
 
     @property

@@ -24,8 +24,6 @@ class TimeLimit(Shell, gym.wrappers.TimeLimit):
         >>> _ = env.reset(seed=0)
         >>> [env.step(0)[3] for _ in range(2)]
         [False, True]
-
-    Change logs: v0.1.0 - initially added.
     """
 
     def __init__(self, env: gym.Env, max_episode_steps: int) -> None:
