@@ -57,6 +57,7 @@ def cleanrl_stack(
     clip: Callable[[Any, float, float], Any],
     *,
     clip_action: bool = True,
+    episodes: bool = True,
 ) -> Any:
     """CleanRL's continuous-control stack, built from the wrapper classes of ``wrappers``.
 
@@ -69,8 +70,10 @@ def cleanrl_stack(
         wrappers: A module with Gymnasium's wrapper names.
         clip: ``clip(x, low, high)`` for the env's array library.
         clip_action: Whether ClipAction is in the stack (not for Discrete actions).
+        episodes: Whether RecordEpisodeStatistics is in the stack.
     """
-    env = wrappers.RecordEpisodeStatistics(env)
+    if episodes:
+        env = wrappers.RecordEpisodeStatistics(env)
     if clip_action:
         env = wrappers.ClipAction(env)
     env = wrappers.NormalizeObservation(env)

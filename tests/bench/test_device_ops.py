@@ -14,12 +14,15 @@ def test_device_ops_counts_each_case_and_draws_its_table(tmp_path):
 
     figures = device_ops.measure(16, rounds=1, compiled=False, torchrl=False, profile_steps=4)
     cases = figures["cases"]
-    assert set(cases) == {"bare", "hand-written", "anywrap eager"}
+    like = device_ops.LIKE_FOR_LIKE
+    assert set(cases) == {"bare", "hand-written", "anywrap eager", like}
     bare = cases["bare"]["ops_per_step"]
     # A wrapper's ops come on top of its env's: a count that missed nested calls or
     # counted another case's would not keep this order.
     assert 0 < bare < cases["hand-written"]["ops_per_step"] < cases["anywrap eager"]["ops_per_step"]
-    for name in ("hand-written", "anywrap eager"):
+    # The stack without its episode statistics does less than the whole stack.
+    assert bare < cases[like]["ops_per_step"] < cases["anywrap eager"]["ops_per_step"]
+    for name in ("hand-written", "anywrap eager", like):
         assert cases[name]["added_ops"] == cases[name]["ops_per_step"] - bare
     text = device_ops.table(figures)
     for name, r in cases.items():
