@@ -153,6 +153,8 @@ class BinCounterEnv(gym.Env):
         self.observation_space = gym.spaces.Box(-100.0, 100.0, (2,), np.float32)
         self.action_space = gym.spaces.Box(-1.0, 1.0, (1,), np.float32)
         self.t = self.xp.zeros((1,), dtype=self.xp.float32, device=self.device)
+        # made once: an array made from a host number each step is a copy from the host
+        self._bin = self.xp.asarray(3, dtype=self.xp.int64, device=self.device)
 
     def reset(self, *, seed: Any = None, options: Any = None) -> Any:
         self.t = self.xp.zeros_like(self.t)
@@ -164,4 +166,4 @@ class BinCounterEnv(gym.Env):
         return self.xp.concat([self.t, -self.t]), t, t > 50, t < -50, {}
 
     def sample_action(self) -> Any:
-        return self.xp.asarray(3, dtype=self.xp.int64, device=self.device)
+        return self._bin

@@ -578,10 +578,16 @@ _TORCH_SYNCS = frozenset(
 )
 
 
+# Tensors made from host data: on CUDA, a copy from pageable memory that waits for the stream.
+_TORCH_FROM_HOST = frozenset({"asarray", "tensor", "as_tensor", "scalar_tensor"})
+
+
 @contextlib.contextmanager
 def torch_no_host_sync() -> Iterator[None]:
     """Fail on ``Tensor.item``, ``__bool__``, ``__float__``, ``__int__``, ``__index__``,
-    ``.cpu()``, ``.numpy()``, ``.tolist()`` and ``__array__`` (NumPy conversion)."""
+    ``.cpu()``, ``.numpy()``, ``.tolist()`` and ``__array__`` (NumPy conversion), and on
+    a tensor made from host data (``torch.asarray(3.0)``: on CUDA a synchronising copy)."""
+    import torch
     from torch.overrides import TorchFunctionMode
 
     class NoSync(TorchFunctionMode):
@@ -589,6 +595,11 @@ def torch_no_host_sync() -> Iterator[None]:
             name = getattr(func, "__name__", "")
             if name in _TORCH_SYNCS:
                 raise HostSyncError(f"torch.Tensor.{name} called on the step path")
+            data = args[0] if args else (kwargs or {}).get("obj", (kwargs or {}).get("data"))
+            if name in _TORCH_FROM_HOST and not isinstance(data, torch.Tensor):
+                raise HostSyncError(
+                    f"torch.{name}({type(data).__name__}) on the step path: a copy from the host"
+                )
             return func(*args, **(kwargs or {}))
 
     with NoSync():

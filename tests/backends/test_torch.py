@@ -85,9 +85,10 @@ def test_the_generic_form_selects_without_a_sync():
     def keep(f, x):
         return f
 
+    yes, no = torch.tensor(True), torch.tensor(False)
     with torch_no_host_sync():
-        kept = xp.cond(torch.tensor(True), keep, safe, fast, torch.zeros(2))
-        redone = xp.cond(torch.tensor(False), keep, safe, fast, torch.zeros(2))
+        kept = xp.cond(yes, keep, safe, fast, torch.zeros(2))
+        redone = xp.cond(no, keep, safe, fast, torch.zeros(2))
     assert kept.tolist() == [1.0, 2.0] and redone.tolist() == [10.0, 10.0] and len(calls) == 2
 
 

@@ -200,13 +200,17 @@ def test_compiled_same_step_learns_final_observations(compiled):
 @needs_whole_traces
 def test_compiled_stacks_never_sync(compiled):
     """Compilation included: tracing and compiling run outside the guard's view,
-    and the compiled programs read no value on the host."""
+    and the compiled programs read no value on the host. (The first reset and step,
+    where the state and the action bounds move to the tensors' device once, run
+    before the guard.)"""
     axp.set_compile(True, after_calls=1)
     traj = record_vector_trajectory(num_envs=6, num_steps=40)
     vector = vector_stack(ReplayVectorEnv(traj, make_backend("torch")))
     single_traj = record_single_trajectory()
     single = anywrap.RecordEpisodeStatistics(ReplayEnv(single_traj, make_backend("torch")))
     single = anywrap.NormalizeReward(anywrap.NormalizeObservation(single))
+    run_vector(vector, steps=1)
+    run_single(single, steps=1)
     with torch_no_host_sync():
         run_vector(vector)
         run_single(single)

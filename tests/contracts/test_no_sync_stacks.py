@@ -70,9 +70,15 @@ def test_torch_guard_catches_host_reads():
         lambda: t.tolist(),
         lambda: np.asarray(t),
         lambda: 1 if t.any() else 0,
+        # a tensor made from host data: on CUDA a copy that waits for the stream
+        lambda: torch.asarray(3.0, dtype=t.dtype),
+        lambda: torch.tensor([1.0]),
+        lambda: torch.as_tensor(np.zeros(2)),
     ]
     with torch_no_host_sync():
         _ = (t + 1) * 2
+        _ = torch.asarray(t, dtype=torch.float64)  # a cast on the device is fine
+        _ = torch.where(t > 1, 0.5, t)  # and so is a Python number beside a tensor
         for read in reads:
             with pytest.raises(HostSyncError):
                 read()
@@ -114,6 +120,7 @@ def test_torch_vector_stack_never_syncs(mode):
     traj = record_vector_trajectory(num_envs=6, num_steps=80, autoreset_mode=mode)
     replay = ReplayVectorEnv(traj, torch_backend)
     env = vector_stack(replay)
+    run_vector(env, steps=3)  # the state moves to the tensors' device once, at first use
     with torch_no_host_sync():
         run_vector(env)
     assert replay.next_kind is None
@@ -123,6 +130,7 @@ def test_torch_single_stack_never_syncs():
     torch_backend = make_backend("torch")
     replay = ReplayEnv(record_single_trajectory(), torch_backend)
     env = single_stack(replay)
+    run_single(env, steps=3)  # the state moves to the tensors' device once, at first use
     with torch_no_host_sync():
         run_single(env)
     assert replay.next_kind is None

@@ -75,6 +75,7 @@ def test_flat_info_on_torch_reads_no_device_value():
     envs = anywrap.vector.RecordEpisodeStatistics(
         ReplayVectorEnv(traj, make_backend("torch")), flat_info=True
     )
+    envs.reset(seed=0)  # the state moves to the tensors' device once, at first use
     with torch_no_host_sync():
         infos = [event[-1] for event in run_vector(envs) if event[0] == "step"]
     assert all(isinstance(info["episode_l"], torch.Tensor) for info in infos)

@@ -131,7 +131,11 @@ def _constant(like: Any, value: Any) -> Any:
         return value
     # Filled on the device; never an inference tensor, which autograd could not save.
     with torch.inference_mode(False):
-        found = _constants[key] = torch.full((), value, dtype=like.dtype, device=like.device)
+        found = _constants[key] = (
+            torch.tensor(value, dtype=like.dtype, device=like.device)  # a tuple, copied once
+            if type(value) is tuple
+            else torch.full((), value, dtype=like.dtype, device=like.device)
+        )
     return found
 
 

@@ -22,7 +22,7 @@ from types import ModuleType
 from typing import Any, NamedTuple
 
 from anywrap.transforms.time_limit import select_rows
-from anywrap.xp import Array, device, namespace, stop_gradient
+from anywrap.xp import Array, constant, device, namespace, select, stop_gradient
 from anywrap.xp.images import write_rows
 
 __all__ = [
@@ -119,7 +119,7 @@ def _slots(state: FrameStack, pad_with_first: bool, count: Array) -> Array:
     if pad_with_first:
         first = (newest - count[:, None] + 1 + depth) % depth
         return base + xp.where(have, ring, first)
-    return xp.where(have, base + ring, xp.asarray(n * depth, dtype=xp.int32, device=dev))
+    return select(have, base + ring, constant(base, n * depth))  # no array made from the host
 
 
 def read_stack(state: FrameStack, *, pad_with_first: bool) -> Array:

@@ -14,7 +14,7 @@ Example:
 
 from __future__ import annotations
 
-from anywrap.xp import Array, device, namespace
+from anywrap.xp import Array, constant, device, namespace
 
 __all__ = ["GRAY_HIGH", "gray_noise", "obstruct", "scaled_integers", "white_noise"]
 
@@ -62,6 +62,8 @@ def gray_noise(channels: Array) -> Array:
 def scaled_integers(u: Array, high: int | tuple[int, ...], dtype: str = "uint8") -> Array:
     """Integers ``floor(u * high)`` in ``[0, high)`` (``high`` per channel if a tuple)."""
     xp = namespace(u)
-    top = xp.asarray(high, dtype=u.dtype, device=device(u))
+    top = constant(u, high)  # on PyTorch made once: an array made from host numbers is a copy
+    if not hasattr(top, "dtype"):
+        top = xp.asarray(high, dtype=u.dtype, device=device(u))
     scaled = xp.minimum(xp.floor(u * top), top - 1)  # float rounding never gives `high`
     return xp.astype(scaled, getattr(xp, dtype))

@@ -141,15 +141,23 @@ def init_episodes(
     )
 
 
+def _instant(xp: ModuleType, now: Any, times: Array) -> Any:
+    """``now`` beside ``times``: a Python number as it is (an array made from it would be a
+    copy from the host, which on CUDA waits for the stream), else in their dtype."""
+    if type(now) in (float, int):
+        return now
+    return xp.asarray(now, dtype=times.dtype, device=device(times))
+
+
 def reset_episodes(state: Episodes, mask: Array | None, now: float) -> Episodes:
     """Restart the episodes of the environments in ``mask`` (all if ``None``) at ``now``."""
     xp = namespace(state.returns)
-    start = xp.asarray(now, dtype=state.start_time.dtype, device=device(state.start_time))
+    start = _instant(xp, now, state.start_time)
     if mask is None:
         return state._replace(
             returns=xp.zeros_like(state.returns),
             lengths=xp.zeros_like(state.lengths),
-            start_time=start + xp.zeros_like(state.start_time),
+            start_time=xp.zeros_like(state.start_time) + start,
             prev_done=xp.zeros_like(state.prev_done),
         )
     return state._replace(
@@ -199,7 +207,7 @@ def step_episodes(
     bools = terminated.dtype == truncated.dtype == xp.bool  # then one kernel: `|`
     done = terminated | truncated if bools else xp.logical_or(terminated, truncated)
     if not same_step or report:
-        now = xp.asarray(now, dtype=start.dtype)
+        now = _instant(xp, now, start)
     zero, zero_steps, one = constant(returns, 0.0), constant(lengths, 0), constant(lengths, 1)
     if not same_step:  # the step after a done is the reset step: restart there
         fresh = state.prev_done

@@ -379,8 +379,8 @@ def _clip_numpy(x: Any, low: Any, high: Any) -> Any:
 
 
 def constant(like: Array, value: Any) -> Any:
-    """``value`` (a Python number) as the cheapest operand beside the array ``like`` with
-    the number's result: the number itself, or on PyTorch a cached 0-d tensor.
+    """``value`` (a Python number, or a tuple of them) as the cheapest operand beside the
+    array ``like`` with the number's result: the value itself, or on PyTorch a cached tensor.
     A backend registers with ``constant.register(ArrayType)``.
 
     Example:
