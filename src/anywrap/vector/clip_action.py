@@ -1,7 +1,7 @@
 """ClipAction for vector envs."""
 
 from anywrap.shell.maps import VectorActionMap
-from anywrap.wrappers import clip_action as single
+from anywrap.wrappers import transform_action as single
 
 
 class ClipAction(VectorActionMap):

@@ -1,7 +1,7 @@
 """ClipReward for vector envs."""
 
 from anywrap.shell.maps import VectorRewardMap
-from anywrap.wrappers import clip_reward as single
+from anywrap.wrappers import transform_reward as single
 
 
 class ClipReward(VectorRewardMap):

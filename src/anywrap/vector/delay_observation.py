@@ -5,7 +5,7 @@ from typing import Any
 from gymnasium.vector import AutoresetMode, VectorWrapper
 
 from anywrap.shell.arrays import checked, is_packed, pack_final_obs
-from anywrap.wrappers.delay_observation import DelayShell
+from anywrap.wrappers.stateful_observation import DelayShell
 
 
 class DelayObservation(DelayShell, VectorWrapper):

@@ -1,7 +1,7 @@
 """DtypeObservation for vector envs."""
 
 from anywrap.shell.maps import VectorObservationMap
-from anywrap.wrappers import dtype_observation as single
+from anywrap.wrappers import transform_observation as single
 
 
 class DtypeObservation(VectorObservationMap):

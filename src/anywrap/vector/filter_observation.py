@@ -1,7 +1,7 @@
 """FilterObservation for vector envs."""
 
 from anywrap.shell.maps import VectorObservationMap
-from anywrap.wrappers import filter_observation as single
+from anywrap.wrappers import transform_observation as single
 
 
 class FilterObservation(VectorObservationMap):

@@ -1,7 +1,7 @@
 """FlattenObservation for vector envs."""
 
 from anywrap.shell.maps import VectorObservationMap
-from anywrap.wrappers import flatten_observation as single
+from anywrap.wrappers import transform_observation as single
 
 
 class FlattenObservation(VectorObservationMap):

@@ -7,7 +7,7 @@ from gymnasium.vector import AutoresetMode, VectorWrapper
 
 from anywrap.shell.arrays import final_obs_batch, pack_final_obs
 from anywrap.shell.images import check_frames
-from anywrap.wrappers.frame_stack_observation import FrameStackShell
+from anywrap.wrappers.stateful_observation import FrameStackShell
 
 
 class FrameStackObservation(FrameStackShell, VectorWrapper):

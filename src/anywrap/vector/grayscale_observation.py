@@ -1,7 +1,7 @@
 """GrayscaleObservation for vector envs."""
 
 from anywrap.shell.maps import VectorObservationMap
-from anywrap.wrappers import grayscale_observation as single
+from anywrap.wrappers import transform_observation as single
 
 
 class GrayscaleObservation(VectorObservationMap):

@@ -8,7 +8,7 @@ from gymnasium.vector import AutoresetMode, VectorWrapper
 from anywrap import xp
 from anywrap.shell.arrays import final_obs_batch, pack_final_obs
 from anywrap.shell.images import check_frames
-from anywrap.wrappers.max_and_skip_observation import MaxAndSkipShell
+from anywrap.wrappers.stateful_observation import MaxAndSkipShell
 
 
 class MaxAndSkipObservation(MaxAndSkipShell, VectorWrapper):

@@ -6,7 +6,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap.shell.arrays import final_obs_batch, pack_final_obs
 from anywrap.shell.fusion import FusedStep, Part, Piece, Step
-from anywrap.wrappers.normalize_observation import ObservationStatisticsShell
+from anywrap.wrappers.stateful_observation import ObservationStatisticsShell
 
 
 class NormalizeObservation(ObservationStatisticsShell, FusedStep, VectorWrapper):

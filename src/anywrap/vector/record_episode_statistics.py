@@ -8,7 +8,7 @@ from gymnasium.vector import VectorWrapper
 from anywrap import xp
 from anywrap.shell.checks import flag, step_values
 from anywrap.shell.fusion import FusedStep, Part, Piece, Step
-from anywrap.wrappers.record_episode_statistics import EpisodeStatisticsShell
+from anywrap.wrappers.common import EpisodeStatisticsShell
 
 _NAME = "anywrap.vector.RecordEpisodeStatistics"
 

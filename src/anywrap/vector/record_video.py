@@ -7,7 +7,7 @@ import gymnasium as gym
 from anywrap import xp
 from anywrap.shell.checks import checked_reset
 from anywrap.transforms.tile_frames import tile_frames
-from anywrap.wrappers.record_video import host_frame
+from anywrap.wrappers.rendering import host_frame
 
 
 class _Missing(gym.vector.VectorWrapper):

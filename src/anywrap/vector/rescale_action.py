@@ -1,7 +1,7 @@
 """RescaleAction for vector envs."""
 
 from anywrap.shell.maps import VectorActionMap
-from anywrap.wrappers import rescale_action as single
+from anywrap.wrappers import transform_action as single
 
 
 class RescaleAction(VectorActionMap):

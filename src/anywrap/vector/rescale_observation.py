@@ -1,7 +1,7 @@
 """RescaleObservation for vector envs."""
 
 from anywrap.shell.maps import VectorObservationMap
-from anywrap.wrappers import rescale_observation as single
+from anywrap.wrappers import transform_observation as single
 
 
 class RescaleObservation(VectorObservationMap):

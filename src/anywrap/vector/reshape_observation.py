@@ -1,7 +1,7 @@
 """ReshapeObservation for vector envs."""
 
 from anywrap.shell.maps import VectorObservationMap
-from anywrap.wrappers import reshape_observation as single
+from anywrap.wrappers import transform_observation as single
 
 
 class ReshapeObservation(VectorObservationMap):

@@ -1,7 +1,7 @@
 """ResizeObservation for vector envs."""
 
 from anywrap.shell.maps import VectorObservationMap
-from anywrap.wrappers import resize_observation as single
+from anywrap.wrappers import transform_observation as single
 
 
 class ResizeObservation(VectorObservationMap):

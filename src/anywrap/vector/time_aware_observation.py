@@ -5,7 +5,7 @@ from typing import Any
 from gymnasium.vector import AutoresetMode, VectorWrapper
 
 from anywrap.shell.arrays import checked, final_obs_batch, pack_final_obs
-from anywrap.wrappers.time_aware_observation import TimeAwareShell
+from anywrap.wrappers.stateful_observation import TimeAwareShell
 
 
 class TimeAwareObservation(TimeAwareShell, VectorWrapper):

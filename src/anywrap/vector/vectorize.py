@@ -10,7 +10,7 @@ from anywrap.shell.arrays import map_final_obs
 from anywrap.shell.base import Shell
 from anywrap.shell.checks import callable_argument
 from anywrap.transforms.vectorize import map_rows
-from anywrap.wrappers.filter_observation import SpacesOnly
+from anywrap.wrappers.transform_observation import SpacesOnly
 
 
 def _single(name: str, env: Any, wrapper: Any, kwargs: dict[str, Any]) -> Any:
