@@ -1,4 +1,4 @@
-"""NormalizeReward for vector envs."""
+"""Stateful reward vector wrappers: NormalizeReward."""
 
 from typing import Any
 

@@ -1,4 +1,4 @@
-"""StickyAction for vector envs (Gymnasium has none)."""
+"""Stateful action vector wrappers: StickyAction."""
 
 from typing import Any
 
