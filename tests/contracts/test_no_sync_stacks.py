@@ -190,7 +190,7 @@ def test_jax_step_traces_transform_once(monkeypatch):
         calls.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr("anywrap.wrappers.normalize_reward.normalize_reward", counting)
+    monkeypatch.setattr("anywrap.wrappers.stateful_reward.normalize_reward", counting)
     traj = record_vector_trajectory(num_envs=6, num_steps=80)
     env = anywrap.vector.NormalizeReward(ReplayVectorEnv(traj, make_backend("jax")))
     run_vector(env)

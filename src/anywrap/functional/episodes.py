@@ -20,7 +20,7 @@ from anywrap.transforms import frame_stack_observation as stack
 from anywrap.transforms.time_aware_observation import time_aware, time_aware_reset
 from anywrap.transforms.time_limit import Clock, init_clock, select_rows, time_limit
 from anywrap.tree import tree_map
-from anywrap.wrappers.repeat_action import check_repeats
+from anywrap.wrappers.stateful_action import check_repeats
 
 from .core import (
     FunctionalEnv,

@@ -23,8 +23,7 @@ from anywrap.transforms.flatten_observation import flatten_observation, flatten_
 from anywrap.transforms.rescale import affine, affine_inverse
 from anywrap.transforms.reshape_observation import reshape_observation
 from anywrap.tree import tree_map
-from anywrap.wrappers.discretize import checked_bins, discrete_space
-from anywrap.wrappers.filter_observation import gymnasium_spaces
+from anywrap.wrappers.transform_observation import checked_bins, discrete_space, gymnasium_spaces
 
 from .core import ActionMap, FunctionalEnv, ObservationMap, RewardMap, batch_ndim, constant
 

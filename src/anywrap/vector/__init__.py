@@ -3,8 +3,7 @@
 import importlib
 from typing import Any
 
-from anywrap.vector.clip_action import ClipAction
-from anywrap.vector.clip_reward import ClipReward
+from anywrap.vector.common import RecordEpisodeStatistics, TimeLimit
 from anywrap.vector.convert import (
     ArrayConversion,
     JaxToNumpy,
@@ -15,34 +14,35 @@ from anywrap.vector.convert import (
     ToTensorFlow,
     ToTorch,
 )
-from anywrap.vector.delay_observation import DelayObservation
 from anywrap.vector.dict_info_to_list import DictInfoToList
-from anywrap.vector.dtype_observation import DtypeObservation
-from anywrap.vector.filter_observation import FilterObservation
-from anywrap.vector.flatten_observation import FlattenObservation
-from anywrap.vector.frame_stack_observation import FrameStackObservation
-from anywrap.vector.grayscale_observation import GrayscaleObservation
-from anywrap.vector.human_rendering import HumanRendering
-from anywrap.vector.max_and_skip_observation import MaxAndSkipObservation
-from anywrap.vector.normalize_observation import NormalizeObservation
-from anywrap.vector.normalize_reward import NormalizeReward
-from anywrap.vector.record_episode_statistics import RecordEpisodeStatistics
-from anywrap.vector.record_video import RecordVideo
-from anywrap.vector.rescale_action import RescaleAction
-from anywrap.vector.rescale_observation import RescaleObservation
-from anywrap.vector.reshape_observation import ReshapeObservation
-from anywrap.vector.resize_observation import ResizeObservation
-from anywrap.vector.sticky_action import StickyAction
-from anywrap.vector.time_aware_observation import TimeAwareObservation
-from anywrap.vector.time_limit import TimeLimit
-from anywrap.vector.transform_action import TransformAction
-from anywrap.vector.transform_observation import TransformObservation
-from anywrap.vector.transform_reward import TransformReward
-from anywrap.vector.vectorize import (
-    VectorizeTransformAction,
-    VectorizeTransformObservation,
-    VectorizeTransformReward,
+from anywrap.vector.rendering import HumanRendering, RecordVideo
+from anywrap.vector.stateful_action import StickyAction
+from anywrap.vector.stateful_observation import (
+    DelayObservation,
+    FrameStackObservation,
+    MaxAndSkipObservation,
+    NormalizeObservation,
+    TimeAwareObservation,
 )
+from anywrap.vector.stateful_reward import NormalizeReward
+from anywrap.vector.vectorize_action import (
+    ClipAction,
+    RescaleAction,
+    TransformAction,
+    VectorizeTransformAction,
+)
+from anywrap.vector.vectorize_observation import (
+    DtypeObservation,
+    FilterObservation,
+    FlattenObservation,
+    GrayscaleObservation,
+    RescaleObservation,
+    ReshapeObservation,
+    ResizeObservation,
+    TransformObservation,
+    VectorizeTransformObservation,
+)
+from anywrap.vector.vectorize_reward import ClipReward, TransformReward, VectorizeTransformReward
 
 __all__ = [
     "ArrayConversion",

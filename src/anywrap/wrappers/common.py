@@ -1,12 +1,33 @@
-"""Gymnasium's wrappers with no array arithmetic, for one env (device arrays read on the host)."""
+"""Gymnasium's common wrappers for one env: time limit, autoreset, order and env
+checks, episode statistics."""
 
 import functools
+import time
+from functools import partial
 from typing import Any
 
 import gymnasium as gym
+import numpy as np
+from gymnasium.vector import AutoresetMode
 
 from anywrap import xp
-from anywrap.shell.checks import checked_reset
+from anywrap.shell.base import Shell
+from anywrap.shell.checks import (
+    autoreset_mode,
+    check_stats_key,
+    checked_reset,
+    step_values,
+    whole_number,
+)
+from anywrap.shell.compiled import compiled, with_no_output
+from anywrap.shell.episodes import EpisodeClock
+from anywrap.shell.time import check_max_episode_steps
+from anywrap.transforms import time_limit as T
+from anywrap.transforms.record_episode_statistics import (
+    init_episodes,
+    reset_episodes,
+    step_episodes,
+)
 from anywrap.tree import tree_map
 
 
@@ -88,21 +109,6 @@ class Autoreset(gym.wrappers.Autoreset):
     reset = checked_reset(gym.wrappers.Autoreset.reset)
 
 
-class RenderCollection(gym.wrappers.RenderCollection):
-    """Collects the rendered frames in a list: :class:`gymnasium.wrappers.RenderCollection`.
-    Frames stay what the env renders (a tensor frame stays a tensor on its device).
-
-    Example:
-        >>> import gymnasium as gym, anywrap
-        >>> env = anywrap.RenderCollection(gym.make("CartPole-v1", render_mode="rgb_array"))
-        >>> _ = env.reset(seed=0)
-        >>> [frame.shape for frame in env.render()]
-        [(400, 600, 3)]
-    """
-
-    reset = checked_reset(gym.wrappers.RenderCollection.reset)
-
-
 class PassiveEnvChecker(gym.wrappers.PassiveEnvChecker):
     """:class:`gymnasium.wrappers.PassiveEnvChecker`, but a device env's first outputs are
     checked as NumPy copies; the wrapper returns the env's own arrays.
@@ -132,18 +138,139 @@ class PassiveEnvChecker(gym.wrappers.PassiveEnvChecker):
         return view.result
 
 
-class HumanRendering(gym.wrappers.HumanRendering):
-    """Shows the env's frames in a window: :class:`gymnasium.wrappers.HumanRendering`,
-    taking the frames of any library (each shown frame is copied to the host once).
+class TimeLimit(Shell, gym.wrappers.TimeLimit):
+    """Truncates an episode at ``max_episode_steps`` steps: :class:`gymnasium.wrappers.TimeLimit`
+    (an instance of it), the count on a device env's device.
+
+    Example:
+        >>> from gymnasium.envs.classic_control import CartPoleEnv
+        >>> import anywrap
+        >>> env = anywrap.TimeLimit(CartPoleEnv(), max_episode_steps=2)
+        >>> _ = env.reset(seed=0)
+        >>> [env.step(0)[3] for _ in range(2)]
+        [False, True]
+    """
+
+    def __init__(self, env: gym.Env, max_episode_steps: int) -> None:
+        """Wrap ``env``; ``max_episode_steps`` > 0 is the step at which episodes truncate."""
+        name, _ = self._start(env, max_episode_steps=max_episode_steps)
+        max_episode_steps = check_max_episode_steps(name, max_episode_steps)
+        self._wrap(env)
+        self._max_episode_steps = max_episode_steps
+        self._started = False
+        self._state = T.init_clock((), xp=np)
+        step = partial(T.time_limit, max_steps=max_episode_steps)
+        self._transforms = compiled({"step": step, "reset": with_no_output(T.reset_clock)})
+
+    @property  # type: ignore[override]
+    def _elapsed_steps(self) -> int | None:
+        """Steps taken in the current episode (``None`` before the first reset); reading
+        it copies the count to the host."""
+        return int(xp.to_numpy(self._state.elapsed)) if self._started else None
+
+    @_elapsed_steps.setter
+    def _elapsed_steps(self, value: int | None) -> None:
+        if value is None:
+            return  # gymnasium.wrappers.TimeLimit.__init__'s placeholder
+        old = self._state.elapsed
+        new = xp.namespace(old).asarray(value, dtype=old.dtype, device=xp.device(old))
+        self._state = self._state._replace(elapsed=new)
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
+        obs, info = self.env.reset(seed=seed, options=options)
+        self._run(self._transforms["reset"], self._state.elapsed)
+        self._started = True
+        return obs, info
+
+    def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        if not self._started:
+            raise gym.error.ResetNeeded("anywrap.TimeLimit: call reset() before step()")
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        limited, over = self._run(self._transforms["step"], terminated, terminated, truncated)
+        if xp.is_host(truncated):  # Gymnasium's branch, and its Python True
+            limited = True if over else truncated
+        return obs, reward, terminated, limited, info
+
+
+_NAME = "anywrap.RecordEpisodeStatistics"
+
+
+class EpisodeStatisticsShell(EpisodeClock, Shell):
+    """What the single and vector RecordEpisodeStatistics share: the constructor and
+    the running episode."""
+
+    def __init__(self, env: Any, buffer_length: int = 100, stats_key: str = "episode") -> None:
+        name, batch = self._start(env, buffer_length=buffer_length, stats_key=stats_key)
+        buffer_length = whole_number(name, "buffer_length", buffer_length, 0)
+        stats_key = check_stats_key(name, stats_key)
+        self._wrap(env)
+        self._stats_key, self.buffer_length = stats_key, buffer_length
+        self._t0 = time.perf_counter()
+        self._state = init_episodes(batch, xp=np, buffer_length=buffer_length)
+        # A single env never autoresets: an episode restarts at reset() or, failing that,
+        # right after it ends (SAME_STEP bookkeeping is the cheapest).
+        same = not batch or autoreset_mode(name, env) is AutoresetMode.SAME_STEP
+        steps = {r: partial(step_episodes, report=r, same_step=same) for r in (True, False)}
+        self._transforms = compiled({**steps, "reset": with_no_output(reset_episodes)})
+
+    @property
+    def episode_returns(self) -> Any:
+        """The running return of the current episode (of each sub-env's, for a vector)."""
+        return self._state.returns
+
+    @property
+    def episode_lengths(self) -> Any:
+        """The running length of the current episode (of each sub-env's, for a vector)."""
+        return self._state.lengths
+
+
+class RecordEpisodeStatistics(EpisodeStatisticsShell, gym.Wrapper):
+    """Records each episode's return, length and wall time in ``info[stats_key]``:
+    :class:`gymnasium.wrappers.RecordEpisodeStatistics`; with device flags it is added on
+    every step, zero where the mask ``info["_" + stats_key]`` is False.
+
+    Args:
+        buffer_length: How many recent episodes the queues keep.
+        stats_key: The info key of the episode statistics.
 
     Example:
         >>> import gymnasium as gym, anywrap
-        >>> anywrap.HumanRendering(gym.make("CartPole-v1", render_mode="rgb_array")).render_mode
-        'human'
+        >>> env = anywrap.RecordEpisodeStatistics(gym.make("CartPole-v1"))
+        >>> _ = env.reset(seed=0)
+        >>> while "episode" not in (info := env.step(1)[-1]):  # the pole falls after 8 steps
+        ...     pass
+        >>> sorted(info["episode"]), list(env.return_queue), list(env.length_queue)
+        (['l', 'r', 't'], [8.0], [8])
     """
 
-    reset = checked_reset(gym.wrappers.HumanRendering.reset)
+    @property
+    def episode_start_time(self) -> float:
+        """``time.perf_counter()`` at the start of the current episode."""
+        return float(xp.to_numpy(self._state.start_time)) + self._t0
 
-    def _render_frame(self) -> None:
-        with HostView(self):
-            super()._render_frame()
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
+        obs, info = self.env.reset(seed=seed, options=options)
+        self._state = reset_episodes(self._state, None, self._now())
+        return obs, info
+
+    def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        if not isinstance(info, dict):
+            raise TypeError(f"{_NAME}: expected `info` to be a dict, got {type(info)}")
+        value = step_values(_NAME, reward, terminated, truncated, None)
+        host = xp.is_host(terminated) and xp.is_host(truncated)
+        done = bool(terminated or truncated) if host else True  # device flags: every step
+        if done and self._stats_key in info:
+            raise ValueError(
+                f"{_NAME}: expected an info without the key {self._stats_key!r} (this wrapper "
+                f"writes it), got one with the keys {sorted(info)}"
+            )
+        now = self._now() if done else 0.0
+        out = self._run(self._transforms[done], value, value, terminated, truncated, now=now)
+        if out is not None:
+            stats = {"r": out.returns, "l": out.lengths, "t": out.times}
+            # Gymnasium's Python numbers on the host; device values with their mask
+            info[self._stats_key] = {k: v.item() for k, v in stats.items()} if host else stats
+            if not host:
+                info["_" + self._stats_key] = out.done
+        return obs, reward, terminated, truncated, info

@@ -1,4 +1,4 @@
-"""NormalizeReward for vector envs."""
+"""Stateful reward vector wrappers: NormalizeReward."""
 
 from typing import Any
 
@@ -6,7 +6,7 @@ from gymnasium.vector import VectorEnv, VectorWrapper
 
 from anywrap.shell.checks import step_values
 from anywrap.shell.fusion import FusedStep, Part, Piece, Step
-from anywrap.wrappers.normalize_reward import RewardStatisticsShell
+from anywrap.wrappers.stateful_reward import RewardStatisticsShell
 
 
 class NormalizeReward(RewardStatisticsShell, FusedStep, VectorWrapper):

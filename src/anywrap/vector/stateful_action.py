@@ -1,4 +1,4 @@
-"""StickyAction for vector envs (Gymnasium has none)."""
+"""Stateful action vector wrappers: StickyAction."""
 
 from typing import Any
 
@@ -6,7 +6,7 @@ import numpy as np
 from gymnasium.vector import VectorWrapper
 
 from anywrap.shell.sticky_action import checked_action
-from anywrap.wrappers.sticky_action import StickyShell
+from anywrap.wrappers.stateful_action import StickyShell
 
 
 class StickyAction(StickyShell, VectorWrapper):

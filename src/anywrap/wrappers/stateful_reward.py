@@ -1,4 +1,5 @@
-"""NormalizeReward for a single env, and the class both shells share."""
+"""Stateful reward wrappers for one env: NormalizeReward (and the state shell the
+vector one shares)."""
 
 from functools import partial
 from typing import Any

@@ -1,4 +1,4 @@
-"""RecordVideo for vector envs: Gymnasium's, taking frames of any library."""
+"""Rendering vector wrappers: HumanRendering, RecordVideo."""
 
 from typing import Any
 
@@ -7,7 +7,8 @@ import gymnasium as gym
 from anywrap import xp
 from anywrap.shell.checks import checked_reset
 from anywrap.transforms.tile_frames import tile_frames
-from anywrap.wrappers.record_video import host_frame
+from anywrap.wrappers.common import HostView
+from anywrap.wrappers.rendering import host_frame
 
 
 class _Missing(gym.vector.VectorWrapper):
@@ -65,3 +66,21 @@ class RecordVideo(_Base):  # type: ignore[misc]
             self._get_concat_frame_shape(n, h, w)
         tiled = tile_frames(frames, rows=self.frame_rows, cols=self.frame_cols)
         self.recorded_frames.append(host_frame(tiled))
+
+
+class HumanRendering(gym.wrappers.vector.HumanRendering):
+    """:class:`gymnasium.wrappers.vector.HumanRendering`, taking the frames of any library
+    (each shown frame is copied to the host once).
+
+    Example:
+        >>> import gymnasium as gym, anywrap
+        >>> envs = gym.make_vec("CartPole-v1", 2, render_mode="rgb_array")
+        >>> anywrap.vector.HumanRendering(envs).render_mode
+        'human'
+    """
+
+    reset = checked_reset(gym.wrappers.vector.HumanRendering.reset)
+
+    def _render_frame(self) -> None:
+        with HostView(self):
+            super()._render_frame()
