@@ -84,7 +84,7 @@ def update_returns(
         stats_gradient: Compute ``G`` and its moments from ``reward``'s graph.
     """
     xp = namespace(state.accumulated)
-    reward, terminated = xp.asarray(reward), xp.asarray(terminated)
+    reward, terminated = _array(xp, reward, state.accumulated), _array(xp, terminated, reward)
     if not stats_gradient:
         reward = stop_gradient(reward)
     acc = state.accumulated
@@ -110,7 +110,7 @@ def update_returns(
         rms = update_moments(rms, g, keep, batched=not one, skip_nonfinite=False, reduce=reduce)
     done = terminated
     if truncated is not None:
-        truncated = xp.asarray(truncated)
+        truncated = _array(xp, truncated, terminated)
         bools = terminated.dtype == truncated.dtype == xp.bool  # then one kernel: `|`
         done = terminated | truncated if bools else xp.logical_or(terminated, truncated)
     if zero_after_done:
@@ -118,11 +118,16 @@ def update_returns(
     return Returns(accumulated=acc, rms=rms, prev_done=done)
 
 
+def _array(xp: Any, x: Any, like: Array) -> Array:
+    """``x`` as an array of ``xp``: as it is where it has ``like``'s type (no call)."""
+    return x if type(x) is type(like) else xp.asarray(x)
+
+
 def scale_reward(state: Returns, reward: Array, epsilon: float) -> Array:
     """``reward / sqrt(Var[G] + epsilon)``, keeping a float reward's dtype."""
     var = state.rms.var
     xp = namespace(var)
-    reward = xp.asarray(reward)
+    reward = _array(xp, reward, var)
     wide = reward
     if reward.dtype != var.dtype:
         wide = xp.astype(reward, promote(xp, reward.dtype, var.dtype))
