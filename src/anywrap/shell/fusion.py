@@ -27,7 +27,6 @@ import functools
 import types
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from anywrap import xp
@@ -36,15 +35,15 @@ from anywrap.tree import first_leaf
 Step = tuple[Any, Any, Any, Any, dict[str, Any]]
 
 
-@dataclass(frozen=True)
-class Piece:
+class Piece(NamedTuple):
     """What a wrapper does to a step's arrays: ``fn`` on the observations (``on="obs"``)
     or on the rewards (``on="reward"``), after ``check(x, terminated, truncated)``.
 
     ``fn(state, x, *extra) -> (state, x)`` where ``stateful``, else ``fn(x, *extra)``;
     with ``flags``, ``terminated`` and ``truncated`` follow ``x``; with ``report``, the
     output is ``(state, report)`` and ``x`` passes unchanged. Pieces compare by their
-    fields, so that a stack's program is found again at every step.
+    fields (a tuple's hash and equality, a few a step), so that a stack's program is
+    found again at every step.
     """
 
     fn: Callable[..., Any]
