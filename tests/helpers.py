@@ -579,6 +579,8 @@ _TORCH_SYNCS = frozenset(
 
 
 # Tensors made from host data: on CUDA, a copy from pageable memory that waits for the stream.
+# (torch.from_numpy is a CPU view that no function mode sees; its copy would be a `.to`,
+# which on a CPU-only machine cannot be told apart.)
 _TORCH_FROM_HOST = frozenset({"asarray", "tensor", "as_tensor", "scalar_tensor"})
 
 
