@@ -403,7 +403,8 @@ def test_gpu_check_script_reports_each_step_on_a_machine_without_gpu(tmp_path: P
         "[FAIL] python -m benchmarks --device cuda: exit 2; error: python -m benchmarks "
         "--device cuda: no usable CUDA GPU",
         "[SKIP] benchmarks/device_ops.py --device cuda: no CUDA device for PyTorch",
-        "== summary: 1 passed, 1 failed, 4 skipped ==",
+        "[SKIP] benchmarks/shell_overhead.py --jax: no JAX GPU backend",
+        "== summary: 1 passed, 1 failed, 5 skipped ==",
     ):
         assert line in out, (line, out)
     assert (tmp_path / "out" / "pytest_no_sync.txt").is_file()
