@@ -34,6 +34,12 @@ Two figures per case:
   round runs a block of every case, a block is one whole episode of 200 steps
   so that the autoreset at episode ends is in it, as in a user's loop); the
   figure is the median over rounds of (case - its bare env), per step.
+* **The env's own step inside the case** (PyTorch cases built here): the time the
+  batched Pendulum's ``step`` takes within the case's step, median over rounds. On a
+  CPU, a stack's temporaries push the env's arrays out of the core's cache between
+  steps, so part of a stack's added time is the env stepping slower; the difference
+  from the bare env's figure is that part (a GPU's kernels read device memory either
+  way).
 
     python benchmarks/device_ops.py                    # N=4096, about 2 minutes on 2 cores
     python benchmarks/device_ops.py --envs 256 --rounds 5 --json out.json
@@ -281,12 +287,32 @@ def _torchrl_stack(n: int, device: Any) -> tuple[Any, Any] | None:
 
 
 class _Case:
-    """One case: how to reset it and run a block of steps."""
+    """One case: how to reset it and run a block of steps; ``env_seconds``, the time its
+    innermost env's ``step`` took since the last reset of the figure (None: not timed)."""
+
+    env_seconds: float | None = None
 
     def __init__(
         self, name: str, reference: str, reset: Callable[[], Any], step: Callable[..., Any]
     ):
         self.name, self.reference, self.reset, self.step = name, reference, reset, step
+
+
+def _time_inner_step(case: _Case, env: Any) -> None:
+    """Time the ``step`` of the env at the bottom of ``env``'s ``.env`` chain into
+    ``case.env_seconds`` (an attribute of that one instance; the class is untouched)."""
+    while hasattr(env, "env"):
+        env = env.env
+    inner_step = env.step
+    case.env_seconds = 0.0
+
+    def step(action: Any) -> Any:
+        start = time.perf_counter()
+        out = inner_step(action)
+        case.env_seconds += time.perf_counter() - start  # type: ignore[operator]
+        return out
+
+    env.step = step
 
 
 def _gym_case(
@@ -310,6 +336,7 @@ def _gym_case(
 
     case = _Case(name, reference, reset, step)
     case.block = block  # type: ignore[attr-defined]
+    _time_inner_step(case, env)
     return case
 
 
@@ -410,14 +437,21 @@ def measure(
         results[c.name] = {"ops_per_step": ops, "top_ops": top, "reference": c.reference}
 
     times: dict[str, list[float]] = {c.name: [] for c in cases}
+    env_times: dict[str, list[float]] = {c.name: [] for c in cases if c.env_seconds is not None}
     for _ in range(rounds):
         for c in cases:
             sync()
+            if c.env_seconds is not None:
+                c.env_seconds = 0.0
             start = time.perf_counter()
             c.block(actions)  # type: ignore[attr-defined]
             sync()
             times[c.name].append((time.perf_counter() - start) / len(actions))
+            if c.env_seconds is not None:
+                env_times[c.name].append(c.env_seconds / len(actions))
     xp.set_compile(previous, after_calls=xp.switch.AFTER_CALLS)
+    for name, seconds in env_times.items():
+        results[name]["env_us_per_step"] = statistics.median(seconds) * 1e6
 
     return _summarise(
         results,
@@ -448,6 +482,8 @@ def _summarise(
         if ref in results and ref != name:
             r["added_ops"] = r["ops_per_step"] - results[ref]["ops_per_step"]
             r["added_us"] = statistics.median(a - b for a, b in zip(times[name], times[ref])) * 1e6
+            if "env_us_per_step" in r and "env_us_per_step" in results[ref]:
+                r["env_slower_us"] = r["env_us_per_step"] - results[ref]["env_us_per_step"]
     hand = results["hand-written"]
     for name, r in results.items():
         if name not in ("bare", "hand-written", "torchrl bare") and hand.get("added_us"):
@@ -466,8 +502,8 @@ def table(figures: dict[str, Any]) -> str:
         f"median of {figures['rounds']} rounds of {figures['steps']} steps",
         "",
         f"| case | {figures['unit']}/step | added | us/step | added us/step "
-        "| x hand-written (ops, us) | x bare (us) |",
-        "|---|---:|---:|---:|---:|---|---:|",
+        "| x hand-written (ops, us) | x bare (us) | env's step inside, us (slower by) |",
+        "|---|---:|---:|---:|---:|---|---:|---:|",
     ]
 
     def fmt(v: Any, spec: str = ".0f") -> str:
@@ -477,10 +513,13 @@ def table(figures: dict[str, Any]) -> str:
         over = ""
         if "ops_over_hand" in r:
             over = f"{r['ops_over_hand']:.2f}x, {r['time_over_hand']:.2f}x"
+        inside = fmt(r.get("env_us_per_step"))
+        if r.get("env_slower_us") is not None:
+            inside += f" ({r['env_slower_us']:+.0f})"
         lines.append(
             f"| {name} | {fmt(r['ops_per_step'])} | {fmt(r.get('added_ops'))} | "
             f"{fmt(r['us_per_step'])} | {fmt(r.get('added_us'))} | {over} | "
-            f"{fmt(r.get('time_over_bare'), '.2f')} |"
+            f"{fmt(r.get('time_over_bare'), '.2f')} | {inside} |"
         )
     if figures.get("compile_seconds") is not None:
         lines.append(f"\ncompile (first steps, once): {figures['compile_seconds']:.1f} s")
@@ -511,6 +550,10 @@ def plot(figures: dict[str, Any], path: str) -> None:
     ):
         values = [cases[n][key] for n in names]
         ax.barh(names, values, color=["#888" if n == "hand-written" else "#3a7" for n in names])
+        if key == "added_us":  # the part that is the env's own step, slowed (hatched)
+            slower = [max(cases[n].get("env_slower_us") or 0.0, 0.0) for n in names]
+            left = [v - w for v, w in zip(values, slower)]
+            ax.barh(names, slower, left=left, color="none", edgecolor="#144", hatch="///", lw=0)
         for target, style in ((2.0, "--"), (1.5, ":")):
             ax.axvline(target * hand[key], color="#c33", linestyle=style, linewidth=1)
         ax.set_xlabel(label)
@@ -518,6 +561,11 @@ def plot(figures: dict[str, Any], path: str) -> None:
     axes[0].legend(
         ["2x hand-written (eager target)", "1.5x (compiled target)"], fontsize=8, loc="lower right"
     )
+    if any(c.get("env_slower_us") for c in cases.values()):
+        from matplotlib.patches import Patch
+
+        hatched = Patch(facecolor="none", edgecolor="#144", hatch="///", lw=0)
+        axes[1].legend([hatched], ["of which the env's own step, slowed"], fontsize=8)
     fig.suptitle(
         f"CleanRL stack over Pendulum x{figures['num_envs']} on {figures['device']}, "
         f"{figures['library']}, median of {figures['rounds']} rounds",

@@ -24,9 +24,17 @@ def test_device_ops_counts_each_case_and_draws_its_table(tmp_path):
     assert bare < cases[like]["ops_per_step"] < cases["anywrap eager"]["ops_per_step"]
     for name in ("hand-written", "anywrap eager", like):
         assert cases[name]["added_ops"] == cases[name]["ops_per_step"] - bare
+    # The env's own step is timed inside each case: a part of the case's step, and the
+    # difference from the bare env's is each case's "slower by".
+    for name, r in cases.items():
+        assert 0 < r["env_us_per_step"] < r["us_per_step"]
+        if name != "bare":
+            slower = r["env_us_per_step"] - cases["bare"]["env_us_per_step"]
+            assert r["env_slower_us"] == pytest.approx(slower)
     text = device_ops.table(figures)
     for name, r in cases.items():
         assert f"| {name} | {r['ops_per_step']:.0f} |" in text
+        assert f"| {r['env_us_per_step']:.0f}" in text.split(f"| {name} |")[1].split("\n")[0]
     device_ops.plot(figures, str(tmp_path / "ops.png"))
     assert (tmp_path / "ops.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
