@@ -53,3 +53,22 @@ def test_device_ops_counts_the_programs_jax_dispatches():
     assert cases["anywrap"]["added_ops"] == pytest.approx(2.0)
     text = device_ops.table(figures)
     assert "XLA programs/step" in text and "| anywrap |" in text
+
+
+def test_device_ops_times_the_innermost_env_only():
+    """The env's own step is timed on the env at the bottom of the stack, on that one
+    instance: no wrapper above it, and not the env's class."""
+    import anywrap
+    from anywrap import demo
+    from benchmarks import device_ops
+
+    inner = demo.torch_pendulum_vector_env(4, "cpu")
+    stack = demo.cleanrl_stack(inner, anywrap.vector, torch.clamp)
+    case = device_ops._gym_case("stack", stack)
+    assert "step" in vars(inner)
+    assert all("step" not in vars(w) for w in (stack, stack.env, stack.env.env))
+    assert "step" not in vars(demo.torch_pendulum_vector_env(4, "cpu"))
+    stack.reset(seed=0)
+    case.env_seconds = 0.0
+    stack.step(torch.zeros(4, 1))
+    assert case.env_seconds > 0
