@@ -450,12 +450,11 @@ def measure(
             if c.env_seconds is not None:
                 env_times[c.name].append(c.env_seconds / len(actions))
     xp.set_compile(previous, after_calls=xp.switch.AFTER_CALLS)
-    for name, seconds in env_times.items():
-        results[name]["env_us_per_step"] = statistics.median(seconds) * 1e6
 
     return _summarise(
         results,
         times,
+        env_times=env_times,
         num_envs=num_envs,
         device=str(dev),
         library=f"torch {torch.__version__}",
@@ -471,19 +470,29 @@ def _summarise(
     results: dict[str, dict[str, Any]],
     times: dict[str, list[float]],
     *,
+    env_times: dict[str, list[float]] | None = None,
     compile_seconds: float | None = None,
     **about: Any,
 ) -> dict[str, Any]:
     """Each case's median time, and what it adds over its reference and over the
-    hand-written normaliser's additions."""
+    hand-written normaliser's additions; with ``env_times`` (the env's own step in each
+    round), the env's median step and how much slower it is than in the reference, by the
+    same statistic as the time added (the median over rounds of the difference)."""
+
+    def added(a: list[float], b: list[float]) -> float:
+        return statistics.median(x - y for x, y in zip(a, b)) * 1e6
+
+    env_times = env_times or {}
     for name, r in results.items():
         ref = r["reference"]
         r["us_per_step"] = statistics.median(times[name]) * 1e6
+        if name in env_times:
+            r["env_us_per_step"] = statistics.median(env_times[name]) * 1e6
         if ref in results and ref != name:
             r["added_ops"] = r["ops_per_step"] - results[ref]["ops_per_step"]
-            r["added_us"] = statistics.median(a - b for a, b in zip(times[name], times[ref])) * 1e6
-            if "env_us_per_step" in r and "env_us_per_step" in results[ref]:
-                r["env_slower_us"] = r["env_us_per_step"] - results[ref]["env_us_per_step"]
+            r["added_us"] = added(times[name], times[ref])
+            if name in env_times and ref in env_times:
+                r["env_slower_us"] = added(env_times[name], env_times[ref])
     hand = results["hand-written"]
     for name, r in results.items():
         if name not in ("bare", "hand-written", "torchrl bare") and hand.get("added_us"):
@@ -565,7 +574,9 @@ def plot(figures: dict[str, Any], path: str) -> None:
         from matplotlib.patches import Patch
 
         hatched = Patch(facecolor="none", edgecolor="#144", hatch="///", lw=0)
-        axes[1].legend([hatched], ["of which the env's own step, slowed"], fontsize=8)
+        axes[1].legend(
+            [hatched], ["of which the env's own step, slowed"], fontsize=8, loc="upper right"
+        )
     fig.suptitle(
         f"CleanRL stack over Pendulum x{figures['num_envs']} on {figures['device']}, "
         f"{figures['library']}, median of {figures['rounds']} rounds",
