@@ -11,6 +11,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import math
 import sys
 import warnings
@@ -41,21 +42,6 @@ def _device(x: Any) -> Any:
         return None
     devices = x.devices()
     return next(iter(devices)) if len(devices) == 1 else x.sharding
-
-
-def _jax_device(device: Any) -> Any:
-    """A ``jax.Device`` from a device or a name: ``"cpu"``, ``"gpu:1"``, ``"cuda:0"``."""
-    if not isinstance(device, str):
-        return device
-    kind, _, index = device.partition(":")
-    kind = {"cuda": "gpu", "rocm": "gpu"}.get(kind, kind)
-    try:
-        return jax.devices(kind)[int(index or 0)]
-    except (RuntimeError, IndexError, ValueError) as e:
-        names = sorted({str(d) for d in jax.devices()})
-        raise ValueError(
-            f"device {device!r}: JAX has no such device here ({type(e).__name__}); it has {names}"
-        ) from None
 
 
 def _stacklevel() -> int:
@@ -96,17 +82,15 @@ def _check_fits(host: np.ndarray) -> None:
 
 def _from_array(x: Any, device: Any) -> Any:
     if not isinstance(x, jax.Array):
-        y = None
+        y = host = None
         if isinstance(x, (np.ndarray, np.generic)) or _on_host(x):
-            try:
+            with contextlib.suppress(TypeError, RuntimeError):  # a dtype NumPy lacks (bfloat16)
                 host = xp.to_numpy(x)  # a view
-            except (TypeError, RuntimeError):  # a dtype NumPy lacks (bfloat16, ...)
-                host = None
-            if host is not None:
-                _check_fits(host)
-            if host is not None and host.ndim == 0 and host.dtype.kind in "biu":
+        if host is not None:
+            _check_fits(host)
+            if host.ndim == 0 and host.dtype.kind in "biu":
                 y = _constant(host)
-            elif host is not None and host.nbytes <= SMALL_HOST_COPY:
+            elif host.nbytes <= SMALL_HOST_COPY:
                 y = jnp.asarray(host)
         if y is None:
             try:
@@ -123,10 +107,18 @@ def _from_array(x: Any, device: Any) -> Any:
                 stacklevel=_stacklevel(),
             )
         x = y
-    if device is None:
-        return x
-    target = _jax_device(device)
-    return x if _device(x) == target else jax.device_put(x, target)
+    if isinstance(device, str):  # "cpu", "gpu:1", "cuda:0"
+        kind, _, index = device.partition(":")
+        kind = {"cuda": "gpu", "rocm": "gpu"}.get(kind, kind)
+        try:
+            device = jax.devices(kind)[int(index or 0)]
+        except (RuntimeError, IndexError, ValueError) as e:
+            names = sorted({str(d) for d in jax.devices()})
+            raise ValueError(
+                f"device {device!r}: JAX has no such device here ({type(e).__name__}); "
+                f"it has {names}"
+            ) from None
+    return x if device is None or _device(x) == device else jax.device_put(x, device)
 
 
 xp.register_backend(

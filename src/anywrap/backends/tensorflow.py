@@ -112,8 +112,7 @@ class TensorFlowNamespace:
         return t
 
     def from_dlpack(self, x, /, *, device=None, copy=None):
-        t = tf.experimental.dlpack.from_dlpack(x.__dlpack__())
-        return self.asarray(t, device=device) if device is not None else t
+        return self.asarray(tf.experimental.dlpack.from_dlpack(x.__dlpack__()), device=device)
 
     zeros, ones = _made(tf.zeros, tf.float32), _made(tf.ones, tf.float32)
     zeros_like, ones_like = _made(tf.zeros_like), _made(tf.ones_like)

@@ -54,22 +54,6 @@ def _from_dlpack(x: Any) -> Any:
         return torch.as_tensor(host if host.flags.writeable else host.copy())
 
 
-def _check_device(device: Any) -> torch.device:
-    try:
-        target = torch.device(device)
-    except (RuntimeError, TypeError) as e:
-        raise ValueError(f"{device!r} is not a PyTorch device ({e})") from None
-    if target.type == "cuda":
-        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
-        if (target.index or 0) >= count:
-            raise ValueError(
-                f"device {device!r}: this PyTorch ({torch.__version__}) sees {count} CUDA GPU(s)"
-            )
-    elif target.type not in ("cpu", "meta") and not hasattr(torch, target.type):
-        raise ValueError(f"device {device!r}: PyTorch has no {target.type!r} backend here")
-    return target
-
-
 def _from_array(x: Any, device: Any) -> Any:
     if not isinstance(x, torch.Tensor):
         strides = getattr(x, "strides", None)
@@ -87,7 +71,18 @@ def _from_array(x: Any, device: Any) -> Any:
             x = _from_dlpack(x)
     if device is None:
         return x
-    target = _check_device(device)
+    try:
+        target = torch.device(device)
+    except (RuntimeError, TypeError) as e:
+        raise ValueError(f"{device!r} is not a PyTorch device ({e})") from None
+    if target.type == "cuda":
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        if (target.index or 0) >= count:
+            raise ValueError(
+                f"device {device!r}: this PyTorch ({torch.__version__}) sees {count} CUDA GPU(s)"
+            )
+    elif target.type not in ("cpu", "meta") and not hasattr(torch, target.type):
+        raise ValueError(f"device {device!r}: PyTorch has no {target.type!r} backend here")
     return x if x.device == target else x.to(target)
 
 
@@ -205,17 +200,11 @@ def _finite_rows(x: Any) -> Any:
     return d == d
 
 
-@xp.round_decimals.register(torch.Tensor)
-def _round_decimals(x: Any, decimals: int) -> Any:
-    return torch.round(x, decimals=decimals)  # one kernel of the same formula
-
-
-@xp.take.register(torch.Tensor)
-def _take(x: Any, indices: Any) -> Any:
-    return torch.index_select(x, 0, indices)  # the standard's take also wraps negatives
-
-
-xp.count_true.register(torch.Tensor)(torch.count_nonzero)  # one kernel; a sum casts first
+# One kernel each: torch.round of the same formula; index_select (the standard's take also
+# wraps negatives); count_nonzero (a sum casts first).
+xp.round_decimals.register(torch.Tensor)(lambda x, decimals: torch.round(x, decimals=decimals))
+xp.take.register(torch.Tensor)(lambda x, indices: torch.index_select(x, 0, indices))
+xp.count_true.register(torch.Tensor)(torch.count_nonzero)
 
 
 @xp.mean_var.register(torch.Tensor)
@@ -369,9 +358,7 @@ def _write_rows(buffer: Any, index: Any, rows: Any) -> Any:
 
 @random.new_key.register(torch.Tensor)
 def _new_key(like: Any, seed: int) -> Any:
-    gen = torch.Generator(device=like.device)
-    gen.manual_seed(seed)
-    return gen
+    return torch.Generator(device=like.device).manual_seed(seed)
 
 
 @random.uniform.register(torch.Generator)
@@ -389,6 +376,5 @@ def _key_data(key: Any) -> Any:
 @random.key_from_data.register(torch.Generator)
 def _key_from_data(key: Any, data: Any) -> Any:
     words = torch.as_tensor(data, device="cpu").contiguous()
-    gen = torch.Generator(device=key.device)
-    gen.set_state(words.view(torch.uint8).clone() if words.dtype != torch.uint8 else words.clone())
-    return gen
+    state = words.view(torch.uint8).clone() if words.dtype != torch.uint8 else words.clone()
+    return torch.Generator(device=key.device).set_state(state)

@@ -46,20 +46,13 @@ __all__ = ["MAX_SIGNATURES", "TorchProgram"]
 MAX_SIGNATURES = 8
 """Signatures one transform keeps (compiled or counted); calls beyond them run eagerly."""
 
+# A transform of at most SMALL_PROGRAM torch calls runs eagerly (a compiled call's fixed
+# cost), over tensors of at most SMALL_DATA elements (over image batches one kernel wins).
 SMALL_PROGRAM = 8
-"""A transform of at most this many torch calls runs eagerly (a compiled call's fixed cost)..."""
-
 SMALL_DATA = 1 << 16
-"""...over tensors of at most this many elements (over image batches one kernel wins)."""
-
-INDUCTOR_OPTIONS = {
-    "size_asserts": False,
-    "alignment_asserts": False,
-    "scalar_asserts": False,
-    "compile_threads": 1,
-}
-"""``torch.compile`` options for the CPU: the signature checks sizes; no compiler pool."""
-
+_ASSERTS = ("size_asserts", "alignment_asserts", "scalar_asserts")
+# CPU options: the signature checks sizes; no compiler pool.
+INDUCTOR_OPTIONS: dict[str, Any] = {**dict.fromkeys(_ASSERTS, False), "compile_threads": 1}
 SCALAR_OPTIONS = {"cpp.simdlen": 1}  # scalar CPU kernels: no vector instruction set is 1 wide
 
 _CONSTANT_LEAVES = (type(None), bool, int, str)  # leaves a program bakes in
@@ -105,17 +98,17 @@ def _signature(structure: Structure, flat: list[Any]) -> Any:
 
 
 def _on_cpu(flat: list[Any]) -> bool:
-    """Whether every tensor of ``flat`` is on the CPU."""
     return all(x.is_cpu for x in flat if isinstance(x, torch.Tensor))
 
 
 def _describe(flat: list[Any]) -> str:
-    parts = []
-    for x in flat:
-        if isinstance(x, torch.Tensor):
-            parts.append(f"{str(x.dtype).removeprefix('torch.')}{list(x.shape)}@{x.device}")
-        elif type(x) is float:
-            parts.append("float")
+    parts = [
+        f"{str(x.dtype).removeprefix('torch.')}{list(x.shape)}@{x.device}"
+        if isinstance(x, torch.Tensor)
+        else "float"
+        for x in flat
+        if isinstance(x, torch.Tensor) or type(x) is float
+    ]
     return ", ".join(parts) or "no tensors"
 
 
@@ -140,12 +133,13 @@ def _inputs(flat: list[Any], plan: Any) -> list[torch.Tensor]:
     ]
 
 
+def _template(out: Any) -> Any:
+    return tree_map(lambda x: _SLOT if isinstance(x, torch.Tensor) else x, out)
+
+
 def _check_form(template: Any, expected: Any) -> None:
     """The program's outputs must have the eager outputs' tree, and its constants."""
-    got = flatten_with_paths(template)
-    want = flatten_with_paths(
-        tree_map(lambda x: _SLOT if isinstance(x, torch.Tensor) else x, expected)
-    )
+    got, want = flatten_with_paths(template), flatten_with_paths(_template(expected))
     if [p for p, _ in got] != [p for p, _ in want]:
         raise ValueError("the traced outputs' tree differs from the eager outputs'")
     for (path, g), (_, w) in zip(got, want):
@@ -162,7 +156,6 @@ class _Program(NamedTuple):
 
     run: Callable[..., tuple[Any, list[torch.Tensor]]]
     plan: list[tuple[int, torch.dtype | None, torch.device | None]]
-    template: Any
     kernels: str | None
     cached: bool
 
@@ -172,18 +165,10 @@ class _Counting(TorchFunctionMode):
 
     calls = 0
 
-    def __torch_function__(
-        self, func: Any, types: Any, args: Sequence[Any] = (), kwargs: Any = None
-    ) -> Any:
+    def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
         if not getattr(func, "__name__", "").startswith("__get__"):
             self.calls += 1
         return func(*args, **(kwargs or {}))
-
-
-def _own_code(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
-    """``fn`` with a code object of its own (``torch.compile`` keeps programs per code)."""
-    code = fn.__code__.replace(co_name=name.replace(".", "_").replace("<", "").replace(">", ""))
-    return types.FunctionType(code, fn.__globals__, code.co_name, fn.__defaults__, fn.__closure__)
 
 
 def _child_seconds() -> float:
@@ -196,10 +181,10 @@ def _child_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def trace_and_compile(
-    fn: Callable[..., Any], flat: list[Any], structure: Structure, build: str = "auto"
+def _compile_checked(
+    fn: Callable[..., Any], flat: list[Any], structure: Structure, build: str, expected: Any
 ) -> _Program:
-    """Compile ``fn`` for the leaves ``flat`` and run it once (to fail now, if at all)."""
+    """``fn`` compiled for the leaves ``flat``, run once and checked against ``expected``."""
     plan = _plan(flat)
 
     def with_tensors(tensors: Sequence[torch.Tensor]) -> Any:
@@ -219,7 +204,7 @@ def trace_and_compile(
     with torch.no_grad(), counting:
         args, kwargs = with_tensors(inputs)
         out = fn(*args, **kwargs)
-    template = tree_map(lambda x: _SLOT if isinstance(x, torch.Tensor) else x, out)
+    template = _template(out)
     largest = max((t.numel() for t in inputs), default=0)
     if counting.calls <= SMALL_PROGRAM and largest <= SMALL_DATA:
         raise _Small(f"{counting.calls} torch call(s): cheaper eagerly than as a compiled call")
@@ -239,8 +224,11 @@ def trace_and_compile(
         return fn(*args, **kwargs)
 
     # The trees are the compiled function's arguments: were they rebuilt inside,
-    # TorchDynamo would guard on the tree walker's globals at every call.
-    call = _own_code(call, f"anywrap_{_name(fn)}")
+    # TorchDynamo would guard on the tree walker's globals at every call. A code object
+    # of its own: torch.compile keeps programs per code.
+    name = f"anywrap_{_name(fn)}".replace(".", "_").replace("<", "").replace(">", "")
+    code = call.__code__.replace(co_name=name)
+    call = types.FunctionType(code, call.__globals__, name, None, call.__closure__)
     for opts in ({**(options or {}), "guard_filter_fn": _guards_kept}, options, None):
         try:  # the first options this release knows (guard filters: PyTorch 2.8 on)
             compiled = torch.compile(call, fullgraph=True, dynamic=False, options=opts)
@@ -259,12 +247,14 @@ def trace_and_compile(
 
     before = _child_seconds()
     run(*inputs)
-    return _Program(run, plan, template, kernels, _child_seconds() - before == 0.0)
+    cached = _child_seconds() - before == 0.0
+    _check_form(template, expected)
+    return _Program(run, plan, kernels, cached)
 
 
 def _guards_kept(entries: Sequence[Any]) -> list[bool]:
-    """The guards a program keeps: none on module globals (read once, when traced, as
-    ``jax.jit`` does) or dynamic-shape marks (the signature fixes every shape)."""
+    """No guards on module globals (read once, when traced, as ``jax.jit`` does) or
+    dynamic-shape marks (the signature fixes every shape)."""
     return [
         not getattr(e, "is_global", False)
         and getattr(e, "guard_type", None) != "DIMENSION_DYNAMIC_MARKING_GUARD"
@@ -286,56 +276,32 @@ def _calls_back(fn: Callable[..., Any]) -> bool:
     return False
 
 
-def _share_key(fn: Callable[..., Any], key: tuple[Any, ...]) -> Any:
-    """The key under which wrappers share a program; None where not hashable."""
-    try:
-        return (_fn_key(fn), key[0].key, key[1:])
-    except TypeError:
-        return None
-
-
-def _fn_key(fn: Any) -> Any:
-    if isinstance(fn, functools.partial):
-        keywords = tuple(sorted((k, _value_key(v)) for k, v in fn.keywords.items()))
-        return ("partial", _fn_key(fn.func), tuple(_value_key(v) for v in fn.args), keywords)
-    wrapped = getattr(fn, "__wrapped__", None)
-    if wrapped is not None and not callable(getattr(fn, "__code__", None)):
-        return ("wrapped", type(fn), _fn_key(wrapped))
-    hash(fn)
-    return fn
-
-
-def _value_key(v: Any) -> Any:
-    if callable(v) and not isinstance(v, type):
-        return _fn_key(v)
+def _key(v: Any) -> Any:
+    """A hashable key of a transform (or of an argument bound to one); TypeError if none."""
+    if not callable(v) or isinstance(v, type):
+        hash(v)
+        return (type(v), v)
+    if isinstance(v, functools.partial):
+        keywords = tuple(sorted((k, _key(a)) for k, a in v.keywords.items()))
+        return ("partial", _key(v.func), tuple(_key(a) for a in v.args), keywords)
+    wrapped = getattr(v, "__wrapped__", None)
+    if wrapped is not None and not callable(getattr(v, "__code__", None)):
+        return ("wrapped", type(v), _key(wrapped))
     hash(v)
-    return (type(v), v)
-
-
-def _announce(name: str, described: str) -> None:
-    """The first compile of the process says what it is doing, once, before it starts."""
-    global _announced
-    if not _announced:
-        _announced = True
-        warnings.warn(
-            f"anywrap: compiling {name} for PyTorch ({described}): the first compile in a "
-            "process takes 5 to 20 s on a small CPU (TorchDynamo, TorchInductor and the C++ "
-            "compiler start), the next ones a second or two, and TorchInductor's disk cache "
-            "makes them cheaper in later runs. Turn compiling off with ANYWRAP_TORCH_COMPILE=0 "
-            "or anywrap.xp.set_compile(False).",
-            switch.CompileNotice,
-            stacklevel=5,
-        )
+    return v
 
 
 class _Signature:
     """One signature: its calls, its program, and the inputs fed by the last call's outputs."""
 
-    def __init__(self, structure: Structure, key: tuple[Any, ...], shared: Any) -> None:
-        self.structure, self.key, self.shared = structure, key, shared
+    def __init__(self, structure: Structure, key: tuple[Any, ...], fn: Callable[..., Any]):
+        self.structure, self.key = structure, key
+        try:  # the key under which wrappers share a program
+            self.shared: Any = (_key(fn), key[0].key, key[1:])
+        except TypeError:
+            self.shared = None
         self.calls = 0
         self.eager = False
-        self.cpu = all(m[3].type == "cpu" for m in key[1:] if type(m) is tuple and len(m) == 4)
         self.program: _Program | None = None
         self.fed: tuple[tuple[int, int], ...] = ()  # (input position, kept output position)
         self.keep: tuple[int, ...] | None = None
@@ -369,12 +335,8 @@ class _Signature:
 
 
 class TorchProgram:
-    """A pure transform over tensors, compiled once per signature (see the module).
-
-    Attributes:
-        fn: The transform.
-        name: Its name, for warnings and the compile log.
-    """
+    """The pure transform ``fn`` over tensors, compiled once per signature (see the module);
+    ``name``: its name, for warnings and the compile log."""
 
     __slots__ = ("_eager_only", "_last", "_signatures", "_structures", "_warned", "fn", "name")
 
@@ -425,16 +387,14 @@ class TorchProgram:
             if len(self._signatures) >= MAX_SIGNATURES:
                 self._warn(f"more than {MAX_SIGNATURES} signatures; the others run eagerly")
                 return self.fn(*args, **kwargs)
-            sig = self._signatures[key] = _Signature(structure, key, _share_key(self.fn, key))
+            sig = self._signatures[key] = _Signature(structure, key, self.fn)
         if sig.program is not None:
             if last is not None and last[0] is sig:
                 sig.learn(flat, last[1])
             return self._run(sig, flat)
         self._last = None
-        if sig.eager or (sig.cpu and not switch.compiles_on_cpu()):
-            return self.fn(*args, **kwargs)
         sig.calls += 1
-        if sig.calls < switch.compile_after_calls():
+        if sig.eager or sig.calls < switch.compile_after_calls():
             return self.fn(*args, **kwargs)
         program = _shared.get(sig.shared) if sig.shared is not None else None
         if program is not None:  # another wrapper or stack compiled it: take it
@@ -464,26 +424,37 @@ class TorchProgram:
         self, sig: _Signature, flat: list[Any], structure: Structure, expected: Any
     ) -> _Program | None:
         """The program for ``sig``, or None (the signature then runs eagerly)."""
+        global _announced
         build = switch.cpu_kernels()  # a wrong value is the user's to see, not a warning
         described = _describe(flat)
-        _announce(self.name, described)
+        if not _announced:  # the process's first compile says what it does, before it starts
+            _announced = True
+            warnings.warn(
+                f"anywrap: compiling {self.name} for PyTorch ({described}): the first compile "
+                "in a process takes 5 to 20 s on a small CPU (TorchDynamo, TorchInductor and "
+                "the C++ compiler start), the next ones a second or two, and TorchInductor's "
+                "disk cache makes them cheaper in later runs. Turn compiling off with "
+                "ANYWRAP_TORCH_COMPILE=0 or anywrap.xp.set_compile(False).",
+                switch.CompileNotice,
+                stacklevel=4,
+            )
         switch.notify("start", self.name, described)
         start = time.perf_counter()
         try:
-            program = trace_and_compile(self.fn, flat, structure, build)
-            _check_form(program.template, expected)
-        except _Small as exc:  # cheaper eagerly, whatever the shapes: no warning
-            sig.eager = self._eager_only = True
-            self._record(described, time.perf_counter() - start, reason=str(exc), path=None)
-            return None
-        except Exception as exc:  # anything the tracer or compiler refuses: stay eager
-            reason = f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
+            program = _compile_checked(self.fn, flat, structure, build, expected)
+        except Exception as exc:  # too small, or anything the tracer or compiler refuses
             sig.eager = True
+            small = isinstance(exc, _Small)  # cheaper eagerly, whatever the shapes: no warning
+            words = " ".join(str(exc).split())
+            reason = words if small else f"{type(exc).__name__}: {words[:300]}"
             self._record(described, time.perf_counter() - start, reason=reason, path=None)
-            self._warn(
-                f"it could not be compiled for {described} on PyTorch {torch.__version__} "
-                f"({reason})"
-            )
+            if small:
+                self._eager_only = True
+            else:
+                self._warn(
+                    f"it could not be compiled for {described} on PyTorch {torch.__version__} "
+                    f"({reason})"
+                )
             return None
         if sig.shared is not None:
             _shared.setdefault(sig.shared, program)

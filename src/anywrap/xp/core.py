@@ -78,7 +78,6 @@ def register_backend(
         aliases: Other names of the library (``"tf"``, ``"pytorch"``).
 
     Example:
-        >>> import numpy as np
         >>> from anywrap import xp
         >>> class Tagged(np.ndarray): ...
         >>> xp.register_backend(Tagged, namespace=np, name="tagged")
@@ -242,20 +241,10 @@ class Route:
         return out
 
 
-# Each hook's default: load the argument's backend and dispatch again, else the generic form.
-@Route
-def _device(x: Any) -> Any:
-    return _device(x) if _load(_top(type(x))) else array_api_compat.device(x)
-
-
-@Route
-def _to_numpy(x: Any) -> np.ndarray:
-    return _to_numpy(x) if _load(_top(type(x))) else _generic_to_numpy(x)
-
-
-@Route
-def _jit(like: Any, fn: Callable[..., Any], donate: bool = False) -> Callable[..., Any]:
-    return _jit(like, fn, donate) if _load(_top(type(like))) else fn
+# The hooks' generic forms (a Route has loaded the argument's backend before it dispatches).
+_device = Route(array_api_compat.device)
+_to_numpy = Route(_generic_to_numpy)
+_jit = Route(lambda like, fn, donate=False: fn)
 
 
 for _tp in _HOST_TYPES:
@@ -289,7 +278,6 @@ def to_library(x: Any, library: str | ModuleType, device: Any = None) -> Any:
         ValueError: an unknown library, or a device it cannot use here.
 
     Example:
-        >>> import numpy as np
         >>> x = np.arange(3.0)
         >>> to_library(x, "numpy") is x
         True
@@ -360,7 +348,6 @@ def resolve_dtype(xp: Any, name: Any, device: Any = None) -> Any:
     """``xp``'s dtype called ``name``; 64-bit types fall back to 32 bits where absent.
 
     Example:
-        >>> import numpy as np
         >>> resolve_dtype(np, "float32")
         <class 'numpy.float32'>
     """

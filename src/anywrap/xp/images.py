@@ -122,11 +122,10 @@ def host_constant(table: Any, like: Array, *args: Any) -> Array:
     """``table`` (a NumPy constant, or its maker called with ``args``) in ``like``'s library
     on its device, cached per device."""
     xp = namespace(like)
-    if xp is np:
-        return table(*args) if callable(table) else table
-    dev = device(like)
-    if dev is None:  # a traced value: the table is a constant of the program
-        return xp.asarray(table(*args) if callable(table) else table)
+    dev = None if xp is np else device(like)
+    if dev is None:  # NumPy, or a traced value: the table is a constant of the program
+        made = table(*args) if callable(table) else table
+        return made if xp is np else xp.asarray(made)
     name = f"{table.__module__}.{table.__qualname__}" if callable(table) else id(table)
     key = (name, args, type(like), str(dev))
     hit = _constants.get(key)
@@ -155,8 +154,8 @@ def resize_separable(images: Array, size: tuple[int, int], method: str) -> Array
     whole = method == "area" and (ky * size[0], kx * size[1]) == (h_in, w_in)
     taps = "sum" if whole else method
     x = xp.astype(images, xp.float32)
-    rows = _apply_taps(xp, x, tap_rows(w_in, size[1], taps, both), axis=2, like=images)
-    out = _apply_taps(xp, rows, tap_rows(h_in, size[0], taps, both), axis=1, like=images)
+    rows = _apply_taps(xp, x, tap_rows(w_in, size[1], taps, both), 2, images)
+    out = _apply_taps(xp, rows, tap_rows(h_in, size[0], taps, both), 1, images)
     if whole and (ky, kx) == (2, 2):
         out = xp.floor((out + 2.0) / 4.0)
     else:
@@ -166,27 +165,11 @@ def resize_separable(images: Array, size: tuple[int, int], method: str) -> Array
 
 def _grow_fixed_point(xp: Any, images: Array, size: tuple[int, int]) -> Array:
     """OpenCV's ``INTER_AREA`` where a side grows: bilinear in 11-bit fixed point."""
-    x = xp.astype(images, xp.int32)
-    h_in, w_in = images.shape[1], images.shape[2]
-    (ix0, ax0), (ix1, ax1) = fixed_rows(w_in, size[1])
-    (iy0, ay0), (iy1, ay1) = fixed_rows(h_in, size[0])
-
-    def c(t: np.ndarray) -> Array:
-        return host_constant(t, images)
-
-    cols = (1, 1, size[1], 1)
-    rows = xp.take(x, c(ix0), axis=2) * xp.reshape(c(ax0), cols) + xp.take(
-        x, c(ix1), axis=2
-    ) * xp.reshape(c(ax1), cols)
     shr = xp.bitwise_right_shift
-    lines = (1, size[0], 1, 1)
-
-    def part(index: np.ndarray, weight: np.ndarray) -> Array:
-        r = shr(xp.take(rows, c(index), axis=1), 4)
-        return shr(r * xp.reshape(c(weight), lines), 16)
-
-    out = shr(part(iy0, ay0) + part(iy1, ay1) + 2, 2)
-    return xp.astype(xp.clip(out, 0, 255), xp.uint8)
+    x = xp.astype(images, xp.int32)
+    rows = shr(_apply_taps(xp, x, fixed_rows(images.shape[2], size[1]), 2, images), 4)
+    out = _apply_taps(xp, rows, fixed_rows(images.shape[1], size[0]), 1, images, shift=16)
+    return xp.astype(xp.clip(shr(out + 2, 2), 0, 255), xp.uint8)
 
 
 @functools.lru_cache(maxsize=64)
@@ -200,16 +183,15 @@ def fixed_rows(n_in: int, n_out: int) -> tuple[tuple[np.ndarray, np.ndarray], ..
     return tuple(out)
 
 
-def _apply_taps(
-    xp: Any, x: Array, taps: tuple[tuple[np.ndarray, np.ndarray], ...], axis: int, like: Any
-) -> Array:
+def _apply_taps(xp: Any, x: Array, taps: Any, axis: int, like: Any, shift: int = 0) -> Array:
+    """The sum of the taps' terms along ``axis``, each shifted right by ``shift`` bits."""
     shape = [1] * x.ndim
     shape[axis] = taps[0][0].shape[0]
     acc = None
     for index, weight in taps:
-        idx = host_constant(index, like)
         w = xp.reshape(host_constant(weight, like), tuple(shape))
-        term = xp.take(x, idx, axis=axis) * w
+        term = xp.take(x, host_constant(index, like), axis=axis) * w
+        term = xp.bitwise_right_shift(term, shift) if shift else term
         acc = term if acc is None else acc + term
     return acc
 
@@ -222,21 +204,17 @@ def tap_rows(
     return tuple(zip(*resize_taps(n_in, n_out, method, shrink_both)))
 
 
+@resize_images.register(np.ndarray)
 def _resize_numpy(images: np.ndarray, size: tuple[int, int], method: str = "area") -> np.ndarray:
-    if method == "area":
-        cv2 = _opencv()
-        if cv2 is not None:
-            b, _, _, c = images.shape
-            out = np.empty((b, size[0], size[1], c), np.uint8)
-            for i in range(b):  # OpenCV resizes one image at a time
-                out[i] = cv2.resize(
-                    images[i], (size[1], size[0]), interpolation=cv2.INTER_AREA
-                ).reshape(size[0], size[1], c)
-            return out
-    return resize_separable(images, size, method)
-
-
-resize_images.register(np.ndarray)(_resize_numpy)
+    cv2 = _opencv() if method == "area" else None
+    if cv2 is None:
+        return resize_separable(images, size, method)
+    b, _, _, c = images.shape
+    out = np.empty((b, size[0], size[1], c), np.uint8)
+    for i in range(b):  # OpenCV resizes one image at a time
+        resized = cv2.resize(images[i], (size[1], size[0]), interpolation=cv2.INTER_AREA)
+        out[i] = resized.reshape(size[0], size[1], c)
+    return out
 
 
 @functools.cache
@@ -316,14 +294,8 @@ def gray_lut() -> np.ndarray:
     return lut
 
 
-def rgb_keys(images: np.ndarray) -> np.ndarray:
-    """:func:`gray_lut`'s index of ``uint8`` RGB images (NumPy)."""
-    padded = np.empty((*images.shape[:-1], 4), np.uint8)
-    padded[..., :3] = images
-    padded[..., 3] = 0
-    return padded.view("<i4")[..., 0]  # the bytes r, g, b, 0 as one little-endian int32
-
-
 @rgb_to_gray.register(np.ndarray)
 def _rgb_to_gray_numpy(images: np.ndarray) -> np.ndarray:
-    return gray_lut()[rgb_keys(images)]
+    padded = np.zeros((*images.shape[:-1], 4), np.uint8)
+    padded[..., :3] = images
+    return gray_lut()[padded.view("<i4")[..., 0]]  # the bytes r, g, b, 0: one little-endian int32

@@ -65,7 +65,6 @@ class Compiled:
     leaf that is not a host value.
 
     Example:
-        >>> import numpy as np
         >>> double = Compiled(lambda x: 2 * x)
         >>> double(np.arange(3))  # NumPy has no compiler: the function runs as it is
         array([0, 2, 4])
@@ -105,7 +104,6 @@ def cond(pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any], *
     (the generic form computes both and selects: no host sync).
 
     Example:
-        >>> import numpy as np
         >>> cond(np.True_, lambda x: x, lambda x: x + 1.0, np.float64(5.0))
         np.float64(5.0)
     """
@@ -132,7 +130,6 @@ def mean_var(x: Array, mask: Array | None = None) -> tuple[Array, Array]:
     bool ``mask`` (shape ``(batch,)``) holds, of every row without one.
 
     Example:
-        >>> import numpy as np
         >>> mean_var(np.array([[1.0, 2.0], [3.0, 6.0]]))
         (array([2., 4.]), array([1., 4.]))
     """
@@ -171,7 +168,6 @@ def row_moments(x: Array, mask: Array | None = None, finite: bool = False) -> tu
     that hold no NaN or infinity, and their count (``x.shape[0]`` when every row counts).
 
     Example:
-        >>> import numpy as np
         >>> row_moments(np.array([[1.0, 2.0], [np.nan, 0.0], [3.0, 6.0]]), finite=True)
         (array([2., 4.]), array([1., 4.]), 2)
     """
@@ -188,7 +184,6 @@ def all_finite(x: Array, *more: Array) -> Any:
     """Whether every entry of every array is finite: a 0-d bool (NumPy: a host bool).
 
     Example:
-        >>> import numpy as np
         >>> bool(all_finite(np.ones(3), np.array([1.0, np.inf])))
         False
     """
@@ -214,7 +209,6 @@ def finite_rows(x: Array) -> Array:
     """Bool per row of ``x`` (axis 0): every entry of the row is finite.
 
     Example:
-        >>> import numpy as np
         >>> finite_rows(np.array([[1.0, 2.0], [np.nan, 0.0]]))
         array([ True, False])
     """
@@ -241,7 +235,6 @@ def last_true_indices(mask: Array, k: int) -> Array:
     ``(k,)``, where slots past the Trues' count hold valid but meaningless indices.
 
     Example:
-        >>> import numpy as np
         >>> last_true_indices(np.array([True, False, True, True, False]), 2)
         array([3, 2])
     """
@@ -264,7 +257,6 @@ def push_front(buffer: Any, fresh: Any, k: Any) -> Any:
     elsewhere (``k`` may be a 0-d array). ``buffer`` and ``fresh`` may be tuples of arrays.
 
     Example:
-        >>> import numpy as np
         >>> push_front(np.array([3, 2, 1]), np.array([5, 4, 0]), 2)
         array([5, 4, 3])
     """
@@ -290,7 +282,6 @@ def push_true(mask: Array, buffers: tuple[Array, ...], values: tuple[Array, ...]
     many Trues ``mask`` holds (one route, which a backend may make one kernel).
 
     Example:
-        >>> import numpy as np
         >>> push_true(np.array([True, False, True]), (np.array([7, 8]),), (np.arange(3),), 2)
         (array([2, 0]),)
     """
@@ -343,7 +334,6 @@ def round_decimals(x: Array, decimals: int) -> Array:
     ``round(x * 10**decimals) / 10**decimals``.
 
     Example:
-        >>> import numpy as np
         >>> round_decimals(np.array([0.1234565, 2.5e-7]), 6).tolist()
         [0.123456, 0.0]
     """
@@ -384,7 +374,6 @@ def constant(like: Array, value: Any) -> Any:
     A backend registers with ``constant.register(ArrayType)``.
 
     Example:
-        >>> import numpy as np
         >>> constant(np.zeros(2, np.float32), 0.5)
         0.5
     """
@@ -411,7 +400,6 @@ def stop_gradient(x: Array) -> Array:
     is no graph (NumPy, or an array that carries no gradient).
 
     Example:
-        >>> import numpy as np
         >>> stop_gradient(np.ones(2))
         array([1., 1.])
     """

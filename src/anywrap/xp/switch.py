@@ -18,18 +18,12 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
-ENV_VAR = "ANYWRAP_TORCH_COMPILE"
-"""The environment variable that turns PyTorch's compiled path on (1) or off (0)."""
-
-KERNELS_VAR = "ANYWRAP_TORCH_CPU_KERNELS"
-"""A CPU program's build: ``vector``, ``scalar``, or unset/``auto``."""
-
-AFTER_CALLS = 2000
-"""Default: a signature is compiled on its 2000th call (the first 1999 run eagerly)."""
+ENV_VAR = "ANYWRAP_TORCH_COMPILE"  # turns PyTorch's compiled path on (1) or off (0)
+KERNELS_VAR = "ANYWRAP_TORCH_CPU_KERNELS"  # a CPU program's build: vector, scalar or auto
+AFTER_CALLS = 2000  # default: a signature is compiled on its 2000th call
 
 _ON = frozenset({"1", "true", "on", "yes"})
 _OFF = frozenset({"0", "false", "off", "no"})
-
 _UNREAD = "unread"
 _setting: bool | str | None = _UNREAD  # True: everywhere, False: nowhere, None: auto
 _after_calls = AFTER_CALLS
@@ -138,7 +132,7 @@ def set_compile(enabled: bool | None, *, after_calls: int | None = None) -> bool
 
 
 def record_compile(record: CompileRecord) -> None:
-    """Append ``record`` to the log (called by the backends' compilers)."""
+    """Log ``record`` and tell the listeners (called by the backends' compilers)."""
     _log.append(record)
     notify("done", record.function, record.signature)
 
