@@ -177,11 +177,10 @@ def reset_delay(
     if not state.queue:
         return state, obs
     xp = namespace(state.count)
-    if mask is None:
+    if mask is None:  # a step from empty counts
         no = xp.zeros_like(state.off_ring)
-        counts = DelayCounts(xp.zeros_like(state.count), no, no)
-        counts, out = release(counts, state.queue[0], state.first, zero, delay=len(state.queue))
-        return advance(state, counts, obs, out), out
+        fresh = state._replace(count=xp.zeros_like(state.count), off_ring=no, prev_done=no)
+        return delay_observation(fresh, obs, zero)
     out = select_rows(mask, _broadcast_zero(zero, state.last), state.last)
     new = state._replace(
         count=xp.where(mask, xp.ones_like(state.count), state.count),

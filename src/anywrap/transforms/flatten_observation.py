@@ -1,8 +1,7 @@
 """FlattenObservation's transform: ``gymnasium.spaces.utils.flatten`` in any library.
 
 Example:
-    >>> import numpy as np
-    >>> import gymnasium as gym
+    >>> import numpy as np, gymnasium as gym
     >>> from anywrap.transforms.flatten_observation import flatten_observation, flatten_plan
     >>> space = gym.spaces.Dict({"pos": gym.spaces.Box(-1, 1, (2,)), "id": gym.spaces.Discrete(3)})
     >>> obs = {"pos": np.array([0.5, -0.5], np.float32), "id": 2}

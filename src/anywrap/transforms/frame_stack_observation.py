@@ -59,9 +59,8 @@ def init_frame_stack(
     """Empty rings of ``depth`` frames; ``padding`` (default zeros) pads short episodes."""
     frames = xp.zeros((num_envs * depth + 1, *frame_shape), dtype=dtype, device=device)
     if padding is not None:
-        pad = xp.reshape(
-            xp.astype(xp.asarray(padding, device=device), dtype, copy=False), (1, *frame_shape)
-        )
+        pad = xp.astype(xp.asarray(padding, device=device), dtype, copy=False)
+        pad = xp.reshape(pad, (1, *frame_shape))
         frames = xp.concat([frames[:-1, ...], pad], axis=0)
     return FrameStack(
         frames=frames,
@@ -138,12 +137,11 @@ def reset_frame_stack(
         state = _write(state, obs, True, True)
         state = state._replace(restart=namespace(state.restart).zeros_like(state.restart))
     else:
-        xp = namespace(state.frames)
+        frames = state.frames
+        xp = namespace(frames)
         n, depth = _depth(state)
-        kept = xp.take(state.frames, _flat(state.newest, depth), axis=0)  # rewritten as they are
-        rows = xp.astype(
-            xp.reshape(obs, (n, *state.frames.shape[1:])), state.frames.dtype, copy=False
-        )
+        kept = xp.take(frames, _flat(state.newest, depth), axis=0)  # rewritten as they are
+        rows = xp.astype(xp.reshape(obs, (n, *frames.shape[1:])), frames.dtype, copy=False)
         obs = select_rows(mask, rows, kept)
         state = _write(state, obs, mask, mask)
         state = state._replace(restart=state.restart & ~mask)

@@ -162,8 +162,7 @@ def _in(xp: ModuleType, x: Array, dtype: Any) -> Array:
 
 
 def _merge_counted(m: Moments, batch_mean: Array, batch_var: Array, batch_count: Array) -> Moments:
-    """The merge for an array count, by the old and new shares of the count (a batch of
-    zero rows has share 0, the old one share 1: no select needed)."""
+    """The merge for an array count, by the old and new shares (no rows: 0 and 1, no select)."""
     xp = namespace(m.mean)
     dtype = m.mean.dtype
     n = xp.asarray(batch_count, dtype=m.count.dtype)
@@ -175,8 +174,7 @@ def _merge_counted(m: Moments, batch_mean: Array, batch_var: Array, batch_count:
         spread = batch_var * new
     else:  # Gymnasium's var_b * n_b in a narrower batch's dtype
         n_b = xp.asarray(batch_count, dtype=batch_var.dtype)
-        spread = xp.asarray(batch_var * n_b, dtype=dtype)
-        spread = spread / _in(xp, tot, dtype)
+        spread = xp.asarray(batch_var * n_b, dtype=dtype) / _in(xp, tot, dtype)
     var = (m.var + delta * step) * old + spread
     return Moments(mean=m.mean + step, var=var, count=hi, count_lo=lo)
 
@@ -247,16 +245,10 @@ def update_moments(
     skip_nonfinite: bool = True,
     reduce: Reduce | None = None,
 ) -> Moments:
-    """Update ``m`` with the rows of ``x`` (axis 0) that ``mask`` selects.
-
-    Args:
-        m: The moments.
-        x: A batch, or a tuple of parts of one (see :func:`batch_moments`).
-        mask: Optional bool ``(batch,)`` (a tuple with parts); a 0-d bool unbatched.
-        batched: Whether ``x`` has a batch axis (else it is one sample).
-        skip_nonfinite: Leave out rows with a NaN or infinity.
-        reduce: A sum over the participants of a distributed batch.
-    """
+    """Update ``m`` with the rows of ``x`` (axis 0, or one sample unless ``batched``; a
+    tuple: the parts of one batch) that the bool ``mask`` ``(batch,)`` selects (a tuple with
+    parts, 0-d unbatched), rows with a NaN or infinity left out if ``skip_nonfinite``;
+    ``reduce``: a sum over the participants of a distributed batch."""
     if isinstance(x, tuple):  # the parts of one batch
         xp = namespace(x[0])
         parts = tuple(_widened(xp, p, m) for p in x)

@@ -58,19 +58,14 @@ def normalize_observation(
     reduce: Reduce | None = None,
     stats_gradient: bool = False,
 ) -> tuple[Any, Any]:
-    """Update each leaf's moments with ``obs``, then normalise it: ``(stats, normalised)``.
+    """Update each leaf's moments (``stats``, a tree of :class:`Moments` shaped like ``obs``)
+    with the rows of ``obs`` (axis 0, or one observation unless ``batched``) that the bool
+    ``mask`` ``(batch,)`` selects, if ``update``; then normalise it (``epsilon`` added to
+    the variance under the square root) to ``out_dtype``: ``(stats, normalised)``.
 
-    Args:
-        stats: A tree of :class:`Moments` shaped like ``obs``.
-        obs: A batch (axis 0), or one observation with ``batched=False``.
-        mask: Optional bool ``(batch,)``: the rows that update the statistics.
-        epsilon: Added to the variance under the square root.
-        update: Whether the statistics learn from ``obs``.
-        batched: Whether ``obs`` has a batch axis.
-        out_dtype: The normalised observation's dtype name.
-        reduce: A sum over the participants of a distributed batch.
-        stats_gradient: Let the output's gradient flow through this step's update
-            (the state returned holds none either way).
+    ``reduce``: a sum over the participants of a distributed batch; ``stats_gradient``: let
+    the output's gradient flow through this step's update (the state returned holds none
+    either way).
     """
 
     def leaf(m: Moments, x: Array) -> tuple[Moments, Array]:

@@ -74,9 +74,6 @@ def update_returns(
     """Advance ``G`` by one step and fold it into the moments (non-finite rewards left out).
 
     Args:
-        state: The current state.
-        reward, terminated, truncated: This step's arrays, shaped like ``G``.
-        gamma: The discount factor.
         skip_after_done: Leave out the envs done on the previous step (NEXT_STEP).
         zero_after_done: Zero ``G`` of the envs done now (SAME_STEP).
         update_stats: Whether the moments learn from this step.
@@ -151,8 +148,7 @@ def normalize_reward(
     reduce: Reduce | None = None,
     stats_gradient: bool = False,
 ) -> tuple[Returns, Array]:
-    """:func:`update_returns`, then :func:`scale_reward`; the state returned holds no
-    gradient."""
+    """:func:`update_returns`, then :func:`scale_reward` (the state keeps no gradient)."""
     new = update_returns(
         state,
         reward,
@@ -171,12 +167,8 @@ def normalize_reward(
 
 def reset_returns(state: Returns, mask: Array | None = None) -> Returns:
     """Zero ``G`` and forget the previous dones, for the envs in ``mask`` (all if ``None``)."""
-    xp = namespace(state.accumulated)
+    g, done = state.accumulated, state.prev_done
+    xp = namespace(g)
     if mask is None:
-        return state._replace(
-            accumulated=xp.zeros_like(state.accumulated), prev_done=xp.zeros_like(state.prev_done)
-        )
-    return state._replace(
-        accumulated=xp.where(mask, 0.0, state.accumulated),
-        prev_done=xp.where(mask, False, state.prev_done),
-    )
+        return state._replace(accumulated=xp.zeros_like(g), prev_done=xp.zeros_like(done))
+    return state._replace(accumulated=xp.where(mask, 0.0, g), prev_done=xp.where(mask, False, done))

@@ -184,8 +184,6 @@ def step_episodes(
     """Advance every environment's episode by one step.
 
     Args:
-        state: The statistics.
-        reward, terminated, truncated: This step's values.
         now: The wall time in seconds; the time reported is ``round(now - start, 6)``.
         same_step: SAME_STEP autoreset (a done env restarts at once; otherwise the
             step after a done does).
@@ -206,14 +204,12 @@ def step_episodes(
     terminated, truncated = xp.asarray(terminated), xp.asarray(truncated)
     bools = terminated.dtype == truncated.dtype == xp.bool  # then one kernel: `|`
     done = terminated | truncated if bools else xp.logical_or(terminated, truncated)
-    if not same_step or report:
-        now = _instant(xp, now, start)
+    now = _instant(xp, now, start)
     zero, zero_steps, one = constant(returns, 0.0), constant(lengths, 0), constant(lengths, 1)
     if not same_step:  # the step after a done is the reset step: restart there
-        fresh = state.prev_done
-        returns = select(fresh, zero, returns + reward)
-        lengths = select(fresh, zero_steps, lengths + one)
-        start = select(fresh, now, start)
+        returns = select(state.prev_done, zero, returns + reward)
+        lengths = select(state.prev_done, zero_steps, lengths + one)
+        start = select(state.prev_done, now, start)
     else:
         returns = returns + reward
         lengths = lengths + one
@@ -246,8 +242,7 @@ def _record(
     reduce: Reduce | None = None,
     gather: Gather | None = None,
 ) -> Episodes:
-    """Push the episodes that ended into the buffers (not the times without ``elapsed``)
-    and count them."""
+    """Count the episodes that ended and push them into the buffers (times if ``elapsed``)."""
     xp = namespace(returns)
     size = state.recent_returns.shape[0]
     if size and (reduce is None) != (gather is None):
@@ -267,12 +262,9 @@ def _record(
     if size == 0:  # no buffer: only count
         return state._replace(episode_count=hi, episode_count_lo=lo)
     # Gymnasium appends in ascending env order: the highest index is the newest.
-    values = tuple(
-        v if v.ndim == 1 else xp.reshape(v, (-1,))
-        for v in (returns, lengths) + (() if elapsed is None else (elapsed,))
-    )
-    buffers = (state.recent_returns, state.recent_lengths)
-    buffers += () if elapsed is None else (state.recent_times,)
+    timed = () if elapsed is None else (elapsed,)
+    values = tuple(v if v.ndim == 1 else xp.reshape(v, (-1,)) for v in (returns, lengths, *timed))
+    buffers = (state.recent_returns, state.recent_lengths, state.recent_times)[: len(values)]
     if gather is None:
         pushed = push_true(flat_done, buffers, values, k)
     else:
@@ -296,9 +288,6 @@ def _record(
 
 
 def shift_clock(state: Episodes, seconds: float) -> Episodes:
-    """Move every episode's start time by ``seconds`` (checkpoints store them relative
-    to the save)."""
-    xp = namespace(state.start_time)
-    return state._replace(
-        start_time=state.start_time + xp.asarray(seconds, dtype=state.start_time.dtype)
-    )
+    """Move every start time by ``seconds`` (checkpoints store them relative to the save)."""
+    start = state.start_time
+    return state._replace(start_time=start + namespace(start).asarray(seconds, dtype=start.dtype))

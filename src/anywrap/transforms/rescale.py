@@ -2,16 +2,12 @@
 and its inverse, with Gymnasium's coefficients to the bit.
 
 Example:
-    >>> import numpy as np
-    >>> import gymnasium as gym
+    >>> import numpy as np, gymnasium as gym
     >>> from anywrap.transforms.rescale import affine, affine_inverse, rescale_coefficients
     >>> g, c = rescale_coefficients(gym.spaces.Box(-2.0, 2.0, (1,)), -1.0, 1.0)
-    >>> g, c
-    (array([0.5], dtype=float32), array([0.], dtype=float32))
-    >>> affine(np.array([2.0], dtype=np.float32), g, c)
-    array([1.], dtype=float32)
-    >>> affine_inverse(np.array([1.0]), g, c)
-    array([2.])
+    >>> g, c, affine(np.array([2.0], dtype=np.float32), g, c), affine_inverse(np.array([1.0]), g, c)
+    (array([0.5], dtype=float32), array([0.], dtype=float32),
+     array([1.], dtype=float32), array([2.]))
 """
 
 from __future__ import annotations

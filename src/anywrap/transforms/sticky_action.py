@@ -95,8 +95,7 @@ def sticky_action(
     state: StickyState, action: Any, draws: Array, *, p: float, low: int, high: int
 ) -> tuple[StickyState, Any]:
     """One step of the state machine; ``draws`` holds ``(u, v)`` on its last axis."""
-    xp = namespace(state.sticky)
-    dev = device(state.sticky)
+    xp, dev = namespace(state.sticky), device(state.sticky)
     length, taken = state.length, state.taken
     zero = xp.zeros_like(length)
     draws = xp.asarray(draws, device=dev)
