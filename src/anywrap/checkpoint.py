@@ -31,13 +31,11 @@ class CheckpointError(ValueError):
 
 def _stateful_layers(env: Any) -> list[tuple[str, Shell]]:
     """``(depth.Class, wrapper)`` for each anywrap stateful wrapper, outermost first."""
-    layers = []
-    depth = 0
+    layers, depth = [], 0
     while env is not None:
         if isinstance(env, Shell) and env._state is not None:
             layers.append((f"{depth}.{type(env).__name__}", env))
-        env = getattr(env, "env", None)
-        depth += 1
+        env, depth = getattr(env, "env", None), depth + 1
     return layers
 
 
@@ -131,9 +129,7 @@ def save_state(env: Any, path: str | os.PathLike[str], *, state: Any = None) -> 
     process 0 writes, and each statistic must be replicated (as ``shard_specs`` places it).
 
     Example:
-        >>> import os, tempfile
-        >>> import jax, jax.numpy as jnp, gymnax
-        >>> import anywrap
+        >>> import os, tempfile, jax, jax.numpy as jnp, gymnax, anywrap
         >>> from anywrap import functional as F
         >>> env = F.NormalizeObservation(F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=4))
         >>> _, state = env.reset(jax.random.key(0))
@@ -230,12 +226,7 @@ def _by_class(own: list[str], saved: list[str]) -> dict[str, str]:
     queues: dict[str, list[str]] = {}
     for prefix in saved:
         queues.setdefault(prefix.partition(".")[2], []).append(prefix)
-    matched = {}
-    for prefix in own:
-        queue = queues.get(prefix.partition(".")[2])
-        if queue:
-            matched[prefix] = queue.pop(0)
-    return matched
+    return {p: queues[c].pop(0) for p in own if queues.get(c := p.partition(".")[2])}
 
 
 def _layer_map(
@@ -272,10 +263,7 @@ def load_state(
     Example:
         A training stack's file, loaded into an evaluation stack:
 
-        >>> import os, tempfile
-        >>> import numpy as np
-        >>> import gymnasium as gym
-        >>> import anywrap
+        >>> import os, tempfile, numpy as np, gymnasium as gym, anywrap
         >>> train = anywrap.NormalizeReward(anywrap.NormalizeObservation(gym.make("Pendulum-v1")))
         >>> _ = train.reset(seed=0)
         >>> for _ in range(10):

@@ -3,6 +3,7 @@ takes) that make running statistics global across devices or processes."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -16,14 +17,12 @@ def torch_allreduce_sum(group: Any = None) -> Callable[[Any], Any]:
     Example:
         A group of one process shows the calls (``torchrun`` starts the real ones):
 
-        >>> import torch
-        >>> import torch.distributed as dist
+        >>> import torch, torch.distributed as dist
         >>> from anywrap.transforms import moments
         >>> dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
-        >>> reduce = torch_allreduce_sum()
         >>> local = torch.tensor([[1.0], [2.0], [3.0], [6.0]], dtype=torch.float64)
         >>> m = moments.init_moments((1,), xp=torch, dtype=torch.float64)
-        >>> m = moments.update_moments(m, local, reduce=reduce)
+        >>> m = moments.update_moments(m, local, reduce=torch_allreduce_sum())
         >>> round(float(m.mean[0]), 3), round(float(m.var[0]), 3)  # of the 4 rows: 3.0, 3.5
         (3.0, 3.5)
         >>> dist.destroy_process_group()
@@ -57,7 +56,4 @@ def jax_psum(axis_name: str | tuple[str, ...]) -> Callable[[Any], Any]:
     """
     import jax
 
-    def reduce(x: Any) -> Any:
-        return jax.lax.psum(x, axis_name)
-
-    return reduce
+    return functools.partial(jax.lax.psum, axis_name=axis_name)

@@ -136,19 +136,12 @@ def key_path(path: Path) -> str:
 def unflatten(like: Any, values: Iterable[Any], is_leaf: IsLeaf = None) -> Any:
     """A tree shaped like ``like`` holding ``values`` at its leaves (in :func:`leaves` order);
     a ValueError if their numbers differ."""
+    values, size = list(values), len(leaves(like, is_leaf))
+    if len(values) != size:
+        which = "fewer" if len(values) < size else "more"
+        raise ValueError(f"unflatten: {which} values than the tree has leaves")
     it = iter(values)
-    sentinel = object()
-
-    def take(_: Any) -> Any:
-        v = next(it, sentinel)
-        if v is sentinel:
-            raise ValueError("unflatten: fewer values than the tree has leaves")
-        return v
-
-    out = tree_map(take, like, is_leaf=is_leaf)
-    if next(it, sentinel) is not sentinel:
-        raise ValueError("unflatten: more values than the tree has leaves")
-    return out
+    return tree_map(lambda _: next(it), like, is_leaf=is_leaf)
 
 
 def unzip(tree: Any, like: Any, n: int, is_leaf: IsLeaf = None) -> tuple[Any, ...]:
@@ -170,10 +163,9 @@ def get_at(tree: Any, path: Path) -> Any:
 
 
 class Structure:
-    """The branches of one tree made into two straight-line functions, for a hot path
-    that meets trees of one structure again and again: :meth:`leaves` (``None`` where the
-    branches differ; a dict matches by its keys) and :meth:`unflatten`. A mapping that is
-    not a ``dict`` is a TypeError.
+    """One tree's branches as two straight-line functions, for a hot path that meets one
+    structure again and again: :meth:`leaves` (``None`` where the branches differ; a dict
+    matches by its keys) and :meth:`unflatten`. A mapping not a ``dict``: a TypeError.
 
     Example:
         >>> s = Structure(({"a": 1, "b": (2, 3)}, None))
@@ -181,8 +173,6 @@ class Structure:
         ([10, 20, 30, 'x'], None)
         >>> s.unflatten([4, 5, 6, 7])
         ({'a': 4, 'b': (5, 6)}, 7)
-        >>> s.size
-        4
     """
 
     __slots__ = ("key", "leaves", "size", "unflatten")

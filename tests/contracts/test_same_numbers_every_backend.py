@@ -98,7 +98,7 @@ def numpy_backend() -> Backend:
 
 
 # Regression: the array_api_strict DISABLED case once failed, because
-# `check_reset_mask` refused array_api_strict bool masks.
+# `reset_mask_of` (then `check_reset_mask`) refused array_api_strict bool masks.
 # Regression: NumPy rewards once drifted from Gymnasium's by ~1.5e-9 relative
 # from the first step with skipped sub-envs (Gymnasium forms the float32
 # product `batch_var * batch_count`; anywrap formed it in float64).
@@ -258,7 +258,7 @@ def _host(values: dict, to_numpy) -> dict:
     return {k: np.asarray(to_numpy(v)) for k, v in values.items()}
 
 
-# Regression (array_api_strict): `check_reset_mask` once refused valid masks,
+# Regression (array_api_strict): `reset_mask_of` (then `check_reset_mask`) once refused valid masks,
 # whose dtype prints as "array_api_strict.bool".
 @pytest.mark.parametrize(
     "shell", ["RecordEpisodeStatistics", "NormalizeObservation", "NormalizeReward"]

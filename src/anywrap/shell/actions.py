@@ -1,11 +1,7 @@
 """The action check that the action wrappers share.
 
 Example:
-    >>> import gymnasium as gym
-    >>> import numpy as np
-    >>> from anywrap.shell.actions import ActionBounds
-    >>> bounds = ActionBounds("demo", gym.spaces.Box(-1.0, 1.0, (2,)))
-    >>> bounds.check([3.0, -0.5])
+    >>> ActionBounds("demo", gym.spaces.Box(-1.0, 1.0, (2,))).check([3.0, -0.5])
     array([ 3. , -0.5])
 """
 
@@ -37,7 +33,7 @@ class ActionBounds:
     def __getstate__(self) -> dict[str, Any]:
         # A copy learns the env's device again (a JAX Device cannot be pickled).
         state = dict(self.__dict__)
-        state.update(_cache={}, _real=set(), env_type=None, env_device=None, env_library=None)
+        state.update(_real=set(), env_type=None, env_device=None, env_library=None)
         return state
 
     def observe(self, observation: Any) -> None:

@@ -1,10 +1,7 @@
 """What the array wrappers' shells share: checks, spaces, constants, ``final_obs`` layouts.
 
 Example:
-    >>> import numpy as np
-    >>> from anywrap.shell.arrays import LibraryConstants
-    >>> consts = LibraryConstants("demo", np.array([2.0], dtype=np.float32))
-    >>> consts.get(np.zeros(3))
+    >>> LibraryConstants("demo", np.array([2.0], dtype=np.float32)).get(np.zeros(3))
     (array([2.], dtype=float32),)
 """
 
@@ -41,12 +38,11 @@ def check_reward_bounds(owner: str, min_reward: Any, max_reward: Any) -> None:
             )
         if np.isnan(host).any():
             raise InvalidBound(f"{owner}: `{name}` holds NaN: {bound!r}")
-    if min_reward is not None and max_reward is not None:
-        if np.any(np.asarray(max_reward) - np.asarray(min_reward) < 0):
-            raise InvalidBound(
-                f"{owner}: `min_reward` ({min_reward}) must be smaller than `max_reward` "
-                f"({max_reward})"
-            )
+    low, high = min_reward, max_reward
+    if low is not None and high is not None and np.any(np.asarray(high) - np.asarray(low) < 0):
+        raise InvalidBound(
+            f"{owner}: `min_reward` ({min_reward}) must be smaller than `max_reward` ({max_reward})"
+        )
 
 
 def reward_bound(value: Any) -> Any:
@@ -193,12 +189,10 @@ def final_obs_batch(
     return concatenate(space, rows, out), True
 
 
-def pack_final_obs(
-    info: dict[str, Any], batch: Any, packed: bool, mask_key: str = "_final_obs"
-) -> dict[str, Any]:
+def pack_final_obs(info: dict[str, Any], batch: Any, packed: bool) -> dict[str, Any]:
     """``info`` with ``info["final_obs"] = batch``, in the layout the env used."""
     if packed:
-        mask = info[mask_key]
+        mask = info["_final_obs"]
         out = np.empty(len(mask), dtype=object)
         for i, m in enumerate(mask):
             out[i] = tree_map(lambda x, i=i: x[i], batch) if m else None

@@ -1,7 +1,6 @@
 """``Shell``: state and Gymnasium's plumbing for anywrap's wrappers; the state follows the data.
 
 Example:
-    >>> import gymnasium as gym
     >>> import anywrap
     >>> env = anywrap.NormalizeReward(gym.make("CartPole-v1"), gamma=0.9)
     >>> env.spec.additional_wrappers[-1].kwargs["gamma"], sorted(env.state_dict())[:2]

@@ -81,10 +81,9 @@ def whole_number(owner: str, name: str, value: Any, least: int) -> int:
 
 def check_dtype(owner: str, name: str, dtype: Any) -> np.dtype:
     """``dtype`` as a NumPy dtype of numbers or bools, or a TypeError."""
-    try:
+    out = None
+    with contextlib.suppress(TypeError):
         out = np.dtype(dtype)
-    except TypeError:
-        out = None
     if out is None or out.kind not in "biufc":
         raise TypeError(
             f"{owner}: expected `{name}` to be a dtype of numbers or bools (e.g. np.float32 "
@@ -97,10 +96,9 @@ def check_stats_dtype(owner: str, stats_dtype: Any) -> str | None:
     """``stats_dtype``: None (Gymnasium's default), float32 or float64."""
     if stats_dtype is None:
         return None
-    try:
+    name = None
+    with contextlib.suppress(TypeError):
         name = np.dtype(stats_dtype).name
-    except TypeError:
-        name = None
     if name not in ("float32", "float64"):
         raise ValueError(
             f"{owner}: expected `stats_dtype` to be None, 'float32' or 'float64', "
@@ -159,15 +157,11 @@ def autoreset_mode_property() -> property:
 
 
 def reset_mask_of(owner: str, options: dict[str, Any] | None, num_envs: int) -> Any:
+    """``options["reset_mask"]`` (or None): a bool array of shape ``(num_envs,)``, a host
+    one selecting a sub-env."""
     if options is None or "reset_mask" not in options:
         return None
     mask = options["reset_mask"]
-    check_reset_mask(owner, mask, num_envs)
-    return mask
-
-
-def check_reset_mask(owner: str, mask: Any, num_envs: int) -> None:
-    """A bool array of shape ``(num_envs,)``; a host one must select a sub-env."""
     shape = tuple(getattr(mask, "shape", ()))
     try:
         is_bool = bool(axp.namespace(mask).isdtype(mask.dtype, "bool"))
@@ -183,6 +177,7 @@ def check_reset_mask(owner: str, mask: Any, num_envs: int) -> None:
             f"{owner}: expected options['reset_mask'] to select at least one sub-env, got "
             f"{mask} (reset() without options resets them all)"
         )
+    return mask
 
 
 def _numpy_env_below(env: Any) -> Any:
@@ -302,31 +297,25 @@ def checked_entries(
     given: dict[str, Any],
     ranges: dict[str, tuple[int, int]] | None = None,
 ) -> list[np.ndarray]:
-    """A saved state's entries as host arrays in ``own``'s order (each key's shape and
-    dtype), or a KeyError/ValueError."""
+    """A saved state's entries as host arrays in ``own``'s order and dtypes, or a KeyError /
+    ValueError for any value a wrapper never holds; a float32 double-word count is split
+    again from its float64 total."""
     missing, extra = sorted(set(own) - set(given)), sorted(set(given) - set(own))
     if missing or extra:
         raise KeyError(f"{who}: expected keys {sorted(own)}, missing {missing}, unexpected {extra}")
-    hosts = {}
+    values = {}
     for key, (shape, _) in own.items():
-        hosts[key] = axp.to_numpy(given[key])
-        if hosts[key].shape != tuple(shape):
+        values[key] = axp.to_numpy(given[key])
+        if values[key].shape != tuple(shape):
             raise ValueError(
-                f"{who}: {key!r} has shape {hosts[key].shape}, this wrapper expects "
+                f"{who}: {key!r} has shape {values[key].shape}, this wrapper expects "
                 f"{tuple(shape)} (a stack of another shape?)"
             )
-    for key, value in hosts.items():  # a ring's pointer and fill, by field name
+    for key, value in values.items():  # a ring's pointer and fill, by field name
         low, high = (ranges or {}).get(key.rpartition(".")[2], (None, None))
         if low is not None and value.size and not (low <= value.min() and value.max() <= high):
             _refuse(who, key, value, f"must be in [{low}, {high}] for this wrapper")
-    return loaded_values(who, hosts, {key: dtype for key, (_, dtype) in own.items()})
-
-
-def loaded_values(
-    who: str, values: dict[str, np.ndarray], kept: dict[str, np.dtype]
-) -> list[np.ndarray]:
-    """A saved state's host entries in the dtypes ``kept``, values a wrapper never holds
-    refused; a float32 double-word count is split again from its float64 total."""
+    kept = {key: dtype for key, (_, dtype) in own.items()}
     for key, value in values.items():
         _check_kind(who, key, value, kept[key])
         field = key.rpartition(".")[2]

@@ -1,8 +1,6 @@
 """How a shell's transforms run: compiled by the xp layer, on a state moved to the data.
 
 Example:
-    >>> import numpy as np
-    >>> from anywrap.shell.compiled import moved, with_no_output
     >>> moved({"n": np.int64(3)}, np.zeros(2))["n"]
     np.int64(3)
     >>> with_no_output(lambda s: s + 1)(1)
@@ -42,12 +40,9 @@ def compiled(
     return {k: xp.Compiled(fn, donate=k in donate) for k, fn in transforms.items()}
 
 
-def with_no_output(fn: Callable[..., Any]) -> Callable[..., tuple[Any, None]]:
+class with_no_output:
     """A transform ``state -> state`` as ``state -> (state, None)``, named as ``fn``."""
-    return _NoOutput(fn)
 
-
-class _NoOutput:
     def __init__(self, fn: Callable[..., Any]) -> None:
         self.fn, self.__name__ = fn, getattr(fn, "__name__", type(fn).__name__)
 

@@ -1,7 +1,6 @@
 """The base of every conversion wrapper (``anywrap.ToTorch``, ``anywrap.vector.ToJax``...).
 
 Example:
-    >>> import gymnasium as gym
     >>> import anywrap
     >>> env = anywrap.ToNumpy(gym.make("CartPole-v1"))
     >>> type(env.reset(seed=0)[0]).__name__, isinstance(env, ToLibrary)
@@ -47,8 +46,8 @@ def _as_python(x: Any, cast: type) -> Any:
 
 
 class ConversionShell(Shell):
-    """Converts the env's outputs to the target library, and actions and reset options
-    back to the env's library and device (learnt from the first observation)."""
+    """Outputs to the target library; actions and reset options back to the env's library
+    and device (learnt from the first observation)."""
 
     _env_xp: Library = None  # a named form's (``JaxToTorch``...) env library
     _to: str  # and its target
@@ -157,9 +156,7 @@ class ConversionShell(Shell):
             reward = _as_python(reward, float)
             terminated, truncated = _as_python(terminated, bool), _as_python(truncated, bool)
         else:
-            reward, terminated, truncated = (
-                self._flags(v) for v in (reward, terminated, truncated)
-            )
+            reward, terminated, truncated = map(self._flags, (reward, terminated, truncated))
         final = info.get("final_obs") if isinstance(info, dict) else None
         if self._vector and self._target != "numpy" and is_packed(final):
             # Gymnasium's object array of final observations as one batch.

@@ -1,7 +1,6 @@
 """What the ``DelayObservation`` shells share: checks, the space's zero, the ring's turn.
 
 Example:
-    >>> import gymnasium as gym
     >>> zero_observation("demo", gym.spaces.Box(1.0, 2.0, (2,)))
     array([1., 1.], dtype=float32)
 """

@@ -1,9 +1,11 @@
 """What the ``RecordEpisodeStatistics`` shells share: the clock and Gymnasium's attributes.
 
 Example:
-    >>> import numpy as np
     >>> from anywrap.transforms.record_episode_statistics import init_episodes
-    >>> recent_queue(init_episodes((2,), xp=np, buffer_length=3), "returns", 3)
+    >>> import numpy as np
+    >>> class Shell(EpisodeClock):
+    ...     _state, buffer_length = init_episodes((2,), xp=np, buffer_length=3), 3
+    >>> Shell().return_queue
     deque([], maxlen=3)
 """
 
@@ -16,18 +18,15 @@ from anywrap.transforms.record_episode_statistics import Episodes, shift_clock
 from anywrap.xp import to_numpy
 
 
-def recent_queue(state: Episodes, field: str, buffer_length: int) -> deque:
-    """Gymnasium's oldest-first ``deque`` of recent episodes (a host copy: for logging)."""
-    size = int(to_numpy(state.recent_size))
-    values = to_numpy(getattr(state, f"recent_{field}"))[:size][::-1]
-    return deque(values.tolist(), maxlen=buffer_length)
-
-
 def queue(field: str) -> property:
-    return property(
-        lambda self: recent_queue(self._state, field, self.buffer_length),
-        doc=f"The {field} of the last ``buffer_length`` episodes, oldest first.",
-    )
+    """Gymnasium's oldest-first ``deque`` of recent episodes (a host copy: for logging)."""
+
+    def get(self: EpisodeClock) -> deque:
+        size = int(to_numpy(self._state.recent_size))
+        values = to_numpy(getattr(self._state, f"recent_{field}"))[:size][::-1]
+        return deque(values.tolist(), maxlen=self.buffer_length)
+
+    return property(get, doc=f"The {field} of the last ``buffer_length`` episodes, oldest first.")
 
 
 class EpisodeClock:

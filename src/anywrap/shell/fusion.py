@@ -1,16 +1,9 @@
-"""A stack of vector wrappers as one program a step.
-
-Each wrapper of a stack runs its own program after its env's step: on an
-accelerator, a fixed cost per call (a JAX dispatch, a ``torch.compile`` frame and
-its guards) that a stack pays once per wrapper. A :class:`FusedStep` wrapper
-describes the work it does after the env's step as a :class:`Piece`, a pure function
-of its state and the step's arrays; the outermost wrapper of a run of them steps the
-env below the run and calls the pieces as one compiled program (on NumPy, and for a
-wrapper that cannot give a piece this step, each runs on its own, as before).
-
-A piece checks the data it is given (shapes and dtypes only, so that under a trace
-the check runs once per signature), and the states change only after the whole
-program returns: bad data from the env leaves every wrapper of the run as it was.
+"""A run of vector wrappers as one program a step: each :class:`FusedStep` wrapper gives
+its work after the env's step as a :class:`Piece`, a pure function of its state and the
+step's arrays, and the outermost one steps the env below the run and calls the pieces as
+one compiled program (on NumPy, or for a wrapper with no piece this step, each runs on its
+own). A piece checks shapes and dtypes only; the states change after the whole program
+returns, so bad data from the env leaves every wrapper of the run as it was.
 
 Example:
     >>> import gymnasium as gym, anywrap
@@ -36,15 +29,10 @@ Step = tuple[Any, Any, Any, Any, dict[str, Any]]
 
 
 class Piece(NamedTuple):
-    """What a wrapper does to a step's arrays: ``fn`` on the observations (``on="obs"``)
-    or on the rewards (``on="reward"``), after ``check(x, terminated, truncated)``.
-
+    """``fn`` on the observations or rewards (``on``), after ``check(x, term, trunc)``:
     ``fn(state, x, *extra) -> (state, x)`` where ``stateful``, else ``fn(x, *extra)``;
-    with ``flags``, ``terminated`` and ``truncated`` follow ``x``; with ``report``, the
-    output is ``(state, report)`` and ``x`` passes unchanged. Pieces compare by their
-    fields (a tuple's hash and equality, a few a step), so that a stack's program is
-    found again at every step.
-    """
+    ``flags``: the flags follow ``x``; ``report``: the output is ``(state, report)`` and
+    ``x`` passes unchanged. Compared by fields, so a stack finds its program each step."""
 
     fn: Callable[..., Any]
     on: str = "obs"
@@ -60,19 +48,14 @@ class Piece(NamedTuple):
         if self.check is not None:
             self.check(x, term, trunc)
         args = (x, term, trunc, *extra) if self.flags else (x, *extra)
-        out = None
-        if self.stateful:
-            state, y = self.fn(state, *args)
-        else:
-            y = self.fn(*args)
-        if self.report:
-            out, y = y, x
+        state, y = self.fn(state, *args) if self.stateful else (state, self.fn(*args))
+        out, y = (y, x) if self.report else (None, y)
         return state, (y, reward) if self.on == "obs" else (obs, y), out
 
 
 class Part(NamedTuple):
-    """A wrapper's piece for this step: its host arguments, and what writes its report
-    into ``info`` (``finish(info, report)``) under the keys ``writes``."""
+    """A wrapper's piece this step, its host arguments, and ``finish(info, report)``
+    (writing the keys ``writes``)."""
 
     piece: Piece
     extra: tuple[Any, ...] = ()
@@ -81,8 +64,7 @@ class Part(NamedTuple):
 
 
 class _Stack:
-    """The pieces of a run of wrappers in one function (inner first). Stacks of the same
-    work compare equal (their checks aside), so that a backend may share a program."""
+    """A run's pieces (inner first) as one function; equal for the same work (checks aside)."""
 
     def __init__(self, pieces: tuple[Piece, ...]) -> None:
         self.pieces = pieces
@@ -115,8 +97,7 @@ class _Stack:
 
 
 def _work(fn: Any) -> Any:
-    """What ``fn`` computes, as a key: a partial by its parts, a closure by its code
-    and cells (two ``lambda r: clip(r, -10.0, 10.0)`` of two stacks are one)."""
+    """What ``fn`` computes, as a key: a partial by its parts, a closure by code and cells."""
     if isinstance(fn, functools.partial):
         keywords = tuple(sorted((k, _work(v)) for k, v in fn.keywords.items()))
         return ("partial", _work(fn.func), tuple(map(_work, fn.args)), keywords)
@@ -136,10 +117,8 @@ def _name(fn: Any) -> str:
 
 
 class FusedStep:
-    """A vector wrapper whose work after its env's step may join its neighbours' in one
-    program. A subclass defines :meth:`_after_step` (that work on its own) and
-    :meth:`_part` (it as a :class:`Part`, or ``None`` for this step); an action
-    wrapper, :meth:`_before_step`."""
+    """A vector wrapper whose work after the step (:meth:`_after_step`, or as a :class:`Part`
+    by :meth:`_part`) may join its neighbours'; an action wrapper's, :meth:`_before_step`."""
 
     env: Any
 
@@ -163,16 +142,15 @@ class FusedStep:
         return obs, reward, terminated, truncated, info
 
     def _part(self, out: Step) -> Part | bool | None:
-        """This step's part (``out``: the step as this wrapper gets it, before the work of
-        the run below it); ``None``: not in a program this step; ``True``: no work."""
+        """This step's part of ``out``; ``None``: not in a program; ``True``: no work."""
         return None
 
 
 PROGRAMS: weakref.WeakKeyDictionary[Any, dict[tuple[Piece, ...], xp.Compiled | None]] = (
     weakref.WeakKeyDictionary()
 )
-"""The programs of each outermost wrapper, by its runs' pieces (``None``: a run that goes
-wrapper by wrapper); beside the wrapper, so that copies and pickles leave them out."""
+"""Each outermost wrapper's programs by pieces (``None``: wrapper by wrapper); held beside
+the wrapper, so that copies and pickles leave them out."""
 
 
 def fused_run(top: Any) -> tuple[list[Any], Any]:
@@ -185,8 +163,8 @@ def fused_run(top: Any) -> tuple[list[Any], Any]:
 
 
 def after_steps(chain: list[Any], out: Step, programs: dict) -> Step:
-    """Each wrapper's work after the step ``out``, inner first: on device data, runs of
-    two pieces or more as one program."""
+    """Each wrapper's work after the step ``out``, inner first; on a device, runs of two
+    pieces or more as one program."""
     if xp.is_host(first_leaf(out[0])) or xp.is_host(out[1]):
         for w in chain:
             out = w._after_step(*out)
@@ -211,10 +189,8 @@ def after_steps(chain: list[Any], out: Step, programs: dict) -> Step:
         try:
             out = _run_fused(parts, out, programs, key)
         except Exception:
-            # The function as it is (pure: where it fails too, every state is as it
-            # was and the error is the data's); where it works, the program cannot
-            # stand in for it (a func that reads its input on the host): this run
-            # goes wrapper by wrapper from now on.
+            # Eagerly (pure: if it fails too, the error is the data's); if it works, the
+            # program cannot stand in for it (a host read): wrapper by wrapper from now on.
             out = _run_fused(parts, out, programs, key, eager=True)
             programs[key] = None
         i += len(run)

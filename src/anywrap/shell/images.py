@@ -1,8 +1,6 @@
 """What the image shells share: space, argument and frame checks, and the image maps.
 
 Example:
-    >>> import gymnasium as gym
-    >>> from anywrap.shell.images import image_space
     >>> image_space("anywrap.GrayscaleObservation", gym.spaces.Box(0, 1, (4, 4, 3)), rgb=True)
     Traceback (most recent call last):
     ...

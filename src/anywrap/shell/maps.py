@@ -3,7 +3,6 @@ the env's step plus one compiled ``fn(x, *constants)``, set by ``_set_map(owner,
 *constants)`` (``check``: ``None``, or refuses data that does not fit).
 
 Example:
-    >>> import gymnasium as gym
     >>> import anywrap
     >>> env = anywrap.ReshapeObservation(gym.make("CartPole-v1"), (2, 2))
     >>> isinstance(env, ObservationMap), env.reset(seed=0)[0].shape
@@ -138,19 +137,16 @@ class VectorObservationMap(_Map, FusedStep, VectorWrapper):
         return self._mapped(observations)
 
     def _part(self, out: Any) -> Part | None:
-        if "final_obs" in out[4] or type(self).observations is not _OBSERVATIONS:
+        own = type(self).observations is VectorObservationMap.observations
+        # A selection (FilterObservation) is not compiled: a trace would sort a dict's keys.
+        if "final_obs" in out[4] or not own or not isinstance(self._map, xp.Compiled):
             return None
-        if not isinstance(self._map, xp.Compiled):  # a selection (FilterObservation): a
-            return None  # trace would sort a dict's keys
         piece = Piece(self._map.fn, check=self._check_step, stateful=False)
         return Part(piece, self._consts.get(out[0]))
 
     def _check_step(self, obs: Any, *flags: Any) -> None:
         if self._check is not None:
             self._check(obs)
-
-
-_OBSERVATIONS = VectorObservationMap.observations
 
 
 class _Both:

@@ -4,7 +4,6 @@ A NumPy ``Generator`` key makes Gymnasium's own calls in its order (the same fra
 for bit); any other key of :mod:`anywrap.xp.random` draws the same distributions.
 
 Example:
-    >>> import numpy as np
     >>> key, noise = draw_noise(np.random.default_rng(0), (2, 2, 3), gray=False)
     >>> noise.dtype, noise.shape
     (dtype('uint8'), (2, 2, 3))
@@ -37,11 +36,7 @@ def draw_noise(key: Any, shape: tuple[int, ...], *, gray: bool) -> tuple[Any, An
     return key, gray_noise(scaled_integers(u, GRAY_HIGH)) if gray else scaled_integers(u, 255)
 
 
-def draw_uniform(key: Any, shape: tuple[int, ...]) -> tuple[Any, Any]:
-    """``(key, u)``: floats in [0, 1) of ``shape``."""
-    if isinstance(key, np.random.Generator):
-        return key, key.random(shape)
-    return random.uniform(key, shape)
+draw_uniform = random.uniform  # ``(key, u)``: floats in [0, 1) (a NumPy Generator's random())
 
 
 def draw_centers(key: Any, pixels: int, count: tuple[int, ...]) -> tuple[Any, Any]:

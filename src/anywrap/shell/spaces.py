@@ -1,8 +1,6 @@
 """Spaces that change with the data: Box leaves of Box / Dict / Tuple spaces.
 
 Example:
-    >>> import gymnasium as gym
-    >>> import numpy as np
     >>> space = gym.spaces.Dict({"a": gym.spaces.Box(0, 1, (2,), np.uint8)})
     >>> map_space(unbounded_float32, space)
     Dict('a': Box(-inf, inf, (2,), float32))
@@ -15,6 +13,10 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+
+from anywrap import xp as axp
+from anywrap.shell.statistics import RunningMeanStd
+from anywrap.transforms.moments import default_stats_dtype, init_moments
 
 
 def unbounded_float32(box: gym.spaces.Box) -> gym.spaces.Box:
@@ -54,9 +56,6 @@ def tree_of(space: gym.Space, fn: Callable[[Any], Any]) -> Any:
 
 def observation_stats(space: gym.Space, stats_dtype: Any) -> Any:
     """Fresh NumPy statistics boxes for each Box leaf of ``space``."""
-    from anywrap.shell.statistics import RunningMeanStd
-    from anywrap.transforms.moments import default_stats_dtype, init_moments
-
     return tree_of(
         space,
         lambda b: RunningMeanStd(
@@ -120,8 +119,6 @@ class ObservationCheck:
             self._leaf(obs, space, where)
 
     def _leaf(self, obs: Any, space: gym.Space, where: str) -> None:
-        from anywrap import xp as axp
-
         shape = getattr(obs, "shape", None)
         if shape is not None and tuple(shape) == self.batch + _shape(space):
             return  # a shape given as another sequence type

@@ -1,19 +1,11 @@
-"""Shared running statistics: :class:`RunningMeanStd`, the box that two wrappers may
-share (``eval_env.obs_rms = train_env.obs_rms``), and the attributes that expose it.
-
-A state may hold boxes (as itself, a NamedTuple field, or dict / tuple leaves):
-:func:`unboxed` gives it as transforms take it, :func:`reboxed` puts a result back.
-
-Example:
-    >>> import numpy as np
-    >>> from anywrap.transforms.moments import init_moments
-    >>> box = RunningMeanStd(init_moments((2,), xp=np, dtype=np.float32))
-    >>> unboxed({"a": box})["a"] is box.moments
-    True
-"""
+"""Running statistics that two wrappers may share (``eval_env.obs_rms = train_env.obs_rms``):
+a state may hold :class:`RunningMeanStd` boxes, which :func:`unboxed` and :func:`reboxed`
+take out for the transforms and put back."""
 
 from __future__ import annotations
 
+from functools import partial
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -21,18 +13,16 @@ import numpy as np
 from anywrap import xp
 from anywrap.shell.checks import flag, wrapper_name
 from anywrap.transforms.moments import Moments, split_count
-from anywrap.tree import tree_map
+from anywrap.tree import leaves, tree_map
 
 __all__ = ["RunningMeanStd", "reboxed", "statistics_property", "switch_property", "unboxed"]
 
 
 class RunningMeanStd:
-    """Gymnasium's ``RunningMeanStd`` (``mean``, ``var``, ``count``: arrays of the env's
-    library, which may be assigned) over one :class:`~anywrap.transforms.moments.Moments`.
-    As in Gymnasium, the object is the statistics: wrappers that share it see every update.
+    """Gymnasium's ``RunningMeanStd`` (``mean``, ``var``, ``count``: assignable arrays of
+    the env's library) over one ``Moments``; wrappers that share it see every update.
 
     Example:
-        >>> import numpy as np
         >>> from anywrap.transforms.moments import init_moments
         >>> rms = RunningMeanStd(init_moments((2,), xp=np, dtype=np.float32))
         >>> rms.mean = np.array([1.0, 2.0])
@@ -78,29 +68,19 @@ class RunningMeanStd:
         return f"RunningMeanStd(mean={self.mean!r}, var={self.var!r}, count={self.count!r})"
 
 
+# Host statistics are checked for an overflow once in this many updates (on a device the
+# check would be a host sync: there save_state refuses them).
 WATCH_EVERY = 1024
-"""Host statistics are checked for an overflow once in this many updates (NumPy;
-on a device the check would be a host sync: there save_state refuses them)."""
 
 
 def not_finite_statistic(state: Any) -> str | None:
-    """The first of a host state's boxes whose mean or variance holds an inf or NaN
-    (``"mean"`` or ``"var"``, with its dtype), else None."""
-    for box in tree_leaves_of_boxes(state):
-        for field in ("mean", "var"):
+    """The first host box's ``"mean"`` or ``"var"`` (with its dtype) not finite, else None."""
+    for box in leaves(state, _is_box):
+        for field in ("mean", "var") if _is_box(box) else ():
             value = getattr(box.moments, field)
             if not np.isfinite(value).all():
                 return f"{field} ({value.dtype})"
     return None
-
-
-def tree_leaves_of_boxes(state: Any) -> list[RunningMeanStd]:
-    """The boxes in ``state`` (the state itself, fields of it, or leaves of a tree)."""
-    if _is_box(state):
-        return [state]
-    found: list[RunningMeanStd] = []
-    tree_map(lambda b: found.append(b) if _is_box(b) else None, state, is_leaf=_is_box)
-    return found
 
 
 def _is_box(x: Any) -> bool:
@@ -135,23 +115,16 @@ def reboxed(held: Any, state: Any) -> Any:
 
 
 def statistics_property(name: str, field: str | None = None) -> property:
-    """The ``obs_rms`` / ``return_rms`` attribute: the box(es) at ``field`` of the state.
-    Assigning another wrapper's shares it (a copy if it is of another library or device,
-    :func:`moments_moved`); Gymnasium's (anything with mean, var, count) is copied in."""
+    """The ``obs_rms`` / ``return_rms`` box(es) at ``field`` of the state; assigning another
+    wrapper's shares it (copied if on another library or device), Gymnasium's is copied in."""
 
     def get(self: Any) -> Any:
         return self._state if field is None else getattr(self._state, field)
 
     def set(self: Any, value: Any) -> None:
-        own = get(self)
         owner = wrapper_name(self)
         try:
-            shared = tree_map(
-                lambda mine, theirs: _box_like(owner, name, mine, theirs),
-                own,
-                value,
-                is_leaf=_is_box,
-            )
+            shared = tree_map(partial(_box_like, owner, name), get(self), value, is_leaf=_is_box)
         except (KeyError, IndexError, TypeError) as e:
             if isinstance(e, TypeError) and str(e).startswith(owner):
                 raise
@@ -187,19 +160,16 @@ def _box_like(owner: str, name: str, mine: RunningMeanStd, theirs: Any) -> Runni
 def switch_property() -> property:
     """Gymnasium's ``update_running_mean`` switch (off: statistics frozen, to evaluate)."""
 
-    def get(self: Any) -> bool:
-        return self._update_running_mean  # type: ignore[no-any-return]
-
     def set(self: Any, setting: bool) -> None:
         self._update_running_mean = flag(wrapper_name(self), "update_running_mean", setting)
 
+    get = attrgetter("_update_running_mean")
     return property(get, set, doc="Whether the statistics learn from new data.")
 
 
 def moments_moved(owner: str, name: str, mine: Any, theirs: Any) -> Any:
-    """``theirs`` (a ``Moments``) to replace ``mine``: ``None`` where both share a library
-    and device (then the box is shared), else a copy in ``mine``'s library, device and
-    dtypes, which later updates of the other do not reach."""
+    """``None`` where ``theirs`` shares ``mine``'s library and device (the box is shared),
+    else a copy of ``theirs`` in ``mine``'s library, device and dtypes."""
     here, there = xp.library_name(mine.mean), xp.library_name(theirs.mean)
     if here == there and str(xp.device(mine.mean)) == str(xp.device(theirs.mean)):
         return None

@@ -1,8 +1,6 @@
 """What the time wrappers' shells share: the limit's checks, the time-aware space.
 
 Example:
-    >>> import gymnasium as gym
-    >>> from anywrap.shell.time import time_aware_space
     >>> box = gym.spaces.Box(-1, 1, (2,))
     >>> space, feature = time_aware_space("demo", box, 500, True, "time", True)
     >>> space.low, feature.layout  # the time in [0, 1] joins the flattened observation
