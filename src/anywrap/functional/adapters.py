@@ -1,5 +1,4 @@
-"""Adapters from Brax / MuJoCo Playground, gymnax and Gymnasium's ``FuncEnv`` to the
-functional protocol (none of these libraries is imported here), and :class:`VmapWrapper`."""
+"""Adapters from Brax / Playground, gymnax and ``FuncEnv`` (none imported here); VmapWrapper."""
 
 from __future__ import annotations
 
@@ -29,17 +28,10 @@ __all__ = [
 _KEY_BATCH_VMAPS = ("DomainRandomizationVmapWrapper", "BraxDomainRandomizationVmapWrapper")
 
 
-class _BraxChain(NamedTuple):
-    """What the Brax / Playground wrappers around an env say about its batch and resets."""
-
-    batched: bool
-    batch_size: int | None
-    splits_key: bool  # reset takes one key and splits it (VmapWrapper(batch_size=n))
-    autoreset: bool
-    seen: str  # the wrappers, outermost first, for error messages
-
-
-def _brax_chain(env: Any) -> _BraxChain:
+def _brax_chain(env: Any) -> tuple[bool, int | None, bool, bool, str]:
+    """What the Brax / Playground wrappers around ``env`` say: ``(batched, batch size,
+    reset splits one key (VmapWrapper(batch_size=n)), autoreset, the wrappers outermost
+    first, for error messages)``."""
     names: list[str] = []
     batched, batch_size, splits_key, autoreset = False, None, False, False
     e = env
@@ -58,7 +50,7 @@ def _brax_chain(env: Any) -> _BraxChain:
         if nxt is None or nxt is e:
             break
         e = nxt
-    return _BraxChain(batched, batch_size, splits_key, autoreset, " > ".join(names))
+    return batched, batch_size, splits_key, autoreset, " > ".join(names)
 
 
 def _randomized_batch(wrapper: Any) -> int | None:
@@ -95,10 +87,9 @@ def _raw_key(owner: str, key: Any) -> jax.Array:
 
 
 class BraxEnv:
-    """A Brax / MuJoCo Playground env seen through the functional protocol (see
-    :func:`from_brax`): the state is the library's ``State``, ``truncated`` its
-    ``info["truncation"]`` where done, ``terminated`` the rest of ``done``, ``info`` its
-    ``metrics``."""
+    """A Brax / Playground env as a functional env (see :func:`from_brax`), its ``State`` the
+    state: ``truncated`` is its ``info["truncation"]`` where done, ``terminated`` the rest of
+    ``done``, ``info`` its ``metrics``."""
 
     def __init__(
         self,
@@ -115,23 +106,29 @@ class BraxEnv:
         ):
             raise ValueError(f"from_brax: num_envs must be a positive int, got {num_envs!r}")
         self.env = env
-        chain = _brax_chain(env)
-        self._seen = chain.seen
+        chained, batch_size, splits_key, autoreset, self._seen = _brax_chain(env)
         # Batched: a vmap in the chain, or an env that batches itself (num_envs given).
-        self.batched = chain.batched or num_envs is not None
-        self._key_per_env = chain.batched and not chain.splits_key
+        self.batched = chained or num_envs is not None
+        self._key_per_env = chained and not splits_key
         self.num_envs: int | None = num_envs
-        if not chain.batched and num_envs is not None:
-            self._check_native_batch(num_envs, chain)
-        elif chain.batched and num_envs is None:
-            self.num_envs = chain.batch_size  # None: reset's keys set it
-        elif chain.batch_size is not None and chain.batch_size != num_envs:
+        if not chained and num_envs is not None:
+            state = jax.eval_shape(env.reset, jax.ShapeDtypeStruct((2,), jnp.uint32))
+            lead = {x.shape[0] if x.ndim else None for x in jax.tree.leaves(state.reward)}
+            if lead != {num_envs}:
+                raise ValueError(
+                    f"from_brax: num_envs={num_envs}, but {self._seen} is not batched: its "
+                    f"reward has shape {jax.tree.leaves(state.reward)[0].shape}. Batch it with "
+                    "brax.envs.training.wrap (or Playground's wrap_for_brax_training), or wrap "
+                    "the adapter in VmapWrapper"
+                )
+        elif chained and num_envs is None:
+            self.num_envs = batch_size  # None: reset's keys set it
+        elif batch_size is not None and batch_size != num_envs:
             raise ValueError(
-                f"from_brax: num_envs={num_envs}, but {chain.seen} holds a batch of "
-                f"{chain.batch_size}"
+                f"from_brax: num_envs={num_envs}, but {self._seen} holds a batch of {batch_size}"
             )
         if autoreset_mode is None:
-            autoreset_mode = AutoresetMode.SAME_STEP if chain.autoreset else AutoresetMode.DISABLED
+            autoreset_mode = AutoresetMode.SAME_STEP if autoreset else AutoresetMode.DISABLED
         self.autoreset_mode = autoreset_mode
 
         def box(size: Any) -> gym.spaces.Box:
@@ -145,17 +142,6 @@ class BraxEnv:
             else gym.spaces.Dict({k: box(v) for k, v in size.items()})
         )
         self.action_space = gym.spaces.Box(-1.0, 1.0, (env.action_size,), np.float32)
-
-    def _check_native_batch(self, num_envs: int, chain: _BraxChain) -> None:
-        state = jax.eval_shape(self.env.reset, jax.ShapeDtypeStruct((2,), jnp.uint32))
-        lead = {x.shape[0] if x.ndim else None for x in jax.tree.leaves(state.reward)}
-        if lead != {num_envs}:
-            raise ValueError(
-                f"from_brax: num_envs={num_envs}, but {chain.seen} is not batched: its reward "
-                f"has shape {jax.tree.leaves(state.reward)[0].shape}. Batch it with "
-                "brax.envs.training.wrap (or Playground's wrap_for_brax_training), or wrap "
-                "the adapter in VmapWrapper"
-            )
 
     def reset(self, key: jax.Array) -> tuple[Any, Any]:
         key = _raw_key(f"from_brax({type(self.env).__name__}).reset", key)
@@ -212,9 +198,6 @@ def from_brax(
         >>> import jax
         >>> from brax import envs
         >>> from anywrap import functional as F
-        >>> bare = F.from_brax(envs.get_environment("fast"))
-        >>> bare.num_envs, bare.autoreset_mode.name, bare.observation_space
-        (None, 'DISABLED', Box(-inf, inf, (2,), float32))
         >>> env = F.from_brax(envs.training.wrap(envs.get_environment("fast")))  # as ppo.train
         >>> env.autoreset_mode.name, env.reset(jax.random.split(jax.random.key(0), 4))[0].shape
         ('SAME_STEP', (4, 2))
@@ -229,11 +212,9 @@ class GymnaxState(NamedTuple):
 
 
 class GymnaxEnv:
-    """A gymnax env seen through the functional protocol (SAME_STEP autoreset).
-
-    With ``num_envs=n``, one ``jax.vmap`` over ``n`` envs, their keys split from one key
-    each step; ``reset`` also takes a shard's batch of keys (each shard draws from its own).
-    """
+    """A gymnax env as a functional env (SAME_STEP autoreset); with ``num_envs=n``, one
+    ``jax.vmap`` over ``n`` envs, their keys split from one key each step (``reset`` also
+    takes a shard's batch of keys)."""
 
     autoreset_mode = AutoresetMode.SAME_STEP
 
@@ -322,7 +303,7 @@ class FuncEnvState(NamedTuple):
 
 
 class FuncEnvAdapter:
-    """A Gymnasium ``FuncEnv`` seen through the functional protocol (no autoreset)."""
+    """A Gymnasium ``FuncEnv`` as a functional env (no autoreset)."""
 
     num_envs = None
     autoreset_mode = AutoresetMode.DISABLED

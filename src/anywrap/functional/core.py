@@ -68,16 +68,14 @@ def find_state(state: Any, kind: type[S]) -> S:
         >>> F.find_state(state, F.NormalizeObservationState).obs_stats.mean.shape
         (3,)
     """
-    s = state
-    while not isinstance(s, kind):
-        inner = getattr(s, "inner", None)
-        if inner is None:
+    while not isinstance(state, kind):
+        if getattr(state, "inner", None) is None:
             raise LookupError(
                 f"find_state: no {kind.__name__} in this state stack "
-                f"(stopped at {type(s).__name__})"
+                f"(stopped at {type(state).__name__})"
             )
-        s = inner
-    return s
+        state = state.inner
+    return state
 
 
 class Wrapper:
@@ -142,7 +140,10 @@ class ObservationMap(Wrapper):
 
     def step(self, state: Any, action: Any) -> Step:
         s = self.env.step(state, action)
-        return s._replace(obs=self._map(s.obs), info=with_final(s.info, self._map))
+        info = s.info
+        if "final_obs" in info:
+            info = {**info, "final_obs": self._map(info["final_obs"])}
+        return s._replace(obs=self._map(s.obs), info=info)
 
 
 class ActionMap(Wrapper):
@@ -162,11 +163,6 @@ class RewardMap(Wrapper):
     def step(self, state: Any, action: Any) -> Step:
         s = self.env.step(state, action)
         return s._replace(reward=self._reward(s.reward))
-
-
-def with_final(info: dict[str, Any], fn: Callable[[Any], Any]) -> dict[str, Any]:
-    """``info`` with ``info["final_obs"]`` (if any) replaced by ``fn`` of it."""
-    return {**info, "final_obs": fn(info["final_obs"])} if "final_obs" in info else info
 
 
 def same_step(env: FunctionalEnv) -> bool:

@@ -1,5 +1,4 @@
-"""The functional wrappers of the episode: autoreset, time limit, repeated actions, and the
-observations built over an episode (its time, a delay, a frame stack)."""
+"""The functional wrappers of the episode: autoreset, time, delay, frame stack, repeat."""
 
 from __future__ import annotations
 
@@ -70,7 +69,6 @@ class AutoReset(Wrapper):
     and its ``TimeLimit``, below every other wrapper.
 
     Args:
-        env: A functional env that does not reset itself.
         full_reset: True: each step calls the env's ``reset`` with a fresh key, as
             Gymnasium does. False: each env restarts from its first observation and
             state, as Brax's ``AutoResetWrapper`` does (faster, but every episode of an
@@ -80,11 +78,8 @@ class AutoReset(Wrapper):
         >>> import jax, jax.numpy as jnp
         >>> from gymnasium.envs.phys2d.pendulum import PendulumFunctional
         >>> from anywrap import functional as F
-        >>> env = F.AutoReset(F.from_func_env(PendulumFunctional(), max_episode_steps=3))
-        >>> _, state = env.reset(jax.random.key(0))
-        >>> for _ in range(3):
-        ...     s = env.step(state, jnp.zeros(1))
-        ...     state = s.state
+        >>> env = F.AutoReset(F.from_func_env(PendulumFunctional(), max_episode_steps=1))
+        >>> s = env.step(env.reset(jax.random.key(0))[1], jnp.zeros(1))
         >>> bool(s.truncated), bool((s.obs != s.info["final_obs"]).all())  # a new episode
         (True, True)
     """
@@ -120,15 +115,13 @@ class AutoReset(Wrapper):
         obs, inner, reward, terminated, truncated, info = self.env.step(state.inner, action)
         if isinstance(state, CachedResetState):  # full_reset=False
             fresh: Any = (state.first_obs, state.first_inner)
-            new_state: Any = state
         else:
             key, sub = split_key(state.key)
-            fresh, new_state = self.env.reset(sub), AutoResetState(inner, key)
+            fresh, state = self.env.reset(sub), state._replace(key=key)
         done = jnp.logical_or(terminated, truncated)
         new_obs, new_inner = jax.tree.map(partial(select_rows, done), fresh, (obs, inner))
-        new_state = new_state._replace(inner=new_inner)
-        info = {**info, "final_obs": obs}
-        return Step(new_obs, new_state, reward, terminated, truncated, info)
+        state = state._replace(inner=new_inner)
+        return Step(new_obs, state, reward, terminated, truncated, {**info, "final_obs": obs})
 
 
 class TimeLimitState(NamedTuple):
@@ -144,11 +137,9 @@ class TimeLimit(Wrapper):
         >>> import jax, jax.numpy as jnp
         >>> from gymnasium.envs.phys2d.pendulum import PendulumFunctional
         >>> from anywrap import functional as F
-        >>> env = F.TimeLimit(F.from_func_env(PendulumFunctional()), 2)
-        >>> _, state = env.reset(jax.random.key(0))
-        >>> step = env.step(state, jnp.zeros(1))
-        >>> bool(step.truncated), bool(env.step(step.state, jnp.zeros(1)).truncated)
-        (False, True)
+        >>> env = F.TimeLimit(F.from_func_env(PendulumFunctional()), 1)
+        >>> bool(env.step(env.reset(jax.random.key(0))[1], jnp.zeros(1)).truncated)
+        True
     """
 
     state_type = TimeLimitState
@@ -157,14 +148,13 @@ class TimeLimit(Wrapper):
     def __init__(self, env: FunctionalEnv, max_episode_steps: int) -> None:
         super().__init__(env)
         name = wrapper_name(self)
-        max_episode_steps = check_max_episode_steps(name, max_episode_steps)
+        self.max_episode_steps = check_max_episode_steps(name, max_episode_steps)
         if env.autoreset_mode != AutoresetMode.DISABLED:
             raise ValueError(
                 f"{name}: the env resets itself ({env.autoreset_mode}), so it would not "
                 "reset the episodes the limit truncates; place TimeLimit below AutoReset, "
                 "over an env that does not reset itself"
             )
-        self.max_episode_steps = max_episode_steps
 
     def reset(self, key: jax.Array) -> tuple[Any, Any]:
         obs, inner = self.env.reset(key)
@@ -264,13 +254,9 @@ class DelayObservation(Wrapper):
         >>> import jax, jax.numpy as jnp, gymnax
         >>> from anywrap import functional as F
         >>> bare = F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=2)
-        >>> first, _ = bare.reset(jax.random.key(0))
-        >>> env = F.DelayObservation(bare, delay=1)
-        >>> obs, state = env.reset(jax.random.key(0))
+        >>> obs, state = F.DelayObservation(bare, delay=1).reset(jax.random.key(0))
         >>> float(abs(obs).sum())  # nothing one step back yet
         0.0
-        >>> bool((env.step(state, jnp.zeros((2, 1))).obs == first).all())
-        True
     """
 
     state_type = DelayObservationState
@@ -373,13 +359,11 @@ class RepeatAction(Wrapper):
         >>> import jax, jax.numpy as jnp
         >>> from gymnasium.envs.phys2d.pendulum import PendulumFunctional
         >>> from anywrap import functional as F
-        >>> env = F.TimeLimit(F.from_func_env(PendulumFunctional()), 6)
+        >>> env = F.TimeLimit(F.from_func_env(PendulumFunctional()), 2)
         >>> env = F.RepeatAction(F.TransformReward(env, lambda r: 0 * r + 1), num_repeats=4)
-        >>> _, state = env.reset(jax.random.key(0))
-        >>> first = env.step(state, jnp.zeros(1))
-        >>> last = env.step(first.state, jnp.zeros(1))  # the 6th step ends the episode
-        >>> float(first.reward), float(last.reward), bool(last.truncated)
-        (4.0, 2.0, True)
+        >>> step = env.step(env.reset(jax.random.key(0))[1], jnp.zeros(1))  # the 2nd step ends it
+        >>> float(step.reward), bool(step.truncated)
+        (2.0, True)
     """
 
     def __init__(self, env: FunctionalEnv, num_repeats: int) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from functools import partial
 from typing import Any
 
 import gymnasium as gym
@@ -18,12 +17,11 @@ from anywrap.transforms.actions import clip_action
 from anywrap.transforms.clip_reward import clip_reward
 from anywrap.transforms.discretize import discretize, undiscretize
 from anywrap.transforms.dtype_observation import cast
-from anywrap.transforms.filter_observation import filter_observation
 from anywrap.transforms.flatten_observation import flatten_observation, flatten_plan
 from anywrap.transforms.rescale import affine, affine_inverse
 from anywrap.transforms.reshape_observation import reshape_observation
 from anywrap.tree import tree_map
-from anywrap.wrappers.transform_observation import checked_bins, discrete_space, gymnasium_spaces
+from anywrap.wrappers.transform_observation import checked_bins, discrete_space, filter_map
 
 from .core import ActionMap, FunctionalEnv, ObservationMap, RewardMap, batch_ndim, constant
 
@@ -338,14 +336,9 @@ class FilterObservation(ObservationMap):
 
     def __init__(self, env: FunctionalEnv, filter_keys: Sequence[str | int]) -> None:
         super().__init__(env)
-        build = partial(gym.wrappers.FilterObservation, filter_keys=filter_keys)
-        spaces = gymnasium_spaces(wrapper_name(self), build, env.observation_space)
-        self._obs_space = spaces.observation_space
+        owner, space = wrapper_name(self), env.observation_space
+        self._obs_space, self._map, _ = filter_map(owner, space, filter_keys)
         self.filter_keys = filter_keys
-        self._keys = tuple(filter_keys)
-
-    def _map(self, obs: Any) -> Any:
-        return filter_observation(obs, self._keys)
 
 
 class DiscretizeObservation(ObservationMap):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import gymnasium as gym
@@ -34,6 +35,7 @@ class NoiseMap(Wrapper):
 
     state_type = NoiseState
     global_fields = ("key",)
+    _noisy: Callable[[Any, Any], tuple[Any, Any]]
 
     def __init__(self, env: FunctionalEnv) -> None:
         super().__init__(env)
@@ -43,9 +45,6 @@ class NoiseMap(Wrapper):
                 f"{wrapper_name(self)}: expected a Box observation space of images (H, W, C), "
                 f"got {space}"
             )
-
-    def _noisy(self, key: Any, frames: Any) -> tuple[Any, Any]:
-        raise NotImplementedError
 
     def reset(self, key: jax.Array) -> tuple[Any, Any]:
         key, mine = wrapper_key(key)

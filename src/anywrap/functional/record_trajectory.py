@@ -100,10 +100,8 @@ def write_report(
             ``(rows, N, H, W, 3)``, one per row (``T``, or ``T + 1`` with ``initial_obs``).
         sub_envs: For a batch, which envs the report holds: a count or indices
             (default: the first four).
-        seed: The seed of the rollout, shown in the summary.
-        env_id: Overrides the env id found from ``env``.
-        title: The report's title; default the file name.
-        fps: Playback speed at 1x.
+        seed, env_id, title, fps: Shown in the report (default: none, ``env``'s id, the
+            file name, 30 frames a second at 1x).
         max_dims: Leaves with more values per env are charted as mean, min, max.
         frame_format, frame_quality, max_frame_side: As in :class:`anywrap.RecordHTML`.
     """

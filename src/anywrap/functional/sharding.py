@@ -116,8 +116,6 @@ def shard_specs(env: FunctionalEnv, state: Any, axis_name: AxisName) -> Any:
         >>> specs = F.shard_specs(make("d"), state, "d")
         >>> specs.obs_stats.mean == P(), specs.inner.last.returns == P("d")
         (True, True)
-        >>> specs.inner.inner.env_state.theta == P("d")  # the env's own state
-        True
     """
     owner = "anywrap.functional.shard_specs"
     if not batch_ndim(env):
