@@ -1,5 +1,4 @@
-"""The conversion wrappers for a single env: ``ArrayConversion`` and its named forms (the
-vector ones are in :mod:`anywrap.vector.convert`)."""
+"""The single-env conversion wrappers: ``ArrayConversion`` and its named forms."""
 
 from __future__ import annotations
 

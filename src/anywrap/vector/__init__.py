@@ -3,7 +3,13 @@
 import importlib
 from typing import Any
 
-from anywrap.vector.common import RecordEpisodeStatistics, TimeLimit
+from anywrap.vector.common import (
+    DictInfoToList,
+    HumanRendering,
+    RecordEpisodeStatistics,
+    RecordVideo,
+    TimeLimit,
+)
 from anywrap.vector.convert import (
     ArrayConversion,
     JaxToNumpy,
@@ -14,35 +20,33 @@ from anywrap.vector.convert import (
     ToTensorFlow,
     ToTorch,
 )
-from anywrap.vector.dict_info_to_list import DictInfoToList
-from anywrap.vector.rendering import HumanRendering, RecordVideo
-from anywrap.vector.stateful_action import StickyAction
-from anywrap.vector.stateful_observation import (
+from anywrap.vector.stateful import (
     DelayObservation,
     FrameStackObservation,
     MaxAndSkipObservation,
     NormalizeObservation,
+    NormalizeReward,
+    StickyAction,
     TimeAwareObservation,
 )
-from anywrap.vector.stateful_reward import NormalizeReward
-from anywrap.vector.vectorize_action import (
+from anywrap.vector.vectorize import (
     ClipAction,
-    RescaleAction,
-    TransformAction,
-    VectorizeTransformAction,
-)
-from anywrap.vector.vectorize_observation import (
+    ClipReward,
     DtypeObservation,
     FilterObservation,
     FlattenObservation,
     GrayscaleObservation,
+    RescaleAction,
     RescaleObservation,
     ReshapeObservation,
     ResizeObservation,
+    TransformAction,
     TransformObservation,
+    TransformReward,
+    VectorizeTransformAction,
     VectorizeTransformObservation,
+    VectorizeTransformReward,
 )
-from anywrap.vector.vectorize_reward import ClipReward, TransformReward, VectorizeTransformReward
 
 __all__ = [
     "ArrayConversion",

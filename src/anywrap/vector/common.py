@@ -1,21 +1,30 @@
-"""Gymnasium's common vector wrappers: RecordEpisodeStatistics, TimeLimit."""
+"""Gymnasium's common vector wrappers: episode statistics, time limit, info to list, rendering."""
 
 from functools import partial
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap import xp
 from anywrap.shell.arrays import is_packed
 from anywrap.shell.base import Shell
-from anywrap.shell.checks import autoreset_mode, flag, step_values
+from anywrap.shell.checks import (
+    autoreset_mode,
+    check_env_kind,
+    checked_reset,
+    flag,
+    step_values,
+    wrapper_name,
+)
 from anywrap.shell.compiled import compiled, with_no_output
 from anywrap.shell.fusion import FusedStep, Part, Piece, Step
 from anywrap.shell.time import AUTORESET, check_max_episode_steps
 from anywrap.transforms import time_limit as T
+from anywrap.transforms.tile_frames import tile_frames
 from anywrap.tree import tree_map
-from anywrap.wrappers.common import EpisodeStatisticsShell
+from anywrap.wrappers.common import EpisodeStatisticsShell, HostView, host_copy
 
 _NAME = "anywrap.vector.RecordEpisodeStatistics"
 
@@ -72,8 +81,11 @@ class RecordEpisodeStatistics(EpisodeStatisticsShell, FusedStep, VectorWrapper):
         host = xp.is_host(terminated) and xp.is_host(truncated)
         report = not host or bool(np.count_nonzero(terminated) or np.count_nonzero(truncated))
         report = report or self.flat_info
-        if report:
-            self._check_info(info)
+        if report and any(k in info for k in self._written()):
+            raise ValueError(
+                f"{_NAME}: expected an info without the keys {list(self._written())} (this "
+                f"wrapper writes them), got one with the keys {sorted(info)}"
+            )
         out = self._run(
             self._transforms[report], reward, reward, terminated, truncated, now=self._now()
         )
@@ -95,14 +107,6 @@ class RecordEpisodeStatistics(EpisodeStatisticsShell, FusedStep, VectorWrapper):
     def _written(self) -> tuple[str, ...]:
         key = self._stats_key
         return (*([f"{key}_{k}" for k in "rlt"] if self.flat_info else [key]), f"_{key}")
-
-    def _check_info(self, info: dict[str, Any]) -> None:
-        written = list(self._written())
-        if any(k in info for k in written):
-            raise ValueError(
-                f"{_NAME}: expected an info without the keys {written} (this wrapper "
-                f"writes them), got one with the keys {sorted(info)}"
-            )
 
     def _write(self, info: dict[str, Any], out: Any, host: bool = False) -> None:
         key = self._stats_key
@@ -149,13 +153,10 @@ class TimeLimit(Shell, VectorWrapper):
         self._steps = 0  # steps since the last full reset: no count exceeds it
         self._state = T.init_limit(batch, xp=np)
         limit: dict[str, Any] = {"max_steps": max_episode_steps, "autoreset": AUTORESET[self._mode]}
+        step, restart = (partial(fn, **limit) for fn in (T.limit_step, T.restart_step))
+        reset = with_no_output(T.reset_limit)
         self._transforms = compiled(
-            {
-                "step": partial(T.limit_step, **limit),
-                "restart": partial(T.restart_step, **limit),
-                "same_step": T.restart_same_step,
-                "reset": with_no_output(T.reset_limit),
-            }
+            {"step": step, "restart": restart, "same_step": T.restart_same_step, "reset": reset}
         )
 
     @property
@@ -213,3 +214,135 @@ class TimeLimit(Shell, VectorWrapper):
             mask = np.logical_or(info.get("_final_obs", False), forced)
         info["final_obs"], info["_final_obs"] = final, mask
         return new_obs, info
+
+
+class DictInfoToList(Shell, VectorWrapper):
+    """:class:`gymnasium.wrappers.vector.DictInfoToList`, the values kept in their library
+    and on their device (``value[i]``); the masks are read on the host.
+
+    Example:
+        >>> import gymnasium as gym, anywrap
+        >>> anywrap.vector.DictInfoToList(gym.make_vec("CartPole-v1", num_envs=2)).reset(seed=0)[1]
+        [{}, {}]
+    """
+
+    def __init__(self, env: VectorEnv) -> None:
+        gym.utils.RecordConstructorArgs.__init__(self)
+        if not isinstance(env, VectorEnv):  # it reads num_envs alone, at each step
+            check_env_kind(self, env)
+        VectorWrapper.__init__(self, env)
+
+    def reset(  # type: ignore[override]
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, list[dict[str, Any]]]:
+        obs, info = self.env.reset(seed=seed, options=options)
+        return obs, self._to_list(info)
+
+    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, list[dict[str, Any]]]:  # type: ignore[override]
+        obs, reward, terminated, truncated, info = self.env.step(actions)
+        return obs, reward, terminated, truncated, self._to_list(info)
+
+    def _rows(self, key: str, value: Any) -> list[Any]:
+        if isinstance(value, dict):
+            return self._to_list(value)
+        if getattr(value, "shape", (None,))[:1] != (self.num_envs,):
+            raise ValueError(
+                f"{wrapper_name(self)}: expected info[{key!r}] to be an array with one row per "
+                f"sub-env ({self.num_envs}), got {xp.describe(value)}"
+            )
+        return [value[i] for i in range(self.num_envs)]
+
+    def _to_list(self, info: dict[str, Any]) -> list[dict[str, Any]]:
+        if not isinstance(info, dict):
+            raise TypeError(f"{wrapper_name(self)}: expected an info dict, got {info!r}")
+        out: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        for key, value in info.items():
+            if key.startswith("_"):
+                continue
+            rows = self._rows(key, value)
+            mask = info.get(f"_{key}")
+            kept = [True] * self.num_envs if mask is None else xp.to_numpy(mask).tolist()
+            if len(kept) != self.num_envs:
+                raise ValueError(
+                    f"{wrapper_name(self)}: expected info['_{key}'] to hold one bool per "
+                    f"sub-env ({self.num_envs}), got {xp.describe(mask)}"
+                )
+            for row, has, one in zip(out, kept, rows):
+                if has:
+                    row[key] = one
+        return out
+
+
+class _Missing(gym.vector.VectorWrapper):
+    """Where Gymnasium has no vector RecordVideo (before 1.3), constructing one says so."""
+
+    def __init__(self, env: Any, *args: Any, **kwargs: Any) -> None:
+        raise ImportError(
+            "anywrap.vector.RecordVideo: expected Gymnasium with "
+            f"gymnasium.wrappers.vector.RecordVideo (1.3 or newer), got Gymnasium {gym.__version__}"
+        )
+
+
+_Base: Any = getattr(gym.wrappers.vector, "RecordVideo", None) or _Missing
+
+
+class RecordVideo(_Base):  # type: ignore[misc]
+    """:class:`gymnasium.wrappers.vector.RecordVideo`, from frames of any library (a sequence
+    or one ``(num_envs, H, W, C)`` batch), tiled where they are and copied to the host once.
+
+    Example:
+        >>> import gymnasium as gym, anywrap
+        >>> issubclass(anywrap.vector.RecordVideo, gym.wrappers.vector.RecordVideo)
+        True
+    """
+
+    reset = checked_reset(_Base.reset)  # options checked first
+
+    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        if self.episode_trigger is not None:
+            return super().step(actions)
+        obs, rewards, terminations, truncations, info = self.env.step(actions)
+        self.step_id += 1
+        if self.step_trigger and self.step_trigger(self.step_id):
+            self.start_recording(f"{self.name_prefix}-step-{self.step_id}")
+        if self.recording:
+            self._capture_frame()
+            if len(self.recorded_frames) > self.video_length:
+                self.stop_recording()
+        return obs, rewards, terminations, truncations, info
+
+    def _capture_frame(self) -> None:
+        assert self.recording, "Cannot capture a frame, recording wasn't started."
+        frames: Any = self.env.render()
+        if not hasattr(frames, "shape"):  # Gymnasium's sequence, one frame per sub-env
+            if len(frames) != self.num_envs:
+                raise ValueError(
+                    f"anywrap.vector.RecordVideo: expected {self.num_envs} frames from "
+                    f"render(), got {len(frames)}"
+                )
+            frames = xp.namespace(frames[0]).stack(list(frames))
+        if self.record_first_only:
+            frames = frames[:1]
+        n, h, w, _ = frames.shape
+        if self.frame_cols == -1 or self.frame_rows == -1:
+            self._get_concat_frame_shape(n, h, w)
+        tiled = tile_frames(frames, rows=self.frame_rows, cols=self.frame_cols)
+        self.recorded_frames.append(host_copy(tiled))
+
+
+class HumanRendering(gym.wrappers.vector.HumanRendering):
+    """:class:`gymnasium.wrappers.vector.HumanRendering`, taking the frames of any library
+    (each shown frame is copied to the host once).
+
+    Example:
+        >>> import gymnasium as gym, anywrap
+        >>> envs = gym.make_vec("CartPole-v1", 2, render_mode="rgb_array")
+        >>> anywrap.vector.HumanRendering(envs).render_mode
+        'human'
+    """
+
+    reset = checked_reset(gym.wrappers.vector.HumanRendering.reset)
+
+    def _render_frame(self) -> None:
+        with HostView(self):
+            super()._render_frame()

@@ -1,5 +1,4 @@
-"""Gymnasium's common wrappers for one env: time limit, autoreset, order and env
-checks, episode statistics."""
+"""Gymnasium's common wrappers for one env: time limit, autoreset, checks, episode statistics."""
 
 import functools
 import time
@@ -22,12 +21,8 @@ from anywrap.shell.checks import (
 from anywrap.shell.compiled import compiled, with_no_output
 from anywrap.shell.episodes import EpisodeClock
 from anywrap.shell.time import check_max_episode_steps
+from anywrap.transforms import record_episode_statistics as E
 from anywrap.transforms import time_limit as T
-from anywrap.transforms.record_episode_statistics import (
-    init_episodes,
-    reset_episodes,
-    step_episodes,
-)
 from anywrap.tree import tree_map
 
 
@@ -206,12 +201,12 @@ class EpisodeStatisticsShell(EpisodeClock, Shell):
         self._wrap(env)
         self._stats_key, self.buffer_length = stats_key, buffer_length
         self._t0 = time.perf_counter()
-        self._state = init_episodes(batch, xp=np, buffer_length=buffer_length)
+        self._state = E.init_episodes(batch, xp=np, buffer_length=buffer_length)
         # A single env never autoresets: an episode restarts at reset() or, failing that,
         # right after it ends (SAME_STEP bookkeeping is the cheapest).
         same = not batch or autoreset_mode(name, env) is AutoresetMode.SAME_STEP
-        steps = {r: partial(step_episodes, report=r, same_step=same) for r in (True, False)}
-        self._transforms = compiled({**steps, "reset": with_no_output(reset_episodes)})
+        steps = {r: partial(E.step_episodes, report=r, same_step=same) for r in (True, False)}
+        self._transforms = compiled({**steps, "reset": with_no_output(E.reset_episodes)})
 
     @property
     def episode_returns(self) -> Any:
@@ -250,7 +245,7 @@ class RecordEpisodeStatistics(EpisodeStatisticsShell, gym.Wrapper):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         obs, info = self.env.reset(seed=seed, options=options)
-        self._state = reset_episodes(self._state, None, self._now())
+        self._state = E.reset_episodes(self._state, None, self._now())
         return obs, info
 
     def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:

@@ -1,5 +1,4 @@
-"""Rendering wrappers for one env: render collection, human rendering, video, and
-the image noise wrappers."""
+"""Rendering wrappers for one env: render collection, human rendering, video, image noise."""
 
 from functools import partial
 from typing import Any
@@ -20,16 +19,7 @@ from anywrap.shell.noise import (
     like,
 )
 from anywrap.transforms.noise import obstruct, white_noise
-from anywrap.wrappers.common import (
-    HostView,
-)
-
-
-def host_frame(frame: Any) -> Any:
-    """A rendered frame as a NumPy array (one copy from a device); anything else as it is."""
-    if isinstance(frame, np.ndarray) or not hasattr(frame, "shape"):
-        return frame
-    return xp.to_numpy(frame)
+from anywrap.wrappers.common import HostView, host_copy
 
 
 class RecordVideo(gym.wrappers.RecordVideo):
@@ -51,9 +41,9 @@ class RecordVideo(gym.wrappers.RecordVideo):
             if not frame:
                 logger.warn("anywrap.RecordVideo: render() gave no frame; none captured")
                 return
-            self.render_history += [host_frame(f) for f in frame]
+            self.render_history += [host_copy(f) for f in frame]
             frame = self.render_history[-1]
-        frame = host_frame(frame)
+        frame = host_copy(frame)
         if isinstance(frame, np.ndarray):
             self.recorded_frames.append(frame)
         else:

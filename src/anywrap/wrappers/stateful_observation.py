@@ -1,5 +1,4 @@
-"""Stateful observation wrappers for one env (their state shells, which the vector
-wrappers share, too)."""
+"""Stateful observation wrappers for one env, and the state shells the vector ones share."""
 
 from functools import partial
 from typing import Any, SupportsFloat
@@ -38,29 +37,11 @@ from anywrap.shell.spaces import (
 )
 from anywrap.shell.statistics import statistics_property, switch_property
 from anywrap.shell.time import AUTORESET, find_max_steps, time_aware_space
-from anywrap.transforms.delay_observation import (
-    init_delay,
-    release,
-    release_with_final,
-    reset_delay,
-)
-from anywrap.transforms.frame_stack_observation import (
-    FrameStack,
-    init_frame_stack,
-    push_frame,
-    push_frame_with_final,
-    reset_frame_stack,
-)
-from anywrap.transforms.max_and_skip_observation import (
-    init_max_frames,
-    max_and_skip,
-    max_of_two,
-    reset_max_frames,
-)
-from anywrap.transforms.normalize_observation import (
-    normalize_observation,
-    normalize_observation_with_final,
-)
+from anywrap.transforms import delay_observation as D
+from anywrap.transforms import frame_stack_observation as FS
+from anywrap.transforms import max_and_skip_observation as MS
+from anywrap.transforms import normalize_observation as N
+from anywrap.transforms.frame_stack_observation import FrameStack
 from anywrap.transforms.time_aware_observation import show_time, time_aware, time_aware_reset
 from anywrap.transforms.time_limit import init_clock
 from anywrap.tree import leaves
@@ -79,19 +60,13 @@ class DelayShell(DelayRing, Shell):
         self.delay, self._ranges = delay, {"count": (0, delay + 1)}
         self._check = box_check(name, single, *batch)
         self._zero = LibraryConstants(name, zero)
-        self._state = init_delay(zero, delay=delay, batch_shape=batch, xp=np)
+        self._state = D.init_delay(zero, delay=delay, batch_shape=batch, xp=np)
         # Gymnasium gives a single env's 0-d leaf (a Discrete's) as a NumPy scalar.
         self._scalars = not batch and any(np.ndim(z) == 0 for z in leaves(zero))
         self._mode = autoreset_mode(name, env) if batch else None
-        self._transforms = compiled(
-            {
-                "release": partial(
-                    release, delay=delay, next_step=self._mode is AutoresetMode.NEXT_STEP
-                ),
-                "final": partial(release_with_final, delay=delay),
-                "reset": reset_delay,
-            }
-        )
+        release = partial(D.release, delay=delay, next_step=self._mode is AutoresetMode.NEXT_STEP)
+        final = partial(D.release_with_final, delay=delay)
+        self._transforms = compiled({"release": release, "final": final, "reset": D.reset_delay})
 
 
 class DelayObservation(DelayShell, gym.ObservationWrapper):
@@ -157,13 +132,9 @@ class TimeAwareShell(Shell):
         if batch:
             self._mode = autoreset_mode(name, env)
         mode: dict[str, Any] = {"autoreset": AUTORESET[self._mode]} if batch else {}
-        self._transforms = compiled(
-            {
-                "step": partial(time_aware, feature=feature, **mode),
-                "reset": partial(time_aware_reset, feature=feature),
-                "show": partial(show_time, feature=feature),
-            }
-        )
+        step = partial(time_aware, **mode)
+        fns: dict[str, Any] = {"step": step, "reset": time_aware_reset, "show": show_time}
+        self._transforms = compiled({k: partial(fn, feature=feature) for k, fn in fns.items()})
 
 
 class TimeAwareObservation(TimeAwareShell, gym.ObservationWrapper):
@@ -198,12 +169,12 @@ class TimeAwareObservation(TimeAwareShell, gym.ObservationWrapper):
 
 
 def _reset_one(state: FrameStack, obs: Any, *, pad_with_first: bool) -> tuple[FrameStack, Any]:
-    state, out = reset_frame_stack(state, obs[None, ...], pad_with_first=pad_with_first)
+    state, out = FS.reset_frame_stack(state, obs[None, ...], pad_with_first=pad_with_first)
     return state, out[0, ...]
 
 
 def _push_one(state: FrameStack, obs: Any, *, pad_with_first: bool) -> tuple[FrameStack, Any]:
-    state, out = push_frame(state, obs[None, ...], pad_with_first=pad_with_first)
+    state, out = FS.push_frame(state, obs[None, ...], pad_with_first=pad_with_first)
     return state, out[0, ...]
 
 
@@ -214,7 +185,7 @@ def _push(
     starts a new stack; DISABLED envs restart a stack only when reset."""
     done = terminated | truncated
     when = {AutoresetMode.NEXT_STEP: {"done": done}, AutoresetMode.SAME_STEP: {"start": done}}
-    return push_frame(state, obs, pad_with_first=pad_with_first, **when.get(mode, {}))
+    return FS.push_frame(state, obs, pad_with_first=pad_with_first, **when.get(mode, {}))
 
 
 def _push_final(
@@ -228,7 +199,7 @@ def _push_final(
 ) -> tuple[FrameStack, tuple[Any, Any]]:
     """A SAME_STEP step with final observations: ``(stacks, final stacks)``."""
     done = terminated | truncated
-    state, out, final = push_frame_with_final(
+    state, out, final = FS.push_frame_with_final(
         state, obs, final, done, pad_with_first=pad_with_first
     )
     return state, (out, final)
@@ -248,14 +219,14 @@ class FrameStackShell(InPlaceState, Shell):
         self._shape = (*batch, *space.shape)
         custom = None if kind == "reset" else self.padding_value
         n = batch[0] if batch else 1  # one env: a batch of one
-        self._state = init_frame_stack(
+        self._state = FS.init_frame_stack(
             n, stack_size, space.shape, xp=np, dtype=space.dtype, padding=custom
         )
         fns: dict[str, Any] = {"reset": _reset_one, "step": _push_one}
         if batch:
             self._mode = autoreset_mode(name, env)
             step = partial(_push, mode=self._mode)
-            fns = {"reset": reset_frame_stack, "step": step, "final": _push_final}
+            fns = {"reset": FS.reset_frame_stack, "step": step, "final": _push_final}
         first = kind == "reset"
         transforms: dict[str, Any] = {k: partial(fn, pad_with_first=first) for k, fn in fns.items()}
         self._transforms = compiled(transforms, donate=tuple(transforms))
@@ -295,48 +266,32 @@ class ObservationStatisticsShell(Shell):
     update_running_mean = switch_property()
     _update_running_mean: bool
 
-    def _setup(
-        self,
-        env: Any,
-        epsilon: Any,
-        stats_dtype: Any,
-        update_running_mean: Any,
-        stats_gradient: Any,
-        **vector_args: Any,
-    ) -> None:
-        """Record and check the arguments, wrap ``env``, build the state and transforms."""
-        name, batch = self._start(
-            env,
-            epsilon=epsilon,
-            stats_dtype=stats_dtype,
-            update_running_mean=update_running_mean,
-            stats_gradient=stats_gradient,
-            **vector_args,
-        )
+    def _setup(self, env: Any, **args: Any) -> None:
+        """Record and check the constructor's ``args``, wrap ``env``, build the state and
+        transforms."""
+        name, batch = self._start(env, **args)
         single = self._single_space(env)
-        epsilon = check_epsilon(name, epsilon)
+        epsilon = check_epsilon(name, args["epsilon"])
+        stats_dtype, stats_gradient = args["stats_dtype"], args["stats_gradient"]
         check_stats_dtype(name, stats_dtype)
         leaf_boxes(name, single)
         self._wrap(env, map_space(unbounded_float32, single))
         self.epsilon, self.stats_dtype = epsilon, stats_dtype
-        self.update_running_mean = update_running_mean
+        self.update_running_mean = args["update_running_mean"]
         self._check = ObservationCheck(name, single, *batch)
         self._state = observation_stats(single, stats_dtype)
         self._boxed = True
         self.stats_gradient = flag(name, "stats_gradient", stats_gradient)
         self._mode = autoreset_mode(name, env) if batch else None
-        group = vector_args.get("process_group")
+        group = args.get("process_group")
         reduce = None if group is None else torch_allreduce_sum(group)
-        args = {"epsilon": epsilon, "reduce": reduce, "stats_gradient": stats_gradient}
-        step = partial(normalize_observation, batched=bool(batch), **args)
-        learn_final = bool(vector_args.get("learn_final_obs"))
-        final = partial(normalize_observation_with_final, learn_final=learn_final, **args)
-        self._transforms = compiled(
-            {
-                **{u: partial(step, update=u) for u in (True, False)},
-                **{("final", u): partial(final, update=u) for u in (True, False)},
-            }
-        )
+        learn_final = bool(args.get("learn_final_obs"))
+        kw = {"epsilon": epsilon, "reduce": reduce, "stats_gradient": stats_gradient}
+        step = partial(N.normalize_observation, batched=bool(batch), **kw)
+        final = partial(N.normalize_observation_with_final, learn_final=learn_final, **kw)
+        fns: dict[Any, Any] = {u: partial(step, update=u) for u in (True, False)}
+        fns.update({("final", u): partial(final, update=u) for u in (True, False)})
+        self._transforms = compiled(fns)
 
     def _check_step(self, obs: Any, *flags: Any) -> None:
         if getattr(obs, "shape", None) != self._check.shape:
@@ -381,7 +336,13 @@ class NormalizeObservation(ObservationStatisticsShell, gym.ObservationWrapper):
         update_running_mean: bool = True,
         stats_gradient: bool = False,
     ) -> None:
-        self._setup(env, epsilon, stats_dtype, update_running_mean, stats_gradient)
+        self._setup(
+            env,
+            epsilon=epsilon,
+            stats_dtype=stats_dtype,
+            update_running_mean=update_running_mean,
+            stats_gradient=stats_gradient,
+        )
 
     def observation(self, observation: Any) -> Any:
         self._check_step(observation)
@@ -406,10 +367,10 @@ class MaxAndSkipShell(InPlaceState, Shell):
             )
         self._wrap(env)
         self._shape = (*batch, *space.shape)
-        self._state = init_max_frames(batch, space.shape, xp=np, dtype=space.dtype)
-        step = max_and_skip if batch else max_of_two
+        self._state = MS.init_max_frames(batch, space.shape, xp=np, dtype=space.dtype)
+        step = MS.max_and_skip if batch else MS.max_of_two
         self._transforms = compiled(
-            {"reset": with_no_output(reset_max_frames), "step": step}, donate=("reset", "step")
+            {"reset": with_no_output(MS.reset_max_frames), "step": step}, donate=("reset", "step")
         )
 
 

@@ -1,5 +1,4 @@
-"""Stateful reward wrappers for one env: NormalizeReward (and the state shell the
-vector one shares)."""
+"""NormalizeReward for one env, and the state shell the vector one shares."""
 
 from functools import partial
 from typing import Any
@@ -31,31 +30,16 @@ class RewardStatisticsShell(Shell):
     update_running_mean = switch_property()
     _update_running_mean: bool
 
-    def _setup(
-        self,
-        env: Any,
-        gamma: Any,
-        epsilon: Any,
-        stats_dtype: Any,
-        update_running_mean: Any,
-        stats_gradient: Any,
-        **vector_args: Any,
-    ) -> None:
-        """Record and check the arguments, wrap ``env``, build the state and transforms."""
-        name, batch = self._start(
-            env,
-            gamma=gamma,
-            epsilon=epsilon,
-            stats_dtype=stats_dtype,
-            update_running_mean=update_running_mean,
-            stats_gradient=stats_gradient,
-            **vector_args,
-        )
-        gamma, epsilon = check_gamma(name, gamma), check_epsilon(name, epsilon)
+    def _setup(self, env: Any, **args: Any) -> None:
+        """Record and check the constructor's ``args``, wrap ``env``, build the state and
+        transforms."""
+        name, batch = self._start(env, **args)
+        gamma, epsilon = check_gamma(name, args["gamma"]), check_epsilon(name, args["epsilon"])
+        stats_dtype, stats_gradient = args["stats_dtype"], args["stats_gradient"]
         check_stats_dtype(name, stats_dtype)
         self._wrap(env)
         self.gamma, self.epsilon, self.stats_dtype = gamma, epsilon, stats_dtype
-        self.update_running_mean = update_running_mean
+        self.update_running_mean = args["update_running_mean"]
         acc = np.dtype(stats_dtype or ("float32" if batch else "float64"))
         state = init_returns(
             batch, xp=np, acc_dtype=acc, stats_dtype=np.dtype(stats_dtype or "float64")
@@ -65,7 +49,7 @@ class RewardStatisticsShell(Shell):
         self.stats_gradient = flag(name, "stats_gradient", stats_gradient)
         # A vector env's reset step after a done is left out, or (SAME_STEP) G restarts at 0.
         same = bool(batch) and autoreset_mode(name, env) is AutoresetMode.SAME_STEP
-        group = vector_args.get("process_group")
+        group = args.get("process_group")
         reduce = None if group is None else torch_allreduce_sum(group)
         step = partial(
             normalize_reward,
@@ -121,7 +105,14 @@ class NormalizeReward(RewardStatisticsShell, gym.Wrapper):
         update_running_mean: bool = True,
         stats_gradient: bool = False,
     ) -> None:
-        self._setup(env, gamma, epsilon, stats_dtype, update_running_mean, stats_gradient)
+        self._setup(
+            env,
+            gamma=gamma,
+            epsilon=epsilon,
+            stats_dtype=stats_dtype,
+            update_running_mean=update_running_mean,
+            stats_gradient=stats_gradient,
+        )
 
     @property
     def discounted_reward(self) -> Any:

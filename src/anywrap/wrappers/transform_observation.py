@@ -1,5 +1,4 @@
-"""Observation wrappers for one env: transform, filter, flatten, images, reshape,
-rescale, dtype, render, discretize."""
+"""Observation wrappers for one env: transform, filter, flatten, images, rescale, render, bins."""
 
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -56,20 +55,13 @@ class SpacesOnly(gym.Env):
         self.action_space = action_space if action_space is not None else gym.spaces.Discrete(1)
 
 
-def gymnasium_spaces(owner: str, build: Callable[[gym.Env], Any], space: gym.Space) -> Any:
-    """Gymnasium's wrapper ``build`` over an env of observation space ``space``: its
-    argument checks (their errors named ``owner``) and the spaces it makes."""
-    try:
-        return build(SpacesOnly(space))
-    except (TypeError, ValueError) as e:
-        raise type(e)(f"{owner}: {e}") from None
-
-
 def filter_map(owner: str, space: gym.Space, filter_keys: Any) -> tuple[gym.Space, Any, Any]:
     """Gymnasium's filtered space (its argument checks, named ``owner``), the selection of
     ``filter_keys`` and a check that an observation has those entries."""
-    build = partial(gym.wrappers.FilterObservation, filter_keys=filter_keys)
-    filtered = gymnasium_spaces(owner, build, space).observation_space
+    try:
+        filtered = gym.wrappers.FilterObservation(SpacesOnly(space), filter_keys).observation_space
+    except (TypeError, ValueError) as e:
+        raise type(e)(f"{owner}: {e}") from None
     keys = tuple(filter_keys)
     kind = dict if isinstance(keys[0], str) else tuple
 

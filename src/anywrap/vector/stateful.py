@@ -1,5 +1,4 @@
-"""Stateful observation vector wrappers: normalize, delay, frame stack, max and
-skip, time aware."""
+"""Stateful vector shells: normalize, delay, frame stack, max and skip, time aware, sticky."""
 
 from typing import Any
 
@@ -8,18 +7,16 @@ from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap import xp
 from anywrap.shell.arrays import checked, final_obs_batch, is_packed, pack_final_obs
+from anywrap.shell.checks import step_values
 from anywrap.shell.fusion import FusedStep, Part, Piece, Step
 from anywrap.shell.images import check_frames
-from anywrap.wrappers.stateful_observation import (
-    DelayShell,
-    FrameStackShell,
-    MaxAndSkipShell,
-    ObservationStatisticsShell,
-    TimeAwareShell,
-)
+from anywrap.shell.sticky_action import checked_action
+from anywrap.wrappers import stateful_action, stateful_observation, stateful_reward
 
 
-class NormalizeObservation(ObservationStatisticsShell, FusedStep, VectorWrapper):
+class NormalizeObservation(
+    stateful_observation.ObservationStatisticsShell, FusedStep, VectorWrapper
+):
     """:class:`anywrap.NormalizeObservation` for a vector env: one set of statistics, updated
     from the whole batch once per step, in every autoreset mode (in SAME_STEP mode
     ``info["final_obs"]`` is normalised too).
@@ -49,10 +46,10 @@ class NormalizeObservation(ObservationStatisticsShell, FusedStep, VectorWrapper)
     ) -> None:
         self._setup(
             env,
-            epsilon,
-            stats_dtype,
-            update_running_mean,
-            stats_gradient,
+            epsilon=epsilon,
+            stats_dtype=stats_dtype,
+            update_running_mean=update_running_mean,
+            stats_gradient=stats_gradient,
             _disable_deepcopy=True,
             process_group=process_group,
             learn_final_obs=learn_final_obs,
@@ -97,7 +94,7 @@ class NormalizeObservation(ObservationStatisticsShell, FusedStep, VectorWrapper)
         return obs, pack_final_obs(info, final, packed)
 
 
-class DelayObservation(DelayShell, VectorWrapper):
+class DelayObservation(stateful_observation.DelayShell, VectorWrapper):
     """:class:`anywrap.DelayObservation` for a vector env (Gymnasium has none), in every
     autoreset mode (in SAME_STEP mode ``info["final_obs"]`` is delayed too).
 
@@ -129,7 +126,7 @@ class DelayObservation(DelayShell, VectorWrapper):
         return out, reward, terminated, truncated, info
 
 
-class FrameStackObservation(FrameStackShell, VectorWrapper):
+class FrameStackObservation(stateful_observation.FrameStackShell, VectorWrapper):
     """:class:`anywrap.FrameStackObservation` for each sub-env of a vector env (Gymnasium has
     none), in every autoreset mode (in SAME_STEP mode ``info["final_obs"]`` becomes the
     stack the episode ended on).
@@ -168,7 +165,7 @@ class FrameStackObservation(FrameStackShell, VectorWrapper):
         return out, reward, terminated, truncated, pack_final_obs(info, stacks, packed)
 
 
-class MaxAndSkipObservation(MaxAndSkipShell, VectorWrapper):
+class MaxAndSkipObservation(stateful_observation.MaxAndSkipShell, VectorWrapper):
     """:class:`anywrap.MaxAndSkipObservation` for a vector env, except that all ``skip`` steps
     always happen: the steps after a sub-env's done belong to its next episode (their reward
     goes to the next call's; in SAME_STEP mode the observation is the new episode's and
@@ -233,7 +230,7 @@ class MaxAndSkipObservation(MaxAndSkipShell, VectorWrapper):
         return out.obs, out.reward, out.terminated, out.truncated, info
 
 
-class TimeAwareObservation(TimeAwareShell, VectorWrapper):
+class TimeAwareObservation(stateful_observation.TimeAwareShell, VectorWrapper):
     """:class:`anywrap.TimeAwareObservation` for a vector env (Gymnasium has none), in every
     autoreset mode; in SAME_STEP mode ``info["final_obs"]`` shows the ended episode's count.
 
@@ -265,3 +262,115 @@ class TimeAwareObservation(TimeAwareShell, VectorWrapper):
         else:
             out, _ = self._run(self._transforms["step"], obs, obs, terminated, truncated)
         return out, reward, terminated, truncated, info
+
+
+class NormalizeReward(stateful_reward.RewardStatisticsShell, FusedStep, VectorWrapper):
+    """:class:`anywrap.NormalizeReward` for a vector env: one ``G`` per sub-env, one
+    ``Var[G]`` over all, with Gymnasium's quirks: ``G`` resets on ``terminated`` only; in
+    NEXT_STEP and DISABLED modes the reset step after a done is left out; in SAME_STEP mode
+    ``G`` restarts at zero right after a done; ``G`` is float32 and its statistics float64
+    (``stats_dtype`` puts both in one dtype). A ``reset_mask`` zeroes only the masked
+    sub-envs' returns (Gymnasium's zeroes them all).
+
+    Example:
+        >>> import numpy as np, gymnasium as gym, anywrap
+        >>> envs = anywrap.vector.NormalizeReward(gym.make_vec("MountainCarContinuous-v0", 2))
+        >>> _ = envs.reset(seed=0)
+        >>> for _ in range(100):  # rewards -0.025 and -0.1: G = r (1 - 0.99**100) / 0.01
+        ...     _ = envs.step(np.array([[0.5], [1.0]]))
+        >>> envs.accumulated_reward.round(4)
+        array([-1.5849, -6.3397], dtype=float32)
+    """
+
+    def __init__(
+        self,
+        env: VectorEnv,
+        gamma: float = 0.99,
+        epsilon: float = 1e-8,
+        *,
+        stats_dtype: str | None = None,
+        process_group: Any = None,
+        update_running_mean: bool = True,
+        stats_gradient: bool = False,
+    ) -> None:
+        """The single wrapper's arguments, and ``process_group``, a ``torch.distributed``
+        process group to merge the statistics over."""
+        self._setup(
+            env,
+            gamma=gamma,
+            epsilon=epsilon,
+            stats_dtype=stats_dtype,
+            update_running_mean=update_running_mean,
+            stats_gradient=stats_gradient,
+            _disable_deepcopy=True,
+            process_group=process_group,
+        )
+
+    @property
+    def accumulated_reward(self) -> Any:
+        """The running discounted return ``G`` of each sub-env."""
+        return self._state.accumulated
+
+    def _after_step(
+        self, obs: Any, reward: Any, terminated: Any, truncated: Any, info: dict
+    ) -> Step:
+        self._check_step(reward, terminated, truncated)
+        scaled = self._run(
+            self._transforms[self._update_running_mean], reward, reward, terminated, truncated
+        )
+        return obs, scaled, terminated, truncated, info
+
+    def _part(self, out: Any) -> Part | None:
+        if self._saved_kwargs["process_group"] is not None:
+            return None
+        fn = self._transforms[self._update_running_mean].fn
+        return Part(Piece(fn, "reward", self._check_step, flags=True))
+
+    def _check_step(self, reward: Any, terminated: Any, truncated: Any) -> None:
+        step_values("anywrap.vector.NormalizeReward", reward, terminated, truncated, self.num_envs)
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
+        obs, info, mask = self._masked_reset(seed, options)
+        self._run(self._transforms["reset"], obs, mask)
+        return obs, info
+
+
+class StickyAction(stateful_action.StickyShell, VectorWrapper):
+    """:class:`anywrap.StickyAction` for a vector env (Gymnasium has none): a sub-env forgets
+    its last action when its episode restarts; a list of seeds is hashed into one.
+
+    Example:
+        >>> import numpy as np, gymnasium as gym, anywrap
+        >>> envs = anywrap.vector.StickyAction(gym.make_vec("CartPole-v1", 4), 0.25)
+        >>> _ = envs.reset(seed=0)
+        >>> envs.actions(np.ones(4, dtype=np.int64)).shape
+        (4,)
+    """
+
+    def reset(
+        self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        stream_seed: int | None = None
+        if isinstance(seed, list | tuple):  # one stream: from the sub-envs' seeds given
+            given = [int(s) for s in seed if s is not None]  # before the env is reset
+            stream_seed = int(np.random.SeedSequence(given).generate_state(1)[0]) if given else None
+        elif seed is not None:
+            stream_seed = int(seed)
+        obs, info, mask = self._masked_reset(seed, options)
+        self._run(self._transforms["reset"], obs, mask)
+        self._stream.reseed(self, stream_seed)
+        return obs, info
+
+    def actions(self, actions: Any) -> Any:
+        gen = self._stream.generator(self._state)
+        actions = checked_action(
+            "anywrap.vector.StickyAction", self.action_space, actions, self._state.machine.last
+        )
+        return self._run(self._transforms["step"], actions, gen, actions)
+
+    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        with self._undone_on_failure():  # refused by the env: not the last actions
+            obs, reward, terminated, truncated, info = self.env.step(self.actions(actions))
+        machine = self._state.machine._replace(prev_terminated=terminated, prev_truncated=truncated)
+        self._state = self._state._replace(machine=machine)
+        return obs, reward, terminated, truncated, info

@@ -1,21 +1,25 @@
-"""Observation vector wrappers: transform, vectorize a single-env one, filter,
-flatten, images, reshape, rescale, dtype."""
+"""Vector shells that map observations, actions or rewards."""
 
 import warnings
 from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
-from gymnasium.vector import VectorEnv, VectorWrapper
+from gymnasium.vector import VectorActionWrapper, VectorEnv, VectorRewardWrapper, VectorWrapper
 from gymnasium.vector.utils import batch_space, create_empty_array
 
 from anywrap.shell.arrays import map_final_obs
 from anywrap.shell.base import Shell
-from anywrap.shell.checks import callable_argument
+from anywrap.shell.checks import (
+    autoreset_mode_property,
+    callable_argument,
+    check_env_kind,
+    checked_reset,
+)
 from anywrap.shell.fusion import FusedStep, Part, Piece, Step
-from anywrap.shell.maps import VectorObservationMap
+from anywrap.shell.maps import VectorActionMap, VectorObservationMap, VectorRewardMap
 from anywrap.transforms.vectorize import map_rows
-from anywrap.wrappers import transform_observation as single
+from anywrap.wrappers import transform_action, transform_observation, transform_reward
 from anywrap.wrappers.transform_observation import SpacesOnly
 
 
@@ -77,13 +81,20 @@ class TransformObservation(Shell, FusedStep, VectorWrapper):
         return Part(Piece(self.func, stateful=False)) if fusable else None
 
 
-def single_wrapper(name: str, env: Any, wrapper: Any, kwargs: dict[str, Any]) -> Any:
-    """``wrapper`` (a single-env wrapper class) over an env of ``env``'s single spaces."""
-    callable_argument(name, "wrapper", wrapper)
-    return wrapper(SpacesOnly(env.single_observation_space, env.single_action_space), **kwargs)
+class Vectorized(Shell):
+    """What the Vectorize* wrappers share: Gymnasium's single-env ``wrapper`` built over an
+    env of ``env``'s single spaces."""
+
+    def __init__(self, env: VectorEnv, wrapper: type[gym.Wrapper], **kwargs: Any) -> None:
+        name, _ = self._start(env, wrapper=wrapper, **kwargs)
+        callable_argument(name, "wrapper", wrapper)
+        spaces = SpacesOnly(env.single_observation_space, env.single_action_space)
+        self.wrapper: Any = wrapper(spaces, **kwargs)
+        # (Gymnasium's observation base refuses SAME_STEP)
+        VectorWrapper.__init__(self, env)  # type: ignore[arg-type]
 
 
-class VectorizeTransformObservation(Shell, VectorWrapper):
+class VectorizeTransformObservation(Vectorized, VectorWrapper):
     """:class:`gymnasium.wrappers.vector.VectorizeTransformObservation`, stacking the rows in
     the batch's library, never writing over it, and mapping ``info["final_obs"]`` too.
 
@@ -98,9 +109,7 @@ class VectorizeTransformObservation(Shell, VectorWrapper):
     """
 
     def __init__(self, env: VectorEnv, wrapper: type[gym.ObservationWrapper], **kwargs: Any):
-        name, _ = self._start(env, wrapper=wrapper, **kwargs)
-        self.wrapper = single_wrapper(name, env, wrapper, kwargs)
-        VectorWrapper.__init__(self, env)  # (Gymnasium's observation base refuses SAME_STEP)
+        super().__init__(env, wrapper, **kwargs)
         self.single_observation_space = self.wrapper.observation_space
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.same_out = self.observation_space == self.env.observation_space
@@ -132,7 +141,7 @@ class FilterObservation(VectorObservationMap):
                [0]], dtype=int32)}
     """
 
-    __init__ = single.FilterObservation.__init__
+    __init__ = transform_observation.FilterObservation.__init__
 
 
 class FlattenObservation(VectorObservationMap):
@@ -145,8 +154,8 @@ class FlattenObservation(VectorObservationMap):
         (3, 45)
     """
 
-    __init__ = single.FlattenObservation.__init__
-    _mapped = single.FlattenObservation._mapped
+    __init__ = transform_observation.FlattenObservation.__init__
+    _mapped = transform_observation.FlattenObservation._mapped
 
 
 class GrayscaleObservation(VectorObservationMap):
@@ -161,7 +170,7 @@ class GrayscaleObservation(VectorObservationMap):
         (2, 210, 160)
     """
 
-    __init__ = single.GrayscaleObservation.__init__
+    __init__ = transform_observation.GrayscaleObservation.__init__
 
 
 class ResizeObservation(VectorObservationMap):
@@ -176,7 +185,7 @@ class ResizeObservation(VectorObservationMap):
         (2, 84, 84, 3)
     """
 
-    __init__ = single.ResizeObservation.__init__
+    __init__ = transform_observation.ResizeObservation.__init__
 
 
 class ReshapeObservation(VectorObservationMap):
@@ -190,7 +199,7 @@ class ReshapeObservation(VectorObservationMap):
         (3, 2, 2)
     """
 
-    __init__ = single.ReshapeObservation.__init__
+    __init__ = transform_observation.ReshapeObservation.__init__
 
 
 class RescaleObservation(VectorObservationMap):
@@ -205,7 +214,7 @@ class RescaleObservation(VectorObservationMap):
         ((2, 2), True)
     """
 
-    __init__ = single.RescaleObservation.__init__
+    __init__ = transform_observation.RescaleObservation.__init__
 
 
 class DtypeObservation(VectorObservationMap):
@@ -218,4 +227,148 @@ class DtypeObservation(VectorObservationMap):
         dtype('float16')
     """
 
-    __init__ = single.DtypeObservation.__init__
+    __init__ = transform_observation.DtypeObservation.__init__
+
+
+class TransformAction(FusedStep, gym.wrappers.vector.TransformAction):
+    """:class:`gymnasium.wrappers.vector.TransformAction`, with anywrap's checks: ``func``
+    maps every batch of actions, which pass untouched.
+
+    Example:
+        >>> import numpy as np, gymnasium as gym, anywrap
+        >>> envs = gym.make_vec("MountainCarContinuous-v0", 2)
+        >>> anywrap.vector.TransformAction(envs, lambda a: 0.3 * a).actions(np.ones((2, 1)))
+        array([[0.3],
+               [0.3]])
+    """
+
+    def __init__(
+        self,
+        env: VectorEnv,
+        func: Callable[[Any], Any],
+        action_space: gym.Space | None = None,
+        single_action_space: gym.Space | None = None,
+    ) -> None:
+        check_env_kind(self, env)
+        callable_argument("anywrap.vector.TransformAction", "func", func)
+        super().__init__(env, func, action_space, single_action_space)
+
+    reset = checked_reset(gym.wrappers.vector.TransformAction.reset)
+    _before_step, _part = VectorActionMap._before_step, VectorActionMap._part
+
+
+class VectorizeTransformAction(Vectorized, VectorActionWrapper):
+    """:class:`gymnasium.wrappers.vector.VectorizeTransformAction`, stacking the rows in the
+    batch's library (and in the env's action dtype) and never writing over it.
+
+    Example:
+        >>> import numpy as np, gymnasium as gym, anywrap
+        >>> envs = gym.make_vec("MountainCarContinuous-v0", num_envs=2)
+        >>> envs = anywrap.vector.VectorizeTransformAction(
+        ...     envs, gym.wrappers.TransformAction, func=lambda a: 0.0 * a, action_space=None)
+        >>> envs.actions(np.ones((2, 1), np.float32))
+        array([[0.],
+               [0.]], dtype=float32)
+    """
+
+    def __init__(self, env: VectorEnv, wrapper: type[gym.ActionWrapper], **kwargs: Any):
+        super().__init__(env, wrapper, **kwargs)
+        self.single_action_space = self.wrapper.action_space
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.same_out = self.action_space == self.env.action_space
+        self._like = create_empty_array(self.env.single_action_space, 1)
+
+    def actions(self, actions: Any) -> Any:
+        return map_rows(self.wrapper.action, actions, actions if self.same_out else self._like)
+
+
+class ClipAction(VectorActionMap):
+    """:class:`anywrap.ClipAction` for a vector env; the clipped batch takes the action
+    space's dtype (Gymnasium's quirk).
+
+    Example:
+        >>> import numpy as np, gymnasium as gym, anywrap
+        >>> envs = gym.make_vec("MountainCarContinuous-v0", num_envs=3, vectorization_mode="sync")
+        >>> anywrap.vector.ClipAction(envs).actions(np.array([[5.0], [-0.25], [-3.0]]))
+        array([[ 1.  ],
+               [-0.25],
+               [-1.  ]], dtype=float32)
+    """
+
+    _state = None  # not a checkpoint layer (as in 0.1)
+    __init__ = transform_action.ClipAction.__init__
+
+
+class RescaleAction(VectorActionMap):
+    """:class:`anywrap.RescaleAction` for a vector env; the batch sent to the env takes the
+    env's action dtype (Gymnasium's quirk).
+
+    Example:
+        >>> import numpy as np, gymnasium as gym, anywrap
+        >>> envs = gym.make_vec("MountainCarContinuous-v0", num_envs=2, vectorization_mode="sync")
+        >>> anywrap.vector.RescaleAction(envs, 0.0, 1.0).actions(np.array([[0.0], [0.75]]))
+        array([[-1. ],
+               [ 0.5]], dtype=float32)
+    """
+
+    __init__ = transform_action.RescaleAction.__init__
+
+
+class TransformReward(FusedStep, gym.wrappers.vector.TransformReward):
+    """:class:`gymnasium.wrappers.vector.TransformReward`, with anywrap's checks: ``func``
+    maps every batch of rewards, which pass untouched. On device arrays ``func`` joins the
+    stack's one program a step, as :class:`TransformObservation`'s does.
+
+    Example:
+        >>> import gymnasium as gym, anywrap, numpy as np
+        >>> envs = anywrap.vector.TransformReward(gym.make_vec("CartPole-v1", 2), lambda r: 2 * r)
+        >>> envs.rewards(np.array([1.0, 0.5]))
+        array([2., 1.])
+    """
+
+    def __init__(self, env: VectorEnv, func: Callable[[Any], Any]) -> None:
+        callable_argument("anywrap.vector.TransformReward", "func", func)
+        super().__init__(env, func)
+
+    reset = checked_reset(gym.wrappers.vector.TransformReward.reset)
+    autoreset_mode = autoreset_mode_property()
+    _after_step = VectorRewardMap._after_step
+
+    def _part(self, out: Any) -> Part | None:  # ``func`` traced, as TransformObservation's
+        if type(self).rewards is not gym.wrappers.vector.TransformReward.rewards:
+            return None
+        fusable = getattr(type(self.func), "__hash__", None)
+        return Part(Piece(self.func, "reward", stateful=False)) if fusable else None
+
+
+class VectorizeTransformReward(Vectorized, VectorRewardWrapper):
+    """:class:`gymnasium.wrappers.vector.VectorizeTransformReward`, in the rewards' library
+    and dtype, never writing over the env's array.
+
+    Example:
+        >>> import numpy as np, gymnasium as gym, anywrap
+        >>> envs = gym.make_vec("MountainCarContinuous-v0", num_envs=3)
+        >>> envs = anywrap.vector.VectorizeTransformReward(
+        ...     envs, gym.wrappers.TransformReward, func=lambda r: r > 0 and r or 0.0)
+        >>> envs.rewards(np.array([-1.0, 0.5, 2.0]))
+        array([0. , 0.5, 2. ])
+    """
+
+    __init__ = Vectorized.__init__
+
+    def rewards(self, rewards: Any) -> Any:
+        return map_rows(self.wrapper.reward, rewards, rewards)
+
+
+class ClipReward(VectorRewardMap):
+    """:class:`anywrap.ClipReward` for a vector env; the rewards keep their dtype, as in
+    Gymnasium (which writes them back into the env's array: never done here).
+
+    Example:
+        >>> import numpy as np, gymnasium as gym, anywrap
+        >>> envs = gym.make_vec("CartPole-v1", 2, vectorization_mode="sync")
+        >>> anywrap.vector.ClipReward(envs, 0.0, 0.5).rewards(np.array([1.0, -1.0]))
+        array([0.5, 0. ])
+    """
+
+    __init__ = transform_reward.ClipReward.__init__
