@@ -226,7 +226,12 @@ def _by_class(own: list[str], saved: list[str]) -> dict[str, str]:
     queues: dict[str, list[str]] = {}
     for prefix in saved:
         queues.setdefault(prefix.partition(".")[2], []).append(prefix)
-    return {p: queues[c].pop(0) for p in own if queues.get(c := p.partition(".")[2])}
+    matched = {}
+    for prefix in own:
+        queue = queues.get(prefix.partition(".")[2])
+        if queue:  # the saved layers of this class, taken in order
+            matched[prefix] = queue.pop(0)
+    return matched
 
 
 def _layer_map(

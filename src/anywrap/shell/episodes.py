@@ -4,7 +4,8 @@ Example:
     >>> from anywrap.transforms.record_episode_statistics import init_episodes
     >>> import numpy as np
     >>> class Shell(EpisodeClock):
-    ...     _state, buffer_length = init_episodes((2,), xp=np, buffer_length=3), 3
+    ...     buffer_length = 3
+    ...     _state = init_episodes((2,), xp=np, buffer_length=3)
     >>> Shell().return_queue
     deque([], maxlen=3)
 """
