@@ -767,6 +767,41 @@ def test_a_program_reads_module_globals_once_as_jax_jit_does(compiled, monkeypat
     assert [r.compiled for r in compiled()] == [True]
 
 
+def test_a_program_guards_its_tensors_and_the_global_state_only(compiled, monkeypatch):
+    """The signature fixes the trees, their constants and the transform's closure, so a
+    program keeps TorchDynamo's guards on its tensors and on the global state (grad mode,
+    autocast, ...) and drops the rest; a guard type a release adds is kept. (Guard filters
+    came with PyTorch 2.8: before it, every guard stays.)"""
+    from anywrap.backends import torch_compile
+
+    offered: list[tuple[str, bool, bool]] = []
+    real = torch_compile._guards_kept
+
+    def spy(entries):
+        kept = real(entries)
+        offered.extend((e.guard_type, bool(e.is_global), k) for e, k in zip(entries, kept))
+        return kept
+
+    monkeypatch.setattr(torch_compile, "_guards_kept", spy)
+    program = axp.Compiled(lambda s, x, k: ((s[0] + x * k).exp() - s[1], s[1] + 1.0))
+    state = (torch.zeros(4), torch.ones(4))
+    for _ in range(3):
+        out, _ = program(state, torch.arange(4.0), 3.0)
+    np.testing.assert_allclose(out.numpy(), np.exp(3 * np.arange(4.0)) - 1, rtol=1e-6)
+    if tuple(int(v) for v in torch.__version__.split(".")[:2]) < (2, 8):
+        assert offered == []
+        return
+    kept = {t for t, g, k in offered if k}
+    assert {"TENSOR_MATCH", "GLOBAL_STATE"} <= kept, offered
+    assert not kept & torch_compile._DROPPED_GUARDS, offered
+    assert {t for t, _, k in offered if not k} & {"TYPE_MATCH", "SEQUENCE_LENGTH"}, offered
+
+    class Entry:
+        guard_type, is_global = "A_GUARD_OF_A_LATER_RELEASE", False
+
+    assert real([Entry()]) == [True]
+
+
 def test_a_pytorch_without_guard_filters_keeps_the_inductor_options(compiled, monkeypatch):
     """``guard_filter_fn`` came with PyTorch 2.8: where ``torch.compile`` refuses it,
     the program is compiled with the other options first (then with the defaults,
