@@ -4,6 +4,8 @@ update takes the finite rows at once, and a compiled program reads the batch onc
 
 from __future__ import annotations
 
+from unittest import mock
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -267,17 +269,31 @@ def test_constant_is_a_kept_0d_tensor_with_the_numbers_of_a_python_number():
     size=st.integers(min_value=1, max_value=80),
 )
 def test_push_true_torch_is_the_generic_push(mask, size):
-    """PyTorch's route (one topk over the candidates) pushes what last_true_indices,
-    take and push_front push, for any count of Trues, fewer or more than the buffer."""
+    """PyTorch's routes (eagerly one topk over the candidates; traced, a running count
+    and a binary search) push what last_true_indices, take and push_front push, for any
+    count of Trues, fewer or more than the buffer."""
     m = np.array(mask)
     values = (np.arange(m.size, dtype=np.float64), np.arange(m.size, dtype=np.int64) * 3)
     buffers = (np.arange(size, dtype=np.float64) + 1000, np.arange(size, dtype=np.int64) - 7)
     want = xp.push_true.dispatch(object)(m, buffers, values, int(m.sum()))
     t = torch.from_numpy
-    got = xp.push_true(t(m), tuple(map(t, buffers)), tuple(map(t, values)), t(m).sum())
-    for g, w in zip(got, want):
-        assert g.dtype == t(w).dtype
-        np.testing.assert_array_equal(g.numpy(), w)
+    for traced in (False, True):
+        with mock.patch.object(torch.compiler, "is_compiling", return_value=traced):
+            got = xp.push_true(t(m), tuple(map(t, buffers)), tuple(map(t, values)), t(m).sum())
+        for g, w in zip(got, want):
+            assert g.dtype == t(w).dtype
+            np.testing.assert_array_equal(g.numpy(), w)
+
+
+def test_push_true_torch_traces_whole():
+    """The traced route compiles as one graph and pushes what the eager one does."""
+    m = torch.tensor([True, False, True, True, False, True])
+    buffers = (torch.arange(4, dtype=torch.float64), torch.arange(4) - 7)
+    values = (torch.arange(6, dtype=torch.float64) * 10, torch.arange(6) * 3)
+    compiled = torch.compile(xp.push_true.dispatch(torch.Tensor), fullgraph=True, backend="eager")
+    want = xp.push_true(m, buffers, values, m.sum())
+    for g, w in zip(compiled(m, buffers, values, m.sum()), want):
+        assert torch.equal(g, w)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

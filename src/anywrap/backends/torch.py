@@ -167,9 +167,22 @@ _push_scores: dict[tuple[int, int, Any], tuple[Any, Any, Any]] = {}
 
 @xp.push_true.register(torch.Tensor)
 def _push_true(mask: Any, buffers: Any, values: Any, count: Any) -> Any:
-    # Scores: the mask's Trues by index above the buffer's slots by age, the Falses below
-    # all; one topk of the `size` best indexes values and buffers concatenated.
     n, size = mask.shape[0], buffers[0].shape[0]
+    if torch.compiler.is_compiling():
+        # Traced, a scan and a binary search fuse into the program (a topk and its
+        # concatenations stay calls of their own: 40 to 50 us a step on a CPU, 4096 envs).
+        # Slot j takes the True whose running count is count - j (the j-th newest), or,
+        # past the Trues, the buffer's slot j - count.
+        j = torch.arange(size, device=mask.device)
+        found = torch.searchsorted(torch.cumsum(mask, 0), count - j).clamp(max=n - 1)
+        older, front = (j - count).clamp(min=0), j < count
+        return tuple(
+            torch.where(front, v.index_select(0, found).to(b.dtype), b.index_select(0, older))
+            for b, v in zip(buffers, values)
+        )
+    # Eagerly, fewer launches: the mask's Trues scored by index above the buffer's slots
+    # by age, the Falses below all; one topk of the `size` best indexes values and buffers
+    # concatenated.
     key = (n, size, mask.device)
     scores = _push_scores.get(key)
     if scores is None:
