@@ -566,23 +566,25 @@ def plot(figures: dict[str, Any], path: str) -> None:
         for target, style in ((2.0, "--"), (1.5, ":")):
             ax.axvline(target * hand[key], color="#c33", linestyle=style, linewidth=1)
         ax.set_xlabel(label)
+        ax.set_xlim(0, 1.08 * max(*values, 2.0 * hand[key]))
         ax.invert_yaxis()
-    axes[0].legend(
-        ["2x hand-written (eager target)", "1.5x (compiled target)"], fontsize=8, loc="lower right"
-    )
-    if any(c.get("env_slower_us") for c in cases.values()):
-        from matplotlib.patches import Patch
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
 
-        hatched = Patch(facecolor="none", edgecolor="#144", hatch="///", lw=0)
-        axes[1].legend(
-            [hatched], ["of which the env's own step, slowed"], fontsize=8, loc="upper right"
-        )
+    handles: list[Any] = [
+        Line2D([], [], color="#c33", linestyle=style, linewidth=1) for style in ("--", ":")
+    ]
+    labels = ["2x hand-written (eager target)", "1.5x hand-written (compiled target)"]
+    if any(c.get("env_slower_us") for c in cases.values()):
+        handles.append(Patch(facecolor="none", edgecolor="#144", hatch="///", lw=0))
+        labels.append("of which the env's own step, slowed")
+    fig.legend(handles, labels, fontsize=8, loc="lower center", ncol=len(labels), frameon=False)
     fig.suptitle(
         f"CleanRL stack over Pendulum x{figures['num_envs']} on {figures['device']}, "
         f"{figures['library']}, median of {figures['rounds']} rounds",
         fontsize=10,
     )
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.07, 1, 1))  # room for the legend below
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
