@@ -267,6 +267,36 @@ def test_a_tensor_passed_twice_then_apart(compiled):
     assert a.tolist() == [1.0, 2.0, 3.0] and b.tolist() == [20.0, 22.0, 24.0]
 
 
+def test_calls_are_counted_by_tree_until_a_signature_can_be_due(compiled, monkeypatch):
+    """No signature is made (0.5 us a tensor) before the tree's ``after_calls``-th call;
+    that call's signature is compiled then, and a later signature counts its own calls."""
+    from anywrap.backends import torch_compile
+
+    made = []
+
+    def signature(structure, flat):
+        made.append(len(flat))
+        return real(structure, flat)
+
+    real = torch_compile._signature
+    monkeypatch.setattr(torch_compile, "_signature", signature)
+    axp.set_compile(True, after_calls=4)
+    program = torch_compile.TorchProgram(lambda x, y: (x + y) * y - x / (y + 1))
+    x, wide = torch.arange(3.0), torch.arange(5.0)
+    for _ in range(3):
+        program(x, x)
+    assert made == [] and not program._signatures and not compiled()
+    program(x, x)  # the tree's 4th call: its signature, compiled
+    assert made == [2] and [(r.signature, r.compiled) for r in compiled()] == [
+        ("float32[3]@cpu, float32[3]@cpu", True)
+    ]
+    outs = [program(wide, wide) for _ in range(3)]  # a new signature: eager, counted
+    assert len(compiled()) == 1
+    outs.append(program(wide, wide))  # its own 4th call
+    assert [r.signature for r in compiled()][1:] == ["float32[5]@cpu, float32[5]@cpu"]
+    assert all(torch.allclose(o, (wide + wide) * wide - wide / (wide + 1)) for o in outs)
+
+
 def test_auto_runs_cpu_tensors_eagerly_without_a_signature(compiled):
     """``auto`` (the default) never compiles CPU tensors: such a call goes straight to
     the transform, and no signature is made for it; ``True`` then makes one."""
@@ -441,7 +471,8 @@ def test_a_state_fed_back_is_checked_by_identity(compiled, monkeypatch):
         state, want = tuple(state_out), tuple(want_out)
         assert float(total) == float(want_total)
     torch.testing.assert_close(state, want, rtol=0, atol=0)
-    assert full["checks"] == 4  # two calls to compile, one run, one to learn; then none
+    # The first call only counts; then the compiling call, one run, one to learn; then none.
+    assert full["checks"] == 3
 
     # A non-fed leaf of another dtype, shape or kind is checked in full.
     for x, now in [

@@ -260,21 +260,9 @@ def _compile_checked(
 # a release adds are kept, so that what is unknown stays safe. Checking the 400-odd
 # structural guards of a stack's program took about 40 us a step on a CPU.
 _DROPPED_GUARDS = frozenset(
-    (
-        "BUILTIN_MATCH",
-        "CLASS_MATCH",
-        "CLOSURE_MATCH",
-        "CONSTANT_MATCH",
-        "DICT_KEYS_MATCH",
-        "DICT_NOT_CONTAINS",
-        "DIMENSION_DYNAMIC_MARKING_GUARD",
-        "EQUALS_MATCH",
-        "ID_MATCH",
-        "MODULE_MATCH",
-        "NOT_PRESENT_IN_GENERIC_DICT",
-        "SEQUENCE_LENGTH",
-        "TYPE_MATCH",
-    )
+    "BUILTIN_MATCH CLASS_MATCH CLOSURE_MATCH CONSTANT_MATCH DICT_KEYS_MATCH DICT_NOT_CONTAINS "
+    "DIMENSION_DYNAMIC_MARKING_GUARD EQUALS_MATCH ID_MATCH MODULE_MATCH "
+    "NOT_PRESENT_IN_GENERIC_DICT SEQUENCE_LENGTH TYPE_MATCH".split()
 )
 
 
@@ -368,7 +356,8 @@ class TorchProgram:
     def __init__(self, fn: Callable[..., Any]) -> None:
         self.fn = fn
         self.name = _name(fn)
-        self._structures: list[Structure] = []
+        # Each structure (nearly always one), and its calls until a signature may be due.
+        self._structures: dict[Structure, int] = {}
         self._signatures: dict[Any, _Signature] = {}
         self._warned = False
         self._eager_only = _calls_back(fn)  # such a transform stays eager, silently
@@ -387,10 +376,23 @@ class TorchProgram:
             if flat is not None and sig.fits(flat, last[1]):
                 return self._run(sig, flat)
         cpu_eager = not switch.compiles_on_cpu()
-        for structure in self._structures:  # nearly always one
+        credit = 0
+        for structure, counted in self._structures.items():
             flat = structure.leaves(tree)
             if flat is not None:
-                key = _EAGER if cpu_eager and _on_cpu(flat) else _signature(structure, flat)
+                if cpu_eager and _on_cpu(flat):
+                    key = _EAGER
+                    break
+                # No signature of a structure called fewer than after_calls - 1 times can
+                # be due: count the structure, not the signature (0.5 us a leaf). From
+                # then on signatures count; the first is credited the structure's calls.
+                if counted >= 0:
+                    if counted < switch.compile_after_calls() - 1:
+                        self._structures[structure] = counted + 1
+                        self._last = None
+                        return self.fn(*args, **kwargs)
+                    credit, self._structures[structure] = counted, -1
+                key = _signature(structure, flat)
                 if key is not _BRANCH:
                     break
         else:  # a new structure
@@ -399,7 +401,8 @@ class TorchProgram:
             except TypeError:  # a mapping the straight-line code does not take
                 return self.fn(*args, **kwargs)
             if len(self._structures) < MAX_SIGNATURES:
-                self._structures.append(structure)
+                self._structures[structure] = 0
+                return self(*args, **kwargs)  # counted as a known structure's call
             flat = structure.leaves(tree)
             assert flat is not None
             key = _EAGER if cpu_eager and _on_cpu(flat) else _signature(structure, flat)
@@ -413,6 +416,7 @@ class TorchProgram:
                 self._warn(f"more than {MAX_SIGNATURES} signatures; the others run eagerly")
                 return self.fn(*args, **kwargs)
             sig = self._signatures[key] = _Signature(structure, key, self.fn)
+            sig.calls = credit
         if sig.program is not None:
             if last is not None and last[0] is sig:
                 sig.learn(flat, last[1])
