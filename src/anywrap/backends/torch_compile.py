@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 import time
 import types
 import warnings
@@ -154,7 +155,7 @@ class _Small(Exception):
 class _Program(NamedTuple):
     """A compiled program, shared between wrappers (``cached``: no compiler ran)."""
 
-    run: Callable[..., tuple[Any, list[torch.Tensor]]]
+    run: Callable[..., tuple[Any, Sequence[torch.Tensor]]]
     plan: list[tuple[int, torch.dtype | None, torch.device | None]]
     kernels: str | None
     cached: bool
@@ -173,12 +174,8 @@ class _Counting(TorchFunctionMode):
 
 def _child_seconds() -> float:
     """CPU seconds of the child processes waited for (the C++ compiler); NaN if unknown."""
-    try:
-        import resource
-    except ImportError:  # pragma: no cover - not on Windows
-        return math.nan
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+    t = os.times()  # Windows counts no children
+    return t.children_user + t.children_system if os.name == "posix" else math.nan
 
 
 def _compile_checked(
@@ -186,23 +183,22 @@ def _compile_checked(
 ) -> _Program:
     """``fn`` compiled for the leaves ``flat``, run once and checked against ``expected``."""
     plan = _plan(flat)
+    planned = {i for i, _, _ in plan}
+    base = [None if i in planned else x for i, x in enumerate(flat)]  # the constants
 
-    def with_tensors(tensors: Sequence[torch.Tensor]) -> Any:
-        vals = list(flat)
+    def arguments(tensors: Sequence[torch.Tensor]) -> Any:
+        vals = list(base)
         for (i, _, _), t in zip(plan, tensors):
             vals[i] = t
         return structure.unflatten(vals)
 
     # Distinct tensors: a tensor passed twice (an observation that is also the final
     # observation) would be one input of the graph, which would then read both from it.
-    inputs: list[torch.Tensor] = []
-    seen: set[int] = set()
-    for t in _inputs(flat, plan):
-        inputs.append(t.clone() if id(t) in seen else t)
-        seen.add(id(t))
+    inputs = _inputs(flat, plan)
+    inputs = [t.clone() if any(t is u for u in inputs[:k]) else t for k, t in enumerate(inputs)]
     counting = _Counting()
     with torch.no_grad(), counting:
-        args, kwargs = with_tensors(inputs)
+        args, kwargs = arguments(inputs)
         out = fn(*args, **kwargs)
     template = _template(out)
     largest = max((t.numel() for t in inputs), default=0)
@@ -220,12 +216,18 @@ def _compile_checked(
         kernels = f"{build} ({why})"
         options = {**INDUCTOR_OPTIONS, **(SCALAR_OPTIONS if build == "scalar" else {})}
 
-    def call(args: Any, kwargs: Any) -> Any:
-        return fn(*args, **kwargs)
+    # Flat tensors in and out: the trees are built inside the trace, not around each call,
+    # and TorchDynamo guards one level of arguments (not the tree walkers' globals).
+    out_structure = Structure(template)
+    out_leaves = leaves(template)
+    slots = [i for i, leaf in enumerate(out_leaves) if leaf is _SLOT]
 
-    # The trees are the compiled function's arguments: were they rebuilt inside,
-    # TorchDynamo would guard on the tree walker's globals at every call. A code object
-    # of its own: torch.compile keeps programs per code.
+    def call(*tensors: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        args, kwargs = arguments(tensors)
+        out = out_structure.leaves(fn(*args, **kwargs))
+        return tuple(out[i] for i in slots)  # type: ignore[index]
+
+    # A code object of its own: torch.compile keeps programs per code.
     name = f"anywrap_{_name(fn)}".replace(".", "_").replace("<", "").replace(">", "")
     code = call.__code__.replace(co_name=name)
     call = types.FunctionType(code, call.__globals__, name, None, call.__closure__)
@@ -236,14 +238,14 @@ def _compile_checked(
         except RuntimeError:
             if opts is None:
                 raise
-    out_structure = Structure(template)
-    slots = [i for i, leaf in enumerate(leaves(template)) if leaf is _SLOT]
 
-    def run(*tensors: torch.Tensor) -> tuple[Any, list[torch.Tensor]]:
+    def run(*tensors: torch.Tensor) -> tuple[Any, Sequence[torch.Tensor]]:
         with torch.no_grad():
-            out = compiled(*with_tensors(tensors))
-        flat_out = out_structure.leaves(out)
-        return out, [flat_out[i] for i in slots]  # type: ignore[index]
+            outs = compiled(*tensors)
+        vals = list(out_leaves)
+        for i, t in zip(slots, outs):
+            vals[i] = t
+        return out_structure.unflatten(vals), outs
 
     before = _child_seconds()
     run(*inputs)
@@ -252,13 +254,11 @@ def _compile_checked(
     return _Program(run, plan, kernels, cached)
 
 
-# The guards a program keeps: each argument tensor's (shape, strides, dtype, device and
-# dispatch keys: a tensor under a functorch transform differs) and the global state (grad
-# mode, autocast, default device, function modes). The others (the trees' types and lengths,
-# their constants, the transform's closure, module globals) the signature fixes already:
-# each program is one signature's, run only after the signature has matched. Guard types
-# a release adds are kept, so that what is unknown stays safe. Checking the 400-odd
-# structural guards of a stack's program took about 40 us a step on a CPU.
+# A program keeps the guards on each argument tensor (shape, strides, dtype, device and
+# dispatch keys: a tensor under a functorch transform differs) and on the global state (grad
+# mode, autocast, default device, function modes); the signature, matched before a program
+# runs, fixes the others (types, lengths, constants, closure, module globals: 400-odd, 40 us
+# a step). Guard types a release adds are kept, so that what is unknown stays safe.
 _DROPPED_GUARDS = frozenset(
     "BUILTIN_MATCH CLASS_MATCH CLOSURE_MATCH CONSTANT_MATCH DICT_KEYS_MATCH DICT_NOT_CONTAINS "
     "DIMENSION_DYNAMIC_MARKING_GUARD EQUALS_MATCH ID_MATCH MODULE_MATCH "
