@@ -4,6 +4,7 @@ update takes the finite rows at once, and a compiled program reads the batch onc
 
 from __future__ import annotations
 
+import collections
 from unittest import mock
 
 import numpy as np
@@ -285,15 +286,20 @@ def test_push_true_torch_is_the_generic_push(mask, size):
             np.testing.assert_array_equal(g.numpy(), w)
 
 
-def test_push_true_torch_traces_whole():
-    """The traced route compiles as one graph and pushes what the eager one does."""
+@pytest.mark.parametrize("size", [2, 4, 7])
+def test_push_true_torch_traces_whole(size):
+    """The traced route compiles as one graph and pushes what Gymnasium's deque holds:
+    each finished env's value put in front, in ascending env order, the oldest dropped."""
     m = torch.tensor([True, False, True, True, False, True])
-    buffers = (torch.arange(4, dtype=torch.float64), torch.arange(4) - 7)
+    buffers = (torch.arange(size, dtype=torch.float64), torch.arange(size) - 7)
     values = (torch.arange(6, dtype=torch.float64) * 10, torch.arange(6) * 3)
     compiled = torch.compile(xp.push_true.dispatch(torch.Tensor), fullgraph=True, backend="eager")
-    want = xp.push_true(m, buffers, values, m.sum())
-    for g, w in zip(compiled(m, buffers, values, m.sum()), want):
-        assert torch.equal(g, w)
+    got = compiled(m, buffers, values, m.sum())
+    for g, b, v in zip(got, buffers, values):
+        queue = collections.deque(b.tolist(), maxlen=size)  # newest on the left
+        for i in np.flatnonzero(m.numpy()):
+            queue.appendleft(v[i].item())
+        assert g.dtype == b.dtype and g.tolist() == list(queue)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
