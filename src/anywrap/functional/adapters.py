@@ -33,7 +33,7 @@ def _brax_chain(env: Any) -> tuple[bool, int | None, bool, bool, str]:
     reset splits one key (VmapWrapper(batch_size=n)), autoreset, the wrappers outermost
     first, for error messages)``."""
     names: list[str] = []
-    batched, batch_size, splits_key, autoreset = False, None, False, False
+    batched, batch_size, splits_key = False, None, False
     e = env
     for _ in range(64):
         name = type(e).__name__
@@ -44,12 +44,11 @@ def _brax_chain(env: Any) -> tuple[bool, int | None, bool, bool, str]:
             splits_key = batch_size is not None
         elif not batched and name in _KEY_BATCH_VMAPS:
             batched, batch_size = True, _randomized_batch(e)
-        if "AutoReset" in name:
-            autoreset = True
-        nxt = e.__dict__.get("env") if hasattr(e, "__dict__") else None
+        nxt = getattr(e, "__dict__", {}).get("env")
         if nxt is None or nxt is e:
             break
         e = nxt
+    autoreset = any("AutoReset" in name for name in names)
     return batched, batch_size, splits_key, autoreset, " > ".join(names)
 
 

@@ -37,7 +37,7 @@ class NoiseMap(Wrapper):
     global_fields = ("key",)
     _noisy: Callable[[Any, Any], tuple[Any, Any]]
 
-    def __init__(self, env: FunctionalEnv) -> None:
+    def __init__(self, env: FunctionalEnv, is_noise_grayscale: bool) -> None:
         super().__init__(env)
         space = env.observation_space
         if not isinstance(space, gym.spaces.Box) or len(space.shape) != 3:
@@ -45,6 +45,7 @@ class NoiseMap(Wrapper):
                 f"{wrapper_name(self)}: expected a Box observation space of images (H, W, C), "
                 f"got {space}"
             )
+        self.is_noise_grayscale = is_noise_grayscale
 
     def reset(self, key: jax.Array) -> tuple[Any, Any]:
         key, mine = wrapper_key(key)
@@ -89,9 +90,8 @@ class AddWhiteNoise(NoiseMap):
                 f"{wrapper_name(self)}: expected `probability_of_noise_per_pixel` in [0, 1), "
                 f"got {probability_of_noise_per_pixel!r}"
             )
-        super().__init__(env)
+        super().__init__(env, is_noise_grayscale)
         self.probability_of_noise_per_pixel = probability_of_noise_per_pixel
-        self.is_noise_grayscale = is_noise_grayscale
 
     def _noisy(self, key: Any, frames: Any) -> tuple[Any, Any]:
         key, noise = draw_noise(key, tuple(frames.shape), gray=self.is_noise_grayscale)
@@ -123,10 +123,9 @@ class ObstructView(NoiseMap):
         is_noise_grayscale: bool = False,
     ) -> None:
         check_obstruction(wrapper_name(self), obstructed_pixels_ratio, obstruction_width)
-        super().__init__(env)
+        super().__init__(env, is_noise_grayscale)
         self.obstruction_centers_ratio = obstructed_pixels_ratio / obstruction_width**2
         self.obstruction_width = obstruction_width
-        self.is_noise_grayscale = is_noise_grayscale
 
     def _noisy(self, key: Any, frames: Any) -> tuple[Any, Any]:
         pixels = math.prod(frames.shape[-3:-1])

@@ -20,7 +20,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from .core import FunctionalEnv, batch_ndim
+from .core import FunctionalEnv, batch_ndim, same_step
 
 __all__ = ["FunctionalVectorEnv", "to_vector_env"]
 
@@ -55,11 +55,10 @@ class FunctionalVectorEnv(gym.vector.VectorEnv):
         self.state: Any = None
         self._key = jax.random.key(np.random.SeedSequence(seed).generate_state(1)[0])
         self._reset = jax.jit(env.reset)
-        same_step = env.autoreset_mode == AutoresetMode.SAME_STEP
 
         def step(state: Any, action: Any) -> Any:
             obs, state, reward, terminated, truncated, info = env.step(state, action)
-            if same_step and "final_obs" in info:
+            if same_step(env) and "final_obs" in info:
                 info = {**info, "_final_obs": jnp.logical_or(terminated, truncated)}
             return state, (obs, reward, terminated, truncated, info)
 

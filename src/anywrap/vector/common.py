@@ -196,19 +196,15 @@ class TimeLimit(Shell, VectorWrapper):
         forced = self._state.pending
         fresh, _ = self.env.reset(options={"reset_mask": forced})
         info = dict(info)
-        final = info.get("final_obs")
-        packed = is_packed(final) or (final is None and xp.is_host(forced))
-        batch = obs if packed or final is None else final
+        given = info.get("final_obs")
+        packed = is_packed(given) or (given is None and xp.is_host(forced))
+        batch = obs if packed or given is None else given
         mask = None if packed else info.get("_final_obs")
         new_obs, final, mask = self._run(
             self._transforms["same_step"], obs, fresh, obs, batch, mask
         )
         if packed:  # Gymnasium's host layout: an object array, None where not done
-            final = (
-                np.full(self.num_envs, None, dtype=object)
-                if info.get("final_obs") is None
-                else info["final_obs"].copy()
-            )
+            final = np.full(self.num_envs, None, dtype=object) if given is None else given.copy()
             for i in np.flatnonzero(forced):
                 final[i] = tree_map(lambda x, i=i: x[i], obs)
             mask = np.logical_or(info.get("_final_obs", False), forced)

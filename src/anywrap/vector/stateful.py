@@ -190,14 +190,12 @@ class MaxAndSkipObservation(stateful_observation.MaxAndSkipShell, VectorWrapper)
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         same = self._mode is AutoresetMode.SAME_STEP
-        rewards, terms, truncs, frames, finals = [], [], [], [], []
+        steps, frames, finals = [], [], []
         n = self.num_envs
         for i in range(self._skip):
             obs, reward, terminated, truncated, info = self.env.step(actions)
             check_frames(self, obs, self._shape)
-            rewards.append(reward)
-            terms.append(terminated)
-            truncs.append(truncated)
+            steps.append((reward, terminated, truncated))
             if i >= self._skip - 2:
                 frames.append(obs)
                 if same:
@@ -206,19 +204,12 @@ class MaxAndSkipObservation(stateful_observation.MaxAndSkipShell, VectorWrapper)
                         final, _ = final_obs_batch(info, obs, self.single_observation_space, n)
                     check_frames(self, final, self._shape, what="final observations")
                     finals.append(final)
-
-        def like(x: Any) -> Any:  # the flags and rewards where the state is
-            return self._mask_for(x, obs)
-
-        out = self._run(
-            self._transforms["step"],
-            obs,
-            tuple(map(like, rewards)),
-            tuple(map(like, terms)),
-            tuple(map(like, truncs)),
-            (frames[0], frames[1]),
-            tuple(map(like, finals)) if same else None,
+        # the rewards, flags and final observations of the steps, where the state is
+        rewards, terms, truncs, ended = (
+            tuple(self._mask_for(x, obs) for x in xs) for xs in (*zip(*steps), finals)
         )
+        step = self._transforms["step"]
+        out = self._run(step, obs, rewards, terms, truncs, tuple(frames), ended if same else None)
         if same:
             done = out.terminated | out.truncated
             if not xp.is_host(done):

@@ -75,8 +75,6 @@ class TransformObservation(Shell, FusedStep, VectorWrapper):
         return self.func(obs), reward, terminated, truncated, map_final_obs(info, self.func)
 
     def _part(self, out: Any) -> Part | None:
-        # On a device, ``func`` joins the stack's program: traced, as jax.jit and
-        # torch.compile trace; one that cannot be traced runs on its own.
         fusable = "final_obs" not in out[4] and getattr(type(self.func), "__hash__", None)
         return Part(Piece(self.func, stateful=False)) if fusable else None
 
@@ -334,10 +332,9 @@ class TransformReward(FusedStep, gym.wrappers.vector.TransformReward):
     autoreset_mode = autoreset_mode_property()
     _after_step = VectorRewardMap._after_step
 
-    def _part(self, out: Any) -> Part | None:  # ``func`` traced, as TransformObservation's
-        if type(self).rewards is not gym.wrappers.vector.TransformReward.rewards:
-            return None
-        fusable = getattr(type(self.func), "__hash__", None)
+    def _part(self, out: Any) -> Part | None:
+        own = type(self).rewards is gym.wrappers.vector.TransformReward.rewards
+        fusable = own and getattr(type(self.func), "__hash__", None)
         return Part(Piece(self.func, "reward", stateful=False)) if fusable else None
 
 

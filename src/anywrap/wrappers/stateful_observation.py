@@ -267,8 +267,7 @@ class ObservationStatisticsShell(Shell):
     _update_running_mean: bool
 
     def _setup(self, env: Any, **args: Any) -> None:
-        """Record and check the constructor's ``args``, wrap ``env``, build the state and
-        transforms."""
+        """Record and check the arguments, wrap ``env``, build the state and transforms."""
         name, batch = self._start(env, **args)
         single = self._single_space(env)
         epsilon = check_epsilon(name, args["epsilon"])
@@ -356,9 +355,8 @@ class MaxAndSkipShell(InPlaceState, Shell):
         name, batch = self._start(env, skip=skip)
         self._skip = check_positive_int(name, "skip", skip, 2)
         space = box_space(name, self._single_space(env))
-        if batch:
-            self._mode = autoreset_mode(name, env)
-        if batch and self._mode is AutoresetMode.DISABLED:
+        self._mode = autoreset_mode(name, env) if batch else None
+        if self._mode is AutoresetMode.DISABLED:
             raise ValueError(
                 f"{name}: expected a vector env that resets itself (NEXT_STEP or "
                 "SAME_STEP), got DISABLED: a sub-env whose episode ends within the skip "
