@@ -19,6 +19,7 @@ NEEDS = {
     "anywrap.functional": ("gymnax",),
     "anywrap.functional.adapters": ("brax.envs",),
     "anywrap.functional.brax_training": ("brax.envs",),
+    "anywrap.record.functional": ("gymnax",),
     "anywrap.distributed": ("jax", "torch.distributed"),
     "anywrap.backends": ("tensorflow",),
 }

@@ -19,6 +19,9 @@ Example:
     (10, 64)
 """
 
+import importlib
+from typing import Any
+
 try:
     import jax  # noqa: F401
 except ModuleNotFoundError:  # named with the extra that installs it
@@ -34,7 +37,6 @@ from . import (
     episodes,
     maps,
     noise,
-    record_trajectory,
     sharding,
     statistics,
     vector_env,
@@ -45,10 +47,11 @@ from .core import *  # noqa: F403
 from .episodes import *  # noqa: F403
 from .maps import *  # noqa: F403
 from .noise import *  # noqa: F403
-from .record_trajectory import *  # noqa: F403
 from .sharding import *  # noqa: F403
 from .statistics import *  # noqa: F403
 from .vector_env import *  # noqa: F403
+
+_RECORDING = ("RecordTrajectory", "Trajectory", "write_report")  # anywrap.record.functional's
 
 __all__ = [
     *adapters.__all__,
@@ -57,8 +60,15 @@ __all__ = [
     *episodes.__all__,
     *maps.__all__,
     *noise.__all__,
-    *record_trajectory.__all__,
+    *_RECORDING,
     *sharding.__all__,
     *statistics.__all__,
     *vector_env.__all__,
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # The recording wrapper loads on first use (it imports the report page), as RecordHTML.
+    if name in _RECORDING:
+        return getattr(importlib.import_module("anywrap.record.functional"), name)
+    raise AttributeError(f"module 'anywrap.functional' has no attribute {name!r}")

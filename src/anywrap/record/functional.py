@@ -1,5 +1,6 @@
-"""RecordHTML for jitted rollouts: a scan stacks ``info["trajectory"]`` on the device,
-:func:`write_report` brings it to the host once and writes the report."""
+"""RecordHTML for jitted rollouts, ``anywrap.functional``'s (loaded on first use): a scan
+stacks ``info["trajectory"]`` on the device, :func:`write_report` brings it to the host
+once and writes the report."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from anywrap.functional.core import FunctionalEnv, Step, Wrapper
 from anywrap.record.describe import describe_env
 from anywrap.record.frames import FrameEncoder
 from anywrap.record.layout import Layout, select_sub_envs
@@ -19,8 +21,6 @@ from anywrap.record.report import RESET, STEP, build_report, split_tracks, write
 from anywrap.transforms.time_limit import select_rows
 from anywrap.tree import flatten_with_paths, tree_map
 from anywrap.xp import to_numpy
-
-from .core import FunctionalEnv, Step, Wrapper
 
 __all__ = ["RecordTrajectory", "Trajectory", "write_report"]
 
@@ -105,7 +105,7 @@ def write_report(
         max_dims: Leaves with more values per env are charted as mean, min, max.
         frame_format, frame_quality, max_frame_side: As in :class:`anywrap.RecordHTML`.
     """
-    for name in ("obs", "action", "reward", "terminated", "truncated"):
+    for name in Trajectory._fields:
         if not hasattr(trajectory, name):
             raise TypeError(
                 f"write_report: expected a Trajectory (fields obs, action, reward, "
