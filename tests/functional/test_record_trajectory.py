@@ -165,3 +165,22 @@ def test_write_report_sub_envs(tmp_path: Path) -> None:
     with pytest.raises(TypeError, match="write_report: sub_envs must be None, an int or"):
         F.write_report(tmp_path / "bad.html", traj, sub_envs=True)
     assert not (tmp_path / "bad.html").exists()
+
+
+def test_the_recorder_loads_on_first_use() -> None:
+    """``import anywrap.functional`` leaves the report page out until the recorder is named."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, anywrap.functional as F\n"
+        "print('anywrap.record.report' in sys.modules)\n"
+        "print(F.write_report.__module__, 'anywrap.record.report' in sys.modules)\n"
+        "print(sorted(set(F.__all__) - set(dir(F))))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split("\n")[:3] == [
+        "False",
+        "anywrap.record.functional True",
+        "['RecordTrajectory', 'Trajectory', 'write_report']",
+    ]
