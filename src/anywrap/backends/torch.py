@@ -192,8 +192,7 @@ def _push_true(mask: Any, buffers: Any, values: Any, count: Any) -> Any:
                 torch.full((), -1, dtype=torch.int64, device=mask.device),
                 torch.arange(size - 1, -1, -1, device=mask.device),
             )
-        if not torch.compiler.is_compiling():
-            _push_scores[key] = scores
+        _push_scores[key] = scores
     trues, false, slots = scores
     order = torch.topk(torch.cat((torch.where(mask, trues, false), slots)), size).indices
     return tuple(
@@ -323,7 +322,7 @@ def _dense(n_in: int, n_out: int) -> np.ndarray:
 
 @images.resize_images.register(torch.Tensor)
 def _resize(batch: Any, size: tuple[int, int], method: str = "area") -> Any:
-    _, h, w, _ = batch.shape
+    b, h, w, c = batch.shape
     if method == "bilinear":  # torch's own antialiased filter
         x = batch.permute(0, 3, 1, 2)
         x = x if batch.dtype == torch.uint8 else x.float()
@@ -339,7 +338,6 @@ def _resize(batch: Any, size: tuple[int, int], method: str = "area") -> Any:
     # A ratio that is not whole (210x160 to 84x84): two matrix products, height first.
     my = images.host_constant(_dense, batch, h, size[0])
     mx = images.host_constant(_dense, batch, w, size[1])
-    b, _, _, c = batch.shape
     x = torch.empty((h, b, c, w), dtype=torch.float32, device=batch.device)
     x.copy_(batch.permute(1, 0, 3, 2))
     rows = my @ x.reshape(h, b * c * w)
@@ -389,5 +387,4 @@ def _key_data(key: Any) -> Any:
 @random.key_from_data.register(torch.Generator)
 def _key_from_data(key: Any, data: Any) -> Any:
     words = torch.as_tensor(data, device="cpu").contiguous()
-    state = words.view(torch.uint8).clone() if words.dtype != torch.uint8 else words.clone()
-    return torch.Generator(device=key.device).set_state(state)
+    return torch.Generator(device=key.device).set_state(words.view(torch.uint8).clone())
