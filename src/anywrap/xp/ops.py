@@ -377,9 +377,7 @@ def constant(like: Array, value: Any) -> Any:
         >>> constant(np.zeros(2, np.float32), 0.5)
         0.5
     """
-    if type(like) in _HOST_KINDS:
-        return value
-    return _constant(like, value)
+    return value if type(like) in _HOST_KINDS else _constant(like, value)
 
 
 # A tuple: TorchDynamo before PyTorch 2.8 traces no frozenset lookup.
@@ -403,14 +401,11 @@ def stop_gradient(x: Array) -> Array:
         >>> stop_gradient(np.ones(2))
         array([1., 1.])
     """
+    # The Route loaded x's backend before it dispatched here, so no route of a graph is due.
     if type(x) not in _namespaces and not isinstance(x, (np.ndarray, np.generic)):
-        namespace(x)  # the first array of a library: its backend registers its route now
-        route = stop_gradient.dispatch(type(x))
-        if route is not _stop_gradient_generic:
-            return route(x)
+        namespace(x)  # an array type that no library knows fails loudly
     return x
 
 
-_stop_gradient_generic = stop_gradient.dispatch(object)
 # A C function that returns an ndarray itself: the NumPy step pays no Python call.
 stop_gradient.register(np.ndarray)(np.asanyarray)
