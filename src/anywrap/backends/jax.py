@@ -164,11 +164,9 @@ def row_group(n: int, width: int) -> int:
 
 def _row_sum(x: Any) -> Any:
     # Groups of g rows laid side by side (a free reshape), then the g partial sums.
-    if x.ndim < 2:
-        return jnp.sum(x, axis=0)
     n, rest = x.shape[0], x.shape[1:]
     width = math.prod(rest)
-    g = row_group(n, width)
+    g = row_group(n, width) if rest else 1
     if g == 1:
         return jnp.sum(x, axis=0)
     partial = jnp.sum(jnp.reshape(x, (n // g, g * width)), axis=0)
