@@ -99,11 +99,10 @@ class TensorFlowNamespace:
 
     def asarray(self, obj, /, *, dtype=None, device=None, copy=None):
         dt = _dtype(dtype)
+        if hasattr(obj, "__dlpack__") and not isinstance(obj, (tf.Tensor, np.ndarray)):
+            obj = self.from_dlpack(obj)
         if isinstance(obj, tf.Tensor):
             t = obj if dt is None or obj.dtype == dt else tf.cast(obj, dt)
-        elif hasattr(obj, "__dlpack__") and not isinstance(obj, np.ndarray):
-            t = self.from_dlpack(obj)
-            t = t if dt is None or t.dtype == dt else tf.cast(t, dt)
         else:
             t = tf.convert_to_tensor(obj, dtype=dt)
         if device is not None or copy:
@@ -162,9 +161,7 @@ class TensorFlowNamespace:
     def clip(self, x, /, min=None, max=None):
         if min is not None:
             x = self.maximum(x, min)
-        if max is not None:
-            x = self.minimum(x, max)
-        return x
+        return x if max is None else self.minimum(x, max)
 
     maximum, minimum = _promoted(tf.maximum), _promoted(tf.minimum)
     matmul = _promoted(tf.linalg.matmul)
