@@ -51,10 +51,8 @@ def stack_state_dict(env: Any) -> dict[str, Any]:
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # another user's process: alive
-        pass
+    except OSError as e:  # gone (ProcessLookupError), or another user's process: alive
+        return not isinstance(e, ProcessLookupError)
     return True
 
 

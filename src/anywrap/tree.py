@@ -216,8 +216,7 @@ class Structure:
                 for i, (key, child) in enumerate(_children(node, kind))
             ]
             if kind == _DICT:
-                names_of = [constant(k) for k in node]
-                return "{" + ", ".join(f"{k}: {p}" for k, p in zip(names_of, parts)) + "}"
+                return "{" + ", ".join(f"{constant(k)}: {p}" for k, p in zip(node, parts)) + "}"
             items = ", ".join(parts)
             if kind == _NAMED:
                 return f"{tp}({items})"

@@ -165,7 +165,6 @@ class Converter:
         return fn(v)
 
     def _classify(self, v: Any) -> Callable[[Any], Any]:
-        tp = type(v)
         fn: Callable[[Any], Any]
         if v is None or isinstance(v, (str, bytes)):
             fn = _identity
@@ -192,7 +191,7 @@ class Converter:
                     f"(or Python numbers), got {xp.describe(v)}"
                 )
             fn = self._array_leaf(same=lib == self._target and not isinstance(v, np.generic))
-        self._leaves[tp] = fn
+        self._leaves[type(v)] = fn
         return fn
 
     def _array_leaf(self, same: bool) -> Callable[[Any], Any]:

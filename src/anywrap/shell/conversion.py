@@ -111,11 +111,8 @@ class ConversionShell(Shell):
         if self._env_library is not None:
             return
         leaf = _first_array(obs)
-        if leaf is None:
-            self._env_library = "numpy"
-            return
-        self._env_library = check_known(leaf, self._name)
-        if self._env_device is None and not xp.is_host(leaf):
+        self._env_library = "numpy" if leaf is None else check_known(leaf, self._name)
+        if leaf is not None and self._env_device is None and not xp.is_host(leaf):
             dev = xp.device(leaf)
             self._env_device = None if "cpu" in str(dev).lower() else dev
 

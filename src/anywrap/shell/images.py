@@ -125,15 +125,11 @@ def check_frames(
     raise ValueError(f"{name}: expected {what} of {want}, got {axp.describe(obs)}")
 
 
-def _copy(x: Any) -> Any:
-    return axp.namespace(x).asarray(x, copy=True)
-
-
 class InPlaceState:
     """``_export`` and ``_import`` as copies, for a shell whose step writes its state in place."""
 
     def _export(self, state: Any) -> Any:
-        return tree_map(_copy, state)
+        return tree_map(lambda x: axp.namespace(x).asarray(x, copy=True), state)
 
     _import = _export
 

@@ -56,14 +56,12 @@ def tree_of(space: gym.Space, fn: Callable[[Any], Any]) -> Any:
 
 def observation_stats(space: gym.Space, stats_dtype: Any) -> Any:
     """Fresh NumPy statistics boxes for each Box leaf of ``space``."""
-    return tree_of(
-        space,
-        lambda b: RunningMeanStd(
-            init_moments(
-                tuple(b.shape), xp=np, dtype=np.dtype(stats_dtype or default_stats_dtype(b.dtype))
-            )
-        ),
-    )
+
+    def stats(box: gym.spaces.Box) -> RunningMeanStd:
+        dtype = np.dtype(stats_dtype or default_stats_dtype(box.dtype))
+        return RunningMeanStd(init_moments(tuple(box.shape), xp=np, dtype=dtype))
+
+    return tree_of(space, stats)
 
 
 def _shape(space: gym.Space) -> tuple[int, ...]:
