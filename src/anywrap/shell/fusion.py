@@ -127,11 +127,7 @@ class FusedStep:
         chain, env = fused_run(self)
         for w in reversed(chain):
             actions = w._before_step(actions)
-        out = env.step(actions)
-        programs = PROGRAMS.get(self)
-        if programs is None:
-            programs = PROGRAMS[self] = {}
-        return after_steps(chain, out, programs)
+        return after_steps(chain, env.step(actions), PROGRAMS.setdefault(self, {}))
 
     def _before_step(self, actions: Any) -> Any:
         return actions
