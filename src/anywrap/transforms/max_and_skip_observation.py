@@ -14,8 +14,6 @@ Example:
 
 from __future__ import annotations
 
-import functools
-import operator
 from types import ModuleType
 from typing import Any, NamedTuple
 
@@ -82,7 +80,7 @@ def max_of_two(
         state.frames[i, ...] if f is None else xp.astype(xp.asarray(f), dtype, copy=False)
         for i, f in enumerate((last_but_one, last))
     )
-    total = functools.reduce(operator.add, rewards) if rewards else None
+    total = sum(rewards[1:], rewards[0]) if rewards else None  # no 0 + r: a -0.0 stays
     return state._replace(frames=stop_gradient(xp.stack([a, b]))), (xp.maximum(a, b), total)
 
 
@@ -115,9 +113,9 @@ def max_and_skip(
         running = live & ~(terminated[i] | truncated[i])
     assert term is not None and trunc is not None
     dtype = state.frames.dtype
+    frames = [xp.astype(o, dtype, copy=False) for o in obs]
     seen = []
-    for j, i in enumerate((skip - 2, skip - 1)):
-        frame = xp.astype(obs[j], dtype, copy=False)
+    for j, (i, frame) in enumerate(zip((skip - 2, skip - 1), frames)):
         if final_obs is not None:  # a done step's own frame is its final observation
             done_i = terminated[i] | truncated[i]
             frame = select_rows(done_i, xp.astype(final_obs[j], dtype, copy=False), frame)
@@ -130,7 +128,6 @@ def max_and_skip(
     done = term | trunc
     # The new episode's frames: the last step's alone if it was the reset step.
     last_done = terminated[skip - 1] | truncated[skip - 1]
-    a, b = xp.astype(obs[0], dtype, copy=False), xp.astype(obs[1], dtype, copy=False)
-    fresh = select_rows(last_done, b, xp.maximum(a, b))
+    fresh = select_rows(last_done, frames[1], xp.maximum(*frames))
     out = select_rows(done, fresh, pooled)
     return state, SkipOutput(out, total, term, trunc, pooled)

@@ -200,10 +200,8 @@ def batch_moments(x: Batch, mask: Any = None, reduce: Reduce | None = None) -> t
     n: Any = 0
     total: Any = 0
     for p, mk, r in zip(parts, masks, rows):
-        if mk is None:
-            n, total = n + p.shape[0], total + xp.sum(p, axis=0)
-        else:
-            n, total = n + count_true(mk), total + xp.sum(xp.where(r, p, 0), axis=0)
+        n = n + (p.shape[0] if mk is None else count_true(mk))
+        total = total + xp.sum(p if r is None else xp.where(r, p, 0), axis=0)
     if reduce is not None:
         if isinstance(n, int):
             n = xp.asarray(n, dtype=xp.int32, device=device(first))

@@ -79,8 +79,7 @@ def time_aware_reset(
     clock: Clock, obs: Any, mask: Array | None = None, *, feature: TimeFeature
 ) -> tuple[Clock, Any]:
     """Restart the clocks in ``mask`` (all when ``None``); ``(clock, obs with time)``."""
-    clock = reset_clock(clock, mask)
-    return clock, add_time(obs, clock.elapsed, feature)
+    return show_time(reset_clock(clock, mask), obs, feature=feature)
 
 
 def show_time(clock: Clock, obs: Any, *, feature: TimeFeature) -> tuple[Clock, Any]:
