@@ -253,11 +253,7 @@ def _record(
     flat_done = done if done.ndim == 1 else xp.reshape(done, (-1,))
     k_here = count_true(flat_done)  # a Python int on the host
     k = k_here if reduce is None else reduce(k_here)
-    k_size, k_count = (
-        (k, k)
-        if isinstance(k, int)
-        else (xp.astype(k, state.recent_size.dtype), xp.astype(k, state.episode_count.dtype))
-    )
+    k_count = k if isinstance(k, int) else xp.astype(k, state.episode_count.dtype)
     hi, lo, _ = add_count(state.episode_count, state.episode_count_lo, k_count)
     if size == 0:  # no buffer: only count
         return state._replace(episode_count=hi, episode_count_lo=lo)
@@ -277,6 +273,7 @@ def _record(
         fresh = [gather(f) for f in fresh]
         newest = last_true_indices(fresh[1] > 0, size)
         pushed = push_front(buffers, tuple(take(f, newest) for f in fresh), k)
+    k_size = k if isinstance(k, int) else xp.astype(k, state.recent_size.dtype)
     return state._replace(
         recent_returns=pushed[0],
         recent_lengths=pushed[1],
