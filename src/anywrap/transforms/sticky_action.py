@@ -80,11 +80,10 @@ def _forget(state: StickyState, keep: Array) -> StickyState:
 def reset_sticky(state: StickyState, mask: Array | None = None) -> StickyState:
     """Forget the last action of the environments in ``mask`` (all when ``None``)."""
     xp = namespace(state.sticky)
-    keep = (
-        xp.zeros_like(state.sticky)
-        if mask is None
-        else xp.logical_not(xp.asarray(mask, device=device(state.sticky)))
-    )
+    if mask is None:
+        keep = xp.zeros_like(state.sticky)
+    else:
+        keep = xp.logical_not(xp.asarray(mask, device=device(state.sticky)))
     return _forget(state, keep)._replace(
         prev_terminated=xp.logical_and(state.prev_terminated, keep),
         prev_truncated=xp.logical_and(state.prev_truncated, keep),
