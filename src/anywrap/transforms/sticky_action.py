@@ -143,14 +143,14 @@ def sticky_step(
     xp = namespace(machine.sticky)
     drawn_from = state.key if generator is None else generator
     key, draws = uniform(drawn_from, (*tuple(machine.sticky.shape), 2))
-    ended = xp.logical_or(machine.prev_terminated, machine.prev_truncated)
-    if autoreset in ("next_step", "same_step"):
-        machine = _forget(machine, xp.logical_not(ended))
+    if autoreset in ("next_step", "same_step"):  # (disabled: no episode ends here)
+        keep = xp.logical_not(xp.logical_or(machine.prev_terminated, machine.prev_truncated))
+        machine = _forget(machine, keep)
     machine, out = sticky_action(
         machine, action, draws, p=params.p, low=params.low, high=params.high
     )
     if autoreset == "next_step":
-        machine = _forget(machine, xp.logical_not(ended))
+        machine = _forget(machine, keep)
     return StickyKeyed(machine, state.key if generator is not None else key), out
 
 
