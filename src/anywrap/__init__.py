@@ -43,3 +43,7 @@ def __getattr__(name: str) -> Any:
     if name == "RecordHTML":
         return importlib.import_module("anywrap.record.single").RecordHTML
     raise AttributeError(f"module 'anywrap' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:  # the lazy names too (tab completion), none of them loaded
+    return sorted({*globals(), *__all__})

@@ -174,13 +174,9 @@ def test_the_recorder_loads_on_first_use() -> None:
 
     code = (
         "import sys, anywrap.functional as F\n"
-        "print('anywrap.record.report' in sys.modules)\n"
+        "print(sorted(set(F.__all__) - set(dir(F))), 'anywrap.record.report' in sys.modules)\n"
         "print(F.write_report.__module__, 'anywrap.record.report' in sys.modules)\n"
-        "print(sorted(set(F.__all__) - set(dir(F))))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split("\n")[:3] == [
-        "False",
-        "anywrap.record.functional True",
-        "['RecordTrajectory', 'Trajectory', 'write_report']",
-    ]
+    # dir() lists the recorder's names (tab completion) without loading the report page
+    assert out.stdout.split("\n")[:2] == ["[] False", "anywrap.record.functional True"]

@@ -173,11 +173,12 @@ def test_float64_follows_the_library() -> None:
 
 def test_import_anywrap_pulls_in_no_heavy_library() -> None:
     heavy = ("jax", "jaxlib", "torch", "tensorflow", "flax")
-    loaded = _run(
+    loaded, unlisted = _run(
         "import sys, json, anywrap, anywrap.vector, anywrap.xp, anywrap.transforms;"
-        f"print(json.dumps(sorted(m for m in {heavy!r} if m in sys.modules)))"
+        "unlisted = sorted(set(anywrap.__all__) - set(dir(anywrap)));"  # dir() loads nothing
+        f"print(json.dumps([sorted(m for m in {heavy!r} if m in sys.modules), unlisted]))"
     )
-    assert loaded == []
+    assert (loaded, unlisted) == ([], [])
 
 
 def test_tensorflow_arrives_through_its_entry_point_only_when_met() -> None:

@@ -72,3 +72,7 @@ def __getattr__(name: str) -> Any:
     if name in _RECORDING:
         return getattr(importlib.import_module("anywrap.record.functional"), name)
     raise AttributeError(f"module 'anywrap.functional' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:  # the recorder's names too (tab completion), not loaded
+    return sorted({*globals(), *__all__})
