@@ -421,7 +421,7 @@ def test_a_single_reward_that_is_no_number_is_refused(reward):
         stack,
         lambda: stack.step(np.zeros(1, np.float32)),
         TypeError,
-        r"anywrap\.\w+: expected a number as the reward, got " + re.escape(repr(reward)),
+        r"anywrap\.\w+: expected reward to hold real numbers, got " + re.escape(repr(reward)),
     )
 
 
@@ -695,3 +695,125 @@ def test_a_func_that_cannot_be_called_is_refused_at_construction(vector, name):
     args = (None,) if name == "TransformReward" or vector else (None, None)
     with pytest.raises(TypeError, match=rf"{name}: expected `func` to be callable, got None"):
         _shell(vector, name)(_pendulum(vector), *args)
+
+
+# --- The third look (the lean-core issue's probe): a step's flags and reward of the wrong
+# kind, taken in silence before ("False" ended an episode, 0.5 counted as True, a complex
+# reward lost its imaginary part, a flag array of two turned one env's statistics into two).
+
+SINGLE_FLAG_READERS = {
+    "NormalizeReward": anywrap.NormalizeReward,
+    "RecordEpisodeStatistics": anywrap.RecordEpisodeStatistics,
+    "TimeLimit": lambda env: anywrap.TimeLimit(env, 50),
+    "MaxAndSkipObservation": lambda env: anywrap.MaxAndSkipObservation(env, 2),
+    "RepeatAction": lambda env: anywrap.RepeatAction(env, 2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SINGLE_FLAG_READERS))
+@pytest.mark.parametrize(
+    ("flag", "exc"),
+    [
+        ("False", TypeError),
+        (None, TypeError),
+        (0.5, TypeError),
+        (1, TypeError),
+        (np.array([True, False]), ValueError),
+    ],
+    ids=["str", "None", "float", "int", "two"],
+)
+@pytest.mark.parametrize("key", ["terminated", "truncated"])
+def test_a_single_env_flag_that_is_no_bool_is_refused(name, flag, exc, key):
+    env = ScriptedEnv()
+    stack = started(SINGLE_FLAG_READERS[name](env), env)
+    env.next = {key: flag}
+    refused(
+        stack,
+        lambda: stack.step(np.zeros(1, np.float32)),
+        exc,
+        rf"anywrap\.{name}: expected (a scalar )?{key}",
+        r"got " + re.escape(repr(flag) if np.ndim(flag) == 0 else "numpy.ndarray(shape=(2,)"),
+    )
+
+
+@pytest.mark.parametrize("reward", [1 + 2j, np.array([1 + 2j]), np.array(["1.0"])])
+def test_a_single_env_reward_that_is_not_real_is_refused(reward):
+    env = ScriptedEnv()
+    stack = started(single_stack(env), env)
+    env.next = {"reward": reward}
+    refused(
+        stack,
+        lambda: stack.step(np.zeros(1, np.float32)),
+        TypeError,
+        r"anywrap\.RecordEpisodeStatistics: expected reward to hold real numbers, got ",
+    )
+
+
+def _time_aware(env):
+    env.spec = gym.envs.registration.EnvSpec("anywrap-test/Scripted-v0", max_episode_steps=50)
+    return anywrap.vector.TimeAwareObservation(env)
+
+
+VECTOR_FLAG_READERS = {
+    "NormalizeReward": anywrap.vector.NormalizeReward,
+    "RecordEpisodeStatistics": anywrap.vector.RecordEpisodeStatistics,
+    "TimeLimit": lambda env: anywrap.vector.TimeLimit(env, 50),
+    "FrameStackObservation": lambda env: anywrap.vector.FrameStackObservation(env, 2),
+    "DelayObservation": lambda env: anywrap.vector.DelayObservation(env, 1),
+    "TimeAwareObservation": _time_aware,
+    "MaxAndSkipObservation": lambda env: anywrap.vector.MaxAndSkipObservation(env, 2),
+    "StickyAction": lambda env: anywrap.vector.StickyAction(env, 0.5),
+}
+
+
+@pytest.mark.parametrize("name", sorted(VECTOR_FLAG_READERS))
+@pytest.mark.parametrize(
+    "flags",
+    [np.array(["False"] * N), np.full(N, 0.5), np.zeros(N, np.int64)],
+    ids=["str", "float", "int"],
+)
+@pytest.mark.parametrize("key", ["terminated", "truncated"])
+def test_vector_flags_that_are_no_bools_are_refused(name, flags, key):
+    env = ScriptedVectorEnv(BOX)
+    stack = started(VECTOR_FLAG_READERS[name](env), env)
+    env.next = {key: flags}
+    refused(
+        stack,
+        lambda: stack.step(np.zeros((N, 1), np.float32)),
+        TypeError,
+        rf"anywrap\.vector\.{name}: expected {key} to hold bools, got numpy\.ndarray\(shape="
+        rf"\(4,\), dtype={flags.dtype.name}",
+    )
+
+
+@pytest.mark.parametrize(
+    "name", ["NormalizeReward", "RecordEpisodeStatistics", "MaxAndSkipObservation"]
+)
+@pytest.mark.parametrize(
+    "reward", [np.full(N, 1 + 5j), np.array(["7"] * N)], ids=["complex", "str"]
+)
+def test_vector_rewards_that_are_not_real_are_refused(name, reward):
+    env = ScriptedVectorEnv(BOX)
+    stack = started(VECTOR_FLAG_READERS[name](env), env)
+    env.next = {"reward": reward}
+    refused(
+        stack,
+        lambda: stack.step(np.zeros((N, 1), np.float32)),
+        TypeError,
+        rf"anywrap\.vector\.{name}: expected reward to hold real numbers, got numpy\.ndarray",
+    )
+
+
+@pytest.mark.parametrize("vector", [False, True], ids=["single", "vector"])
+def test_a_step_the_env_refuses_leaves_sticky_actions_random_stream_as_it_was(vector):
+    """The draw made before the env's step is taken back with the state (the live
+    generator had moved on, and so had the saved key)."""
+
+    def refuse(*_):
+        raise RuntimeError("the env refuses this step")
+
+    env = ScriptedVectorEnv(BOX) if vector else ScriptedEnv()
+    wrapper = anywrap.vector.StickyAction if vector else anywrap.StickyAction
+    stack = started(wrapper(env, 0.5), env)
+    env.step = refuse
+    refused(stack, lambda: stack.step(stack.action_space.sample()), RuntimeError, "refuses")

@@ -217,39 +217,78 @@ def checked_reset(reset: Callable[..., Any]) -> Callable[..., Any]:
     return checked
 
 
+_KINDS: dict[Any, str] = {}
+
+
+def dtype_kind(x: Any) -> str:
+    """``"bool"``, ``"real"`` (integer or real floating) or ``""`` (anything else) for the
+    array ``x``'s dtype, looked up once per dtype."""
+    dtype = getattr(x, "dtype", None)
+    kind = _KINDS.get(dtype)
+    if kind is None:
+        try:
+            isdtype = axp.namespace(x).isdtype
+            real = isdtype(dtype, ("integral", "real floating"))
+            kind = "bool" if isdtype(dtype, "bool") else "real" if real else ""
+        except Exception:  # no array of a known library
+            return ""
+        _KINDS[dtype] = kind
+    return kind
+
+
+def _check_value(owner: str, name: str, x: Any, want: str, num_envs: int | None) -> None:
+    """A step's reward (``want="real"``) or flag (``"bool"``): ``(num_envs,)`` for a vector
+    env, else one value (a Python one, or an array of one element)."""
+    shape = getattr(x, "shape", None)
+    if num_envs is not None and (shape is None or tuple(shape) != (num_envs,)):
+        raise ValueError(
+            f"{owner}: expected {name} of shape {(num_envs,)} (one per sub-env), "
+            f"got {axp.describe(x)}"
+        )
+    if shape is None:  # one env's Python value
+        if isinstance(x, bool) if want == "bool" else isinstance(x, numbers.Real):
+            return
+        got = repr(x)
+    else:
+        kind = dtype_kind(x)
+        if kind == "bool" or kind == want:
+            if num_envs is not None or math.prod(shape) == 1:
+                return
+            raise ValueError(f"{owner}: expected a scalar {name} (one env), got {axp.describe(x)}")
+        got = axp.describe(x)
+    what = "bools" if want == "bool" else "real numbers"
+    raise TypeError(f"{owner}: expected {name} to hold {what}, got {got}")
+
+
 def step_values(
     owner: str, reward: Any, terminated: Any, truncated: Any, num_envs: int | None
 ) -> Any:
-    """A step's reward (as the state takes it), checked with the flags: ``(num_envs,)``
-    each for a vector env; for one env a number or an array of one element."""
-    if num_envs is None:
-        if type(reward) is float:
-            return reward
-        shape = getattr(reward, "shape", None)
-        if shape is None:  # a Python number; anything else (None, a string) is refused
-            if isinstance(reward, numbers.Number):
-                return reward
-            raise TypeError(f"{owner}: expected a number as the reward, got {reward!r}")
-        if shape == ():
-            return reward
-        if math.prod(shape) == 1:
-            return axp.namespace(reward).reshape(reward, ())
-        raise ValueError(f"{owner}: expected a scalar reward (one env), got {axp.describe(reward)}")
-    expected = (num_envs,)
-    if type(reward) is type(terminated) is type(truncated) is np.ndarray and (
-        reward.shape == terminated.shape == truncated.shape == expected
+    """A step's reward (as the state takes it), checked with the flags: bools, and a real
+    reward; ``(num_envs,)`` each for a vector env, for one env scalars or arrays of one
+    element."""
+    if (  # the common case on the host, checked at once
+        type(reward) is type(terminated) is type(truncated) is np.ndarray
+        and reward.shape == terminated.shape == truncated.shape == (num_envs,)
+        and terminated.dtype == truncated.dtype == _BOOL
+        and reward.dtype.kind in "biuf"
     ):
-        return reward  # the common case on the host, checked at once
-    for name, x in (("reward", reward), ("terminated", terminated), ("truncated", truncated)):
-        shape = getattr(x, "shape", None)
-        if shape != expected and (shape is None or tuple(shape) != expected):
-            raise ValueError(
-                f"{owner}: expected {name} of shape {expected} (one per sub-env), "
-                f"got {axp.describe(x)}"
-            )
+        return reward
+    step_flags(owner, terminated, truncated, num_envs)
+    if type(reward) is not float:
+        _check_value(owner, "reward", reward, "real", num_envs)
+        if num_envs is None and getattr(reward, "shape", ()) != ():
+            return axp.namespace(reward).reshape(reward, ())
     return reward
 
 
+def step_flags(owner: str, terminated: Any, truncated: Any, num_envs: int | None) -> None:
+    """A step's ``terminated`` and ``truncated``: bools, as :func:`step_values` takes them."""
+    for name, x in (("terminated", terminated), ("truncated", truncated)):
+        if type(x) is not bool:
+            _check_value(owner, name, x, "bool", num_envs)
+
+
+_BOOL = np.dtype(bool)
 _FLOATS = ("float32", "float64")
 _FINITE = frozenset(
     {"mean", "var", "count", "count_lo", "accumulated", "episode_count", "episode_count_lo"}

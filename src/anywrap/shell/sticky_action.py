@@ -7,8 +7,10 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
+from collections.abc import Iterator
 from typing import Any
 
 import gymnasium as gym
@@ -112,12 +114,26 @@ class StickyStream:
 
 
 class SavedStream:
-    """The StickyAction shells' ``_export``: the state as saved (the live key's data)."""
+    """The StickyAction shells' ``_export`` (the state as saved: the live key's data), and
+    their undo of a failed step (the live generator's draws too)."""
 
     _stream: StickyStream
 
     def _export(self, state: StickyKeyed) -> StickyKeyed:
         return self._stream.export(state)
+
+    @contextlib.contextmanager
+    def _undone_on_failure(self) -> Iterator[None]:
+        live, saved = self._stream.live, None
+        with contextlib.suppress(TypeError):  # a generator with no data to save: as it is
+            saved = None if live is None else random.key_data(live)
+        with super()._undone_on_failure():  # type: ignore[misc]
+            try:
+                yield
+            except BaseException:
+                if saved is not None:
+                    self._stream.live = random.key_from_data(live, saved)
+                raise
 
 
 def checked_action(owner: str, space: gym.Space, action: Any, last: Any) -> Any:

@@ -7,7 +7,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap import xp
 from anywrap.shell.arrays import checked, final_obs_batch, is_packed, pack_final_obs
-from anywrap.shell.checks import step_values
+from anywrap.shell.checks import step_flags, step_values, wrapper_name
 from anywrap.shell.fusion import FusedStep, Part, Piece, Step
 from anywrap.shell.images import check_frames
 from anywrap.shell.sticky_action import checked_action
@@ -114,6 +114,7 @@ class DelayObservation(stateful_observation.DelayShell, VectorWrapper):
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(actions)
         checked(self._check, obs)
+        step_flags(wrapper_name(self), terminated, truncated, self.num_envs)
         if not self.delay:
             return obs, reward, terminated, truncated, info
         zero = self._zero.get(obs)
@@ -153,6 +154,7 @@ class FrameStackObservation(stateful_observation.FrameStackShell, VectorWrapper)
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(actions)
         check_frames(self, obs, self._shape)
+        step_flags(wrapper_name(self), terminated, truncated, self.num_envs)
         term, trunc = self._mask_for(terminated, obs), self._mask_for(truncated, obs)
         final = info.get("final_obs") if self._mode is AutoresetMode.SAME_STEP else None
         if final is None:
@@ -195,6 +197,7 @@ class MaxAndSkipObservation(stateful_observation.MaxAndSkipShell, VectorWrapper)
         for i in range(self._skip):
             obs, reward, terminated, truncated, info = self.env.step(actions)
             check_frames(self, obs, self._shape)
+            step_values(wrapper_name(self), reward, terminated, truncated, n)
             steps.append((reward, terminated, truncated))
             if i >= self._skip - 2:
                 frames.append(obs)
@@ -245,6 +248,7 @@ class TimeAwareObservation(stateful_observation.TimeAwareShell, VectorWrapper):
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(actions)
         checked(self._check, obs)
+        step_flags(wrapper_name(self), terminated, truncated, self.num_envs)
         if self._mode is AutoresetMode.SAME_STEP and "final_obs" in info:
             single = self.env.single_observation_space
             final, packed = final_obs_batch(info, obs, single, self.num_envs)
@@ -362,6 +366,7 @@ class StickyAction(stateful_action.StickyShell, VectorWrapper):
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         with self._undone_on_failure():  # refused by the env: not the last actions
             obs, reward, terminated, truncated, info = self.env.step(self.actions(actions))
+            step_flags("anywrap.vector.StickyAction", terminated, truncated, self.num_envs)
         machine = self._state.machine._replace(prev_terminated=terminated, prev_truncated=truncated)
         self._state = self._state._replace(machine=machine)
         return obs, reward, terminated, truncated, info

@@ -15,6 +15,7 @@ from anywrap.shell.checks import (
     autoreset_mode,
     check_stats_key,
     checked_reset,
+    step_flags,
     step_values,
     whole_number,
 )
@@ -181,6 +182,7 @@ class TimeLimit(Shell, gym.wrappers.TimeLimit):
         if not self._started:
             raise gym.error.ResetNeeded("anywrap.TimeLimit: call reset() before step()")
         obs, reward, terminated, truncated, info = self.env.step(action)
+        step_flags("anywrap.TimeLimit", terminated, truncated, None)
         limited, over = self._run(self._transforms["step"], terminated, terminated, truncated)
         if xp.is_host(truncated):  # Gymnasium's branch, and its Python True
             limited = True if over else truncated

@@ -8,7 +8,7 @@ import numpy as np
 
 from anywrap import xp
 from anywrap.shell.base import Shell
-from anywrap.shell.checks import autoreset_mode, check_env_kind, checked_reset
+from anywrap.shell.checks import autoreset_mode, check_env_kind, checked_reset, step_values
 from anywrap.shell.compiled import compiled, with_no_output
 from anywrap.shell.sticky_action import (
     SavedStream,
@@ -151,8 +151,7 @@ class RepeatAction(gym.Wrapper, gym.utils.RecordConstructorArgs):
         total: Any = 0.0
         for _ in range(self.num_repeats):
             obs, reward, terminated, truncated, info = self.env.step(action)
-            if tuple(getattr(reward, "shape", ())) != ():
-                raise ValueError(f"{_NAME}: expected a scalar reward, got {xp.describe(reward)}")
+            reward = step_values(_NAME, reward, terminated, truncated, None)
             total = total + (float(reward) if xp.is_host(reward) else reward)
             if terminated or truncated:
                 break

@@ -17,7 +17,9 @@ from anywrap.shell.checks import (
     check_epsilon,
     check_stats_dtype,
     flag,
+    step_values,
     whole_number,
+    wrapper_name,
 )
 from anywrap.shell.compiled import compiled, with_no_output
 from anywrap.shell.delay_observation import DelayRing, check_delay, host_scalars, zero_observation
@@ -397,6 +399,7 @@ class MaxAndSkipObservation(MaxAndSkipShell, gym.Wrapper):
         for i in range(self._skip):
             obs, reward, terminated, truncated, info = self.env.step(action)
             check_frames(self, obs, self._shape)
+            step_values(wrapper_name(self), reward, terminated, truncated, None)
             if i >= self._skip - 2:
                 frames[i - (self._skip - 2)] = obs
             if xp.is_host(reward):
