@@ -817,3 +817,49 @@ def test_a_step_the_env_refuses_leaves_sticky_actions_random_stream_as_it_was(ve
     stack = started(wrapper(env, 0.5), env)
     env.step = refuse
     refused(stack, lambda: stack.step(stack.action_space.sample()), RuntimeError, "refuses")
+
+
+OBSERVATION_READERS = {
+    "NormalizeObservation": lambda m, env: m.NormalizeObservation(env),
+    "FrameStackObservation": lambda m, env: m.FrameStackObservation(env, 2),
+    "DelayObservation": lambda m, env: m.DelayObservation(env, 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OBSERVATION_READERS))
+@pytest.mark.parametrize("vector", [False, True], ids=["single", "vector"])
+@pytest.mark.parametrize("dtype", [np.complex64, object, np.str_])
+def test_observations_that_are_not_real_are_refused(name, vector, dtype):
+    """Of the right shape, but complex (its imaginary part was dropped in silence), objects
+    or strings: refused by name before the statistics, frames or queue take them."""
+    env = ScriptedVectorEnv(BOX) if vector else ScriptedEnv()
+    stack = started(OBSERVATION_READERS[name](anywrap.vector if vector else anywrap, env), env)
+    env.next = {"obs": np.full((N, 3) if vector else (3,), 1, dtype)}
+    refused(
+        stack,
+        lambda: stack.step(stack.action_space.sample()),
+        TypeError,
+        rf"anywrap\.{'vector.' if vector else ''}{name}: expected (an )?observations? .*real "
+        r"numbers or bools.*, got numpy\.ndarray\(shape=" + (r"\(4, 3\)" if vector else r"\(3,\)"),
+        rf"dtype={np.dtype(dtype).name.rstrip('0')}",
+    )
+
+
+@pytest.mark.parametrize("vector", [False, True], ids=["single", "vector"])
+def test_gymnasiums_statistics_of_another_shape_are_refused_by_name(vector):
+    """``obs_rms`` and ``return_rms`` set to Gymnasium's ``RunningMeanStd`` of another shape:
+    NumPy's broadcast error named no wrapper."""
+    from gymnasium.wrappers.utils import RunningMeanStd
+
+    env = ScriptedVectorEnv(BOX) if vector else ScriptedEnv()
+    stack = started(vector_stack(env) if vector else single_stack(env), env)
+    prefix = r"anywrap\." + ("vector\\." if vector else "")
+    for layer, name, shape in ((stack.env, "obs_rms", (4,)), (stack, "return_rms", (3,))):
+        refused(
+            stack,
+            lambda layer=layer, name=name, shape=shape: setattr(
+                layer, name, RunningMeanStd(shape=shape)
+            ),
+            ValueError,
+            prefix + rf"Normalize\w+: expected `{name}` with a mean and a var of shape ",
+        )

@@ -108,3 +108,26 @@ def test_the_saved_state_is_a_copy_that_a_step_does_not_overwrite():
     env.load_state_dict(saved)
     env.step(0)  # written in place: a loaded dict is not the wrapper's buffer either
     np.testing.assert_array_equal(saved["frames"], kept["frames"])
+
+
+@pytest.mark.parametrize("low", [1.0, -3.0])
+def test_zero_padding_is_the_spaces_value_nearest_zero_as_in_gymnasium(low):
+    """Where 0 lies outside the Box, ``padding_type="zero"`` pads with its bound nearest 0
+    (Gymnasium's ``create_zero_array``), single and vector, never an observation the
+    space does not hold."""
+
+    def rescaled(env):
+        return gym.wrappers.RescaleObservation(env, low, low + 1.0)
+
+    want = GymFrameStack(rescaled(gym.make("Pendulum-v1")), 3, padding_type="zero")
+    got = anywrap.FrameStackObservation(rescaled(gym.make("Pendulum-v1")), 3, padding_type="zero")
+    envs = gym.make_vec("Pendulum-v1", 2, vectorization_mode="sync", wrappers=[rescaled])
+    vec = anywrap.vector.FrameStackObservation(envs, 3, padding_type="zero")
+    w, g, v = want.reset(seed=5)[0], got.reset(seed=5)[0], vec.reset(seed=5)[0]
+    np.testing.assert_array_equal(g, w)
+    np.testing.assert_array_equal(v[0], w)
+    assert w[0, 0] == (low if low > 0 else low + 1.0) and w in want.observation_space
+    for _ in range(2):
+        a = np.zeros(1, np.float32)
+        w, g = want.step(a)[0], got.step(a)[0]
+        np.testing.assert_array_equal(g, w)

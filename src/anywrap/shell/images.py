@@ -15,9 +15,10 @@ from typing import Any, NamedTuple
 
 import gymnasium as gym
 import numpy as np
+from gymnasium.wrappers.utils import create_zero_array
 
 from anywrap import xp as axp
-from anywrap.shell.checks import wrapper_name
+from anywrap.shell.checks import dtype_kind, wrapper_name
 from anywrap.transforms.grayscale_observation import grayscale
 from anywrap.transforms.promotion import dtype_name
 from anywrap.transforms.resize_observation import resize
@@ -84,7 +85,8 @@ def resize_map(owner: str, space: gym.Space, shape: Any, interpolation: str) -> 
 def padding_of(owner: str, space: gym.spaces.Box, padding_type: Any) -> tuple[str, Any]:
     """Gymnasium's ``padding_type`` rule: ``("reset" | "zero" | "_custom", frame)``."""
     if isinstance(padding_type, str) and padding_type in ("reset", "zero"):
-        return padding_type, np.zeros(space.shape, space.dtype)
+        # Gymnasium's zero: the space's value nearest 0 (its low where that is above 0)
+        return padding_type, create_zero_array(space)
     if not isinstance(padding_type, str) and padding_type in space:
         return "_custom", np.asarray(padding_type, dtype=space.dtype)
     raise ValueError(
@@ -113,7 +115,7 @@ def check_frames(
     got = getattr(obs, "shape", None)
     try:
         if got is not None and axp.namespace(obs) is not None and tuple(got) == shape:
-            if dtype is None or dtype_name(obs.dtype) == dtype:
+            if dtype_name(obs.dtype) == dtype or (dtype is None and dtype_kind(obs)):
                 return
     except axp.UnknownArrayTypeError as e:
         name = owner if isinstance(owner, str) else wrapper_name(owner)
@@ -121,8 +123,9 @@ def check_frames(
     name = owner if isinstance(owner, str) else wrapper_name(owner)
     if got is None:
         raise TypeError(f"{name}: expected {what} array of shape {shape}, got {type(obs).__name__}")
-    want = f"shape {shape}" + (f" and dtype {dtype}" if dtype else "")
-    raise ValueError(f"{name}: expected {what} of {want}, got {axp.describe(obs)}")
+    want = f"shape {shape}" + (f" and dtype {dtype}" if dtype else " (real numbers or bools)")
+    exc = TypeError if dtype is None and tuple(got) == shape else ValueError
+    raise exc(f"{name}: expected {what} of {want}, got {axp.describe(obs)}")
 
 
 class InPlaceState:

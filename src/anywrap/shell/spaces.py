@@ -15,6 +15,7 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap import xp as axp
+from anywrap.shell.checks import dtype_kind
 from anywrap.shell.statistics import RunningMeanStd
 from anywrap.transforms.moments import default_stats_dtype, init_moments
 
@@ -82,7 +83,7 @@ class ObservationCheck:
 
     def __call__(self, obs: Any) -> None:
         if self.shape is not _TREE:  # the common case: one Box
-            if getattr(obs, "shape", None) != self.shape:
+            if getattr(obs, "shape", None) != self.shape or not dtype_kind(obs):
                 self._leaf(obs, self.space, "")
             return
         self._walk(obs, self.space, "")
@@ -113,15 +114,20 @@ class ObservationCheck:
                 )
             for i, (o, sub) in enumerate(zip(obs, space.spaces)):
                 self._walk(o, sub, f"{where}[{i}]")
-        elif getattr(obs, "shape", None) != self.batch + _shape(space):
+        elif getattr(obs, "shape", None) != self.batch + _shape(space) or not dtype_kind(obs):
             self._leaf(obs, space, where)
 
     def _leaf(self, obs: Any, space: gym.Space, where: str) -> None:
         shape = getattr(obs, "shape", None)
-        if shape is not None and tuple(shape) == self.batch + _shape(space):
-            return  # a shape given as another sequence type
         envs = f" ({self.batch[0]} envs of {space})" if self.batch else f" ({space})"
         got = "None" if obs is None else axp.describe(obs)
+        if shape is not None and tuple(shape) == self.batch + _shape(space):
+            if dtype_kind(obs):
+                return  # a shape given as another sequence type
+            raise TypeError(
+                f"{self.owner}: expected observations{where} of real numbers or "
+                f"bools{envs}, got {got}"
+            )
         raise ValueError(
             f"{self.owner}: expected observations{where} of shape {self.batch + _shape(space)}"
             f"{envs}, got {got}"

@@ -149,7 +149,14 @@ def _box_like(owner: str, name: str, mine: RunningMeanStd, theirs: Any) -> Runni
         return theirs if moved is None else RunningMeanStd(moved)  # shared, as in Gymnasium
     if all(hasattr(theirs, k) for k in ("mean", "var", "count")):  # Gymnasium's: copied
         copy = RunningMeanStd(mine.moments)
-        copy.mean, copy.var, copy.count = theirs.mean, theirs.var, theirs.count
+        try:  # (values as they are: Gymnasium's own checks none either)
+            copy.mean, copy.var, copy.count = theirs.mean, theirs.var, theirs.count
+        except ValueError:
+            shapes = tuple(np.shape(getattr(theirs, k)) for k in ("mean", "var", "count"))
+            raise ValueError(
+                f"{owner}: expected `{name}` with a mean and a var of shape "
+                f"{tuple(mine.mean.shape)} and one count, got shapes {shapes}"
+            ) from None
         return copy
     raise TypeError(
         f"{owner}: expected `{name}` to be another wrapper's {name} (an anywrap "

@@ -295,8 +295,7 @@ class ObservationStatisticsShell(Shell):
         self._transforms = compiled(fns)
 
     def _check_step(self, obs: Any, *flags: Any) -> None:
-        if getattr(obs, "shape", None) != self._check.shape:
-            self._check(obs)
+        checked(self._check, obs)
 
 
 class NormalizeObservation(ObservationStatisticsShell, gym.ObservationWrapper):
