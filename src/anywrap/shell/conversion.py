@@ -9,6 +9,7 @@ Example:
 
 from __future__ import annotations
 
+import importlib
 import numbers
 from types import ModuleType
 from typing import Any
@@ -43,6 +44,10 @@ def _as_python(x: Any, cast: type) -> Any:
         return cast(x)
     host = xp.to_numpy(x)  # through the NumPy view: several times cheaper than JAX's float()
     return cast(host) if host.ndim == 0 else cast(x)
+
+
+class _ModuleName(str):
+    """A recorded module argument, by name, in a pickled conversion wrapper."""
 
 
 class ConversionShell(Shell):
@@ -106,6 +111,22 @@ class ConversionShell(Shell):
         self._back: Converter | None = None
         self._last: Any = None  # a vector env's last observations, in its library
         self._wrap(env)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A module cannot be pickled: the recorded arguments keep its name (as Gymnasium's do).
+        state = dict(self.__dict__)
+        saved = state["_saved_kwargs"]
+        state["_saved_kwargs"] = {
+            k: _ModuleName(v.__name__) if isinstance(v, ModuleType) else v for k, v in saved.items()
+        }
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        saved = state["_saved_kwargs"]
+        state["_saved_kwargs"] = {
+            k: importlib.import_module(v) if type(v) is _ModuleName else v for k, v in saved.items()
+        }
+        self.__dict__.update(state)
 
     def _learn(self, obs: Any) -> None:  # the env's library and device, from an observation
         if self._env_library is not None:

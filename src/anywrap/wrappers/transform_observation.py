@@ -387,17 +387,8 @@ class DiscretizeObservation(ObservationMap):
         self.n_dims, self.multidiscrete = int(self.low.size), multidiscrete
         self.bin_edges = [g[1:-1] for g in plan.grids]
         self._grids = plan.grids
-        shape = tuple(space.shape)
-
-        def check(obs: Any) -> None:
-            if tuple(getattr(obs, "shape", ())) != shape or not hasattr(obs, "dtype"):
-                raise ValueError(
-                    f"{name}: expected an observation of shape {shape} ({space}), "
-                    f"got {xp.describe(obs)}"
-                )
-
-        fn = partial(discretize, shape=shape, multidiscrete=multidiscrete)
-        self._set_map(name, fn, check, *plan.observation)
+        fn = partial(discretize, shape=tuple(space.shape), multidiscrete=multidiscrete)
+        self._set_map(name, fn, ObservationCheck(name, space), *plan.observation)
 
     def observation(self, observation: Any) -> Any:
         out = self._mapped(observation)
