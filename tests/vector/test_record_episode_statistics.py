@@ -85,3 +85,26 @@ def test_flat_info_on_torch_reads_no_device_value():
         12,
         15,
     ]
+
+
+def test_prev_dones_in_same_step_mode_are_gymnasiums_on_every_step():
+    """A step where nothing ended clears ``prev_dones`` (it kept the last ends before)."""
+
+    def make():
+        return gym.make_vec(
+            "CartPole-v1", num_envs=2, vectorization_mode="sync", max_episode_steps=3,
+            vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP},
+        )  # fmt: skip
+
+    theirs = gym.wrappers.vector.RecordEpisodeStatistics(make())
+    ours = anywrap.vector.RecordEpisodeStatistics(make())
+    theirs.reset(seed=0)
+    ours.reset(seed=0)
+    seen = set()
+    for _ in range(7):
+        action = np.ones(2, dtype=np.int64)
+        theirs.step(action)
+        ours.step(action)
+        np.testing.assert_array_equal(np.asarray(ours.prev_dones), theirs.prev_dones)
+        seen.add(bool(theirs.prev_dones.any()))
+    assert seen == {False, True}  # steps with and without an end

@@ -199,8 +199,10 @@ def step_episodes(
             reward = xp.astype(xp.asarray(reward), state.returns.dtype)
         reward = stop_gradient(reward)
     returns, lengths, start = state.returns, state.lengths, state.start_time
-    if same_step and not report:  # nothing ended, and prev_done is not used: the bare sums
-        return Episodes(returns + reward, lengths + 1, *state[2:]), None
+    if same_step and not report:  # nothing ended: the bare sums, and no env done
+        return Episodes(
+            returns + reward, lengths + 1, start, xp.zeros_like(state.prev_done), *state[4:]
+        ), None
     terminated, truncated = xp.asarray(terminated), xp.asarray(truncated)
     bools = terminated.dtype == truncated.dtype == xp.bool  # then one kernel: `|`
     done = terminated | truncated if bools else xp.logical_or(terminated, truncated)
