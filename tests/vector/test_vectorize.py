@@ -204,3 +204,50 @@ def test_anywraps_discretisers_vectorized_run_in_the_batchs_library(library: str
     np.testing.assert_array_equal(
         _host(backend, got), np.stack([singles.observation(r) for r in raw])
     )
+
+
+def _cartpoles() -> Any:
+    return gym.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync")
+
+
+def _thirds(x: Any) -> Any:
+    return x.astype(np.float64) / 3  # the declared space stays CartPole's float32 Box
+
+
+def _halves(x: Any) -> Any:
+    return x * 0.5
+
+
+def test_vectorized_rows_take_gymnasiums_dtypes() -> None:
+    """Where the space stays, Gymnasium writes the rows into the incoming batch: its dtype
+    (float64 here), not the space's; rows that cast to the space's dtype only unsafely
+    (floats into int32) are refused by name, as Gymnasium's ``same_kind`` cast refuses them
+    (they were truncated in silence)."""
+    outs = []
+    for mod in (gym.wrappers.vector, anywrap.vector):
+        env = mod.VectorizeTransformObservation(
+            mod.TransformObservation(_cartpoles(), _thirds),
+            wrapper=gym.wrappers.TransformObservation, func=_halves, observation_space=None,
+        )  # fmt: skip
+        outs.append(env.reset(seed=0)[0])
+    assert outs[0].dtype == outs[1].dtype == np.float64
+    np.testing.assert_array_equal(outs[1], outs[0])
+    for mod in (gym.wrappers.vector, anywrap.vector):
+        env = mod.VectorizeTransformObservation(
+            mod.DtypeObservation(_cartpoles(), np.int32),
+            wrapper=gym.wrappers.TransformObservation, func=_halves, observation_space=None,
+        )  # fmt: skip
+        named = r"anywrap\.vector\.VectorizeTransformObservation: " if mod is anywrap.vector else ""
+        with pytest.raises(TypeError, match=named + ".*float64.*int32"):
+            env.reset(seed=0)
+
+
+def test_vectorized_actions_take_a_list_as_gymnasiums_do() -> None:
+    """A list of actions (a host value, which every wrapper takes) failed on ``.shape``."""
+    outs = []
+    for mod in (gym.wrappers.vector, anywrap.vector):
+        envs = gym.make_vec("MountainCarContinuous-v0", num_envs=2, vectorization_mode="sync")
+        env = mod.VectorizeTransformAction(envs, gym.wrappers.ClipAction)
+        env.reset(seed=0)
+        outs.append(env.step([[3.0], [-0.3]])[0])
+    np.testing.assert_array_equal(outs[1], outs[0])

@@ -29,12 +29,15 @@ def _stack(*rows: Any) -> Any:
 
 def _cast_like(x: Any, like: Any) -> Any:
     if is_host(like):
+        if not np.can_cast(np.asarray(x).dtype, like.dtype, "same_kind"):  # as NumPy's copyto
+            raise TypeError(f"the rows come out as {np.asarray(x).dtype}, not {like.dtype}")
         return cast(x, np.dtype(like.dtype).name)
     return x if x.dtype == like.dtype else namespace(x).astype(x, like.dtype)
 
 
 def map_rows(fn: Callable[[Any], Any], batch: Any, like: Any) -> Any:
-    """``fn`` of each row of the tree ``batch``, stacked, each leaf cast to ``like``'s dtype."""
+    """``fn`` of each row of the tree ``batch``, stacked, each leaf cast to ``like``'s dtype
+    (on the host, a TypeError where NumPy's ``same_kind`` rule refuses the cast)."""
     n = first_leaf(batch).shape[0]
     rows = [fn(tree_map(lambda x, i=i: x[i, ...], batch)) for i in range(n)]
     return tree_map(_cast_like, tree_map(_stack, *rows), like)

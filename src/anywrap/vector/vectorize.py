@@ -5,6 +5,7 @@ from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
+import numpy as np
 from gymnasium.vector import VectorActionWrapper, VectorEnv, VectorRewardWrapper, VectorWrapper
 from gymnasium.vector.utils import batch_space, create_empty_array
 
@@ -15,6 +16,7 @@ from anywrap.shell.checks import (
     callable_argument,
     check_env_kind,
     checked_reset,
+    wrapper_name,
 )
 from anywrap.shell.fusion import FusedStep, Part, Piece, Step
 from anywrap.shell.maps import VectorActionMap, VectorObservationMap, VectorRewardMap
@@ -91,6 +93,15 @@ class Vectorized(Shell):
         # (Gymnasium's observation base refuses SAME_STEP)
         VectorWrapper.__init__(self, env)  # type: ignore[arg-type]
 
+    def _rows(self, fn: Callable[[Any], Any], batch: Any, like: Any) -> Any:
+        """``fn`` of each row of ``batch``, stacked in ``like``'s dtype (see ``map_rows``)."""
+        try:
+            return map_rows(fn, batch, like)
+        except TypeError as e:
+            if "the rows come out as" not in str(e):
+                raise
+            raise TypeError(f"{wrapper_name(self)}: {e} (Gymnasium's cast refuses it)") from None
+
 
 class VectorizeTransformObservation(Vectorized, VectorWrapper):
     """:class:`gymnasium.wrappers.vector.VectorizeTransformObservation`, stacking the rows in
@@ -123,7 +134,9 @@ class VectorizeTransformObservation(Vectorized, VectorWrapper):
         return self.observations(obs), reward, terminated, truncated, info
 
     def observations(self, observations: Any) -> Any:
-        return map_rows(self.wrapper.observation, observations, self._like)
+        # Gymnasium writes the rows into the batch where the space stays: its dtype then
+        like = observations if self.same_out else self._like
+        return self._rows(self.wrapper.observation, observations, like)
 
 
 class FilterObservation(VectorObservationMap):
@@ -277,7 +290,9 @@ class VectorizeTransformAction(Vectorized, VectorActionWrapper):
         self._like = create_empty_array(self.env.single_action_space, 1)
 
     def actions(self, actions: Any) -> Any:
-        return map_rows(self.wrapper.action, actions, actions if self.same_out else self._like)
+        if type(actions) is list:  # a host value, as every wrapper takes it
+            actions = np.asarray(actions)
+        return self._rows(self.wrapper.action, actions, actions if self.same_out else self._like)
 
 
 class ClipAction(VectorActionMap):
@@ -354,7 +369,7 @@ class VectorizeTransformReward(Vectorized, VectorRewardWrapper):
     __init__ = Vectorized.__init__
 
     def rewards(self, rewards: Any) -> Any:
-        return map_rows(self.wrapper.reward, rewards, rewards)
+        return self._rows(self.wrapper.reward, rewards, rewards)
 
 
 class ClipReward(VectorRewardMap):
