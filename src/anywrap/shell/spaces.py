@@ -124,6 +124,10 @@ class ObservationCheck:
         if shape is not None and tuple(shape) == self.batch + _shape(space):
             if dtype_kind(obs):
                 return  # a shape given as another sequence type
+            try:  # an array of no known library: that error, which says how to register one
+                axp.namespace(obs)
+            except axp.UnknownArrayTypeError as e:
+                raise axp.UnknownArrayTypeError(f"{self.owner}: {e}") from None
             raise TypeError(
                 f"{self.owner}: expected observations{where} of real numbers or "
                 f"bools{envs}, got {got}"
