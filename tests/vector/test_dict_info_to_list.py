@@ -93,3 +93,31 @@ def test_a_vector_env_without_spaces_is_taken() -> None:
     envs = anywrap.vector.DictInfoToList(_InfoOnly())
     envs.unwrapped.num_envs = 2
     assert envs.reset()[1] == [{"a": 1}, {"a": 2}]
+
+
+def test_tuple_final_observations_of_a_torch_env_are_split_per_sub_env():
+    """Blackjack's Tuple observations in SAME_STEP mode, through NumpyToTorch: the final
+    observation is a tuple of batches, each sub-env's row taken from each (it was refused)."""
+    torch = pytest.importorskip("torch")
+
+    def make():
+        return gym.make_vec(
+            "Blackjack-v1", num_envs=2, vectorization_mode="sync",
+            vector_kwargs={"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP},
+        )  # fmt: skip
+
+    theirs = gym.wrappers.vector.DictInfoToList(make())
+    ours = anywrap.vector.DictInfoToList(anywrap.vector.NumpyToTorch(make()))
+    theirs.reset(seed=0)
+    ours.reset(seed=0)
+    ended = 0
+    for _ in range(3):
+        action = np.ones(2, dtype=np.int64)  # hit: an episode ends within a few steps
+        want, got = theirs.step(action)[4], ours.step(torch.as_tensor(action))[4]
+        assert [sorted(i) for i in got] == [sorted(i) for i in want]
+        for w, g in zip(want, got):
+            if "final_obs" in w:
+                ended += 1
+                assert all(isinstance(x, torch.Tensor) for x in g["final_obs"])
+                assert tuple(int(x) for x in g["final_obs"]) == tuple(w["final_obs"])
+    assert ended

@@ -241,6 +241,8 @@ class DictInfoToList(Shell, VectorWrapper):
     def _rows(self, key: str, value: Any) -> list[Any]:
         if isinstance(value, dict):
             return self._to_list(value)
+        if type(value) is tuple:  # a Tuple space's batch (a device env's final observations)
+            return list(zip(*(self._rows(key, v) for v in value)))
         if getattr(value, "shape", (None,))[:1] != (self.num_envs,):
             raise ValueError(
                 f"{wrapper_name(self)}: expected info[{key!r}] to be an array with one row per "
