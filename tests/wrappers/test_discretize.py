@@ -142,3 +142,30 @@ def test_revert_is_gymnasiums() -> None:
             for a, b in zip(ours_o.revert_observation(index), theirs_o.revert_observation(index)):
                 np.testing.assert_array_equal(a, b)
             np.testing.assert_array_equal(ours_a.revert_action(obs), theirs_a.revert_action(obs))
+
+
+class _Fixed(gym.Env):
+    """Always the observation it was made with."""
+
+    observation_space = gym.spaces.Box(-1, 1, (2,), np.float32)
+    action_space = gym.spaces.Discrete(2)
+
+    def __init__(self, obs: Any) -> None:
+        self.obs = np.array(obs, np.float32)
+
+    def reset(self, *, seed: Any = None, options: Any = None) -> Any:
+        return self.obs, {}
+
+    def step(self, action: Any) -> Any:
+        return self.obs, 0.0, False, False, {}
+
+
+@pytest.mark.parametrize("obs", [[np.nan, 0.0], [0.0, np.nan], [np.inf, -np.inf]])
+@pytest.mark.parametrize("multidiscrete", [False, True])
+def test_a_nan_entry_takes_the_last_bin_as_in_gymnasium(obs: Any, multidiscrete: bool) -> None:
+    """``np.digitize`` sorts NaN after every edge (it took the first bin before)."""
+    want, got = (
+        lib.DiscretizeObservation(_Fixed(obs), bins=(4, 3), multidiscrete=multidiscrete).reset()[0]
+        for lib in (gym.wrappers, anywrap)
+    )
+    np.testing.assert_array_equal(got, want)

@@ -55,11 +55,11 @@ def discretize(
     multidiscrete: bool,
 ) -> Array:
     """The bin index ``(..., n)`` of each dimension of ``obs``, clipped first (NumPy's
-    ``digitize``), or the flat ``sum(index[i] * strides[i])`` unless ``multidiscrete``."""
+    ``digitize``: a NaN in the last bin), or the flat ``sum(index[i] * strides[i])`` unless ``multidiscrete``."""
     xp = namespace(obs)
     batch = tuple(obs.shape[: obs.ndim - len(shape)])
     x = clip(xp.reshape(obs, (*batch, edges.shape[0])), low, upper)
-    x = xp.astype(x, edges.dtype)
+    x = xp.astype(xp.where(x == x, x, upper), edges.dtype)  # digitize's NaN: the last bin
     index = xp.sum(xp.astype(x[..., None] >= edges, strides.dtype), axis=-1)
     return index if multidiscrete else xp.sum(index * strides, axis=-1)
 
