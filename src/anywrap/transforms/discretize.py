@@ -55,7 +55,8 @@ def discretize(
     multidiscrete: bool,
 ) -> Array:
     """The bin index ``(..., n)`` of each dimension of ``obs``, clipped first (NumPy's
-    ``digitize``: a NaN in the last bin), or the flat ``sum(index[i] * strides[i])`` unless ``multidiscrete``."""
+    ``digitize``: a NaN in the last bin), or the flat ``sum(index[i] * strides[i])``
+    unless ``multidiscrete``."""
     xp = namespace(obs)
     batch = tuple(obs.shape[: obs.ndim - len(shape)])
     x = clip(xp.reshape(obs, (*batch, edges.shape[0])), low, upper)

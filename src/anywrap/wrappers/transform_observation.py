@@ -25,6 +25,7 @@ from anywrap.transforms.filter_observation import filter_observation
 from anywrap.transforms.flatten_observation import FlatPlan, flatten_observation, flatten_plan
 from anywrap.transforms.rescale import affine
 from anywrap.transforms.reshape_observation import reshape_observation
+from anywrap.tree import get_at
 
 
 class TransformObservation(gym.wrappers.TransformObservation):
@@ -128,14 +129,25 @@ class FlattenObservation(ObservationMap):
             fn = partial(_flatten_batch, plan=plan, dtype=np.dtype(space.dtype).name)
         self._set_map(name, fn, None)
         self._explain = ObservationCheck(name, single, *batch)
+        self._one_hots = [leaf for leaf in plan.leaves if leaf.kind == "onehot"]
 
     def _mapped(self, x: Any) -> Any:
         """``x`` flattened; on failure, an error that says how ``x`` differs from the space."""
         try:
-            return self._map(x)
+            out = self._map(x)
         except (KeyError, IndexError, TypeError):
             self._explain(x)
             raise
+        for leaf in self._one_hots:  # on the host, a value out of its range has no one-hot
+            v = get_at(x, leaf.path)
+            if xp.is_host(v):
+                v = np.reshape(v, (-1, len(leaf.counts)))
+                if ((v < leaf.starts) | (v >= np.add(leaf.starts, leaf.counts))).any():
+                    raise IndexError(
+                        f"{self._explain.owner}: expected values in the ranges of "
+                        f"{self._explain.space}, got {x!r}"
+                    )
+        return out
 
 
 class GrayscaleObservation(ObservationMap):
