@@ -863,3 +863,21 @@ def test_gymnasiums_statistics_of_another_shape_are_refused_by_name(vector):
             ValueError,
             prefix + rf"Normalize\w+: expected `{name}` with a mean and a var of shape ",
         )
+
+
+@pytest.mark.parametrize("vector", [False, True], ids=["single", "vector"])
+@pytest.mark.parametrize("dtype", [np.complex128, object])
+def test_sticky_actions_that_are_not_real_are_refused(vector, dtype):
+    """Complex or object actions were kept as the sticky action (its dtype changed, and a
+    checkpoint then failed on it), where ClipAction and RescaleAction refuse them."""
+    env = ScriptedVectorEnv(BOX) if vector else ScriptedEnv()
+    wrapper = anywrap.vector.StickyAction if vector else anywrap.StickyAction
+    stack = started(wrapper(env, 0.5), env)
+    action = np.full(stack.action_space.shape, 0.5, dtype)
+    refused(
+        stack,
+        lambda: stack.step(action),
+        TypeError,
+        r"anywrap\." + ("vector\\." if vector else "") + "StickyAction: expected an action of "
+        rf"real numbers or bools .*dtype={np.dtype(dtype).name}",
+    )
