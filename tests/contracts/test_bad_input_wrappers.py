@@ -881,3 +881,19 @@ def test_sticky_actions_that_are_not_real_are_refused(vector, dtype):
         r"anywrap\." + ("vector\\." if vector else "") + "StickyAction: expected an action of "
         rf"real numbers or bools .*dtype={np.dtype(dtype).name}",
     )
+
+
+@pytest.mark.parametrize(("word", "value"), [(4, 2), (4, 2**32), (5, 2**40)])
+def test_a_sticky_key_no_generator_can_take_is_refused_on_load(word, value):
+    """PCG64's has_uint32 and uinteger words out of range loaded, and every later step
+    failed with NumPy's OverflowError."""
+    env = ScriptedEnv()
+    stack = started(anywrap.StickyAction(env, 0.5), env)
+    state = {k: np.array(v) for k, v in stack.state_dict().items()}
+    state["key"][word] = value
+    refused(
+        stack,
+        lambda: stack.load_state_dict(state),
+        ValueError,
+        r"anywrap\.StickyAction\.load_state_dict: 'key' holds no generator's state",
+    )

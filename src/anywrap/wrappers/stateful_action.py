@@ -8,7 +8,13 @@ import numpy as np
 
 from anywrap import xp
 from anywrap.shell.base import Shell
-from anywrap.shell.checks import autoreset_mode, check_env_kind, checked_reset, step_values
+from anywrap.shell.checks import (
+    autoreset_mode,
+    check_env_kind,
+    checked_reset,
+    step_values,
+    wrapper_name,
+)
 from anywrap.shell.compiled import compiled, with_no_output
 from anywrap.shell.sticky_action import (
     SavedStream,
@@ -19,6 +25,7 @@ from anywrap.shell.sticky_action import (
 )
 from anywrap.shell.time import AUTORESET
 from anywrap.transforms.sticky_action import reset_keyed, sticky_step
+from anywrap.xp import random
 
 
 class StickyShell(SavedStream, Shell):
@@ -50,6 +57,18 @@ class StickyShell(SavedStream, Shell):
         mode: dict[str, Any] = {"autoreset": AUTORESET[autoreset_mode(name, env)]} if batch else {}
         step = partial(sticky_step, params=params, **mode)
         self._transforms = compiled({"step": step, "reset": with_no_output(reset_keyed)})
+
+    def checked_state(self, state_dict: dict[str, Any]) -> Any:
+        """The state :meth:`load_state_dict` would install; its key must make a generator."""
+        state = super().checked_state(state_dict)
+        try:
+            random.key_from_data(random.new_key(state.machine.has_last, 0), state.key)
+        except TypeError:  # a library whose key is its own data (JAX): nothing to build
+            pass
+        except (ValueError, RuntimeError) as e:
+            who = f"{wrapper_name(self)}.load_state_dict"
+            raise ValueError(f"{who}: 'key' holds no generator's state: {e}") from None
+        return state
 
 
 class StickyAction(StickyShell, gym.ActionWrapper):

@@ -82,6 +82,10 @@ def key_from_data(key: Key, data: Any) -> Key:
 @key_from_data.register(np.random.Generator)
 def _key_from_data_numpy(key: np.random.Generator, data: Any) -> Key:
     w = [int(v) for v in to_numpy(data).astype(np.uint64)]
+    if w[4] > 1 or w[5] >> 32:  # NumPy would take them, then fail at the first draw
+        raise ValueError(
+            f"PCG64's has_uint32 is 0 or 1 and its uinteger below 2**32, got {w[4]} and {w[5]}"
+        )
     bits = np.random.PCG64()
     bits.state = {
         "bit_generator": "PCG64",
