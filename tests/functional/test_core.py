@@ -64,3 +64,31 @@ def test_the_guide_shows_the_functional_signatures():
             parts.append(p.name if default is p.empty else f"{p.name}={shown}")
         row = f"| `{cls.__name__}({', '.join(parts)})` |"
         assert row in text, row
+
+
+ACTION_WRAPPERS = {
+    "ClipAction": lambda env: F.ClipAction(env),
+    "RescaleAction": lambda env: F.RescaleAction(env, -1.0, 1.0),
+    "StickyAction": lambda env: F.StickyAction(env, 0.5),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ACTION_WRAPPERS))
+@pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
+def test_actions_that_do_not_fit_the_space_are_refused_by_name(name, jit):
+    """An action without its batch axis was broadcast to every env (StickyAction), or failed
+    in JAX with an error that named no wrapper; a torch tensor was taken; a complex one too."""
+    import jax.numpy as jnp
+    import numpy as np
+
+    env = ACTION_WRAPPERS[name](pendulum(4))
+    _, state = env.reset(jax.random.key(0))
+    step = jax.jit(env.step) if jit else env.step
+    bad = [jnp.full((1,), 0.5), jnp.asarray(0.5), jnp.full((4, 2), 0.5), np.full((4, 1), 1j)]
+    for action in bad:
+        with pytest.raises(ValueError, match=rf"anywrap\.functional\.{name}: expected actions "):
+            step(state, action)
+    torch = pytest.importorskip("torch")
+    with pytest.raises(TypeError, match=rf"anywrap\.functional\.{name}: expected the action "):
+        env.step(state, torch.zeros(4, 1))
+    assert np.shape(step(state, jnp.zeros((4, 1))).reward) == (4,)  # the right one passes

@@ -12,10 +12,10 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 
 from anywrap.distributed import jax_psum
-from anywrap.shell.checks import wrapper_name
+from anywrap.shell.checks import dtype_kind, wrapper_name
 from anywrap.transforms.moments import Reduce
 from anywrap.tree import first_leaf, tree_map
-from anywrap.xp import resolve_dtype
+from anywrap.xp import describe, resolve_dtype
 
 __all__ = ["FunctionalEnv", "Step", "Wrapper", "batch_ndim", "find_state"]
 
@@ -147,12 +147,47 @@ class ObservationMap(Wrapper):
 
 
 class ActionMap(Wrapper):
-    """A wrapper whose ``_act`` maps the agent's action to the env's."""
+    """A wrapper whose ``_act`` maps the agent's action (checked against the action space,
+    unless ``_checked`` is False) to the env's."""
 
     _act: Callable[[Any], Any]
+    _checked = True
 
     def step(self, state: Any, action: Any) -> Step:
+        if self._checked:
+            action = checked_action(self, action)
         return self.env.step(state, self._act(action))
+
+
+_ARRAY_SPACES = (
+    gym.spaces.Box,
+    gym.spaces.Discrete,
+    gym.spaces.MultiDiscrete,
+    gym.spaces.MultiBinary,
+)
+
+
+def checked_action(wrapper: Any, action: Any) -> Any:
+    """``action`` as a JAX or host array of ``wrapper``'s action space behind the batch axes,
+    or an error naming the wrapper (shapes are static: under ``jit``, once per trace)."""
+    space = wrapper.action_space
+    if not isinstance(space, _ARRAY_SPACES):  # a tree of spaces: as it is
+        return action
+    if isinstance(action, int | float | bool | list | tuple | np.generic):
+        action = np.asarray(action)
+    want = tuple(space.shape)
+    n = batch_ndim(wrapper)
+    if not isinstance(action, np.ndarray | jax.Array):
+        raise TypeError(
+            f"{wrapper_name(wrapper)}: expected the action as a JAX array or a host value, "
+            f"got {describe(action)}"
+        )
+    if action.ndim != n + len(want) or tuple(action.shape[n:]) != want or not dtype_kind(action):
+        raise ValueError(
+            f"{wrapper_name(wrapper)}: expected actions of real numbers or bools, of shape "
+            f"{('num_envs',) * n + want} ({space}), got {describe(action)}"
+        )
+    return action
 
 
 class RewardMap(Wrapper):

@@ -92,6 +92,7 @@ class TransformAction(ActionMap):
         super().__init__(env)
         self.func = callable_argument(wrapper_name(self), "func", func)
         self._act_space = action_space
+        self._checked = False  # ``func`` takes what its user gives it
 
     def _act(self, action: Any) -> Any:
         return self.func(action)

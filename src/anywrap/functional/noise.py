@@ -20,7 +20,15 @@ from anywrap.transforms.sticky_action import StickyKeyed, StickyState, init_stic
 from anywrap.tree import tree_map
 from anywrap.xp import resolve_dtype
 
-from .core import FunctionalEnv, Step, Wrapper, batch_shape, same_step, wrapper_key
+from .core import (
+    FunctionalEnv,
+    Step,
+    Wrapper,
+    batch_shape,
+    checked_action,
+    same_step,
+    wrapper_key,
+)
 
 __all__ = ["AddWhiteNoise", "NoiseState", "ObstructView", "StickyAction", "StickyActionState"]
 
@@ -188,7 +196,7 @@ class StickyAction(Wrapper):
         (s, key), action = sticky_step(
             StickyKeyed(state.sticky, state.key),
             None,  # the draws come from the key in the state
-            tree_map(jnp.asarray, action),
+            tree_map(jnp.asarray, checked_action(self, action)),
             params=self._params,
             autoreset="same_step" if same_step(self.env) else "disabled",
         )
