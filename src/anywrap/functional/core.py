@@ -175,7 +175,7 @@ def checked_action(wrapper: Any, action: Any) -> Any:
         return action
     if isinstance(action, int | float | bool | list | tuple | np.generic):
         action = np.asarray(action)
-    want = tuple(space.shape)
+    want = tuple(space.shape or ())
     n = batch_ndim(wrapper)
     if not isinstance(action, np.ndarray | jax.Array):
         raise TypeError(
