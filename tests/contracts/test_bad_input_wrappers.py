@@ -897,3 +897,57 @@ def test_a_sticky_key_no_generator_can_take_is_refused_on_load(word, value):
         ValueError,
         r"anywrap\.StickyAction\.load_state_dict: 'key' holds no generator's state",
     )
+
+
+@pytest.mark.parametrize("vector", [False, True], ids=["single", "vector"])
+@pytest.mark.parametrize("reward", ["x", 1 + 1j], ids=["str", "complex"])
+def test_clip_reward_refuses_a_reward_that_is_not_real_by_name(vector, reward):
+    env = ScriptedVectorEnv(BOX) if vector else ScriptedEnv()
+    wrapper = anywrap.vector.ClipReward if vector else anywrap.ClipReward
+    stack = started(wrapper(env, -0.5, 0.5), env)
+    env.next = {"reward": np.full(N, reward) if vector else reward}
+    refused(
+        stack,
+        lambda: stack.step(stack.action_space.sample()),
+        TypeError,
+        r"anywrap\." + ("vector\\." if vector else "") + "ClipReward: expected reward to hold real",
+    )
+
+
+def test_observations_of_no_array_or_another_shape_are_refused_by_name():
+    """``None`` into DelayObservation, a short observation into FlattenObservation: the
+    errors came from the library (no attribute 'device', cannot reshape)."""
+    for wrapper, obs in (
+        (lambda e: anywrap.DelayObservation(e, 1), None),
+        (anywrap.FlattenObservation, np.zeros(2, np.float32)),
+    ):
+        env = ScriptedEnv()
+        stack = started(wrapper(env), env)
+        env.next = {"obs": obs}
+        refused(
+            stack,
+            lambda stack=stack: stack.step(np.zeros(1, np.float32)),
+            ValueError,
+            r"anywrap\.\w+Observation: expected observations of shape \(3,\)",
+        )
+
+
+@pytest.mark.parametrize(
+    "bad", ["list", "None entry"], ids=["a list of pairs", "an entry that is None"]
+)
+def test_a_state_dict_of_the_wrong_form_is_refused_by_name(bad):
+    env = ScriptedEnv()
+    stack = started(anywrap.StickyAction(env, 0.5, (1, 3)), env)
+    state = {k: np.array(v) for k, v in stack.state_dict().items()}
+    if bad == "list":
+        given: Any = list(state.items())
+        exc, pattern = TypeError, "expected a dict of arrays, got list"
+    else:
+        given = {**state, "machine.length": None}
+        exc, pattern = ValueError, "'machine.length' holds object values"
+    refused(
+        stack,
+        lambda: stack.load_state_dict(given),
+        exc,
+        r"anywrap\.StickyAction\.load_state_dict: " + re.escape(pattern),
+    )

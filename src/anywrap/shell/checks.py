@@ -281,6 +281,12 @@ def step_values(
     return reward
 
 
+def check_reward(owner: str, num_envs: int | None, reward: Any, *flags: Any) -> None:
+    """A step's reward alone (the flags are not read), as :func:`step_values` takes it."""
+    if type(reward) is not float:
+        _check_value(owner, "reward", reward, "real", num_envs)
+
+
 def step_flags(owner: str, terminated: Any, truncated: Any, num_envs: int | None) -> None:
     """A step's ``terminated`` and ``truncated``: bools, as :func:`step_values` takes them."""
     for name, x in (("terminated", terminated), ("truncated", truncated)):
@@ -339,24 +345,26 @@ def checked_entries(
     """A saved state's entries as host arrays in ``own``'s order and dtypes, or a KeyError /
     ValueError for any value a wrapper never holds; a float32 double-word count is split
     again from its float64 total."""
+    if not isinstance(given, dict):
+        raise TypeError(f"{who}: expected a dict of arrays, got {type(given).__name__}")
     missing, extra = sorted(set(own) - set(given)), sorted(set(given) - set(own))
     if missing or extra:
         raise KeyError(f"{who}: expected keys {sorted(own)}, missing {missing}, unexpected {extra}")
     values = {}
-    for key, (shape, _) in own.items():
+    for key, (shape, dtype) in own.items():
         values[key] = axp.to_numpy(given[key])
         if values[key].shape != tuple(shape):
             raise ValueError(
                 f"{who}: {key!r} has shape {values[key].shape}, this wrapper expects "
                 f"{tuple(shape)} (a stack of another shape?)"
             )
+        _check_kind(who, key, values[key], dtype)
     for key, value in values.items():  # a ring's pointer and fill, by field name
         low, high = (ranges or {}).get(key.rpartition(".")[2], (None, None))
         if low is not None and value.size and not (low <= value.min() and value.max() <= high):
             _refuse(who, key, value, f"must be in [{low}, {high}] for this wrapper")
     kept = {key: dtype for key, (_, dtype) in own.items()}
     for key, value in values.items():
-        _check_kind(who, key, value, kept[key])
         field = key.rpartition(".")[2]
         if not_finite(key, value):
             _refuse(who, key, value, "must be finite")

@@ -199,4 +199,5 @@ class VectorRewardMap(_Map, FusedStep, VectorRewardWrapper):
     def _part(self, out: Any) -> Part | None:
         if type(self).rewards is not VectorRewardMap.rewards:
             return None
-        return Part(Piece(self._map.fn, "reward", stateful=False), self._consts.get(out[1]))
+        piece = Piece(self._map.fn, "reward", self._check, stateful=False)
+        return Part(piece, self._consts.get(out[1]))

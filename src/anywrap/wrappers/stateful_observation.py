@@ -83,10 +83,8 @@ class DelayObservation(DelayShell, gym.ObservationWrapper):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         obs, info = self.env.reset(seed=seed, options=options)
-        zero = self._zero.get(obs)
-        return self._released(
-            self._run(self._transforms["reset"], obs, checked(self._check, obs), *zero)
-        ), info
+        zero = self._zero.get(checked(self._check, obs))
+        return self._released(self._run(self._transforms["reset"], obs, obs, *zero)), info
 
     def _released(self, out: Any) -> Any:
         return host_scalars(out) if self._scalars else out
@@ -94,8 +92,8 @@ class DelayObservation(DelayShell, gym.ObservationWrapper):
     def observation(self, observation: Any) -> Any:
         if not self.delay:
             return checked(self._check, observation)
-        zero = self._zero.get(observation)
-        return self._released(self._turn_ring("release", checked(self._check, observation), *zero))
+        zero = self._zero.get(checked(self._check, observation))
+        return self._released(self._turn_ring("release", observation, *zero))
 
 
 class TimeAwareShell(Shell):

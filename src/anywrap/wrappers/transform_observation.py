@@ -135,7 +135,7 @@ class FlattenObservation(ObservationMap):
         """``x`` flattened; on failure, an error that says how ``x`` differs from the space."""
         try:
             out = self._map(x)
-        except (KeyError, IndexError, TypeError):
+        except (KeyError, IndexError, TypeError, ValueError):
             self._explain(x)
             raise
         for leaf in self._one_hots:  # on the host, a value out of its range has no one-hot

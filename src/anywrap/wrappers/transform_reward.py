@@ -7,7 +7,7 @@ from typing import Any
 import gymnasium as gym
 
 from anywrap.shell.arrays import check_reward_bounds, reward_bound
-from anywrap.shell.checks import callable_argument, checked_reset
+from anywrap.shell.checks import callable_argument, check_reward, checked_reset
 from anywrap.shell.maps import RewardMap
 from anywrap.transforms.clip_reward import clip_reward
 
@@ -46,4 +46,5 @@ class ClipReward(RewardMap):
         self._wrap(env)
         self.min_reward, self.max_reward = min_reward, max_reward
         bounds = reward_bound(min_reward), reward_bound(max_reward)
-        self._set_map(name, partial(clip_reward, keep_dtype=bool(batch)), None, *bounds)
+        check = partial(check_reward, name, batch[0] if batch else None)
+        self._set_map(name, partial(clip_reward, keep_dtype=bool(batch)), check, *bounds)
