@@ -274,10 +274,9 @@ def step_values(
     ):
         return reward
     step_flags(owner, terminated, truncated, num_envs)
-    if type(reward) is not float:
-        _check_value(owner, "reward", reward, "real", num_envs)
-        if num_envs is None and getattr(reward, "shape", ()) != ():
-            return axp.namespace(reward).reshape(reward, ())
+    check_reward(owner, num_envs, reward)
+    if num_envs is None and getattr(reward, "shape", ()) != ():
+        return axp.namespace(reward).reshape(reward, ())
     return reward
 
 
