@@ -942,3 +942,22 @@ def test_a_state_dict_of_the_wrong_form_is_refused_by_name(bad):
         exc,
         r"anywrap\.StickyAction\.load_state_dict: " + re.escape(pattern),
     )
+
+
+@pytest.mark.parametrize(
+    ("mask", "exc"),
+    [(np.zeros(N + 1, bool), ValueError), (np.zeros(N, np.int64), TypeError)],
+    ids=["another shape", "ints"],
+)
+def test_a_final_obs_mask_that_is_no_bool_per_sub_env_is_refused(mask, exc):
+    """NormalizeObservation learns from the final observations the mask selects: a mask of
+    another shape failed in NumPy's broadcasting, an int mask was taken."""
+    env = ScriptedVectorEnv(BOX, mode=AutoresetMode.SAME_STEP)
+    stack = started(anywrap.vector.NormalizeObservation(env, learn_final_obs=True), env)
+    env.next = {"info": {"final_obs": np.zeros((N, 3), np.float32), "_final_obs": mask}}
+    refused(
+        stack,
+        lambda: stack.step(np.zeros((N, 1), np.float32)),
+        exc,
+        r"anywrap\.vector\.NormalizeObservation: expected info\['_final_obs'\] ",
+    )

@@ -236,7 +236,7 @@ def dtype_kind(x: Any) -> str:
     return kind
 
 
-def _check_value(owner: str, name: str, x: Any, want: str, num_envs: int | None) -> None:
+def check_value(owner: str, name: str, x: Any, want: str, num_envs: int | None) -> None:
     """A step's reward (``want="real"``) or flag (``"bool"``): ``(num_envs,)`` for a vector
     env, else one value (a Python one, or an array of one element)."""
     shape = getattr(x, "shape", None)
@@ -283,14 +283,14 @@ def step_values(
 def check_reward(owner: str, num_envs: int | None, reward: Any, *flags: Any) -> None:
     """A step's reward alone (the flags are not read), as :func:`step_values` takes it."""
     if type(reward) is not float:
-        _check_value(owner, "reward", reward, "real", num_envs)
+        check_value(owner, "reward", reward, "real", num_envs)
 
 
 def step_flags(owner: str, terminated: Any, truncated: Any, num_envs: int | None) -> None:
     """A step's ``terminated`` and ``truncated``: bools, as :func:`step_values` takes them."""
     for name, x in (("terminated", terminated), ("truncated", truncated)):
         if type(x) is not bool:
-            _check_value(owner, name, x, "bool", num_envs)
+            check_value(owner, name, x, "bool", num_envs)
 
 
 _BOOL = np.dtype(bool)

@@ -7,7 +7,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap import xp
 from anywrap.shell.arrays import checked, final_obs_batch, is_packed, pack_final_obs
-from anywrap.shell.checks import step_flags, step_values, wrapper_name
+from anywrap.shell.checks import check_value, step_flags, step_values, wrapper_name
 from anywrap.shell.fusion import FusedStep, Part, Piece, Step
 from anywrap.shell.images import check_frames
 from anywrap.shell.sticky_action import checked_action
@@ -89,6 +89,9 @@ class NormalizeObservation(
         if not packed:
             self._check(final)
         key = ("final", self._update_running_mean)
+        check_value(
+            wrapper_name(self), "info['_final_obs']", info["_final_obs"], "bool", self.num_envs
+        )
         mask = self._mask_for(info["_final_obs"], obs)
         obs, final = self._run(self._transforms[key], obs, obs, final, mask)
         return obs, pack_final_obs(info, final, packed)
