@@ -98,6 +98,18 @@ xp.register_backend(
 )
 
 
+_INTEGERS = tuple(getattr(torch, f"{u}int{b}", None) for u in ("", "u") for b in (8, 16, 32, 64))
+
+
+@xp.dtype_kind.register(torch.Tensor)
+def _dtype_kind(x: Any) -> str:
+    # dtype attributes and comparisons, which TorchDynamo traces (a dict lookup it cannot)
+    d = x.dtype
+    if d == torch.bool:
+        return "bool"
+    return "real" if d.is_floating_point or d in _INTEGERS else ""
+
+
 @xp.stop_gradient.register(torch.Tensor)
 def _stop_gradient(x: Any) -> Any:
     # A tensor with no graph is itself: a transform then knows there is none to keep.

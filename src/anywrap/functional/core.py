@@ -12,10 +12,10 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 
 from anywrap.distributed import jax_psum
-from anywrap.shell.checks import dtype_kind, wrapper_name
+from anywrap.shell.checks import wrapper_name
 from anywrap.transforms.moments import Reduce
 from anywrap.tree import first_leaf, tree_map
-from anywrap.xp import describe, resolve_dtype
+from anywrap.xp import describe, dtype_kind, resolve_dtype
 
 __all__ = ["FunctionalEnv", "Step", "Wrapper", "batch_ndim", "find_state"]
 

@@ -16,7 +16,7 @@ from gymnasium.error import InvalidBound
 from gymnasium.vector.utils import concatenate, create_empty_array
 
 from anywrap import xp as axp
-from anywrap.shell.checks import check_dtype, dtype_kind
+from anywrap.shell.checks import check_dtype
 from anywrap.shell.compiled import moved
 from anywrap.shell.spaces import ObservationCheck
 from anywrap.transforms.rescale import rescale_coefficients
@@ -126,7 +126,9 @@ def box_check(owner: str, space: gym.Space, batch: int | None = None) -> Any:
 
 def checked(check: Any, obs: Any) -> Any:
     """``obs``, refused by ``check`` (a :func:`box_check`, or ``None``) if it does not fit."""
-    if check is not None and (getattr(obs, "shape", None) != check.shape or not dtype_kind(obs)):
+    if check is not None and (
+        getattr(obs, "shape", None) != check.shape or not axp.dtype_kind(obs)
+    ):
         check(obs)
     return obs
 

@@ -217,25 +217,6 @@ def checked_reset(reset: Callable[..., Any]) -> Callable[..., Any]:
     return checked
 
 
-_KINDS: dict[Any, str] = {}
-
-
-def dtype_kind(x: Any) -> str:
-    """``"bool"``, ``"real"`` (integer or real floating) or ``""`` (anything else) for the
-    array ``x``'s dtype, looked up once per dtype."""
-    dtype = getattr(x, "dtype", None)
-    kind = _KINDS.get(dtype)
-    if kind is None:
-        try:
-            isdtype = axp.namespace(x).isdtype
-            real = isdtype(dtype, ("integral", "real floating"))
-            kind = "bool" if isdtype(dtype, "bool") else "real" if real else ""
-        except Exception:  # no array of a known library
-            return ""
-        _KINDS[dtype] = kind
-    return kind
-
-
 def check_value(owner: str, name: str, x: Any, want: str, num_envs: int | None) -> None:
     """A step's reward (``want="real"``) or flag (``"bool"``): ``(num_envs,)`` for a vector
     env, else one value (a Python one, or an array of one element)."""
@@ -250,7 +231,7 @@ def check_value(owner: str, name: str, x: Any, want: str, num_envs: int | None) 
             return
         got = repr(x)
     else:
-        kind = dtype_kind(x)
+        kind = axp.dtype_kind(x)
         if kind == "bool" or kind == want:
             if num_envs is not None or math.prod(shape) == 1:
                 return

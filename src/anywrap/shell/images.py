@@ -18,7 +18,7 @@ import numpy as np
 from gymnasium.wrappers.utils import create_zero_array
 
 from anywrap import xp as axp
-from anywrap.shell.checks import dtype_kind, wrapper_name
+from anywrap.shell.checks import wrapper_name
 from anywrap.transforms.grayscale_observation import grayscale
 from anywrap.transforms.promotion import dtype_name
 from anywrap.transforms.resize_observation import resize
@@ -115,7 +115,7 @@ def check_frames(
     got = getattr(obs, "shape", None)
     try:
         if got is not None and axp.namespace(obs) is not None and tuple(got) == shape:
-            if dtype_name(obs.dtype) == dtype or (dtype is None and dtype_kind(obs)):
+            if dtype_name(obs.dtype) == dtype or (dtype is None and axp.dtype_kind(obs)):
                 return
     except axp.UnknownArrayTypeError as e:
         name = owner if isinstance(owner, str) else wrapper_name(owner)

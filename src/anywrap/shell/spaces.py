@@ -15,7 +15,6 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap import xp as axp
-from anywrap.shell.checks import dtype_kind
 from anywrap.shell.statistics import RunningMeanStd
 from anywrap.transforms.moments import default_stats_dtype, init_moments
 
@@ -83,7 +82,7 @@ class ObservationCheck:
 
     def __call__(self, obs: Any) -> None:
         if self.shape is not _TREE:  # the common case: one Box
-            if getattr(obs, "shape", None) != self.shape or not dtype_kind(obs):
+            if getattr(obs, "shape", None) != self.shape or not axp.dtype_kind(obs):
                 self._leaf(obs, self.space, "")
             return
         self._walk(obs, self.space, "")
@@ -114,7 +113,7 @@ class ObservationCheck:
                 )
             for i, (o, sub) in enumerate(zip(obs, space.spaces)):
                 self._walk(o, sub, f"{where}[{i}]")
-        elif getattr(obs, "shape", None) != self.batch + _shape(space) or not dtype_kind(obs):
+        elif getattr(obs, "shape", None) != self.batch + _shape(space) or not axp.dtype_kind(obs):
             self._leaf(obs, space, where)
 
     def _leaf(self, obs: Any, space: gym.Space, where: str) -> None:
@@ -122,7 +121,7 @@ class ObservationCheck:
         envs = f" ({self.batch[0]} envs of {space})" if self.batch else f" ({space})"
         got = "None" if obs is None else axp.describe(obs)
         if shape is not None and tuple(shape) == self.batch + _shape(space):
-            if dtype_kind(obs):
+            if axp.dtype_kind(obs):
                 return  # a shape given as another sequence type
             try:  # an array of no known library: that error, which says how to register one
                 axp.namespace(obs)

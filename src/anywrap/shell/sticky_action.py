@@ -18,7 +18,7 @@ import numpy as np
 from gymnasium.error import InvalidBound, InvalidProbability
 
 from anywrap import xp as axp
-from anywrap.shell.checks import dtype_kind, real_number
+from anywrap.shell.checks import real_number
 from anywrap.shell.compiled import moved
 from anywrap.shell.noise import entropy
 from anywrap.transforms.sticky_action import StickyKeyed, StickyParams, init_sticky
@@ -153,7 +153,7 @@ def checked_action(owner: str, space: gym.Space, action: Any, last: Any) -> Any:
                 f"{owner}: expected an action of shape {tuple(ref.shape)} (action space "
                 f"{space}), got {axp.describe(a)}"
             )
-        if not dtype_kind(a):
+        if not axp.dtype_kind(a):
             raise TypeError(
                 f"{owner}: expected an action of real numbers or bools ({space}), "
                 f"got {axp.describe(a)}"

@@ -219,6 +219,31 @@ def finite_rows(x: Array) -> Array:
     return ok
 
 
+_KINDS: dict[Any, str] = {}
+
+
+@Route
+def dtype_kind(x: Any) -> str:
+    """``"bool"``, ``"real"`` (integer or real floating) or ``""`` (anything else, or no
+    array) for ``x``'s dtype, looked up once per dtype.
+
+    Example:
+        >>> [dtype_kind(np.zeros(1, t)) for t in (bool, np.uint8, np.float16, complex, object)]
+        ['bool', 'real', 'real', '', '']
+    """
+    dtype = getattr(x, "dtype", None)
+    kind = _KINDS.get(dtype)
+    if kind is None:
+        try:
+            isdtype = namespace(x).isdtype
+            real = isdtype(dtype, ("integral", "real floating"))
+            kind = "bool" if isdtype(dtype, "bool") else "real" if real else ""
+        except Exception:  # no array of a known library
+            return ""
+        _KINDS[dtype] = kind
+    return kind
+
+
 @Route
 def count_true(mask: Array) -> Any:
     """How many entries of the bool ``mask`` are True: a 0-d integer array (NumPy: an int)."""
