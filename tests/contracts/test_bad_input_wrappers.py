@@ -723,8 +723,9 @@ SINGLE_FLAG_READERS = {
         (0.5, TypeError),
         (1, TypeError),
         (np.array([True, False]), ValueError),
+        (np.array([True]), ValueError),
     ],
-    ids=["str", "None", "float", "int", "two"],
+    ids=["str", "None", "float", "int", "two", "one"],
 )
 @pytest.mark.parametrize("key", ["terminated", "truncated"])
 def test_a_single_env_flag_that_is_no_bool_is_refused(name, flag, exc, key):
@@ -736,7 +737,8 @@ def test_a_single_env_flag_that_is_no_bool_is_refused(name, flag, exc, key):
         lambda: stack.step(np.zeros(1, np.float32)),
         exc,
         rf"anywrap\.{name}: expected (a scalar )?{key}",
-        r"got " + re.escape(repr(flag) if np.ndim(flag) == 0 else "numpy.ndarray(shape=(2,)"),
+        r"got "
+        + re.escape(repr(flag) if np.ndim(flag) == 0 else f"numpy.ndarray(shape={flag.shape}"),
     )
 
 

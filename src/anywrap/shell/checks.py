@@ -219,7 +219,8 @@ def checked_reset(reset: Callable[..., Any]) -> Callable[..., Any]:
 
 def check_value(owner: str, name: str, x: Any, want: str, num_envs: int | None) -> None:
     """A step's reward (``want="real"``) or flag (``"bool"``): ``(num_envs,)`` for a vector
-    env, else one value (a Python one, or an array of one element)."""
+    env, else one value (a Python one, a 0-d array, or a reward of one element: a flag of
+    shape ``(1,)`` would turn the state's scalars into arrays)."""
     shape = getattr(x, "shape", None)
     if num_envs is not None and (shape is None or tuple(shape) != (num_envs,)):
         raise ValueError(
@@ -233,7 +234,11 @@ def check_value(owner: str, name: str, x: Any, want: str, num_envs: int | None) 
     else:
         kind = axp.dtype_kind(x)
         if kind == "bool" or kind == want:
-            if num_envs is not None or math.prod(shape) == 1:
+            if (
+                num_envs is not None
+                or tuple(shape) == ()
+                or (want != "bool" and math.prod(shape) == 1)
+            ):
                 return
             raise ValueError(f"{owner}: expected a scalar {name} (one env), got {axp.describe(x)}")
         got = axp.describe(x)
