@@ -251,3 +251,20 @@ def test_vectorized_actions_take_a_list_as_gymnasiums_do() -> None:
         env.reset(seed=0)
         outs.append(env.step([[3.0], [-0.3]])[0])
     np.testing.assert_array_equal(outs[1], outs[0])
+
+
+def test_vectorized_torch_rows_of_a_new_dtype_read_nothing_on_the_host() -> None:
+    """The cast rule's check reads NumPy rows only: torch rows (here float64, into a float64
+    space) are cast on their device, with no conversion to NumPy (which a CUDA tensor
+    refuses, and which the first version of the check made)."""
+    torch = pytest.importorskip("torch")
+    from helpers import torch_no_host_sync
+
+    envs = anywrap.vector.VectorizeTransformObservation(
+        _in("torch", _vector()), anywrap.DtypeObservation, dtype=np.float64
+    )
+    batch = envs.env.reset(seed=0)[0]  # the env's float32 tensors (its own step reads actions)
+    with torch_no_host_sync():
+        obs = envs.observations(batch)
+    assert isinstance(obs, torch.Tensor) and obs.dtype == torch.float64
+    torch.testing.assert_close(obs, batch.double())

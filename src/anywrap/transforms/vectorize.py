@@ -29,8 +29,9 @@ def _stack(*rows: Any) -> Any:
 
 def _cast_like(x: Any, like: Any) -> Any:
     if is_host(like):
-        if not np.can_cast(np.asarray(x).dtype, like.dtype, "same_kind"):  # as NumPy's copyto
-            raise TypeError(f"the rows come out as {np.asarray(x).dtype}, not {like.dtype}")
+        # NumPy rows as NumPy's copyto takes them (rows of a device library: metadata only)
+        if is_host(x) and not np.can_cast(x.dtype, like.dtype, "same_kind"):
+            raise TypeError(f"the rows come out as {x.dtype}, not {like.dtype}")
         return cast(x, np.dtype(like.dtype).name)
     return x if x.dtype == like.dtype else namespace(x).astype(x, like.dtype)
 
