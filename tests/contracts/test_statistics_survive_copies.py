@@ -82,8 +82,8 @@ def _pickles(obj) -> bool:
 
 def test_every_wrapper_pickles_where_gymnasiums_does():
     """Each wrapper of the contract table with a Gymnasium twin, reset and stepped on NumPy:
-    where Gymnasium's pickles, anywrap's pickles too (DiscretizeObservation's check was a
-    closure, which pickle refuses)."""
+    where Gymnasium's pickles, anywrap's pickles too, and the copy steps
+    (DiscretizeObservation's check was a closure, which pickle refuses)."""
     compared, refused = 0, []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -105,5 +105,12 @@ def test_every_wrapper_pickles_where_gymnasiums_does():
             compared += 1
             if not _pickles(ours):
                 refused.append(case.id)
+                continue
+            try:  # where Gymnasium's copy steps (a pickled JAX env loses its state)
+                pickle.loads(pickle.dumps(theirs)).step(theirs.action_space.sample())
+            except Exception:
+                continue
+            twin = pickle.loads(pickle.dumps(ours))  # ours steps too
+            twin.step(twin.action_space.sample())
     assert refused == []
     assert compared >= 20, compared  # the table's wrappers that Gymnasium can pickle
