@@ -209,7 +209,7 @@ def _last_true_indices(mask: Any, k: int) -> Any:
 @_route(images.resize_images)
 def _resize(batch: Any, size: tuple[int, int], method: str = "area") -> Any:
     if method != "bilinear":  # OpenCV's taps, fused into one loop by jax.jit
-        return images.resize_separable(batch, size, method)
+        return images.resize_images.dispatch(object)(batch, size, method)
     b, _, _, c = batch.shape
     out = jax.image.resize(
         batch.astype(jnp.float32), (b, size[0], size[1], c), "linear", antialias=True

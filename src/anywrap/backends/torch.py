@@ -346,7 +346,7 @@ def _resize(batch: Any, size: tuple[int, int], method: str = "area") -> Any:
         return out.permute(0, 2, 3, 1).contiguous()
     whole = h % size[0] == 0 and w % size[1] == 0
     if not images.shrinks_both((h, w), size) or whole:
-        return images.resize_separable(batch, size, method)
+        return images.resize_images.dispatch(object)(batch, size, method)
     # A ratio that is not whole (210x160 to 84x84): two matrix products, height first.
     my = images.host_constant(_dense, batch, h, size[0])
     mx = images.host_constant(_dense, batch, w, size[1])

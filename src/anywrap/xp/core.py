@@ -203,16 +203,6 @@ def library_name(x: Any) -> str:
         return _top(type(x))
 
 
-def _generic_to_numpy(x: Any) -> np.ndarray:
-    # Shared where it can be, else (DLPack 1.0) a copy the producer makes on the host.
-    for kwargs in ({}, {"device": "cpu", "copy": True}):
-        try:
-            return np.from_dlpack(x, **kwargs)  # type: ignore[arg-type]
-        except Exception:
-            pass
-    return np.asarray(x)
-
-
 class Route:
     """A :func:`functools.singledispatch` function that keeps each exact type's
     implementation in a dict, which TorchDynamo before PyTorch 2.8 traces (singledispatch's
@@ -242,24 +232,14 @@ class Route:
 
 
 # The hooks' generic forms (a Route has loaded the argument's backend before it dispatches).
-_device = Route(array_api_compat.device)
-_to_numpy = Route(_generic_to_numpy)
-_jit = Route(lambda like, fn, donate=False: fn)
-
-
-for _tp in _HOST_TYPES:
-    _device.register(_tp)(lambda x: "cpu")
-    _to_numpy.register(_tp)(np.asarray)
-for _tp in (list, tuple):
-    _to_numpy.register(_tp)(np.asarray)
-
-
+@Route
 def device(x: Any) -> Any:
     """The device ``x`` lives on (``'cpu'`` for NumPy arrays and Python scalars;
     ``None`` for a value traced by a compiler that places it later)."""
-    return _device(x)
+    return array_api_compat.device(x)
 
 
+@Route
 def to_numpy(x: Any) -> np.ndarray:
     """A host view or copy of any array (a host sync for a device array).
 
@@ -267,7 +247,27 @@ def to_numpy(x: Any) -> np.ndarray:
         >>> to_numpy([1.0, 2.0])
         array([1., 2.])
     """
-    return _to_numpy(x)
+    # Shared where it can be, else (DLPack 1.0) a copy the producer makes on the host.
+    for kwargs in ({}, {"device": "cpu", "copy": True}):
+        try:
+            return np.from_dlpack(x, **kwargs)  # type: ignore[arg-type]
+        except Exception:
+            pass
+    return np.asarray(x)
+
+
+@Route
+def jit(like: Any, fn: Callable[..., Any], *, donate: bool = False) -> Callable[..., Any]:
+    """``fn`` compiled by the backend of the array ``like`` (NumPy: ``fn`` itself);
+    ``donate=True`` lets the program reuse the memory of ``fn``'s first argument."""
+    return fn
+
+
+_device, _to_numpy, _jit = device, to_numpy, jit  # register_backend's arguments shadow them
+for _tp in _HOST_TYPES:
+    device.register(_tp)(lambda x: "cpu")
+for _tp in (*_HOST_TYPES, list, tuple):
+    to_numpy.register(_tp)(np.asarray)
 
 
 def to_library(x: Any, library: str | ModuleType, device: Any = None) -> Any:

@@ -138,12 +138,8 @@ def host_constant(table: Any, like: Array, *args: Any) -> Array:
 @Route
 def resize_images(images: Array, size: tuple[int, int], method: str = "area") -> Array:
     """Resize ``uint8`` images ``(B, H, W, C)`` to ``(B, size[0], size[1], C)`` by
-    ``method`` (``"area"`` or ``"bilinear"``), rounded half to even and saturated."""
-    return resize_separable(images, size, method)
-
-
-def resize_separable(images: Array, size: tuple[int, int], method: str) -> Array:
-    """The generic :func:`resize_images`: each axis's taps in float32, columns first."""
+    ``method`` (``"area"`` or ``"bilinear"``), rounded half to even and saturated (the
+    generic form: each axis's taps in float32, columns first)."""
     xp = namespace(images)
     h_in, w_in = images.shape[1], images.shape[2]
     both = shrinks_both((h_in, w_in), size)
@@ -208,7 +204,7 @@ def tap_rows(
 def _resize_numpy(images: np.ndarray, size: tuple[int, int], method: str = "area") -> np.ndarray:
     cv2 = _opencv() if method == "area" else None
     if cv2 is None:
-        return resize_separable(images, size, method)
+        return resize_images.dispatch(object)(images, size, method)
     b, _, _, c = images.shape
     out = np.empty((b, size[0], size[1], c), np.uint8)
     for i in range(b):  # OpenCV resizes one image at a time
@@ -232,13 +228,10 @@ def write_rows(buffer: Array, index: Array, rows: Array) -> Array:
     into ``buffer``, which the caller gives up."""
     xp = namespace(buffer)
     m, n = buffer.shape[0], index.shape[0]
-    dev = device(buffer)
-    slots = xp.arange(m, dtype=index.dtype, device=dev)
-    owner = xp.searchsorted(index, slots)
-    owner_c = xp.clip(owner, 0, n - 1)
-    hit = xp.take(index, owner_c) == slots
-    hit = xp.reshape(hit, (m,) + (1,) * (buffer.ndim - 1))
-    return xp.where(hit, xp.take(xp.astype(rows, buffer.dtype), owner_c, axis=0), buffer)
+    slots = xp.arange(m, dtype=index.dtype, device=device(buffer))
+    owner = xp.clip(xp.searchsorted(index, slots), 0, n - 1)  # the row that writes each slot
+    hit = xp.reshape(xp.take(index, owner) == slots, (m,) + (1,) * (buffer.ndim - 1))
+    return xp.where(hit, xp.take(xp.astype(rows, buffer.dtype), owner, axis=0), buffer)
 
 
 @write_rows.register(np.ndarray)

@@ -14,10 +14,10 @@ from anywrap.xp.core import (
     Array,
     Route,
     _backend_of_type,
-    _jit,
     _namespaces,
     device,
     is_host,
+    jit,
 )
 
 
@@ -51,12 +51,6 @@ def namespace(*arrays: Any) -> Any:
             return np
         raise TypeError("namespace() needs at least one array")
     return found
-
-
-def jit(like: Any, fn: Callable[..., Any], *, donate: bool = False) -> Callable[..., Any]:
-    """``fn`` compiled by the backend of the array ``like`` (NumPy: ``fn`` itself);
-    ``donate=True`` lets the program reuse the memory of ``fn``'s first argument."""
-    return _jit(like, fn, donate)
 
 
 class Compiled:
