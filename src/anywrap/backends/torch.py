@@ -192,9 +192,8 @@ def _push_true(mask: Any, buffers: Any, values: Any, count: Any) -> Any:
             torch.where(front, v.index_select(0, found).to(b.dtype), b.index_select(0, older))
             for b, v in zip(buffers, values)
         )
-    # Eagerly, fewer launches: the mask's Trues scored by index above the buffer's slots
-    # by age, the Falses below all; one topk of the `size` best indexes values and buffers
-    # concatenated.
+    # Eagerly, one topk (fewer launches): the Trues scored by index above the buffer's slots
+    # by age, the Falses below all; the `size` best index values and buffers concatenated.
     key = (n, size, mask.device)
     scores = _push_scores.get(key)
     if scores is None:
