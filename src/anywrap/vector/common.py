@@ -147,9 +147,8 @@ class TimeLimit(Shell, VectorWrapper):
         name, batch = self._start(env, max_episode_steps=max_episode_steps)
         max_episode_steps = check_max_episode_steps(name, max_episode_steps)
         self._wrap(env)
-        self._max_episode_steps = max_episode_steps
+        self.max_episode_steps = self._max_episode_steps = max_episode_steps
         self._mode = autoreset_mode(name, env)
-        self.max_episode_steps = max_episode_steps
         self._steps = 0  # steps since the last full reset: no count exceeds it
         self._state = T.init_limit(batch, xp=np)
         limit: dict[str, Any] = {"max_steps": max_episode_steps, "autoreset": AUTORESET[self._mode]}
