@@ -81,7 +81,7 @@ class ActionMap(_ActionMap, gym.ActionWrapper):
     """A map of one env's actions."""
 
     def action(self, action: Any) -> Any:
-        """The action (a vector env's: the batch) checked, then mapped."""
+        """The action checked, then mapped."""
         action = self._bounds.check(action)
         return self._map(action, *self._consts.get(action))
 
@@ -165,7 +165,10 @@ class _Both:
 class VectorActionMap(_ActionMap, FusedStep, VectorActionWrapper):
     """A map of a vector env's actions."""
 
-    actions = ActionMap.action
+    def actions(self, actions: Any) -> Any:
+        """The batch of actions checked, then mapped."""
+        actions = self._bounds.check(actions)
+        return self._map(actions, *self._consts.get(actions))
 
     def _before_step(self, actions: Any) -> Any:
         return self.actions(actions)
