@@ -85,10 +85,8 @@ def check_dtype(owner: str, name: str, dtype: Any) -> np.dtype:
     with contextlib.suppress(TypeError):
         out = np.dtype(dtype)
     if out is None or out.kind not in "biufc":
-        raise TypeError(
-            f"{owner}: expected `{name}` to be a dtype of numbers or bools (e.g. np.float32 "
-            f"or 'float32'), got {dtype!r}"
-        )
+        what = "a dtype of numbers or bools (e.g. np.float32 or 'float32')"
+        raise wrong_type(owner, name, what, dtype)
     return out
 
 
