@@ -62,9 +62,9 @@ class ObservationMap(_Map, gym.ObservationWrapper):
         return self._mapped(observation)
 
 
-class _ActionMap(_Map):
-    """``self._bounds`` checks each action, and learns the env's library and device from
-    the observations at reset."""
+class ActionMap(_Map, gym.ActionWrapper):
+    """A map of one env's actions: ``self._bounds`` checks each action, and learns the
+    env's library and device from the observations at reset."""
 
     _bounds: ActionBounds
 
@@ -72,13 +72,9 @@ class _ActionMap(_Map):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         """Reset, and learn the env's array library and device from the observation."""
-        obs, info = self.env.reset(seed=seed, options=options)  # type: ignore[attr-defined]
+        obs, info = self.env.reset(seed=seed, options=options)
         self._bounds.observe(obs)
         return obs, info
-
-
-class ActionMap(_ActionMap, gym.ActionWrapper):
-    """A map of one env's actions."""
 
     def action(self, action: Any) -> Any:
         """The action checked, then mapped."""
@@ -162,8 +158,18 @@ class _Both:
         return self.fn(obs, *consts), self.fn(final, *consts)
 
 
-class VectorActionMap(_ActionMap, FusedStep, VectorActionWrapper):
-    """A map of a vector env's actions."""
+class VectorActionMap(_Map, FusedStep, VectorActionWrapper):
+    """A map of a vector env's actions (see :class:`ActionMap`)."""
+
+    _bounds: ActionBounds
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        """Reset, and learn the env's array library and device from the observation."""
+        obs, info = self.env.reset(seed=seed, options=options)
+        self._bounds.observe(obs)
+        return obs, info
 
     def actions(self, actions: Any) -> Any:
         """The batch of actions checked, then mapped."""
