@@ -24,7 +24,6 @@ class ActionBounds:
     def __init__(self, owner: Any, space: gym.spaces.Box, batch: tuple[int, ...] = ()) -> None:
         self.owner, self.space = owner, space
         self.shape = batch + tuple(space.shape)
-        self.batched = bool(batch)
         self._real: set[Any] = set()  # the action dtypes seen that are real numbers
         self.env_type: type | None = None
         self.env_device: Any = None

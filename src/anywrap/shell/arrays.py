@@ -16,7 +16,7 @@ from gymnasium.error import InvalidBound
 from gymnasium.vector.utils import concatenate, create_empty_array
 
 from anywrap import xp as axp
-from anywrap.shell.checks import check_dtype
+from anywrap.shell.checks import check_dtype, wrong_type
 from anywrap.shell.compiled import moved
 from anywrap.shell.spaces import ObservationCheck
 from anywrap.transforms.rescale import rescale_coefficients
@@ -32,10 +32,7 @@ def check_reward_bounds(owner: str, min_reward: Any, max_reward: Any) -> None:
             continue
         host = np.asarray(bound)  # host values: numbers or NumPy arrays, as in Gymnasium
         if host.dtype.kind not in "biuf":
-            raise TypeError(
-                f"{owner}: expected `{name}` to be a real number or array, got "
-                f"{type(bound).__name__} {bound!r}"
-            )
+            raise wrong_type(owner, name, "a real number or array", bound)
         if np.isnan(host).any():
             raise InvalidBound(f"{owner}: `{name}` holds NaN: {bound!r}")
     low, high = min_reward, max_reward

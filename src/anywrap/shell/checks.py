@@ -37,13 +37,18 @@ def wrapper_name(obj: Any) -> str:
     return f"anywrap.{tp.__name__}"
 
 
+def wrong_type(owner: str, name: str, expected: str, value: Any) -> TypeError:
+    """The TypeError for an argument ``name`` that is not ``expected``: its type and value."""
+    return TypeError(
+        f"{owner}: expected `{name}` to be {expected}, got {type(value).__name__} {value!r}"
+    )
+
+
 def flag(owner: str, name: str, value: Any) -> bool:
     """A Python (or NumPy) bool; anything else (a traced value too) is a TypeError."""
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
-    raise TypeError(
-        f"{owner}: expected `{name}` to be a bool, got {type(value).__name__} {value!r}"
-    )
+    raise wrong_type(owner, name, "a bool", value)
 
 
 def callable_argument(owner: str, name: str, value: Any) -> Any:
@@ -61,19 +66,14 @@ def real_number(owner: str, name: str, value: Any) -> float:
             host = axp.to_numpy(value)
             if host.dtype.kind in "fiu":
                 return float(host)
-    raise TypeError(
-        f"{owner}: expected `{name}` to be a real number (a Python or NumPy number, or a 0-d "
-        f"array), got {type(value).__name__} {value!r}"
-    )
+    what = "a real number (a Python or NumPy number, or a 0-d array)"
+    raise wrong_type(owner, name, what, value)
 
 
 def whole_number(owner: str, name: str, value: Any, least: int) -> int:
     """``value`` (a Python or NumPy integer, not a bool) as an int of at least ``least``."""
     if not isinstance(value, numbers.Integral) or isinstance(value, bool | np.bool_):
-        raise TypeError(
-            f"{owner}: expected `{name}` to be an int >= {least}, "
-            f"got {type(value).__name__} {value!r}"
-        )
+        raise wrong_type(owner, name, f"an int >= {least}", value)
     if value < least:
         raise ValueError(f"{owner}: expected `{name}` >= {least}, got {value!r}")
     return int(value)
@@ -85,10 +85,8 @@ def check_dtype(owner: str, name: str, dtype: Any) -> np.dtype:
     with contextlib.suppress(TypeError):
         out = np.dtype(dtype)
     if out is None or out.kind not in "biufc":
-        raise TypeError(
-            f"{owner}: expected `{name}` to be a dtype of numbers or bools (e.g. np.float32 "
-            f"or 'float32'), got {dtype!r}"
-        )
+        what = "a dtype of numbers or bools (e.g. np.float32 or 'float32')"
+        raise wrong_type(owner, name, what, dtype)
     return out
 
 
@@ -109,10 +107,7 @@ def check_stats_dtype(owner: str, stats_dtype: Any) -> str | None:
 
 def check_stats_key(owner: str, stats_key: Any) -> str:
     if not isinstance(stats_key, str) or not stats_key:
-        raise TypeError(
-            f"{owner}: expected `stats_key` to be a non-empty str, "
-            f"got {type(stats_key).__name__} {stats_key!r}"
-        )
+        raise wrong_type(owner, "stats_key", "a non-empty str", stats_key)
     return stats_key
 
 
@@ -198,10 +193,7 @@ def checked_reset(reset: Callable[..., Any]) -> Callable[..., Any]:
     def checked(self: Any, *, seed: Any = None, options: Any = None) -> Any:
         owner = wrapper_name(self)
         if options is not None and not isinstance(options, dict):
-            raise TypeError(
-                f"{owner}: expected `options` to be a dict or None, got "
-                f"{type(options).__name__} {options!r}"
-            )
+            raise wrong_type(owner, "options", "a dict or None", options)
         vector = isinstance(self, gym.vector.VectorEnv)
         mask = reset_mask_of(owner, options, self.num_envs) if vector else None
         below = None if mask is None else _numpy_env_below(self)
@@ -344,13 +336,12 @@ def checked_entries(
                 f"{tuple(shape)} (a stack of another shape?)"
             )
         _check_kind(who, key, values[key], dtype)
-    for key, value in values.items():  # a ring's pointer and fill, by field name
-        low, high = (ranges or {}).get(key.rpartition(".")[2], (None, None))
-        if low is not None and value.size and not (low <= value.min() and value.max() <= high):
-            _refuse(who, key, value, f"must be in [{low}, {high}] for this wrapper")
     kept = {key: dtype for key, (_, dtype) in own.items()}
     for key, value in values.items():
         field = key.rpartition(".")[2]
+        low, high = (ranges or {}).get(field, (None, None))  # a ring's pointer and fill
+        if low is not None and value.size and not (low <= value.min() and value.max() <= high):
+            _refuse(who, key, value, f"must be in [{low}, {high}] for this wrapper")
         if not_finite(key, value):
             _refuse(who, key, value, "must be finite")
         if value.dtype.kind == "f" and kept[key].kind == "f" and kept[key] != value.dtype:
@@ -362,6 +353,9 @@ def checked_entries(
             _refuse(who, key, value, "must be non-negative")
         if field in _COUNTS and not _next_fits(value, kept[key], key + "_lo" in values):
             _refuse(who, key, value, f"must be a count that {kept[key].name} can still add 1 to")
+        buffer = values.get(key[: -len("size")] + "returns") if field == "recent_size" else None
+        if buffer is not None and int(value) > buffer.shape[0]:
+            _refuse(who, key, value, f"must be at most the buffer's {buffer.shape[0]}")
     out = dict(values)
     for key in values:
         if not key.endswith("_lo") or key[:-3] not in values:
@@ -374,12 +368,6 @@ def checked_entries(
             _refuse(who, key, total, f"and {hi!r} must total a count below 2**53")
         if kept[hi] == np.float32:  # the two float32 words of the float64 total
             out[hi], out[key] = split_count(total, np.float32)
-    for key, size in values.items():  # "recent_size", or "episodes.recent_size"
-        if key.rpartition(".")[2] != "recent_size":
-            continue
-        buffer = values.get(key[: -len("size")] + "returns")
-        if buffer is not None and int(size) > buffer.shape[0]:
-            _refuse(who, key, size, f"must be at most the buffer's {buffer.shape[0]}")
     return [out[key].astype(kept[key], copy=False) for key in values]
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from gymnasium.spaces import Box, Discrete, MultiBinary, MultiDiscrete
 from gymnasium.wrappers.utils import create_zero_array
 
 from anywrap.shell.checks import whole_number
@@ -26,10 +27,7 @@ def check_delay(owner: str, delay: Any) -> int:
 def zero_observation(owner: str, space: gym.Space) -> Any:
     """Gymnasium's ``create_zero_array`` of ``space`` as NumPy arrays (of arrays only)."""
     for part in leaves(tree_of(space, lambda s: s)):
-        if not isinstance(
-            part,
-            (gym.spaces.Box, gym.spaces.Discrete, gym.spaces.MultiDiscrete, gym.spaces.MultiBinary),
-        ):
+        if not isinstance(part, (Box, Discrete, MultiDiscrete, MultiBinary)):
             raise TypeError(
                 f"{owner}: expected an observation space of arrays (Box, Discrete, "
                 f"MultiDiscrete, MultiBinary, or a Dict / Tuple of them), got {space}; "

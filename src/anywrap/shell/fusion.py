@@ -132,10 +132,8 @@ class FusedStep:
     def _before_step(self, actions: Any) -> Any:
         return actions
 
-    def _after_step(
-        self, obs: Any, reward: Any, terminated: Any, truncated: Any, info: dict
-    ) -> Step:
-        return obs, reward, terminated, truncated, info
+    def _after_step(self, out: Step) -> Step:
+        return out
 
     def _part(self, out: Step) -> Part | bool | None:
         """This step's part of ``out``; ``None``: not in a program; ``True``: no work."""
@@ -163,7 +161,7 @@ def after_steps(chain: list[Any], out: Step, programs: dict) -> Step:
     pieces or more as one program."""
     if xp.is_host(first_leaf(out[0])) or xp.is_host(out[1]):
         for w in chain:
-            out = w._after_step(*out)
+            out = w._after_step(out)
         return out
     i = 0
     while i < len(chain):
@@ -179,7 +177,7 @@ def after_steps(chain: list[Any], out: Step, programs: dict) -> Step:
         key = tuple(p.piece for _, p in parts)
         if len(parts) < 2 or programs.get(key, True) is None:
             for w in run or chain[i : i + 1]:
-                out = w._after_step(*out)
+                out = w._after_step(out)
             i += max(len(run), 1)
             continue
         try:

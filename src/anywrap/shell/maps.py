@@ -112,9 +112,8 @@ class VectorObservationMap(_Map, FusedStep, VectorWrapper):
         obs, info = self.env.reset(seed=seed, options=options)
         return self.observations(obs), info
 
-    def _after_step(
-        self, obs: Any, reward: Any, terminated: Any, truncated: Any, info: dict
-    ) -> Step:
+    def _after_step(self, out: Step) -> Step:
+        obs, reward, terminated, truncated, info = out
         if "final_obs" not in info:
             return self.observations(obs), reward, terminated, truncated, info
         final = info["final_obs"]
@@ -191,9 +190,8 @@ class VectorRewardMap(_Map, FusedStep, VectorRewardWrapper):
         """The rewards mapped."""
         return self._mapped(rewards)
 
-    def _after_step(
-        self, obs: Any, reward: Any, terminated: Any, truncated: Any, info: dict
-    ) -> Step:
+    def _after_step(self, out: Step) -> Step:
+        obs, reward, terminated, truncated, info = out
         return obs, self.rewards(reward), terminated, truncated, info
 
     def _part(self, out: Any) -> Part | None:

@@ -81,11 +81,10 @@ class ObservationCheck:
         self.shape: Any = self.batch + _shape(space) if isinstance(space, gym.spaces.Box) else _TREE
 
     def __call__(self, obs: Any) -> None:
-        if self.shape is not _TREE:  # the common case: one Box
-            if getattr(obs, "shape", None) != self.shape or not axp.dtype_kind(obs):
-                self._leaf(obs, self.space, "")
-            return
-        self._walk(obs, self.space, "")
+        if self.shape is _TREE:
+            self._walk(obs, self.space, "")
+        elif getattr(obs, "shape", None) != self.shape or not axp.dtype_kind(obs):
+            self._leaf(obs, self.space, "")  # (the common case, one Box, checked at once)
 
     def _walk(self, obs: Any, space: gym.Space, where: str) -> None:
         if isinstance(space, gym.spaces.Dict):

@@ -15,6 +15,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
+from anywrap.shell.checks import wrong_type
 from anywrap.transforms.flatten_observation import flatten_plan
 from anywrap.transforms.time_aware_observation import TimeFeature
 
@@ -23,9 +24,7 @@ AUTORESET = {m: m.name.lower() for m in AutoresetMode}  # NEXT_STEP: "next_step"
 
 def check_max_episode_steps(owner: str, max_episode_steps: Any) -> int:
     if isinstance(max_episode_steps, bool) or not isinstance(max_episode_steps, int):
-        raise TypeError(
-            f"{owner}: expected `max_episode_steps` to be an int, got {max_episode_steps!r}"
-        )
+        raise wrong_type(owner, "max_episode_steps", "an int", max_episode_steps)
     if max_episode_steps <= 0:
         raise ValueError(f"{owner}: expected `max_episode_steps` > 0, got {max_episode_steps}")
     return max_episode_steps

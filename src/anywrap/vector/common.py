@@ -70,9 +70,8 @@ class RecordEpisodeStatistics(EpisodeStatisticsShell, FusedStep, VectorWrapper):
         self._run(self._transforms["reset"], obs, mask, self._now())
         return obs, info
 
-    def _after_step(
-        self, obs: Any, reward: Any, terminated: Any, truncated: Any, info: dict
-    ) -> Step:
+    def _after_step(self, out: Step) -> Step:
+        _, reward, terminated, truncated, info = out
         if not isinstance(info, dict):
             raise TypeError(f"{_NAME}: expected `info` to be a dict, got {type(info)}")
         self._check_step(reward, terminated, truncated)
@@ -86,12 +85,12 @@ class RecordEpisodeStatistics(EpisodeStatisticsShell, FusedStep, VectorWrapper):
                 f"{_NAME}: expected an info without the keys {list(self._written())} (this "
                 f"wrapper writes them), got one with the keys {sorted(info)}"
             )
-        out = self._run(
+        stats = self._run(
             self._transforms[report], reward, reward, terminated, truncated, now=self._now()
         )
-        if out is not None:
-            self._write(info, out, host)
-        return obs, reward, terminated, truncated, info
+        if stats is not None:
+            self._write(info, stats, host)
+        return out
 
     def _part(self, out: Any) -> Part | None:
         info = out[4]
@@ -147,9 +146,8 @@ class TimeLimit(Shell, VectorWrapper):
         name, batch = self._start(env, max_episode_steps=max_episode_steps)
         max_episode_steps = check_max_episode_steps(name, max_episode_steps)
         self._wrap(env)
-        self._max_episode_steps = max_episode_steps
+        self.max_episode_steps = self._max_episode_steps = max_episode_steps
         self._mode = autoreset_mode(name, env)
-        self.max_episode_steps = max_episode_steps
         self._steps = 0  # steps since the last full reset: no count exceeds it
         self._state = T.init_limit(batch, xp=np)
         limit: dict[str, Any] = {"max_steps": max_episode_steps, "autoreset": AUTORESET[self._mode]}

@@ -61,9 +61,8 @@ class NormalizeObservation(
         self._check_step(obs)
         return self._run(self._transforms[self._update_running_mean], obs, obs, mask), info
 
-    def _after_step(
-        self, obs: Any, reward: Any, terminated: Any, truncated: Any, info: dict
-    ) -> Step:
+    def _after_step(self, out: Step) -> Step:
+        obs, reward, terminated, truncated, info = out
         if self._mode is AutoresetMode.SAME_STEP and "final_obs" in info:
             obs, info = self._with_final_obs(obs, info)
         else:
@@ -309,9 +308,8 @@ class NormalizeReward(stateful_reward.RewardStatisticsShell, FusedStep, VectorWr
         """The running discounted return ``G`` of each sub-env."""
         return self._state.accumulated
 
-    def _after_step(
-        self, obs: Any, reward: Any, terminated: Any, truncated: Any, info: dict
-    ) -> Step:
+    def _after_step(self, out: Step) -> Step:
+        obs, reward, terminated, truncated, info = out
         self._check_step(reward, terminated, truncated)
         scaled = self._run(
             self._transforms[self._update_running_mean], reward, reward, terminated, truncated

@@ -71,9 +71,8 @@ class TransformObservation(Shell, FusedStep, VectorWrapper):
         obs, info = self.env.reset(seed=seed, options=options)
         return self.func(obs), info
 
-    def _after_step(
-        self, obs: Any, reward: Any, terminated: Any, truncated: Any, info: dict
-    ) -> Step:
+    def _after_step(self, out: Step) -> Step:
+        obs, reward, terminated, truncated, info = out
         return self.func(obs), reward, terminated, truncated, map_final_obs(info, self.func)
 
     def _part(self, out: Any) -> Part | None:
