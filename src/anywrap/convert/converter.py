@@ -125,9 +125,8 @@ def _writable(x: Any) -> Any:
 class Converter:
     """:func:`convert` for one target, device and writability, built once.
 
-    ``accept`` (library names) refuses arrays of any other library, with an
-    error naming ``who``: a wrapper takes its user's inputs only in the
-    libraries it hands out, or as host values.
+    ``accept`` (library names) refuses arrays of other libraries, naming ``who``: a wrapper
+    takes its user's inputs only in the libraries it hands out, or as host values.
     """
 
     __slots__ = ("_leaves", "_target", "accept", "device", "to", "who", "writable")
@@ -248,8 +247,7 @@ def convert(
     Args:
         to: The target library (name or module).
         device: Where the arrays must live; ``None`` keeps each one's device.
-        writable: For a NumPy target, copy the read-only leaves (views of JAX
-            or TensorFlow arrays) so that code that writes in place works.
+        writable: For a NumPy target, copy read-only leaves (views of JAX or TensorFlow arrays).
         who: The caller's name, used in error messages.
 
     Example:
