@@ -165,28 +165,24 @@ def save_state(env: Any, path: str | os.PathLike[str], *, state: Any = None) -> 
 
         if not writes_checkpoints():  # another JAX process than 0
             return
-    # (not np.ascontiguousarray, which turns 0-d counts into 1-d arrays)
-    tensors = {k: _host(k, v, path) for k, v in entries.items()}
-    for key, value in tensors.items():
-        if not_finite(key, value):  # load_state would refuse it: a file that saves, loads
+    tensors: dict[str, np.ndarray] = {}
+    for key, value in entries.items():
+        try:  # (not np.ascontiguousarray, which turns 0-d counts into 1-d arrays)
+            tensors[key] = host = np.array(to_numpy(value), order="C")
+        except RuntimeError as e:  # JAX: an array over devices of other processes
+            raise ValueError(
+                f"anywrap.save_state: expected {key} replicated on every process (P(), as "
+                f"anywrap.functional.shard_specs places it), got {value.sharding}; nothing was "
+                f"written to {path!r}"
+            ) from e
+        if not_finite(key, host):  # load_state would refuse it: a file that saves, loads
             raise CheckpointError(
                 f"anywrap.save_state: expected finite statistics, got {key} = "
-                f"{np.array2string(value, threshold=6)}: they overflowed and cannot be restored; "
+                f"{np.array2string(host, threshold=6)}: they overflowed and cannot be restored; "
                 "clip the data first, or keep the statistics in float64 (stats_dtype='float64'). "
                 f"Nothing was written to {path!r}"
             )
     _write(path, tensors, {"format": fmt, "layers": ",".join(prefixes)})
-
-
-def _host(key: str, value: Any, path: str) -> np.ndarray:
-    try:
-        return np.array(to_numpy(value), order="C")
-    except RuntimeError as e:  # JAX: an array over devices of other processes
-        raise ValueError(
-            f"anywrap.save_state: expected {key} replicated on every process (P(), as "
-            f"anywrap.functional.shard_specs places it), got {value.sharding}; nothing was "
-            f"written to {path!r}"
-        ) from e
 
 
 def _functional_entries(owner: str, env: Any, state: Any) -> tuple[list[str], dict[str, Any]]:
@@ -294,15 +290,13 @@ def load_state(
     source = _layer_map(meta, _FORMAT, own, bool(strict), mismatch)
     states = []
     for prefix, layer in layers:
-        if prefix not in source:
-            continue
         try:
-            states.append((layer, layer.checked_state(_part(flat, source[prefix]))))
+            if prefix in source:
+                states.append((layer, layer.checked_state(_part(flat, source[prefix]))))
         except (KeyError, ValueError) as e:
             raise _misfit(prefix, path, e) from e
     for layer, state in states:
         layer._install(state)
-    return None
 
 
 def _part(flat: dict[str, np.ndarray], saved: str, prefix: str = "") -> dict[str, np.ndarray]:

@@ -114,18 +114,14 @@ def first_leaf(tree: Any) -> Any:
 
 def flatten_with_paths(tree: Any, is_leaf: IsLeaf = None) -> list[tuple[Path, Any]]:
     """``(path, leaf)`` for each leaf of ``tree``."""
-    out: list[tuple[Path, Any]] = []
-
-    def walk(node: Any, path: Path) -> None:
-        kind = _kind(type(node))
-        if kind == _LEAF or (is_leaf is not None and is_leaf(node)):
-            out.append((path, node))
-            return
-        for key, child in _children(node, kind):
-            walk(child, (*path, key))
-
-    walk(tree, ())
-    return out
+    kind = _kind(type(tree))
+    if kind == _LEAF or (is_leaf is not None and is_leaf(tree)):
+        return [((), tree)]
+    return [
+        ((key, *path), leaf)
+        for key, child in _children(tree, kind)
+        for path, leaf in flatten_with_paths(child, is_leaf)
+    ]
 
 
 def key_path(path: Path) -> str:

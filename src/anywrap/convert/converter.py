@@ -3,6 +3,7 @@ wrappers hold) converts each leaf by a function chosen once per leaf type."""
 
 from __future__ import annotations
 
+import functools
 import numbers
 from collections.abc import Callable
 from types import ModuleType
@@ -124,9 +125,8 @@ def _writable(x: Any) -> Any:
 class Converter:
     """:func:`convert` for one target, device and writability, built once.
 
-    ``accept`` (library names) refuses arrays of any other library, with an
-    error naming ``who``: a wrapper takes its user's inputs only in the
-    libraries it hands out, or as host values.
+    ``accept`` (library names) refuses arrays of other libraries, naming ``who``: a wrapper
+    takes its user's inputs only in the libraries it hands out, or as host values.
     """
 
     __slots__ = ("_leaves", "_target", "accept", "device", "to", "who", "writable")
@@ -159,10 +159,7 @@ class Converter:
         return tree_map(self._leaf, tree)
 
     def _leaf(self, v: Any) -> Any:
-        fn = self._leaves.get(type(v))
-        if fn is None:
-            fn = self._classify(v)
-        return fn(v)
+        return (self._leaves.get(type(v)) or self._classify(v))(v)
 
     def _classify(self, v: Any) -> Callable[[Any], Any]:
         fn: Callable[[Any], Any]
@@ -213,7 +210,10 @@ class Converter:
 CONVERTER_CACHE_SIZE = 64
 """How many converters :func:`convert` keeps (one per target, device, writability, caller)."""
 
-_CONVERTER_CACHE: dict[tuple[Any, ...], Converter] = {}
+
+@functools.lru_cache(maxsize=CONVERTER_CACHE_SIZE)
+def _cached(to: str, device: Any, writable: bool, who: str) -> Converter:
+    return Converter(to, device, writable, who)
 
 
 def converter(
@@ -245,11 +245,9 @@ def convert(
     :func:`converter` instead.
 
     Args:
-        tree: The structure to convert.
         to: The target library (name or module).
         device: Where the arrays must live; ``None`` keeps each one's device.
-        writable: For a NumPy target, copy the read-only leaves (views of JAX
-            or TensorFlow arrays) so that code that writes in place works.
+        writable: For a NumPy target, copy read-only leaves (views of JAX or TensorFlow arrays).
         who: The caller's name, used in error messages.
 
     Example:
@@ -260,13 +258,8 @@ def convert(
         ('P', array(2.), 'cart')
     """
     name = resolve_library(to)
-    key = (name, device, writable, who)
     try:
-        conv = _CONVERTER_CACHE.get(key)
+        conv = _cached(name, device, writable, who)
     except TypeError:  # an unhashable device
-        return Converter(name, device, writable, who)(tree)
-    if conv is None:
-        if len(_CONVERTER_CACHE) >= CONVERTER_CACHE_SIZE:
-            _CONVERTER_CACHE.clear()
-        conv = _CONVERTER_CACHE[key] = Converter(name, device, writable, who)
+        conv = Converter(name, device, writable, who)
     return conv(tree)

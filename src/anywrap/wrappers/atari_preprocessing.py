@@ -91,20 +91,14 @@ class AtariPreprocessing(gym.Wrapper, gym.utils.RecordConstructorArgs):
         self.terminal_on_life_loss = terminal_on_life_loss
         self.grayscale_obs, self.grayscale_newaxis = grayscale_obs, grayscale_newaxis
         self.scale_obs = scale_obs
-        self._frame = xp.Compiled(
-            partial(
-                atari_frame,
-                size=(size[1], size[0]),
-                pool=frame_skip > 1,
-                scale=scale_obs,
-                newaxis=grayscale_obs and grayscale_newaxis,
-            )
-        )
+        hw = (size[1], size[0])  # screen_size is (width, height)
+        newaxis = grayscale_obs and grayscale_newaxis
+        fn = partial(atari_frame, size=hw, pool=frame_skip > 1, scale=scale_obs, newaxis=newaxis)
+        self._frame = xp.Compiled(fn)
         frame = tuple(space.shape[:2]) if grayscale_obs else tuple(space.shape)
         self.obs_buffer = [np.zeros(frame, np.uint8), np.zeros(frame, np.uint8)]
         self.lives, self.game_over = 0, False
-        channels = (1,) if grayscale_newaxis else ()
-        shape = (size[1], size[0], *(channels if grayscale_obs else (3,)))
+        shape = (*hw, 1) if newaxis else hw if grayscale_obs else (*hw, 3)
         low, high, dtype = (0, 1, np.float32) if scale_obs else (0, 255, np.uint8)
         self.observation_space = gym.spaces.Box(low, high, shape, dtype)
 

@@ -160,8 +160,7 @@ class TimeLimit(Shell, gym.wrappers.TimeLimit):
 
     @property  # type: ignore[override]
     def _elapsed_steps(self) -> int | None:
-        """Steps taken in the current episode (``None`` before the first reset); reading
-        it copies the count to the host."""
+        """Steps taken this episode (``None`` before the first reset), read on the host."""
         return int(xp.to_numpy(self._state.elapsed)) if self._started else None
 
     @_elapsed_steps.setter
@@ -193,8 +192,7 @@ _NAME = "anywrap.RecordEpisodeStatistics"
 
 
 class EpisodeStatisticsShell(EpisodeClock, Shell):
-    """What the single and vector RecordEpisodeStatistics share: the constructor and
-    the running episode."""
+    """The constructor and running episode of the single and vector RecordEpisodeStatistics."""
 
     def __init__(self, env: Any, buffer_length: int = 100, stats_key: str = "episode") -> None:
         name, batch = self._start(env, buffer_length=buffer_length, stats_key=stats_key)

@@ -129,11 +129,10 @@ class TimeAwareShell(Shell):
         self.flatten, self.normalize_time, self.max_timesteps = flatten, normalize_time, steps
         self._check = box_check(name, single, *batch)
         self._state = init_clock(batch, xp=np)
+        fns: dict[str, Any] = {"step": time_aware, "reset": time_aware_reset, "show": show_time}
         if batch:
             self._mode = autoreset_mode(name, env)
-        mode: dict[str, Any] = {"autoreset": AUTORESET[self._mode]} if batch else {}
-        step = partial(time_aware, **mode)
-        fns: dict[str, Any] = {"step": step, "reset": time_aware_reset, "show": show_time}
+            fns["step"] = partial(time_aware, autoreset=AUTORESET[self._mode])
         self._transforms = compiled({k: partial(fn, feature=feature) for k, fn in fns.items()})
 
 
@@ -237,7 +236,6 @@ class FrameStackObservation(FrameStackShell, gym.Wrapper):
     device: :class:`gymnasium.wrappers.FrameStackObservation` (Box spaces).
 
     Args:
-        env: An env with a Box observation space.
         stack_size: How many observations to stack (at least 1).
         padding_type: ``"reset"``, ``"zero"`` or an observation of the env's space.
 
@@ -307,7 +305,6 @@ class NormalizeObservation(ObservationStatisticsShell, gym.ObservationWrapper):
     observation with a non-finite entry is left out of the statistics.
 
     Args:
-        env: The env to wrap; its observation space is a Box, or a Dict / Tuple of Boxes.
         epsilon: Added to the variance under the square root (strictly positive).
         stats_dtype: dtype of the statistics; default Gymnasium's (float32 for float32
             observations, else float64).
@@ -373,12 +370,11 @@ class MaxAndSkipShell(InPlaceState, Shell):
 
 class MaxAndSkipObservation(MaxAndSkipShell, gym.Wrapper):
     """Repeats each action ``skip`` times; returns the maximum of the last two frames and the
-    summed reward, on any array library: :class:`gymnasium.wrappers.MaxAndSkipObservation`,
-    quirks included: the loop stops at a done, and the two-frame buffer is never cleared
-    (a call that ends early returns frames left from an earlier call).
+    summed reward, on any array library: :class:`gymnasium.wrappers.MaxAndSkipObservation`
+    (Box spaces), quirks included: the loop stops at a done, and the two-frame buffer is never
+    cleared (a call that ends early returns frames left from an earlier call).
 
     Args:
-        env: An env with a Box observation space.
         skip: How many times each action is repeated (at least 2).
 
     Example:

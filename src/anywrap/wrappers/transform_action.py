@@ -123,11 +123,9 @@ class DiscretizeAction(ActionMap):
         self.bin_centers = [0.5 * (g[:-1] + g[1:]) for g in plan.grids]
         # (ActionBounds reads a space's shape alone: a Discrete's () or a MultiDiscrete's (n,).)
         self._bounds = ActionBounds(self, self.action_space)  # type: ignore[arg-type]
+        dtype = np.dtype(space.dtype).name
         fn = partial(
-            undiscretize,
-            shape=tuple(space.shape),
-            dtype=np.dtype(space.dtype).name,
-            multidiscrete=multidiscrete,
+            undiscretize, shape=tuple(space.shape), dtype=dtype, multidiscrete=multidiscrete
         )
         self._set_map(name, fn, None, *plan.action)
 
@@ -136,8 +134,6 @@ class DiscretizeAction(ActionMap):
         host): Gymnasium's inverse of :meth:`action`, for tests and analysis."""
         action = np.ravel(xp.to_numpy(action))
         index = [int(np.argmin(np.abs(c - a))) for c, a in zip(self.bin_centers, action)]
-        return (
-            np.array(index, dtype=int)
-            if self.multidiscrete
-            else np.ravel_multi_index(index, self.bins)
-        )
+        if self.multidiscrete:
+            return np.array(index, dtype=int)
+        return np.ravel_multi_index(index, self.bins)
