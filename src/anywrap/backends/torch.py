@@ -242,7 +242,7 @@ def _mean_var(x: Any, mask: Any = None) -> tuple[Any, Any]:
     return mean, var
 
 
-_NARROW = 8  # rows this wide or narrower: a (rows, 1) mask broadcast along them is slow
+_NARROW = 8  # rows this wide or narrower: a row's sums by one matrix-vector product
 _row_sums: dict[tuple[int, Any, Any], Any] = {}
 
 
@@ -257,8 +257,9 @@ def _masked_mean_var(x: Any, keep: Any, count: Any) -> tuple[Any, Any]:
 
 @xp.row_moments.register(torch.Tensor)
 def _row_moments(x: Any, mask: Any = None, finite: bool = False) -> tuple[Any, Any, Any]:
-    # Eagerly, x - x (NaN where x is not finite) spread along each narrow row by a product
-    # with ones(k, k), added to x, makes the rows left out NaN, which nansum skips.
+    # Eagerly, x - x (NaN where x is not finite) summed along each narrow row by a product
+    # with ones(k, 1), added to x, makes the rows left out NaN, which nansum skips: two
+    # kernels where a full (rows, k) sum by ones(k, k) took twice their time.
     narrow = x.ndim == 1 or (x.ndim == 2 and x.shape[1] <= _NARROW)
     if not (finite and narrow) or (
         x.dtype not in (torch.float32, torch.float64) or torch.compiler.is_compiling()
@@ -272,19 +273,19 @@ def _row_moments(x: Any, mask: Any = None, finite: bool = False) -> tuple[Any, A
         rows = mask if x.ndim < 2 else mask.reshape((x.shape[0],) + (1,) * (x.ndim - 1))
         return (*_masked_mean_var(x, rows, count), count)
     spread = x - x
-    if x.ndim == 2:
+    if x.ndim == 2 and x.shape[1] > 1:  # (rows, 1): a row's sum, by ones(k, 1)
         key = (x.shape[1], x.dtype, x.device)
         ones = _row_sums.get(key)
         if ones is None:
             with torch.inference_mode(False):
-                ones = _row_sums[key] = torch.ones(key[:1] * 2, dtype=x.dtype, device=x.device)
+                ones = _row_sums[key] = torch.ones((key[0], 1), dtype=x.dtype, device=x.device)
         spread = torch.mm(spread, ones)
-    if mask is not None:  # the selection as a mask of x's shape
-        keep = (spread == spread) & (mask if x.ndim == 1 else mask.reshape(-1, 1))
-        count = torch.count_nonzero(keep if x.ndim == 1 else keep[:, 0])
-        return (*_masked_mean_var(x, keep, count), count)
-    first = spread if x.ndim == 1 else spread[:, 0]
-    count = torch.count_nonzero(first == first)
+    ok = spread == spread  # the rows kept: (rows,) or (rows, 1)
+    if mask is not None:
+        ok = ok & (mask if x.ndim == 1 else mask.reshape(-1, 1))
+        count = torch.count_nonzero(ok)
+        return (*_masked_mean_var(x, ok, count), count)
+    count = torch.count_nonzero(ok)
     n = count.to(x.dtype).clamp_min(1)
     kept = x + spread  # x, with the rows left out all NaN
     mean = kept.nansum(0) / n
