@@ -99,7 +99,10 @@ def _signature(structure: Structure, flat: list[Any]) -> Any:
 
 
 def _on_cpu(flat: list[Any]) -> bool:
-    return all(x.is_cpu for x in flat if isinstance(x, torch.Tensor))
+    for x in flat:  # a loop: a generator's frames cost more than the checks (a step's tree)
+        if isinstance(x, torch.Tensor) and not x.is_cpu:
+            return False
+    return True
 
 
 def _describe(flat: list[Any]) -> str:
@@ -366,7 +369,8 @@ class TorchProgram:
         self._last: tuple[_Signature, Sequence[torch.Tensor]] | None = None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if self._eager_only or not switch.compile_enabled():
+        setting = switch.compile_setting()  # False: never compile; None: not on the CPU
+        if self._eager_only or setting is False:
             return self.fn(*args, **kwargs)
         tree = (args, kwargs)
         last = self._last
@@ -375,14 +379,14 @@ class TorchProgram:
             flat = sig.structure.leaves(tree)
             if flat is not None and sig.fits(flat, last[1]):
                 return self._run(sig, flat)
-        cpu_eager = not switch.compiles_on_cpu()
+        cpu_eager = setting is not True
         credit = 0
         for structure, counted in self._structures.items():
             flat = structure.leaves(tree)
             if flat is not None:
-                if cpu_eager and _on_cpu(flat):
-                    key = _EAGER
-                    break
+                if cpu_eager and _on_cpu(flat):  # CPU tensors, eager whatever the signature
+                    self._last = None
+                    return self.fn(*args, **kwargs)
                 # No signature of a structure called fewer than after_calls - 1 times can
                 # be due: count the structure, not the signature (0.5 us a leaf). From
                 # then on signatures count; the first is credited the structure's calls.

@@ -28,6 +28,7 @@ class ActionBounds:
         self.env_type: type | None = None
         self.env_device: Any = None
         self.env_library: str | None = None  # None: a NumPy env (or none seen yet)
+        self._device_name: str | None = None  # str(env_device), what actions are compared with
 
     def __getstate__(self) -> dict[str, Any]:
         # A copy learns the env's device again (a JAX Device cannot be pickled).
@@ -43,6 +44,7 @@ class ActionBounds:
         else:
             self.env_type, self.env_device = type(leaf), xp.device(leaf)
             self.env_library = xp.library_name(leaf)
+        self._device_name = str(self.env_device)
 
     def _refuse(self, action: Any, expected: str) -> TypeError:
         return TypeError(
@@ -52,11 +54,12 @@ class ActionBounds:
 
     def check(self, action: Any) -> Any:
         """``action`` in the env's library and on its device, or a clear error."""
-        if (  # the common case: NumPy to NumPy
-            type(action) is np.ndarray
+        kind = type(action)
+        if (  # the common case: the env's own type, shape and a dtype seen, on its device
+            kind is (self.env_type or np.ndarray)
             and action.shape == self.shape
-            and self.env_library is None
             and action.dtype in self._real
+            and (self.env_library is None or str(xp.device(action)) == self._device_name)
         ):
             return action
         if action is None or isinstance(action, (str, bytes, dict)):

@@ -244,11 +244,15 @@ def step_values(
     """A step's reward (as the state takes it), checked with the flags: bools, and a real
     reward; ``(num_envs,)`` each for a vector env, for one env scalars or arrays of one
     element."""
-    if (  # the common case on the host, checked at once
-        type(reward) is type(terminated) is type(truncated) is np.ndarray
-        and reward.shape == terminated.shape == truncated.shape == (num_envs,)
-        and terminated.dtype == truncated.dtype == _BOOL
-        and reward.dtype.kind in "biuf"
+    if (  # the common case, checked at once (traceable: a compiled stack runs it)
+        type(reward) is type(terminated) is type(truncated)
+        and getattr(reward, "shape", None) == (num_envs,) == terminated.shape == truncated.shape
+        and terminated.dtype == truncated.dtype
+        and (
+            (terminated.dtype == _BOOL and reward.dtype.kind in "biuf")
+            if type(reward) is np.ndarray
+            else (axp.dtype_kind(terminated) == "bool" and axp.dtype_kind(reward) != "")
+        )
     ):
         return reward
     step_flags(owner, terminated, truncated, num_envs)

@@ -165,45 +165,44 @@ def after_steps(chain: list[Any], out: Step, programs: dict) -> Step:
         return out
     i = 0
     while i < len(chain):
-        run, parts, pending = [], [], dict(out[4])
+        run, parts, seen = 0, [], out  # seen: out, and the info keys the run writes
         for w in chain[i:]:
-            part = w._part((*out[:4], pending))
+            part = w._part(seen)
             if part is None:
                 break
-            run.append(w)
+            run += 1
             if part is not True:
                 parts.append((w, part))
-                pending.update(dict.fromkeys(part.writes))
-        key = tuple(p.piece for _, p in parts)
-        if len(parts) < 2 or programs.get(key, True) is None:
-            for w in run or chain[i : i + 1]:
+                if part.writes:
+                    seen = (*out[:4], {**seen[4], **dict.fromkeys(part.writes)})
+        key = tuple([p.piece for _, p in parts])
+        program = programs.get(key, True) if len(parts) > 1 else None
+        if program is None:
+            run = max(run, 1)
+            for w in chain[i : i + run]:
                 out = w._after_step(out)
-            i += max(len(run), 1)
+            i += run
             continue
+        if program is True:
+            program = programs[key] = xp.Compiled(_Stack(key), dispatch_arg=1)
         try:
-            out = _run_fused(parts, out, programs, key)
+            out = _run_fused(parts, out, program)
         except Exception:
             # Eagerly (pure: if it fails too, the error is the data's); if it works, the
             # program cannot stand in for it (a host read): wrapper by wrapper from now on.
-            out = _run_fused(parts, out, programs, key, eager=True)
+            out = _run_fused(parts, out, program.fn)
             programs[key] = None
-        i += len(run)
+        i += run
     return out
 
 
-def _run_fused(
-    parts: list[tuple[Any, Part]], out: Step, programs: dict, key: tuple, eager: bool = False
-) -> Step:
+def _run_fused(parts: list[tuple[Any, Part]], out: Step, run: Callable[..., Any]) -> Step:
     obs, reward, terminated, truncated, info = out
-    program = programs.get(key)
-    if program is None:
-        program = programs[key] = xp.Compiled(_Stack(key), dispatch_arg=1)
-    run = program.fn if eager else program
     likes = [obs if p.piece.on == "obs" else reward for _, p in parts]
     states = tuple(
-        w._state_for(like) if p.piece.stateful else () for (w, p), like in zip(parts, likes)
+        [w._state_for(like) if p.piece.stateful else () for (w, p), like in zip(parts, likes)]
     )
-    extras = tuple(p.extra for _, p in parts)
+    extras = tuple([p.extra for _, p in parts])
     new, obs, reward, reports = run(states, obs, reward, terminated, truncated, extras)
     for (w, p), state, like, report in zip(parts, new, likes, reports):
         if p.piece.stateful:

@@ -93,12 +93,12 @@ class RecordEpisodeStatistics(EpisodeStatisticsShell, FusedStep, VectorWrapper):
         return out
 
     def _part(self, out: Any) -> Part | None:
-        info = out[4]
-        if not isinstance(info, dict) or any(k in info for k in self._written()):
+        info, written = out[4], self._written()
+        if not isinstance(info, dict) or not info.keys().isdisjoint(written):
             return None  # refused on its own, with the error
         fn = self._transforms[True].fn
         piece = Piece(fn, "reward", self._check_step, flags=True, report=True)
-        return Part(piece, (self._now(),), self._write, self._written())
+        return Part(piece, (self._now(),), self._write, written)
 
     def _check_step(self, reward: Any, terminated: Any, truncated: Any) -> None:
         step_values(_NAME, reward, terminated, truncated, self.num_envs)
