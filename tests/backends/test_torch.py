@@ -164,7 +164,9 @@ def test_an_eager_torch_update_takes_the_finite_rows_in_one_formula(bad):
     assert float(moments.total_count(out)) == pytest.approx(keep.sum() + 1e-4)
 
 
-@pytest.mark.parametrize("shape", [(300,), (300, 1), (300, 2), (300, 3), (300, 8), (300, 9), (300, 2, 2)])
+@pytest.mark.parametrize(
+    "shape", [(300,), (300, 1), (300, 2), (300, 3), (300, 8), (300, 9), (300, 2, 2)]
+)
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
 @pytest.mark.parametrize(("masked", "finite"), [(True, False), (False, True), (True, True)])
 def test_torch_row_moments_are_those_of_the_selected_rows(shape, dtype, masked, finite):
