@@ -29,16 +29,17 @@ def dtype_name(dtype: Any) -> str:
     return str(dtype).rsplit(".", 1)[-1]
 
 
-_promotions: dict[tuple[int, tuple[Any, ...], str], Any] = {}
+_promotions: dict[tuple[int, tuple[str, ...], str], Any] = {}
 
 
 def promote(xp: ModuleType, *dtypes: Any, device: Any = None) -> Any:
     """``xp``'s dtype for NumPy's promotion of ``dtypes`` (on ``device``)."""
-    key = (id(xp), dtypes, str(device))  # by the dtypes as given: no name read a step
+    names = tuple(dtype_name(d) for d in dtypes)
+    key = (id(xp), names, str(device))
     found = _promotions.get(key)
     if found is None:
         import numpy as np  # a host table, read once per dtypes
 
-        name = np.result_type(*(np.dtype(dtype_name(d)) for d in dtypes)).name
+        name = np.result_type(*(np.dtype(n) for n in names)).name
         found = _promotions[key] = resolve_dtype(xp, name, device)
     return found
