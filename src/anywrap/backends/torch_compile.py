@@ -99,10 +99,7 @@ def _signature(structure: Structure, flat: list[Any]) -> Any:
 
 
 def _on_cpu(flat: list[Any]) -> bool:
-    for x in flat:  # a loop: a generator's frames cost more than the checks (a step's tree)
-        if isinstance(x, torch.Tensor) and not x.is_cpu:
-            return False
-    return True
+    return all(x.is_cpu for x in flat if isinstance(x, torch.Tensor))
 
 
 def _describe(flat: list[Any]) -> str:
@@ -369,8 +366,7 @@ class TorchProgram:
         self._last: tuple[_Signature, Sequence[torch.Tensor]] | None = None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        setting = switch.compile_setting()  # False: never compile; None: not on the CPU
-        if self._eager_only or setting is False:
+        if self._eager_only or (setting := switch.compile_setting()) is False:
             return self.fn(*args, **kwargs)
         tree = (args, kwargs)
         last = self._last
