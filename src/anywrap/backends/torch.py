@@ -257,9 +257,8 @@ def _masked_mean_var(x: Any, keep: Any, count: Any) -> tuple[Any, Any]:
 
 @xp.row_moments.register(torch.Tensor)
 def _row_moments(x: Any, mask: Any = None, finite: bool = False) -> tuple[Any, Any, Any]:
-    # Eagerly, x - x (NaN where x is not finite) summed along each narrow row by a product
-    # with ones(k, 1), added to x, makes the rows left out NaN, which nansum skips: two
-    # kernels where a full (rows, k) sum by ones(k, k) took twice their time.
+    # Eagerly, x - x (NaN where x is not finite) summed along each narrow row by ones(k, 1)
+    # and added to x makes the rows left out NaN, which nansum skips (half ones(k, k)'s time).
     narrow = x.ndim == 1 or (x.ndim == 2 and x.shape[1] <= _NARROW)
     if not (finite and narrow) or (
         x.dtype not in (torch.float32, torch.float64) or torch.compiler.is_compiling()
