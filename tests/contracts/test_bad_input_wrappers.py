@@ -244,6 +244,39 @@ def test_an_info_that_is_not_a_dict_is_refused_before_any_update(vector, info):
     )
 
 
+class TorchScriptedVectorEnv(ScriptedVectorEnv):
+    """:class:`ScriptedVectorEnv` stepping torch tensors: its wrappers run as one program."""
+
+    def reset(self, *, seed=None, options=None):
+        import torch
+
+        obs, info = super().reset(seed=seed, options=options)
+        return torch.as_tensor(obs), info
+
+    def step(self, actions):
+        import torch
+
+        *arrays, info = super().step(actions)
+        return (*(torch.as_tensor(np.asarray(a)) for a in arrays), info)
+
+
+@pytest.mark.parametrize("info", [None, ["episode"]])
+def test_a_fused_torch_run_refuses_an_info_that_is_not_a_dict_by_name(info):
+    """On a device the wrappers' run reads ``info`` before any of them: the wrong kind gets
+    RecordEpisodeStatistics' own error there too, with no state changed."""
+    pytest.importorskip("torch")
+    env = TorchScriptedVectorEnv(BOX)
+    stack = anywrap.vector.NormalizeObservation(anywrap.vector.RecordEpisodeStatistics(env))
+    started(stack, env)
+    env.next = {"terminated": np.ones(N, bool), "info": info}
+    refused(
+        stack,
+        lambda: stack.step(np.zeros((N, 1), np.float32)),
+        TypeError,
+        r"RecordEpisodeStatistics: expected `info` to be a dict, got <class '(NoneType|list)'>",
+    )
+
+
 def test_same_step_final_obs_without_its_mask():
     env = ScriptedVectorEnv(BOX, mode=AutoresetMode.SAME_STEP)
     stack = started(anywrap.vector.NormalizeObservation(env), env)
