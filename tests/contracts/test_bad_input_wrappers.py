@@ -260,20 +260,34 @@ class TorchScriptedVectorEnv(ScriptedVectorEnv):
         return (*(torch.as_tensor(np.asarray(a)) for a in arrays), info)
 
 
+@pytest.mark.parametrize("library", ["numpy", "torch"])
+@pytest.mark.parametrize(
+    ("wrappers", "named"),
+    [
+        (("RecordEpisodeStatistics", "NormalizeObservation"), "RecordEpisodeStatistics"),
+        (("NormalizeObservation",), "NormalizeObservation"),
+        (("NormalizeObservation", "NormalizeReward"), "NormalizeObservation"),
+    ],
+)
 @pytest.mark.parametrize("info", [None, ["episode"]])
-def test_a_fused_torch_run_refuses_an_info_that_is_not_a_dict_by_name(info):
-    """On a device the wrappers' run reads ``info`` before any of them: the wrong kind gets
-    RecordEpisodeStatistics' own error there too, with no state changed."""
-    pytest.importorskip("torch")
-    env = TorchScriptedVectorEnv(BOX)
-    stack = anywrap.vector.NormalizeObservation(anywrap.vector.RecordEpisodeStatistics(env))
+def test_a_run_of_vector_wrappers_refuses_an_info_that_is_not_a_dict_by_name(
+    library, wrappers, named, info
+):
+    """Whatever the run (one program on a device, wrapper by wrapper on the host), an
+    ``info`` that is not a dict gets the innermost wrapper's error, with no state changed."""
+    if library == "torch":
+        pytest.importorskip("torch")
+    env = TorchScriptedVectorEnv(BOX) if library == "torch" else ScriptedVectorEnv(BOX)
+    stack = env
+    for name in wrappers:
+        stack = getattr(anywrap.vector, name)(stack)
     started(stack, env)
     env.next = {"terminated": np.ones(N, bool), "info": info}
     refused(
         stack,
         lambda: stack.step(np.zeros((N, 1), np.float32)),
         TypeError,
-        r"RecordEpisodeStatistics: expected `info` to be a dict, got <class '(NoneType|list)'>",
+        rf"vector\.{named}: expected `info` to be a dict, got <class '(NoneType|list)'>",
     )
 
 

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from anywrap import xp
+from anywrap.shell.checks import wrapper_name
 from anywrap.tree import first_leaf
 
 Step = tuple[Any, Any, Any, Any, dict[str, Any]]
@@ -159,6 +160,9 @@ def fused_run(top: Any) -> tuple[list[Any], Any]:
 def after_steps(chain: list[Any], out: Step, programs: dict) -> Step:
     """Each wrapper's work after the step ``out``, inner first; on a device, runs of two
     pieces or more as one program."""
+    if not isinstance(out[4], dict):  # read by every run's parts: refused before any work
+        who = wrapper_name(chain[0])
+        raise TypeError(f"{who}: expected `info` to be a dict, got {type(out[4])}")
     if xp.is_host(first_leaf(out[0])) or xp.is_host(out[1]):
         for w in chain:
             out = w._after_step(out)

@@ -71,9 +71,7 @@ class RecordEpisodeStatistics(EpisodeStatisticsShell, FusedStep, VectorWrapper):
         return obs, info
 
     def _after_step(self, out: Step) -> Step:
-        _, reward, terminated, truncated, info = out
-        if not isinstance(info, dict):
-            raise TypeError(f"{_NAME}: expected `info` to be a dict, got {type(info)}")
+        _, reward, terminated, truncated, info = out  # a dict: after_steps checked it
         self._check_step(reward, terminated, truncated)
         # On the host, a step where no episode ends reports nothing (as in
         # Gymnasium) and skips the report's work; device values are never read.
@@ -94,7 +92,7 @@ class RecordEpisodeStatistics(EpisodeStatisticsShell, FusedStep, VectorWrapper):
 
     def _part(self, out: Any) -> Part | None:
         info, written = out[4], self._written()
-        if not isinstance(info, dict) or not info.keys().isdisjoint(written):
+        if not info.keys().isdisjoint(written):
             return None  # refused on its own, with the error
         fn = self._transforms[True].fn
         piece = Piece(fn, "reward", self._check_step, flags=True, report=True)
