@@ -118,15 +118,16 @@ def split_count(total: Any, dtype: Any) -> tuple[Any, Any]:
 
 def add_count(hi: Array, lo: Array, n: Array | int) -> tuple[Array, Array, Array]:
     """Double-word ``(hi, lo) + n`` (Knuth's two-sum; float64 adds plainly, as Gymnasium
-    does): the new words and the total as one number."""
+    does): the new words, and ``hi + n`` (plus ``lo``, the total as one number; left to
+    the caller, so that a count alone launches no kernel for it)."""
     s = hi + n
     if hi.dtype == namespace(hi).float64:
-        return s, lo, s + lo
+        return s, lo, s
     b = s - hi
     err = (hi - (s - b)) + (n - b)
     lo2 = lo + err
     hi2 = s + lo2
-    return hi2, lo2 - (hi2 - s), s + lo
+    return hi2, lo2 - (hi2 - s), s
 
 
 def merge_moments(m: Moments, batch_mean: Array, batch_var: Any, batch_count: Any) -> Moments:
@@ -142,7 +143,7 @@ def merge_moments(m: Moments, batch_mean: Array, batch_var: Any, batch_count: An
     count = _in(xp, m.count + m.count_lo, dtype)
     n = constant(m.mean, batch_count)
     hi, lo, tot = add_count(m.count, m.count_lo, constant(m.count, batch_count))
-    tot, batch_mean = _in(xp, tot, dtype), _in(xp, batch_mean, dtype)
+    tot, batch_mean = _in(xp, tot + m.count_lo, dtype), _in(xp, batch_mean, dtype)
     one = batch_count == 1 and isinstance(batch_var, float)
     delta = batch_mean - m.mean
     mean = m.mean + (delta if one else delta * n) / tot
@@ -167,6 +168,7 @@ def _merge_counted(m: Moments, batch_mean: Array, batch_var: Array, batch_count:
     dtype = m.mean.dtype
     n = xp.asarray(batch_count, dtype=m.count.dtype)
     hi, lo, tot = add_count(m.count, m.count_lo, n)
+    tot = tot + m.count_lo
     old, new = _in(xp, (m.count + m.count_lo) / tot, dtype), _in(xp, n / tot, dtype)
     delta = _in(xp, batch_mean, dtype) - m.mean
     step = delta * new
