@@ -40,6 +40,12 @@ Two figures per case:
   steps, so part of a stack's added time is the env stepping slower; the difference
   from the bare env's figure is that part (a GPU's kernels read device memory either
   way).
+* **Inside the compiled program** (the compiled case): the time a step spends within
+  the callables that ``torch.compile`` returned, median over rounds: PyTorch's own
+  runtime (TorchDynamo's frame and guards, AOTAutograd's and TorchInductor's wrappers,
+  the outputs' allocations) and the kernels. The rest of the case's added time is
+  anywrap's Python around the program, the clip before the env's step and the env
+  stepping slower.
 
     python benchmarks/device_ops.py                    # N=4096, about 2 minutes on 2 cores
     python benchmarks/device_ops.py --envs 256 --rounds 5 --json out.json
@@ -291,6 +297,7 @@ class _Case:
     innermost env's ``step`` took since the last reset of the figure (None: not timed)."""
 
     env_seconds: float | None = None
+    program_seconds: float | None = None  # time inside torch.compile's callables
 
     def __init__(
         self, name: str, reference: str, reset: Callable[[], Any], step: Callable[..., Any]
@@ -313,6 +320,34 @@ def _time_inner_step(case: _Case, env: Any) -> None:
         return out
 
     env.step = step
+
+
+class _TimedCompile:
+    """While entered, ``torch.compile`` returns callables that add the seconds each call
+    takes to ``case.program_seconds`` (the callables keep timing after the exit)."""
+
+    def __init__(self, case: _Case) -> None:
+        self.case, self.compile = case, torch.compile
+
+    def __enter__(self) -> None:
+        case, compile_ = self.case, self.compile
+        case.program_seconds = 0.0
+
+        def timed_compile(fn: Any, *args: Any, **kwargs: Any) -> Any:
+            program = compile_(fn, *args, **kwargs)
+
+            def call(*a: Any, **k: Any) -> Any:
+                start = time.perf_counter()
+                out = program(*a, **k)
+                case.program_seconds += time.perf_counter() - start  # type: ignore[operator]
+                return out
+
+            return call
+
+        torch.compile = timed_compile  # type: ignore[assignment]
+
+    def __exit__(self, *exc: Any) -> None:
+        torch.compile = self.compile
 
 
 def _gym_case(
@@ -414,15 +449,16 @@ def measure(
         stack = envs.cleanrl_stack(
             envs.torch_pendulum_vector_env(num_envs, dev), anywrap.vector, clip
         )
+        case = _gym_case("anywrap compiled", stack, compile_on=True)
         xp.set_compile(True, after_calls=1)
         start = time.perf_counter()
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), _TimedCompile(case):
             warnings.simplefilter("ignore", xp.switch.CompileNotice)
             stack.reset(seed=0)
             for a in actions[:3]:
                 stack.step(a)
         compile_seconds = time.perf_counter() - start
-        cases.append(_gym_case("anywrap compiled", stack, compile_on=True))
+        cases.append(case)
     pair = _torchrl_stack(num_envs, dev) if torchrl else None
     if pair is not None:
         cases += [_torchrl_case("torchrl bare", pair[0]), _torchrl_case("torchrl stack", pair[1])]
@@ -438,23 +474,31 @@ def measure(
 
     times: dict[str, list[float]] = {c.name: [] for c in cases}
     env_times: dict[str, list[float]] = {c.name: [] for c in cases if c.env_seconds is not None}
+    program_times: dict[str, list[float]] = {
+        c.name: [] for c in cases if c.program_seconds is not None
+    }
     for _ in range(rounds):
         for c in cases:
             sync()
             if c.env_seconds is not None:
                 c.env_seconds = 0.0
+            if c.program_seconds is not None:
+                c.program_seconds = 0.0
             start = time.perf_counter()
             c.block(actions)  # type: ignore[attr-defined]
             sync()
             times[c.name].append((time.perf_counter() - start) / len(actions))
             if c.env_seconds is not None:
                 env_times[c.name].append(c.env_seconds / len(actions))
+            if c.program_seconds is not None:
+                program_times[c.name].append(c.program_seconds / len(actions))
     xp.set_compile(previous, after_calls=xp.switch.AFTER_CALLS)
 
     return _summarise(
         results,
         times,
         env_times=env_times,
+        program_times=program_times,
         num_envs=num_envs,
         device=str(dev),
         library=f"torch {torch.__version__}",
@@ -471,13 +515,15 @@ def _summarise(
     times: dict[str, list[float]],
     *,
     env_times: dict[str, list[float]] | None = None,
+    program_times: dict[str, list[float]] | None = None,
     compile_seconds: float | None = None,
     **about: Any,
 ) -> dict[str, Any]:
     """Each case's median time, and what it adds over its reference and over the
     hand-written normaliser's additions; with ``env_times`` (the env's own step in each
     round), the env's median step and how much slower it is than in the reference, by the
-    same statistic as the time added (the median over rounds of the difference)."""
+    same statistic as the time added (the median over rounds of the difference); with
+    ``program_times``, the median time a step spent inside the compiled programs."""
 
     def added(a: list[float], b: list[float]) -> float:
         return statistics.median(x - y for x, y in zip(a, b)) * 1e6
@@ -488,6 +534,8 @@ def _summarise(
         r["us_per_step"] = statistics.median(times[name]) * 1e6
         if name in env_times:
             r["env_us_per_step"] = statistics.median(env_times[name]) * 1e6
+        if name in (program_times or {}):
+            r["program_us_per_step"] = statistics.median(program_times[name]) * 1e6
         if ref in results and ref != name:
             r["added_ops"] = r["ops_per_step"] - results[ref]["ops_per_step"]
             r["added_us"] = added(times[name], times[ref])
@@ -532,6 +580,12 @@ def table(figures: dict[str, Any]) -> str:
         )
     if figures.get("compile_seconds") is not None:
         lines.append(f"\ncompile (first steps, once): {figures['compile_seconds']:.1f} s")
+    for name, r in figures["cases"].items():
+        if r.get("program_us_per_step") is not None:
+            lines.append(
+                f"{name}: {r['program_us_per_step']:.0f} us a step inside torch.compile's "
+                "programs (PyTorch's runtime and the kernels)"
+            )
     lines.append("")
     for name, r in figures["cases"].items():
         if not r["top_ops"]:

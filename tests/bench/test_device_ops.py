@@ -88,3 +88,42 @@ def test_device_ops_times_the_innermost_env_only():
     case.env_seconds = 0.0
     stack.step(torch.zeros(4, 1))
     assert case.env_seconds > 0
+
+
+def test_device_ops_times_the_calls_of_the_programs_compiled_meanwhile():
+    """Within ``_TimedCompile`` torch.compile's callables add their calls' seconds to the
+    case (and keep doing so afterwards); torch.compile itself is put back on exit; the
+    table reports the median over rounds."""
+    from benchmarks import device_ops
+
+    case = device_ops._Case("compiled", "bare", lambda: None, lambda a: None)
+    public = torch.compile
+    with device_ops._TimedCompile(case):
+        assert torch.compile is not public
+        program = torch.compile(lambda x: x * 2.0 + 1.0, backend="eager", fullgraph=True)
+    assert torch.compile is public and case.program_seconds == 0.0
+    out = program(torch.arange(3.0))
+    assert torch.equal(out, torch.tensor([1.0, 3.0, 5.0]))
+    first = case.program_seconds
+    assert first > 0
+    program(torch.arange(3.0))
+    assert case.program_seconds > first
+
+    results = {n: {"ops_per_step": 1.0, "top_ops": [], "reference": "bare"} for n in ("bare",)}
+    results["hand-written"] = {"ops_per_step": 2.0, "top_ops": [], "reference": "bare"}
+    results["compiled"] = {"ops_per_step": 3.0, "top_ops": [], "reference": "bare"}
+    seconds = {n: [1e-6, 2e-6, 3e-6] for n in results}
+    figures = device_ops._summarise(
+        results,
+        seconds,
+        program_times={"compiled": [9e-6, 1e-6, 4e-6]},
+        num_envs=1,
+        device="cpu",
+        library="torch",
+        rounds=3,
+        steps=1,
+        unit="ATen ops",
+    )
+    assert figures["cases"]["compiled"]["program_us_per_step"] == pytest.approx(4.0)
+    assert "program_us_per_step" not in figures["cases"]["hand-written"]
+    assert "compiled: 4 us a step inside torch.compile's programs" in device_ops.table(figures)
