@@ -43,9 +43,9 @@ Two figures per case:
 * **Inside the compiled program** (the compiled case): the time a step spends within
   the callables that ``torch.compile`` returned, median over rounds: PyTorch's own
   runtime (TorchDynamo's frame and guards, AOTAutograd's and TorchInductor's wrappers,
-  the outputs' allocations) and the kernels. The rest of the case's added time is
-  anywrap's Python around the program, the clip before the env's step and the env
-  stepping slower.
+  the outputs' allocations) and the kernels (on CUDA, their launches: the kernels run
+  asynchronously). The rest of the case's added time is anywrap's Python around the
+  program, the clip before the env's step and the env stepping slower.
 
     python benchmarks/device_ops.py                    # N=4096, about 2 minutes on 2 cores
     python benchmarks/device_ops.py --envs 256 --rounds 5 --json out.json
