@@ -21,7 +21,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from anywrap.transforms.time_limit import select_rows
+from anywrap.transforms.time_limit import select_rows, zero_rows
 from anywrap.xp import Array, constant, device, namespace, select, stop_gradient
 from anywrap.xp.images import write_rows
 
@@ -133,18 +133,16 @@ def reset_frame_stack(
     state: FrameStack, obs: Array, mask: Array | None = None, *, pad_with_first: bool
 ) -> tuple[FrameStack, Array]:
     """Start an episode with ``obs`` in the rows of ``mask`` (all when ``None``)."""
-    if mask is None:
-        state = _write(state, obs, True, True)
-        state = state._replace(restart=namespace(state.restart).zeros_like(state.restart))
-    else:
+    if mask is not None:
         frames = state.frames
         xp = namespace(frames)
         n, depth = _depth(state)
         kept = xp.take(frames, _flat(state.newest, depth), axis=0)  # rewritten as they are
         rows = xp.astype(xp.reshape(obs, (n, *frames.shape[1:])), frames.dtype, copy=False)
         obs = select_rows(mask, rows, kept)
-        state = _write(state, obs, mask, mask)
-        state = state._replace(restart=state.restart & ~mask)
+    start = True if mask is None else mask
+    (restart,) = zero_rows(mask, state.restart)
+    state = _write(state, obs, start, start)._replace(restart=restart)
     return state, _read(state, obs, pad_with_first)
 
 

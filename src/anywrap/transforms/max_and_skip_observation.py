@@ -17,7 +17,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from anywrap.transforms.time_limit import select_rows
+from anywrap.transforms.time_limit import select_rows, zero_rows
 from anywrap.xp import Array, namespace, stop_gradient
 
 __all__ = [
@@ -64,10 +64,8 @@ def init_max_frames(
 
 def reset_max_frames(state: MaxFrames, mask: Array | None = None) -> MaxFrames:
     """Drop the pending reward of the rows reset (the frames stay, as in Gymnasium)."""
-    xp = namespace(state.pending)
-    if mask is None:
-        return state._replace(pending=xp.zeros_like(state.pending))
-    return state._replace(pending=xp.where(mask, xp.zeros_like(state.pending), state.pending))
+    (pending,) = zero_rows(mask, state.pending)
+    return state._replace(pending=pending)
 
 
 def max_of_two(

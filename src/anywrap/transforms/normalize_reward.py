@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 
 from anywrap.transforms.moments import Moments, Reduce, init_moments, scale, update_moments
 from anywrap.transforms.promotion import promote
+from anywrap.transforms.time_limit import zero_rows
 from anywrap.tree import tree_map
 from anywrap.xp import Array, constant, finite_rows, namespace, select, stop_gradient
 
@@ -167,8 +168,5 @@ def normalize_reward(
 
 def reset_returns(state: Returns, mask: Array | None = None) -> Returns:
     """Zero ``G`` and forget the previous dones, for the envs in ``mask`` (all if ``None``)."""
-    g, done = state.accumulated, state.prev_done
-    xp = namespace(g)
-    if mask is None:
-        return state._replace(accumulated=xp.zeros_like(g), prev_done=xp.zeros_like(done))
-    return state._replace(accumulated=xp.where(mask, 0.0, g), prev_done=xp.where(mask, False, done))
+    g, done = zero_rows(mask, state.accumulated, state.prev_done)
+    return state._replace(accumulated=g, prev_done=done)

@@ -19,6 +19,7 @@ from types import ModuleType
 from typing import Any, NamedTuple
 
 from anywrap.transforms.moments import Reduce, add_count
+from anywrap.transforms.time_limit import zero_rows
 from anywrap.xp import (
     Array,
     clip,
@@ -153,19 +154,12 @@ def reset_episodes(state: Episodes, mask: Array | None, now: float) -> Episodes:
     """Restart the episodes of the environments in ``mask`` (all if ``None``) at ``now``."""
     xp = namespace(state.returns)
     start = _instant(xp, now, state.start_time)
+    returns, lengths, prev_done = zero_rows(mask, state.returns, state.lengths, state.prev_done)
     if mask is None:
-        return state._replace(
-            returns=xp.zeros_like(state.returns),
-            lengths=xp.zeros_like(state.lengths),
-            start_time=xp.zeros_like(state.start_time) + start,
-            prev_done=xp.zeros_like(state.prev_done),
-        )
-    return state._replace(
-        returns=xp.where(mask, 0.0, state.returns),
-        lengths=xp.where(mask, 0, state.lengths),
-        start_time=xp.where(mask, start, state.start_time),
-        prev_done=xp.where(mask, False, state.prev_done),
-    )
+        start_time = xp.zeros_like(state.start_time) + start
+    else:
+        start_time = xp.where(mask, start, state.start_time)
+    return Episodes(returns, lengths, start_time, prev_done, *state[4:])
 
 
 def step_episodes(

@@ -21,7 +21,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from anywrap.transforms.time_limit import select_rows
+from anywrap.transforms.time_limit import select_rows, zero_rows
 from anywrap.tree import tree_map
 from anywrap.xp import Array, device, namespace, stop_gradient
 
@@ -79,15 +79,9 @@ def _forget(state: StickyState, keep: Array) -> StickyState:
 
 def reset_sticky(state: StickyState, mask: Array | None = None) -> StickyState:
     """Forget the last action of the environments in ``mask`` (all when ``None``)."""
-    xp = namespace(state.sticky)
-    if mask is None:
-        keep = xp.zeros_like(state.sticky)
-    else:
-        keep = xp.logical_not(xp.asarray(mask, device=device(state.sticky)))
-    return _forget(state, keep)._replace(
-        prev_terminated=xp.logical_and(state.prev_terminated, keep),
-        prev_truncated=xp.logical_and(state.prev_truncated, keep),
-    )
+    if mask is not None:
+        mask = namespace(state.sticky).asarray(mask, device=device(state.sticky))
+    return StickyState(state.last, *zero_rows(mask, *state[1:]))
 
 
 def sticky_action(

@@ -32,6 +32,7 @@ __all__ = [
     "restart_step",
     "select_rows",
     "time_limit",
+    "zero_rows",
 ]
 
 
@@ -52,27 +53,19 @@ def init_clock(batch_shape: tuple[int, ...], *, xp: ModuleType, device: Any = No
 
 def reset_clock(clock: Clock, mask: Array | None = None) -> Clock:
     """Restart the episodes in ``mask`` (all of them when ``None``)."""
-    xp = namespace(clock.elapsed)
-    if mask is None:
-        return Clock(xp.zeros_like(clock.elapsed), xp.zeros_like(clock.prev_done))
-    return Clock(
-        xp.where(mask, xp.zeros_like(clock.elapsed), clock.elapsed),
-        xp.logical_and(clock.prev_done, xp.logical_not(mask)),
-    )
+    return Clock(*zero_rows(mask, clock.elapsed, clock.prev_done))
 
 
 def _count(clock: Clock, autoreset: str) -> Array:
     count = clock.elapsed + 1
     if autoreset == "next_step":  # an env that ended is being reset by this step
-        xp = namespace(count)
-        return xp.where(clock.prev_done, xp.zeros_like(count), count)
+        (count,) = zero_rows(clock.prev_done, count)
     return count
 
 
 def _advanced(count: Array, done: Array, autoreset: str) -> tuple[Clock, Array, Array]:
     if autoreset == "same_step":  # the env restarted at once
-        xp = namespace(count)
-        restarted = xp.where(done, xp.zeros_like(count), count)
+        (restarted,) = zero_rows(done, count)
         return Clock(restarted, done), restarted, count
     return Clock(count, done), count, count
 
@@ -125,9 +118,7 @@ def init_limit(batch_shape: tuple[int, ...], *, xp: ModuleType, device: Any = No
 
 def reset_limit(state: LimitState, mask: Array | None = None) -> LimitState:
     """Restart the episodes in ``mask`` (all when ``None``)."""
-    xp = namespace(state.pending)
-    keep = xp.zeros_like(state.pending) if mask is None else xp.logical_not(mask)
-    return LimitState(reset_clock(state.clock, mask), xp.logical_and(state.pending, keep))
+    return LimitState(reset_clock(state.clock, mask), *zero_rows(mask, state.pending))
 
 
 def limit_step(
@@ -151,6 +142,14 @@ def select_rows(mask: Array, a: Any, b: Any) -> Any:
         return xp.where(xp.reshape(mask, (*tuple(mask.shape), *(1,) * (ndim - mask.ndim))), x, y)
 
     return tree_map(leaf, a, b)
+
+
+def zero_rows(mask: Array | None, *arrays: Array) -> tuple[Array, ...]:
+    """Each of ``arrays`` with zeros (False) in the rows of ``mask`` (every row when ``None``)."""
+    xp = namespace(arrays[0])
+    if mask is None:
+        return tuple(xp.zeros_like(x) for x in arrays)
+    return tuple(xp.where(mask, xp.zeros_like(x), x) for x in arrays)
 
 
 def restart_step(
