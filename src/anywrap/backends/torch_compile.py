@@ -58,7 +58,6 @@ SCALAR_OPTIONS = {"cpp.simdlen": 1}  # scalar CPU kernels: no vector instruction
 
 _CONSTANT_LEAVES = (type(None), bool, int, str)  # leaves a program bakes in
 _BRANCH = object()  # a branch where the structure had a leaf
-_EAGER = object()  # CPU tensors while CPU programs are off
 _SLOT = object()  # where a tensor goes in a program's output template
 _shared: dict[Any, _Program] = {}  # programs by (transform, signature), between wrappers
 _float_dtypes: dict[torch.device, torch.dtype] = {}
@@ -405,10 +404,11 @@ class TorchProgram:
                 return self(*args, **kwargs)  # counted as a known structure's call
             flat = structure.leaves(tree)
             assert flat is not None
-            key = _EAGER if cpu_eager and _on_cpu(flat) else _signature(structure, flat)
-        if key is _EAGER:  # CPU tensors, eager whatever the signature: none built
-            self._last = None
-        if key is None or key is _BRANCH or key is _EAGER:  # a leaf no program can take
+            if cpu_eager and _on_cpu(flat):  # CPU tensors, eager whatever the signature
+                self._last = None
+                return self.fn(*args, **kwargs)
+            key = _signature(structure, flat)
+        if key is None or key is _BRANCH:  # a leaf no program can take
             return self.fn(*args, **kwargs)
         sig = self._signatures.get(key)  # type: ignore[assignment]
         if sig is None:

@@ -124,16 +124,13 @@ def _load(top: str) -> bool:
     with _lock:
         if top in _loaded:
             return False
-        try:
-            module = _CORE.get(top)
-            if module is not None:
-                importlib.import_module(module)
-            elif top in _entry_point_map():
-                _entry_point_map()[top].load()
-            else:
-                return False
-        finally:
-            _loaded.add(top)
+        _loaded.add(top)  # once, whether or not the import succeeds
+        if top in _CORE:
+            importlib.import_module(_CORE[top])
+        elif top in _entry_point_map():
+            _entry_point_map()[top].load()
+        else:
+            return False
         return True
 
 

@@ -98,13 +98,10 @@ def resize_taps(
         taps = _triangle_taps(n_in, n_out)
     else:
         raise ValueError(f"resize: expected a method in {METHODS}, got {method!r}")
-    k = max(len(t) for t in taps)
-    index = np.zeros((k, n_out), np.int32)
-    weight = np.zeros((k, n_out), np.float32)
-    for d, t in enumerate(taps):
-        for j in range(k):
-            s, w = t[j] if j < len(t) else (t[-1][0], 0.0)
-            index[j, d], weight[j, d] = s, w
+    k = max(len(t) for t in taps)  # shorter lists padded with their last pixel, weighted 0
+    table = np.array([t + [(t[-1][0], 0.0)] * (k - len(t)) for t in taps])  # (n_out, k, 2)
+    index = np.ascontiguousarray(table[..., 0].T, np.int32)
+    weight = np.ascontiguousarray(table[..., 1].T, np.float32)
     index.setflags(write=False)
     weight.setflags(write=False)
     return index, weight
