@@ -24,7 +24,7 @@ from anywrap.shell.time import AUTORESET, check_max_episode_steps
 from anywrap.transforms import time_limit as T
 from anywrap.transforms.tile_frames import tile_frames
 from anywrap.tree import tree_map
-from anywrap.wrappers.common import EpisodeStatisticsShell, HostView, host_copy
+from anywrap.wrappers.common import EpisodeStatisticsShell, HostView, host_copy, state_field
 
 _NAME = "anywrap.vector.RecordEpisodeStatistics"
 
@@ -34,9 +34,6 @@ class RecordEpisodeStatistics(EpisodeStatisticsShell, FusedStep, VectorWrapper):
     arrays over the sub-envs (zero where not done), ``info["_" + stats_key]`` the done mask.
 
     Args:
-        env: The vector env to wrap.
-        buffer_length: How many recent episodes the queues keep.
-        stats_key: The info key of the episode statistics.
         flat_info: anywrap's own: the statistics as flat arrays ``info[stats_key + "_r"]``,
             ``"_l"`` and ``"_t"``, with the mask, on every step (zero where no episode
             ended), instead of Gymnasium's nested dict: what TorchRL's ``GymWrapper`` can
@@ -112,14 +109,10 @@ class RecordEpisodeStatistics(EpisodeStatisticsShell, FusedStep, VectorWrapper):
             info.update({f"{key}_{k}": v for k, v in stats.items()})
         else:
             info[key] = stats
-        # the state keeps `done` as its prev_done: hand out a copy on the host,
-        # so that writing into the mask cannot change the wrapper
+        # a host copy: the state keeps `done` as prev_done, which the mask must not change
         info[f"_{key}"] = out.done.copy() if host else out.done
 
-    @property
-    def prev_dones(self) -> Any:
-        """Which sub-envs ended on the previous step."""
-        return self._state.prev_done
+    prev_dones = state_field("prev_done", "Which sub-envs ended on the previous step.")
 
     @property
     def episode_start_times(self) -> np.ndarray:
@@ -155,10 +148,7 @@ class TimeLimit(Shell, VectorWrapper):
             {"step": step, "restart": restart, "same_step": T.restart_same_step, "reset": reset}
         )
 
-    @property
-    def elapsed_steps(self) -> Any:
-        """Each sub-env's step count in its current episode (an array of the env's library)."""
-        return self._state.clock.elapsed
+    elapsed_steps = state_field("clock.elapsed", "Each sub-env's steps this episode (an array).")
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         obs, info, mask = self._masked_reset(seed, options)
@@ -168,9 +158,7 @@ class TimeLimit(Shell, VectorWrapper):
         return obs, info
 
     def _may_reset(self, mask: Any) -> bool:
-        if xp.is_host(mask):
-            return bool(np.any(mask))
-        return self._steps >= self._max_episode_steps
+        return bool(np.any(mask)) if xp.is_host(mask) else self._steps >= self._max_episode_steps
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(actions)
@@ -184,12 +172,10 @@ class TimeLimit(Shell, VectorWrapper):
         else:
             truncated = self._run(self._transforms["step"], obs, terminated, truncated)
         self._steps += 1
-        if self._mode is AutoresetMode.SAME_STEP and self._may_reset(self._state.pending):
-            obs, info = self._restart_now(obs, info)
-        return obs, reward, terminated, truncated, info
-
-    def _restart_now(self, obs: Any, info: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
         forced = self._state.pending
+        if self._mode is not AutoresetMode.SAME_STEP or not self._may_reset(forced):
+            return obs, reward, terminated, truncated, info
+        # SAME_STEP: the sub-envs the limit ends restart now, their last obs the final ones
         fresh, _ = self.env.reset(options={"reset_mask": forced})
         info = dict(info)
         given = info.get("final_obs")
@@ -205,7 +191,7 @@ class TimeLimit(Shell, VectorWrapper):
                 final[i] = tree_map(lambda x, i=i: x[i], obs)
             mask = np.logical_or(info.get("_final_obs", False), forced)
         info["final_obs"], info["_final_obs"] = final, mask
-        return new_obs, info
+        return new_obs, reward, terminated, truncated, info
 
 
 class DictInfoToList(Shell, VectorWrapper):

@@ -12,6 +12,7 @@ from anywrap.shell.fusion import FusedStep, Part, Piece, Step
 from anywrap.shell.images import check_frames
 from anywrap.shell.sticky_action import checked_action
 from anywrap.wrappers import stateful_action, stateful_observation, stateful_reward
+from anywrap.wrappers.common import state_field
 
 
 class NormalizeObservation(
@@ -63,20 +64,10 @@ class NormalizeObservation(
 
     def _after_step(self, out: Step) -> Step:
         obs, reward, terminated, truncated, info = out
-        if self._mode is AutoresetMode.SAME_STEP and "final_obs" in info:
-            obs, info = self._with_final_obs(obs, info)
-        else:
+        if self._mode is not AutoresetMode.SAME_STEP or "final_obs" not in info:
             self._check_step(obs)
             obs = self._run(self._transforms[self._update_running_mean], obs, obs, None)
-        return obs, reward, terminated, truncated, info
-
-    def _part(self, out: Any) -> Part | None:
-        if "final_obs" in out[4] or self._saved_kwargs["process_group"] is not None:
-            return None
-        fn = self._transforms[self._update_running_mean].fn
-        return Part(Piece(fn, check=self._check_step), (None,))
-
-    def _with_final_obs(self, obs: Any, info: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+            return obs, reward, terminated, truncated, info
         if "_final_obs" not in info:
             raise ValueError(
                 "anywrap.vector.NormalizeObservation: a SAME_STEP env's info holds 'final_obs' "
@@ -87,13 +78,19 @@ class NormalizeObservation(
         final, packed = final_obs_batch(info, obs, self.env.single_observation_space, self.num_envs)
         if not packed:
             self._check(final)
-        key = ("final", self._update_running_mean)
         check_value(
             wrapper_name(self), "info['_final_obs']", info["_final_obs"], "bool", self.num_envs
         )
         mask = self._mask_for(info["_final_obs"], obs)
+        key = ("final", self._update_running_mean)
         obs, final = self._run(self._transforms[key], obs, obs, final, mask)
-        return obs, pack_final_obs(info, final, packed)
+        return obs, reward, terminated, truncated, pack_final_obs(info, final, packed)
+
+    def _part(self, out: Any) -> Part | None:
+        if "final_obs" in out[4] or self._saved_kwargs["process_group"] is not None:
+            return None
+        fn = self._transforms[self._update_running_mean].fn
+        return Part(Piece(fn, check=self._check_step), (None,))
 
 
 class DelayObservation(stateful_observation.DelayShell, VectorWrapper):
@@ -238,10 +235,7 @@ class TimeAwareObservation(stateful_observation.TimeAwareShell, VectorWrapper):
         array([0.002, 0.002], dtype=float32)
     """
 
-    @property
-    def timesteps(self) -> Any:
-        """Each sub-env's step count in its current episode (an array of the env's library)."""
-        return self._state.elapsed
+    timesteps = state_field("elapsed", "Each sub-env's steps this episode (in the env's library).")
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         obs, info, mask = self._masked_reset(seed, options)
@@ -303,10 +297,7 @@ class NormalizeReward(stateful_reward.RewardStatisticsShell, FusedStep, VectorWr
             process_group=process_group,
         )
 
-    @property
-    def accumulated_reward(self) -> Any:
-        """The running discounted return ``G`` of each sub-env."""
-        return self._state.accumulated
+    accumulated_reward = state_field("accumulated", "Each sub-env's running return ``G``.")
 
     def _after_step(self, out: Step) -> Step:
         obs, reward, terminated, truncated, info = out

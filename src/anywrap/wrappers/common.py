@@ -1,6 +1,7 @@
 """Gymnasium's common wrappers for one env: time limit, autoreset, checks, episode statistics."""
 
 import functools
+import operator
 import time
 from functools import partial
 from typing import Any
@@ -37,6 +38,17 @@ def host_copy(tree: Any) -> Any:
         return host[()] if host.ndim == 0 else host
 
     return tree_map(one, tree)
+
+
+def state_field(path: str, doc: str, host: type | None = None) -> property:
+    """A read-only property documented ``doc``: the state's field ``path`` (dotted) as the
+    state holds it, or read on the host as ``host``."""
+
+    def get(self: Any) -> Any:
+        value = operator.attrgetter(path)(self._state)
+        return value if host is None else host(xp.to_numpy(value))
+
+    return property(get, doc=doc)
 
 
 class HostView:
@@ -188,9 +200,6 @@ class TimeLimit(Shell, gym.wrappers.TimeLimit):
         return obs, reward, terminated, limited, info
 
 
-_NAME = "anywrap.RecordEpisodeStatistics"
-
-
 class EpisodeStatisticsShell(EpisodeClock, Shell):
     """The constructor and running episode of the single and vector RecordEpisodeStatistics."""
 
@@ -208,15 +217,8 @@ class EpisodeStatisticsShell(EpisodeClock, Shell):
         steps = {r: partial(E.step_episodes, report=r, same_step=same) for r in (True, False)}
         self._transforms = compiled({**steps, "reset": with_no_output(E.reset_episodes)})
 
-    @property
-    def episode_returns(self) -> Any:
-        """The running return of the current episode (of each sub-env's, for a vector)."""
-        return self._state.returns
-
-    @property
-    def episode_lengths(self) -> Any:
-        """The running length of the current episode (of each sub-env's, for a vector)."""
-        return self._state.lengths
+    episode_returns = state_field("returns", "The return so far of each running episode.")
+    episode_lengths = state_field("lengths", "The length so far of each running episode.")
 
 
 class RecordEpisodeStatistics(EpisodeStatisticsShell, gym.Wrapper):
@@ -250,14 +252,15 @@ class RecordEpisodeStatistics(EpisodeStatisticsShell, gym.Wrapper):
 
     def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(action)
+        name = "anywrap.RecordEpisodeStatistics"
         if not isinstance(info, dict):
-            raise TypeError(f"{_NAME}: expected `info` to be a dict, got {type(info)}")
-        value = step_values(_NAME, reward, terminated, truncated, None)
+            raise TypeError(f"{name}: expected `info` to be a dict, got {type(info)}")
+        value = step_values(name, reward, terminated, truncated, None)
         host = xp.is_host(terminated) and xp.is_host(truncated)
         done = bool(terminated or truncated) if host else True  # device flags: every step
         if done and self._stats_key in info:
             raise ValueError(
-                f"{_NAME}: expected an info without the key {self._stats_key!r} (this wrapper "
+                f"{name}: expected an info without the key {self._stats_key!r} (this wrapper "
                 f"writes it), got one with the keys {sorted(info)}"
             )
         now = self._now() if done else 0.0

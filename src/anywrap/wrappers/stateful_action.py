@@ -25,6 +25,7 @@ from anywrap.shell.sticky_action import (
 )
 from anywrap.shell.time import AUTORESET
 from anywrap.transforms.sticky_action import reset_keyed, sticky_step
+from anywrap.wrappers.common import state_field
 from anywrap.xp import random
 
 
@@ -92,20 +93,9 @@ class StickyAction(StickyShell, gym.ActionWrapper):
         m = self._state.machine
         return m.last if bool(xp.to_numpy(m.has_last)) else None
 
-    @property
-    def is_sticky_actions(self) -> bool:
-        """Whether a run of repeats is going on."""
-        return bool(xp.to_numpy(self._state.machine.sticky))
-
-    @property
-    def num_repeats(self) -> int:
-        """The running series' length (0 when none)."""
-        return int(xp.to_numpy(self._state.machine.length))
-
-    @property
-    def repeats_taken(self) -> int:
-        """Repeats taken in the running series."""
-        return int(xp.to_numpy(self._state.machine.taken))
+    is_sticky_actions = state_field("machine.sticky", "Whether a run of repeats is going on.", bool)
+    num_repeats = state_field("machine.length", "The running series' length (0 when none).", int)
+    repeats_taken = state_field("machine.taken", "Repeats taken in the running series.", int)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         obs, info = self.env.reset(seed=seed, options=options)

@@ -47,6 +47,7 @@ from anywrap.transforms.frame_stack_observation import FrameStack
 from anywrap.transforms.time_aware_observation import show_time, time_aware, time_aware_reset
 from anywrap.transforms.time_limit import init_clock
 from anywrap.tree import leaves
+from anywrap.wrappers.common import state_field
 
 
 class DelayShell(DelayRing, Shell):
@@ -108,7 +109,6 @@ class TimeAwareShell(Shell):
         dict_time_key: str = "time",
         max_timesteps: int | None = None,
     ) -> None:
-        """Wrap ``env``; see :class:`anywrap.TimeAwareObservation` for the arguments."""
         name, batch = self._start(
             env,
             flatten=flatten,
@@ -149,10 +149,7 @@ class TimeAwareObservation(TimeAwareShell, gym.ObservationWrapper):
         np.float64(1.0)
     """
 
-    @property
-    def timesteps(self) -> int:
-        """Steps taken in the current episode (read on the host)."""
-        return int(xp.to_numpy(self._state.elapsed))
+    timesteps = state_field("elapsed", "Steps taken this episode (read on the host).", int)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         obs, info = self.env.reset(seed=seed, options=options)
@@ -167,13 +164,9 @@ class TimeAwareObservation(TimeAwareShell, gym.ObservationWrapper):
         return self._run(self._transforms["show"], observation, checked(self._check, observation))
 
 
-def _reset_one(state: FrameStack, obs: Any, *, pad_with_first: bool) -> tuple[FrameStack, Any]:
-    state, out = FS.reset_frame_stack(state, obs[None, ...], pad_with_first=pad_with_first)
-    return state, out[0, ...]
-
-
-def _push_one(state: FrameStack, obs: Any, *, pad_with_first: bool) -> tuple[FrameStack, Any]:
-    state, out = FS.push_frame(state, obs[None, ...], pad_with_first=pad_with_first)
+def _one_env(fn: Any, state: FrameStack, obs: Any, **kw: Any) -> tuple[FrameStack, Any]:
+    """A frame-stack transform ``fn`` for one env: its observation as a batch of one."""
+    state, out = fn(state, obs[None, ...], **kw)
     return state, out[0, ...]
 
 
@@ -188,19 +181,10 @@ def _push(
 
 
 def _push_final(
-    state: FrameStack,
-    obs: Any,
-    final: Any,
-    terminated: Any,
-    truncated: Any,
-    *,
-    pad_with_first: bool,
+    state: FrameStack, obs: Any, final: Any, terminated: Any, truncated: Any, **kw: Any
 ) -> tuple[FrameStack, tuple[Any, Any]]:
     """A SAME_STEP step with final observations: ``(stacks, final stacks)``."""
-    done = terminated | truncated
-    state, out, final = FS.push_frame_with_final(
-        state, obs, final, done, pad_with_first=pad_with_first
-    )
+    state, out, final = FS.push_frame_with_final(state, obs, final, terminated | truncated, **kw)
     return state, (out, final)
 
 
@@ -221,11 +205,12 @@ class FrameStackShell(InPlaceState, Shell):
         self._state = FS.init_frame_stack(
             n, stack_size, space.shape, xp=np, dtype=space.dtype, padding=custom
         )
-        fns: dict[str, Any] = {"reset": _reset_one, "step": _push_one}
+        fns: dict[str, Any] = {"reset": FS.reset_frame_stack, "step": FS.push_frame}
         if batch:
             self._mode = autoreset_mode(name, env)
-            step = partial(_push, mode=self._mode)
-            fns = {"reset": FS.reset_frame_stack, "step": step, "final": _push_final}
+            fns = {**fns, "step": partial(_push, mode=self._mode), "final": _push_final}
+        else:
+            fns = {k: partial(_one_env, fn) for k, fn in fns.items()}
         first = kind == "reset"
         transforms: dict[str, Any] = {k: partial(fn, pad_with_first=first) for k, fn in fns.items()}
         self._transforms = compiled(transforms, donate=tuple(transforms))
@@ -265,7 +250,6 @@ class ObservationStatisticsShell(Shell):
     _update_running_mean: bool
 
     def _setup(self, env: Any, **args: Any) -> None:
-        """Record and check the arguments, wrap ``env``, build the state and transforms."""
         name, batch = self._start(env, **args)
         single = self._single_space(env)
         epsilon = check_epsilon(name, args["epsilon"])

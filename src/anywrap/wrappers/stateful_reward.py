@@ -31,7 +31,6 @@ class RewardStatisticsShell(Shell):
     _update_running_mean: bool
 
     def _setup(self, env: Any, **args: Any) -> None:
-        """Record and check the arguments, wrap ``env``, build the state and transforms."""
         name, batch = self._start(env, **args)
         gamma, epsilon = check_gamma(name, args["gamma"]), check_epsilon(name, args["epsilon"])
         stats_dtype, stats_gradient = args["stats_dtype"], args["stats_gradient"]

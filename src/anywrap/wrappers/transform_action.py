@@ -59,7 +59,6 @@ class ClipAction(ActionMap):
     _state = None  # not a checkpoint layer (as in 0.1)
 
     def __init__(self, env: Any) -> None:
-        """Wrap ``env``, whose action space must be a Box."""
         name, batch = self._start(env)
         space = self._single_space(env, "action")
         if not isinstance(space, gym.spaces.Box):

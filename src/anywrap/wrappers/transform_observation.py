@@ -92,7 +92,6 @@ class FilterObservation(ObservationMap):
     """
 
     def __init__(self, env: Any, filter_keys: Sequence[str | int]) -> None:
-        """Wrap ``env``, whose observation space must be a Dict or a Tuple."""
         name, batch = self._start(env, filter_keys=filter_keys)
         space, fn, check = filter_map(name, self._single_space(env), filter_keys)
         self._wrap(env, space)
@@ -279,9 +278,6 @@ class DtypeObservation(ObservationMap):
         self._set_map(name, partial(cast, dtype=np.dtype(space.dtype).name), None)
 
 
-_NAME = "anywrap.AddRenderObservation"
-
-
 class AddRenderObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
     """The env's rendered frame as the observation (``render_only``), or beside it in a dict:
     :class:`gymnasium.wrappers.AddRenderObservation`, taking frames of any library.
@@ -311,17 +307,16 @@ class AddRenderObservation(gym.ObservationWrapper, gym.utils.RecordConstructorAr
             self, render_only=render_only, render_key=render_key, obs_key=obs_key
         )
         check_env_kind(self, env)
+        name = "anywrap.AddRenderObservation"
         if env.render_mode is None or env.render_mode == "human":
             raise ValueError(
-                f"{_NAME}: expected a render_mode other than None and 'human', got "
+                f"{name}: expected a render_mode other than None and 'human', got "
                 f"{env.render_mode!r}"
             )
         env.reset()
         pixels: Any = env.render()
         if not hasattr(pixels, "shape") or isinstance(pixels, np.generic):
-            raise TypeError(
-                f"{_NAME}: expected env.render() to return an array, got {type(pixels)}"
-            )
+            raise TypeError(f"{name}: expected env.render() to return an array, got {type(pixels)}")
         gym.ObservationWrapper.__init__(self, env)
         pixel_space = gym.spaces.Box(0, 255, tuple(pixels.shape), np.uint8)
         space = env.observation_space
@@ -330,7 +325,7 @@ class AddRenderObservation(gym.ObservationWrapper, gym.utils.RecordConstructorAr
         elif isinstance(space, gym.spaces.Dict):
             if render_key in space.spaces:
                 raise ValueError(
-                    f"{_NAME}: expected a `render_key` not in the observation space, got "
+                    f"{name}: expected a `render_key` not in the observation space, got "
                     f"{render_key!r}, which is there"
                 )
             self.observation_space = gym.spaces.Dict(
