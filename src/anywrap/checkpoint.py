@@ -66,16 +66,6 @@ def _remove_orphans(folder: str) -> None:
                     os.unlink(os.path.join(folder, name))
 
 
-def _file_mode(path: str) -> int:
-    """An existing file's mode, or what the umask gives a new file."""
-    try:
-        return os.stat(path).st_mode & 0o7777
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
-
-
 def _is_functional(env: Any) -> bool:
     """Whether ``env`` is an anywrap.functional wrapper or adapter (without importing JAX)."""
     core = sys.modules.get("anywrap.functional.core")
@@ -99,7 +89,12 @@ def _write(path: str, tensors: dict[str, np.ndarray], metadata: dict[str, str]) 
             "(give a file name inside it, e.g. 'stats.safetensors'); nothing was written"
         )
     _remove_orphans(folder)
-    mode = _file_mode(path)
+    try:  # the file keeps its mode; a new one gets what the umask gives
+        mode = os.stat(path).st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
     # Not safetensors' save_file: a killed save would leave its temporary file, unswept.
     data = save(tensors, metadata=metadata)
     fd, tmp = tempfile.mkstemp(prefix=f".anywrap-{os.getpid()}-", suffix=".tmp", dir=folder)

@@ -40,8 +40,6 @@ from anywrap.shell.statistics import (
 )
 from anywrap.tree import first_leaf, flatten_with_paths, key_path, unflatten
 
-__all__ = ["Shell"]
-
 # Host numbers that say nothing of where the state lives (a single env's reward).
 _HOST_NUMBERS = frozenset({float, int, bool, np.float64, np.float32, np.bool_, np.int64})
 

@@ -226,11 +226,8 @@ def check_value(owner: str, name: str, x: Any, want: str, num_envs: int | None) 
     else:
         kind = axp.dtype_kind(x)
         if kind == "bool" or kind == want:
-            if (
-                num_envs is not None
-                or tuple(shape) == ()
-                or (want != "bool" and math.prod(shape) == 1)
-            ):
+            one = tuple(shape) == () or (want != "bool" and math.prod(shape) == 1)
+            if num_envs is not None or one:
                 return
             raise ValueError(f"{owner}: expected a scalar {name} (one env), got {axp.describe(x)}")
         got = axp.describe(x)

@@ -23,15 +23,6 @@ from anywrap.shell.arrays import LibraryConstants, is_packed, map_final_obs
 from anywrap.shell.base import Shell
 from anywrap.shell.fusion import FusedStep, Part, Piece, Step
 
-__all__ = [
-    "ActionMap",
-    "ObservationMap",
-    "RewardMap",
-    "VectorActionMap",
-    "VectorObservationMap",
-    "VectorRewardMap",
-]
-
 
 class _Map(Shell):
     """A map's compiled function, its check and its (NumPy) constants."""

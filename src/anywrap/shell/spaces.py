@@ -75,8 +75,7 @@ class ObservationCheck:
     """Checks that observations fit a Box / Dict / Tuple space (the batch in front)."""
 
     def __init__(self, owner: str, space: gym.Space, batch: int | None = None) -> None:
-        self.owner = owner
-        self.space = space
+        self.owner, self.space = owner, space
         self.batch: tuple[int, ...] = () if batch is None else (batch,)
         self.shape: Any = self.batch + _shape(space) if isinstance(space, gym.spaces.Box) else _TREE
 

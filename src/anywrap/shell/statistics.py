@@ -15,8 +15,6 @@ from anywrap.shell.checks import flag, wrapper_name
 from anywrap.transforms.moments import Moments, split_count
 from anywrap.tree import leaves, tree_map
 
-__all__ = ["RunningMeanStd", "reboxed", "statistics_property", "switch_property", "unboxed"]
-
 
 class RunningMeanStd:
     """Gymnasium's ``RunningMeanStd`` (``mean``, ``var``, ``count``: assignable arrays of
