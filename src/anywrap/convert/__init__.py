@@ -16,16 +16,9 @@ Example:
 
 from __future__ import annotations
 
-from anywrap.convert import wrappers
-from anywrap.convert.converter import (
-    Converter,
-    convert,
-    converter,
-    library_of,
-    resolve_library,
-    to_library,
-)
-from anywrap.convert.wrappers import *  # noqa: F403  (ToTorch, JaxToNumpy, ...)
+from . import wrappers
+from .converter import Converter, convert, converter, library_of, resolve_library, to_library
+from .wrappers import *  # noqa: F403  (ToTorch, JaxToNumpy, ...)
 
 __all__ = [
     *wrappers.__all__,

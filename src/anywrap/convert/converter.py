@@ -33,20 +33,14 @@ def resolve_library(lib: str | ModuleType) -> str:
     return xp.library_name(lib)
 
 
-_LIBRARY_OF_TYPE: dict[type, str] = {}
-
-
 def library_of(x: Any) -> str:
-    """The canonical library name of the array ``x`` (resolved once per type).
+    """The canonical library name of the array ``x``.
 
     Example:
         >>> library_of(np.float32(1.0)), library_of(np.zeros(2))
         ('numpy', 'numpy')
     """
-    lib = _LIBRARY_OF_TYPE.get(type(x))
-    if lib is None:
-        lib = _LIBRARY_OF_TYPE[type(x)] = check_known(x, "library_of")
-    return lib
+    return check_known(x, "library_of")
 
 
 def check_known(x: Any, who: str) -> str:
@@ -67,8 +61,7 @@ def check_known(x: Any, who: str) -> str:
 
 def to_library(x: Any, to: str | ModuleType, device: Any = None, *, who: str = "to_library") -> Any:
     """Convert one array to the library ``to``, zero-copy where DLPack allows (see
-    :mod:`anywrap.convert`); an array of ``to`` is returned as it is unless ``device``
-    moves it.
+    :mod:`anywrap.convert`); an array of ``to`` is returned as it is unless ``device`` moves it.
 
     Raises:
         anywrap.xp.UnknownArrayTypeError: an array type anywrap does not know.
@@ -107,10 +100,9 @@ def _exportable(x: Any, target: str, who: str) -> Any:
                 f"{target} dtype (convert them to numbers first, or leave them out)"
             )
         if not x.dtype.isnative:  # a big-endian array (read from a file, say)
-            return x.astype(x.dtype.newbyteorder("="))
-        return x
-    if getattr(x, "requires_grad", False) and hasattr(x, "detach"):
-        return x.detach()
+            x = x.astype(x.dtype.newbyteorder("="))
+    elif getattr(x, "requires_grad", False) and hasattr(x, "detach"):
+        x = x.detach()
     return x
 
 
@@ -238,11 +230,10 @@ def convert(
 ) -> Any:
     """Convert every array in a nested structure to the library ``to``.
 
-    Mappings, lists, tuples and namedtuples are rebuilt with their own types;
-    NumPy object arrays (Gymnasium's ``final_obs``) are converted element by
-    element; numbers become 0-d arrays, as in Gymnasium's ``array_conversion``;
-    other objects pass through. Code that converts every step should hold a
-    :func:`converter` instead.
+    Mappings, lists, tuples and namedtuples are rebuilt with their own types; NumPy object
+    arrays (Gymnasium's ``final_obs``) are converted element by element; numbers become 0-d
+    arrays, as in Gymnasium's ``array_conversion``; other objects pass through. Code that
+    converts every step should hold a :func:`converter` instead.
 
     Args:
         to: The target library (name or module).

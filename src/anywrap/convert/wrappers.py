@@ -23,12 +23,11 @@ class ArrayConversion(ConversionShell, gym.Wrapper):
     frames) to another array library, zero-copy where DLPack allows, and its inputs
     (actions, reset options) back to the env's library and device. Spaces are unchanged.
 
-    Gymnasium's spelling ``ArrayConversion(env, env_xp, target_xp, env_device,
-    target_device)``, or ``ArrayConversion(env, to=..., device=...)``, which reads the
-    env's library and device from the first observation. ``writable=True`` (NumPy
-    target) copies read-only leaves (views of JAX or TensorFlow arrays). Rewards and
-    flags are Python numbers, as in Gymnasium (a host sync for device arrays);
-    ``scalars=False`` keeps them as 0-d arrays of the target library.
+    Gymnasium's spelling ``ArrayConversion(env, env_xp, target_xp, env_device, target_device)``,
+    or ``ArrayConversion(env, to=..., device=...)``, which reads the env's library and device
+    from the first observation. ``writable=True`` (NumPy target) copies read-only leaves (views
+    of JAX or TensorFlow arrays). Rewards and flags are Python numbers, as in Gymnasium (a host
+    sync for device arrays); ``scalars=False`` keeps them as 0-d arrays of the target library.
 
     Example:
         >>> import gymnasium as gym, anywrap

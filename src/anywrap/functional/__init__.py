@@ -30,17 +30,7 @@ except ModuleNotFoundError:  # named with the extra that installs it
     require("jax", "anywrap.functional")
     raise
 
-from . import (
-    adapters,
-    brax_training,
-    core,
-    episodes,
-    maps,
-    noise,
-    sharding,
-    statistics,
-    vector_env,
-)
+from . import adapters, brax_training, core, episodes, maps, noise, sharding, statistics, vector_env
 from .adapters import *  # noqa: F403
 from .brax_training import *  # noqa: F403
 from .core import *  # noqa: F403

@@ -71,8 +71,7 @@ def _randomized_batch(wrapper: Any) -> int | None:
 
 def _raw_key(owner: str, key: Any) -> jax.Array:
     """``key`` as Brax's raw ``uint32`` key data, ``(2,)`` or ``(n, 2)``."""
-    shape = getattr(key, "shape", None)
-    dtype = getattr(key, "dtype", None)
+    shape, dtype = getattr(key, "shape", None), getattr(key, "dtype", None)
     if dtype is not None and jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key):
         if shape is not None and len(shape) <= 1:
             return jax.random.key_data(key)
@@ -135,32 +134,29 @@ class BraxEnv:
             return gym.spaces.Box(-np.inf, np.inf, shape, np.float32)
 
         size = env.observation_size
-        self.observation_space: gym.Space = (
-            box(size)
-            if isinstance(size, int)
-            else gym.spaces.Dict({k: box(v) for k, v in size.items()})
-        )
+        if isinstance(size, int):
+            self.observation_space: gym.Space = box(size)
+        else:  # MuJoCo Playground's dict observations: a shape by key
+            self.observation_space = gym.spaces.Dict({k: box(v) for k, v in size.items()})
         self.action_space = gym.spaces.Box(-1.0, 1.0, (env.action_size,), np.float32)
 
     def reset(self, key: jax.Array) -> tuple[Any, Any]:
-        key = _raw_key(f"from_brax({type(self.env).__name__}).reset", key)
+        owner = f"from_brax({type(self.env).__name__}).reset"
+        key = _raw_key(owner, key)
         if key.ndim == 2 and not self._key_per_env:
             what = (
                 "one key, which its VmapWrapper splits"
                 if self.batched
                 else "one key: the env is unbatched (wrap the adapter in VmapWrapper to batch it)"
             )
-            raise ValueError(
-                f"from_brax({type(self.env).__name__}).reset: expected {what}; "
-                f"got a batch of {key.shape[0]} keys"
-            )
+            raise ValueError(f"{owner}: expected {what}; got a batch of {key.shape[0]} keys")
         if key.ndim == 1 and self._key_per_env:
             if self.num_envs is None:
                 raise ValueError(
-                    f"from_brax({type(self.env).__name__}).reset: expected a batch of keys, "
-                    f"one per env (jax.random.split(key, n)): the vmap of {self._seen} has no "
-                    "batch_size, so the number of keys sets the batch; got one key. Or pass "
-                    "num_envs, e.g. from_brax(env, num_envs=256), to split one key"
+                    f"{owner}: expected a batch of keys, one per env (jax.random.split(key, n)): "
+                    f"the vmap of {self._seen} has no batch_size, so the number of keys sets the "
+                    "batch; got one key. Or pass num_envs, e.g. from_brax(env, num_envs=256), to "
+                    "split one key"
                 )
             key = jax.random.split(key, self.num_envs)
         state = self.env.reset(key)
@@ -190,8 +186,7 @@ def from_brax(
       the number of keys given to ``reset`` sets the batch, or ``num_envs=n`` has
       ``reset`` split one key.
 
-    Autoreset is read from the wrappers (no final observation); ``autoreset_mode``
-    overrides it.
+    Autoreset is read from the wrappers (no final observation); ``autoreset_mode`` overrides it.
 
     Example:
         >>> import jax

@@ -9,9 +9,11 @@ import gymnasium as gym
 import jax
 import jax.numpy as jnp
 import numpy as np
+from gymnasium.spaces import Box, Discrete, MultiBinary, MultiDiscrete
 from gymnasium.vector import AutoresetMode
 
 from anywrap.distributed import jax_psum
+from anywrap.shell.arrays import map_final_obs
 from anywrap.shell.checks import wrapper_name
 from anywrap.transforms.moments import Reduce
 from anywrap.tree import first_leaf, tree_map
@@ -140,10 +142,7 @@ class ObservationMap(Wrapper):
 
     def step(self, state: Any, action: Any) -> Step:
         s = self.env.step(state, action)
-        info = s.info
-        if "final_obs" in info:
-            info = {**info, "final_obs": self._map(info["final_obs"])}
-        return s._replace(obs=self._map(s.obs), info=info)
+        return s._replace(obs=self._map(s.obs), info=map_final_obs(s.info, self._map))
 
 
 class ActionMap(Wrapper):
@@ -159,19 +158,11 @@ class ActionMap(Wrapper):
         return self.env.step(state, self._act(action))
 
 
-_ARRAY_SPACES = (
-    gym.spaces.Box,
-    gym.spaces.Discrete,
-    gym.spaces.MultiDiscrete,
-    gym.spaces.MultiBinary,
-)
-
-
 def checked_action(wrapper: Any, action: Any) -> Any:
     """``action`` as a JAX or host array of ``wrapper``'s action space behind the batch axes,
     or an error naming the wrapper (shapes are static: under ``jit``, once per trace)."""
     space = wrapper.action_space
-    if not isinstance(space, _ARRAY_SPACES):  # a tree of spaces: as it is
+    if not isinstance(space, Box | Discrete | MultiDiscrete | MultiBinary):  # a tree of spaces
         return action
     if isinstance(action, int | float | bool | list | tuple | np.generic):
         action = np.asarray(action)

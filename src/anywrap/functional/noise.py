@@ -20,15 +20,7 @@ from anywrap.transforms.sticky_action import StickyKeyed, StickyState, init_stic
 from anywrap.tree import tree_map
 from anywrap.xp import resolve_dtype
 
-from .core import (
-    FunctionalEnv,
-    Step,
-    Wrapper,
-    batch_shape,
-    checked_action,
-    same_step,
-    wrapper_key,
-)
+from .core import FunctionalEnv, Step, Wrapper, batch_shape, checked_action, same_step, wrapper_key
 
 __all__ = ["AddWhiteNoise", "NoiseState", "ObstructView", "StickyAction", "StickyActionState"]
 
@@ -64,11 +56,10 @@ class NoiseMap(Wrapper):
     def step(self, state: NoiseState, action: Any) -> Step:
         s = self.env.step(state.inner, action)
         key, obs = self._noisy(state.key, s.obs)
-        info = s.info
-        if "final_obs" in info:
-            key, final = self._noisy(key, info["final_obs"])
-            info = {**info, "final_obs": final}
-        return s._replace(obs=obs, state=NoiseState(s.state, key), info=info)
+        if "final_obs" in s.info:
+            key, final = self._noisy(key, s.info["final_obs"])
+            s = s._replace(info={**s.info, "final_obs": final})
+        return s._replace(obs=obs, state=NoiseState(s.state, key))
 
 
 class AddWhiteNoise(NoiseMap):
