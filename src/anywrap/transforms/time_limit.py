@@ -145,7 +145,13 @@ def select_rows(mask: Array, a: Any, b: Any) -> Any:
 
 
 def zero_rows(mask: Array | None, *arrays: Array) -> tuple[Array, ...]:
-    """Each of ``arrays`` with zeros (False) in the rows of ``mask`` (every row when ``None``)."""
+    """Each of ``arrays`` with zeros (False) in the rows of ``mask`` (every row when ``None``).
+
+    Example:
+        >>> import numpy as np
+        >>> zero_rows(np.array([True, False]), np.array([3, 4]), np.array([True, True]))
+        (array([0, 4]), array([False,  True]))
+    """
     xp = namespace(arrays[0])
     if mask is None:
         return tuple(xp.zeros_like(x) for x in arrays)
