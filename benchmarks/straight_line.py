@@ -7,9 +7,13 @@ the CleanRL stack, timed two ways over the same inputs.
 * **straight-line**: the same function captured once by TorchDynamo (``torch.compile``
   with a backend that keeps the graph it is given) and its graph's ``forward`` called
   directly: only the torch calls, one after another, with no anywrap code, no guards and
-  no compiler. The capture takes the transforms' traced branches (the few routes that
-  choose other kernels under ``torch.compiler.is_compiling()``), so its call count is
-  printed beside the eager one (ATen calls, nested ones included).
+  no compiler. ``torch.compiler.is_compiling()`` reads False while it traces, so the
+  few routes that choose other kernels when traced take their eager ones: both ways make
+  the same ATen calls (counted beside the times, nested ones included).
+
+Both ways are timed on one step's inputs, called again and again: not a user's loop
+(``device_ops.py`` times whole episodes with their autoresets), but the same calls as any
+step's, since the eager routes read no data on the host; an episode's end takes them too.
 
 If the straight-line time is close to the eager one, the Python around the calls is not
 what costs: the number and kind of torch calls are. Run it where the host's work is all

@@ -118,8 +118,8 @@ def split_count(total: Any, dtype: Any) -> tuple[Any, Any]:
 
 def add_count(hi: Array, lo: Array, n: Array | int) -> tuple[Array, Array, Array]:
     """Double-word ``(hi, lo) + n`` (Knuth's two-sum; float64 adds plainly, as Gymnasium
-    does): the new words, and ``hi + n`` (plus ``lo``, the total as one number; left to
-    the caller, so that a count alone launches no kernel for it)."""
+    does): the new words, and ``hi + n``, the total less ``lo``; a caller that needs the
+    total adds ``lo`` itself, so that a count alone launches no kernel for it."""
     s = hi + n
     if hi.dtype == namespace(hi).float64:
         return s, lo, s
