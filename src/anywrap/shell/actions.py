@@ -46,10 +46,10 @@ class ActionBounds:
             self.env_library = xp.library_name(leaf)
         self._device_name = str(self.env_device)
 
-    def _refuse(self, action: Any, expected: str) -> TypeError:
-        return TypeError(
-            f"{wrapper_name(self.owner)}: expected an action of {expected}, "
-            f"got {xp.describe(action)}"
+    def _refuse(self, action: Any, expected: str, error: type = TypeError) -> Exception:
+        """The error for an ``action`` that is not ``expected`` ("of shape (2,)"...)."""
+        return error(
+            f"{wrapper_name(self.owner)}: expected an action {expected}, got {xp.describe(action)}"
         )
 
     def check(self, action: Any) -> Any:
@@ -63,7 +63,7 @@ class ActionBounds:
         ):
             return action
         if action is None or isinstance(action, (str, bytes, dict)):
-            raise self._refuse(action, f"shape {self.shape} (action space {self.space})")
+            raise self._refuse(action, f"of shape {self.shape} (action space {self.space})")
         if isinstance(action, (list, tuple, int, float, np.generic)):
             action = np.asarray(action)
         host = xp.is_host(action)
@@ -76,26 +76,20 @@ class ActionBounds:
                 lib = "NumPy (a NumPy env)" if self.env_library is None else "the env's library"
                 raise self._refuse(
                     action,
-                    f"{lib}: {self.env_type.__module__}.{self.env_type.__qualname__} on "
+                    f"of {lib}: {self.env_type.__module__}.{self.env_type.__qualname__} on "
                     f"{self.env_device}, or a host value",
                 )
-        shape = tuple(getattr(action, "shape", ()))
-        if shape != self.shape:
-            raise ValueError(
-                f"{wrapper_name(self.owner)}: expected an action of shape {self.shape} "
-                f"(action space {self.space}), got {xp.describe(action)}"
+        if tuple(getattr(action, "shape", ())) != self.shape:
+            raise self._refuse(
+                action, f"of shape {self.shape} (action space {self.space})", ValueError
             )
         dtype = action.dtype
         if dtype not in self._real:  # once per dtype
             if not xp.namespace(action).isdtype(dtype, ("bool", "integral", "real floating")):
-                raise self._refuse(action, f"a real dtype (action space {self.space})")
+                raise self._refuse(action, f"of a real dtype (action space {self.space})")
             self._real.add(dtype)
         if host and self.env_library is not None:  # a host value for a device env
             action = xp.to_library(action, self.env_library, self.env_device)
-        dev = xp.device(action)
-        if self.env_device is not None and str(dev) != str(self.env_device):
-            raise ValueError(
-                f"{wrapper_name(self.owner)}: expected an action on the env's device "
-                f"{self.env_device}, got {xp.describe(action)}"
-            )
+        if self.env_device is not None and str(xp.device(action)) != str(self.env_device):
+            raise self._refuse(action, f"on the env's device {self.env_device}", ValueError)
         return action

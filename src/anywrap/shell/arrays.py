@@ -16,7 +16,7 @@ from gymnasium.error import InvalidBound
 from gymnasium.vector.utils import concatenate, create_empty_array
 
 from anywrap import xp as axp
-from anywrap.shell.checks import check_dtype, wrong_type
+from anywrap.shell.checks import wrong_type
 from anywrap.shell.compiled import moved
 from anywrap.shell.spaces import ObservationCheck
 from anywrap.transforms.rescale import rescale_coefficients
@@ -50,8 +50,14 @@ def reward_bound(value: Any) -> Any:
 
 
 def dtype_space(owner: str, space: gym.Space, dtype: Any) -> gym.Space:
-    """Gymnasium's ``DtypeObservation`` space: ``space`` holding ``dtype``."""
-    check_dtype(owner, "dtype", dtype)
+    """Gymnasium's ``DtypeObservation`` space: ``space`` holding ``dtype`` (of numbers or bools)."""
+    try:
+        known = np.dtype(dtype).kind in "biufc"
+    except TypeError:
+        known = False
+    if not known:
+        what = "a dtype of numbers or bools (e.g. np.float32 or 'float32')"
+        raise wrong_type(owner, "dtype", what, dtype)
     if isinstance(space, gym.spaces.Box):
         return gym.spaces.Box(space.low, space.high, space.shape, dtype=dtype)
     if isinstance(space, gym.spaces.Discrete):

@@ -164,8 +164,7 @@ class Shell(gym.utils.RecordConstructorArgs):
     def _export(self, state: Any) -> Any:  # the state as saved (episode clocks: relative to now)
         return state
 
-    def _import(self, state: Any) -> Any:  # the inverse of _export
-        return state
+    _import = _export  # the inverse of _export (the identity here)
 
     def state_dict(self) -> dict[str, Any]:
         """The state as a flat ``{name: array}`` dict, in the env's array library."""

@@ -79,17 +79,6 @@ def whole_number(owner: str, name: str, value: Any, least: int) -> int:
     return int(value)
 
 
-def check_dtype(owner: str, name: str, dtype: Any) -> np.dtype:
-    """``dtype`` as a NumPy dtype of numbers or bools, or a TypeError."""
-    out = None
-    with contextlib.suppress(TypeError):
-        out = np.dtype(dtype)
-    if out is None or out.kind not in "biufc":
-        what = "a dtype of numbers or bools (e.g. np.float32 or 'float32')"
-        raise wrong_type(owner, name, what, dtype)
-    return out
-
-
 def check_stats_dtype(owner: str, stats_dtype: Any) -> str | None:
     """``stats_dtype``: None (Gymnasium's default), float32 or float64."""
     if stats_dtype is None:
@@ -157,12 +146,11 @@ def reset_mask_of(owner: str, options: dict[str, Any] | None, num_envs: int) -> 
     if options is None or "reset_mask" not in options:
         return None
     mask = options["reset_mask"]
-    shape = tuple(getattr(mask, "shape", ()))
     try:
         is_bool = bool(axp.namespace(mask).isdtype(mask.dtype, "bool"))
     except Exception:  # not an array at all
         is_bool = False
-    if shape != (num_envs,) or not is_bool:
+    if tuple(getattr(mask, "shape", ())) != (num_envs,) or not is_bool:
         raise ValueError(
             f"{owner}: expected options['reset_mask'] to be a bool array of shape "
             f"({num_envs},), got {axp.describe(mask)}"
@@ -222,15 +210,12 @@ def check_value(owner: str, name: str, x: Any, want: str, num_envs: int | None) 
     if shape is None:  # one env's Python value
         if isinstance(x, bool) if want == "bool" else isinstance(x, numbers.Real):
             return
-        got = repr(x)
-    else:
-        kind = axp.dtype_kind(x)
-        if kind == "bool" or kind == want:
-            one = tuple(shape) == () or (want != "bool" and math.prod(shape) == 1)
-            if num_envs is not None or one:
-                return
-            raise ValueError(f"{owner}: expected a scalar {name} (one env), got {axp.describe(x)}")
-        got = axp.describe(x)
+    elif axp.dtype_kind(x) in ("bool", want):
+        one = tuple(shape) == () or (want != "bool" and math.prod(shape) == 1)
+        if num_envs is not None or one:
+            return
+        raise ValueError(f"{owner}: expected a scalar {name} (one env), got {axp.describe(x)}")
+    got = repr(x) if shape is None else axp.describe(x)
     what = "bools" if want == "bool" else "real numbers"
     raise TypeError(f"{owner}: expected {name} to hold {what}, got {got}")
 
@@ -328,16 +313,15 @@ def checked_entries(
     missing, extra = sorted(set(own) - set(given)), sorted(set(given) - set(own))
     if missing or extra:
         raise KeyError(f"{who}: expected keys {sorted(own)}, missing {missing}, unexpected {extra}")
-    values = {}
+    values, kept = {}, {}
     for key, (shape, dtype) in own.items():
-        values[key] = axp.to_numpy(given[key])
+        values[key], kept[key] = axp.to_numpy(given[key]), dtype
         if values[key].shape != tuple(shape):
             raise ValueError(
                 f"{who}: {key!r} has shape {values[key].shape}, this wrapper expects "
                 f"{tuple(shape)} (a stack of another shape?)"
             )
         _check_kind(who, key, values[key], dtype)
-    kept = {key: dtype for key, (_, dtype) in own.items()}
     for key, value in values.items():
         field = key.rpartition(".")[2]
         low, high = (ranges or {}).get(field, (None, None))  # a ring's pointer and fill
@@ -358,9 +342,7 @@ def checked_entries(
         if buffer is not None and int(value) > buffer.shape[0]:
             _refuse(who, key, value, f"must be at most the buffer's {buffer.shape[0]}")
     out = dict(values)
-    for key in values:
-        if not key.endswith("_lo") or key[:-3] not in values:
-            continue
+    for key in [k for k in values if k.endswith("_lo") and k[:-3] in values]:
         hi = key[:-3]
         total = values[hi].astype(np.float64) + values[key].astype(np.float64)
         if not (total >= 0).all():
@@ -373,10 +355,9 @@ def checked_entries(
 
 
 def _check_kind(who: str, key: str, value: np.ndarray, own: np.dtype) -> None:
-    kind = own.kind
-    if kind == "f":
+    if own.kind == "f":
         ok, expected = value.dtype.name in _FLOATS, " or ".join(_FLOATS)
-    elif kind in "iu":
+    elif own.kind in "iu":
         ok = value.dtype.kind in "iu"
         if ok and value.size:
             info = np.iinfo(own)
@@ -400,15 +381,13 @@ def _refuse(who: str, key: str, value: Any, what: str) -> None:
     )
 
 
-_VECTOR_PARTS = ("num_envs", "single_observation_space", "single_action_space")
-
-
 def check_env_kind(wrapper: Any, env: Any) -> None:
     """A vector wrapper over one env, or the reverse, refused with the other family named."""
     name = type(wrapper).__name__
     if isinstance(wrapper, gym.vector.VectorWrapper):
         # Duck-typed: a simulator's batched env (IsaacLab's) need not subclass VectorEnv.
-        if not all(hasattr(env, a) for a in _VECTOR_PARTS):
+        parts = ("num_envs", "single_observation_space", "single_action_space")
+        if not all(hasattr(env, a) for a in parts):
             raise TypeError(
                 f"{wrapper_name(wrapper)}: expected a vector env (a gymnasium VectorEnv, with "
                 f"num_envs and single spaces), got {type(env).__name__}; for one env use "

@@ -30,8 +30,6 @@ Library = str | ModuleType | None
 
 def _first_array(tree: Any) -> Any:
     for leaf in leaves(tree):
-        if isinstance(leaf, np.ndarray) and leaf.dtype.kind == "O":
-            continue  # Gymnasium's packed final_obs says nothing of the env's library
         if isinstance(leaf, (np.generic, numbers.Number)):
             return np.asarray(leaf)
         if hasattr(leaf, "__dlpack__") or (hasattr(leaf, "shape") and hasattr(leaf, "dtype")):

@@ -73,10 +73,8 @@ class _Stack:
         self._key = tuple((_work(p.fn), p.on, p.stateful, p.flags, p.report) for p in pieces)
 
     def __eq__(self, other: object) -> bool:
-        if not isinstance(other, _Stack):
-            return False
         try:
-            return self is other or bool(self._key == other._key)
+            return self is other or (isinstance(other, _Stack) and bool(self._key == other._key))
         except Exception:  # a closure over arrays, which compare element by element
             return False
 

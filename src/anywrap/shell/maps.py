@@ -82,18 +82,14 @@ class RewardMap(_Map, gym.RewardWrapper):
 
 
 class VectorObservationMap(_Map, FusedStep, VectorWrapper):
-    """A map of a vector env's observations, ``info["final_obs"]`` included.
+    """A map of a vector env's observations, ``info["final_obs"]`` included (the entries of
+    Gymnasium's object array of final observations as batches of one)."""
 
-    ``_check_entry`` (optional) checks each entry of Gymnasium's object array of
-    final observations, which are mapped as batches of one."""
-
-    _check_entry: Callable[[Any], Any] | None = None
+    _check_entry: Callable[[Any], Any] | None = None  # checks each entry of that object array
     _both: Callable[..., Any]
 
-    def _set_map(
-        self, owner: str, fn: Callable[..., Any], check: Callable[[Any], Any] | None, *consts: Any
-    ) -> None:
-        super()._set_map(owner, fn, check, *consts)
+    def _set_map(self, owner: str, fn: Callable[..., Any], *args: Any) -> None:
+        super()._set_map(owner, fn, *args)
         self._both = xp.Compiled(_Both(fn))
 
     def reset(
@@ -154,13 +150,7 @@ class VectorActionMap(_Map, FusedStep, VectorActionWrapper):
 
     _bounds: ActionBounds
 
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Any, dict[str, Any]]:
-        """Reset, and learn the env's array library and device from the observation."""
-        obs, info = self.env.reset(seed=seed, options=options)
-        self._bounds.observe(obs)
-        return obs, info
+    reset = ActionMap.reset
 
     def actions(self, actions: Any) -> Any:
         """The batch of actions checked, then mapped."""

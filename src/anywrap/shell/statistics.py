@@ -16,6 +16,18 @@ from anywrap.transforms.moments import Moments, split_count
 from anywrap.tree import leaves, tree_map
 
 
+def _moment(field: str, doc: str) -> property:
+    """A ``RunningMeanStd`` field; a value assigned takes its shape, dtype, library, device."""
+
+    def set(self: RunningMeanStd, value: Any) -> None:
+        old = getattr(self.moments, field)
+        host = np.array(np.broadcast_to(xp.to_numpy(value), tuple(old.shape)))
+        new = xp.namespace(old).asarray(host, dtype=old.dtype, device=xp.device(old))
+        self.moments = self.moments._replace(**{field: new})
+
+    return property(lambda self: getattr(self.moments, field), set, doc=doc)
+
+
 class RunningMeanStd:
     """Gymnasium's ``RunningMeanStd`` (``mean``, ``var``, ``count``: assignable arrays of
     the env's library) over one ``Moments``; wrappers that share it see every update.
@@ -33,16 +45,8 @@ class RunningMeanStd:
     def __init__(self, moments: Moments) -> None:
         self.moments = moments
 
-    mean = property(
-        lambda self: self.moments.mean,
-        lambda self, value: self._set("mean", value),
-        doc="The running mean (an array of the env's library, on its device).",
-    )
-    var = property(
-        lambda self: self.moments.var,
-        lambda self, value: self._set("var", value),
-        doc="The running population variance.",
-    )
+    mean = _moment("mean", "The running mean (an array of the env's library, on its device).")
+    var = _moment("var", "The running population variance.")
 
     @property
     def count(self) -> Any:
@@ -55,12 +59,6 @@ class RunningMeanStd:
         ns = xp.namespace(m.count)
         new = ns.asarray(xp.to_numpy(value), dtype=m.count.dtype, device=xp.device(m.count))
         self.moments = m._replace(count=new, count_lo=ns.zeros_like(m.count_lo))
-
-    def _set(self, field: str, value: Any) -> None:
-        old = getattr(self.moments, field)
-        host = np.array(np.broadcast_to(xp.to_numpy(value), tuple(old.shape)))
-        new = xp.namespace(old).asarray(host, dtype=old.dtype, device=xp.device(old))
-        self.moments = self.moments._replace(**{field: new})
 
     def __repr__(self) -> str:
         return f"RunningMeanStd(mean={self.mean!r}, var={self.var!r}, count={self.count!r})"

@@ -107,11 +107,6 @@ class StickyStream:
             self.live_for = state.key
         return self.live
 
-    def export(self, state: StickyKeyed) -> StickyKeyed:
-        if self.live is None or state.key is not self.live_for:
-            return state
-        return state._replace(key=moved(random.key_data(self.live), state.machine.has_last))
-
 
 class SavedStream:
     """The StickyAction shells' ``_export`` (the state as saved: the live key's data), and
@@ -120,7 +115,10 @@ class SavedStream:
     _stream: StickyStream
 
     def _export(self, state: StickyKeyed) -> StickyKeyed:
-        return self._stream.export(state)
+        live = self._stream.live
+        if live is None or state.key is not self._stream.live_for:
+            return state
+        return state._replace(key=moved(random.key_data(live), state.machine.has_last))
 
     @contextlib.contextmanager
     def _undone_on_failure(self) -> Iterator[None]:
@@ -139,25 +137,19 @@ class SavedStream:
 def checked_action(owner: str, space: gym.Space, action: Any, last: Any) -> Any:
     """``action`` as a tree of ``last``'s library and leaf shapes, or an error."""
 
+    def refused(a: Any, expected: str, error: type = TypeError) -> Exception:
+        return error(f"{owner}: expected an action of {expected}, got {axp.describe(a)}")
+
     def leaf(ref: Any, a: Any) -> Any:
         if isinstance(a, int | float | bool | list | tuple | np.generic):
             a = np.asarray(a, dtype=ref.dtype if isinstance(a, list | tuple) else None)
         host = axp.is_host(a)
         if not host and type(a) is not type(ref):
-            raise TypeError(
-                f"{owner}: expected an action of the env's library ({axp.describe(ref)}), "
-                f"got {axp.describe(a)}"
-            )
+            raise refused(a, f"the env's library ({axp.describe(ref)})")
         if tuple(getattr(a, "shape", ())) != tuple(ref.shape):
-            raise ValueError(
-                f"{owner}: expected an action of shape {tuple(ref.shape)} (action space "
-                f"{space}), got {axp.describe(a)}"
-            )
+            raise refused(a, f"shape {tuple(ref.shape)} (action space {space})", ValueError)
         if not axp.dtype_kind(a):
-            raise TypeError(
-                f"{owner}: expected an action of real numbers or bools ({space}), "
-                f"got {axp.describe(a)}"
-            )
+            raise refused(a, f"real numbers or bools ({space})")
         if host and not axp.is_host(ref):
             return axp.to_library(a, axp.library_name(ref), axp.device(ref))
         return a

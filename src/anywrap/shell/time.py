@@ -72,11 +72,9 @@ def time_aware_space(
         combined = gym.spaces.Dict({key: time_space, **space.spaces}, sort_keys=space.sort_keys)
         layout = "dict"
     elif isinstance(space, gym.spaces.Tuple):
-        combined = gym.spaces.Tuple((*space.spaces, time_space))
-        layout = "tuple"
+        combined, layout = gym.spaces.Tuple((*space.spaces, time_space)), "tuple"
     else:
-        combined = gym.spaces.Dict(obs=space, time=time_space)
-        layout = "wrap"
+        combined, layout = gym.spaces.Dict(obs=space, time=time_space), "wrap"
     feature = TimeFeature(max_steps, normalize, layout, key, batch_ndim=batch_ndim)
     if not flatten:
         return combined, feature
