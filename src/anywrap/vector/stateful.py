@@ -104,12 +104,6 @@ class DelayObservation(stateful_observation.DelayShell, VectorWrapper):
         0.0
     """
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
-        obs, info, mask = self._masked_reset(seed, options)
-        return self._run(
-            self._transforms["reset"], obs, checked(self._check, obs), *self._zero.get(obs), mask
-        ), info
-
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(actions)
         checked(self._check, obs)
@@ -144,11 +138,6 @@ class FrameStackObservation(stateful_observation.FrameStackShell, VectorWrapper)
         frames = self._state.frames
         itemsize = np.dtype(self.single_observation_space.dtype).itemsize
         return float(frames.shape[0] * int(np.prod(frames.shape[1:])) * itemsize) / self.num_envs
-
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
-        obs, info, mask = self._masked_reset(seed, options)
-        check_frames(self, obs, self._shape)
-        return self._run(self._transforms["reset"], obs, obs, mask), info
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(actions)
@@ -236,10 +225,6 @@ class TimeAwareObservation(stateful_observation.TimeAwareShell, VectorWrapper):
     """
 
     timesteps = state_field("elapsed", "Each sub-env's steps this episode (in the env's library).")
-
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
-        obs, info, mask = self._masked_reset(seed, options)
-        return self._run(self._transforms["reset"], obs, checked(self._check, obs), mask), info
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(actions)
@@ -333,20 +318,6 @@ class StickyAction(stateful_action.StickyShell, VectorWrapper):
         >>> envs.actions(np.ones(4, dtype=np.int64)).shape
         (4,)
     """
-
-    def reset(
-        self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Any, dict[str, Any]]:
-        stream_seed: int | None = None
-        if isinstance(seed, list | tuple):  # one stream: from the sub-envs' seeds given
-            given = [int(s) for s in seed if s is not None]  # before the env is reset
-            stream_seed = int(np.random.SeedSequence(given).generate_state(1)[0]) if given else None
-        elif seed is not None:
-            stream_seed = int(seed)
-        obs, info, mask = self._masked_reset(seed, options)
-        self._run(self._transforms["reset"], obs, mask)
-        self._stream.reseed(self, stream_seed)
-        return obs, info
 
     def actions(self, actions: Any) -> Any:
         gen = self._stream.generator(self._state)

@@ -8,7 +8,7 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from gymnasium.vector import AutoresetMode
+from gymnasium.vector import AutoresetMode, VectorWrapper
 
 from anywrap import xp
 from anywrap.shell.base import Shell
@@ -49,6 +49,15 @@ def state_field(path: str, doc: str, host: type | None = None) -> property:
         return value if host is None else host(xp.to_numpy(value))
 
     return property(get, doc=doc)
+
+
+def reset_env(shell: Any, seed: Any, options: Any) -> tuple[Any, Any, Any]:
+    """``shell.env``'s reset as ``(obs, info, mask)``: a vector env's ``reset_mask`` like
+    ``obs``, else (every sub-env, or one env) ``None``."""
+    if isinstance(shell, VectorWrapper):
+        return shell._masked_reset(seed, options)  # type: ignore[attr-defined]
+    obs, info = shell.env.reset(seed=seed, options=options)
+    return obs, info, None
 
 
 class HostView:

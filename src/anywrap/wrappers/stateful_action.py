@@ -25,12 +25,12 @@ from anywrap.shell.sticky_action import (
 )
 from anywrap.shell.time import AUTORESET
 from anywrap.transforms.sticky_action import reset_keyed, sticky_step
-from anywrap.wrappers.common import state_field
+from anywrap.wrappers.common import reset_env, state_field
 from anywrap.xp import random
 
 
 class StickyShell(SavedStream, Shell):
-    """What the single and vector StickyAction share: the constructor."""
+    """What the single and vector StickyAction share: the constructor and reset."""
 
     def __init__(
         self,
@@ -58,6 +58,20 @@ class StickyShell(SavedStream, Shell):
         mode: dict[str, Any] = {"autoreset": AUTORESET[autoreset_mode(name, env)]} if batch else {}
         step = partial(sticky_step, params=params, **mode)
         self._transforms = compiled({"step": step, "reset": with_no_output(reset_keyed)})
+
+    def reset(
+        self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        stream_seed: int | None = None
+        if isinstance(seed, list | tuple):  # one stream: from the sub-envs' seeds given
+            given = [int(s) for s in seed if s is not None]  # before the env is reset
+            stream_seed = int(np.random.SeedSequence(given).generate_state(1)[0]) if given else None
+        elif seed is not None:
+            stream_seed = int(seed)
+        obs, info, mask = reset_env(self, seed, options)
+        self._run(self._transforms["reset"], obs, mask)
+        self._stream.reseed(self, stream_seed)
+        return obs, info
 
     def checked_state(self, state_dict: dict[str, Any]) -> Any:
         """The state :meth:`load_state_dict` would install; its key must make a generator."""
@@ -96,12 +110,6 @@ class StickyAction(StickyShell, gym.ActionWrapper):
     is_sticky_actions = state_field("machine.sticky", "Whether a run of repeats is going on.", bool)
     num_repeats = state_field("machine.length", "The running series' length (0 when none).", int)
     repeats_taken = state_field("machine.taken", "Repeats taken in the running series.", int)
-
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
-        obs, info = self.env.reset(seed=seed, options=options)
-        self._run(self._transforms["reset"], obs)
-        self._stream.reseed(self, seed)
-        return obs, info
 
     def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         with self._undone_on_failure():

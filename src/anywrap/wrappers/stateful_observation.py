@@ -47,11 +47,11 @@ from anywrap.transforms.frame_stack_observation import FrameStack
 from anywrap.transforms.time_aware_observation import show_time, time_aware, time_aware_reset
 from anywrap.transforms.time_limit import init_clock
 from anywrap.tree import leaves
-from anywrap.wrappers.common import state_field
+from anywrap.wrappers.common import reset_env, state_field
 
 
 class DelayShell(DelayRing, Shell):
-    """What the single and vector DelayObservation share: the constructor."""
+    """What the single and vector DelayObservation share: the constructor and reset."""
 
     def __init__(self, env: Any, delay: int) -> None:
         """Wrap ``env``; ``delay`` >= 0 steps."""
@@ -71,6 +71,14 @@ class DelayShell(DelayRing, Shell):
         final = partial(D.release_with_final, delay=delay)
         self._transforms = compiled({"release": release, "final": final, "reset": D.reset_delay})
 
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
+        obs, info, mask = reset_env(self, seed, options)
+        zero = self._zero.get(checked(self._check, obs))
+        return self._released(self._run(self._transforms["reset"], obs, obs, *zero, mask)), info
+
+    def _released(self, out: Any) -> Any:
+        return host_scalars(out) if self._scalars else out
+
 
 class DelayObservation(DelayShell, gym.ObservationWrapper):
     """Returns the observation of ``delay`` steps ago (the space's zero until there is one):
@@ -82,14 +90,6 @@ class DelayObservation(DelayShell, gym.ObservationWrapper):
         array([0., 0., 0., 0.], dtype=float32)
     """
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
-        obs, info = self.env.reset(seed=seed, options=options)
-        zero = self._zero.get(checked(self._check, obs))
-        return self._released(self._run(self._transforms["reset"], obs, obs, *zero)), info
-
-    def _released(self, out: Any) -> Any:
-        return host_scalars(out) if self._scalars else out
-
     def observation(self, observation: Any) -> Any:
         if not self.delay:
             return checked(self._check, observation)
@@ -98,7 +98,7 @@ class DelayObservation(DelayShell, gym.ObservationWrapper):
 
 
 class TimeAwareShell(Shell):
-    """What the single and vector TimeAwareObservation share: the constructor."""
+    """What the single and vector TimeAwareObservation share: the constructor and reset."""
 
     def __init__(
         self,
@@ -135,6 +135,10 @@ class TimeAwareShell(Shell):
             fns["step"] = partial(time_aware, autoreset=AUTORESET[self._mode])
         self._transforms = compiled({k: partial(fn, feature=feature) for k, fn in fns.items()})
 
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
+        obs, info, mask = reset_env(self, seed, options)
+        return self._run(self._transforms["reset"], obs, checked(self._check, obs), mask), info
+
 
 class TimeAwareObservation(TimeAwareShell, gym.ObservationWrapper):
     """Adds the episode's step count to every observation, counted on the data's device:
@@ -151,10 +155,6 @@ class TimeAwareObservation(TimeAwareShell, gym.ObservationWrapper):
 
     timesteps = state_field("elapsed", "Steps taken this episode (read on the host).", int)
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
-        obs, info = self.env.reset(seed=seed, options=options)
-        return self._run(self._transforms["reset"], obs, checked(self._check, obs)), info
-
     def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(action)
         out, _ = self._run(self._transforms["step"], obs, checked(self._check, obs))
@@ -164,9 +164,9 @@ class TimeAwareObservation(TimeAwareShell, gym.ObservationWrapper):
         return self._run(self._transforms["show"], observation, checked(self._check, observation))
 
 
-def _one_env(fn: Any, state: FrameStack, obs: Any, **kw: Any) -> tuple[FrameStack, Any]:
+def _one_env(fn: Any, state: FrameStack, obs: Any, *args: Any, **kw: Any) -> tuple[FrameStack, Any]:
     """A frame-stack transform ``fn`` for one env: its observation as a batch of one."""
-    state, out = fn(state, obs[None, ...], **kw)
+    state, out = fn(state, obs[None, ...], *args, **kw)
     return state, out[0, ...]
 
 
@@ -189,7 +189,7 @@ def _push_final(
 
 
 class FrameStackShell(InPlaceState, Shell):
-    """What the single and vector FrameStackObservation share: the constructor."""
+    """What the single and vector FrameStackObservation share: the constructor and reset."""
 
     def __init__(self, env: Any, stack_size: int, *, padding_type: str | Any = "reset") -> None:
         name, batch = self._start(env, stack_size=stack_size, padding_type=padding_type)
@@ -215,6 +215,11 @@ class FrameStackShell(InPlaceState, Shell):
         transforms: dict[str, Any] = {k: partial(fn, pad_with_first=first) for k, fn in fns.items()}
         self._transforms = compiled(transforms, donate=tuple(transforms))
 
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
+        obs, info, mask = reset_env(self, seed, options)
+        check_frames(self, obs, self._shape)
+        return self._run(self._transforms["reset"], obs, obs, mask), info
+
 
 class FrameStackObservation(FrameStackShell, gym.Wrapper):
     """Stacks the last ``stack_size`` observations, oldest first, in a ring on the env's
@@ -230,11 +235,6 @@ class FrameStackObservation(FrameStackShell, gym.Wrapper):
         >>> env.reset(seed=123)[0][:, 0]
         array([0.        , 0.        , 0.01823519], dtype=float32)
     """
-
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
-        obs, info = self.env.reset(seed=seed, options=options)
-        check_frames(self, obs, self._shape)
-        return self._run(self._transforms["reset"], obs, obs), info
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(action)
