@@ -85,9 +85,7 @@ def release_inputs(state: DelayState) -> tuple[DelayCounts, Any, Any]:
 def advance(state: DelayState, counts: DelayCounts, obs: Any, out: Any) -> DelayState:
     """Turn the ring: ``obs`` in, the oldest out; ``counts`` and ``out`` kept."""
     return state._replace(
-        count=counts.count,
-        off_ring=counts.off_ring,
-        prev_done=counts.prev_done,
+        **counts._asdict(),
         queue=(*state.queue[1:], tree_map(stop_gradient, obs)),
         last=tree_map(stop_gradient, out),
     )

@@ -107,9 +107,8 @@ def _read(state: FrameStack, obs: Array, pad_with_first: bool) -> Array:
 
 def _slots(state: FrameStack, pad_with_first: bool, count: Array) -> Array:
     """Flat indices ``(num_envs, depth)`` of each env's stack, oldest first."""
-    xp = namespace(state.newest)
+    xp, dev = namespace(state.newest), device(state.newest)
     n, depth = _depth(state)
-    dev = device(state.newest)
     age = xp.arange(depth - 1, -1, -1, dtype=xp.int32, device=dev)[None, :]
     newest = state.newest[:, None]
     ring = (newest - age + depth) % depth
@@ -151,9 +150,8 @@ def append_frame(
 ) -> FrameStack:
     """Write each env's frame ``obs``; rows in ``start`` or done before begin an episode."""
     begin = state.restart if start is None else (state.restart | start)
-    state = _write(state, obs, True, begin)
     restart = done if done is not None else namespace(state.restart).zeros_like(state.restart)
-    return state._replace(restart=restart)
+    return _write(state, obs, True, begin)._replace(restart=restart)
 
 
 def push_frame(
@@ -176,8 +174,7 @@ def push_frame_with_final(
     xp = namespace(state.frames)
     n, depth = _depth(state)
     final_count = xp.clip(state.count + 1, None, depth)
-    state = _write(state, obs, True, done)
-    state = state._replace(restart=xp.zeros_like(state.restart))
+    state = _write(state, obs, True, done)._replace(restart=xp.zeros_like(state.restart))
     stacked = _read(state, obs, pad_with_first)
     frame = state.frames.shape[1:]
     final = xp.astype(xp.reshape(final_obs, (n, 1, *frame)), state.frames.dtype, copy=False)

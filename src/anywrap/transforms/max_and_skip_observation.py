@@ -94,38 +94,31 @@ def max_and_skip(
     of the last two): each env's call ends at its first done, later rewards wait."""
     xp = namespace(state.frames)
     skip = len(rewards)
-    running = None
-    total = state.pending
-    pending = xp.zeros_like(state.pending)
-    term = trunc = None
-    alive: list[Array] = []
-    for i in range(skip):
-        live = xp.ones_like(terminated[i]) if running is None else running
-        alive.append(live)
-        r = xp.astype(rewards[i], total.dtype, copy=False)
+    ends = [t | u for t, u in zip(terminated, truncated)]
+    alive = [xp.ones_like(terminated[0])]  # per step, the envs whose call still runs
+    for end in ends[:-1]:
+        alive.append(alive[-1] & ~end)
+    total, pending = state.pending, xp.zeros_like(state.pending)
+    for live, reward in zip(alive, rewards):
+        r = xp.astype(reward, total.dtype, copy=False)
         total = total + xp.where(live, r, xp.zeros_like(r))
         pending = pending + xp.where(live, xp.zeros_like(r), r)
-        t_i, u_i = live & terminated[i], live & truncated[i]
-        term = t_i if term is None else term | t_i
-        trunc = u_i if trunc is None else trunc | u_i
-        running = live & ~(terminated[i] | truncated[i])
-    assert term is not None and trunc is not None
+    term, trunc = alive[0] & terminated[0], alive[0] & truncated[0]
+    for live, t, u in zip(alive[1:], terminated[1:], truncated[1:]):
+        term, trunc = term | (live & t), trunc | (live & u)
     dtype = state.frames.dtype
     frames = [xp.astype(o, dtype, copy=False) for o in obs]
     seen = []
     for j, (i, frame) in enumerate(zip((skip - 2, skip - 1), frames)):
         if final_obs is not None:  # a done step's own frame is its final observation
-            done_i = terminated[i] | truncated[i]
-            frame = select_rows(done_i, xp.astype(final_obs[j], dtype, copy=False), frame)
+            frame = select_rows(ends[i], xp.astype(final_obs[j], dtype, copy=False), frame)
         seen.append(select_rows(alive[i], frame, state.frames[j, ...]))
     pooled = xp.maximum(seen[0], seen[1])
     state = MaxFrames(frames=stop_gradient(xp.stack(seen)), pending=stop_gradient(pending))
     total = xp.astype(total, rewards[0].dtype, copy=False)
     if final_obs is None:
         return state, SkipOutput(pooled, total, term, trunc, None)
-    done = term | trunc
     # The new episode's frames: the last step's alone if it was the reset step.
-    last_done = terminated[skip - 1] | truncated[skip - 1]
-    fresh = select_rows(last_done, frames[1], xp.maximum(*frames))
-    out = select_rows(done, fresh, pooled)
+    fresh = select_rows(ends[-1], frames[1], xp.maximum(*frames))
+    out = select_rows(term | trunc, fresh, pooled)
     return state, SkipOutput(out, total, term, trunc, pooled)

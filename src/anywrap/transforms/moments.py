@@ -133,12 +133,24 @@ def add_count(hi: Array, lo: Array, n: Array | int) -> tuple[Array, Array, Array
 def merge_moments(m: Moments, batch_mean: Array, batch_var: Any, batch_count: Any) -> Moments:
     """Merge a batch's mean, population variance and size (a Python int or a 0-d array;
     zero leaves ``m`` unchanged) into ``m``; ``batch_var`` may be ``0.0`` (one sample)."""
-    if not isinstance(batch_count, int):
-        return _merge_counted(m, batch_mean, batch_var, batch_count)
-    if batch_count == 0:  # nothing selected
-        return m
     xp = namespace(m.mean)
     dtype = m.mean.dtype
+    if not isinstance(batch_count, int):  # by the old and new shares (no rows: 0 and 1, no select)
+        n = xp.asarray(batch_count, dtype=m.count.dtype)
+        hi, lo, tot = add_count(m.count, m.count_lo, n)
+        tot = tot + m.count_lo
+        old, new = _in(xp, (m.count + m.count_lo) / tot, dtype), _in(xp, n / tot, dtype)
+        delta = _in(xp, batch_mean, dtype) - m.mean
+        step = delta * new
+        if batch_var.dtype == dtype:
+            spread = batch_var * new
+        else:  # Gymnasium's var_b * n_b in a narrower batch's dtype
+            n_b = xp.asarray(batch_count, dtype=batch_var.dtype)
+            spread = xp.asarray(batch_var * n_b, dtype=dtype) / _in(xp, tot, dtype)
+        var = (m.var + delta * step) * old + spread
+        return Moments(mean=m.mean + step, var=var, count=hi, count_lo=lo)
+    if batch_count == 0:  # nothing selected
+        return m
     # Gymnasium's operations in its order (NumPy's bits); ones by an exact 1 or 0.0 left out.
     count = _in(xp, m.count + m.count_lo, dtype)
     n = constant(m.mean, batch_count)
@@ -162,33 +174,11 @@ def _in(xp: ModuleType, x: Array, dtype: Any) -> Array:
     return x if x.dtype == dtype else xp.asarray(x, dtype=dtype)
 
 
-def _merge_counted(m: Moments, batch_mean: Array, batch_var: Array, batch_count: Array) -> Moments:
-    """The merge for an array count, by the old and new shares (no rows: 0 and 1, no select)."""
-    xp = namespace(m.mean)
-    dtype = m.mean.dtype
-    n = xp.asarray(batch_count, dtype=m.count.dtype)
-    hi, lo, tot = add_count(m.count, m.count_lo, n)
-    tot = tot + m.count_lo
-    old, new = _in(xp, (m.count + m.count_lo) / tot, dtype), _in(xp, n / tot, dtype)
-    delta = _in(xp, batch_mean, dtype) - m.mean
-    step = delta * new
-    if batch_var.dtype == dtype:
-        spread = batch_var * new
-    else:  # Gymnasium's var_b * n_b in a narrower batch's dtype
-        n_b = xp.asarray(batch_count, dtype=batch_var.dtype)
-        spread = xp.asarray(batch_var * n_b, dtype=dtype) / _in(xp, tot, dtype)
-    var = (m.var + delta * step) * old + spread
-    return Moments(mean=m.mean + step, var=var, count=hi, count_lo=lo)
-
-
 def batch_moments(x: Batch, mask: Any = None, reduce: Reduce | None = None) -> tuple[Any, Any, Any]:
     """Mean, population variance and size along axis 0 of the rows of ``x`` that the bool
-    ``mask`` ``(batch,)`` selects (all without one).
-
-    ``x`` and ``mask`` may be tuples: the parts of one batch, never concatenated. With
-    ``reduce`` (a sum over participants, e.g. ``jax.lax.psum``), ``x`` is one shard and
-    the moments are the whole batch's.
-    """
+    ``mask`` ``(batch,)`` selects (all without one); ``x`` and ``mask`` may be tuples: the
+    parts of one batch, never concatenated. With ``reduce`` (a sum over participants, e.g.
+    ``jax.lax.psum``), ``x`` is one shard and the moments are the whole batch's."""
     parts = x if isinstance(x, tuple) else (x,)
     masks = mask if isinstance(mask, tuple) else (mask,) * len(parts)
     first = parts[0]
@@ -251,7 +241,7 @@ def update_moments(
     ``reduce``: a sum over the participants of a distributed batch."""
     if isinstance(x, tuple):  # the parts of one batch
         xp = namespace(x[0])
-        parts = tuple(_widened(xp, p, m) for p in x)
+        parts = tuple(p if p.dtype == m.mean.dtype else _widened(xp, p, m) for p in x)
         return _update_parts(xp, m, parts, mask, skip_nonfinite, reduce)
     if x.dtype != m.mean.dtype:
         x = _widened(namespace(x), x, m)
@@ -297,8 +287,6 @@ _wide_enough: dict[type, dict[Any, bool]] = {}
 
 def _widened(xp: ModuleType, x: Array, m: Moments) -> Array:
     """``x`` in the statistics dtype unless a float of 32 bits or more (as NumPy sums)."""
-    if x.dtype == m.mean.dtype:
-        return x
     known = _wide_enough.get(type(x))
     ok = None if known is None else known.get(x.dtype)
     if ok is None:
@@ -317,7 +305,7 @@ def normalize(m: Moments, x: Array, epsilon: float, dtype: str | None = None) ->
     xp = namespace(x)
     if x.dtype != m.mean.dtype:
         x = xp.asarray(x, dtype=promote(xp, x.dtype, m.mean.dtype))
-    y = (x - m.mean) / xp.sqrt(m.var + constant(m.var, epsilon))
+    y = (x - m.mean) / scale(m, epsilon)
     if dtype is None or y.dtype == getattr(xp, dtype):
         return y
     return xp.astype(y, getattr(xp, dtype))

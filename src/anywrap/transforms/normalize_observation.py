@@ -38,12 +38,11 @@ def _is_moments(x: Any) -> bool:
 def init_observation_stats(shapes: Any, *, xp: ModuleType, dtype: Any, device: Any = None) -> Any:
     """Fresh :class:`Moments` per leaf shape of ``shapes``; ``dtype`` is one or a tree."""
     dtypes = dtype if is_branch(dtype) else tree_map(lambda _: dtype, shapes, is_leaf=_is_shape)
-    return tree_map(
-        lambda s, d: init_moments(s, xp=xp, dtype=d, device=device),
-        shapes,
-        dtypes,
-        is_leaf=_is_shape,
-    )
+
+    def leaf(shape: tuple[int, ...], d: Any) -> Moments:
+        return init_moments(shape, xp=xp, dtype=d, device=device)
+
+    return tree_map(leaf, shapes, dtypes, is_leaf=_is_shape)
 
 
 def normalize_observation(
@@ -62,11 +61,9 @@ def normalize_observation(
     with the rows of ``obs`` (axis 0, or one observation unless ``batched``) that the bool
     ``mask`` ``(batch,)`` selects, if ``update``; then normalise it (``epsilon`` added to
     the variance under the square root) to ``out_dtype``: ``(stats, normalised)``.
-
     ``reduce``: a sum over the participants of a distributed batch; ``stats_gradient``: let
     the output's gradient flow through this step's update (the state returned holds none
-    either way).
-    """
+    either way)."""
 
     def leaf(m: Moments, x: Array) -> tuple[Moments, Array]:
         if update:

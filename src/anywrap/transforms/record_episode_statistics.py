@@ -15,6 +15,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from types import ModuleType
 from typing import Any, NamedTuple
 
@@ -96,12 +97,7 @@ def episode_total(state: Episodes) -> Array:
 
 def init_last_episodes(episodes: Episodes) -> LastEpisodes:
     """No finished episode yet, shaped and typed like ``episodes``' running sums."""
-    xp = namespace(episodes.returns)
-    return LastEpisodes(
-        returns=xp.zeros_like(episodes.returns),
-        lengths=xp.zeros_like(episodes.lengths),
-        valid=xp.zeros_like(episodes.prev_done),
-    )
+    return LastEpisodes(*zero_rows(None, episodes.returns, episodes.lengths, episodes.prev_done))
 
 
 def update_last_episodes(last: LastEpisodes, out: EpisodeOutput) -> LastEpisodes:
@@ -124,21 +120,19 @@ def init_episodes(
 ) -> Episodes:
     """Zeroed statistics; episode clocks started at ``now`` (seconds)."""
     wide = wide_float(xp, device)
-
-    def zeros(shape: tuple[int, ...], dtype: Any) -> Array:
-        return xp.zeros(shape, dtype=dtype, device=device)
-
+    steps = xp.int64 if wide == xp.float64 else xp.int32
+    zeros = partial(xp.zeros, device=device)
     return Episodes(
-        returns=zeros(batch_shape, wide),
-        lengths=zeros(batch_shape, xp.int64 if wide == xp.float64 else xp.int32),
+        returns=zeros(batch_shape, dtype=wide),
+        lengths=zeros(batch_shape, dtype=steps),
         start_time=xp.full(batch_shape, now, dtype=wide, device=device),
-        prev_done=zeros(batch_shape, xp.bool),
-        recent_returns=zeros((buffer_length,), wide),
-        recent_lengths=zeros((buffer_length,), xp.int64 if wide == xp.float64 else xp.int32),
-        recent_times=zeros((buffer_length,), wide),
-        recent_size=zeros((), xp.int32),
-        episode_count=zeros((), wide),
-        episode_count_lo=zeros((), wide),
+        prev_done=zeros(batch_shape, dtype=xp.bool),
+        recent_returns=zeros((buffer_length,), dtype=wide),
+        recent_lengths=zeros((buffer_length,), dtype=steps),
+        recent_times=zeros((buffer_length,), dtype=wide),
+        recent_size=zeros((), dtype=xp.int32),
+        episode_count=zeros((), dtype=wide),
+        episode_count_lo=zeros((), dtype=wide),
     )
 
 
@@ -201,14 +195,12 @@ def step_episodes(
     bools = terminated.dtype == truncated.dtype == xp.bool  # then one kernel: `|`
     done = terminated | truncated if bools else xp.logical_or(terminated, truncated)
     now = _instant(xp, now, start)
-    zero, zero_steps, one = constant(returns, 0.0), constant(lengths, 0), constant(lengths, 1)
+    zero, zero_steps = constant(returns, 0.0), constant(lengths, 0)
+    returns, lengths = returns + reward, lengths + constant(lengths, 1)
     if not same_step:  # the step after a done is the reset step: restart there
-        returns = select(state.prev_done, zero, returns + reward)
-        lengths = select(state.prev_done, zero_steps, lengths + one)
+        returns = select(state.prev_done, zero, returns)
+        lengths = select(state.prev_done, zero_steps, lengths)
         start = select(state.prev_done, now, start)
-    else:
-        returns = returns + reward
-        lengths = lengths + one
     new = state._replace(returns=returns, lengths=lengths, start_time=start, prev_done=done)
     if not report:
         return new, None

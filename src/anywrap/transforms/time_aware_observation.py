@@ -35,8 +35,7 @@ class TimeFeature(NamedTuple):
 
 def time_feature(elapsed: Array, *, max_steps: int, normalize: bool) -> Array:
     """``elapsed`` ``(..., 1)`` as int32 counts, or ``float32(elapsed / max_steps)``."""
-    xp = namespace(elapsed)
-    dev = device(elapsed)
+    xp, dev = namespace(elapsed), device(elapsed)
     if normalize:
         wide = xp.astype(elapsed, wide_float(xp, dev), copy=False)
         value = xp.astype(wide / max_steps, resolve_dtype(xp, "float32", dev), copy=False)
