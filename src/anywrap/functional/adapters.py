@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, NamedTuple
 
 import gymnasium as gym
@@ -39,8 +40,7 @@ def _brax_chain(env: Any) -> tuple[bool, int | None, bool, bool, str]:
         name = type(e).__name__
         names.append(name)
         if not batched and name == "VmapWrapper":
-            batched = True
-            batch_size = getattr(e, "batch_size", None)
+            batched, batch_size = True, getattr(e, "batch_size", None)
             splits_key = batch_size is not None
         elif not batched and name in _KEY_BATCH_VMAPS:
             batched, batch_size = True, _randomized_batch(e)
@@ -58,14 +58,11 @@ def _randomized_batch(wrapper: Any) -> int | None:
     in_axes = getattr(wrapper, "_in_axes", None)
     if model is None or in_axes is None:
         return None
-    sizes = jax.tree.leaves(
-        jax.tree.map(
-            lambda ax, x: None if ax is None else int(np.shape(x)[ax]),
-            in_axes,
-            model,
-            is_leaf=lambda x: x is None,
-        )
-    )
+
+    def size(ax: Any, x: Any) -> int | None:  # None: an axis not mapped
+        return None if ax is None else int(np.shape(x)[ax])
+
+    sizes = jax.tree.leaves(jax.tree.map(size, in_axes, model, is_leaf=lambda x: x is None))
     return sizes[0] if sizes else None
 
 
@@ -125,19 +122,14 @@ class BraxEnv:
             raise ValueError(
                 f"from_brax: num_envs={num_envs}, but {self._seen} holds a batch of {batch_size}"
             )
-        if autoreset_mode is None:
-            autoreset_mode = AutoresetMode.SAME_STEP if autoreset else AutoresetMode.DISABLED
-        self.autoreset_mode = autoreset_mode
-
-        def box(size: Any) -> gym.spaces.Box:
-            shape = (size,) if isinstance(size, int) else tuple(size)
-            return gym.spaces.Box(-np.inf, np.inf, shape, np.float32)
-
+        default = AutoresetMode.SAME_STEP if autoreset else AutoresetMode.DISABLED
+        self.autoreset_mode = default if autoreset_mode is None else autoreset_mode
+        box = partial(gym.spaces.Box, -np.inf, np.inf, dtype=np.float32)
         size = env.observation_size
         if isinstance(size, int):
-            self.observation_space: gym.Space = box(size)
+            self.observation_space: gym.Space = box((size,))
         else:  # MuJoCo Playground's dict observations: a shape by key
-            self.observation_space = gym.spaces.Dict({k: box(v) for k, v in size.items()})
+            self.observation_space = gym.spaces.Dict({k: box(tuple(v)) for k, v in size.items()})
         self.action_space = gym.spaces.Box(-1.0, 1.0, (env.action_size,), np.float32)
 
     def reset(self, key: jax.Array) -> tuple[Any, Any]:

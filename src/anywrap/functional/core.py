@@ -166,8 +166,7 @@ def checked_action(wrapper: Any, action: Any) -> Any:
         return action
     if isinstance(action, int | float | bool | list | tuple | np.generic):
         action = np.asarray(action)
-    want = tuple(space.shape or ())
-    n = batch_ndim(wrapper)
+    want, n = tuple(space.shape or ()), batch_ndim(wrapper)
     if not isinstance(action, np.ndarray | jax.Array):
         raise TypeError(
             f"{wrapper_name(wrapper)}: expected the action as a JAX array or a host value, "

@@ -279,9 +279,8 @@ class DelayObservation(Wrapper):
         obs, inner, reward, terminated, truncated, info = self.env.step(state.inner, action)
         zero = tree_map(constant, self._zero)
         if same_step(self.env):
-            final = info.get("final_obs", obs)
             s, out, final = delay.delay_with_final(
-                state.delay, obs, final, terminated, truncated, zero
+                state.delay, obs, info.get("final_obs", obs), terminated, truncated, zero
             )
             info = {**info, "final_obs": final} if "final_obs" in info else info
         else:

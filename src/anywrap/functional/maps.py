@@ -64,11 +64,8 @@ class TransformObservation(ObservationMap):
         observation_space: gym.Space | None = None,
     ) -> None:
         super().__init__(env)
-        self.func = callable_argument(wrapper_name(self), "func", func)
+        self.func = self._map = callable_argument(wrapper_name(self), "func", func)
         self._obs_space = observation_space
-
-    def _map(self, obs: Any) -> Any:
-        return self.func(obs)
 
 
 class TransformAction(ActionMap):
@@ -113,10 +110,7 @@ class TransformReward(RewardMap):
 
     def __init__(self, env: FunctionalEnv, func: Callable[[jax.Array], jax.Array]) -> None:
         super().__init__(env)
-        self.func = callable_argument(wrapper_name(self), "func", func)
-
-    def _reward(self, reward: Any) -> Any:
-        return self.func(reward)
+        self.func = self._reward = callable_argument(wrapper_name(self), "func", func)
 
 
 class ClipAction(ActionMap):

@@ -17,15 +17,10 @@ __all__ = ["shard_specs"]
 _PER_ENV = ""  # the label of a leaf with one row per env; a global leaf's is its key
 
 
-def _state_types() -> set[type]:
-    """The state types of every functional wrapper class defined so far."""
-    found, todo = set(), [Wrapper]
-    while todo:
-        cls = todo.pop()
-        todo.extend(cls.__subclasses__())
-        if cls.state_type is not None:
-            found.add(cls.state_type)
-    return found
+def _state_types(cls: type[Wrapper] = Wrapper) -> set[type]:
+    """The state types of ``cls`` and of every subclass of it defined so far."""
+    found = set() if cls.state_type is None else {cls.state_type}
+    return found.union(*map(_state_types, cls.__subclasses__()))
 
 
 def _field_labels(owner: str, w: Wrapper, prefix: str, name: str, value: Any) -> Any:
@@ -54,13 +49,12 @@ def _field_labels(owner: str, w: Wrapper, prefix: str, name: str, value: Any) ->
 
 def _labels(owner: str, env: Any, state: Any, depth: int = 0) -> Any:
     """A tree shaped like ``state``: each global leaf's checkpoint key, ``""`` for the rest."""
-    while isinstance(env, Wrapper):
+    if isinstance(env, Wrapper):
         if batch_ndim(env) and not batch_ndim(env.env):
             return jax.tree.map(lambda _: _PER_ENV, state)  # VmapWrapper: rows below
         kind: Any = env.state_type
         if kind is None:  # a wrapper without state passes its env's state through
-            env, depth = env.env, depth + 1
-            continue
+            return _labels(owner, env.env, state, depth + 1)
         if not isinstance(state, kind):
             raise ValueError(
                 f"{owner}: expected the state of wrapper {depth} (counting from the "

@@ -118,8 +118,16 @@ class NormalizeObservation(Wrapper):
             lambda x: resolve_dtype(jnp, self.stats_dtype or default_stats_dtype(x.dtype)), obs
         )
         stats = normalize.init_observation_stats(shapes, xp=jnp, dtype=dtypes)
-        if self.initial_stats is not None:
-            stats = self._initial(stats)
+        if self.initial_stats is not None:  # checked against the fresh statistics
+            given = self.initial_stats
+            given = given(stats) if callable(given) else given
+            want, got = jax.tree.map(jnp.shape, stats), jax.tree.map(jnp.shape, given)
+            if jax.tree.structure(given) != jax.tree.structure(stats) or got != want:  # type: ignore[operator]
+                raise ValueError(
+                    f"{wrapper_name(self)}: expected initial_stats shaped like this env's "
+                    f"statistics, {want}; got {got}"
+                )
+            stats = jax.tree.map(lambda a, b: jnp.asarray(a, dtype=b.dtype), given, stats)
         stats, out = normalize.normalize_observation(
             stats, as_rows(self.env, obs), **self._options()
         )
@@ -133,24 +141,11 @@ class NormalizeObservation(Wrapper):
             "stats_gradient": self.stats_gradient,
         }
 
-    def _initial(self, fresh: Any) -> Any:
-        """``initial_stats`` (or its value for ``fresh``), checked against ``fresh``."""
-        given = self.initial_stats
-        stats = given(fresh) if callable(given) else given
-        shapes, got = jax.tree.map(jnp.shape, fresh), jax.tree.map(jnp.shape, stats)
-        if jax.tree.structure(stats) != jax.tree.structure(fresh) or got != shapes:  # type: ignore[operator]
-            raise ValueError(
-                f"{wrapper_name(self)}: expected initial_stats shaped like this env's "
-                f"statistics, {shapes}; got {got}"
-            )
-        return jax.tree.map(lambda a, b: jnp.asarray(a, dtype=b.dtype), stats, fresh)
-
     def step(self, state: NormalizeObservationState, action: Any) -> Step:
         obs, inner, reward, terminated, truncated, info = self.env.step(state.inner, action)
-        options = self._options()
         if not same_step(self.env) or "final_obs" not in info:
             stats, out = normalize.normalize_observation(
-                state.obs_stats, as_rows(self.env, once(obs)), **options
+                state.obs_stats, as_rows(self.env, once(obs)), **self._options()
             )
         else:
             done = jnp.reshape(jnp.logical_or(terminated, truncated), (-1,))
@@ -165,7 +160,7 @@ class NormalizeObservation(Wrapper):
                 as_rows(self.env, final),
                 done,
                 learn_final=self.learn_final_obs,
-                **options,
+                **self._options(),
             )
             info = {**info, "final_obs": from_rows(self.env, final)}
         state = NormalizeObservationState(inner, stats)
@@ -237,10 +232,8 @@ class NormalizeReward(Wrapper):
             acc = jnp.float32 if batch_ndim(self.env) else stats
         else:
             acc = stats = resolve_dtype(jnp, self.stats_dtype)
-        # an unbatched env is a batch of one, so that ``reduce`` applies
-        r = init_returns(
-            batch_shape(self.env, obs) or (1,), xp=jnp, acc_dtype=acc, stats_dtype=stats
-        )
+        batch = batch_shape(self.env, obs) or (1,)  # unbatched: a batch of one, for ``reduce``
+        r = init_returns(batch, xp=jnp, acc_dtype=acc, stats_dtype=stats)
         return obs, NormalizeRewardState(inner, r)
 
     def step(self, state: NormalizeRewardState, action: Any) -> Step:
@@ -394,7 +387,6 @@ class RecordEpisodeStatistics(Wrapper):
             reward,
             terminated,
             truncated,
-            now=0.0,
             same_step=same_step(self.env),
             timed=False,
             reduce=psum(self.axis_name),
