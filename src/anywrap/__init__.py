@@ -30,8 +30,7 @@ from anywrap.wrappers import *  # noqa: F403  (Gymnasium's single-env wrappers)
 __version__ = "0.1.0"
 
 __all__ = ["convert", "load_state", "save_state", "transforms", "tree", "vector", "xp"]
-__all__ += wrappers.__all__
-__all__ += convert.wrappers.__all__
+__all__ += [*wrappers.__all__, *convert.wrappers.__all__]
 __all__ += ["RecordHTML", "distributed", "functional"]  # noqa: F405  (loaded on first use)
 
 _LAZY_MODULES = {"functional", "distributed", "demo", "record"}

@@ -212,15 +212,10 @@ def _read(path: str) -> tuple[dict[str, str], dict[str, np.ndarray]]:
 
 def _by_class(own: list[str], saved: list[str]) -> dict[str, str]:
     """Each own layer to the saved layer it loads: the n-th of its class for the n-th."""
-    queues: dict[str, list[str]] = {}
+    queues: dict[str, list[str]] = {}  # the saved layers of each class, taken in order
     for prefix in saved:
         queues.setdefault(prefix.partition(".")[2], []).append(prefix)
-    matched = {}
-    for prefix in own:
-        queue = queues.get(prefix.partition(".")[2])
-        if queue:  # the saved layers of this class, taken in order
-            matched[prefix] = queue.pop(0)
-    return matched
+    return {p: queue.pop(0) for p in own if (queue := queues.get(p.partition(".")[2]))}
 
 
 def _layer_map(

@@ -15,7 +15,6 @@ import contextlib
 import math
 import sys
 import warnings
-from collections.abc import Callable
 from typing import Any
 
 import jax
@@ -133,17 +132,8 @@ xp.register_backend(
 )
 
 
-def _route(op: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
-        for tp in TYPES:
-            op.register(tp)(fn)
-        return fn
-
-    return deco
-
-
-_route(xp.cond)(jax.lax.cond)  # only the branch taken runs
-_route(xp.stop_gradient)(jax.lax.stop_gradient)
+xp.cond.register(TYPES, jax.lax.cond)  # only the branch taken runs
+xp.stop_gradient.register(TYPES, jax.lax.stop_gradient)
 
 
 ROW_GROUP_MAX = 32  # rows summed side by side at most (past 32 XLA splits the second sum)
@@ -173,7 +163,7 @@ def _row_sum(x: Any) -> Any:
     return jnp.reshape(jnp.sum(jnp.reshape(partial, (g, width)), axis=0), rest)
 
 
-@_route(xp.mean_var)
+@xp.mean_var.register(TYPES)
 def _mean_var(x: Any, mask: Any = None) -> tuple[Any, Any]:
     if mask is None:
         rows = x.shape[0]
@@ -185,7 +175,7 @@ def _mean_var(x: Any, mask: Any = None) -> tuple[Any, Any]:
     return mean, _row_sum(jnp.where(keep, jnp.square(x - mean), 0)) / n
 
 
-@_route(xp.count_true)
+@xp.count_true.register(TYPES)
 def _count_true(mask: Any) -> Any:
     # XLA's CPU sums floats in one kernel, integers in a chain; float32 is exact below 2^24.
     if mask.size >= 2**24:
@@ -193,7 +183,7 @@ def _count_true(mask: Any) -> Any:
     return jnp.sum(mask, dtype=jnp.float32).astype(jnp.int32)
 
 
-@_route(xp.last_true_indices)
+@xp.last_true_indices.register(TYPES)
 def _last_true_indices(mask: Any, k: int) -> Any:
     # top_k of the True entries' indices (others score -1): one kernel, not a dozen.
     n = mask.shape[0]
@@ -206,18 +196,16 @@ def _last_true_indices(mask: Any, k: int) -> Any:
     return idx
 
 
-@_route(images.resize_images)
+@images.resize_images.register(TYPES)
 def _resize(batch: Any, size: tuple[int, int], method: str = "area") -> Any:
     if method != "bilinear":  # OpenCV's taps, fused into one loop by jax.jit
         return images.resize_images.dispatch(object)(batch, size, method)
     b, _, _, c = batch.shape
-    out = jax.image.resize(
-        batch.astype(jnp.float32), (b, size[0], size[1], c), "linear", antialias=True
-    )
+    out = jax.image.resize(batch.astype(jnp.float32), (b, *size, c), "linear", antialias=True)
     return jnp.clip(jnp.round(out), 0, 255).astype(jnp.uint8)
 
 
-@_route(images.write_rows)
+@images.write_rows.register(TYPES)
 def _write_rows(buffer: Any, index: Any, rows: Any) -> Any:
     # In place inside a program compiled with donate=True.
     return buffer.at[index].set(
@@ -233,21 +221,21 @@ def _on_device_of(words: Any, like: Any) -> Any:
     return words if isinstance(like, jax.core.Tracer) else jax.device_put(words, like.sharding)
 
 
-@_route(random.new_key)
+@random.new_key.register(TYPES)
 def _new_key(like: Any, seed: int) -> Any:
     words = jnp.asarray([(seed >> 32) & 0xFFFFFFFF, seed & 0xFFFFFFFF], dtype=jnp.uint32)
     return _on_device_of(words, like)
 
 
-@_route(random.uniform)
+@random.uniform.register(TYPES)
 def _uniform(key: Any, shape: tuple[int, ...]) -> tuple[Any, Any]:
     key, sub = jax.random.split(jax.random.wrap_key_data(key, impl=_IMPL))
     return jax.random.key_data(key), jax.random.uniform(sub, shape, dtype=jnp.float32)
 
 
-_route(random.key_data)(lambda key: key)
+random.key_data.register(TYPES, lambda key: key)
 
 
-@_route(random.key_from_data)
+@random.key_from_data.register(TYPES)
 def _key_from_data(key: Any, data: Any) -> Any:
     return _on_device_of(jnp.asarray(data, dtype=jnp.uint32), key)

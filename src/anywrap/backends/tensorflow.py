@@ -155,8 +155,7 @@ class TensorFlowNamespace:
         return np.finfo(tf.as_dtype(dtype).as_numpy_dtype)
 
     def where(self, condition, x1, x2, /):
-        a, b = _promote(x1, x2)
-        return tf.where(_tensor(condition), a, b)
+        return tf.where(_tensor(condition), *_promote(x1, x2))
 
     def clip(self, x, /, min=None, max=None):
         if min is not None:
@@ -166,10 +165,8 @@ class TensorFlowNamespace:
     maximum, minimum = _promoted(tf.maximum), _promoted(tf.minimum)
     matmul = _promoted(tf.linalg.matmul)
     floor, round = _floating(tf.floor), _floating(tf.round)
-    sqrt = staticmethod(tf.sqrt)
-    square = staticmethod(tf.square)
-    mean = staticmethod(tf.reduce_mean)
-    broadcast_to = staticmethod(tf.broadcast_to)
+    sqrt, square = staticmethod(tf.sqrt), staticmethod(tf.square)
+    mean, broadcast_to = staticmethod(tf.reduce_mean), staticmethod(tf.broadcast_to)
     matrix_transpose = staticmethod(tf.linalg.matrix_transpose)
 
     def isfinite(self, x, /):
@@ -258,10 +255,7 @@ def _from_array(x: Any, device: Any) -> Any:
                 x = tf.experimental.dlpack.from_dlpack(x.__dlpack__())
         except Exception:  # read-only NumPy, a stride TensorFlow cannot share, ...
             x = tf.convert_to_tensor(_xp.to_numpy(x))
-    if device is None:
-        return x
-    with tf.device(str(device)):
-        return tf.identity(x)
+    return x if device is None else namespace.asarray(x, device=device)
 
 
 _xp.register_backend(

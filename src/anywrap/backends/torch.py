@@ -198,12 +198,11 @@ def _push_true(mask: Any, buffers: Any, values: Any, count: Any) -> Any:
     scores = _push_scores.get(key)
     if scores is None:
         with torch.inference_mode(False):
-            scores = (
+            scores = _push_scores[key] = (
                 torch.arange(size, n + size, device=mask.device),
                 torch.full((), -1, dtype=torch.int64, device=mask.device),
                 torch.arange(size - 1, -1, -1, device=mask.device),
             )
-        _push_scores[key] = scores
     trues, false, slots = scores
     order = torch.topk(torch.cat((torch.where(mask, trues, false), slots)), size).indices
     return tuple(
@@ -325,8 +324,7 @@ def _dense(n_in: int, n_out: int) -> np.ndarray:
     """The area filter of one axis as an ``(n_out, n_in)`` float32 matrix."""
     index, weight = images.resize_taps(n_in, n_out, "area", True)
     m = np.zeros((n_out, n_in), np.float32)
-    for k in range(index.shape[0]):
-        np.add.at(m, (np.arange(n_out), index[k]), weight[k])
+    np.add.at(m, (np.arange(n_out), index), weight)  # (K, n_out) taps, added tap by tap
     m.setflags(write=False)
     return m
 

@@ -323,11 +323,8 @@ class _Signature:
         """Note which of ``flat``'s leaves are the last call's kept ``last_outs``."""
         keep = self.keep
         by_id = {id(t): (k if keep is None else keep[k]) for k, t in enumerate(last_outs)}
-        found = [
-            (i, by_id[id(x)])
-            for i, x in enumerate(flat)
-            if isinstance(x, torch.Tensor) and id(x) in by_id
-        ]
+        # last_outs are alive: an id of theirs is no other leaf's.
+        found = [(i, by_id[id(x)]) for i, x in enumerate(flat) if id(x) in by_id]
         if not found:
             return
         self.keep = tuple(sorted({j for _, j in found}))
@@ -338,11 +335,8 @@ class _Signature:
 
     def fits(self, flat: list[Any], last_outs: Sequence[torch.Tensor]) -> bool:
         """Whether ``flat`` (laid out by :attr:`structure`) has this signature."""
-        if not self.fed:
+        if not self.fed or any(flat[i] is not last_outs[j] for i, j in self.fed):
             return False
-        for i, j in self.fed:
-            if flat[i] is not last_outs[j]:
-                return False
         return all(_leaf_key(flat[i]) == key for i, key in self.rest)
 
 

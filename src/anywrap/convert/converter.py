@@ -203,9 +203,7 @@ CONVERTER_CACHE_SIZE = 64
 """How many converters :func:`convert` keeps (one per target, device, writability, caller)."""
 
 
-@functools.lru_cache(maxsize=CONVERTER_CACHE_SIZE)
-def _cached(to: str, device: Any, writable: bool, who: str) -> Converter:
-    return Converter(to, device, writable, who)
+_cached = functools.lru_cache(maxsize=CONVERTER_CACHE_SIZE)(Converter)
 
 
 def converter(

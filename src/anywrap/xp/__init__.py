@@ -51,12 +51,7 @@ from anywrap.xp.ops import (
     stop_gradient,
     take,
 )
-from anywrap.xp.switch import (
-    CompileRecord,
-    compile_enabled,
-    compile_log,
-    set_compile,
-)
+from anywrap.xp.switch import CompileRecord, compile_enabled, compile_log, set_compile
 
 __all__ = [
     "Array",

@@ -90,15 +90,13 @@ def register_backend(
     name = name or types[0].__module__.split(".", 1)[0]
     backend = _Backend(name, namespace, from_array)
     with _lock:
-        for tp in types:
-            _by_type[tp] = backend
-            for hook, fn in ((_device, device), (_to_numpy, to_numpy)):
-                if fn is not None:
-                    hook.register(tp)(fn)
-            if jit is not None:  # the hook is jit(fn, donate); dispatch is on an example array
-                _jit.register(tp)(lambda like, f, donate=False: jit(f, donate=donate))
-        for key in (name, *aliases):
-            _by_name[key] = backend
+        _by_type.update(dict.fromkeys(types, backend))
+        for hook, fn in ((_device, device), (_to_numpy, to_numpy)):
+            if fn is not None:
+                hook.register(types, fn)
+        if jit is not None:  # the hook is jit(fn, donate); dispatch is on an example array
+            _jit.register(types, lambda like, f, donate=False: jit(f, donate=donate))
+        _by_name.update(dict.fromkeys((name, *aliases), backend))
         _namespaces.clear()
         _namespaces.update(dict.fromkeys(_NUMPY_FAST, np))
 
@@ -139,11 +137,10 @@ def _top(tp: type) -> str:
 
 
 def _backend_of_type(tp: type, x: Any) -> _Backend:
-    for attempt in range(2):
+    for attempt in range(2):  # again once its library's backend has registered its types
         for base in tp.__mro__:
-            found = _by_type.get(base)
-            if found is not None:
-                return found
+            if base in _by_type:
+                return _by_type[base]
         if attempt or not _load(_top(tp)):
             break
     try:
@@ -169,11 +166,8 @@ def _backend_named(library: str | ModuleType) -> _Backend:
         raise TypeError(f"expected a library name or module, got {library!r}")
     key = key.removeprefix("array_api_compat.").removeprefix("anywrap.backends.")
     for attempt in (key, key.split(".", 1)[0]):
-        found = _by_name.get(attempt)
-        if found is None and _load(attempt):
-            found = _by_name.get(attempt)
-        if found is not None:
-            return found
+        if attempt in _by_name or (_load(attempt) and attempt in _by_name):
+            return _by_name[attempt]
     top = key.split(".", 1)[0]
     try:
         module = importlib.import_module(top)
@@ -203,7 +197,7 @@ def library_name(x: Any) -> str:
 class Route:
     """A :func:`functools.singledispatch` function that keeps each exact type's
     implementation in a dict, which TorchDynamo before PyTorch 2.8 traces (singledispatch's
-    cache token it does not)."""
+    cache token it does not); :meth:`register` takes a type or a tuple of types."""
 
     __slots__ = ("__dict__", "__weakref__", "_found", "_generic")
 
@@ -220,12 +214,13 @@ class Route:
             impl = self._found[type(x)] = self._generic.dispatch(type(x))
         return impl(x, *args, **kwargs)
 
-    def register(self, cls: type, func: Callable[..., Any] | None = None) -> Any:
+    def register(self, cls: type | tuple[type, ...], func: Callable[..., Any] | None = None):
         if func is None:
             return lambda f: self.register(cls, f)
-        out = self._generic.register(cls, func)
+        for tp in cls if isinstance(cls, tuple) else (cls,):
+            self._generic.register(tp, func)
         self._found.clear()
-        return out
+        return func
 
 
 # The hooks' generic forms (a Route has loaded the argument's backend before it dispatches).
@@ -261,10 +256,8 @@ def jit(like: Any, fn: Callable[..., Any], *, donate: bool = False) -> Callable[
 
 
 _device, _to_numpy, _jit = device, to_numpy, jit  # register_backend's arguments shadow them
-for _tp in _HOST_TYPES:
-    device.register(_tp)(lambda x: "cpu")
-for _tp in (*_HOST_TYPES, list, tuple):
-    to_numpy.register(_tp)(np.asarray)
+device.register(_HOST_TYPES, lambda x: "cpu")
+to_numpy.register((*_HOST_TYPES, list, tuple), np.asarray)
 
 
 def to_library(x: Any, library: str | ModuleType, device: Any = None) -> Any:

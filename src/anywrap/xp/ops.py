@@ -9,16 +9,7 @@ from typing import Any
 import numpy as np
 
 from anywrap.tree import first_leaf, leaves, tree_map
-from anywrap.xp.core import (
-    _SCALARS,
-    Array,
-    Route,
-    _backend_of_type,
-    _namespaces,
-    device,
-    is_host,
-    jit,
-)
+from anywrap.xp.core import Array, Route, _backend_of_type, _namespaces, device, is_host, jit
 
 
 def namespace(*arrays: Any) -> Any:
@@ -35,7 +26,7 @@ def namespace(*arrays: Any) -> Any:
             return found
     found = None
     for x in arrays:
-        if x is None or type(x) in _SCALARS:
+        if x is None or type(x) in (float, int, bool):
             continue
         xp = _namespaces.get(type(x))
         if xp is None:
@@ -105,9 +96,7 @@ def cond(pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any], *
     return tree_map(lambda x, y: namespace(x).where(pred, x, y), a, b)
 
 
-@cond.register(bool)
-@cond.register(np.bool_)
-@cond.register(np.ndarray)
+@cond.register((bool, np.bool_, np.ndarray))
 def _cond_host(pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any], *ops: Any):
     return true_fn(*ops) if pred else false_fn(*ops)
 
@@ -188,8 +177,7 @@ def all_finite(x: Array, *more: Array) -> Any:
     return ok
 
 
-@all_finite.register(np.ndarray)
-@all_finite.register(np.generic)
+@all_finite.register((np.ndarray, np.generic))
 def _all_finite_numpy(x: Any, *more: Any) -> Any:
     # A count of the finite entries: .all() and np.all go through Python wrappers.
     ok = np.count_nonzero(np.isfinite(x)) == x.size
@@ -330,8 +318,7 @@ def select(condition: Array, x1: Any, x2: Any) -> Array:
 _scalar_results: dict[tuple[type, type], type] = {}
 
 
-@select.register(np.ndarray)
-@select.register(np.generic)
+@select.register((np.ndarray, np.generic))
 def _select_numpy(condition: Any, x1: Any, x2: Any) -> Any:
     # A 0-d choice of 0-d values (one env): the value chosen, as a NumPy scalar of
     # where's dtype (its arithmetic skips the array machinery).
@@ -360,8 +347,7 @@ def round_decimals(x: Array, decimals: int) -> Array:
     return namespace(x).round(x * scale) / scale
 
 
-@round_decimals.register(np.ndarray)
-@round_decimals.register(np.generic)
+@round_decimals.register((np.ndarray, np.generic))
 def _round_decimals_numpy(x: Any, decimals: int) -> Any:
     scale = 10.0**decimals
     return np.rint(x * scale) / scale
@@ -379,8 +365,7 @@ def clip(x: Array, low: Any, high: Any) -> Array:
     return namespace(x).clip(x, low, high)
 
 
-@clip.register(np.ndarray)
-@clip.register(np.generic)
+@clip.register((np.ndarray, np.generic))
 def _clip_numpy(x: Any, low: Any, high: Any) -> Any:
     if low is not None:
         x = np.maximum(x, low)
@@ -421,8 +406,7 @@ def stop_gradient(x: Array) -> Array:
         array([1., 1.])
     """
     # The Route loaded x's backend before it dispatched here, so no route of a graph is due.
-    if type(x) not in _namespaces and not isinstance(x, (np.ndarray, np.generic)):
-        namespace(x)  # an array type that no library knows fails loudly
+    namespace(x)  # an array type that no library knows fails loudly
     return x
 
 
