@@ -29,12 +29,12 @@ class CheckpointError(ValueError):
     """A checkpoint file that cannot be read, or that does not fit the stack."""
 
 
-def _stateful_layers(env: Any) -> list[tuple[str, Shell]]:
-    """``(depth.Class, wrapper)`` for each anywrap stateful wrapper, outermost first."""
-    layers, depth = [], 0
+def _stateful_layers(env: Any) -> dict[str, Shell]:
+    """Each anywrap stateful wrapper by ``depth.Class``, outermost first."""
+    layers, depth = {}, 0
     while env is not None:
         if isinstance(env, Shell) and env._state is not None:
-            layers.append((f"{depth}.{type(env).__name__}", env))
+            layers[f"{depth}.{type(env).__name__}"] = env
         env, depth = getattr(env, "env", None), depth + 1
     return layers
 
@@ -43,7 +43,7 @@ def stack_state_dict(env: Any) -> dict[str, Any]:
     """The statistics of every anywrap wrapper in ``env``'s stack, keyed ``depth.Class.field``."""
     return {
         f"{prefix}.{k}": v
-        for prefix, layer in _stateful_layers(env)
+        for prefix, layer in _stateful_layers(env).items()
         for k, v in layer.state_dict().items()
     }
 
@@ -135,7 +135,7 @@ def save_state(env: Any, path: str | os.PathLike[str], *, state: Any = None) -> 
     """
     path = os.fspath(path)
     if state is None:
-        prefixes = [p for p, _ in _stateful_layers(env)]
+        prefixes = list(_stateful_layers(env))
         entries, fmt = stack_state_dict(env), _FORMAT
     else:
         try:
@@ -210,21 +210,18 @@ def _read(path: str) -> tuple[dict[str, str], dict[str, np.ndarray]]:
     return meta, flat
 
 
-def _by_class(own: list[str], saved: list[str]) -> dict[str, str]:
-    """Each own layer to the saved layer it loads: the n-th of its class for the n-th."""
-    queues: dict[str, list[str]] = {}  # the saved layers of each class, taken in order
-    for prefix in saved:
-        queues.setdefault(prefix.partition(".")[2], []).append(prefix)
-    return {p: queue.pop(0) for p in own if (queue := queues.get(p.partition(".")[2]))}
-
-
 def _layer_map(
     meta: dict[str, str], fmt: str, own: list[str], strict: bool, mismatch: str
 ) -> dict[str, str]:
-    """Which saved layer each of ``own``'s layers loads."""
+    """Which saved layer each of ``own``'s layers loads (see :func:`load_state`'s ``strict``)."""
     saved = [p for p in meta.get("layers", "").split(",") if p]
     if meta.get("format") == fmt:
-        matched = {p: p for p in own} if saved == own else {} if strict else _by_class(own, saved)
+        matched = {p: p for p in own} if saved == own else {}
+        if not matched and not strict:
+            queues: dict[str, list[str]] = {}  # the saved layers of each class, taken in order
+            for prefix in saved:
+                queues.setdefault(prefix.partition(".")[2], []).append(prefix)
+            matched = {p: q.pop(0) for p in own if (q := queues.get(p.partition(".")[2]))}
         if matched:
             return matched
         if strict:
@@ -271,20 +268,16 @@ def load_state(
     if state is not None:
         return _load_functional(env, path, meta, flat, state, bool(strict))
     layers = _stateful_layers(env)
-    own = [p for p, _ in layers]
     hint = " (a functional stack's statistics: load them with state=)"
     mismatch = (
         f"anywrap.load_state: {path!r} holds the wrappers [{meta.get('layers', '?')}]"
-        f"{hint if meta.get('format') == _FUNCTIONAL else ''}, this stack has [{','.join(own)}]"
+        f"{hint if meta.get('format') == _FUNCTIONAL else ''}, this stack has [{','.join(layers)}]"
     )
-    source = _layer_map(meta, _FORMAT, own, bool(strict), mismatch)
-    states = []
-    for prefix, layer in layers:
-        try:
-            if prefix in source:
-                states.append((layer, layer.checked_state(_part(flat, source[prefix]))))
-        except (KeyError, ValueError) as e:
-            raise _misfit(prefix, path, e) from e
+    source = _layer_map(meta, _FORMAT, list(layers), bool(strict), mismatch)
+    states = [
+        (layers[prefix], _checked(prefix, path, layers[prefix].checked_state, _part(flat, saved)))
+        for prefix, saved in source.items()
+    ]
     for layer, state in states:
         layer._install(state)
 
@@ -294,11 +287,15 @@ def _part(flat: dict[str, np.ndarray], saved: str, prefix: str = "") -> dict[str
     return {prefix + k[len(saved) + 1 :]: v for k, v in flat.items() if k.startswith(saved + ".")}
 
 
-def _misfit(prefix: str, path: str, e: Exception) -> CheckpointError:
-    msg = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
-    return CheckpointError(
-        f"anywrap.load_state: {prefix} in {path!r} does not fit this stack: {msg}"
-    )
+def _checked(prefix: str, path: str, check: Any, *args: Any) -> Any:
+    """``check(*args)``, whose refusal names the layer ``prefix`` that does not fit."""
+    try:
+        return check(*args)
+    except (KeyError, ValueError) as e:
+        msg = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
+        raise CheckpointError(
+            f"anywrap.load_state: {prefix} in {path!r} does not fit this stack: {msg}"
+        ) from e
 
 
 def _load_functional(
@@ -314,17 +311,11 @@ def _load_functional(
         f"[{meta.get('layers', '?')}], this functional stack has [{','.join(prefixes)}]"
     )
     source = _layer_map(meta, _FUNCTIONAL, prefixes, strict, mismatch)
-    values: dict[str, np.ndarray] = {}
-    for prefix in prefixes:
+    values = dict(entries)  # the layers that load nothing keep their own statistics
+    for prefix, saved in source.items():
         mine = _part(entries, prefix, prefix + ".")
-        if prefix not in source:
-            values.update(mine)
-            continue
         own = {k: (tuple(v.shape), np.dtype(v.dtype)) for k, v in mine.items()}
-        given = _part(flat, source[prefix], prefix + ".")
+        given = _part(flat, saved, prefix + ".")
         who = f"anywrap.functional.{prefix.partition('.')[2]}"
-        try:
-            values.update(zip(own, checked_entries(who, own, given)))
-        except (KeyError, ValueError) as e:
-            raise _misfit(prefix, path, e) from e
+        values.update(zip(own, _checked(prefix, path, checked_entries, who, own, given)))
     return with_global_entries(owner, env, state, values)

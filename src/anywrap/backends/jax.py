@@ -214,9 +214,6 @@ def _write_rows(buffer: Any, index: Any, rows: Any) -> Any:
 
 
 # A key is raw threefry2x32 key data (two uint32 words): a plain array.
-_IMPL = "threefry2x32"
-
-
 def _on_device_of(words: Any, like: Any) -> Any:
     return words if isinstance(like, jax.core.Tracer) else jax.device_put(words, like.sharding)
 
@@ -229,7 +226,7 @@ def _new_key(like: Any, seed: int) -> Any:
 
 @random.uniform.register(TYPES)
 def _uniform(key: Any, shape: tuple[int, ...]) -> tuple[Any, Any]:
-    key, sub = jax.random.split(jax.random.wrap_key_data(key, impl=_IMPL))
+    key, sub = jax.random.split(jax.random.wrap_key_data(key, impl="threefry2x32"))
     return jax.random.key_data(key), jax.random.uniform(sub, shape, dtype=jnp.float32)
 
 

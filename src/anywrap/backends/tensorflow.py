@@ -1,9 +1,7 @@
 """TensorFlow backend, registered through the public extension path only (an entry point
-of the group ``anywrap.backends``, imported the first time a ``tf.Tensor`` is met).
-
-:data:`namespace` is a small Array-API-style namespace holding what anywrap's transforms
-use; no global TensorFlow setting changes. Transforms run eagerly (``tf.function`` would
-retrace for every new Python scalar). Host tensors are shared through DLPack."""
+of the group ``anywrap.backends``, imported the first time a ``tf.Tensor`` is met). No
+global TensorFlow setting changes; transforms run eagerly (``tf.function`` would retrace
+for every new Python scalar); host tensors are shared through DLPack."""
 
 from __future__ import annotations
 

@@ -269,10 +269,9 @@ def gymnax_to_gymnasium_space(space: Any) -> gym.Space:
     """The gymnasium equivalent of a gymnax Box / Discrete / Dict / Tuple space."""
     name = type(space).__name__
     if name == "Box":
-        shape = tuple(space.shape)
-        low = np.broadcast_to(np.asarray(space.low, dtype=space.dtype), shape)
-        high = np.broadcast_to(np.asarray(space.high, dtype=space.dtype), shape)
-        return gym.spaces.Box(low, high, shape, np.dtype(space.dtype))
+        shape, dtype = tuple(space.shape), np.dtype(space.dtype)
+        low, high = (np.broadcast_to(np.asarray(b, dtype), shape) for b in (space.low, space.high))
+        return gym.spaces.Box(low, high, shape, dtype)
     if name == "Discrete":
         return gym.spaces.Discrete(int(space.n))
     if name == "Dict":

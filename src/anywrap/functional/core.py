@@ -233,10 +233,8 @@ def is_key_batch(key: jax.Array) -> bool:
 
 def split_key(key: jax.Array) -> tuple[jax.Array, jax.Array]:
     """``(key, sub)``: one key split in two, or each key of a batch split in two."""
-    if is_key_batch(key):
-        pairs = jax.vmap(jax.random.split)(key)
-        return pairs[:, 0], pairs[:, 1]
-    key, sub = jax.random.split(key)
+    split = jax.vmap(jax.random.split, out_axes=1) if is_key_batch(key) else jax.random.split
+    key, sub = split(key)
     return key, sub
 
 

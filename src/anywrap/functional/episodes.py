@@ -227,14 +227,10 @@ class TimeAwareObservation(Wrapper):
 
     def step(self, state: TimeAwareObservationState, action: Any) -> Step:
         obs, inner, reward, terminated, truncated, info = self.env.step(state.inner, action)
+        final = info.get("final_obs")
+        mode = "same_step" if same_step(self.env) else "disabled"
         clock, (out, final) = time_aware(
-            state.clock,
-            obs,
-            terminated,
-            truncated,
-            info.get("final_obs"),
-            feature=self._feature,
-            autoreset="same_step" if same_step(self.env) else "disabled",
+            state.clock, obs, terminated, truncated, final, feature=self._feature, autoreset=mode
         )
         info = info if final is None else {**info, "final_obs": final}
         state = TimeAwareObservationState(inner, clock)

@@ -59,10 +59,9 @@ class NormalizeObservationState(NamedTuple):
 
 
 class NormalizeObservation(Wrapper):
-    """Normalise observations to mean 0, variance 1 with running moments of the whole batch.
-
-    ``obs' = (obs - mean) / sqrt(var + epsilon)``, float32; the moments learn from every
-    row at every reset and step (``info["final_obs"]`` is normalised with them too).
+    """Normalise observations as :class:`anywrap.NormalizeObservation` does (float32), with
+    running moments of the whole batch that learn from every row at every reset and step
+    (``info["final_obs"]`` is normalised with them too).
 
     Args:
         update_running_mean: Whether the statistics learn (read when JAX traces the step).
@@ -149,18 +148,14 @@ class NormalizeObservation(Wrapper):
             )
         else:
             done = jnp.reshape(jnp.logical_or(terminated, truncated), (-1,))
-            final = info["final_obs"]
-            if self.learn_final_obs:
+            final, learn = info["final_obs"], self.learn_final_obs
+            if learn:
                 obs, final, done = once((obs, final, done))
             else:  # no reduction reads final_obs: XLA computes it only if it is used
                 obs = once(obs)
+            obs, final = as_rows(self.env, (obs, final))
             stats, (out, final) = normalize.normalize_observation_with_final(
-                state.obs_stats,
-                as_rows(self.env, obs),
-                as_rows(self.env, final),
-                done,
-                learn_final=self.learn_final_obs,
-                **self._options(),
+                state.obs_stats, obs, final, done, learn_final=learn, **self._options()
             )
             info = {**info, "final_obs": from_rows(self.env, final)}
         state = NormalizeObservationState(inner, stats)
@@ -173,11 +168,9 @@ class NormalizeRewardState(NamedTuple):
 
 
 class NormalizeReward(Wrapper):
-    """Scale rewards by the running standard deviation of the discounted return.
-
-    ``G <- gamma * G * (1 - terminated) + r``; ``r' = r / sqrt(Var[G] + epsilon)``, with
-    ``Var[G]`` over the batch. As in Gymnasium, only ``terminated`` resets ``G``, and
-    after a SAME_STEP autoreset it restarts at 0.
+    """Scale rewards by the running standard deviation of the discounted return ``G`` as
+    :class:`anywrap.NormalizeReward` does (only ``terminated`` resets ``G``), with
+    ``Var[G]`` over the batch; after a SAME_STEP autoreset, ``G`` restarts at 0.
 
     Args:
         update_running_mean: Whether the statistics learn (read when JAX traces the step).
@@ -393,10 +386,7 @@ class RecordEpisodeStatistics(Wrapper):
             gather=all_gather(self.axis_name) if split and self.buffer_length else None,
         )
         assert out is not None
-        info = {
-            **info,
-            key: {"r": jnp.where(out.done, out.returns, jnp.nan), "l": out.lengths},
-            f"_{key}": out.done,
-        }
+        stats = {"r": jnp.where(out.done, out.returns, jnp.nan), "l": out.lengths}
+        info = {**info, key: stats, f"_{key}": out.done}
         state = EpisodeStatisticsState(inner, e, episodes.update_last_episodes(state.last, out))
         return Step(obs, state, reward, terminated, truncated, info)

@@ -32,16 +32,14 @@ class FunctionalVectorEnv(gym.vector.VectorEnv):
 
     def __init__(self, env: FunctionalEnv, *, seed: int | None = None) -> None:
         if env.num_envs is None:
-            raise ValueError(
-                "to_vector_env: expected a batched env of known size, got "
-                + (
-                    f"{env!r}, whose batch is set by its reset keys: pass num_envs to "
-                    "from_brax(env, num_envs=n)"
-                    if batch_ndim(env)
-                    else f"the unbatched {env!r}: wrap it in "
-                    "anywrap.functional.VmapWrapper(env, num_envs) first"
-                )
+            got = (
+                f"{env!r}, whose batch is set by its reset keys: pass num_envs to "
+                "from_brax(env, num_envs=n)"
+                if batch_ndim(env)
+                else f"the unbatched {env!r}: wrap it in "
+                "anywrap.functional.VmapWrapper(env, num_envs) first"
             )
+            raise ValueError(f"to_vector_env: expected a batched env of known size, got {got}")
         if env.autoreset_mode == AutoresetMode.NEXT_STEP:
             raise ValueError("to_vector_env: NEXT_STEP functional envs are not supported")
         self.env = env

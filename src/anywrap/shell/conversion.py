@@ -112,12 +112,11 @@ class ConversionShell(Shell):
 
     def __getstate__(self) -> dict[str, Any]:
         # A module cannot be pickled: the recorded arguments keep its name (as Gymnasium's do).
-        state = dict(self.__dict__)
-        saved = state["_saved_kwargs"]
-        state["_saved_kwargs"] = {
-            k: _ModuleName(v.__name__) if isinstance(v, ModuleType) else v for k, v in saved.items()
+        saved = {
+            k: _ModuleName(v.__name__) if isinstance(v, ModuleType) else v
+            for k, v in self._saved_kwargs.items()
         }
-        return state
+        return {**self.__dict__, "_saved_kwargs": saved}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         saved = state["_saved_kwargs"]

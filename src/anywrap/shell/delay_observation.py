@@ -14,6 +14,7 @@ import numpy as np
 from gymnasium.spaces import Box, Discrete, MultiBinary, MultiDiscrete
 from gymnasium.wrappers.utils import create_zero_array
 
+from anywrap.shell.base import Shell
 from anywrap.shell.checks import whole_number
 from anywrap.shell.spaces import tree_of
 from anywrap.transforms.delay_observation import advance, release_inputs
@@ -40,12 +41,10 @@ def zero_observation(owner: str, space: gym.Space) -> Any:
     return tree_map(lambda z: np.asarray(z), zero)
 
 
-class DelayRing:
+class DelayRing(Shell):
     """The DelayObservation shells' ring, turned outside the compiled call."""
 
     _transforms: dict[str, Any]
-    _state_for: Any
-    _commit: Any
 
     def _turn_ring(self, key: str, obs: Any, *args: Any) -> Any:
         """Run the compiled transform ``key``, then turn the ring outside it (no copy)."""

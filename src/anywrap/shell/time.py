@@ -13,6 +13,7 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from gymnasium.spaces import Box
 from gymnasium.vector import AutoresetMode
 
 from anywrap.shell.checks import wrong_type
@@ -62,9 +63,7 @@ def time_aware_space(
     batch_ndim: int = 0,
 ) -> tuple[gym.Space, TimeFeature]:
     """``TimeAwareObservation``'s space, as Gymnasium's, and how its time is added."""
-    time_space: gym.spaces.Box = (
-        gym.spaces.Box(0.0, 1.0) if normalize else gym.spaces.Box(0, max_steps, dtype=np.int32)
-    )
+    time_space = Box(0.0, 1.0) if normalize else Box(0, max_steps, dtype=np.int32)
     combined: gym.Space
     if isinstance(space, gym.spaces.Dict):
         if key in space.keys():
@@ -75,8 +74,6 @@ def time_aware_space(
         combined, layout = gym.spaces.Tuple((*space.spaces, time_space)), "tuple"
     else:
         combined, layout = gym.spaces.Dict(obs=space, time=time_space), "wrap"
-    feature = TimeFeature(max_steps, normalize, layout, key, batch_ndim=batch_ndim)
-    if not flatten:
-        return combined, feature
-    plan = flatten_plan(combined, owner)
-    return gym.spaces.utils.flatten_space(combined), feature._replace(plan=plan)
+    plan = flatten_plan(combined, owner) if flatten else None
+    feature = TimeFeature(max_steps, normalize, layout, key, plan=plan, batch_ndim=batch_ndim)
+    return (gym.spaces.utils.flatten_space(combined) if flatten else combined), feature

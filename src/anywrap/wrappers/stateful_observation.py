@@ -50,7 +50,7 @@ from anywrap.tree import leaves
 from anywrap.wrappers.common import reset_env, state_field
 
 
-class DelayShell(DelayRing, Shell):
+class DelayShell(DelayRing):
     """What the single and vector DelayObservation share: the constructor and reset."""
 
     def __init__(self, env: Any, delay: int) -> None:

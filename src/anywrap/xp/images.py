@@ -140,15 +140,19 @@ def resize_images(images: Array, size: tuple[int, int], method: str = "area") ->
     xp = namespace(images)
     h_in, w_in = images.shape[1], images.shape[2]
     both = shrinks_both((h_in, w_in), size)
-    if method == "area" and not both:
-        return _grow_fixed_point(xp, images, size)
+    if method == "area" and not both:  # OpenCV's bilinear in 11-bit fixed point
+        shr = xp.bitwise_right_shift
+        x = xp.astype(images, xp.int32)
+        rows = shr(_apply_taps(x, tap_rows(w_in, size[1], "area", False, True), 2), 4)
+        out = _apply_taps(rows, tap_rows(h_in, size[0], "area", False, True), 1, shift=16)
+        return xp.astype(xp.clip(shr(out + 2, 2), 0, 255), xp.uint8)
     ky, kx = h_in // size[0], w_in // size[1]
     # A whole ratio: OpenCV sums each block, then scales by 1/area (2x2: adds 2, shifts).
     whole = method == "area" and (ky * size[0], kx * size[1]) == (h_in, w_in)
     taps = "sum" if whole else method
     x = xp.astype(images, xp.float32)
-    rows = _apply_taps(xp, x, tap_rows(w_in, size[1], taps, both), 2, images)
-    out = _apply_taps(xp, rows, tap_rows(h_in, size[0], taps, both), 1, images)
+    rows = _apply_taps(x, tap_rows(w_in, size[1], taps, both), 2)
+    out = _apply_taps(rows, tap_rows(h_in, size[0], taps, both), 1)
     if whole and (ky, kx) == (2, 2):
         out = xp.floor((out + 2.0) / 4.0)
     else:
@@ -156,34 +160,15 @@ def resize_images(images: Array, size: tuple[int, int], method: str = "area") ->
     return xp.astype(xp.clip(out, 0, 255), xp.uint8)
 
 
-def _grow_fixed_point(xp: Any, images: Array, size: tuple[int, int]) -> Array:
-    """OpenCV's ``INTER_AREA`` where a side grows: bilinear in 11-bit fixed point."""
-    shr = xp.bitwise_right_shift
-    x = xp.astype(images, xp.int32)
-    rows = shr(_apply_taps(xp, x, fixed_rows(images.shape[2], size[1]), 2, images), 4)
-    out = _apply_taps(xp, rows, fixed_rows(images.shape[1], size[0]), 1, images, shift=16)
-    return xp.astype(xp.clip(shr(out + 2, 2), 0, 255), xp.uint8)
-
-
-@functools.lru_cache(maxsize=64)
-def fixed_rows(n_in: int, n_out: int) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
-    """OpenCV's two bilinear taps of one growing axis, weights in 1/2048 (int32)."""
-    out = []
-    for index, weight in tap_rows(n_in, n_out, "area", False):
-        w = np.round(weight * np.float32(2048)).astype(np.int32)
-        w.setflags(write=False)
-        out.append((index, w))
-    return tuple(out)
-
-
-def _apply_taps(xp: Any, x: Array, taps: Any, axis: int, like: Any, shift: int = 0) -> Array:
+def _apply_taps(x: Array, taps: Any, axis: int, shift: int = 0) -> Array:
     """The sum of the taps' terms along ``axis``, each shifted right by ``shift`` bits."""
+    xp = namespace(x)
     shape = [1] * x.ndim
     shape[axis] = taps[0][0].shape[0]
     acc = None
     for index, weight in taps:
-        w = xp.reshape(host_constant(weight, like), tuple(shape))
-        term = xp.take(x, host_constant(index, like), axis=axis) * w
+        w = xp.reshape(host_constant(weight, x), tuple(shape))
+        term = xp.take(x, host_constant(index, x), axis=axis) * w
         term = xp.bitwise_right_shift(term, shift) if shift else term
         acc = term if acc is None else acc + term
     return acc
@@ -191,10 +176,15 @@ def _apply_taps(xp: Any, x: Array, taps: Any, axis: int, like: Any, shift: int =
 
 @functools.lru_cache(maxsize=64)
 def tap_rows(
-    n_in: int, n_out: int, method: str, shrink_both: bool
+    n_in: int, n_out: int, method: str, shrink_both: bool, fixed: bool = False
 ) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
-    """:func:`resize_taps` as one ``(index, weight)`` pair of rows per tap."""
-    return tuple(zip(*resize_taps(n_in, n_out, method, shrink_both)))
+    """:func:`resize_taps` as one ``(index, weight)`` pair of rows per tap; ``fixed``:
+    the weights in 1/2048 (int32), OpenCV's fixed point."""
+    index, weight = resize_taps(n_in, n_out, method, shrink_both)
+    if fixed:
+        weight = np.round(weight * np.float32(2048)).astype(np.int32)
+        weight.setflags(write=False)  # and so its rows, views of it
+    return tuple(zip(index, weight))
 
 
 @resize_images.register(np.ndarray)

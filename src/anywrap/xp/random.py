@@ -60,16 +60,13 @@ def key_data(key: Key) -> Any:
     raise TypeError(f"anywrap.xp.random.key_data: unknown key type {type(key).__qualname__}")
 
 
-_MASK = (1 << 64) - 1
-
-
 @key_data.register(np.random.Generator)
 def _key_data_numpy(key: np.random.Generator) -> Any:
     s = key.bit_generator.state
     if s["bit_generator"] != "PCG64":
         raise TypeError(f"anywrap.xp.random.key_data: expected PCG64, got {s['bit_generator']}")
-    state, inc = s["state"]["state"], s["state"]["inc"]
-    words = [state >> 64, state & _MASK, inc >> 64, inc & _MASK, s["has_uint32"], s["uinteger"]]
+    state, inc = divmod(s["state"]["state"], 1 << 64), divmod(s["state"]["inc"], 1 << 64)
+    words = [*state, *inc, s["has_uint32"], s["uinteger"]]
     return np.array(words, dtype=np.uint64)
 
 
