@@ -19,13 +19,13 @@ from anywrap.tree import leaves, tree_map
 def _moment(field: str, doc: str) -> property:
     """A ``RunningMeanStd`` field; a value assigned takes its shape, dtype, library, device."""
 
-    def set(self: RunningMeanStd, value: Any) -> None:
+    def assign(self: RunningMeanStd, value: Any) -> None:
         old = getattr(self.moments, field)
         host = np.array(np.broadcast_to(xp.to_numpy(value), tuple(old.shape)))
         new = xp.namespace(old).asarray(host, dtype=old.dtype, device=xp.device(old))
         self.moments = self.moments._replace(**{field: new})
 
-    return property(lambda self: getattr(self.moments, field), set, doc=doc)
+    return property(lambda self: getattr(self.moments, field), assign, doc=doc)
 
 
 class RunningMeanStd:
