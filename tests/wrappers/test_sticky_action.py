@@ -119,3 +119,25 @@ def test_an_action_of_another_shape_changes_nothing():
 def test_a_checkpoint_continues_bit_for_bit(tmp_path):
     make = lambda: anywrap.StickyAction(gym.make("Pendulum-v1"), 0.6, (1, 3))  # noqa: E731
     checkpoint_continues(make, tmp_path / "s")
+
+
+@pytest.mark.parametrize("vector", [False, True])
+@pytest.mark.parametrize("seed", ["abc", 1.5, [1, "x"]])
+def test_a_seed_that_is_no_int_is_refused_by_name_before_the_env_resets(vector, seed):
+    """The wrapper reads the seed itself (for its own stream), so it names itself in the
+    refusal, and neither the env nor the wrapper's state moves."""
+    if vector:
+        env = anywrap.vector.StickyAction(gym.make_vec("CartPole-v1", 2), 0.5)
+    else:
+        env = anywrap.StickyAction(gym.make("CartPole-v1"), 0.5)
+    env.reset(seed=3)
+    env.step(env.action_space.sample())
+    physics = np.array(env.unwrapped.state, copy=True)
+    fails_cleanly(
+        env,
+        lambda: env.reset(seed=seed),
+        TypeError,
+        r"anywrap\.(vector\.)?StickyAction",
+        r"expected `seed` to be an int, a list of ints or None",
+    )
+    assert np.array_equal(env.unwrapped.state, physics)  # the env was not reset either

@@ -14,6 +14,7 @@ from anywrap.shell.checks import (
     checked_reset,
     step_values,
     wrapper_name,
+    wrong_type,
 )
 from anywrap.shell.compiled import compiled, with_no_output
 from anywrap.shell.sticky_action import (
@@ -62,6 +63,9 @@ class StickyShell(SavedStream, Shell):
     def reset(
         self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
+        seeds = seed if isinstance(seed, list | tuple) else [seed]
+        if not all(s is None or isinstance(s, int | np.integer) for s in seeds):
+            raise wrong_type(wrapper_name(self), "seed", "an int, a list of ints or None", seed)
         stream_seed: int | None = None
         if isinstance(seed, list | tuple):  # one stream: from the sub-envs' seeds given
             given = [int(s) for s in seed if s is not None]  # before the env is reset
