@@ -92,3 +92,51 @@ def test_actions_that_do_not_fit_the_space_are_refused_by_name(name, jit):
     with pytest.raises(TypeError, match=rf"anywrap\.functional\.{name}: expected the action "):
         env.step(state, torch.zeros(4, 1))
     assert np.shape(step(state, jnp.zeros((4, 1))).reward) == (4,)  # the right one passes
+
+
+class _BadValues:
+    """Pendulum x4 whose step's reward or flags are changed by ``bend``."""
+
+    def __init__(self, bend):
+        self.env, self.bend = pendulum(4), bend
+        self.num_envs = 4
+        for attr in ("observation_space", "action_space", "autoreset_mode"):
+            setattr(self, attr, getattr(self.env, attr))
+
+    def reset(self, key):
+        return self.env.reset(key)
+
+    def step(self, state, action):
+        return self.bend(self.env.step(state, action))
+
+
+STATISTICS_WRAPPERS = {
+    "NormalizeReward": lambda env: F.NormalizeReward(env),
+    "RecordEpisodeStatistics": lambda env: F.RecordEpisodeStatistics(env, 4),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STATISTICS_WRAPPERS))
+@pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
+def test_rewards_and_flags_that_do_not_fit_the_batch_are_refused_by_name(name, jit):
+    """A reward of shape (4, 1) made RecordEpisodeStatistics' running sums (4, 4) without a
+    word, and NormalizeReward fail in a reshape; float flags were taken as bools."""
+    import jax.numpy as jnp
+    import numpy as np
+
+    bends = {
+        "reward of shape \\(4,\\)": lambda s: s._replace(reward=s.reward[:, None]),
+        "truncated of shape \\(4,\\)": lambda s: s._replace(truncated=s.truncated[:2]),
+        "terminated to hold bools": lambda s: s._replace(terminated=s.terminated * 1.0),
+    }
+    for want, bend in bends.items():
+        env = STATISTICS_WRAPPERS[name](_BadValues(bend))
+        _, state = env.reset(jax.random.key(0))
+        step = jax.jit(env.step) if jit else env.step
+        with pytest.raises((ValueError, TypeError), match=rf"functional\.{name}: expected {want}"):
+            step(state, jnp.zeros((4, 1)))
+    env = STATISTICS_WRAPPERS[name](_BadValues(lambda s: s))
+    _, state = env.reset(jax.random.key(0))
+    assert np.shape((jax.jit(env.step) if jit else env.step)(state, jnp.zeros((4, 1))).reward) == (
+        4,
+    )

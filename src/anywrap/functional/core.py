@@ -14,7 +14,7 @@ from gymnasium.vector import AutoresetMode
 
 from anywrap.distributed import jax_psum
 from anywrap.shell.arrays import map_final_obs
-from anywrap.shell.checks import wrapper_name
+from anywrap.shell.checks import step_values, wrapper_name
 from anywrap.transforms.moments import Reduce
 from anywrap.tree import first_leaf, tree_map
 from anywrap.xp import describe, dtype_kind, resolve_dtype
@@ -178,6 +178,17 @@ def checked_action(wrapper: Any, action: Any) -> Any:
             f"{('num_envs',) * n + want} ({space}), got {describe(action)}"
         )
     return action
+
+
+def checked_values(wrapper: Any, s: Step) -> Step:
+    """``s`` with its reward and flags checked: one of each per env of the (shard-local)
+    batch, a real reward and bool flags; else an error naming ``wrapper`` (shapes are static:
+    under ``jit``, once per trace)."""
+    batch = batch_shape(wrapper.env, s.obs)
+    reward = step_values(
+        wrapper_name(wrapper), s.reward, s.terminated, s.truncated, batch[0] if batch else None
+    )
+    return s if reward is s.reward else s._replace(reward=reward)
 
 
 class RewardMap(Wrapper):

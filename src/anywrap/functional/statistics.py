@@ -33,6 +33,7 @@ from .core import (
     as_rows,
     batch_ndim,
     batch_shape,
+    checked_values,
     find_state,
     from_rows,
     once,
@@ -230,7 +231,8 @@ class NormalizeReward(Wrapper):
         return obs, NormalizeRewardState(inner, r)
 
     def step(self, state: NormalizeRewardState, action: Any) -> Step:
-        obs, inner, reward, terminated, truncated, info = self.env.step(state.inner, action)
+        step = checked_values(self, self.env.step(state.inner, action))
+        obs, inner, reward, terminated, truncated, info = step
         reward, terminated, truncated = once((reward, terminated, truncated))
         reset_now = same_step(self.env)
         r, scaled = normalize_reward(
@@ -366,7 +368,8 @@ class RecordEpisodeStatistics(Wrapper):
         return obs, EpisodeStatisticsState(inner, e, episodes.init_last_episodes(e))
 
     def step(self, state: EpisodeStatisticsState, action: Any) -> Step:
-        obs, inner, reward, terminated, truncated, info = self.env.step(state.inner, action)
+        step = checked_values(self, self.env.step(state.inner, action))
+        obs, inner, reward, terminated, truncated, info = step
         key = self.stats_key
         if key in info or f"_{key}" in info:
             raise ValueError(
