@@ -74,6 +74,14 @@ def _is_functional(env: Any) -> bool:
     )
 
 
+def _path(owner: str, path: Any) -> str:
+    """``path`` as a str, or a TypeError naming ``owner`` (bytes paths are not taken)."""
+    name = os.fspath(path) if isinstance(path, (str, os.PathLike)) else None
+    if not isinstance(name, str):
+        raise TypeError(f"{owner}: expected `path` as a str or os.PathLike, got {path!r}")
+    return name
+
+
 def _write(path: str, tensors: dict[str, np.ndarray], metadata: dict[str, str]) -> None:
     """Write a temporary file in the same folder, then rename it over ``path`` (same mode)."""
     save = require("safetensors.numpy", "anywrap.save_state").save
@@ -133,7 +141,7 @@ def save_state(env: Any, path: str | os.PathLike[str], *, state: Any = None) -> 
         >>> round(float(loaded.obs_stats.count), 4)  # 4 observations at reset, 4 at the step
         8.0001
     """
-    path = os.fspath(path)
+    path = _path("anywrap.save_state", path)
     if state is None:
         prefixes = list(_stateful_layers(env))
         entries, fmt = stack_state_dict(env), _FORMAT
@@ -261,7 +269,7 @@ def load_state(
         >>> round(float(evaluation.obs_rms.count), 4)
         11.0001
     """
-    path = os.fspath(path)
+    path = _path("anywrap.load_state", path)
     if not isinstance(strict, (bool, np.bool_)):
         raise TypeError(f"anywrap.load_state: expected `strict` to be a bool, got {strict!r}")
     meta, flat = _read(path)

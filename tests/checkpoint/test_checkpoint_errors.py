@@ -69,6 +69,22 @@ def test_a_missing_file_is_named(tmp_path):
         anywrap.load_state(trained_stack(), tmp_path / "nothing.safetensors")
 
 
+@pytest.mark.parametrize("path", [None, 3, b"stats.safetensors"], ids=["None", "int", "bytes"])
+def test_a_path_of_another_type_is_refused_by_name(saved, tmp_path, monkeypatch, path):
+    """None and an int reached os.fspath's message, with no function named; bytes made
+    save_state fail on a str pattern, and load_state blame the (readable) file."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "stats.safetensors").write_bytes(saved.read_bytes())
+    env = trained_stack(seed=1)
+    before = flat_state(env)
+    for fn in ("save_state", "load_state"):
+        with pytest.raises(TypeError, match=rf"anywrap\.{fn}: expected `path` as a str or "):
+            getattr(anywrap, fn)(env, path)
+    assert sorted(os.listdir(tmp_path)) == ["stats.safetensors"]  # nothing written
+    for k, v in flat_state(env).items():
+        np.testing.assert_array_equal(v, before[k])
+
+
 def _edited(saved, tmp_path, key_end, value):
     tensors = load_file(saved)
     key = next(k for k in tensors if k.endswith(key_end))
