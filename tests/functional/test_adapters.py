@@ -108,6 +108,32 @@ def test_gymnax_error_on_non_env():
         F.from_gymnax(object())
 
 
+@pytest.mark.parametrize("num_envs", [None, 4])
+def test_gymnax_reset_refuses_what_is_not_a_key_by_name(num_envs):
+    """An int reached gymnax as `'int' object has no attribute 'ndim'` (num_envs set) or
+    JAX's invalid-key message (one env); a batch of keys was split as if it were one key."""
+    env = F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=num_envs)
+    for key in (0, jnp.zeros(3, jnp.uint32), jnp.zeros((2, 3), jnp.uint32)):
+        with pytest.raises(TypeError, match=r"from_gymnax\(Pendulum-v1\)\.reset: expected a PRNG"):
+            env.reset(key)
+    keys = jax.random.split(jax.random.key(0), 4)
+    if num_envs is None:
+        with pytest.raises(ValueError, match=r"expected one key: the env is unbatched"):
+            env.reset(keys)
+    else:
+        assert env.reset(keys)[0].shape == (4, 3)  # a shard's keys, one per env
+    for key in (jax.random.key(0), jax.random.PRNGKey(0)):  # typed and raw keys pass
+        assert env.reset(key)[0].shape == ((3,) if num_envs is None else (4, 3))
+
+
+@pytest.mark.parametrize("num_envs", [True, 2.0, "4"])
+def test_gymnax_num_envs_of_another_type_is_refused(num_envs):
+    with pytest.raises(TypeError, match="from_gymnax: expected `num_envs` to be an int >= 1"):
+        F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=num_envs)
+    with pytest.raises(ValueError, match="from_gymnax: expected `num_envs` >= 1, got 0"):
+        F.from_gymnax(gymnax.make("Pendulum-v1")[0], num_envs=0)
+
+
 # ------------------------------------------------------------------------ brax
 def test_brax_bare_env_with_anywrap_autoreset():
     envs = pytest.importorskip("brax.envs")
@@ -152,3 +178,13 @@ def test_func_env_pendulum_time_limit_and_autoreset():
 def test_func_env_error_on_non_func_env():
     with pytest.raises(TypeError, match="expected a gymnasium FuncEnv"):
         F.from_func_env(object())
+
+
+@pytest.mark.parametrize("steps", ["200", 2.5, True, -1])
+def test_func_env_max_episode_steps_is_checked_when_built(steps):
+    """A string failed at the first step with a comparison error; 2.5 truncated after 3."""
+    from gymnasium.envs.phys2d.pendulum import PendulumFunctional
+
+    error = ValueError if steps == -1 else TypeError
+    with pytest.raises(error, match=r"from_func_env: expected `max_episode_steps`"):
+        F.from_func_env(PendulumFunctional(), max_episode_steps=steps)

@@ -11,6 +11,8 @@ import jax.numpy as jnp
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
+from anywrap.shell.checks import whole_number
+
 from .core import FunctionalEnv, Step, Wrapper, batch_ndim, is_key_batch
 
 __all__ = [
@@ -207,17 +209,24 @@ class GymnaxEnv:
     def __init__(self, env: Any, params: Any = None, num_envs: int | None = None) -> None:
         if not hasattr(env, "step_env") or not hasattr(env, "default_params"):
             raise TypeError(f"from_gymnax: expected a gymnax Environment, got {env!r}")
-        if num_envs is not None and (not isinstance(num_envs, int) or num_envs < 1):
-            raise ValueError(f"from_gymnax: num_envs must be a positive int, got {num_envs!r}")
         self.env = env
         self.params = env.default_params if params is None else params
-        self.num_envs = num_envs
+        self.num_envs = (
+            None if num_envs is None else whole_number("from_gymnax", "num_envs", num_envs, 1)
+        )
         with jax.ensure_compile_time_eval():  # spaces are constants, even inside jit
             self.observation_space = gymnax_to_gymnasium_space(env.observation_space(self.params))
             self.action_space = gymnax_to_gymnasium_space(env.action_space(self.params))
 
     def reset(self, key: jax.Array) -> tuple[Any, Any]:
+        owner = f"from_gymnax({self.env.name}).reset"
+        _raw_key(owner, key)  # refuses what is no key, by name; the key is used as given
         if self.num_envs is None:
+            if is_key_batch(key):
+                raise ValueError(
+                    f"{owner}: expected one key: the env is unbatched (pass num_envs to batch "
+                    f"it); got a batch of {key.shape[0]} keys"
+                )
             key, sub = jax.random.split(key)
             obs, st = self.env.reset(sub, self.params)
         else:
@@ -299,7 +308,9 @@ class FuncEnvAdapter:
                 raise TypeError(f"from_func_env: expected a gymnasium FuncEnv, got {env!r}")
         self.env = env
         self.params = getattr(env, "default_params", None) if params is None else params
-        self.max_episode_steps = max_episode_steps
+        self.max_episode_steps = whole_number(
+            "from_func_env", "max_episode_steps", max_episode_steps, 0
+        )
         self.observation_space = env.observation_space
         self.action_space = env.action_space
 
