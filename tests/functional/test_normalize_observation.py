@@ -78,6 +78,31 @@ def test_initial_stats_start_an_evaluation_env_from_training_statistics():
         F.NormalizeObservation(pendulum(), initial_stats=m.mean).reset(jax.random.key(0))
 
 
+def test_initial_stats_that_no_statistics_hold_are_refused_by_name():
+    """A negative variance or a NaN mean made every observation NaN without a word."""
+    _, state = F.NormalizeObservation(pendulum()).reset(jax.random.key(0))
+    m = F.find_state(state, F.NormalizeObservationState).obs_stats
+    bad = {
+        r"var non-negative and finite, got \[-1\.0": m._replace(var=-np.ones(3)),
+        r"mean finite, got \[nan": m._replace(mean=np.full(3, np.nan)),
+        r"count non-negative and finite, got \[-1\.0\]": m._replace(count=-np.ones(())),
+        r"var non-negative and finite, got \[inf": m._replace(var=np.full(3, np.inf)),
+    }
+    for message, given in bad.items():
+        for stats in (given, lambda fresh, given=given: given):
+            env = F.NormalizeObservation(pendulum(), initial_stats=stats)
+            with pytest.raises(
+                ValueError, match=rf"NormalizeObservation: expected initial_stats\.{message}"
+            ):
+                env.reset(jax.random.key(0))
+    # Traced values are not read on the host (no sync): a jitted reset takes them.
+    env = F.NormalizeObservation(
+        pendulum(), initial_stats=lambda fresh: fresh._replace(var=fresh.var * 2)
+    )
+    obs, _ = jax.jit(env.reset)(jax.random.key(0))
+    assert np.isfinite(np.asarray(obs)).all()
+
+
 def test_an_unbatched_env_keeps_its_shapes():
     env = F.NormalizeObservation(pendulum(None))
     obs, state = env.reset(jax.random.key(0))
