@@ -291,6 +291,36 @@ def test_a_run_of_vector_wrappers_refuses_an_info_that_is_not_a_dict_by_name(
     )
 
 
+SAME_STEP_READERS = {
+    "DelayObservation": lambda env: anywrap.vector.DelayObservation(env, 2),
+    "FrameStackObservation": lambda env: anywrap.vector.FrameStackObservation(env, 3),
+    "TimeAwareObservation": lambda env: anywrap.vector.TimeAwareObservation(env, max_timesteps=10),
+    "MaxAndSkipObservation": lambda env: anywrap.vector.MaxAndSkipObservation(env, 2),
+    "TimeLimit": lambda env: anywrap.vector.TimeLimit(env, 4),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SAME_STEP_READERS))
+@pytest.mark.parametrize("info", [None, ["final_obs"]])
+def test_the_wrappers_that_read_final_obs_refuse_an_info_that_is_not_a_dict(name, info):
+    """DelayObservation turned its ring, then failed on ``in``; TimeLimit reset the sub-envs
+    its limit ended, then failed; the others raised Python's errors, naming no wrapper."""
+    env = ScriptedVectorEnv(BOX, mode=AutoresetMode.SAME_STEP)
+    resets = []
+    env.reset = lambda *, seed=None, options=None, reset=env.reset: (
+        resets.append(options) or reset(seed=seed, options=options)
+    )
+    stack = started(SAME_STEP_READERS[name](env), env)
+    env.next, resets[:] = {"info": info}, []
+    refused(
+        stack,
+        lambda: stack.step(np.zeros((N, 1), np.float32)),
+        TypeError,
+        rf"anywrap\.vector\.{name}: expected `info` to be a dict, got <class '(NoneType|list)'>",
+    )
+    assert resets == []  # TimeLimit's step 4 ends every sub-env: none was reset
+
+
 def test_same_step_final_obs_without_its_mask():
     env = ScriptedVectorEnv(BOX, mode=AutoresetMode.SAME_STEP)
     stack = started(anywrap.vector.NormalizeObservation(env), env)

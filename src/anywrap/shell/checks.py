@@ -250,6 +250,13 @@ def check_reward(owner: str, num_envs: int | None, reward: Any, *flags: Any) -> 
         check_value(owner, "reward", reward, "real", num_envs)
 
 
+def step_info(owner: str, info: Any) -> dict[str, Any]:
+    """A step's ``info``: a dict (every wrapper may read or write it), else a TypeError."""
+    if not isinstance(info, dict):
+        raise TypeError(f"{owner}: expected `info` to be a dict, got {type(info)}")
+    return info
+
+
 def step_flags(owner: str, terminated: Any, truncated: Any, num_envs: int | None) -> None:
     """A step's ``terminated`` and ``truncated``: bools, as :func:`step_values` takes them."""
     for name, x in (("terminated", terminated), ("truncated", truncated)):

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from anywrap import xp
-from anywrap.shell.checks import wrapper_name
+from anywrap.shell.checks import step_info, wrapper_name
 from anywrap.tree import first_leaf
 
 Step = tuple[Any, Any, Any, Any, dict[str, Any]]
@@ -158,9 +158,7 @@ def fused_run(top: Any) -> tuple[list[Any], Any]:
 def after_steps(chain: list[Any], out: Step, programs: dict) -> Step:
     """Each wrapper's work after the step ``out``, inner first; on a device, runs of two
     pieces or more as one program."""
-    if not isinstance(out[4], dict):  # read by every run's parts: refused before any work
-        who = wrapper_name(chain[0])
-        raise TypeError(f"{who}: expected `info` to be a dict, got {type(out[4])}")
+    step_info(wrapper_name(chain[0]), out[4])  # read by every run's parts: before any work
     if xp.is_host(first_leaf(out[0])) or xp.is_host(out[1]):
         for w in chain:
             out = w._after_step(out)

@@ -15,6 +15,7 @@ from anywrap.shell.checks import (
     check_env_kind,
     checked_reset,
     flag,
+    step_info,
     step_values,
     wrapper_name,
 )
@@ -163,6 +164,7 @@ class TimeLimit(Shell, VectorWrapper):
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(actions)
         step_values("anywrap.vector.TimeLimit", reward, terminated, truncated, self.num_envs)
+        step_info("anywrap.vector.TimeLimit", info)
         pending = self._state_for(obs).pending
         if self._mode is AutoresetMode.NEXT_STEP and self._may_reset(pending):
             fresh, _ = self.env.reset(options={"reset_mask": pending})

@@ -7,7 +7,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv, VectorWrapper
 
 from anywrap import xp
 from anywrap.shell.arrays import checked, final_obs_batch, is_packed, pack_final_obs
-from anywrap.shell.checks import check_value, step_flags, step_values, wrapper_name
+from anywrap.shell.checks import check_value, step_flags, step_info, step_values, wrapper_name
 from anywrap.shell.fusion import FusedStep, Part, Piece, Step
 from anywrap.shell.images import check_frames
 from anywrap.shell.sticky_action import checked_action
@@ -108,6 +108,7 @@ class DelayObservation(stateful_observation.DelayShell, VectorWrapper):
         obs, reward, terminated, truncated, info = self.env.step(actions)
         checked(self._check, obs)
         step_flags(wrapper_name(self), terminated, truncated, self.num_envs)
+        step_info(wrapper_name(self), info)
         if not self.delay:
             return obs, reward, terminated, truncated, info
         zero = self._zero.get(obs)
@@ -143,6 +144,7 @@ class FrameStackObservation(stateful_observation.FrameStackShell, VectorWrapper)
         obs, reward, terminated, truncated, info = self.env.step(actions)
         check_frames(self, obs, self._shape)
         step_flags(wrapper_name(self), terminated, truncated, self.num_envs)
+        step_info(wrapper_name(self), info)
         term, trunc = self._mask_for(terminated, obs), self._mask_for(truncated, obs)
         final = info.get("final_obs") if self._mode is AutoresetMode.SAME_STEP else None
         if final is None:
@@ -186,6 +188,7 @@ class MaxAndSkipObservation(stateful_observation.MaxAndSkipShell, VectorWrapper)
             obs, reward, terminated, truncated, info = self.env.step(actions)
             check_frames(self, obs, self._shape)
             step_values(wrapper_name(self), reward, terminated, truncated, n)
+            step_info(wrapper_name(self), info)
             steps.append((reward, terminated, truncated))
             if i >= self._skip - 2:
                 frames.append(obs)
@@ -230,6 +233,7 @@ class TimeAwareObservation(stateful_observation.TimeAwareShell, VectorWrapper):
         obs, reward, terminated, truncated, info = self.env.step(actions)
         checked(self._check, obs)
         step_flags(wrapper_name(self), terminated, truncated, self.num_envs)
+        step_info(wrapper_name(self), info)
         if self._mode is AutoresetMode.SAME_STEP and "final_obs" in info:
             single = self.env.single_observation_space
             final, packed = final_obs_batch(info, obs, single, self.num_envs)

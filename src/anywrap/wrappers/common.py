@@ -17,6 +17,7 @@ from anywrap.shell.checks import (
     check_stats_key,
     checked_reset,
     step_flags,
+    step_info,
     step_values,
     whole_number,
 )
@@ -262,8 +263,7 @@ class RecordEpisodeStatistics(EpisodeStatisticsShell, gym.Wrapper):
     def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(action)
         name = "anywrap.RecordEpisodeStatistics"
-        if not isinstance(info, dict):
-            raise TypeError(f"{name}: expected `info` to be a dict, got {type(info)}")
+        step_info(name, info)
         value = step_values(name, reward, terminated, truncated, None)
         host = xp.is_host(terminated) and xp.is_host(truncated)
         done = bool(terminated or truncated) if host else True  # device flags: every step
