@@ -3,6 +3,8 @@ flattened or not, the normalised time, other backends, and a checkpoint."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import gymnasium as gym
 import pytest
 from array_envs import BackendEnv
@@ -44,3 +46,31 @@ def test_a_checkpoint_continues_bit_for_bit(tmp_path):
     checkpoint_continues(
         lambda: anywrap.TimeAwareObservation(gym.make("Pendulum-v1")), tmp_path / "s"
     )
+
+
+@pytest.mark.parametrize("kind", ["single", "vector", "functional"])
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"flatten": "no"}, TypeError, "expected `flatten` to be a bool, got str 'no'"),
+        ({"normalize_time": 1}, TypeError, "expected `normalize_time` to be a bool, got int 1"),
+        ({"dict_time_key": 3}, TypeError, "expected `dict_time_key` to be a non-empty str"),
+        ({"dict_time_key": ""}, TypeError, "expected `dict_time_key` to be a non-empty str"),
+    ],
+)
+def test_arguments_of_another_type_are_refused_by_name(kind, kwargs, error, message):
+    """ "no" counted as True (the observation was flattened and normalised anyway); an int
+    key became a Dict key."""
+    if kind == "functional":
+        pytest.importorskip("jax")
+        pytest.importorskip("gymnax")
+        from functional_envs import pendulum
+
+        from anywrap import functional as F
+
+        make, env = partial(F.TimeAwareObservation, max_timesteps=10), pendulum(2)
+    else:
+        make = (anywrap.vector if kind == "vector" else anywrap).TimeAwareObservation
+        env = gym.make_vec("CartPole-v1", 2) if kind == "vector" else gym.make("CartPole-v1")
+    with pytest.raises(error, match=rf"TimeAwareObservation: {message}"):
+        make(env, **kwargs)

@@ -16,7 +16,7 @@ import numpy as np
 from gymnasium.spaces import Box
 from gymnasium.vector import AutoresetMode
 
-from anywrap.shell.checks import wrong_type
+from anywrap.shell.checks import flag, wrong_type
 from anywrap.transforms.flatten_observation import flatten_plan
 from anywrap.transforms.time_aware_observation import TimeFeature
 
@@ -63,6 +63,9 @@ def time_aware_space(
     batch_ndim: int = 0,
 ) -> tuple[gym.Space, TimeFeature]:
     """``TimeAwareObservation``'s space, as Gymnasium's, and how its time is added."""
+    normalize, flatten = flag(owner, "normalize_time", normalize), flag(owner, "flatten", flatten)
+    if not isinstance(key, str) or not key:
+        raise wrong_type(owner, "dict_time_key", "a non-empty str", key)
     time_space = Box(0.0, 1.0) if normalize else Box(0, max_steps, dtype=np.int32)
     combined: gym.Space
     if isinstance(space, gym.spaces.Dict):
