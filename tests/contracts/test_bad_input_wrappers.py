@@ -321,6 +321,36 @@ def test_the_wrappers_that_read_final_obs_refuse_an_info_that_is_not_a_dict(name
     assert resets == []  # TimeLimit's step 4 ends every sub-env: none was reset
 
 
+FINAL_OBS_READERS = {
+    "NormalizeObservation": anywrap.vector.NormalizeObservation,
+    # DelayObservation replaces info["final_obs"] by its own delayed rows, never reading them
+    **{k: v for k, v in SAME_STEP_READERS.items() if k not in ("TimeLimit", "DelayObservation")},
+}
+
+
+@pytest.mark.parametrize("name", sorted(FINAL_OBS_READERS))
+@pytest.mark.parametrize("layout", ["packed", "dense"])
+def test_final_obs_rows_that_do_not_fit_the_space_are_refused_by_name(name, layout):
+    """Gymnasium's object array with a row of 4 values failed in NumPy's concatenate, naming
+    no wrapper; TimeAwareObservation did not check a dense batch (NumPy's reshape error)."""
+    env = ScriptedVectorEnv(BOX, mode=AutoresetMode.SAME_STEP)
+    stack = started(FINAL_OBS_READERS[name](env), env)
+    done = np.zeros(N, bool)
+    done[0] = True
+    final: Any = np.zeros((N, 4), np.float32)
+    if layout == "packed":
+        final = np.full(N, None, dtype=object)
+        final[0] = np.zeros(4, np.float32)
+    env.next = {"terminated": done, "info": {"final_obs": final, "_final_obs": done}}
+    refused(
+        stack,
+        lambda: stack.step(np.zeros((N, 1), np.float32)),
+        ValueError,
+        rf"anywrap\.vector\.{name}: expected ",
+        r"final_obs|final observations|observations of shape",
+    )
+
+
 def test_same_step_final_obs_without_its_mask():
     env = ScriptedVectorEnv(BOX, mode=AutoresetMode.SAME_STEP)
     stack = started(anywrap.vector.NormalizeObservation(env), env)

@@ -183,15 +183,22 @@ def map_final_obs(info: dict[str, Any], fn: Callable[[Any], Any]) -> dict[str, A
 
 
 def final_obs_batch(
-    info: dict[str, Any], obs: Any, space: gym.Space, num_envs: int
+    owner: str, info: dict[str, Any], obs: Any, space: gym.Space, num_envs: int
 ) -> tuple[Any, bool]:
-    """``(batch, packed)``: the final observations as one batch (rows with none: ``obs``)."""
+    """``(batch, packed)``: the final observations as one batch (rows with none: ``obs``);
+    a packed row that ``space`` cannot hold is an error naming ``owner``."""
     final = info["final_obs"]
     if not is_packed(final):
         return final, False
     rows = [f if f is not None else tree_map(lambda x, i=i: x[i], obs) for i, f in enumerate(final)]
     out: Any = create_empty_array(space, num_envs)
-    return concatenate(space, rows, out), True
+    try:
+        return concatenate(space, rows, out), True
+    except (ValueError, TypeError, KeyError, IndexError) as e:  # Gymnasium's, per leaf
+        got = [None if f is None else axp.describe(f) for f in final]
+        raise ValueError(
+            f"{owner}: expected each row of info['final_obs'] to fit {space}, got {got} ({e})"
+        ) from None
 
 
 def pack_final_obs(info: dict[str, Any], batch: Any, packed: bool) -> dict[str, Any]:

@@ -175,7 +175,9 @@ class ConversionShell(Shell):
         final = info.get("final_obs") if isinstance(info, dict) else None
         if self._vector and self._target != "numpy" and is_packed(final):
             # Gymnasium's object array of final observations as one batch.
-            batch, _ = final_obs_batch(info, obs, env.single_observation_space, env.num_envs)
+            batch, _ = final_obs_batch(
+                self._name, info, obs, env.single_observation_space, env.num_envs
+            )
             info = {**info, "final_obs": batch}
         return self._out(obs), reward, terminated, truncated, self._out(info)
 

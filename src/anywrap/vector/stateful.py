@@ -75,7 +75,9 @@ class NormalizeObservation(
                 f"{sorted(info)}"
             )
         self._check(obs)
-        final, packed = final_obs_batch(info, obs, self.env.single_observation_space, self.num_envs)
+        final, packed = final_obs_batch(
+            wrapper_name(self), info, obs, self.env.single_observation_space, self.num_envs
+        )
         if not packed:
             self._check(final)
         check_value(
@@ -150,7 +152,9 @@ class FrameStackObservation(stateful_observation.FrameStackShell, VectorWrapper)
         if final is None:
             out = self._run(self._transforms["step"], obs, obs, term, trunc)
             return out, reward, terminated, truncated, info
-        rows, packed = final_obs_batch(info, obs, self.env.single_observation_space, self.num_envs)
+        rows, packed = final_obs_batch(
+            wrapper_name(self), info, obs, self.env.single_observation_space, self.num_envs
+        )
         check_frames(self, rows, self._shape, what="final observations")
         rows = self._mask_for(rows, obs)
         out, stacks = self._run(self._transforms["final"], obs, obs, rows, term, trunc)
@@ -195,7 +199,9 @@ class MaxAndSkipObservation(stateful_observation.MaxAndSkipShell, VectorWrapper)
                 if same:
                     final = obs
                     if info.get("final_obs") is not None:
-                        final, _ = final_obs_batch(info, obs, self.single_observation_space, n)
+                        final, _ = final_obs_batch(
+                            wrapper_name(self), info, obs, self.single_observation_space, n
+                        )
                     check_frames(self, final, self._shape, what="final observations")
                     finals.append(final)
         # the rewards, flags and final observations of the steps, where the state is
@@ -236,7 +242,9 @@ class TimeAwareObservation(stateful_observation.TimeAwareShell, VectorWrapper):
         step_info(wrapper_name(self), info)
         if self._mode is AutoresetMode.SAME_STEP and "final_obs" in info:
             single = self.env.single_observation_space
-            final, packed = final_obs_batch(info, obs, single, self.num_envs)
+            final, packed = final_obs_batch(wrapper_name(self), info, obs, single, self.num_envs)
+            if not packed:
+                checked(self._check, final)
             out, final = self._run(self._transforms["step"], obs, obs, terminated, truncated, final)
             info = pack_final_obs(info, final, packed)
         else:
