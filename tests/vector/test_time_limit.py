@@ -98,3 +98,40 @@ def test_bad_input_changes_nothing():
     env = stepped(anywrap.vector.TimeLimit(vec(3), 5))
     bad_reset_masks_change_nothing(env)
     foreign_state_changes_nothing(env, stepped(anywrap.vector.TimeLimit(vec(2), 5)))
+
+
+@pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP], ids=str)
+@pytest.mark.parametrize("shape", [(2, 4), (3,)])
+def test_a_masked_reset_of_another_shape_is_refused_by_name(mode, shape):
+    """One env's observation (3,) from the masked reset was copied into every sub-env, the
+    ones not reset too; (2, 4) failed in NumPy's broadcast, naming no wrapper."""
+    from gymnasium.vector.utils import batch_space
+
+    class Env(gym.vector.VectorEnv):
+        num_envs = 2
+        single_observation_space = gym.spaces.Box(-1.0, 1.0, (3,), np.float32)
+        observation_space = batch_space(single_observation_space, 2)
+        single_action_space = gym.spaces.Box(-1.0, 1.0, (1,), np.float32)
+        action_space = batch_space(single_action_space, 2)
+        metadata = {"autoreset_mode": mode}
+
+        def reset(self, *, seed=None, options=None):
+            masked = options and "reset_mask" in options
+            return (np.full(shape, 7.0, np.float32) if masked else np.zeros((2, 3), np.float32)), {}
+
+        def step(self, actions):
+            return (
+                np.zeros((2, 3), np.float32),
+                np.zeros(2),
+                np.zeros(2, bool),
+                np.zeros(2, bool),
+                {},
+            )
+
+    env = anywrap.vector.TimeLimit(Env(), 1)
+    env.reset(seed=0)
+    with pytest.raises(
+        ValueError, match=r"anywrap\.vector\.TimeLimit: expected the masked reset's"
+    ):
+        for _ in range(2):  # the limit ends both sub-envs; the reset comes at once or next step
+            env.step(np.zeros((2, 1), np.float32))

@@ -158,6 +158,17 @@ class TimeLimit(Shell, VectorWrapper):
             self._steps = 0
         return obs, info
 
+    def _reset_rows(self, mask: Any, obs: Any) -> Any:
+        """The masked reset's observations, shaped as the step's ``obs`` (else an error)."""
+        fresh, _ = self.env.reset(options={"reset_mask": mask})
+        want, got = (tree_map(lambda x: tuple(getattr(x, "shape", ())), o) for o in (obs, fresh))
+        if got != want:
+            raise ValueError(
+                "anywrap.vector.TimeLimit: expected the masked reset's observations shaped as "
+                f"the step's, {want}; got {got}"
+            )
+        return fresh
+
     def _may_reset(self, mask: Any) -> bool:
         return bool(np.any(mask)) if xp.is_host(mask) else self._steps >= self._max_episode_steps
 
@@ -167,7 +178,7 @@ class TimeLimit(Shell, VectorWrapper):
         step_info("anywrap.vector.TimeLimit", info)
         pending = self._state_for(obs).pending
         if self._mode is AutoresetMode.NEXT_STEP and self._may_reset(pending):
-            fresh, _ = self.env.reset(options={"reset_mask": pending})
+            fresh = self._reset_rows(pending, obs)
             obs, reward, terminated, truncated = self._run(
                 self._transforms["restart"], obs, fresh, obs, reward, terminated, truncated
             )
@@ -178,7 +189,7 @@ class TimeLimit(Shell, VectorWrapper):
         if self._mode is not AutoresetMode.SAME_STEP or not self._may_reset(forced):
             return obs, reward, terminated, truncated, info
         # SAME_STEP: the sub-envs the limit ends restart now, their last obs the final ones
-        fresh, _ = self.env.reset(options={"reset_mask": forced})
+        fresh = self._reset_rows(forced, obs)
         info = dict(info)
         given = info.get("final_obs")
         packed = is_packed(given) or (given is None and xp.is_host(forced))
