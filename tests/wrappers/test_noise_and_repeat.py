@@ -149,6 +149,31 @@ def test_noise_errors_name_the_wrapper():
         wrapped.render()
 
 
+@pytest.mark.parametrize("shell", ["host", "functional"])
+@pytest.mark.parametrize(
+    ("name", "args", "message"),
+    [
+        ("AddWhiteNoise", ("0.5",), "expected `probability_of_noise_per_pixel` to be a real"),
+        ("AddWhiteNoise", (0.5, "yes"), "expected `is_noise_grayscale` to be a bool, got str"),
+        ("ObstructView", ("0.1", 3), "expected `obstructed_pixels_ratio` to be a real"),
+        ("ObstructView", (0.1, 3, 1), "expected `is_noise_grayscale` to be a bool, got int 1"),
+    ],
+)
+def test_noise_arguments_of_another_type_are_refused_by_name(shell, name, args, message):
+    """A string probability or ratio failed in Python's `<=`; "yes" or 1 for the gray flag
+    was taken (and written into the wrapper's attributes)."""
+    if shell == "functional":
+        pytest.importorskip("jax")
+        from anywrap import functional as F
+
+        env = F.from_gymnax(pytest.importorskip("gymnax").make("Breakout-MinAtar")[0])
+        make, who = getattr(F, name), rf"anywrap\.functional\.{name}"
+    else:
+        env, make, who = render_envs.make(), getattr(anywrap, name), rf"anywrap\.{name}"
+    with pytest.raises(TypeError, match=rf"{who}: {message}"):
+        make(env, *args)
+
+
 # ----------------------------------------------------------------- RepeatAction
 @pytest.mark.parametrize("repeats", [1, 3, 4])
 def test_repeat_action_is_gymnasiums(repeats):

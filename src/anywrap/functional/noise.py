@@ -9,11 +9,16 @@ from typing import Any, NamedTuple
 import gymnasium as gym
 import jax
 import jax.numpy as jnp
-from gymnasium.error import InvalidProbability
 
 import anywrap.backends.jax  # noqa: F401  (registers the JAX key's draws)
 from anywrap.shell.checks import wrapper_name
-from anywrap.shell.noise import check_obstruction, draw_centers, draw_noise, draw_uniform
+from anywrap.shell.noise import (
+    check_obstruction,
+    check_white_noise,
+    draw_centers,
+    draw_noise,
+    draw_uniform,
+)
 from anywrap.shell.sticky_action import check_sticky, sample_action
 from anywrap.transforms.noise import obstruct, white_noise
 from anywrap.transforms.sticky_action import StickyKeyed, StickyState, init_sticky, sticky_step
@@ -84,12 +89,10 @@ class AddWhiteNoise(NoiseMap):
         probability_of_noise_per_pixel: float,
         is_noise_grayscale: bool = False,
     ) -> None:
-        if not 0 <= probability_of_noise_per_pixel < 1:
-            raise InvalidProbability(
-                f"{wrapper_name(self)}: expected `probability_of_noise_per_pixel` in [0, 1), "
-                f"got {probability_of_noise_per_pixel!r}"
-            )
-        super().__init__(env, is_noise_grayscale)
+        _, gray = check_white_noise(
+            wrapper_name(self), probability_of_noise_per_pixel, is_noise_grayscale
+        )
+        super().__init__(env, gray)
         self.probability_of_noise_per_pixel = probability_of_noise_per_pixel
 
     def _noisy(self, key: Any, frames: Any) -> tuple[Any, Any]:
@@ -121,8 +124,11 @@ class ObstructView(NoiseMap):
         obstruction_width: int,
         is_noise_grayscale: bool = False,
     ) -> None:
-        check_obstruction(wrapper_name(self), obstructed_pixels_ratio, obstruction_width)
-        super().__init__(env, is_noise_grayscale)
+        name = wrapper_name(self)
+        gray = check_obstruction(
+            name, obstructed_pixels_ratio, obstruction_width, is_noise_grayscale
+        )
+        super().__init__(env, gray)
         self.obstruction_centers_ratio = obstructed_pixels_ratio / obstruction_width**2
         self.obstruction_width = obstruction_width
 

@@ -16,9 +16,10 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from gymnasium.error import InvalidProbability
 
 from anywrap import xp
-from anywrap.shell.checks import checked_reset, wrapper_name
+from anywrap.shell.checks import checked_reset, flag, real_number, wrapper_name
 from anywrap.transforms.noise import GRAY_HIGH, gray_noise, scaled_integers
 from anywrap.xp import random
 
@@ -47,12 +48,23 @@ def draw_centers(key: Any, pixels: int, count: tuple[int, ...]) -> tuple[Any, An
     return key, scaled_integers(u, pixels, "int32")
 
 
-def check_obstruction(owner: str, ratio: Any, width: Any) -> None:
-    """Gymnasium's checks of ObstructView's arguments."""
-    if not 0 <= ratio < 1:
+def check_white_noise(owner: str, p: Any, gray: Any) -> tuple[float, bool]:
+    """Gymnasium's check of AddWhiteNoise's arguments, each of its type first."""
+    value = real_number(owner, "probability_of_noise_per_pixel", p)
+    if not 0 <= value < 1:
+        raise InvalidProbability(
+            f"{owner}: expected `probability_of_noise_per_pixel` in [0, 1), got {p!r}"
+        )
+    return value, flag(owner, "is_noise_grayscale", gray)
+
+
+def check_obstruction(owner: str, ratio: Any, width: Any, gray: Any) -> bool:
+    """Gymnasium's checks of ObstructView's arguments, each of its type first."""
+    if not 0 <= real_number(owner, "obstructed_pixels_ratio", ratio) < 1:
         raise ValueError(f"{owner}: expected `obstructed_pixels_ratio` in [0, 1), got {ratio!r}")
     if not np.issubdtype(type(width), np.integer) or width < 1:
         raise ValueError(f"{owner}: expected `obstruction_width` an integer >= 1, got {width!r}")
+    return flag(owner, "is_noise_grayscale", gray)
 
 
 def check_frame(owner: str, frame: Any) -> None:

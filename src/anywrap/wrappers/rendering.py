@@ -6,13 +6,13 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 from gymnasium import logger
-from gymnasium.error import InvalidProbability
 
 from anywrap import xp
 from anywrap.shell.checks import check_env_kind, checked_reset
 from anywrap.shell.noise import (
     RenderNoise,
     check_obstruction,
+    check_white_noise,
     draw_centers,
     draw_noise,
     draw_uniform,
@@ -105,11 +105,9 @@ class AddWhiteNoise(RenderNoise):
     ) -> None:
         """Wrap ``env``; ``probability_of_noise_per_pixel`` in [0, 1), ``is_noise_grayscale``:
         gray noise on the three channels."""
-        if not 0 <= probability_of_noise_per_pixel < 1:
-            raise InvalidProbability(
-                f"anywrap.AddWhiteNoise: expected `probability_of_noise_per_pixel` in [0, 1), got "
-                f"{probability_of_noise_per_pixel!r}"
-            )
+        _, gray = check_white_noise(
+            "anywrap.AddWhiteNoise", probability_of_noise_per_pixel, is_noise_grayscale
+        )
         gym.utils.RecordConstructorArgs.__init__(
             self,
             probability_of_noise_per_pixel=probability_of_noise_per_pixel,
@@ -118,7 +116,7 @@ class AddWhiteNoise(RenderNoise):
         check_env_kind(self, env)
         gym.Wrapper.__init__(self, env)
         self.probability_of_noise_per_pixel = probability_of_noise_per_pixel
-        self.is_noise_grayscale = is_noise_grayscale
+        self.is_noise_grayscale = gray
         self._map = xp.Compiled(partial(white_noise, p=float(probability_of_noise_per_pixel)))
 
     def _noisy(self, key: Any, frame: Any) -> tuple[Any, Any]:
@@ -149,7 +147,9 @@ class ObstructView(RenderNoise):
         is_noise_grayscale: bool = False,
     ) -> None:
         """Wrap ``env``; ``obstructed_pixels_ratio`` in [0, 1), ``obstruction_width`` >= 1."""
-        check_obstruction("anywrap.ObstructView", obstructed_pixels_ratio, obstruction_width)
+        gray = check_obstruction(
+            "anywrap.ObstructView", obstructed_pixels_ratio, obstruction_width, is_noise_grayscale
+        )
         gym.utils.RecordConstructorArgs.__init__(
             self,
             obstructed_pixels_ratio=obstructed_pixels_ratio,
@@ -160,7 +160,7 @@ class ObstructView(RenderNoise):
         gym.Wrapper.__init__(self, env)
         self.obstruction_centers_ratio = obstructed_pixels_ratio / obstruction_width**2
         self.obstruction_width = obstruction_width
-        self.is_noise_grayscale = is_noise_grayscale
+        self.is_noise_grayscale = gray
         self._map = xp.Compiled(partial(obstruct, width=int(obstruction_width)))
 
     def _noisy(self, key: Any, frame: Any) -> tuple[Any, Any]:
