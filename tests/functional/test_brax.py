@@ -203,7 +203,9 @@ def test_full_autoreset_draws_a_fresh_start():
     assert np.asarray(trunc)[L - 1].all()
     starts = np.asarray(obs)[L - 1]  # every env restarted on step L
     assert not np.isclose(starts, np.asarray(first)).all(axis=-1).any()
-    with pytest.raises(TypeError, match="full_reset to be a bool"):
+    with pytest.raises(
+        TypeError, match=r"functional\.AutoReset: expected `full_reset` to be a bool"
+    ):
         F.AutoReset(F.from_brax(Drift()), full_reset="no")
 
 

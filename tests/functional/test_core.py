@@ -19,10 +19,13 @@ from anywrap import functional as F  # noqa: E402
 def test_bad_envs_and_arguments_fail_loudly():
     with pytest.raises(TypeError, match="ClipAction: expected a Box"):
         F.ClipAction(F.VmapWrapper(F.from_gymnax(gymnax.make("CartPole-v1")[0]), 2))
-    with pytest.raises(ValueError, match="already batched"):
+    with pytest.raises(ValueError, match=r"anywrap\.functional\.VmapWrapper: the env is already"):
         F.VmapWrapper(pendulum(), 2)
-    with pytest.raises(ValueError, match="num_envs must be a positive int"):
+    with pytest.raises(ValueError, match=r"functional\.VmapWrapper: expected `num_envs` >= 1"):
         F.VmapWrapper(pendulum(None), 0)
+    for n in (True, 2.0):  # True was taken as one env
+        with pytest.raises(TypeError, match=r"VmapWrapper: expected `num_envs` to be an int"):
+            F.VmapWrapper(pendulum(None), n)
     with pytest.raises(
         TypeError, match=r"anywrap\.functional\.TimeLimit: expected a functional env"
     ):

@@ -11,7 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
-from anywrap.shell.checks import whole_number
+from anywrap.shell.checks import whole_number, wrapper_name
 
 from .core import FunctionalEnv, Step, Wrapper, batch_ndim, is_key_batch
 
@@ -368,14 +368,13 @@ class VmapWrapper(Wrapper):
 
     def __init__(self, env: FunctionalEnv, num_envs: int) -> None:
         super().__init__(env)
+        name = wrapper_name(self)
         if batch_ndim(env):
             raise ValueError(
-                f"VmapWrapper: the env is already batched (num_envs={env.num_envs}); "
+                f"{name}: the env is already batched (num_envs={env.num_envs}); "
                 "wrap an unbatched env"
             )
-        if not isinstance(num_envs, int) or num_envs < 1:
-            raise ValueError(f"VmapWrapper: num_envs must be a positive int, got {num_envs!r}")
-        self._num_envs = num_envs
+        self._num_envs = whole_number(name, "num_envs", num_envs, 1)
 
     num_envs = property(lambda self: self._num_envs)  # type: ignore[assignment]
     batched = True  # type: ignore[assignment]

@@ -10,7 +10,7 @@ import jax.numpy as jnp
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from anywrap.shell.checks import whole_number, wrapper_name
+from anywrap.shell.checks import flag, whole_number, wrapper_name
 from anywrap.shell.delay_observation import check_delay, zero_observation
 from anywrap.shell.images import box_space, check_positive_int, padding_of
 from anywrap.shell.time import check_max_episode_steps, time_aware_space
@@ -89,14 +89,13 @@ class AutoReset(Wrapper):
 
     def __init__(self, env: FunctionalEnv, *, full_reset: bool = True) -> None:
         super().__init__(env)
+        name = wrapper_name(self)
         if env.autoreset_mode != AutoresetMode.DISABLED:
             raise ValueError(
-                f"AutoReset: the env already resets itself ({env.autoreset_mode}); "
+                f"{name}: the env already resets itself ({env.autoreset_mode}); "
                 "wrapping it again would reset twice"
             )
-        if not isinstance(full_reset, bool):
-            raise TypeError(f"AutoReset: expected full_reset to be a bool, got {full_reset!r}")
-        self.full_reset = full_reset
+        self.full_reset = flag(name, "full_reset", full_reset)
         if not full_reset:  # declared on the instance, for shard_specs
             self.state_type = CachedResetState  # type: ignore[misc]
             self.per_env_fields = ("first_obs", "first_inner")  # type: ignore[misc]
