@@ -282,12 +282,26 @@ def load_state(
         f"{hint if meta.get('format') == _FUNCTIONAL else ''}, this stack has [{','.join(layers)}]"
     )
     source = _layer_map(meta, _FORMAT, list(layers), bool(strict), mismatch)
+    if strict:
+        _no_stray(path, meta, flat)
     states = [
         (layers[prefix], _checked(prefix, path, layers[prefix].checked_state, _part(flat, saved)))
         for prefix, saved in source.items()
     ]
     for layer, state in states:
         layer._install(state)
+
+
+def _no_stray(path: str, meta: dict[str, str], flat: dict[str, np.ndarray]) -> None:
+    """Every entry belongs to a saved layer (save_state writes no other): else the file is
+    damaged or foreign, and a strict load refuses it."""
+    saved = tuple(p + "." for p in meta.get("layers", "").split(",") if p)
+    stray = sorted(k for k in flat if not k.startswith(saved))
+    if stray:
+        raise CheckpointError(
+            f"anywrap.load_state: {path!r} holds entries of no saved wrapper, {stray[:4]} "
+            "(a damaged or foreign checkpoint); nothing was loaded"
+        )
 
 
 def _part(flat: dict[str, np.ndarray], saved: str, prefix: str = "") -> dict[str, np.ndarray]:
@@ -319,6 +333,8 @@ def _load_functional(
         f"[{meta.get('layers', '?')}], this functional stack has [{','.join(prefixes)}]"
     )
     source = _layer_map(meta, _FUNCTIONAL, prefixes, strict, mismatch)
+    if strict:
+        _no_stray(path, meta, flat)
     values = dict(entries)  # the layers that load nothing keep their own statistics
     for prefix, saved in source.items():
         mine = _part(entries, prefix, prefix + ".")

@@ -159,6 +159,23 @@ def test_entries_of_the_wrong_kind_are_refused_by_name(saved, tmp_path, key_end,
         np.testing.assert_array_equal(v, before[k])
 
 
+@pytest.mark.parametrize("stray", ["extra", "9.NormalizeObservation.mean"])
+def test_an_entry_of_no_saved_wrapper_is_refused_by_a_strict_load(saved, tmp_path, stray):
+    """An entry outside every saved layer (save_state writes none) was ignored silently."""
+    tensors = load_file(saved)
+    tensors[stray] = np.zeros(3, np.float32)
+    path = tmp_path / "stray.safetensors"
+    save_file(tensors, path, metadata={"format": "anywrap.stack/1", "layers": _layers(saved)})
+    env = trained_stack(seed=2)
+    before = flat_state(env)
+    with pytest.raises(CheckpointError, match=rf"holds entries of no saved wrapper, \['{stray}'\]"):
+        anywrap.load_state(env, path)
+    for k, v in flat_state(env).items():
+        np.testing.assert_array_equal(v, before[k])
+    anywrap.load_state(env, path, strict=False)  # what fits loads
+    assert flat_state(env).keys() == before.keys()
+
+
 def test_a_failed_layer_changes_no_other_layer(saved, tmp_path):
     # the outer layer's entries are fine; the inner one's variance is not
     path, _ = _edited(saved, tmp_path, "NormalizeObservation.var", lambda v: -v)

@@ -185,6 +185,15 @@ def test_entries_that_the_wrappers_cannot_hold_are_refused_by_name(
         anywrap.load_state(env, bad, state=state)
 
 
+def test_an_entry_of_no_saved_wrapper_is_refused_by_a_strict_load(saved, tmp_path):
+    env, state, path = saved
+    bad = _edited(path, tmp_path, "extra", np.zeros(3, np.float32))
+    with pytest.raises(CheckpointError, match=r"holds entries of no saved wrapper, \['extra'\]"):
+        anywrap.load_state(env, bad, state=state)
+    loaded = anywrap.load_state(env, bad, state=state, strict=False)  # what fits loads
+    assert jax.tree.structure(loaded) == jax.tree.structure(state)
+
+
 def test_files_of_another_stack_or_kind_are_refused(saved, tmp_path):
     env, state, path = saved
     other = F.NormalizeObservation(pendulum())
