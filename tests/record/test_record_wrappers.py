@@ -418,7 +418,10 @@ def test_vector_info_masks_blank_absent_values(tmp_path: Path) -> None:
     [
         ({"report_length": -1}, "report_length must be an int >= 0, got -1"),
         ({"episode_trigger": 3}, "episode_trigger must be callable or None, got 3"),
-        ({"fps": 0}, "fps must be None or a positive number, got 0"),
+        ({"fps": 0}, "fps must be None or a finite positive number, got 0"),
+        ({"fps": float("inf")}, "fps must be None or a finite positive number, got inf"),
+        ({"name_prefix": "a\x00b"}, "name_prefix must be a non-empty file name prefix"),
+        ({"report_folder": None}, "expected `report_folder` as a str or os.PathLike, got None"),
         ({"frame_format": "gif"}, "frame_format must be one of"),
         ({"frame_quality": 0}, "frame_quality must be an int in [1, 100], got 0"),
         ({"max_dims": 0}, "max_dims must be an int >= 1, got 0"),
@@ -430,8 +433,9 @@ def test_bad_arguments_name_the_wrapper(
     kwargs: dict[str, Any], message: str, tmp_path: Path
 ) -> None:
     env = ArrayEnv(render_mode="rgb_array")
+    kwargs = {"report_folder": tmp_path / "r", **kwargs}
     with pytest.raises((ValueError, TypeError)) as err:
-        anywrap.RecordHTML(env, tmp_path / "r", **kwargs)
+        anywrap.RecordHTML(env, **kwargs)
     assert message in str(err.value)
     assert "anywrap.RecordHTML" in str(err.value)
     assert not (tmp_path / "r").exists()
@@ -468,12 +472,26 @@ def test_frame_options_are_checked_at_construction_whether_or_not_the_env_render
         (5, "sub_envs must be between 1 and num_envs=3, got 5"),
         ([0, 0], "sub_envs must be distinct indices in [0, 3)"),
         ([3], "sub_envs must be distinct indices in [0, 3), got [3]"),
+        # issue 32's audit: these were truncated by int() or parsed from the string
+        ([1.7, 2.9], "sub_envs must be ints, got [1.7, 2.9]"),
+        ("03", "sub_envs must be ints, got ['0', '3']"),
+        ([True], "sub_envs must be ints, got [True]"),
     ],
 )
 def test_bad_sub_envs(sub_envs: Any, message: str, tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match=r"anywrap\.vector\.RecordHTML") as err:
+    with pytest.raises((ValueError, TypeError), match=r"anywrap\.vector\.RecordHTML") as err:
         anywrap.vector.RecordHTML(ArrayVectorEnv(np.asarray), tmp_path, sub_envs=sub_envs)
     assert message in str(err.value)
+
+
+def test_a_report_folder_under_a_file_is_refused_at_construction(tmp_path: Path) -> None:
+    """Every report was lost, each with a warning at its write (Gymnasium's RecordVideo makes
+    the folder at once, and fails there)."""
+    (tmp_path / "afile").write_text("")
+    with pytest.raises(
+        NotADirectoryError, match=r"anywrap\.RecordHTML: .* where '.*afile' is a file"
+    ):
+        anywrap.RecordHTML(ArrayEnv(render_mode="rgb_array"), tmp_path / "afile" / "sub")
 
 
 def test_bad_reset_mask_fails_before_anything_is_recorded(tmp_path: Path) -> None:

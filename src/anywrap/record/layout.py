@@ -223,6 +223,10 @@ def select_sub_envs(owner: str, sub_envs: int | Sequence[int] | None, num_envs: 
         raise TypeError(
             f"{owner}: sub_envs must be None, an int or a sequence of ints, got {sub_envs!r}"
         )
+    if isinstance(sub_envs, str) or not all(
+        isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_)) for i in sub_envs
+    ):
+        raise TypeError(f"{owner}: sub_envs must be ints, got {list(sub_envs)!r}")
     picked = [int(i) for i in sub_envs]
     if not picked or len(set(picked)) != len(picked) or not all(0 <= i < num_envs for i in picked):
         raise ValueError(

@@ -21,6 +21,7 @@ Example:
 from __future__ import annotations
 
 import atexit
+import math
 import os
 import sys
 import time
@@ -97,9 +98,9 @@ class Recorder:
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise ValueError(f"{owner}: {name} must be an int >= {low}, got {value!r}")
         if fps is not None and not (
-            isinstance(fps, (int, float)) and not isinstance(fps, bool) and fps > 0
+            isinstance(fps, (int, float)) and not isinstance(fps, bool) and 0 < fps < math.inf
         ):
-            raise ValueError(f"{owner}: fps must be None or a positive number, got {fps!r}")
+            raise ValueError(f"{owner}: fps must be None or a finite positive number, got {fps!r}")
         # Checked whether or not the env renders now (it may only later, or never).
         check_frame_options(owner, frame_format, frame_quality, max_frame_side)
         self.owner = owner

@@ -409,10 +409,17 @@ def write_html(path: str | os.PathLike[str], report: dict[str, Any]) -> Path:
 def check_folder(owner: str, folder: str | os.PathLike[str], prefix: str) -> Path:
     """The reports' folder, absolute; as RecordVideo, an error at once if it is a file, and a
     warning if it holds reports named ``prefix-*.html`` that would be overwritten."""
+    if not isinstance(folder, (str, os.PathLike)):
+        raise TypeError(
+            f"{owner}: expected `report_folder` as a str or os.PathLike, got {folder!r}"
+        )
     path = Path(folder).absolute()
-    if path.exists() and not path.is_dir():
+    # the path itself, or the nearest part of it that exists (the rest is made at the write)
+    there = next((p for p in (path, *path.parents) if p.exists()), path)
+    if there.exists() and not there.is_dir():
         raise NotADirectoryError(
-            f"{owner}: expected a folder for the reports, got the file {str(path)!r}"
+            f"{owner}: expected a folder for the reports, got {str(path)!r}, where "
+            f"{str(there)!r} is a file"
         )
     if path.is_dir() and any(path.glob(f"{glob.escape(prefix)}-*.html")):
         warnings.warn(

@@ -59,7 +59,7 @@ class Schedule:
             or report_length < 0
         ):
             raise ValueError(f"{owner}: report_length must be an int >= 0, got {report_length!r}")
-        if not isinstance(prefix, str) or not prefix or "/" in prefix:
+        if not isinstance(prefix, str) or not prefix or any(c in prefix for c in "/\x00"):
             raise ValueError(
                 f"{owner}: name_prefix must be a non-empty file name prefix, got {prefix!r}"
             )
