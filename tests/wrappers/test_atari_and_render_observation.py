@@ -88,6 +88,50 @@ def test_device_frames_stay_on_the_device(library):
         assert (reward, terminated, truncated) == want[1:4]
 
 
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"frame_skip": "4"}, "expected `frame_skip` to be an int, got str '4'"),
+        ({"frame_skip": 2.5}, "expected `frame_skip` to be an int, got float 2.5"),
+        ({"noop_max": 2.5}, "expected `noop_max` to be an int, got float 2.5"),
+        ({"scale_obs": "no"}, "expected `scale_obs` to be a bool, got str 'no'"),
+        ({"terminal_on_life_loss": 1}, "expected `terminal_on_life_loss` to be a bool"),
+    ],
+)
+def test_atari_arguments_of_another_type_are_refused_by_name(kwargs, message):
+    """'4' failed in Python's `<=`, 2.5 at the first step; 2.5 noops and "no" were taken."""
+    with pytest.raises(TypeError, match=rf"anywrap\.AtariPreprocessing: {message}"):
+        anywrap.AtariPreprocessing(render_envs.make(), **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("values", "error", "message"),
+    [
+        ({"reward": np.array([1.0, 2.0])}, ValueError, "expected a scalar reward"),
+        ({"reward": 1 + 2j}, TypeError, "expected reward to hold real numbers"),
+        ({"terminated": "False"}, TypeError, "expected terminated to hold bools"),
+        ({"truncated": 0.5}, TypeError, "expected truncated to hold bools"),
+    ],
+)
+def test_atari_step_values_of_another_kind_are_refused_before_any_change(values, error, message):
+    """A reward of two elements became two summed rewards; "False" ended the skip loop."""
+
+    class Bent(gym.Wrapper):
+        def step(self, action):
+            obs, reward, terminated, truncated, info = self.env.step(action)
+            out = {"reward": reward, "terminated": terminated, "truncated": truncated, **values}
+            return obs, out["reward"], out["terminated"], out["truncated"], info
+
+    env = anywrap.AtariPreprocessing(Bent(render_envs.make()), noop_max=0, frame_skip=2)
+    env.reset(seed=0)
+    before = ([b.copy() for b in env.obs_buffer], env.lives, env.game_over)
+    with pytest.raises(error, match=rf"anywrap\.AtariPreprocessing: {message}"):
+        env.step(0)
+    for kept, now in zip(before[0], env.obs_buffer):
+        np.testing.assert_array_equal(kept, now)
+    assert (env.lives, env.game_over) == before[1:]
+
+
 def test_atari_errors_name_the_wrapper():
     for kwargs in ({"frame_skip": 0}, {"screen_size": (3,)}, {"noop_max": -1}):
         with pytest.raises(

@@ -1,5 +1,6 @@
 """AtariPreprocessing for a single env."""
 
+import numbers
 from functools import partial
 from typing import Any
 
@@ -7,7 +8,7 @@ import gymnasium as gym
 import numpy as np
 
 from anywrap import xp
-from anywrap.shell.checks import check_env_kind, checked_reset
+from anywrap.shell.checks import check_env_kind, checked_reset, flag, step_values, wrong_type
 from anywrap.shell.images import frames_check, grayscale_map, image_space
 from anywrap.transforms.atari_preprocessing import atari_frame
 
@@ -67,6 +68,18 @@ class AtariPreprocessing(gym.Wrapper, gym.utils.RecordConstructorArgs):
         )
         check_env_kind(self, env)
         gym.Wrapper.__init__(self, env)
+        for k, v in (("noop_max", noop_max), ("frame_skip", frame_skip)):  # signs: below
+            if not isinstance(v, numbers.Integral) or isinstance(v, bool):
+                raise wrong_type(_NAME, k, "an int", v)
+        terminal_on_life_loss, grayscale_obs, grayscale_newaxis, scale_obs = (
+            flag(_NAME, k, v)
+            for k, v in (
+                ("terminal_on_life_loss", terminal_on_life_loss),
+                ("grayscale_obs", grayscale_obs),
+                ("grayscale_newaxis", grayscale_newaxis),
+                ("scale_obs", scale_obs),
+            )
+        )
         size = _screen(screen_size) or (0, 0)
         for wrong, what in (
             (frame_skip <= 0, f"`frame_skip` to be positive, actually: {frame_skip}"),
@@ -125,6 +138,7 @@ class AtariPreprocessing(gym.Wrapper, gym.utils.RecordConstructorArgs):
         terminated, truncated, info = False, False, dict[str, Any]()
         for t in range(self.frame_skip):
             obs, reward, terminated, truncated, info = self.env.step(action)
+            reward = step_values(_NAME, reward, terminated, truncated, None)
             total_reward = total_reward + reward
             self.game_over = terminated
             if self.terminal_on_life_loss:
