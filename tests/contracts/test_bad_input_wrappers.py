@@ -1070,3 +1070,49 @@ def test_a_final_obs_mask_that_is_no_bool_per_sub_env_is_refused(mask, exc):
         exc,
         r"anywrap\.vector\.NormalizeObservation: expected info\['_final_obs'\] ",
     )
+
+
+def _images(vector=False):
+    import render_envs
+
+    return gym.vector.SyncVectorEnv([render_envs.make] * 2) if vector else render_envs.make()
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda: anywrap.GrayscaleObservation(_images(), keep_dim="no"), "GrayscaleObservation"),
+        (
+            lambda: anywrap.vector.GrayscaleObservation(_images(True), keep_dim="no"),
+            "vector.GrayscaleObservation",
+        ),
+        (lambda: anywrap.AddRenderObservation(_images(), render_only="no"), "AddRenderObservation"),
+        (lambda: anywrap.ToTorch(gym.make("CartPole-v1"), scalars=0), "ToTorch"),
+        (lambda: anywrap.ToTorch(gym.make("CartPole-v1"), writable="yes"), "ToTorch"),
+    ],
+)
+def test_bool_arguments_of_another_type_are_refused_by_name(make, message):
+    """ "no" counted as True (a channel axis kept, the frame alone), 0 as scalars=True."""
+    pytest.importorskip("torch")
+    with pytest.raises(TypeError, match=rf"anywrap\.{message}: expected `\w+` to be a bool, got"):
+        make()
+
+
+@pytest.mark.parametrize("wrapper", ["TransformAction", "TransformReward"])
+def test_vectorize_refuses_a_func_that_is_not_callable_before_the_env_steps(wrapper):
+    """func=3 was taken, then the step failed in Python after the sub-envs had stepped."""
+    extra = {"action_space": None} if wrapper == "TransformAction" else {}
+    with pytest.raises(TypeError, match=rf"vector\.Vectorize{wrapper}: expected `func` to be"):
+        getattr(anywrap.vector, f"Vectorize{wrapper}")(
+            gym.make_vec("Pendulum-v1", 2), getattr(gym.wrappers, wrapper), func=3, **extra
+        )
+
+
+@pytest.mark.parametrize("vector", [False, True])
+@pytest.mark.parametrize("shape", [(3, -1), (-1, -1)])
+def test_a_reshape_no_observation_fits_is_refused_by_name(vector, shape):
+    """(3, -1) of 4 values and two -1 passed the check and failed in NumPy's reshape."""
+    env = gym.make_vec("CartPole-v1", 2) if vector else gym.make("CartPole-v1")
+    make = (anywrap.vector if vector else anywrap).ReshapeObservation
+    with pytest.raises(ValueError, match=r"ReshapeObservation: `shape` .* holds no whole number"):
+        make(env, shape)

@@ -82,11 +82,11 @@ def reshape_space(owner: str, space: gym.Space, shape: Any) -> gym.spaces.Box:
         raise TypeError(f"{owner}: expected the entries of `shape` to be integers, got {shape}")
     if not all(d > 0 or d == -1 for d in shape):
         raise ValueError(f"{owner}: expected the entries of `shape` to be > 0 or -1, got {shape}")
-    size = int(np.prod(space.shape))
-    if -1 not in shape and int(np.prod(shape)) != size:
+    size, known = int(np.prod(space.shape)), int(np.prod([d for d in shape if d != -1]))
+    if shape.count(-1) > 1 or (known != size if -1 not in shape else size % known):
+        held = f"{known} values" if -1 not in shape else "no whole number of them with one -1"
         raise ValueError(
-            f"{owner}: `shape` {shape} holds {int(np.prod(shape))} values, the observation "
-            f"space {space} holds {size}"
+            f"{owner}: `shape` {shape} holds {held}, the observation space {space} holds {size}"
         )
     low = np.reshape(np.ravel(space.low), shape)
     high = np.reshape(np.ravel(space.high), shape)

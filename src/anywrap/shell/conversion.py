@@ -23,6 +23,7 @@ from anywrap._extras import ALIASES, EXTRA, require
 from anywrap.convert.converter import Converter, check_known, resolve_library
 from anywrap.shell.arrays import final_obs_batch, is_packed
 from anywrap.shell.base import Shell
+from anywrap.shell.checks import flag
 from anywrap.tree import leaves
 
 Library = str | ModuleType | None
@@ -85,6 +86,9 @@ class ConversionShell(Shell):
         self._name = name
         if vector and scalars is not None:
             raise TypeError(f"{name}: vector envs always return arrays; `scalars` is for one env")
+        if scalars is not None:
+            flag(name, "scalars", scalars)
+        flag(name, "writable", writable)
         if to is not None and target_xp is not None:
             raise TypeError(f"{name}: give `to=` or `target_xp`, not both")
         if device is not None and target_device is not None:

@@ -18,7 +18,7 @@ import numpy as np
 from gymnasium.wrappers.utils import create_zero_array
 
 from anywrap import xp as axp
-from anywrap.shell.checks import wrapper_name
+from anywrap.shell.checks import flag, wrapper_name
 from anywrap.transforms.grayscale_observation import grayscale
 from anywrap.transforms.promotion import dtype_name
 from anywrap.transforms.resize_observation import resize
@@ -57,6 +57,7 @@ class ImageMap(NamedTuple):
 
 def grayscale_map(owner: str, space: gym.Space, keep_dim: bool) -> ImageMap:
     """``GrayscaleObservation`` of the image space ``space`` (Gymnasium's checks)."""
+    keep_dim = flag(owner, "keep_dim", keep_dim)
     space = image_space(owner, space, rgb=True)
     shape = tuple(space.shape[:2]) + ((1,) if keep_dim else ())
     out = gym.spaces.Box(0, 255, shape, np.uint8)

@@ -87,6 +87,8 @@ class Vectorized(Shell):
     def __init__(self, env: VectorEnv, wrapper: type[gym.Wrapper], **kwargs: Any) -> None:
         name, _ = self._start(env, wrapper=wrapper, **kwargs)
         callable_argument(name, "wrapper", wrapper)
+        if "func" in kwargs:  # Gymnasium's Transform* wrappers take it unchecked
+            callable_argument(name, "func", kwargs["func"])
         spaces = SpacesOnly(env.single_observation_space, env.single_action_space)
         self.wrapper: Any = wrapper(spaces, **kwargs)
         # (Gymnasium's observation base refuses SAME_STEP)

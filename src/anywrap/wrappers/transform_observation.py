@@ -308,6 +308,7 @@ class AddRenderObservation(gym.ObservationWrapper, gym.utils.RecordConstructorAr
         )
         check_env_kind(self, env)
         name = "anywrap.AddRenderObservation"
+        render_only = flag(name, "render_only", render_only)
         if env.render_mode is None or env.render_mode == "human":
             raise ValueError(
                 f"{name}: expected a render_mode other than None and 'human', got "
