@@ -584,6 +584,9 @@ def test_environment_variable_refuses_other_values(monkeypatch):
     monkeypatch.setattr(switch, "_setting", switch._UNREAD)
     with pytest.raises(ValueError, match="ANYWRAP_TORCH_COMPILE='sometimes'"):
         axp.compile_enabled()
+    # set_compile comes first (the documented order): it overrides the variable, which it
+    # reported instead of setting (as compile_enabled() after it).
+    assert axp.set_compile(False) is None and axp.compile_enabled() is False
 
 
 def test_environment_variable_in_a_fresh_process():

@@ -124,7 +124,10 @@ def set_compile(enabled: bool | None, *, after_calls: int | None = None) -> bool
         raise ValueError(
             f"set_compile: expected after_calls to be a positive int, got {after_calls!r}"
         )
-    previous = compile_setting()
+    try:
+        previous = compile_setting()
+    except ValueError:  # a variable no setting reads: set_compile overrides it (auto before)
+        previous = None
     if after_calls is not None:
         _after_calls = after_calls
     _setting = enabled
