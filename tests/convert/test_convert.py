@@ -114,6 +114,17 @@ def test_convert_keeps_structure() -> None:
     assert out["final_obs"][1] is None
 
 
+@pytest.mark.parametrize(("to", "error"), [("bogus", ValueError), (5, TypeError)])
+def test_a_target_that_is_no_library_is_refused_with_the_callers_name(to, error) -> None:
+    """convert(..., who=...) and converter(...) dropped the caller's name for a bad `to`."""
+    with pytest.raises(error, match=r"^MyLib: (unknown array library|expected a library)"):
+        C.convert(np.zeros(2), to, who="MyLib")
+    with pytest.raises(error, match=r"^MyLib: "):
+        C.converter(to, who="MyLib")
+    with pytest.raises(error, match=r"^convert: "):  # the default name
+        C.convert(np.zeros(2), to)
+
+
 def test_unknown_array_type_error_names_type_and_registration() -> None:
     class Strange:
         shape = (2,)

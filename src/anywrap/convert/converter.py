@@ -215,7 +215,15 @@ def converter(
         >>> converter("numpy")({"x": 1.0})["x"]
         array(1.)
     """
-    return Converter(resolve_library(to), device, writable, who)
+    return Converter(_library(to, who), device, writable, who)
+
+
+def _library(to: Any, who: str) -> str:
+    """``to``'s library name, or its error with the caller's name ``who`` in front."""
+    try:
+        return resolve_library(to)
+    except (TypeError, ValueError) as e:
+        raise type(e)(f"{who}: {e}") from None
 
 
 def convert(
@@ -246,7 +254,7 @@ def convert(
         >>> type(out["p"]).__name__, out["p"].y, out["name"]
         ('P', array(2.), 'cart')
     """
-    name = resolve_library(to)
+    name = _library(to, who)
     try:
         conv = _cached(name, device, writable, who)
     except TypeError:  # an unhashable device
