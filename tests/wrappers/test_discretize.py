@@ -169,3 +169,20 @@ def test_a_nan_entry_takes_the_last_bin_as_in_gymnasium(obs: Any, multidiscrete:
         for lib in (gym.wrappers, anywrap)
     )
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("multidiscrete", [False, True])
+def test_a_float_action_is_refused_as_gymnasiums_is(multidiscrete: bool) -> None:
+    """2.5 took bin 2 (a cast), where Gymnasium's raises an IndexError (its MultiDiscrete
+    form casts too): a Discrete or MultiDiscrete action is an index, an int."""
+    env = gym.make("MountainCarContinuous-v0")
+    ours = anywrap.DiscretizeAction(env, 5, multidiscrete=multidiscrete)
+    theirs = gym.wrappers.DiscretizeAction(env, 5, multidiscrete=multidiscrete)
+    good = np.array([2]) if multidiscrete else 2
+    np.testing.assert_array_equal(ours.action(good), theirs.action(good))
+    for bad in (2.5, 2.0) if not multidiscrete else (np.array([2.5]), np.array([2.0])):
+        if not multidiscrete:
+            with pytest.raises(IndexError):
+                theirs.action(bad)
+        with pytest.raises(TypeError, match=r"anywrap\.DiscretizeAction: expected an action of an"):
+            ours.action(bad)

@@ -85,8 +85,12 @@ class ActionBounds:
             )
         dtype = action.dtype
         if dtype not in self._real:  # once per dtype
-            if not xp.namespace(action).isdtype(dtype, ("bool", "integral", "real floating")):
-                raise self._refuse(action, f"of a real dtype (action space {self.space})")
+            # a Discrete or MultiDiscrete action is an index (Gymnasium's raises on 2.5)
+            index = isinstance(self.space, gym.spaces.Discrete | gym.spaces.MultiDiscrete)
+            kinds = ("integral",) if index else ("real floating",)
+            if not xp.namespace(action).isdtype(dtype, ("bool", "integral", *kinds)):
+                what = "an integer" if kinds == ("integral",) else "a real"
+                raise self._refuse(action, f"of {what} dtype (action space {self.space})")
             self._real.add(dtype)
         if host and self.env_library is not None:  # a host value for a device env
             action = xp.to_library(action, self.env_library, self.env_device)
