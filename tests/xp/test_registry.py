@@ -146,6 +146,30 @@ def test_an_unknown_array_type_says_how_to_register_it() -> None:
         xp.namespace(Opaque())
 
 
+@pytest.mark.parametrize(
+    ("kwargs", "key"),
+    [
+        ({"array_types": "Tagged"}, "array_types"),
+        ({"name": 3}, "name"),
+        ({"aliases": "tg"}, "aliases"),  # a str was split into the names 't' and 'g'
+        ({"device": "cpu"}, "device"),
+        ({"jit": 1}, "jit"),
+    ],
+)
+def test_register_backend_refuses_what_it_cannot_use_before_it_registers(kwargs, key) -> None:
+    """device="cpu" was registered, and every later xp.device() call failed ("'str' object is
+    not callable"); a str type failed on its __module__."""
+
+    class Fresh(np.ndarray): ...
+
+    args = {"array_types": Fresh, "namespace": np, "name": "fresh_lib", **kwargs}
+    with pytest.raises(TypeError, match=rf"register_backend: expected `{key}` to be "):
+        xp.register_backend(args.pop("array_types"), **args)
+    assert xp.library_name(np.zeros(2).view(Fresh)) != "fresh_lib"  # nothing registered
+    with pytest.raises(ValueError, match="unknown array library 'fresh_lib'"):
+        xp.library_name("fresh_lib")
+
+
 def test_an_unknown_library_name_lists_the_choices() -> None:
     with pytest.raises(ValueError, match=r"ToTorch: unknown array library 'bogus'.*'numpy'"):
         anywrap.convert.to_library(np.zeros(2), "bogus", who="ToTorch")
