@@ -211,27 +211,7 @@ def step_episodes(
         times=select(done, elapsed, constant(elapsed, 0.0)),
         done=done,
     )
-    new = _record(new, returns, lengths, elapsed if timed else None, done, reduce, gather)
-    if same_step:  # the done envs were reset within this step: restart them now
-        new = new._replace(
-            returns=select(done, zero, returns),
-            lengths=select(done, zero_steps, lengths),
-            start_time=select(done, now, start) if timed else start,
-        )
-    return new, out
-
-
-def _record(
-    state: Episodes,
-    returns: Array,
-    lengths: Array,
-    elapsed: Array | None,
-    done: Array,
-    reduce: Reduce | None = None,
-    gather: Gather | None = None,
-) -> Episodes:
-    """Count the episodes that ended and push them into the buffers (times if ``elapsed``)."""
-    xp = namespace(returns)
+    # Count the episodes that ended and push them into the buffers (the times if timed).
     size = state.recent_returns.shape[0]
     if size and (reduce is None) != (gather is None):
         raise ValueError(
@@ -244,32 +224,42 @@ def _record(
     k_count = k if isinstance(k, int) else xp.astype(k, state.episode_count.dtype)
     hi, lo, _ = add_count(state.episode_count, state.episode_count_lo, k_count)
     if size == 0:  # no buffer: only count
-        return state._replace(episode_count=hi, episode_count_lo=lo)
-    # Gymnasium appends in ascending env order: the highest index is the newest.
-    timed = () if elapsed is None else (elapsed,)
-    values = tuple(v if v.ndim == 1 else xp.reshape(v, (-1,)) for v in (returns, lengths, *timed))
-    buffers = (state.recent_returns, state.recent_lengths, state.recent_times)[: len(values)]
-    if gather is None:
-        pushed = push_true(flat_done, buffers, values, k)
+        new = new._replace(episode_count=hi, episode_count_lo=lo)
     else:
-        # Each participant offers its `size` newest, oldest first (a zero length marks
-        # an empty slot): the last `size` gathered are the batch's newest.
-        order = last_true_indices(flat_done, size)
-        j = xp.arange(size, device=device(order))
-        fresh = [xp.flip(take(v, order), axis=0) for v in values]
-        fresh[1] = xp.where(xp.flip(j < k_here, axis=0), fresh[1], 0)
-        fresh = [gather(f) for f in fresh]
-        newest = last_true_indices(fresh[1] > 0, size)
-        pushed = push_front(buffers, tuple(take(f, newest) for f in fresh), k)
-    k_size = k if isinstance(k, int) else xp.astype(k, state.recent_size.dtype)
-    return state._replace(
-        recent_returns=pushed[0],
-        recent_lengths=pushed[1],
-        recent_times=state.recent_times if elapsed is None else pushed[2],
-        recent_size=clip(state.recent_size + k_size, None, constant(state.recent_size, size)),
-        episode_count=hi,
-        episode_count_lo=lo,
-    )
+        # Gymnasium appends in ascending env order: the highest index is the newest.
+        values = tuple(
+            v if v.ndim == 1 else xp.reshape(v, (-1,))
+            for v in (returns, lengths, *((elapsed,) if timed else ()))
+        )
+        buffers = (state.recent_returns, state.recent_lengths, state.recent_times)[: len(values)]
+        if gather is None:
+            pushed = push_true(flat_done, buffers, values, k)
+        else:
+            # Each participant offers its `size` newest, oldest first (a zero length marks
+            # an empty slot): the last `size` gathered are the batch's newest.
+            order = last_true_indices(flat_done, size)
+            j = xp.arange(size, device=device(order))
+            fresh = [xp.flip(take(v, order), axis=0) for v in values]
+            fresh[1] = xp.where(xp.flip(j < k_here, axis=0), fresh[1], 0)
+            fresh = [gather(f) for f in fresh]
+            newest = last_true_indices(fresh[1] > 0, size)
+            pushed = push_front(buffers, tuple(take(f, newest) for f in fresh), k)
+        k_size = k if isinstance(k, int) else xp.astype(k, state.recent_size.dtype)
+        new = new._replace(
+            recent_returns=pushed[0],
+            recent_lengths=pushed[1],
+            recent_times=pushed[2] if timed else state.recent_times,
+            recent_size=clip(state.recent_size + k_size, None, constant(state.recent_size, size)),
+            episode_count=hi,
+            episode_count_lo=lo,
+        )
+    if same_step:  # the done envs were reset within this step: restart them now
+        new = new._replace(
+            returns=select(done, zero, returns),
+            lengths=select(done, zero_steps, lengths),
+            start_time=select(done, now, start) if timed else start,
+        )
+    return new, out
 
 
 def shift_clock(state: Episodes, seconds: float) -> Episodes:
