@@ -19,6 +19,4 @@ __all__ = ["clip_action"]
 def clip_action(action: Array, low: Array, high: Array, dtype: Any = None) -> Array:
     """``min(max(action, low), high)`` in the action's dtype, or in ``dtype``."""
     out = clip(action, low, high)
-    if dtype is not None and out.dtype != dtype:
-        out = namespace(out).astype(out, dtype)
-    return out
+    return out if dtype is None or out.dtype == dtype else namespace(out).astype(out, dtype)

@@ -33,6 +33,4 @@ def clip_reward(reward: Array, low: Any, high: Any, keep_dtype: bool = False) ->
             b if _is_number(b) else xp.astype(b, common, copy=False) for b in (reward, low, high)
         )
     out = xp.clip(reward, low, high)
-    if keep_dtype and dtype is not None:
-        out = xp.astype(out, dtype, copy=False)
-    return out
+    return xp.astype(out, dtype, copy=False) if keep_dtype and dtype is not None else out

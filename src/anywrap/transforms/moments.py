@@ -306,6 +306,4 @@ def normalize(m: Moments, x: Array, epsilon: float, dtype: str | None = None) ->
     if x.dtype != m.mean.dtype:
         x = xp.asarray(x, dtype=promote(xp, x.dtype, m.mean.dtype))
     y = (x - m.mean) / scale(m, epsilon)
-    if dtype is None or y.dtype == getattr(xp, dtype):
-        return y
-    return xp.astype(y, getattr(xp, dtype))
+    return y if dtype is None or y.dtype == getattr(xp, dtype) else xp.astype(y, getattr(xp, dtype))
