@@ -62,12 +62,8 @@ def init_frame_stack(
         pad = xp.astype(xp.asarray(padding, device=device), dtype, copy=False)
         pad = xp.reshape(pad, (1, *frame_shape))
         frames = xp.concat([frames[:-1, ...], pad], axis=0)
-    return FrameStack(
-        frames=frames,
-        newest=xp.zeros((num_envs,), dtype=xp.int32, device=device),
-        count=xp.zeros((num_envs,), dtype=xp.int32, device=device),
-        restart=xp.zeros((num_envs,), dtype=xp.bool, device=device),
-    )
+    dtypes = (xp.int32, xp.int32, xp.bool)  # newest, count, restart
+    return FrameStack(frames, *(xp.zeros((num_envs,), dtype=d, device=device) for d in dtypes))
 
 
 def _depth(state: FrameStack) -> tuple[int, int]:

@@ -93,7 +93,6 @@ def max_and_skip(
     """A vector env's ``skip`` steps (values per step; ``obs`` and SAME_STEP's ``final_obs``
     of the last two): each env's call ends at its first done, later rewards wait."""
     xp = namespace(state.frames)
-    skip = len(rewards)
     ends = [t | u for t, u in zip(terminated, truncated)]
     alive = [xp.ones_like(terminated[0])]  # per step, the envs whose call still runs
     for end in ends[:-1]:
@@ -109,7 +108,7 @@ def max_and_skip(
     dtype = state.frames.dtype
     frames = [xp.astype(o, dtype, copy=False) for o in obs]
     seen = []
-    for j, (i, frame) in enumerate(zip((skip - 2, skip - 1), frames)):
+    for j, (i, frame) in enumerate(zip((len(rewards) - 2, len(rewards) - 1), frames)):
         if final_obs is not None:  # a done step's own frame is its final observation
             frame = select_rows(ends[i], xp.astype(final_obs[j], dtype, copy=False), frame)
         seen.append(select_rows(alive[i], frame, state.frames[j, ...]))

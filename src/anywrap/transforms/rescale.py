@@ -45,8 +45,7 @@ def rescale_coefficients(
     """``(gradient, intercept)`` in ``box.dtype`` mapping ``box`` onto ``[new_min, new_max]``."""
     import numpy as np  # host values, read once
 
-    lo = target_bounds(box, new_min, names[0])
-    hi = target_bounds(box, new_max, names[1])
+    lo, hi = (target_bounds(box, b, name) for b, name in zip((new_min, new_max), names))
     for new, old, name in ((lo, box.low, names[0]), (hi, box.high, names[1])):
         infinite = np.isinf(new) | np.isinf(old)
         if not np.all(new[infinite] == old[infinite]):

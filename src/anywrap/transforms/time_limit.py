@@ -45,10 +45,7 @@ class Clock(NamedTuple):
 
 def init_clock(batch_shape: tuple[int, ...], *, xp: ModuleType, device: Any = None) -> Clock:
     """Every count at zero, no episode ended."""
-    return Clock(
-        elapsed=xp.zeros(batch_shape, dtype=xp.int32, device=device),
-        prev_done=xp.zeros(batch_shape, dtype=xp.bool, device=device),
-    )
+    return Clock(*(xp.zeros(batch_shape, dtype=d, device=device) for d in (xp.int32, xp.bool)))
 
 
 def reset_clock(clock: Clock, mask: Array | None = None) -> Clock:
