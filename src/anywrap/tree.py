@@ -64,20 +64,6 @@ def _children(node: Any, kind: int) -> Iterator[tuple[Any, Any]]:
     return enumerate(node)
 
 
-def _rebuild(like: Any, kind: int, values: list[Any]) -> Any:  # not a dict: tree_map builds those
-    if kind == _MAPPING:
-        items = dict(zip(like.keys(), values))
-        try:
-            return type(like)(items)
-        except TypeError:  # a mapping that cannot be built from a dict
-            return items
-    if kind == _NAMED:
-        return type(like)(*values)
-    if kind == _TUPLE:
-        return tuple(values) if type(like) is tuple else type(like)(values)
-    return values if type(like) is list else type(like)(values)
-
-
 def tree_map(fn: Callable[..., Any], tree: Any, *rest: Any, is_leaf: IsLeaf = None) -> Any:
     """``fn`` on each leaf of ``tree`` and the matching nodes of ``rest`` (trees of its
     structure, which may go deeper: the matching subtree is passed as it is).
@@ -95,7 +81,15 @@ def tree_map(fn: Callable[..., Any], tree: Any, *rest: Any, is_leaf: IsLeaf = No
         return {k: tree_map(fn, v, *(r[k] for r in rest), is_leaf=is_leaf) for k, v in tree.items()}
     items = tree.items() if kind == _MAPPING else enumerate(tree)
     values = [tree_map(fn, v, *(r[k] for r in rest), is_leaf=is_leaf) for k, v in items]
-    return _rebuild(tree, kind, values)
+    if kind == _MAPPING:
+        built = dict(zip(tree.keys(), values))
+        try:
+            return type(tree)(built)
+        except TypeError:  # a mapping that cannot be built from a dict
+            return built
+    if kind == _NAMED:
+        return type(tree)(*values)
+    return values if type(tree) is list else type(tree)(values)  # a tuple, a list or a subclass
 
 
 def leaves(tree: Any, is_leaf: IsLeaf = None) -> list[Any]:
