@@ -48,22 +48,17 @@ def stack_state_dict(env: Any) -> dict[str, Any]:
     }
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except OSError as e:  # gone (ProcessLookupError), or another user's process: alive
-        return not isinstance(e, ProcessLookupError)
-    return True
-
-
 def _remove_orphans(folder: str) -> None:
     """Remove the temporary files that killed saves left."""
     with contextlib.suppress(OSError):
         for name in os.listdir(folder):
             m = _TEMPORARY.match(name)
-            if m and int(m.group(1)) != os.getpid() and not _alive(int(m.group(1))):
-                with contextlib.suppress(OSError):
-                    os.unlink(os.path.join(folder, name))
+            if m and int(m.group(1)) != os.getpid():
+                with contextlib.suppress(OSError):  # another user's process: alive
+                    try:
+                        os.kill(int(m.group(1)), 0)
+                    except ProcessLookupError:  # gone: its save was killed
+                        os.unlink(os.path.join(folder, name))
 
 
 def _is_functional(env: Any) -> bool:
@@ -201,23 +196,6 @@ def _functional_entries(owner: str, env: Any, state: Any) -> tuple[list[str], di
     return list(dict.fromkeys(".".join(k.split(".", 2)[:2]) for k in entries)), entries
 
 
-def _read(path: str) -> tuple[dict[str, str], dict[str, np.ndarray]]:
-    safe_open = require("safetensors", "anywrap.load_state").safe_open
-
-    if not os.path.isfile(path):
-        raise FileNotFoundError(f"anywrap.load_state: no checkpoint file at {path!r}")
-    try:
-        with safe_open(path, framework="numpy") as f:
-            meta = f.metadata() or {}
-            flat = {k: f.get_tensor(k) for k in f.keys()}
-    except Exception as e:  # safetensors' own errors name neither the file nor anywrap
-        raise CheckpointError(
-            f"anywrap.load_state: {path!r} is not a readable safetensors checkpoint "
-            f"({type(e).__name__}: {e})"
-        ) from e
-    return meta, flat
-
-
 def _layer_map(
     meta: dict[str, str], fmt: str, own: list[str], strict: bool, mismatch: str
 ) -> dict[str, str]:
@@ -272,7 +250,18 @@ def load_state(
     path = _path("anywrap.load_state", path)
     if not isinstance(strict, (bool, np.bool_)):
         raise TypeError(f"anywrap.load_state: expected `strict` to be a bool, got {strict!r}")
-    meta, flat = _read(path)
+    safe_open = require("safetensors", "anywrap.load_state").safe_open
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"anywrap.load_state: no checkpoint file at {path!r}")
+    try:
+        with safe_open(path, framework="numpy") as f:
+            meta = f.metadata() or {}
+            flat = {k: f.get_tensor(k) for k in f.keys()}
+    except Exception as e:  # safetensors' own errors name neither the file nor anywrap
+        raise CheckpointError(
+            f"anywrap.load_state: {path!r} is not a readable safetensors checkpoint "
+            f"({type(e).__name__}: {e})"
+        ) from e
     if state is not None:
         return _load_functional(env, path, meta, flat, state, bool(strict))
     layers = _stateful_layers(env)
@@ -282,8 +271,7 @@ def load_state(
         f"{hint if meta.get('format') == _FUNCTIONAL else ''}, this stack has [{','.join(layers)}]"
     )
     source = _layer_map(meta, _FORMAT, list(layers), bool(strict), mismatch)
-    if strict:
-        _no_stray(path, meta, flat)
+    _no_stray(path, meta, flat, strict)
     states = [
         (layers[prefix], _checked(prefix, path, layers[prefix].checked_state, _part(flat, saved)))
         for prefix, saved in source.items()
@@ -292,12 +280,12 @@ def load_state(
         layer._install(state)
 
 
-def _no_stray(path: str, meta: dict[str, str], flat: dict[str, np.ndarray]) -> None:
+def _no_stray(path: str, meta: dict[str, str], flat: dict[str, np.ndarray], strict: bool) -> None:
     """Every entry belongs to a saved layer (save_state writes no other): else the file is
     damaged or foreign, and a strict load refuses it."""
     saved = tuple(p + "." for p in meta.get("layers", "").split(",") if p)
     stray = sorted(k for k in flat if not k.startswith(saved))
-    if stray:
+    if strict and stray:
         raise CheckpointError(
             f"anywrap.load_state: {path!r} holds entries of no saved wrapper, {stray[:4]} "
             "(a damaged or foreign checkpoint); nothing was loaded"
@@ -333,8 +321,7 @@ def _load_functional(
         f"[{meta.get('layers', '?')}], this functional stack has [{','.join(prefixes)}]"
     )
     source = _layer_map(meta, _FUNCTIONAL, prefixes, strict, mismatch)
-    if strict:
-        _no_stray(path, meta, flat)
+    _no_stray(path, meta, flat, strict)
     values = dict(entries)  # the layers that load nothing keep their own statistics
     for prefix, saved in source.items():
         mine = _part(entries, prefix, prefix + ".")
