@@ -112,19 +112,6 @@ def _describe(flat: list[Any]) -> str:
     return ", ".join(parts) or "no tensors"
 
 
-def _plan(flat: list[Any]) -> list[tuple[int, torch.dtype | None, torch.device | None]]:
-    """Each input's place in ``flat``; a float's 0-d dtype (float64 where held) and device."""
-    device = next((x.device for x in flat if isinstance(x, torch.Tensor)), torch.device("cpu"))
-    dtype = _float_dtypes.get(device)
-    if dtype is None:
-        dtype = _float_dtypes[device] = wide_float(torch_xp, device)
-    return [
-        (i, None, None) if isinstance(x, torch.Tensor) else (i, dtype, device)
-        for i, x in enumerate(flat)
-        if isinstance(x, torch.Tensor) or type(x) is float
-    ]
-
-
 def _inputs(flat: list[Any], plan: Any) -> list[torch.Tensor]:
     # torch.full fills on the device: no copy from the host, no sync.
     return [
@@ -135,16 +122,6 @@ def _inputs(flat: list[Any], plan: Any) -> list[torch.Tensor]:
 
 def _template(out: Any) -> Any:
     return tree_map(lambda x: _SLOT if isinstance(x, torch.Tensor) else x, out)
-
-
-def _check_form(template: Any, expected: Any) -> None:
-    """The program's outputs must have the eager outputs' tree, and its constants."""
-    got, want = flatten_with_paths(template), flatten_with_paths(_template(expected))
-    if [p for p, _ in got] != [p for p, _ in want]:
-        raise ValueError("the traced outputs' tree differs from the eager outputs'")
-    for (path, g), (_, w) in zip(got, want):
-        if type(g) is not type(w) or (g is not _SLOT and g != w):
-            raise ValueError(f"output {path}: {g!r} when traced, {w!r} eagerly")
 
 
 class _Small(Exception):
@@ -181,7 +158,16 @@ def _compile_checked(
     fn: Callable[..., Any], flat: list[Any], structure: Structure, build: str, expected: Any
 ) -> _Program:
     """``fn`` compiled for the leaves ``flat``, run once and checked against ``expected``."""
-    plan = _plan(flat)
+    # Each input's place in flat; a float's 0-d dtype (float64 where held) and device.
+    device = next((x.device for x in flat if isinstance(x, torch.Tensor)), torch.device("cpu"))
+    dtype = _float_dtypes.get(device)
+    if dtype is None:
+        dtype = _float_dtypes[device] = wide_float(torch_xp, device)
+    plan: list[tuple[int, torch.dtype | None, torch.device | None]] = [
+        (i, None, None) if isinstance(x, torch.Tensor) else (i, dtype, device)
+        for i, x in enumerate(flat)
+        if isinstance(x, torch.Tensor) or type(x) is float
+    ]
     planned = {i for i, _, _ in plan}
     base = [None if i in planned else x for i, x in enumerate(flat)]  # the constants
 
@@ -249,7 +235,13 @@ def _compile_checked(
     before = _child_seconds()
     run(*inputs)
     cached = _child_seconds() - before == 0.0
-    _check_form(template, expected)
+    # The program's outputs must have the eager outputs' tree, and its constants.
+    got, want = flatten_with_paths(template), flatten_with_paths(_template(expected))
+    if [p for p, _ in got] != [p for p, _ in want]:
+        raise ValueError("the traced outputs' tree differs from the eager outputs'")
+    for (path, g), (_, w) in zip(got, want):
+        if type(g) is not type(w) or (g is not _SLOT and g != w):
+            raise ValueError(f"output {path}: {g!r} when traced, {w!r} eagerly")
     return _Program(run, plan, kernels, cached)
 
 
