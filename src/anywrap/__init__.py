@@ -33,11 +33,9 @@ __all__ = ["convert", "load_state", "save_state", "transforms", "tree", "vector"
 __all__ += [*wrappers.__all__, *convert.wrappers.__all__]
 __all__ += ["RecordHTML", "distributed", "functional"]  # noqa: F405  (loaded on first use)
 
-_LAZY_MODULES = {"functional", "distributed", "demo", "record"}
-
 
 def __getattr__(name: str) -> Any:
-    if name in _LAZY_MODULES:
+    if name in {"functional", "distributed", "demo", "record"}:  # loaded on first use
         return importlib.import_module(f"anywrap.{name}")
     if name == "RecordHTML":
         return importlib.import_module("anywrap.record.single").RecordHTML
