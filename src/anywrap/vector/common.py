@@ -71,8 +71,7 @@ class RecordEpisodeStatistics(EpisodeStatisticsShell, FusedStep, VectorWrapper):
     def _after_step(self, out: Step) -> Step:
         _, reward, terminated, truncated, info = out  # a dict: after_steps checked it
         self._check_step(reward, terminated, truncated)
-        # On the host, a step where no episode ends reports nothing (as in
-        # Gymnasium) and skips the report's work; device values are never read.
+        # Host flags: no report where no episode ends (Gymnasium's); device flags are never read.
         host = xp.is_host(terminated) and xp.is_host(truncated)
         report = not host or bool(np.count_nonzero(terminated) or np.count_nonzero(truncated))
         report = report or self.flat_info

@@ -42,8 +42,7 @@ def host_copy(tree: Any) -> Any:
 
 
 def state_field(path: str, doc: str, host: type | None = None) -> property:
-    """A read-only property documented ``doc``: the state's field ``path`` (dotted) as the
-    state holds it, or read on the host as ``host``."""
+    """A read-only property ``doc``: the state's (dotted) field ``path``, or ``host`` of it."""
 
     def get(self: Any) -> Any:
         value = operator.attrgetter(path)(self._state)
@@ -53,8 +52,7 @@ def state_field(path: str, doc: str, host: type | None = None) -> property:
 
 
 def reset_env(shell: Any, seed: Any, options: Any) -> tuple[Any, Any, Any]:
-    """``shell.env``'s reset as ``(obs, info, mask)``: a vector env's ``reset_mask`` like
-    ``obs``, else (every sub-env, or one env) ``None``."""
+    """The env's reset as ``(obs, info, mask)``: a vector ``reset_mask`` like ``obs``, or None."""
     if isinstance(shell, VectorWrapper):
         return shell._masked_reset(seed, options)  # type: ignore[attr-defined]
     obs, info = shell.env.reset(seed=seed, options=options)
