@@ -66,12 +66,10 @@ class StickyShell(SavedStream, Shell):
         seeds = seed if isinstance(seed, list | tuple) else [seed]
         if not all(s is None or isinstance(s, int | np.integer) for s in seeds):
             raise wrong_type(wrapper_name(self), "seed", "an int, a list of ints or None", seed)
-        stream_seed: int | None = None
-        if isinstance(seed, list | tuple):  # one stream: from the sub-envs' seeds given
-            given = [int(s) for s in seed if s is not None]  # before the env is reset
-            stream_seed = int(np.random.SeedSequence(given).generate_state(1)[0]) if given else None
-        elif seed is not None:
-            stream_seed = int(seed)
+        given = [int(s) for s in seeds if s is not None]  # read before the env is reset
+        if given and isinstance(seed, list | tuple):  # one stream from the sub-envs' seeds
+            given = [int(np.random.SeedSequence(given).generate_state(1)[0])]
+        stream_seed = given[0] if given else None
         obs, info, mask = reset_env(self, seed, options)
         self._run(self._transforms["reset"], obs, mask)
         self._stream.reseed(self, stream_seed)
