@@ -117,11 +117,10 @@ class TimeAwareShell(Shell):
             max_timesteps=max_timesteps,
         )
         single = self._single_space(env)
-        steps = (
-            find_max_steps(name, env)
-            if max_timesteps is None
-            else whole_number(name, "max_timesteps", max_timesteps, 1)
-        )
+        if max_timesteps is None:
+            steps = find_max_steps(name, env)
+        else:
+            steps = whole_number(name, "max_timesteps", max_timesteps, 1)
         space, feature = time_aware_space(
             name, single, steps, normalize_time, dict_time_key, flatten, batch_ndim=len(batch)
         )
@@ -347,9 +346,8 @@ class MaxAndSkipShell(InPlaceState, Shell):
         self._shape = (*batch, *space.shape)
         self._state = MS.init_max_frames(batch, space.shape, xp=np, dtype=space.dtype)
         step = MS.max_and_skip if batch else MS.max_of_two
-        self._transforms = compiled(
-            {"reset": with_no_output(MS.reset_max_frames), "step": step}, donate=("reset", "step")
-        )
+        fns = {"reset": with_no_output(MS.reset_max_frames), "step": step}
+        self._transforms = compiled(fns, donate=tuple(fns))
 
 
 class MaxAndSkipObservation(MaxAndSkipShell, gym.Wrapper):
@@ -385,9 +383,7 @@ class MaxAndSkipObservation(MaxAndSkipShell, gym.Wrapper):
                 device_rewards.append(reward)
             if terminated or truncated:
                 break
-        out, summed = self._run(
-            self._transforms["step"], obs, frames[0], frames[1], tuple(device_rewards)
-        )
+        out, summed = self._run(self._transforms["step"], obs, *frames, tuple(device_rewards))
         if summed is not None:
             total_reward = summed + total_reward if total_reward else summed
         return out, total_reward, terminated, truncated, info
