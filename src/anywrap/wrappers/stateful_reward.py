@@ -49,12 +49,9 @@ class RewardStatisticsShell(Shell):
         same = bool(batch) and autoreset_mode(name, env) is AutoresetMode.SAME_STEP
         group = args.get("process_group")
         reduce = None if group is None else torch_allreduce_sum(group)
-        skip = bool(batch) and not same
-        kw = {"epsilon": epsilon, "reduce": reduce, "stats_gradient": stats_gradient}
-        step = partial(
-            normalize_reward, gamma=gamma, skip_after_done=skip, zero_after_done=same, **kw
-        )
-        steps = {u: partial(step, update=u) for u in (True, False)}
+        kw = dict(gamma=gamma, epsilon=epsilon, reduce=reduce, stats_gradient=stats_gradient)
+        kw.update(skip_after_done=bool(batch) and not same, zero_after_done=same)
+        steps = {u: partial(normalize_reward, update=u, **kw) for u in (True, False)}
         self._transforms = compiled({**steps, "reset": with_no_output(reset_returns)})
 
 
