@@ -75,14 +75,11 @@ class NormalizeObservation(
                 f"{sorted(info)}"
             )
         self._check(obs)
-        final, packed = final_obs_batch(
-            wrapper_name(self), info, obs, self.env.single_observation_space, self.num_envs
-        )
+        name, single = wrapper_name(self), self.env.single_observation_space
+        final, packed = final_obs_batch(name, info, obs, single, self.num_envs)
         if not packed:
             self._check(final)
-        check_value(
-            wrapper_name(self), "info['_final_obs']", info["_final_obs"], "bool", self.num_envs
-        )
+        check_value(name, "info['_final_obs']", info["_final_obs"], "bool", self.num_envs)
         mask = self._mask_for(info["_final_obs"], obs)
         key = ("final", self._update_running_mean)
         obs, final = self._run(self._transforms[key], obs, obs, final, mask)
@@ -138,9 +135,8 @@ class FrameStackObservation(stateful_observation.FrameStackShell, VectorWrapper)
     @property
     def bytes_per_env(self) -> float:
         """Bytes of frame storage per sub-env (its ring, and its share of the padding frame)."""
-        frames = self._state.frames
         itemsize = np.dtype(self.single_observation_space.dtype).itemsize
-        return float(frames.shape[0] * int(np.prod(frames.shape[1:])) * itemsize) / self.num_envs
+        return float(int(np.prod(self._state.frames.shape)) * itemsize) / self.num_envs
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(actions)
