@@ -141,8 +141,25 @@ def _box_like(owner: str, name: str, mine: RunningMeanStd, theirs: Any) -> Runni
                 f"{owner}: expected `{name}` with statistics of shape {tuple(mine.mean.shape)}, "
                 f"got shape {tuple(theirs.mean.shape)}"
             )
-        moved = moments_moved(owner, name, mine.moments, theirs.moments)  # another library
-        return theirs if moved is None else RunningMeanStd(moved)  # shared, as in Gymnasium
+        m, t = mine.moments, theirs.moments
+        here, there, where = xp.library_name(m.mean), xp.library_name(t.mean), xp.device(m.mean)
+        if here == there and str(where) == str(xp.device(t.mean)):
+            return theirs  # shared, as in Gymnasium
+        try:  # a copy in this wrapper's library, device and dtypes
+            ns = xp.namespace(m.mean)
+            mean, var = (
+                ns.asarray(xp.to_numpy(a), dtype=b.dtype, device=where)
+                for a, b in ((t.mean, m.mean), (t.var, m.var))
+            )
+            total = np.float64(xp.to_numpy(t.count)) + np.float64(xp.to_numpy(t.count_lo))
+            hi, lo = split_count(np.asarray(total), xp.to_numpy(m.count).dtype)
+            count, count_lo = (ns.asarray(w, dtype=m.count.dtype, device=where) for w in (hi, lo))
+        except Exception as e:
+            raise TypeError(
+                f"{owner}: `{name}` of {there} (on {xp.device(t.mean)}) cannot be moved to "
+                f"this wrapper's {here} (on {where}): {e}"
+            ) from e
+        return RunningMeanStd(type(m)(mean, var, count, count_lo))
     if all(hasattr(theirs, k) for k in ("mean", "var", "count")):  # Gymnasium's: copied
         copy = RunningMeanStd(mine.moments)
         try:  # (values as they are: Gymnasium's own checks none either)
@@ -168,27 +185,3 @@ def switch_property() -> property:
 
     get = attrgetter("_update_running_mean")
     return property(get, set, doc="Whether the statistics learn from new data.")
-
-
-def moments_moved(owner: str, name: str, mine: Any, theirs: Any) -> Any:
-    """``None`` where ``theirs`` shares ``mine``'s library and device (the box is shared),
-    else a copy of ``theirs`` in ``mine``'s library, device and dtypes."""
-    here, there = xp.library_name(mine.mean), xp.library_name(theirs.mean)
-    if here == there and str(xp.device(mine.mean)) == str(xp.device(theirs.mean)):
-        return None
-    where = xp.device(mine.mean)
-    try:
-        ns = xp.namespace(mine.mean)
-        mean, var = (
-            ns.asarray(xp.to_numpy(t), dtype=m.dtype, device=where)
-            for t, m in ((theirs.mean, mine.mean), (theirs.var, mine.var))
-        )
-        total = np.float64(xp.to_numpy(theirs.count)) + np.float64(xp.to_numpy(theirs.count_lo))
-        hi, lo = split_count(np.asarray(total), xp.to_numpy(mine.count).dtype)
-        count, count_lo = (ns.asarray(w, dtype=mine.count.dtype, device=where) for w in (hi, lo))
-    except Exception as e:
-        raise TypeError(
-            f"{owner}: `{name}` of {there} (on {xp.device(theirs.mean)}) cannot be moved to "
-            f"this wrapper's {here} (on {where}): {e}"
-        ) from e
-    return type(mine)(mean, var, count, count_lo)
