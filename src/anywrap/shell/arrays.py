@@ -185,8 +185,7 @@ def map_final_obs(info: dict[str, Any], fn: Callable[[Any], Any]) -> dict[str, A
 def final_obs_batch(
     owner: str, info: dict[str, Any], obs: Any, space: gym.Space, num_envs: int
 ) -> tuple[Any, bool]:
-    """``(batch, packed)``: the final observations as one batch (rows with none: ``obs``);
-    a packed row that ``space`` cannot hold is an error naming ``owner``."""
+    """``(batch, packed)``: the final observations as one batch (rows with none: ``obs``)."""
     final = info["final_obs"]
     if not is_packed(final):
         return final, False

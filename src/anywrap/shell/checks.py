@@ -141,15 +141,13 @@ def autoreset_mode_property() -> property:
 
 
 def reset_mask_of(owner: str, options: dict[str, Any] | None, num_envs: int) -> Any:
-    """``options["reset_mask"]`` (or None): a bool array of shape ``(num_envs,)``, a host
-    one selecting a sub-env."""
+    """``options["reset_mask"]`` (or None), checked: a bool array of shape ``(num_envs,)``."""
     if options is None or "reset_mask" not in options:
         return None
     mask = options["reset_mask"]
-    try:
+    is_bool = False
+    with contextlib.suppress(Exception):  # not an array at all: not a bool one
         is_bool = bool(axp.namespace(mask).isdtype(mask.dtype, "bool"))
-    except Exception:  # not an array at all
-        is_bool = False
     if tuple(getattr(mask, "shape", ())) != (num_envs,) or not is_bool:
         raise ValueError(
             f"{owner}: expected options['reset_mask'] to be a bool array of shape "
@@ -223,9 +221,7 @@ def check_value(owner: str, name: str, x: Any, want: str, num_envs: int | None) 
 def step_values(
     owner: str, reward: Any, terminated: Any, truncated: Any, num_envs: int | None
 ) -> Any:
-    """A step's reward (as the state takes it), checked with the flags: bools, and a real
-    reward; ``(num_envs,)`` each for a vector env, for one env scalars or arrays of one
-    element."""
+    """A step's reward (as the state takes it), checked with the flags by :func:`check_value`."""
     if (  # the common case, checked at once (traceable: a compiled stack runs it)
         type(reward) is type(terminated) is type(truncated)
         and getattr(reward, "shape", None) == (num_envs,) == terminated.shape == truncated.shape

@@ -21,6 +21,7 @@ from anywrap import xp
 from anywrap.shell.actions import ActionBounds
 from anywrap.shell.arrays import LibraryConstants, is_packed, map_final_obs
 from anywrap.shell.base import Shell
+from anywrap.shell.compiled import with_no_output
 from anywrap.shell.fusion import FusedStep, Part, Piece, Step
 
 
@@ -54,8 +55,7 @@ class ObservationMap(_Map, gym.ObservationWrapper):
 
 
 class ActionMap(_Map, gym.ActionWrapper):
-    """A map of one env's actions: ``self._bounds`` checks each action, and learns the
-    env's library and device from the observations at reset."""
+    """A map of one env's actions, each checked first by ``self._bounds`` (an ActionBounds)."""
 
     _bounds: ActionBounds
 
@@ -135,11 +135,8 @@ class VectorObservationMap(_Map, FusedStep, VectorWrapper):
             self._check(obs)
 
 
-class _Both:
-    """``fn`` of the observations and of the final observations, in one program."""
-
-    def __init__(self, fn: Callable[..., Any]) -> None:
-        self.fn, self.__name__ = fn, getattr(fn, "__name__", type(fn).__name__)
+class _Both(with_no_output):
+    """``fn`` of the observations and of the final observations, in one program, named as ``fn``."""
 
     def __call__(self, obs: Any, final: Any, *consts: Any) -> tuple[Any, Any]:
         return self.fn(obs, *consts), self.fn(final, *consts)
