@@ -32,9 +32,7 @@ class ActionBounds:
 
     def __getstate__(self) -> dict[str, Any]:
         # A copy learns the env's device again (a JAX Device cannot be pickled).
-        state = dict(self.__dict__)
-        state.update(_real=set(), env_type=None, env_device=None, env_library=None)
-        return state
+        return dict(self.__dict__, _real=set(), env_type=None, env_device=None, env_library=None)
 
     def observe(self, observation: Any) -> None:
         """Learn the env's array library and device from an observation it returned."""

@@ -178,7 +178,6 @@ class ConversionShell(Shell):
             reward, terminated, truncated = map(self._flags, (reward, terminated, truncated))
         final = info.get("final_obs") if isinstance(info, dict) else None
         if self._vector and self._target != "numpy" and is_packed(final):
-            # Gymnasium's object array of final observations as one batch.
             batch, _ = final_obs_batch(
                 self._name, info, obs, env.single_observation_space, env.num_envs
             )

@@ -28,10 +28,9 @@ from anywrap.xp import random
 
 def check_sticky(owner: str, probability: Any, duration: Any) -> StickyParams:
     """Gymnasium's checks on the arguments; the state machine's parameters."""
-    try:  # Gymnasium compares the value: NumPy scalars and 0-d arrays pass there too
+    p = math.nan  # Gymnasium compares the value: NumPy scalars and 0-d arrays pass there too
+    with contextlib.suppress(TypeError):
         p = real_number(owner, "repeat_action_probability", probability)
-    except TypeError:
-        p = math.nan
     if not 0 <= p < 1:
         raise InvalidProbability(
             f"{owner}: `repeat_action_probability` should be in [0, 1), got {probability!r}"
