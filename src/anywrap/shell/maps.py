@@ -21,7 +21,6 @@ from anywrap import xp
 from anywrap.shell.actions import ActionBounds
 from anywrap.shell.arrays import LibraryConstants, is_packed, map_final_obs
 from anywrap.shell.base import Shell
-from anywrap.shell.compiled import with_no_output
 from anywrap.shell.fusion import FusedStep, Part, Piece, Step
 
 
@@ -135,8 +134,11 @@ class VectorObservationMap(_Map, FusedStep, VectorWrapper):
             self._check(obs)
 
 
-class _Both(with_no_output):
-    """``fn`` of the observations and of the final observations, in one program, named as ``fn``."""
+class _Both:
+    """``fn`` of the observations and of the final observations, in one program."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.fn, self.__name__ = fn, getattr(fn, "__name__", type(fn).__name__)
 
     def __call__(self, obs: Any, final: Any, *consts: Any) -> tuple[Any, Any]:
         return self.fn(obs, *consts), self.fn(final, *consts)
