@@ -71,17 +71,18 @@ def to_library(x: Any, to: str | ModuleType, device: Any = None, *, who: str = "
         >>> to_library(np.float32(2.5), "numpy")
         array(2.5, dtype=float32)
     """
-    target = _target(to, who)
+    target = named_library(to, who)
     if check_known(x, who) == target and not isinstance(x, np.generic):
         return x if device is None else xp.to_library(x, target, device)
     return xp.to_library(_exportable(x, target, who), target, device)
 
 
-def _target(to: str | ModuleType, who: str) -> str:
+def named_library(to: str | ModuleType, who: str) -> str:
+    """``to``'s library name, or its error with the caller's name ``who`` in front."""
     try:
-        return xp.library_name(to)
-    except (ValueError, TypeError) as e:
-        raise ValueError(f"{who}: {e}") from None
+        return resolve_library(to)
+    except (TypeError, ValueError) as e:
+        raise type(e)(f"{who}: {e}") from None
 
 
 # Not "V": ml_dtypes' bfloat16 and float8 are NumPy "V" dtypes that do convert.
@@ -133,7 +134,7 @@ class Converter:
     ) -> None:
         self.to, self.device, self.who, self.accept = to, device, who, accept
         self.writable = writable and to == "numpy"
-        self._target = _target(to, who or "convert")
+        self._target = named_library(to, who or "convert")
         if device is not None:  # a device the target cannot use is refused now
             try:
                 xp.to_library(np.zeros(0, np.float32), self._target, device)
@@ -215,15 +216,7 @@ def converter(
         >>> converter("numpy")({"x": 1.0})["x"]
         array(1.)
     """
-    return Converter(_library(to, who), device, writable, who)
-
-
-def _library(to: Any, who: str) -> str:
-    """``to``'s library name, or its error with the caller's name ``who`` in front."""
-    try:
-        return resolve_library(to)
-    except (TypeError, ValueError) as e:
-        raise type(e)(f"{who}: {e}") from None
+    return Converter(named_library(to, who), device, writable, who)
 
 
 def convert(
@@ -254,7 +247,7 @@ def convert(
         >>> type(out["p"]).__name__, out["p"].y, out["name"]
         ('P', array(2.), 'cart')
     """
-    name = _library(to, who)
+    name = named_library(to, who)
     try:
         conv = _cached(name, device, writable, who)
     except TypeError:  # an unhashable device

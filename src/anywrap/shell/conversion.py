@@ -20,7 +20,7 @@ from gymnasium.vector import VectorWrapper
 
 from anywrap import xp
 from anywrap._extras import ALIASES, EXTRA, require
-from anywrap.convert.converter import Converter, check_known, resolve_library
+from anywrap.convert.converter import Converter, check_known, named_library
 from anywrap.shell.arrays import final_obs_batch, is_packed
 from anywrap.shell.base import Shell
 from anywrap.shell.checks import flag
@@ -99,11 +99,8 @@ class ConversionShell(Shell):
         for lib in (target, env_xp):
             if isinstance(lib, str) and ALIASES.get(lib, lib) in EXTRA:
                 require(ALIASES.get(lib, lib), name)
-        try:
-            self._target = resolve_library(target)
-            self._env_library = None if env_xp is None else resolve_library(env_xp)
-        except (TypeError, ValueError) as e:
-            raise type(e)(f"{name}: {e}") from None
+        self._target = named_library(target, name)
+        self._env_library = None if env_xp is None else named_library(env_xp, name)
         self._env_device = env_device
         self._scalars = not vector and scalars is not False
         device = device if device is not None else target_device
