@@ -23,30 +23,6 @@ def _state_types(cls: type[Wrapper] = Wrapper) -> set[type]:
     return found.union(*map(_state_types, cls.__subclasses__()))
 
 
-def _field_labels(owner: str, w: Wrapper, prefix: str, name: str, value: Any) -> Any:
-    """The labels of the field ``name`` of ``w``'s state, by the instance's declarations."""
-
-    def label(path: Any, _: Any) -> str:
-        inner = jax.tree_util.keystr(path, simple=True, separator=".")
-        full = f"{name}.{inner}" if inner else name
-        hits = [
-            is_global
-            for is_global, declared in ((True, w.global_fields), (False, w.per_env_fields))
-            for d in declared
-            if full == d or full.startswith(d + ".")
-        ]
-        if len(hits) != 1:
-            kind = w.state_type.__name__ if w.state_type else "?"
-            raise TypeError(
-                f"{owner}: expected {type(w).__qualname__}.global_fields or .per_env_fields to "
-                f"place {kind}.{full} exactly once, got {len(hits)} places (global_fields="
-                f"{w.global_fields}, per_env_fields={w.per_env_fields}); declare it"
-            )
-        return f"{prefix}.{full}" if hits[0] else _PER_ENV
-
-    return jax.tree_util.tree_map_with_path(label, value)
-
-
 def _labels(owner: str, env: Any, state: Any, depth: int = 0) -> Any:
     """A tree shaped like ``state``: each global leaf's checkpoint key, ``""`` for the rest."""
     if isinstance(env, Wrapper):
@@ -61,15 +37,27 @@ def _labels(owner: str, env: Any, state: Any, depth: int = 0) -> Any:
                 f"outermost), {type(env).__name__}, to be a {kind.__name__}, got "
                 f"{type(state).__name__}: a state of another stack?"
             )
-        prefix = f"{depth}.{type(env).__name__}"
-        return kind(
-            **{
-                name: _labels(owner, env.env, value, depth + 1)
-                if name == "inner"
-                else _field_labels(owner, env, prefix, name, value)
-                for name, value in zip(state._fields, state)
-            }
-        )
+        inner = _labels(owner, env.env, state.inner, depth + 1)
+
+        def label(path: Any, _: Any) -> str:  # by the instance's declarations
+            full = jax.tree_util.keystr(path, simple=True, separator=".")
+            hits = [
+                is_global
+                for is_global, declared in ((True, env.global_fields), (False, env.per_env_fields))
+                for d in declared
+                if full == d or full.startswith(d + ".")
+            ]
+            if len(hits) != 1:
+                raise TypeError(
+                    f"{owner}: expected {type(env).__qualname__}.global_fields or .per_env_fields "
+                    f"to place {kind.__name__}.{full} exactly once, got {len(hits)} places "
+                    f"(global_fields={env.global_fields}, per_env_fields={env.per_env_fields}); "
+                    "declare it"
+                )
+            return f"{depth}.{type(env).__name__}.{full}" if hits[0] else _PER_ENV
+
+        own = jax.tree_util.tree_map_with_path(label, state._replace(inner=None))
+        return own._replace(inner=inner)
     # Not an anywrap wrapper: statistics below it would be taken as per env, silently.
     kinds = tuple(_state_types())
     hidden = [
