@@ -128,7 +128,18 @@ class NormalizeObservation(Wrapper):
                     f"{wrapper_name(self)}: expected initial_stats shaped like this env's "
                     f"statistics, {want}; got {got}"
                 )
-            _check_values(wrapper_name(self), given)
+            for path, x in jax.tree_util.tree_leaves_with_path(given):
+                if isinstance(x, jax.core.Tracer):  # a trace's values are not read: no host sync
+                    continue
+                value, where = np.asarray(x), jax.tree_util.keystr(path)
+                moment = where.rpartition(".")[2] in ("var", "count")  # non-negative too
+                bad = not np.isfinite(value).all() if value.dtype.kind in "fc" else False
+                if bad or (moment and not (value >= 0).all()):
+                    raise ValueError(
+                        f"{wrapper_name(self)}: expected initial_stats{where} "
+                        f"{'non-negative and finite' if moment else 'finite'}, "
+                        f"got {value.ravel()[:4].tolist()}"
+                    )
             stats = jax.tree.map(lambda a, b: jnp.asarray(a, dtype=b.dtype), given, stats)
         stats, out = normalize.normalize_observation(
             stats, as_rows(self.env, obs), **self._options()
@@ -163,22 +174,6 @@ class NormalizeObservation(Wrapper):
             info = {**info, "final_obs": from_rows(self.env, final)}
         state = NormalizeObservationState(inner, stats)
         return Step(from_rows(self.env, out), state, reward, terminated, truncated, info)
-
-
-def _check_values(owner: str, given: Any) -> None:
-    """Concrete ``initial_stats`` (a trace's values are not read: no host sync) must be
-    finite, with a non-negative variance and count."""
-    for path, x in jax.tree_util.tree_leaves_with_path(given):
-        if isinstance(x, jax.core.Tracer):
-            continue
-        value, where = np.asarray(x), jax.tree_util.keystr(path)
-        field = where.rpartition(".")[2]
-        bad = not np.isfinite(value).all() if value.dtype.kind in "fc" else False
-        if bad or (field in ("var", "count") and not (value >= 0).all()):
-            want = "non-negative and finite" if field in ("var", "count") else "finite"
-            raise ValueError(
-                f"{owner}: expected initial_stats{where} {want}, got {value.ravel()[:4].tolist()}"
-            )
 
 
 class NormalizeRewardState(NamedTuple):
