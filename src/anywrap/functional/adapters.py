@@ -32,12 +32,10 @@ _KEY_BATCH_VMAPS = ("DomainRandomizationVmapWrapper", "BraxDomainRandomizationVm
 
 
 def _brax_chain(env: Any) -> tuple[bool, int | None, bool, bool, str]:
-    """What the Brax / Playground wrappers around ``env`` say: ``(batched, batch size,
-    reset splits one key (VmapWrapper(batch_size=n)), autoreset, the wrappers outermost
-    first, for error messages)``."""
+    """What the Brax / Playground wrappers around ``env`` say: ``(batched, batch size, reset
+    splits one key, autoreset, the wrappers outermost first, for error messages)``."""
     names: list[str] = []
-    batched, batch_size, splits_key = False, None, False
-    e = env
+    batched, batch_size, splits_key, e = False, None, False, env
     for _ in range(64):
         name = type(e).__name__
         names.append(name)
@@ -50,8 +48,7 @@ def _brax_chain(env: Any) -> tuple[bool, int | None, bool, bool, str]:
         if nxt is None or nxt is e:
             break
         e = nxt
-    autoreset = any("AutoReset" in name for name in names)
-    return batched, batch_size, splits_key, autoreset, " > ".join(names)
+    return batched, batch_size, splits_key, any("AutoReset" in n for n in names), " > ".join(names)
 
 
 def _randomized_batch(wrapper: Any) -> int | None:
