@@ -22,6 +22,7 @@ from anywrap.xp import describe, dtype_kind, resolve_dtype
 __all__ = ["FunctionalEnv", "Step", "Wrapper", "batch_ndim", "find_state"]
 
 AxisName = Any  # a shard_map / pmap / vmap axis name, or a tuple of them
+S = TypeVar("S")
 
 
 class Step(NamedTuple):
@@ -54,9 +55,6 @@ def batch_ndim(env: FunctionalEnv) -> int:
     set, or ``batched = True`` where the reset keys set the size, as ``from_brax``'s)."""
     batched = getattr(env, "batched", None)
     return int(env.num_envs is not None if batched is None else bool(batched))
-
-
-S = TypeVar("S")
 
 
 def find_state(state: Any, kind: type[S]) -> S:
@@ -118,8 +116,7 @@ class Wrapper:
     @property
     def unwrapped(self) -> Any:
         """The innermost environment."""
-        env: Any = self.env
-        return env.unwrapped if isinstance(env, Wrapper) else env
+        return self.env.unwrapped if isinstance(self.env, Wrapper) else self.env
 
     def reset(self, key: jax.Array) -> tuple[Any, Any]:
         return self.env.reset(key)
@@ -146,8 +143,7 @@ class ObservationMap(Wrapper):
 
 
 class ActionMap(Wrapper):
-    """A wrapper whose ``_act`` maps the agent's action (checked against the action space,
-    unless ``_checked`` is False) to the env's."""
+    """A wrapper whose ``_act`` maps the agent's (checked) action to the env's."""
 
     _act: Callable[[Any], Any]
     _checked = True
@@ -181,9 +177,8 @@ def checked_action(wrapper: Any, action: Any) -> Any:
 
 
 def checked_values(wrapper: Any, s: Step) -> Step:
-    """``s`` with its reward and flags checked: one of each per env of the (shard-local)
-    batch, a real reward and bool flags; else an error naming ``wrapper`` (shapes are static:
-    under ``jit``, once per trace)."""
+    """``s`` with its reward and flags checked for the (shard-local) batch by ``step_values``,
+    or an error naming ``wrapper`` (shapes are static: under ``jit``, once per trace)."""
     batch = batch_shape(wrapper.env, s.obs)
     reward = step_values(
         wrapper_name(wrapper), s.reward, s.terminated, s.truncated, batch[0] if batch else None
