@@ -71,10 +71,9 @@ def _is_functional(env: Any) -> bool:
 
 def _path(owner: str, path: Any) -> str:
     """``path`` as a str, or a TypeError naming ``owner`` (bytes paths are not taken)."""
-    name = os.fspath(path) if isinstance(path, (str, os.PathLike)) else None
-    if not isinstance(name, str):
-        raise TypeError(f"{owner}: expected `path` as a str or os.PathLike, got {path!r}")
-    return name
+    if isinstance(path, (str, os.PathLike)) and isinstance(name := os.fspath(path), str):
+        return name
+    raise TypeError(f"{owner}: expected `path` as a str or os.PathLike, got {path!r}")
 
 
 def _write(path: str, tensors: dict[str, np.ndarray], metadata: dict[str, str]) -> None:
@@ -262,6 +261,13 @@ def load_state(
             f"anywrap.load_state: {path!r} is not a readable safetensors checkpoint "
             f"({type(e).__name__}: {e})"
         ) from e
+    # save_state writes every entry under a saved layer: others mean a damaged or foreign file
+    saved = tuple(p + "." for p in meta.get("layers", "").split(",") if p)
+    if strict and saved and (stray := sorted(k for k in flat if not k.startswith(saved))):
+        raise CheckpointError(
+            f"anywrap.load_state: {path!r} holds entries of no saved wrapper, {stray[:4]} "
+            "(a damaged or foreign checkpoint); nothing was loaded"
+        )
     if state is not None:
         return _load_functional(env, path, meta, flat, state, bool(strict))
     layers = _stateful_layers(env)
@@ -271,25 +277,12 @@ def load_state(
         f"{hint if meta.get('format') == _FUNCTIONAL else ''}, this stack has [{','.join(layers)}]"
     )
     source = _layer_map(meta, _FORMAT, list(layers), bool(strict), mismatch)
-    _no_stray(path, meta, flat, strict)
     states = [
         (layers[prefix], _checked(prefix, path, layers[prefix].checked_state, _part(flat, saved)))
         for prefix, saved in source.items()
     ]
     for layer, state in states:
         layer._install(state)
-
-
-def _no_stray(path: str, meta: dict[str, str], flat: dict[str, np.ndarray], strict: bool) -> None:
-    """Every entry belongs to a saved layer (save_state writes no other): else the file is
-    damaged or foreign, and a strict load refuses it."""
-    saved = tuple(p + "." for p in meta.get("layers", "").split(",") if p)
-    stray = sorted(k for k in flat if not k.startswith(saved))
-    if strict and stray:
-        raise CheckpointError(
-            f"anywrap.load_state: {path!r} holds entries of no saved wrapper, {stray[:4]} "
-            "(a damaged or foreign checkpoint); nothing was loaded"
-        )
 
 
 def _part(flat: dict[str, np.ndarray], saved: str, prefix: str = "") -> dict[str, np.ndarray]:
@@ -321,7 +314,6 @@ def _load_functional(
         f"[{meta.get('layers', '?')}], this functional stack has [{','.join(prefixes)}]"
     )
     source = _layer_map(meta, _FUNCTIONAL, prefixes, strict, mismatch)
-    _no_stray(path, meta, flat, strict)
     values = dict(entries)  # the layers that load nothing keep their own statistics
     for prefix, saved in source.items():
         mine = _part(entries, prefix, prefix + ".")

@@ -246,11 +246,10 @@ def check_reward(owner: str, num_envs: int | None, reward: Any, *flags: Any) -> 
         check_value(owner, "reward", reward, "real", num_envs)
 
 
-def step_info(owner: str, info: Any) -> dict[str, Any]:
-    """A step's ``info``: a dict (every wrapper may read or write it), else a TypeError."""
+def step_info(owner: str, info: Any) -> None:
+    """A step's ``info`` must be a dict (every wrapper may read or write it)."""
     if not isinstance(info, dict):
         raise TypeError(f"{owner}: expected `info` to be a dict, got {type(info)}")
-    return info
 
 
 def step_flags(owner: str, terminated: Any, truncated: Any, num_envs: int | None) -> None:

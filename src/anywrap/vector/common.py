@@ -161,12 +161,11 @@ class TimeLimit(Shell, VectorWrapper):
         """The masked reset's observations, shaped as the step's ``obs`` (else an error)."""
         fresh, _ = self.env.reset(options={"reset_mask": mask})
         want, got = (tree_map(lambda x: tuple(getattr(x, "shape", ())), o) for o in (obs, fresh))
-        if got != want:
-            raise ValueError(
-                "anywrap.vector.TimeLimit: expected the masked reset's observations shaped as "
-                f"the step's, {want}; got {got}"
-            )
-        return fresh
+        if got == want:
+            return fresh
+        raise ValueError(
+            f"{wrapper_name(self)}: expected the masked reset's observations of {want}, got {got}"
+        )
 
     def _may_reset(self, mask: Any) -> bool:
         return bool(np.any(mask)) if xp.is_host(mask) else self._steps >= self._max_episode_steps

@@ -89,24 +89,17 @@ def register_backend(
         raise ValueError("register_backend: expected at least one array type")
     # Checked before the registry changes: a bad hook would fail later, far from here.
     hooks = {"device": device, "to_numpy": to_numpy, "from_array": from_array, "jit": jit}
-    for key, value, want, ok in (
-        (
-            "array_types",
-            array_types,
-            "a class or a tuple of them",
-            all(isinstance(t, type) for t in types),
-        ),
-        ("name", name, "a non-empty str or None", name is None or (isinstance(name, str) and name)),
-        (
-            "aliases",
-            aliases,
-            "a tuple of str",
-            isinstance(aliases, tuple) and all(isinstance(a, str) for a in aliases),
-        ),
-        *((k, f, "a callable or None", f is None or callable(f)) for k, f in hooks.items()),
-    ):
-        if not ok:
-            raise TypeError(f"register_backend: expected `{key}` to be {want}, got {value!r}")
+    wrong: list[tuple[str, Any, str]] = [
+        (k, f, "a callable or None") for k, f in hooks.items() if f is not None and not callable(f)
+    ]
+    if not all(isinstance(t, type) for t in types):
+        wrong.append(("array_types", array_types, "a class or a tuple of them"))
+    if name is not None and not (isinstance(name, str) and name):
+        wrong.append(("name", name, "a non-empty str or None"))
+    if not (isinstance(aliases, tuple) and all(isinstance(a, str) for a in aliases)):
+        wrong.append(("aliases", aliases, "a tuple of str"))
+    for key, value, want in wrong[:1]:
+        raise TypeError(f"register_backend: expected `{key}` to be {want}, got {value!r}")
     name = name or types[0].__module__.split(".", 1)[0]
     backend = _Backend(name, namespace, from_array)
     with _lock:
