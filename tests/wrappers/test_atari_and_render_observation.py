@@ -113,13 +113,21 @@ def test_atari_arguments_of_another_type_are_refused_by_name(kwargs, message):
         ({"truncated": 0.5}, TypeError, "expected truncated to hold bools"),
     ],
 )
-def test_atari_step_values_of_another_kind_are_refused_before_any_change(values, error, message):
-    """A reward of two elements became two summed rewards; "False" ended the skip loop."""
+@pytest.mark.parametrize("at", [0, 1], ids=["first skipped step", "second"])
+def test_atari_step_values_of_another_kind_are_refused_before_any_change(
+    values, error, message, at
+):
+    """A reward of two elements became two summed rewards; "False" ended the skip loop; a bad
+    second step came after the first had written its frame into the buffer."""
 
     class Bent(gym.Wrapper):
+        calls = 0
+
         def step(self, action):
             obs, reward, terminated, truncated, info = self.env.step(action)
-            out = {"reward": reward, "terminated": terminated, "truncated": truncated, **values}
+            self.calls += 1
+            bend = values if self.calls == at + 1 else {}  # (noop_max=0: reset does not step)
+            out = {"reward": reward, "terminated": terminated, "truncated": truncated, **bend}
             return obs, out["reward"], out["terminated"], out["truncated"], info
 
     env = anywrap.AtariPreprocessing(Bent(render_envs.make()), noop_max=0, frame_skip=2)

@@ -136,19 +136,24 @@ class AtariPreprocessing(gym.Wrapper, gym.utils.RecordConstructorArgs):
     def step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         total_reward: Any = 0.0
         terminated, truncated, info = False, False, dict[str, Any]()
+        game_over, lives, kept = self.game_over, self.lives, {}
         for t in range(self.frame_skip):
             obs, reward, terminated, truncated, info = self.env.step(action)
             reward = step_values(_NAME, reward, terminated, truncated, None)
             total_reward = total_reward + reward
-            self.game_over = terminated
+            game_over = terminated
             if self.terminal_on_life_loss:
                 new_lives = self._count_lives()
-                terminated = terminated or new_lives < self.lives
-                self.game_over, self.lives = terminated, new_lives
+                terminated = terminated or new_lives < lives
+                game_over, lives = terminated, new_lives
             if terminated or truncated:
                 break
             if t >= self.frame_skip - 2:  # the last two frames: older in [1], newest in [0]
-                self.obs_buffer[int(t == self.frame_skip - 2)] = self._kept(obs)
+                kept[int(t == self.frame_skip - 2)] = self._kept(obs)
+        # The state changes once every skipped step's values have passed their checks.
+        self.game_over, self.lives = game_over, lives
+        for i, frame in kept.items():
+            self.obs_buffer[i] = frame
         return self._observation(), total_reward, terminated, truncated, info
 
     @checked_reset
