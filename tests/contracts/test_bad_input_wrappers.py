@@ -945,6 +945,62 @@ def test_observations_that_are_not_real_are_refused(name, vector, dtype):
     )
 
 
+class ScriptedFrames(ScriptedEnv):
+    """:class:`ScriptedEnv` with uint8 frames."""
+
+    observation_space = gym.spaces.Box(0, 255, (3,), np.uint8)
+
+    def reset(self, *, seed=None, options=None):
+        self.next = {"obs": np.ones(3, np.uint8)}
+        return np.zeros(3, np.uint8), {}
+
+
+@pytest.mark.parametrize("vector", [False, True], ids=["single", "vector"])
+def test_frames_that_do_not_cast_to_the_spaces_dtype_by_kind_are_refused(vector):
+    """Float frames into a uint8 stack were wrapped (300.7 became 44) where Gymnasium's
+    stacking refuses them by NumPy's ``same_kind`` rule."""
+    frames = np.full((N, 3) if vector else (3,), 300.7)
+    if not vector:  # Gymnasium's wrapper refuses the same frames
+        reference = gym.wrappers.FrameStackObservation(ScriptedFrames(), 2)
+        reference.reset(seed=0)
+        reference.env.unwrapped.next = {"obs": frames}
+        with pytest.raises(TypeError, match="same_kind"):
+            reference.step(np.zeros(1, np.float32))
+    space = gym.spaces.Box(0, 255, (3,), np.uint8)
+    env = ScriptedVectorEnv(space) if vector else ScriptedFrames()
+    stack = started((anywrap.vector if vector else anywrap).FrameStackObservation(env, 2), env)
+    env.next = {"obs": frames}
+    refused(
+        stack,
+        lambda: stack.step(stack.action_space.sample()),
+        TypeError,
+        rf"anywrap\.{'vector.' if vector else ''}FrameStackObservation: expected an observation "
+        r"of shape .*that cast to uint8 by kind\), got numpy\.ndarray\(.*dtype=float64",
+    )
+
+
+@pytest.mark.parametrize(("dtype", "got"), [(np.float64, np.float32), (np.int16, np.uint8)])
+def test_frames_that_cast_to_the_spaces_dtype_by_kind_are_stacked_as_gymnasium_does(dtype, got):
+    space = gym.spaces.Box(0, 1, (3,), dtype)
+
+    class Env(ScriptedFrames):
+        observation_space = space
+
+        def reset(self, *, seed=None, options=None):
+            self.next = {"obs": np.ones(3, got)}
+            return np.zeros(3, got), {}
+
+    for wrapper in (gym.wrappers.FrameStackObservation, anywrap.FrameStackObservation):
+        stack = wrapper(Env(), 2)
+        stack.reset(seed=0)
+        obs = stack.step(np.zeros(1, np.float32))[0]
+        assert obs.dtype == dtype and obs.tolist() == [[0] * 3, [1] * 3]
+    vector = anywrap.vector.FrameStackObservation(ScriptedVectorEnv(space), 2)
+    vector.env.next = {"obs": np.ones((N, 3), got)}
+    vector.reset(seed=0)
+    assert vector.step(vector.action_space.sample())[0].dtype == dtype
+
+
 @pytest.mark.parametrize("vector", [False, True], ids=["single", "vector"])
 def test_gymnasiums_statistics_of_another_shape_are_refused_by_name(vector):
     """``obs_rms`` and ``return_rms`` set to Gymnasium's ``RunningMeanStd`` of another shape:

@@ -10,7 +10,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
+from functools import cache, partial
 from typing import Any, NamedTuple
 
 import gymnasium as gym
@@ -110,13 +110,17 @@ def check_frames(
     shape: tuple[int, ...],
     *,
     dtype: str | None = None,
+    into: Any = None,
     what: str = "an observation",
 ) -> None:
-    """``obs`` must be an array of ``shape`` (and ``dtype``): metadata only, no value read."""
+    """``obs`` must be an array of ``shape`` and ``dtype``, else of real numbers or bools that
+    cast ``into`` a dtype by NumPy's ``same_kind`` rule (Gymnasium's stacking): metadata only."""
     got = getattr(obs, "shape", None)
     try:
         if got is not None and axp.namespace(obs) is not None and tuple(got) == shape:
-            if dtype_name(obs.dtype) == dtype or (dtype is None and axp.dtype_kind(obs)):
+            if dtype_name(obs.dtype) == dtype or (
+                dtype is None and axp.dtype_kind(obs) and (into is None or _casts(obs.dtype, into))
+            ):
                 return
     except axp.UnknownArrayTypeError as e:
         name = owner if isinstance(owner, str) else wrapper_name(owner)
@@ -124,9 +128,18 @@ def check_frames(
     name = owner if isinstance(owner, str) else wrapper_name(owner)
     if got is None:
         raise TypeError(f"{name}: expected {what} array of shape {shape}, got {type(obs).__name__}")
-    want = f"shape {shape}" + (f" and dtype {dtype}" if dtype else " (real numbers or bools)")
+    kinds = "real numbers or bools" + (f" that cast to {into} by kind" if into else "")
+    want = f"shape {shape}" + (f" and dtype {dtype}" if dtype else f" ({kinds})")
     exc = TypeError if dtype is None and tuple(got) == shape else ValueError
     raise exc(f"{name}: expected {what} of {want}, got {axp.describe(obs)}")
+
+
+@cache
+def _casts(dtype: Any, into: np.dtype) -> bool:
+    try:
+        return bool(np.can_cast(np.dtype(dtype_name(dtype)), into, "same_kind"))
+    except TypeError:  # a dtype NumPy lacks (bfloat16): a float
+        return into.kind == "f"
 
 
 class InPlaceState:

@@ -140,7 +140,7 @@ class FrameStackObservation(stateful_observation.FrameStackShell, VectorWrapper)
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(actions)
-        check_frames(self, obs, self._shape)
+        check_frames(self, obs, self._shape, into=self._dtype)
         step_flags(wrapper_name(self), terminated, truncated, self.num_envs)
         step_info(wrapper_name(self), info)
         term, trunc = self._mask_for(terminated, obs), self._mask_for(truncated, obs)
@@ -151,7 +151,7 @@ class FrameStackObservation(stateful_observation.FrameStackShell, VectorWrapper)
         rows, packed = final_obs_batch(
             wrapper_name(self), info, obs, self.env.single_observation_space, self.num_envs
         )
-        check_frames(self, rows, self._shape, what="final observations")
+        check_frames(self, rows, self._shape, into=self._dtype, what="final observations")
         rows = self._mask_for(rows, obs)
         out, stacks = self._run(self._transforms["final"], obs, obs, rows, term, trunc)
         return out, reward, terminated, truncated, pack_final_obs(info, stacks, packed)

@@ -198,7 +198,7 @@ class FrameStackShell(InPlaceState, Shell):
         self._wrap(env, batch_space(space, n=stack_size))
         self.stack_size, self.padding_type = stack_size, kind
         self._ranges = {"newest": (0, stack_size - 1), "count": (0, stack_size)}
-        self._shape = (*batch, *space.shape)
+        self._shape, self._dtype = (*batch, *space.shape), space.dtype
         custom = None if kind == "reset" else self.padding_value
         n = batch[0] if batch else 1  # one env: a batch of one
         self._state = FS.init_frame_stack(
@@ -216,7 +216,7 @@ class FrameStackShell(InPlaceState, Shell):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
         obs, info, mask = reset_env(self, seed, options)
-        check_frames(self, obs, self._shape)
+        check_frames(self, obs, self._shape, into=self._dtype)
         return self._run(self._transforms["reset"], obs, obs, mask), info
 
 
@@ -237,7 +237,7 @@ class FrameStackObservation(FrameStackShell, gym.Wrapper):
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(action)
-        check_frames(self, obs, self._shape)
+        check_frames(self, obs, self._shape, into=self._dtype)
         return self._run(self._transforms["step"], obs, obs), reward, terminated, truncated, info
 
 
