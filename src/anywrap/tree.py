@@ -43,10 +43,8 @@ def _kind(tp: type) -> int:
             k = _MAPPING
         elif issubclass(tp, tuple):
             k = _NAMED if hasattr(tp, "_fields") else _TUPLE
-        elif issubclass(tp, list):
-            k = _LIST
         else:
-            k = _LEAF
+            k = _LIST if issubclass(tp, list) else _LEAF
         _kinds[tp] = k
     return k
 
@@ -191,16 +189,13 @@ class Structure:
                 expr = var
             tp = constant(type(node))
             if kind == _NAMED:
-                checks.append(f"if type({expr}) is not {tp}: return None")
+                test = f"type({expr}) is not {tp}"
             elif kind == _DICT:
                 keys = constant(node.keys() | set())
-                checks.append(
-                    f"if type({expr}) is not dict or {expr}.keys() != {keys}: return None"
-                )
+                test = f"type({expr}) is not dict or {expr}.keys() != {keys}"
             else:
-                checks.append(
-                    f"if type({expr}) is not {tp} or len({expr}) != {len(node)}: return None"
-                )
+                test = f"type({expr}) is not {tp} or len({expr}) != {len(node)}"
+            checks.append(f"if {test}: return None")
             parts = [
                 walk(child, f"{expr}[{constant(key) if kind == _DICT else i}]")
                 for i, (key, child) in enumerate(_children(node, kind))

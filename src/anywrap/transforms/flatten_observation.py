@@ -48,12 +48,10 @@ def flatten_plan(space: gym.Space, owner: str = "flatten") -> FlatPlan:
     leaves: list[FlatLeaf] = []
 
     def visit(s: gym.Space, path: Path) -> None:
-        if isinstance(s, gym.spaces.Dict):
-            for k, sub in s.spaces.items():
+        if isinstance(s, gym.spaces.Dict | gym.spaces.Tuple):
+            items = s.spaces.items() if isinstance(s, gym.spaces.Dict) else enumerate(s.spaces)
+            for k, sub in items:
                 visit(sub, (*path, k))
-        elif isinstance(s, gym.spaces.Tuple):
-            for i, sub in enumerate(s.spaces):
-                visit(sub, (*path, i))
         elif isinstance(s, gym.spaces.Box | gym.spaces.MultiBinary):
             leaves.append(FlatLeaf(path, "box", np.dtype(s.dtype).name, math.prod(s.shape)))
         elif isinstance(s, gym.spaces.Discrete | gym.spaces.MultiDiscrete):

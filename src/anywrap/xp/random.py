@@ -66,8 +66,7 @@ def _key_data_numpy(key: np.random.Generator) -> Any:
     if s["bit_generator"] != "PCG64":
         raise TypeError(f"anywrap.xp.random.key_data: expected PCG64, got {s['bit_generator']}")
     state, inc = divmod(s["state"]["state"], 1 << 64), divmod(s["state"]["inc"], 1 << 64)
-    words = [*state, *inc, s["has_uint32"], s["uinteger"]]
-    return np.array(words, dtype=np.uint64)
+    return np.array([*state, *inc, s["has_uint32"], s["uinteger"]], dtype=np.uint64)
 
 
 @Route
