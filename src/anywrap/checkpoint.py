@@ -48,19 +48,6 @@ def stack_state_dict(env: Any) -> dict[str, Any]:
     }
 
 
-def _remove_orphans(folder: str) -> None:
-    """Remove the temporary files that killed saves left."""
-    with contextlib.suppress(OSError):
-        for name in os.listdir(folder):
-            m = _TEMPORARY.match(name)
-            if m and int(m.group(1)) != os.getpid():
-                with contextlib.suppress(OSError):  # another user's process: alive
-                    try:
-                        os.kill(int(m.group(1)), 0)
-                    except ProcessLookupError:  # gone: its save was killed
-                        os.unlink(os.path.join(folder, name))
-
-
 def _is_functional(env: Any) -> bool:
     """Whether ``env`` is an anywrap.functional wrapper or adapter (without importing JAX)."""
     core = sys.modules.get("anywrap.functional.core")
@@ -90,12 +77,19 @@ def _write(path: str, tensors: dict[str, np.ndarray], metadata: dict[str, str]) 
             f"anywrap.save_state: expected a file path, got the folder {path!r} "
             "(give a file name inside it, e.g. 'stats.safetensors'); nothing was written"
         )
-    _remove_orphans(folder)
+    with contextlib.suppress(OSError):  # remove the temporary files that killed saves left
+        for name in os.listdir(folder):
+            m = _TEMPORARY.match(name)
+            if m and int(m.group(1)) != os.getpid():
+                with contextlib.suppress(OSError):  # another user's process: alive
+                    try:
+                        os.kill(int(m.group(1)), 0)
+                    except ProcessLookupError:  # gone: its save was killed
+                        os.unlink(os.path.join(folder, name))
     try:  # the file keeps its mode; a new one gets what the umask gives
         mode = os.stat(path).st_mode & 0o7777
     except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
+        os.umask(umask := os.umask(0))  # read, then restored
         mode = 0o666 & ~umask
     # Not safetensors' save_file: a killed save would leave its temporary file, unswept.
     data = save(tensors, metadata=metadata)
