@@ -60,7 +60,6 @@ _CONSTANT_LEAVES = (type(None), bool, int, str)  # leaves a program bakes in
 _BRANCH = object()  # a branch where the structure had a leaf
 _SLOT = object()  # where a tensor goes in a program's output template
 _shared: dict[Any, _Program] = {}  # programs by (transform, signature), between wrappers
-_float_dtypes: dict[torch.device, torch.dtype] = {}
 _announced = False
 
 
@@ -160,9 +159,7 @@ def _compile_checked(
     """``fn`` compiled for the leaves ``flat``, run once and checked against ``expected``."""
     # Each input's place in flat; a float's 0-d dtype (float64 where held) and device.
     device = next((x.device for x in flat if isinstance(x, torch.Tensor)), torch.device("cpu"))
-    dtype = _float_dtypes.get(device)
-    if dtype is None:
-        dtype = _float_dtypes[device] = wide_float(torch_xp, device)
+    dtype = wide_float(torch_xp, device)
     plan: list[tuple[int, torch.dtype | None, torch.device | None]] = [
         (i, None, None) if isinstance(x, torch.Tensor) else (i, dtype, device)
         for i, x in enumerate(flat)
@@ -304,8 +301,7 @@ class _Signature:
             self.shared: Any = (_key(fn), key[0].key, key[1:])
         except TypeError:
             self.shared = None
-        self.calls = 0
-        self.eager = False
+        self.calls, self.eager = 0, False
         self.program: _Program | None = None
         self.fed: tuple[tuple[int, int], ...] = ()  # (input position, kept output position)
         self.keep: tuple[int, ...] | None = None
@@ -339,8 +335,7 @@ class TorchProgram:
     __slots__ = ("_eager_only", "_last", "_signatures", "_structures", "_warned", "fn", "name")
 
     def __init__(self, fn: Callable[..., Any]) -> None:
-        self.fn = fn
-        self.name = _name(fn)
+        self.fn, self.name = fn, _name(fn)
         # Each structure (nearly always one), and its calls until a signature may be due.
         self._structures: dict[Structure, int] = {}
         self._signatures: dict[Any, _Signature] = {}
