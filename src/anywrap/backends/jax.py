@@ -189,8 +189,7 @@ def _last_true_indices(mask: Any, k: int) -> Any:
     n = mask.shape[0]
     if n >= 2**24:
         return xp.last_true_indices.dispatch(object)(mask, k)
-    score = jnp.where(mask, jnp.arange(n, dtype=jnp.float32), -1.0)
-    _, idx = jax.lax.top_k(score, min(k, n))
+    _, idx = jax.lax.top_k(jnp.where(mask, jnp.arange(n, dtype=jnp.float32), -1.0), min(k, n))
     if k > n:  # a buffer longer than the batch: pad with a valid index
         idx = jnp.concatenate([idx, jnp.zeros((k - n,), idx.dtype)])
     return idx

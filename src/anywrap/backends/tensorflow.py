@@ -216,12 +216,10 @@ class TensorFlowNamespace:
         return tf.gather(x, indices, axis=axis)
 
     def flip(self, x, /, *, axis=None):
-        axes = list(range(len(x.shape))) if axis is None else [axis]
-        return tf.reverse(x, axis=axes)
+        return tf.reverse(x, axis=list(range(len(x.shape))) if axis is None else [axis])
 
     def cumulative_sum(self, x, /, *, axis=None, dtype=None, include_initial=False):
-        if axis is None:
-            axis = 0
+        axis = 0 if axis is None else axis
         if dtype is not None:
             x = tf.cast(x, _dtype(dtype))
         out = tf.math.cumsum(x, axis=axis)

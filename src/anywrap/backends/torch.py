@@ -341,8 +341,7 @@ def _resize(batch: Any, size: tuple[int, int], method: str = "area") -> Any:
         if out.dtype != torch.uint8:
             out = out.round().clamp(0, 255).to(torch.uint8)
         return out.permute(0, 2, 3, 1).contiguous()
-    whole = h % size[0] == 0 and w % size[1] == 0
-    if not images.shrinks_both((h, w), size) or whole:
+    if not images.shrinks_both((h, w), size) or (h % size[0] == 0 and w % size[1] == 0):
         return images.resize_images.dispatch(object)(batch, size, method)
     # A ratio that is not whole (210x160 to 84x84): two matrix products, height first.
     my = images.host_constant(_dense, batch, h, size[0])
