@@ -158,8 +158,7 @@ class BraxEnv:
         done = s.done.astype(bool)
         trunc = s.info.get("truncation") if hasattr(s.info, "get") else None
         truncated = jnp.zeros_like(done) if trunc is None else trunc.astype(bool) & done
-        terminated = done & ~truncated
-        return Step(s.obs, s, s.reward, terminated, truncated, dict(s.metrics))
+        return Step(s.obs, s, s.reward, done & ~truncated, truncated, dict(s.metrics))
 
     def __repr__(self) -> str:
         return f"<BraxEnv {type(self.env).__name__}>"

@@ -124,9 +124,8 @@ class ObstructView(NoiseMap):
         obstruction_width: int,
         is_noise_grayscale: bool = False,
     ) -> None:
-        name = wrapper_name(self)
         gray = check_obstruction(
-            name, obstructed_pixels_ratio, obstruction_width, is_noise_grayscale
+            wrapper_name(self), obstructed_pixels_ratio, obstruction_width, is_noise_grayscale
         )
         super().__init__(env, gray)
         self.obstruction_centers_ratio = obstructed_pixels_ratio / obstruction_width**2

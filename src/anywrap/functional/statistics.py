@@ -119,8 +119,7 @@ class NormalizeObservation(Wrapper):
             lambda x: resolve_dtype(jnp, self.stats_dtype or default_stats_dtype(x.dtype)), obs
         )
         stats = normalize.init_observation_stats(shapes, xp=jnp, dtype=dtypes)
-        if self.initial_stats is not None:  # checked against the fresh statistics
-            given = self.initial_stats
+        if (given := self.initial_stats) is not None:  # checked against the fresh statistics
             given = given(stats) if callable(given) else given
             want, got = jax.tree.map(jnp.shape, stats), jax.tree.map(jnp.shape, given)
             if jax.tree.structure(given) != jax.tree.structure(stats) or got != want:  # type: ignore[operator]
