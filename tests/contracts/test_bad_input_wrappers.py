@@ -990,11 +990,15 @@ def test_frames_that_cast_to_the_spaces_dtype_by_kind_are_stacked_as_gymnasium_d
             self.next = {"obs": np.ones(3, got)}
             return np.zeros(3, got), {}
 
-    for wrapper in (gym.wrappers.FrameStackObservation, anywrap.FrameStackObservation):
-        stack = wrapper(Env(), 2)
+    ours, theirs = (
+        wrapper(Env(), 2)
+        for wrapper in (anywrap.FrameStackObservation, gym.wrappers.FrameStackObservation)
+    )
+    for stack in (ours, theirs):
         stack.reset(seed=0)
-        obs = stack.step(np.zeros(1, np.float32))[0]
-        assert obs.dtype == dtype and obs.tolist() == [[0] * 3, [1] * 3]
+    want, stacked = (stack.step(np.zeros(1, np.float32))[0] for stack in (theirs, ours))
+    assert stacked.dtype == want.dtype == dtype
+    np.testing.assert_array_equal(stacked, want)
     vector = anywrap.vector.FrameStackObservation(ScriptedVectorEnv(space), 2)
     vector.env.next = {"obs": np.ones((N, 3), got)}
     vector.reset(seed=0)
@@ -1149,7 +1153,8 @@ def _images(vector=False):
 )
 def test_bool_arguments_of_another_type_are_refused_by_name(make, message):
     """ "no" counted as True (a channel axis kept, the frame alone), 0 as scalars=True."""
-    pytest.importorskip("torch")
+    if "ToTorch" in message:
+        pytest.importorskip("torch")
     with pytest.raises(TypeError, match=rf"anywrap\.{message}: expected `\w+` to be a bool, got"):
         make()
 
