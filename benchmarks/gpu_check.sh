@@ -3,7 +3,8 @@
 # torch.compile, and eager), then `python -m benchmarks --device cuda`,
 # `benchmarks/device_ops.py --device cuda` (B5 is PyTorch on CUDA: the compiled stack, the
 # eager one and TorchRL's, each with the time it adds per step) and
-# `benchmarks/shell_overhead.py --jax` (the JAX stack's step over the bare env's, x4096).
+# `benchmarks/shell_overhead.py --jax` (the JAX stack's step over the bare env's, x4096), and
+# `benchmarks/device_ops.py --jax` at 16 and 4096 envs (is the stack's extra a cost per step?).
 #
 # Usage (from the repository root, on a machine with an NVIDIA GPU):
 #     bash benchmarks/gpu_check.sh [--install] [--wheels DIR] [--quick]
@@ -306,6 +307,20 @@ elif timeout "$BENCH_TIMEOUT" "$PYTHON" benchmarks/shell_overhead.py --jax 4096 
 else
     result FAIL "benchmarks/shell_overhead.py --jax" "$(tail -n 1 "$OUT/jax_stack.stderr")"
 fi
+# On the CPU the stack's extra is a cost per step, the same at 16 envs as at 4096
+# (docs/performance.md): whether a GPU keeps it is what these two runs show.
+for n in 16 4096; do
+    echo "== python benchmarks/device_ops.py --jax --rounds 5 --envs $n =="
+    if ! "$PYTHON" -c "import jax, sys; sys.exit(jax.default_backend() != 'gpu')" 2>/dev/null; then
+        result SKIP "benchmarks/device_ops.py --jax --envs $n" "no JAX GPU backend"
+    elif timeout "$BENCH_TIMEOUT" "$PYTHON" benchmarks/device_ops.py --jax --rounds 5 --envs "$n" \
+            >"$OUT/jax_ops_$n.txt" 2>"$OUT/jax_ops_$n.stderr"; then
+        grep '^|\|^N=' "$OUT/jax_ops_$n.txt"
+        result PASS "benchmarks/device_ops.py --jax --envs $n" "$OUT/jax_ops_$n.txt"
+    else
+        result FAIL "benchmarks/device_ops.py --jax --envs $n" "$(tail -n 1 "$OUT/jax_ops_$n.stderr")"
+    fi
+done
 
 echo "== summary: $PASS passed, $FAIL failed, $SKIP skipped =="
 [ "$FAIL" = 0 ]
