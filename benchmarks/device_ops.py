@@ -30,6 +30,10 @@ Two figures per case:
   over a block of steps, nested calls included (a ``clamp`` that calls
   ``clamp_out`` counts twice), divided by the steps; the most frequent names
   beside it. This is what a device sees as launches, whatever the host speed.
+* **Kernels per step** (eager cases): the ATen ops that do work and have no such op
+  below them (:func:`count_kernels`): a cast's ``to``, ``_to_copy``, ``empty_strided``
+  and ``copy_`` are one kernel. On a GPU each is a launch; the compiled programs' own
+  kernels are no ATen ops, so the compiled case has no count.
 * **Added host time per step**: the cases step in interleaved rounds (each
   round runs a block of every case, a block is one whole episode of 200 steps
   so that the autoreset at episode ends is in it, as in a user's loop); the
@@ -394,8 +398,38 @@ def _torchrl_case(name: str, env: Any) -> _Case:
     return case
 
 
-def count_ops(case: _Case, actions: list[Any]) -> tuple[float, list[tuple[str, float]]]:
-    """ATen ops per step over ``actions`` (nested calls included), and the top names."""
+# ATen ops that launch no kernel of their own: allocations, views, host reads, and the
+# dispatchers whose work is an op below them (a cast's copy_, a factory's fill_).
+NO_KERNEL = frozenset(
+    "aten::" + name
+    for name in (
+        "empty empty_strided empty_like as_strided view reshape _reshape_alias _unsafe_view "
+        "unsqueeze squeeze expand alias detach lift_fresh resolve_conj resolve_neg t "
+        "transpose permute select slice flatten to _to_copy contiguous clone result_type "
+        "item _local_scalar_dense is_nonzero scalar_tensor zeros zeros_like ones ones_like "
+        "full full_like rand randn"
+    ).split()
+)
+
+
+def count_kernels(events: list[Any]) -> int:
+    """The kernels a device would launch for the profiler's ``events``: the ATen ops that do
+    work (not in :data:`NO_KERNEL`) with no such op below them; a composite op (an
+    ``add`` whose inputs a ``copy_`` casts first) counts its parts."""
+    aten = [e for e in events if e.name.startswith("aten::")]
+    composite = set()
+    for e in aten:
+        if e.name not in NO_KERNEL:
+            parent = e.cpu_parent
+            while parent is not None:
+                composite.add(id(parent))
+                parent = parent.cpu_parent
+    return sum(1 for e in aten if e.name not in NO_KERNEL and id(e) not in composite)
+
+
+def count_ops(case: _Case, actions: list[Any]) -> tuple[float, list[tuple[str, float]], float]:
+    """ATen ops per step over ``actions`` (nested calls included), the top names, and the
+    kernels per step (:func:`count_kernels`)."""
     from torch.profiler import ProfilerActivity, profile
 
     with profile(activities=[ProfilerActivity.CPU]) as prof:
@@ -406,7 +440,8 @@ def count_ops(case: _Case, actions: list[Any]) -> tuple[float, list[tuple[str, f
             counts[ev.key] += ev.count
     steps = len(actions)
     total = sum(counts.values()) / steps
-    return total, [(k, v / steps) for k, v in counts.most_common(12)]
+    kernels = count_kernels(prof.events()) / steps
+    return total, [(k, v / steps) for k, v in counts.most_common(12)], kernels
 
 
 def measure(
@@ -469,8 +504,10 @@ def measure(
         c.reset()
         c.block(actions)  # type: ignore[attr-defined]  # warm-up, one episode
         sync()
-        ops, top = count_ops(c, actions[:profile_steps])
+        ops, top, kernels = count_ops(c, actions[:profile_steps])
         results[c.name] = {"ops_per_step": ops, "top_ops": top, "reference": c.reference}
+        if c.program_seconds is None:  # a compiled program's own kernels are no ATen ops
+            results[c.name]["kernels_per_step"] = kernels
 
     times: dict[str, list[float]] = {c.name: [] for c in cases}
     env_times: dict[str, list[float]] = {c.name: [] for c in cases if c.env_seconds is not None}
@@ -538,6 +575,8 @@ def _summarise(
             r["program_us_per_step"] = statistics.median(program_times[name]) * 1e6
         if ref in results and ref != name:
             r["added_ops"] = r["ops_per_step"] - results[ref]["ops_per_step"]
+            if "kernels_per_step" in r and "kernels_per_step" in results[ref]:
+                r["added_kernels"] = r["kernels_per_step"] - results[ref]["kernels_per_step"]
             r["added_us"] = added(times[name], times[ref])
             if name in env_times and ref in env_times:
                 r["env_slower_us"] = added(env_times[name], env_times[ref])
@@ -545,6 +584,8 @@ def _summarise(
     for name, r in results.items():
         if name not in ("bare", "hand-written", "torchrl bare") and hand.get("added_us"):
             r["ops_over_hand"] = r["added_ops"] / hand["added_ops"]
+            if "added_kernels" in r and hand.get("added_kernels"):
+                r["kernels_over_hand"] = r["added_kernels"] / hand["added_kernels"]
             r["time_over_hand"] = r["added_us"] / hand["added_us"]
             bare = results[r["reference"]]["us_per_step"]
             r["time_over_bare"] = r["us_per_step"] / bare
@@ -578,6 +619,15 @@ def table(figures: dict[str, Any]) -> str:
             f"{fmt(r['us_per_step'])} | {fmt(r.get('added_us'))} | {over} | "
             f"{fmt(r.get('time_over_bare'), '.2f')} | {inside} |"
         )
+    kernels = [
+        f"{name} {r['kernels_per_step']:.0f}"
+        + (f" (+{r['added_kernels']:.0f})" if r.get("added_kernels") is not None else "")
+        + (f" {r['kernels_over_hand']:.2f}x" if "kernels_over_hand" in r else "")
+        for name, r in figures["cases"].items()
+        if r.get("kernels_per_step") is not None
+    ]
+    if kernels:
+        lines.append("\nkernels a step (ATen ops doing work; eager cases): " + "; ".join(kernels))
     if figures.get("compile_seconds") is not None:
         lines.append(f"\ncompile (first steps, once): {figures['compile_seconds']:.1f} s")
     for name, r in figures["cases"].items():

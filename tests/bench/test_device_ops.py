@@ -24,6 +24,14 @@ def test_device_ops_counts_each_case_and_draws_its_table(tmp_path):
     assert bare < cases[like]["ops_per_step"] < cases["anywrap eager"]["ops_per_step"]
     for name in ("hand-written", "anywrap eager", like):
         assert cases[name]["added_ops"] == cases[name]["ops_per_step"] - bare
+    # Kernels: the same order, each case fewer kernels than ATen calls (a cast is four).
+    kernels = {name: r["kernels_per_step"] for name, r in cases.items()}
+    assert 0 < kernels["bare"] < kernels["hand-written"] < kernels["anywrap eager"]
+    assert all(kernels[name] < r["ops_per_step"] for name, r in cases.items())
+    hand_kernels = kernels["hand-written"] - kernels["bare"]
+    assert cases[like]["kernels_over_hand"] == pytest.approx(
+        (kernels[like] - kernels["bare"]) / hand_kernels
+    )
     # The env's own step is timed inside each case: a part of the case's step. With one
     # round the median of the differences is the difference of the figures.
     for name, r in cases.items():
@@ -32,6 +40,7 @@ def test_device_ops_counts_each_case_and_draws_its_table(tmp_path):
             slower = r["env_us_per_step"] - cases["bare"]["env_us_per_step"]
             assert r["env_slower_us"] == pytest.approx(slower)
     text = device_ops.table(figures)
+    assert f"anywrap eager {kernels['anywrap eager']:.0f} (+" in text
     for name, r in cases.items():
         assert f"| {name} | {r['ops_per_step']:.0f} |" in text
         assert f"| {r['env_us_per_step']:.0f}" in text.split(f"| {name} |")[1].split("\n")[0]
@@ -127,3 +136,24 @@ def test_device_ops_times_the_calls_of_the_programs_compiled_meanwhile():
     assert figures["cases"]["compiled"]["program_us_per_step"] == pytest.approx(4.0)
     assert "program_us_per_step" not in figures["cases"]["hand-written"]
     assert "compiled: 4 us a step inside torch.compile's programs" in device_ops.table(figures)
+
+
+def test_device_ops_counts_a_kernel_for_each_op_that_does_work():
+    """A cast is four ATen calls (``to``, ``_to_copy``, ``empty_strided``, ``copy_``) and one
+    kernel; a view, an allocation and a cast to the same dtype are none; a factory's fill
+    is one. The reference is the ops written out here, not the counter's own output."""
+    from torch.profiler import ProfilerActivity, profile
+
+    from benchmarks import device_ops
+
+    x = torch.arange(8.0)
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        y = x.to(torch.float64)  # one kernel: the copy
+        z = (y + 1.0).reshape(2, 4)  # one: the add (the reshape is a view)
+        _ = z.to(torch.float64)  # none: already float64
+        _ = torch.zeros(3)  # one: the fill
+        _ = torch.empty(5)  # none
+    events = prof.events()
+    aten = [e for e in events if e.name.startswith("aten::")]
+    assert len(aten) > 3  # the calls the kernels are counted among
+    assert device_ops.count_kernels(events) == 3
