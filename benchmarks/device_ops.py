@@ -646,8 +646,8 @@ def table(figures: dict[str, Any]) -> str:
 
 
 def plot(figures: dict[str, Any], path: str) -> None:
-    """The table's added ops and added µs per step as bars, each case beside the
-    hand-written normaliser, with the issue's targets (2x eager, 1.5x compiled) drawn."""
+    """The table's added ops, kernels (where counted) and µs per step as bars, each case
+    beside the hand-written normaliser, with the issue's targets (2x eager, 1.5x compiled)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -656,12 +656,13 @@ def plot(figures: dict[str, Any], path: str) -> None:
     cases = {k: v for k, v in figures["cases"].items() if v.get("added_ops") is not None}
     names = list(cases)
     hand = figures["cases"]["hand-written"]
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
-    for ax, key, label in (
-        (axes[0], "added_ops", f"{figures['unit']} added per step"),
-        (axes[1], "added_us", "µs added per step (host)"),
-    ):
-        values = [cases[n][key] for n in names]
+    panels = [("added_ops", f"{figures['unit']} added per step")]
+    if hand.get("added_kernels"):  # the eager cases' kernels (none for a compiled program)
+        panels.append(("added_kernels", "kernels added per step (eager)"))
+    panels.append(("added_us", "µs added per step (host)"))
+    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 3.6), sharey=True)
+    for ax, (key, label) in zip(axes, panels):
+        values = [cases[n].get(key) or 0.0 for n in names]
         ax.barh(names, values, color=["#888" if n == "hand-written" else "#3a7" for n in names])
         if key == "added_us":  # the part that is the env's own step, slowed (hatched)
             slower = [max(cases[n].get("env_slower_us") or 0.0, 0.0) for n in names]
@@ -671,7 +672,7 @@ def plot(figures: dict[str, Any], path: str) -> None:
             ax.axvline(target * hand[key], color="#c33", linestyle=style, linewidth=1)
         ax.set_xlabel(label)
         ax.set_xlim(0, 1.08 * max(*values, 2.0 * hand[key]))
-        ax.invert_yaxis()
+    axes[0].invert_yaxis()  # shared by the panels: once
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
