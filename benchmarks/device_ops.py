@@ -29,7 +29,8 @@ Two figures per case:
 * **ATen ops per step**: every ``aten::`` event that ``torch.profiler`` records
   over a block of steps, nested calls included (a ``clamp`` that calls
   ``clamp_out`` counts twice), divided by the steps; the most frequent names
-  beside it. This is what a device sees as launches, whatever the host speed.
+  beside it: the issue's count, in which a cast is four calls (``to``, ``_to_copy``,
+  ``empty_strided``, ``copy_``) and one kernel.
 * **Kernels per step** (eager cases): the ATen ops that do work and have no such op
   below them (:func:`count_kernels`): a cast's ``to``, ``_to_copy``, ``empty_strided``
   and ``copy_`` are one kernel. On a GPU each is a launch; the compiled programs' own
@@ -664,6 +665,9 @@ def plot(figures: dict[str, Any], path: str) -> None:
     for ax, (key, label) in zip(axes, panels):
         values = [cases[n].get(key) or 0.0 for n in names]
         ax.barh(names, values, color=["#888" if n == "hand-written" else "#3a7" for n in names])
+        for i, n in enumerate(names):
+            if cases[n].get(key) is None:  # a compiled program's kernels: not counted
+                ax.text(0, i, " not counted", va="center", fontsize=8, color="#555")
         if key == "added_us":  # the part that is the env's own step, slowed (hatched)
             slower = [max(cases[n].get("env_slower_us") or 0.0, 0.0) for n in names]
             left = [v - w for v, w in zip(values, slower)]
