@@ -313,6 +313,8 @@ for n in 16 4096; do
     echo "== python benchmarks/device_ops.py --jax --rounds 5 --envs $n =="
     if ! "$PYTHON" -c "import jax, sys; sys.exit(jax.default_backend() != 'gpu')" 2>/dev/null; then
         result SKIP "benchmarks/device_ops.py --jax --envs $n" "no JAX GPU backend"
+    elif ! "$PYTHON" -c "import torch" 2>/dev/null; then  # the script imports PyTorch too
+        result SKIP "benchmarks/device_ops.py --jax --envs $n" "PyTorch is not installed"
     elif timeout "$BENCH_TIMEOUT" "$PYTHON" benchmarks/device_ops.py --jax --rounds 5 --envs "$n" \
             >"$OUT/jax_ops_$n.txt" 2>"$OUT/jax_ops_$n.stderr"; then
         grep '^|\|^N=' "$OUT/jax_ops_$n.txt"
