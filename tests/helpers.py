@@ -628,7 +628,8 @@ def assert_same_state(
     """Two :func:`flat_state` results are equal, bit for bit (NaN equal to NaN).
 
     ``same_dtype=False`` compares values only (for two stacks that may hold an
-    entry in different integer widths).
+    entry in different widths): a double-word count (``x``, ``x_lo``) by its total,
+    which a float64 count holds in ``x`` alone.
 
     Episode start times are saved relative to the moment of saving (so that a
     restored episode keeps its true duration), so two reads taken apart in
@@ -642,6 +643,11 @@ def assert_same_state(
             assert a[k].dtype == b[k].dtype, (k, a[k].dtype, b[k].dtype)
         if k.endswith("start_time"):
             np.testing.assert_allclose(a[k], b[k], atol=60.0, err_msg=k)
+            continue
+        if not same_dtype and (k + "_lo" in a or (k.endswith("_lo") and k[:-3] in a)):
+            hi = k.removesuffix("_lo")
+            totals = [np.float64(s[hi]) + np.float64(s[hi + "_lo"]) for s in (a, b)]
+            np.testing.assert_array_equal(*totals, err_msg=f"{hi} + {hi}_lo")
             continue
         np.testing.assert_array_equal(a[k], b[k], err_msg=k, strict=same_dtype)
 

@@ -57,9 +57,7 @@ def is_branch(x: Any) -> bool:
 def _children(node: Any, kind: int) -> Iterator[tuple[Any, Any]]:
     if kind in (_DICT, _MAPPING):
         return iter(node.items())
-    if kind == _NAMED:
-        return zip(node._fields, node)
-    return enumerate(node)
+    return zip(node._fields, node) if kind == _NAMED else enumerate(node)
 
 
 def tree_map(fn: Callable[..., Any], tree: Any, *rest: Any, is_leaf: IsLeaf = None) -> Any:

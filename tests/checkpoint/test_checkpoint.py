@@ -381,3 +381,42 @@ def test_a_stack_survives_copies_at_any_point_with_its_statistics(library, copie
             np.testing.assert_array_equal(axp.to_numpy(out[0]), axp.to_numpy(outs[0][0]))
             np.testing.assert_array_equal(axp.to_numpy(out[1]), axp.to_numpy(outs[0][1]))
     assert float(axp.to_numpy(after.return_rms.count)) == float(axp.to_numpy(env.return_rms.count))
+
+
+@pytest.mark.parametrize("backend_name", ["numpy", "torch"])
+def test_a_float64_count_loads_as_one_word_and_merges_its_whole_total(backend_name):
+    """A float64 count's low word is kept 0 (the merges add none): a file whose words
+    are split otherwise (a float32 pair, say) loads as their total, which the next
+    merge weighs whole, as Gymnasium's RunningMeanStd with that count does."""
+    from gymnasium.wrappers.utils import RunningMeanStd
+
+    obs = np.random.default_rng(0).normal(3.0, 2.0, (2, 5, 3))
+    traj = VectorTrajectory.from_arrays(obs, np.ones((1, 5)))
+    env = anywrap.vector.NormalizeObservation(ReplayVectorEnv(traj, make_backend(backend_name)))
+    env.reset(seed=0)
+    sd = host(env.state_dict())
+    assert sd["count"].dtype == np.float64
+    sd["count"], sd["count_lo"] = np.float64(1000.0), np.float64(0.5)
+    env.load_state_dict(sd)
+    loaded = host(env.state_dict())
+    assert (float(loaded["count"]), float(loaded["count_lo"])) == (1000.5, 0.0)
+    ref = RunningMeanStd(shape=(3,), dtype=np.float64)
+    ref.mean, ref.var, ref.count = sd["mean"].copy(), sd["var"].copy(), 1000.5
+    ref.update(obs[1])
+    env.step(np.zeros((5, 1)))
+    np.testing.assert_allclose(to_numpy(env.obs_rms.mean), ref.mean, rtol=1e-12)
+    np.testing.assert_allclose(to_numpy(env.obs_rms.var), ref.var, rtol=1e-12)
+    assert float(to_numpy(env.obs_rms.count)) == ref.count
+
+
+def test_every_load_splits_a_count_again_in_the_dtype_kept():
+    """The check every load passes (stateful and functional): a float64 count takes its
+    words' total in one word; a float32 count, the two float32 words of that total."""
+    from anywrap.shell.checks import checked_entries
+
+    given = {"count": np.float64(2.0**30), "count_lo": np.float64(0.5)}
+    for kept, want in ((np.float64, (2.0**30 + 0.5, 0.0)), (np.float32, (2.0**30, 0.5))):
+        own = {k: ((), np.dtype(kept)) for k in given}
+        hi, lo = checked_entries("test", own, given)
+        assert (hi.dtype, lo.dtype) == (kept, kept)
+        assert (float(hi), float(lo)) == want

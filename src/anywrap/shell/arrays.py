@@ -44,9 +44,7 @@ def check_reward_bounds(owner: str, min_reward: Any, max_reward: Any) -> None:
 
 def reward_bound(value: Any) -> Any:
     """A ``ClipReward`` bound: a Python number stays one (it takes the reward's dtype)."""
-    if value is None or isinstance(value, float | int):
-        return value
-    return np.asarray(value)
+    return value if value is None or isinstance(value, float | int) else np.asarray(value)
 
 
 def dtype_space(owner: str, space: gym.Space, dtype: Any) -> gym.Space:

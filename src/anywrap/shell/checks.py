@@ -351,8 +351,8 @@ def checked_entries(
             _refuse(who, key, total, f"and {hi!r} must total a non-negative count")
         if not _next_fits(total, kept[hi], True):
             _refuse(who, key, total, f"and {hi!r} must total a count below 2**53")
-        if kept[hi] == np.float32:  # the two float32 words of the float64 total
-            out[hi], out[key] = split_count(total, np.float32)
+        # the float64 total's words in the dtype kept (float64: all in `hi`, as merges expect)
+        out[hi], out[key] = split_count(total, kept[hi])
     return [out[key].astype(kept[key], copy=False) for key in values]
 
 

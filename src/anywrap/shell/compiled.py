@@ -15,11 +15,13 @@ from typing import Any
 import numpy as np
 
 from anywrap import xp
+from anywrap.transforms.moments import split_count
 from anywrap.tree import tree_map
 
 
 def moved(state: Any, like: Any) -> Any:
-    """Every array of ``state`` in ``like``'s library and on its device."""
+    """Every array of ``state`` in ``like``'s library and on its device; a double-word count
+    (``x``, ``x_lo``) split again from its total in its dtype there (float64: all in ``x``)."""
     ns, dev = xp.namespace(like), xp.device(like)
 
     def move(x: Any) -> Any:
@@ -30,7 +32,22 @@ def moved(state: Any, like: Any) -> Any:
             return host
         return ns.asarray(host, dtype=xp.resolve_dtype(ns, host.dtype.name, dev), device=dev)
 
-    return tree_map(move, state)
+    def words(node: Any) -> Any:  # a leaf, or a NamedTuple of double words: split again
+        if not _double_words(node):
+            return move(node)
+        out = node._replace(**{f: move(v) for f, v in zip(node._fields, node)})
+        for f in _double_words(node):
+            hi, lo = (np.float64(xp.to_numpy(getattr(node, k))) for k in (f, f + "_lo"))
+            hi, lo = split_count(np.asarray(hi + lo), xp.to_numpy(getattr(out, f)).dtype)
+            out = out._replace(**{f: move(hi), f + "_lo": move(lo)})
+        return out
+
+    return tree_map(words, state, is_leaf=lambda n: bool(_double_words(n)))
+
+
+def _double_words(node: Any) -> list[str]:  # a NamedTuple's fields x with x_lo beside
+    fields = getattr(node, "_fields", ()) if isinstance(node, tuple) else ()
+    return [f for f in fields if f + "_lo" in fields]
 
 
 def compiled(

@@ -61,7 +61,7 @@ Batch = Any
 
 class Moments(NamedTuple):
     """Running mean and population variance (statistics dtype), and the sample count as
-    two 0-d words of the backend's widest float."""
+    two 0-d words of the backend's widest float (in float64, the low word is 0)."""
 
     mean: Array
     var: Array
@@ -97,8 +97,9 @@ def init_moments(
 
 
 def total_count(m: Moments) -> Array:
-    """The sample count (plus the initial ``epsilon``) as one 0-d array."""
-    return m.count + m.count_lo
+    """The sample count (plus the initial ``epsilon``) as one 0-d array (a float64 count's
+    high word: its low word stays 0, so a device launches no kernel for it)."""
+    return m.count if m.count.dtype == namespace(m.count).float64 else m.count + m.count_lo
 
 
 def split_count(total: Any, dtype: Any) -> tuple[Any, Any]:
@@ -118,8 +119,7 @@ def split_count(total: Any, dtype: Any) -> tuple[Any, Any]:
 
 def add_count(hi: Array, lo: Array, n: Array | int) -> tuple[Array, Array, Array]:
     """Double-word ``(hi, lo) + n`` (Knuth's two-sum; float64 adds plainly, as Gymnasium
-    does): the new words, and ``hi + n``, the total less ``lo``; a caller that needs the
-    total adds ``lo`` itself, so that a count alone launches no kernel for it."""
+    does, its ``lo`` staying 0): the new words and the new total."""
     s = hi + n
     if hi.dtype == namespace(hi).float64:
         return s, lo, s
@@ -127,7 +127,7 @@ def add_count(hi: Array, lo: Array, n: Array | int) -> tuple[Array, Array, Array
     err = (hi - (s - b)) + (n - b)
     lo2 = lo + err
     hi2 = s + lo2
-    return hi2, lo2 - (hi2 - s), s
+    return hi2, lo2 - (hi2 - s), s + lo
 
 
 def merge_moments(m: Moments, batch_mean: Array, batch_var: Any, batch_count: Any) -> Moments:
@@ -138,8 +138,7 @@ def merge_moments(m: Moments, batch_mean: Array, batch_var: Any, batch_count: An
     if not isinstance(batch_count, int):  # by the old and new shares (no rows: 0 and 1, no select)
         n = xp.asarray(batch_count, dtype=m.count.dtype)
         hi, lo, tot = add_count(m.count, m.count_lo, n)
-        tot = tot + m.count_lo
-        old, new = _in(xp, (m.count + m.count_lo) / tot, dtype), _in(xp, n / tot, dtype)
+        old, new = _in(xp, total_count(m) / tot, dtype), _in(xp, n / tot, dtype)
         delta = _in(xp, batch_mean, dtype) - m.mean
         step = delta * new
         if batch_var.dtype == dtype:
@@ -152,10 +151,10 @@ def merge_moments(m: Moments, batch_mean: Array, batch_var: Any, batch_count: An
     if batch_count == 0:  # nothing selected
         return m
     # Gymnasium's operations in its order (NumPy's bits); ones by an exact 1 or 0.0 left out.
-    count = _in(xp, m.count + m.count_lo, dtype)
+    count = _in(xp, total_count(m), dtype)
     n = constant(m.mean, batch_count)
     hi, lo, tot = add_count(m.count, m.count_lo, constant(m.count, batch_count))
-    tot, batch_mean = _in(xp, tot + m.count_lo, dtype), _in(xp, batch_mean, dtype)
+    tot, batch_mean = _in(xp, tot, dtype), _in(xp, batch_mean, dtype)
     one = batch_count == 1 and isinstance(batch_var, float)
     delta = batch_mean - m.mean
     mean = m.mean + (delta if one else delta * n) / tot

@@ -86,9 +86,7 @@ class HostView:
 
     def step(self, action: Any) -> Any:
         self.result = out = self._env.step(action)
-        if isinstance(out, tuple) and len(out) == 5:
-            return (*host_copy(out[:4]), out[4])
-        return out
+        return (*host_copy(out[:4]), out[4]) if isinstance(out, tuple) and len(out) == 5 else out
 
     def render(self) -> Any:
         return host_copy(self._env.render())
