@@ -172,7 +172,8 @@ def test_an_eager_torch_update_takes_the_finite_rows_in_one_formula(bad):
 def test_torch_row_moments_are_those_of_the_selected_rows(shape, dtype, masked, finite):
     """PyTorch's row_moments (narrow rows: a product with ones(k, 1) sums a row's NaN; the
     others: a row mask) against NumPy's moments of the rows selected, in float64: the
-    rows with a NaN or an infinity anywhere left out with ``finite``, and the count."""
+    rows with a NaN or an infinity anywhere left out with ``finite``, and the count (in a
+    Moments count's dtype, which a merge takes with no cast)."""
     rng = np.random.default_rng(7)
     batch = rng.normal(5.0, 3.0, shape).astype(dtype)
     flat = batch.reshape(shape[0], -1)
@@ -186,7 +187,7 @@ def test_torch_row_moments_are_those_of_the_selected_rows(shape, dtype, masked, 
         mask = torch.from_numpy(keep | ~np.isfinite(flat).all(1))
     mean, var, count = xp.row_moments(torch.from_numpy(batch), mask, finite)
     want = batch[keep].astype(np.float64)
-    assert count.dtype == torch.int64 and int(count) == keep.sum()
+    assert count.dtype == torch.float64 and int(count) == keep.sum()  # a Moments count's
     assert mean.dtype == var.dtype == getattr(torch, dtype)
     rtol = 2e-3 if dtype == "float16" else 1e-5
     np.testing.assert_allclose(mean.double().numpy(), want.mean(0), rtol=rtol, atol=rtol)

@@ -245,9 +245,14 @@ _NARROW = 8  # rows this wide or narrower: a row's sums by one matrix-vector pro
 _row_sums: dict[tuple[int, Any, Any], Any] = {}
 
 
-def _masked_mean_var(x: Any, keep: Any, count: Any) -> tuple[Any, Any]:
-    """The moments of the entries in ``keep`` (broadcast to ``x``), ``count`` rows of them."""
-    n = count.to(x.dtype).clamp_min(1)
+def _counted(x: Any, keep: Any) -> tuple[Any, Any]:
+    """``keep``'s Trues as a Moments count (merged uncast), and the divisor of ``x``'s sums."""
+    count = torch.count_nonzero(keep).to(torch.float32 if x.device.type == "mps" else torch.double)
+    return count, (count if x.ndim > 1 else count.to(x.dtype)).clamp_min(1)
+
+
+def _masked_mean_var(x: Any, keep: Any, n: Any) -> tuple[Any, Any]:
+    """The moments of the entries in ``keep`` (broadcast to ``x``), ``n`` rows of them."""
     zero = _constant(x, 0.0)  # a kept 0-d tensor: where wraps a Python 0.0 anew
     mean = torch.where(keep, x, zero).sum(0) / n
     dev = torch.where(keep, x - mean, zero)
@@ -267,9 +272,9 @@ def _row_moments(x: Any, mask: Any = None, finite: bool = False) -> tuple[Any, A
             mask = ok if mask is None else mask & ok
         if mask is None:
             return (*_mean_var(x), x.shape[0])
-        count = torch.count_nonzero(mask)
+        count, n = _counted(x, mask)
         rows = mask if x.ndim < 2 else mask.reshape((x.shape[0],) + (1,) * (x.ndim - 1))
-        return (*_masked_mean_var(x, rows, count), count)
+        return (*_masked_mean_var(x, rows, n), count)
     spread = x - x
     if x.ndim == 2 and x.shape[1] > 1:  # (rows, 1): a row's sum, by ones(k, 1)
         key = (x.shape[1], x.dtype, x.device)
@@ -281,10 +286,9 @@ def _row_moments(x: Any, mask: Any = None, finite: bool = False) -> tuple[Any, A
     ok = spread == spread  # the rows kept: (rows,) or (rows, 1)
     if mask is not None:
         ok = ok & (mask if x.ndim == 1 else mask.reshape(-1, 1))
-        count = torch.count_nonzero(ok)
-        return (*_masked_mean_var(x, ok, count), count)
-    count = torch.count_nonzero(ok)
-    n = count.to(x.dtype).clamp_min(1)
+        count, n = _counted(x, ok)
+        return (*_masked_mean_var(x, ok, n), count)
+    count, n = _counted(x, ok)
     kept = x + spread  # x, with the rows left out all NaN
     mean = kept.nansum(0) / n
     dev = kept - mean

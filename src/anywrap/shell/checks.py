@@ -308,8 +308,8 @@ def checked_entries(
     ranges: dict[str, tuple[int, int]] | None = None,
 ) -> list[np.ndarray]:
     """A saved state's entries as host arrays in ``own``'s order and dtypes, or a KeyError /
-    ValueError for any value a wrapper never holds; a float32 double-word count is split
-    again from its float64 total."""
+    ValueError for any value a wrapper never holds; a double-word count split again from its
+    float64 total in the dtype kept (a float64 count takes it whole)."""
     if not isinstance(given, dict):
         raise TypeError(f"{who}: expected a dict of arrays, got {type(given).__name__}")
     missing, extra = sorted(set(own) - set(given)), sorted(set(given) - set(own))
@@ -351,7 +351,6 @@ def checked_entries(
             _refuse(who, key, total, f"and {hi!r} must total a non-negative count")
         if not _next_fits(total, kept[hi], True):
             _refuse(who, key, total, f"and {hi!r} must total a count below 2**53")
-        # the float64 total's words in the dtype kept (float64: all in `hi`, as merges expect)
         out[hi], out[key] = split_count(total, kept[hi])
     return [out[key].astype(kept[key], copy=False) for key in values]
 

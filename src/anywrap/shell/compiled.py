@@ -32,22 +32,20 @@ def moved(state: Any, like: Any) -> Any:
             return host
         return ns.asarray(host, dtype=xp.resolve_dtype(ns, host.dtype.name, dev), device=dev)
 
+    def pairs(node: Any) -> list[str]:  # a NamedTuple's fields x with a field x_lo beside
+        return [f for f in getattr(node, "_fields", ()) if f + "_lo" in node._fields]
+
     def words(node: Any) -> Any:  # a leaf, or a NamedTuple of double words: split again
-        if not _double_words(node):
+        if not pairs(node):
             return move(node)
         out = node._replace(**{f: move(v) for f, v in zip(node._fields, node)})
-        for f in _double_words(node):
+        for f in pairs(node):
             hi, lo = (np.float64(xp.to_numpy(getattr(node, k))) for k in (f, f + "_lo"))
             hi, lo = split_count(np.asarray(hi + lo), xp.to_numpy(getattr(out, f)).dtype)
             out = out._replace(**{f: move(hi), f + "_lo": move(lo)})
         return out
 
-    return tree_map(words, state, is_leaf=lambda n: bool(_double_words(n)))
-
-
-def _double_words(node: Any) -> list[str]:  # a NamedTuple's fields x with x_lo beside
-    fields = getattr(node, "_fields", ()) if isinstance(node, tuple) else ()
-    return [f for f in fields if f + "_lo" in fields]
+    return tree_map(words, state, is_leaf=lambda n: bool(pairs(n)))
 
 
 def compiled(

@@ -97,8 +97,7 @@ def init_moments(
 
 
 def total_count(m: Moments) -> Array:
-    """The sample count (plus the initial ``epsilon``) as one 0-d array (a float64 count's
-    high word: its low word stays 0, so a device launches no kernel for it)."""
+    """The sample count (plus the initial ``epsilon``) as one 0-d array (float64: ``count``)."""
     return m.count if m.count.dtype == namespace(m.count).float64 else m.count + m.count_lo
 
 
@@ -138,7 +137,8 @@ def merge_moments(m: Moments, batch_mean: Array, batch_var: Any, batch_count: An
     if not isinstance(batch_count, int):  # by the old and new shares (no rows: 0 and 1, no select)
         n = xp.asarray(batch_count, dtype=m.count.dtype)
         hi, lo, tot = add_count(m.count, m.count_lo, n)
-        old, new = _in(xp, total_count(m) / tot, dtype), _in(xp, n / tot, dtype)
+        shares = _in(xp, xp.stack([total_count(m), n]) / tot, dtype)  # one cast for both
+        old, new = shares[0], shares[1]
         delta = _in(xp, batch_mean, dtype) - m.mean
         step = delta * new
         if batch_var.dtype == dtype:
