@@ -137,8 +137,7 @@ def merge_moments(m: Moments, batch_mean: Array, batch_var: Any, batch_count: An
     if not isinstance(batch_count, int):  # by the old and new shares (no rows: 0 and 1, no select)
         n = xp.asarray(batch_count, dtype=m.count.dtype)
         hi, lo, tot = add_count(m.count, m.count_lo, n)
-        shares = _in(xp, xp.stack([total_count(m), n]) / tot, dtype)  # one cast for both
-        old, new = shares[0], shares[1]
+        old, new = _in(xp, total_count(m) / tot, dtype), _in(xp, n / tot, dtype)
         delta = _in(xp, batch_mean, dtype) - m.mean
         step = delta * new
         if batch_var.dtype == dtype:
