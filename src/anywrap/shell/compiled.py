@@ -35,11 +35,11 @@ def moved(state: Any, like: Any) -> Any:
     def pairs(node: Any) -> list[str]:  # a NamedTuple's fields x with a field x_lo beside
         return [f for f in getattr(node, "_fields", ()) if f + "_lo" in node._fields]
 
-    def words(node: Any) -> Any:  # a leaf, or a NamedTuple of double words: split again
+    def words(node: Any) -> Any:  # a leaf, or a NamedTuple of double words: moved, split
         if not pairs(node):
             return move(node)
         out = node._replace(**{f: move(v) for f, v in zip(node._fields, node)})
-        for f in pairs(node):
+        for f in [f for f in pairs(node) if getattr(out, f) is not getattr(node, f)]:
             hi, lo = (np.float64(xp.to_numpy(getattr(node, k))) for k in (f, f + "_lo"))
             hi, lo = split_count(np.asarray(hi + lo), xp.to_numpy(getattr(out, f)).dtype)
             out = out._replace(**{f: move(hi), f + "_lo": move(lo)})
