@@ -334,3 +334,17 @@ def test_an_empty_masked_batch_leaves_torch_moments_as_they_were():
     out = moments.update_moments(m, torch.rand(17, 3), none)
     for a, b in zip(out, m):
         assert torch.equal(a, b)
+
+
+def test_torch_row_count_takes_the_devices_widest_float(monkeypatch):
+    """The row count is made in the dtype a Moments count has on the device (float32 where
+    float64 is absent, as on MPS), read from ``wide_float``, not from a list of devices."""
+    from anywrap.backends import torch as backend
+
+    monkeypatch.setattr(backend, "_wide", {})
+    monkeypatch.setattr(xp, "wide_float", lambda ns, device=None: torch.float32)
+    batch = torch.tensor([[1.0, 2.0], [float("nan"), 0.0], [3.0, 6.0]])
+    mean, var, count = xp.row_moments(batch, None, True)
+    assert count.dtype == torch.float32 and float(count) == 2.0
+    np.testing.assert_allclose(mean.numpy(), [2.0, 4.0])
+    np.testing.assert_allclose(var.numpy(), [1.0, 4.0])

@@ -243,11 +243,14 @@ def _mean_var(x: Any, mask: Any = None) -> tuple[Any, Any]:
 
 _NARROW = 8  # rows this wide or narrower: a row's sums by one matrix-vector product
 _row_sums: dict[tuple[int, Any, Any], Any] = {}
+_wide: dict[str, Any] = {}  # a Moments count's dtype (xp.wide_float's) by device type
 
 
 def _counted(x: Any, keep: Any) -> tuple[Any, Any]:
-    """``keep``'s Trues as a Moments count (merged uncast), and the divisor of ``x``'s sums."""
-    count = torch.count_nonzero(keep).to(torch.float32 if x.device.type == "mps" else torch.double)
+    # The count in the dtype a merge takes it (no cast there); the divisor of x's sums.
+    kind = x.device.type
+    wide = _wide.get(kind) or _wide.setdefault(kind, xp.wide_float(torch_xp, x.device))
+    count = torch.count_nonzero(keep).to(wide)
     return count, (count if x.ndim > 1 else count.to(x.dtype)).clamp_min(1)
 
 

@@ -157,9 +157,7 @@ def row_moments(x: Array, mask: Array | None = None, finite: bool = False) -> tu
     if finite:
         ok = finite_rows(x)
         mask = ok if mask is None else namespace(x).logical_and(mask, ok)
-    if mask is None:
-        return (*mean_var(x), x.shape[0])
-    return (*mean_var(x, mask), count_true(mask))
+    return (*mean_var(x), x.shape[0]) if mask is None else (*mean_var(x, mask), count_true(mask))
 
 
 @Route
